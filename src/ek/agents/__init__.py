@@ -1,0 +1,1 @@
+"""Scorers for agent behaviour; :mod:`ek.agents.toolcalls` scores tool calls."""

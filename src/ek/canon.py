@@ -1,0 +1,76 @@
+"""String canonicalizers: how two string values are brought to a comparable form.
+
+A canonicalizer is any ``str -> str`` callable. Three are built in and can be
+selected by name: ``"fold"`` (the default), ``"exact"`` and ``"bfcl"``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+Canonicalizer = Callable[[str], str]
+
+_WHITESPACE_RUN = re.compile(r"\s+")
+# BFCL's standardisation drops these characters before a lower-case compare.
+_BFCL_DROPPED = re.compile(r"[ ,./\-_*^]")
+
+
+def fold(text: str) -> str:
+    """Unicode case-fold, fold whitespace runs to one space, strip the ends.
+
+    >>> fold("  New\\tYORK  city ")
+    'new york city'
+    >>> fold("Straße") == fold("STRASSE")
+    True
+    """
+    return _WHITESPACE_RUN.sub(" ", text.casefold()).strip()
+
+
+def exact(text: str) -> str:
+    """No change: strings must be identical.
+
+    >>> exact(" A ")
+    ' A '
+    """
+    return text
+
+
+def bfcl(text: str) -> str:
+    """BFCL's string standardisation: drop spaces and ``,./-_*^``, lower-case, ``'`` -> ``"``.
+
+    >>> bfcl("San Francisco, CA") == bfcl("san-francisco ca")
+    True
+    """
+    return _BFCL_DROPPED.sub("", text).lower().replace("'", '"')
+
+
+CANONICALIZERS: dict[str, Canonicalizer] = {"fold": fold, "exact": exact, "bfcl": bfcl}
+
+#: The canonicalizer used when none is given.
+default_canonicalizer: Canonicalizer = fold
+
+
+def get_canonicalizer(spec: str | Canonicalizer | None) -> Canonicalizer:
+    """Resolve a canonicalizer given by name, as a callable, or ``None`` (the default).
+
+    >>> get_canonicalizer("exact") is exact
+    True
+    >>> get_canonicalizer("lower")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown canonicalizer 'lower'; choose one of: bfcl, exact, fold, or pass a str -> str callable
+    """
+    if spec is None:
+        return default_canonicalizer
+    if isinstance(spec, str):
+        try:
+            return CANONICALIZERS[spec]
+        except KeyError:
+            names = ", ".join(sorted(CANONICALIZERS))
+            raise ValueError(
+                f"unknown canonicalizer {spec!r}; choose one of: {names}, or pass a str -> str callable"
+            ) from None
+    if callable(spec):
+        return spec
+    raise TypeError(f"canonicalizer must be a name or a str -> str callable, got {type(spec).__name__}")

@@ -1,0 +1,69 @@
+"""The ``ek`` command line.
+
+Each subcommand lives in its own module ``ek.cli.<name>`` exposing
+``add_arguments(parser: argparse.ArgumentParser) -> None`` and
+``run(args: argparse.Namespace) -> int``. Modules are imported only when their
+command runs, so ``ek lint`` never pays for the scorer or the HTML report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+#: command -> (module, one-line help). The order is the order of ``ek --help``.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "score": ("ek.cli.score", "score predicted tool calls against gold calls (JSON lines or BFCL files)"),
+    "compare": ("ek.cli.compare", "paired bootstrap: does model A really beat model B on the same gold?"),
+    "lint": ("ek.cli.lint", "check .ek schema files and report every error"),
+    "fmt": ("ek.cli.fmt", "print .ek schema files in canonical layout (--write, --check)"),
+    "diff": ("ek.cli.diff", "what changed between two grammar versions, and what breaks gold data"),
+    "gen": ("ek.cli.gen", "generate importable Python modules from .ek schemas (--check for CI)"),
+    "import": ("ek.cli.import_", "convert OpenAI/Anthropic/MCP/JSON Schema/BFCL tool definitions to .ek"),
+    "export": ("ek.cli.export", "convert an .ek schema to OpenAI/Anthropic/MCP/JSON Schema tool definitions"),
+}
+
+
+def _top_parser() -> argparse.ArgumentParser:
+    epilog = "commands:\n" + "\n".join(f"  {name:<9} {help_}" for name, (_, help_) in COMMANDS.items())
+    parser = argparse.ArgumentParser(
+        prog="ek",
+        description="Score how correctly an LLM agent called its tools.",
+        epilog=epilog + "\n\nRun 'ek COMMAND --help' for a command's options.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="store_true", help="print ek's version and exit")
+    parser.add_argument("command", nargs="?", help="one of: " + ", ".join(COMMANDS))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``ek`` console script and ``python -m ek``."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] not in COMMANDS:
+        parser = _top_parser()
+        ns, rest = parser.parse_known_args(argv)
+        if ns.version:
+            from ek import __version__
+
+            print(f"ek {__version__}")
+            return 0
+        if ns.command is None:
+            parser.print_help()
+            return 2 if not argv else 0
+        parser.error(f"unknown command {ns.command!r}; choose from: {', '.join(COMMANDS)}")
+    name, rest = argv[0], argv[1:]
+    module_name, help_ = COMMANDS[name]
+    module = importlib.import_module(module_name)
+    parser = argparse.ArgumentParser(prog=f"ek {name}", description=help_)
+    module.add_arguments(parser)
+    args = parser.parse_args(rest)
+    try:
+        return int(module.run(args) or 0)
+    except BrokenPipeError:  # `ek ... | head` is not an error
+        return 0
+    except KeyboardInterrupt:
+        print("ek: interrupted", file=sys.stderr)
+        return 130

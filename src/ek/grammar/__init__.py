@@ -1,0 +1,41 @@
+"""The tool-schema DSL: model classes now; parser, checker and formatter in sibling modules."""
+
+from ek.grammar.model import (
+    COMPARE_POLICIES,
+    NO_CONSTRAINTS,
+    NO_DEFAULT,
+    PRIMITIVE_TYPES,
+    ComparePolicy,
+    Constraints,
+    EnumType,
+    FieldSpec,
+    GraphGrammar,
+    ListType,
+    Location,
+    NamedType,
+    ObjectType,
+    PrimitiveType,
+    ToolSpec,
+    TypeAlias,
+    TypeNode,
+)
+
+__all__ = [
+    "COMPARE_POLICIES",
+    "NO_CONSTRAINTS",
+    "NO_DEFAULT",
+    "PRIMITIVE_TYPES",
+    "ComparePolicy",
+    "Constraints",
+    "EnumType",
+    "FieldSpec",
+    "GraphGrammar",
+    "ListType",
+    "Location",
+    "NamedType",
+    "ObjectType",
+    "PrimitiveType",
+    "ToolSpec",
+    "TypeAlias",
+    "TypeNode",
+]

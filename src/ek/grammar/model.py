@@ -1,0 +1,260 @@
+"""The typed model of a tool grammar: what the DSL parses into and codegen reads.
+
+Every node is a frozen attrs class. Source locations are carried for
+diagnostics but excluded from equality, so two grammars are equal when they
+*mean* the same thing (``parse(fmt(text)) == parse(text)``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Union
+
+import attrs
+
+#: Names of the built-in scalar types.
+PRIMITIVE_TYPES = ("str", "int", "float", "bool", "date", "datetime", "any")
+
+#: Names of the comparison policies an argument may declare with ``compare``.
+COMPARE_POLICIES = ("fold", "exact", "bfcl", "tol", "unordered", "ignore")
+
+
+class _NoDefault:
+    """Marker for "this argument declares no default" (``None`` is a valid default)."""
+
+    _instance: _NoDefault | None = None
+
+    def __new__(cls) -> _NoDefault:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "NO_DEFAULT"
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __reduce__(self) -> str:
+        return "NO_DEFAULT"
+
+
+NO_DEFAULT: Any = _NoDefault()
+
+
+@attrs.frozen
+class Location:
+    """A 1-based position in a schema file."""
+
+    file: str
+    line: int
+    column: int
+    end_line: int | None = None
+    end_column: int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+def _loc_field() -> Any:
+    return attrs.field(default=None, eq=False, repr=False, kw_only=True)
+
+
+@attrs.frozen
+class Constraints:
+    """``[min..max]`` (value range on numbers, length range on str/list) and a full-match regex."""
+
+    min: int | float | None = None
+    max: int | float | None = None
+    pattern: str | None = None
+
+    @property
+    def is_empty(self) -> bool:
+        return self.min is None and self.max is None and self.pattern is None
+
+    def merged(self, other: Constraints) -> Constraints:
+        """Both sets at once: the tighter bound wins, patterns must both match (outer kept)."""
+        lo = [v for v in (self.min, other.min) if v is not None]
+        hi = [v for v in (self.max, other.max) if v is not None]
+        return Constraints(
+            min=max(lo) if lo else None,
+            max=min(hi) if hi else None,
+            pattern=other.pattern if other.pattern is not None else self.pattern,
+        )
+
+
+NO_CONSTRAINTS = Constraints()
+
+
+@attrs.frozen
+class ComparePolicy:
+    """How a gold and a predicted value of one argument are compared.
+
+    ``kind`` is one of :data:`COMPARE_POLICIES`; ``tolerance`` is set for ``tol``.
+    """
+
+    kind: str
+    tolerance: float | None = None
+
+    def __str__(self) -> str:
+        return f"tol({self.tolerance!r})" if self.kind == "tol" else self.kind
+
+
+@attrs.frozen
+class PrimitiveType:
+    name: str
+    loc: Location | None = _loc_field()
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@attrs.frozen
+class EnumType:
+    members: tuple[str, ...]
+    loc: Location | None = _loc_field()
+
+    def __str__(self) -> str:
+        return f"enum({', '.join(self.members)})"
+
+
+@attrs.frozen
+class ListType:
+    item: TypeNode
+    loc: Location | None = _loc_field()
+
+    def __str__(self) -> str:
+        return f"list[{self.item}]"
+
+
+@attrs.frozen
+class ObjectType:
+    """An inline object: named fields, like a tool's arguments."""
+
+    fields: tuple[FieldSpec, ...]
+    loc: Location | None = _loc_field()
+
+    def field(self, name: str) -> FieldSpec | None:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        return None
+
+    def __str__(self) -> str:
+        return "{" + ", ".join(f.name for f in self.fields) + "}"
+
+
+@attrs.frozen
+class NamedType:
+    """A reference to a ``type NAME = ...`` declaration of the same grammar."""
+
+    name: str
+    loc: Location | None = _loc_field()
+
+    def __str__(self) -> str:
+        return self.name
+
+
+TypeNode = Union[PrimitiveType, EnumType, ListType, ObjectType, NamedType]
+
+
+@attrs.frozen
+class FieldSpec:
+    """One argument of a tool (or one field of an inline object).
+
+    ``importance`` is the cost weight of a mistake on this argument.
+    ``compare`` is ``None`` when the schema does not say: the metric's own
+    canonicalizer then applies (the DSL's default, ``fold``).
+    """
+
+    name: str
+    type: TypeNode
+    constraints: Constraints = NO_CONSTRAINTS
+    required: bool = True
+    default: Any = NO_DEFAULT
+    importance: float = 1.0
+    compare: ComparePolicy | None = None
+    doc: str | None = None
+    loc: Location | None = _loc_field()
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not NO_DEFAULT
+
+
+@attrs.frozen
+class TypeAlias:
+    """``type NAME = TYPE [CONSTRAINTS]``."""
+
+    name: str
+    type: TypeNode
+    constraints: Constraints = NO_CONSTRAINTS
+    doc: str | None = None
+    loc: Location | None = _loc_field()
+
+
+@attrs.frozen
+class ToolSpec:
+    """A tool: its name (kept verbatim), doc, cost ``weight`` and arguments in order."""
+
+    name: str
+    fields: tuple[FieldSpec, ...] = ()
+    weight: float = 1.0
+    doc: str | None = None
+    loc: Location | None = _loc_field()
+
+    def field(self, name: str) -> FieldSpec | None:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        return None
+
+
+@attrs.frozen
+class GraphGrammar:
+    """A whole grammar version: ``NAME@VERSION``, its tools and named types.
+
+    ``source_path`` and ``source_sha256`` say where it came from; they are not
+    part of equality.
+    """
+
+    name: str
+    version: int
+    tools: tuple[ToolSpec, ...] = ()
+    types: tuple[TypeAlias, ...] = ()
+    source_path: str | None = attrs.field(default=None, eq=False, kw_only=True)
+    source_sha256: str | None = attrs.field(default=None, eq=False, kw_only=True)
+    _tool_index: dict[str, ToolSpec] = attrs.field(init=False, eq=False, repr=False)
+    _type_index: dict[str, TypeAlias] = attrs.field(init=False, eq=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "_tool_index", {t.name: t for t in self.tools})
+        object.__setattr__(self, "_type_index", {t.name: t for t in self.types})
+
+    @property
+    def key(self) -> str:
+        """``NAME@VERSION``, the identity gold data refers to."""
+        return f"{self.name}@{self.version}"
+
+    def tool(self, name: str) -> ToolSpec | None:
+        return self._tool_index.get(name)
+
+    def type_alias(self, name: str) -> TypeAlias | None:
+        return self._type_index.get(name)
+
+    def resolve(self, type_node: TypeNode, constraints: Constraints = NO_CONSTRAINTS) -> tuple[TypeNode, Constraints]:
+        """Follow named types down to a structural type, merging their constraints.
+
+        Raises ``KeyError`` for an undeclared name and ``ValueError`` for a cycle
+        (the DSL's checker reports both before a grammar is ever built).
+        """
+        seen: list[str] = []
+        merged = NO_CONSTRAINTS
+        node = type_node
+        while isinstance(node, NamedType):
+            if node.name in seen:
+                raise ValueError(f"recursive type alias: {' -> '.join(seen + [node.name])}")
+            seen.append(node.name)
+            alias = self._type_index[node.name]
+            merged = alias.constraints.merged(merged)
+            node = alias.type
+        return node, merged.merged(constraints)
