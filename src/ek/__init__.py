@@ -17,7 +17,7 @@ _EXPORTS: dict[str, str] = {
     "OMITTABLE": "ek.values",
     "Omittable": "ek.values",
     "Score": "ek.scoring",
-    "FieldMetric": "ek.scoring",
+    "FieldMetric": "ek.fieldmetric",
     "evaluate": "ek.evaluate",
     "EvaluationReport": "ek.evaluate",
     "ToolCallMetric": "ek.agents.toolcalls",

@@ -1,0 +1,479 @@
+"""Tool-call correctness: BFCL-style AST matching over a multiset of calls, cost-weighted.
+
+A trajectory's calls have no key: two ``search(q=...)`` calls are two calls,
+and their order means nothing. So before any TP/FP/FN can be counted, predicted
+calls are *assigned* to gold calls (:func:`match_calls`); each matched pair is
+then compared argument by argument with :class:`~ek.fieldmetric.FieldMetric`'s
+accounting, and every unit is weighted by the grammar's tool ``weight`` and
+argument ``importance``.
+
+>>> from ek.agents.base import Step
+>>> pred = [Step("search", {"q": "cats"}), Step("answer", {"a": "meow"})]
+>>> gold = [("search", {"q": "cats"}), ("answer", {"a": "meow"})]
+>>> ToolCallMetric()(pred, gold).f1
+1.0
+>>> hallucinated = [Step("search", {"q": "cats"}), Step("delete_all", {})]
+>>> round(ToolCallMetric()(hallucinated, gold).f1, 3)     # 1 TP, 1 FP, 1 FN
+0.5
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from ek.agents.base import Step
+from ek.canon import Canonicalizer, get_canonicalizer
+from ek.compare import ArgRule, canonical_key, compare_records, content_order_key, rules_for_tool
+from ek.fieldmetric import units_from_checks
+from ek.grammar.model import GraphGrammar
+from ek.scoring import (
+    FN,
+    FP,
+    TP,
+    ArgCheck,
+    Explanation,
+    PairExplanation,
+    Score,
+    Unit,
+    micro_f1,
+)
+from ek.values import OMITTABLE
+
+LEVELS = ("call", "arg")
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def _to_step(obj: Any, where: str) -> Step:
+    if isinstance(obj, Step):
+        return obj
+    if isinstance(obj, (tuple, list)) and len(obj) == 2 and isinstance(obj[0], str):
+        name, args = obj
+        if not isinstance(args, Mapping):
+            raise TypeError(f"{where} {name!r}: args must be a mapping of argument name to value, "
+                            f"got {type(args).__name__}")
+        return Step(name, args)
+    if isinstance(obj, Mapping):
+        from ek.parsing import coerce_call
+
+        return coerce_call(obj, where)
+    raise TypeError(f"{where}: expected a Step, a (name, args) tuple or a tool-call dict, "
+                    f"got {type(obj).__name__}: {_short(obj)}")
+
+
+def _short(obj: Any, limit: int = 80) -> str:
+    text = repr(obj)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def coerce_calls(calls: Any, side: str) -> tuple[Step, ...]:
+    """Turn a sequence of call-likes into Steps, naming the offending call on bad input.
+
+    Raw model output (a ``str``, ``bytes`` or one JSON object) is parsed with
+    :func:`ek.parsing.parse_calls`; a parse failure raises :class:`ek.ParseError`.
+    """
+    if calls is None:
+        return ()
+    if isinstance(calls, (str, bytes, bytearray, Mapping)):
+        from ek.parsing import parse_calls
+
+        return tuple(parse_calls(calls))
+    if isinstance(calls, Step):
+        raise TypeError(f"{side}: expected a list of calls, got a single Step {calls!r}; wrap it in a list")
+    try:
+        items = list(calls)
+    except TypeError:
+        raise TypeError(f"{side}: expected a list of calls, got {type(calls).__name__}: {_short(calls)}") from None
+    return tuple(_to_step(c, f"{side} call #{i}") for i, c in enumerate(items))
+
+
+# --------------------------------------------------------------------------- grammar context
+
+
+def _resolve_grammar(grammar: Any) -> GraphGrammar | None:
+    if grammar is None or isinstance(grammar, GraphGrammar):
+        return grammar
+    from ek.runtime import grammar_of
+
+    return grammar_of(grammar)
+
+
+_PATH_HEAD = re.compile(r"""^\$(?:\.([^.\[]+)|\[("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')\])""")
+
+
+def _top_arg(path: str) -> str | None:
+    """The argument a JSON-path-like violation location starts with (``$.a[2].b`` -> ``a``)."""
+    m = _PATH_HEAD.match(path)
+    if not m:
+        return None
+    if m.group(1) is not None:
+        return m.group(1)
+    import json
+
+    quoted = m.group(2)
+    try:
+        return json.loads(quoted if quoted.startswith('"') else '"' + quoted[1:-1].replace('"', '\\"') + '"')
+    except ValueError:
+        return None
+
+
+class _Context:
+    """Per-metric caches: canonicalizer, grammar rules per tool, the schema validator."""
+
+    def __init__(self, canon: Canonicalizer, grammar: GraphGrammar | None, validate: bool) -> None:
+        self.canon = canon
+        self.grammar = grammar
+        self._rules: dict[str, dict[str, ArgRule] | None] = {}
+        self._validator: Callable[[str, Mapping[str, Any]], Sequence[Any]] | None = None
+        if grammar is not None and validate:
+            from ek.runtime import validator_for
+
+            self._validator = validator_for(grammar)
+
+    def rules(self, tool: str) -> dict[str, ArgRule] | None:
+        if tool not in self._rules:
+            spec = self.grammar.tool(tool) if self.grammar is not None else None
+            self._rules[tool] = rules_for_tool(self.grammar, spec) if spec is not None else None  # type: ignore[arg-type]
+        return self._rules[tool]
+
+    def weight(self, tool: str) -> float:
+        spec = self.grammar.tool(tool) if self.grammar is not None else None
+        return float(spec.weight) if spec is not None else 1.0
+
+    def known(self, tool: str) -> bool:
+        return self.grammar is None or self.grammar.tool(tool) is not None
+
+    def violations(self, step: Step) -> dict[str, str]:
+        """Schema violations of a predicted call's arguments, keyed by top-level argument."""
+        if self._validator is None or self.grammar is None:
+            return {}
+        spec = self.grammar.tool(step.name)
+        if spec is None:
+            return {}
+        declared = {f.name for f in spec.fields}
+        out: dict[str, str] = {}
+        for v in self._validator(step.name, step.args):
+            path, reason = (v.path, v.reason) if hasattr(v, "path") else (v[0], v[1])
+            arg = _top_arg(str(path))
+            if arg is not None and arg in declared and arg in step.args:
+                out.setdefault(arg, f"{path}: {reason}")
+        return out
+
+
+# --------------------------------------------------------------------------- assignment
+
+
+@attrs.frozen
+class _PairEval:
+    exact: bool
+    agreement: float
+    checks: tuple[ArgCheck, ...]
+
+
+def _evaluate(p: Step, g: Step, ctx: _Context, invalid: Mapping[str, str]) -> _PairEval:
+    checks = compare_records(p.args, g.args, ctx.rules(g.name), ctx.canon, invalid=invalid)
+    agreement = 1.0 + sum(c.weight for c in checks if c.status == "match")
+    return _PairEval(all(c.ok for c in checks), agreement * ctx.weight(g.name), checks)
+
+
+def _assign(
+    pred: Sequence[Step], gold: Sequence[Step], ctx: _Context, optimal: bool,
+    invalid: Sequence[Mapping[str, str]],
+) -> tuple[list[tuple[int, int, _PairEval]], list[int], list[int]]:
+    by_name: dict[str, tuple[list[int], list[int]]] = {}
+    for i, s in enumerate(pred):
+        by_name.setdefault(s.name, ([], []))[0].append(i)
+    for j, s in enumerate(gold):
+        by_name.setdefault(s.name, ([], []))[1].append(j)
+
+    pairs: list[tuple[int, int, _PairEval]] = []
+    for name in sorted(by_name):
+        p_idx, g_idx = by_name[name]
+        if not p_idx or not g_idx:
+            continue
+        rules = ctx.rules(name)
+        # Fast path: a predicted call whose normal form equals a gold call's is an exact match,
+        # and taking it can never hurt (agreement is an equivalence on such calls).
+        buckets: dict[Any, deque[int]] = {}
+        for j in g_idx:
+            key = canonical_key(gold[j].args, rules, ctx.canon)
+            if key is not None:
+                buckets.setdefault(key, deque()).append(j)
+        rest_p: list[int] = []
+        taken: set[int] = set()
+        for i in p_idx:
+            key = None if invalid[i] else canonical_key(pred[i].args, rules, ctx.canon)
+            bucket = buckets.get(key) if key is not None else None
+            if bucket:
+                j = bucket.popleft()
+                taken.add(j)
+                pairs.append((i, j, _evaluate(pred[i], gold[j], ctx, invalid[i])))
+            else:
+                rest_p.append(i)
+        rest_g = [j for j in g_idx if j not in taken]
+        if rest_p and rest_g:
+            solver = _assign_optimal if optimal else _assign_greedy
+            pairs.extend(solver(pred, gold, rest_p, rest_g, ctx, invalid))
+    matched_p = {i for i, _, _ in pairs}
+    matched_g = {j for _, j, _ in pairs}
+    pairs.sort(key=lambda t: (t[1], t[0]))
+    return (pairs, [i for i in range(len(pred)) if i not in matched_p],
+            [j for j in range(len(gold)) if j not in matched_g])
+
+
+def _assign_greedy(
+    pred: Sequence[Step], gold: Sequence[Step], p_idx: list[int], g_idx: list[int], ctx: _Context,
+    invalid: Sequence[Mapping[str, str]],
+) -> list[tuple[int, int, _PairEval]]:
+    """Best-first: exact before partial, more agreement before less, ties by content then position."""
+    p_order = {i: content_order_key(pred[i].args) for i in p_idx}
+    g_order = {j: content_order_key(gold[j].args) for j in g_idx}
+    candidates = []
+    for i in p_idx:
+        for j in g_idx:
+            ev = _evaluate(pred[i], gold[j], ctx, invalid[i])
+            candidates.append((not ev.exact, -ev.agreement, p_order[i], g_order[j], i, j, ev))
+    candidates.sort(key=lambda c: c[:6])
+    used_p: set[int] = set()
+    used_g: set[int] = set()
+    out = []
+    for *_, i, j, ev in candidates:
+        if i in used_p or j in used_g:
+            continue
+        used_p.add(i)
+        used_g.add(j)
+        out.append((i, j, ev))
+    return out
+
+
+def _assign_optimal(
+    pred: Sequence[Step], gold: Sequence[Step], p_idx: list[int], g_idx: list[int], ctx: _Context,
+    invalid: Sequence[Mapping[str, str]],
+) -> list[tuple[int, int, _PairEval]]:
+    """Maximum total agreement, exact matches first (Hungarian algorithm, pure Python)."""
+    evals = [[_evaluate(pred[i], gold[j], ctx, invalid[i]) for j in g_idx] for i in p_idx]
+    bonus = 1.0 + sum(max(ev.agreement for ev in row) for row in evals)  # one exact pair outweighs any agreement
+    scores = [[ev.agreement + (bonus if ev.exact else 0.0) for ev in row] for row in evals]
+    assignment = max_weight_assignment(scores)
+    return [(p_idx[r], g_idx[c], evals[r][c]) for r, c in assignment]
+
+
+def max_weight_assignment(scores: Sequence[Sequence[float]]) -> list[tuple[int, int]]:
+    """Rows assigned to distinct columns maximising the total score (every row or every column used).
+
+    Shortest augmenting paths with potentials (the Hungarian method), O(n^2 m).
+    Ties resolve towards lower indices, so the result is deterministic.
+
+    >>> max_weight_assignment([[3, 1], [3, 2]])
+    [(0, 0), (1, 1)]
+    >>> max_weight_assignment([[1, 5, 1]])
+    [(0, 1)]
+    """
+    n = len(scores)
+    m = len(scores[0]) if n else 0
+    if n == 0 or m == 0:
+        return []
+    if n > m:
+        flipped = max_weight_assignment([[scores[r][c] for r in range(n)] for c in range(m)])
+        return sorted((r, c) for c, r in flipped)
+    inf = float("inf")
+    cost = [[-float(x) for x in row] for row in scores]
+    u = [0.0] * (n + 1)
+    v = [0.0] * (m + 1)
+    p = [0] * (m + 1)  # p[col] = row (1-based) assigned to col; 0 = none
+    way = [0] * (m + 1)
+    for row in range(1, n + 1):
+        p[0] = row
+        col0 = 0
+        minv = [inf] * (m + 1)
+        used = [False] * (m + 1)
+        while True:
+            used[col0] = True
+            r0 = p[col0]
+            crow = cost[r0 - 1]
+            ur0 = u[r0]
+            delta = inf
+            col1 = 0
+            for col in range(1, m + 1):
+                if not used[col]:
+                    cur = crow[col - 1] - ur0 - v[col]
+                    if cur < minv[col]:
+                        minv[col] = cur
+                        way[col] = col0
+                    if minv[col] < delta:
+                        delta = minv[col]
+                        col1 = col
+            for col in range(m + 1):
+                if used[col]:
+                    u[p[col]] += delta
+                    v[col] -= delta
+                else:
+                    minv[col] -= delta
+            col0 = col1
+            if p[col0] == 0:
+                break
+        while col0:
+            col1 = way[col0]
+            p[col0] = p[col1]
+            col0 = col1
+    return sorted((p[col] - 1, col - 1) for col in range(1, m + 1) if p[col])
+
+
+def match_calls(
+    pred: Iterable[Any],
+    gold: Iterable[Any],
+    *,
+    canon: str | Canonicalizer | None = None,
+    grammar: Any = None,
+    optimal: bool = False,
+) -> tuple[list[tuple[Any, Any]], list[Any], list[Any]]:
+    """Assign predicted calls to gold calls, as multisets grouped by tool name.
+
+    Returns ``(pairs, unmatched_pred, unmatched_gold)`` with the calls as given.
+    The default is a deterministic best-first greedy; ``optimal=True`` solves
+    the assignment exactly (most exact matches, then most agreement).
+
+    >>> pairs, up, ug = match_calls([("s", {"q": "b"}), ("s", {"q": "a"})],
+    ...                             [("s", {"q": "a"}), ("s", {"q": "b"})])
+    >>> len(pairs), up, ug          # order-insensitive within a tool name
+    (2, [], [])
+    """
+    pred_items, gold_items = list(pred), list(gold)
+    p_steps = coerce_calls(pred_items, "pred")
+    g_steps = coerce_calls(gold_items, "gold")
+    ctx = _Context(get_canonicalizer(canon), _resolve_grammar(grammar), validate=True)
+    invalid = [ctx.violations(s) for s in p_steps]
+    pairs, up, ug = _assign(p_steps, g_steps, ctx, optimal, invalid)
+    return ([(pred_items[i], gold_items[j]) for i, j, _ in pairs],
+            [pred_items[i] for i in up], [gold_items[j] for j in ug])
+
+
+# --------------------------------------------------------------------------- the metric
+
+
+class ToolCallMetric:
+    """Cost-weighted tool-call correctness (BFCL AST match over a multiset of calls).
+
+    ``level="call"`` counts one unit per call (TP only on an exact match);
+    ``level="arg"`` gives partial credit per argument. ``canonicalizer`` is a
+    name (``"fold"``, ``"exact"``, ``"bfcl"``) or a ``str -> str`` callable.
+    ``grammar`` (a :class:`~ek.grammar.GraphGrammar`, a generated module, or a
+    schema path) supplies tool weights, argument importance, compare policies,
+    defaults and validation. ``optimal=True`` uses the exact assignment.
+
+    The returned :class:`~ek.scoring.Score` carries ``tp``/``fp``/``fn`` in
+    ``detail`` and an :class:`~ek.scoring.Explanation` of every unit.
+    """
+
+    def __init__(
+        self,
+        level: str = "call",
+        *,
+        canonicalizer: str | Canonicalizer | None = None,
+        grammar: Any = None,
+        optimal: bool = False,
+        validate: bool = True,
+    ) -> None:
+        if level not in LEVELS:
+            raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
+        self.level = level
+        self.canonicalizer = get_canonicalizer(canonicalizer)
+        self.optimal = optimal
+        self.validate = validate
+        self.grammar = _resolve_grammar(grammar)
+        self._ctx = _Context(self.canonicalizer, self.grammar, validate)
+
+    def _context(self, grammar: Any) -> _Context:
+        if grammar is None:
+            return self._ctx
+        resolved = _resolve_grammar(grammar)
+        if resolved is self.grammar:
+            return self._ctx
+        return _Context(self.canonicalizer, resolved, self.validate)
+
+    def __call__(self, pred: Any, gold: Any, *, grammar: Any = None) -> Score:
+        ctx = self._context(grammar)
+        g_steps = coerce_calls(gold, "gold")
+        parse_error = None
+        if isinstance(pred, (str, bytes, bytearray, Mapping)):
+            from ek.parsing import ParseError, parse_calls
+
+            try:
+                p_steps = tuple(parse_calls(pred))
+            except ParseError as exc:
+                p_steps, parse_error = (), str(exc)
+        else:
+            p_steps = coerce_calls(pred, "pred")
+        return self._score(p_steps, g_steps, ctx, parse_error)
+
+    def _score(self, pred: tuple[Step, ...], gold: tuple[Step, ...], ctx: _Context,
+               parse_error: str | None) -> Score:
+        invalid = [ctx.violations(s) for s in pred]
+        pairs, up, ug = _assign(pred, gold, ctx, self.optimal, invalid)
+        units: list[Unit] = []
+        for i, j, ev in pairs:
+            units.extend(self._pair_units(gold[j].name, i, j, ev, ctx))
+        gold_names = {s.name for s in gold}
+        for i in up:
+            units.extend(self._unmatched_units(pred[i], i, None, FP, self._extra_reason(pred[i].name, ctx, gold_names), ctx))
+        for j in ug:
+            reason = "unparseable_output" if parse_error else "missing_call"
+            units.extend(self._unmatched_units(gold[j], None, j, FN, reason, ctx))
+        explanation = Explanation(
+            pred=pred, gold=gold,
+            pairs=tuple(PairExplanation(i, j, gold[j].name, ev.exact, ev.checks) for i, j, ev in pairs),
+            unmatched_pred=tuple(up), unmatched_gold=tuple(ug), units=tuple(units), parse_error=parse_error,
+        )
+        return Score.from_units(units, explanation=explanation)
+
+    @staticmethod
+    def _extra_reason(name: str, ctx: _Context, gold_names: set[str]) -> str:
+        if not ctx.known(name):
+            return "unknown_tool"
+        return "extra_call" if name in gold_names else "wrong_tool"
+
+    def _pair_units(self, tool: str, i: int, j: int, ev: _PairEval, ctx: _Context) -> list[Unit]:
+        w = ctx.weight(tool)
+        if self.level == "call":
+            if ev.exact:
+                return [Unit(TP, "match", w, tool, pred_index=i, gold_index=j)]
+            wrong = "; ".join(f"{c.arg}: {c.status}" for c in ev.checks if not c.ok)
+            return [Unit(kind, "inexact_call", w, tool, pred_index=i, gold_index=j, detail=wrong) for kind in (FP, FN)]
+        units = [Unit(TP, "match", w, tool, pred_index=i, gold_index=j)]
+        units.extend(units_from_checks(ev.checks, tool=tool, scale=w, pred_index=i, gold_index=j))
+        return units
+
+    def _unmatched_units(self, step: Step, i: int | None, j: int | None, kind: str, reason: str,
+                         ctx: _Context) -> list[Unit]:
+        w = ctx.weight(step.name)
+        units = [Unit(kind, reason, w, step.name, pred_index=i, gold_index=j)]
+        if self.level == "arg":
+            rules = ctx.rules(step.name) or {}
+            for arg in sorted(step.args, key=lambda a: (rules[a].order if a in rules else len(rules), a)):
+                value = step.args[arg]
+                rule = rules.get(arg)
+                if value is OMITTABLE or (rule is not None and rule.policy == "ignore"):
+                    continue
+                imp = rule.importance if rule is not None else 1.0
+                side = {"got": value} if kind == FP else {"expected": value}
+                units.append(Unit(kind, reason, w * imp, step.name, arg, pred_index=i, gold_index=j, **side))
+        return units
+
+    def explain(self, pred: Any, gold: Any, *, grammar: Any = None) -> Explanation:
+        """The alignment and every counted unit with its reason."""
+        explanation = self(pred, gold, grammar=grammar).explanation
+        assert explanation is not None
+        return explanation
+
+    def aggregate(self, scores: Iterable[Score]) -> float:
+        """Micro-averaged F1 over a corpus (sum TP/FP/FN, then divide); never a mean of F1s."""
+        return micro_f1(scores)
+
+
+__all__ = ["ToolCallMetric", "match_calls", "coerce_calls", "max_weight_assignment", "LEVELS"]

@@ -1,0 +1,78 @@
+"""Gold calls as JSON: how ``OneOf`` and ``OMITTABLE`` are written in corpus files.
+
+A gold call is ``{"name": TOOL, "arguments": {...}}`` (``"args"`` also works).
+Inside argument values, at any depth:
+
+- ``{"$oneOf": [v1, v2, ...]}`` is :class:`~ek.values.OneOf` (any of these is right);
+- ``{"$omit": true}`` is :data:`~ek.values.OMITTABLE` (leaving the argument out is right),
+  alone or as one of the ``$oneOf`` alternatives.
+
+>>> calls = gold_from_json([{"name": "get_weather",
+...     "arguments": {"unit": {"$oneOf": ["celsius", {"$omit": True}]}}}])
+>>> calls
+[Step(name='get_weather', args={'unit': OneOf('celsius', OMITTABLE)})]
+>>> gold_to_json(calls)
+[{'name': 'get_weather', 'arguments': {'unit': {'$oneOf': ['celsius', {'$omit': True}]}}}]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ek.agents.base import Step
+from ek.values import OMITTABLE, OneOf
+
+ONE_OF = "$oneOf"
+OMIT = "$omit"
+
+
+def decode_value(value: Any, where: str = "$") -> Any:
+    """Turn ``$oneOf``/``$omit`` markers into :class:`OneOf`/``OMITTABLE``, recursively."""
+    if isinstance(value, Mapping):
+        if ONE_OF in value:
+            if len(value) != 1 or not isinstance(value[ONE_OF], list) or not value[ONE_OF]:
+                raise ValueError(f"{where}: {{\"$oneOf\": [...]}} takes a non-empty list and no other keys")
+            return OneOf(*(decode_value(v, f"{where}.$oneOf[{i}]") for i, v in enumerate(value[ONE_OF])))
+        if OMIT in value:
+            if len(value) != 1 or value[OMIT] is not True:
+                raise ValueError(f'{where}: write an omittable argument as {{"$omit": true}}')
+            return OMITTABLE
+        return {k: decode_value(v, f"{where}.{k}") for k, v in value.items()}
+    if isinstance(value, list):
+        return [decode_value(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    return value
+
+
+def encode_value(value: Any) -> Any:
+    """The inverse of :func:`decode_value`: plain JSON-able data."""
+    if value is OMITTABLE:
+        return {OMIT: True}
+    if isinstance(value, OneOf):
+        return {ONE_OF: [encode_value(v) for v in value.alternatives]}
+    if isinstance(value, Mapping):
+        return {k: encode_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [encode_value(v) for v in value]
+    return value
+
+
+def gold_from_json(calls: Any, where: str = "gold") -> list[Step]:
+    """Decode a JSON list of gold calls into Steps, naming the offending call on bad input."""
+    if not isinstance(calls, list):
+        raise TypeError(f"{where}: expected a list of calls, got {type(calls).__name__}")
+    out = []
+    for i, call in enumerate(calls):
+        here = f"{where}[{i}]"
+        if not isinstance(call, Mapping) or not isinstance(call.get("name"), str):
+            raise TypeError(f'{here}: expected {{"name": TOOL, "arguments": {{...}}}}, got {call!r:.80}')
+        args = call.get("arguments", call.get("args", {}))
+        if not isinstance(args, Mapping):
+            raise TypeError(f"{here} {call['name']!r}: arguments must be an object, got {type(args).__name__}")
+        out.append(Step(call["name"], decode_value(dict(args), f"{here}.arguments")))
+    return out
+
+
+def gold_to_json(calls: Sequence[Step]) -> list[dict[str, Any]]:
+    """Encode Steps (possibly holding OneOf/OMITTABLE) as JSON-able gold calls."""
+    return [{"name": s.name, "arguments": encode_value(dict(s.args))} for s in calls]

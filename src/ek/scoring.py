@@ -1,0 +1,342 @@
+"""Weighted TP/FP/FN accounting: the :class:`Score` monoid, explanations, and :class:`FieldMetric`.
+
+A score is a sum of *units*: each unit is one thing that was right (TP) or
+wrong (FP and/or FN) with a cost weight. Sums are kept exactly (as
+:class:`fractions.Fraction`), so a corpus split across processes and merged in
+any order gives bit-identical totals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Any
+
+import attrs
+
+from ek.agents.base import Step
+
+#: Unit kinds.
+TP, FP, FN = "tp", "fp", "fn"
+
+#: Why a unit was counted. Every FP/FN unit carries one of these.
+REASONS: Mapping[str, str] = MappingProxyType(
+    {
+        "match": "agrees with gold",
+        "inexact_call": "right tool, but some argument is wrong (call-level scoring)",
+        "wrong_value": "argument present with a wrong value",
+        "invalid_value": "argument value violates the tool's schema",
+        "missing_arg": "gold argument missing from the prediction",
+        "hallucinated_arg": "argument that gold does not expect",
+        "extra_call": "more calls to this tool than gold has",
+        "wrong_tool": "call to a tool that gold never calls",
+        "unknown_tool": "call to a tool the grammar does not declare",
+        "missing_call": "gold call with no predicted call",
+        "unparseable_output": "the model output could not be parsed; gold calls count as missed",
+    }
+)
+
+#: Sentinel for "no value on this side" in units and checks.
+ABSENT: Any = attrs.make_class("Absent", (), repr=False)()
+
+
+def _repr_missing(value: Any) -> str:
+    return "<absent>" if value is ABSENT else repr(value)
+
+
+@attrs.frozen
+class Unit:
+    """One counted unit: a call's name or one argument, scored TP, FP or FN with a weight."""
+
+    kind: str
+    reason: str
+    weight: float
+    tool: str
+    arg: str | None = None
+    expected: Any = ABSENT
+    got: Any = ABSENT
+    pred_index: int | None = None
+    gold_index: int | None = None
+    detail: str = ""
+
+    def describe(self) -> str:
+        """One line a person reads: what, where, why, with expected vs got."""
+        where = self.tool if self.arg is None else f"{self.tool}.{self.arg}"
+        idx = []
+        if self.pred_index is not None:
+            idx.append(f"pred #{self.pred_index}")
+        if self.gold_index is not None:
+            idx.append(f"gold #{self.gold_index}")
+        text = f"{self.kind.upper()} {self.weight:g} {where} [{', '.join(idx)}]: {self.reason}"
+        if self.expected is not ABSENT or self.got is not ABSENT:
+            text += f" (expected {_repr_missing(self.expected)}, got {_repr_missing(self.got)})"
+        if self.detail:
+            text += f" - {self.detail}"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind, "reason": self.reason, "weight": self.weight, "tool": self.tool}
+        for name in ("arg", "pred_index", "gold_index"):
+            if getattr(self, name) is not None:
+                out[name] = getattr(self, name)
+        if self.expected is not ABSENT:
+            out["expected"] = self.expected
+        if self.got is not ABSENT:
+            out["got"] = self.got
+        if self.detail:
+            out["detail"] = self.detail
+        return out
+
+
+@attrs.frozen
+class ArgCheck:
+    """How one argument of a (pred, gold) pair compared.
+
+    ``status`` is ``match``, ``wrong_value``, ``invalid_value``, ``missing_arg``,
+    ``hallucinated_arg`` or ``ignored``; ``weight`` is the argument's importance.
+    """
+
+    arg: str
+    status: str
+    weight: float
+    expected: Any = ABSENT
+    got: Any = ABSENT
+    detail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("match", "ignored")
+
+
+@attrs.frozen
+class PairExplanation:
+    """A matched (pred, gold) pair and the per-argument comparison behind its units."""
+
+    pred_index: int
+    gold_index: int
+    tool: str
+    exact: bool
+    checks: tuple[ArgCheck, ...]
+
+
+@attrs.frozen
+class Explanation:
+    """Everything behind one episode's score: the alignment and every counted unit."""
+
+    pred: tuple[Step, ...]
+    gold: tuple[Step, ...]
+    pairs: tuple[PairExplanation, ...]
+    unmatched_pred: tuple[int, ...]
+    unmatched_gold: tuple[int, ...]
+    units: tuple[Unit, ...]
+    parse_error: str | None = None
+
+    def errors(self) -> tuple[Unit, ...]:
+        """The FP and FN units, each with its reason."""
+        return tuple(u for u in self.units if u.kind != TP)
+
+    def __str__(self) -> str:
+        lines = []
+        if self.parse_error:
+            lines.append(f"output not parsed: {self.parse_error}")
+        for pair in self.pairs:
+            mark = "exact" if pair.exact else "inexact"
+            lines.append(f"pred #{pair.pred_index} -> gold #{pair.gold_index} {pair.tool}: {mark}")
+        lines.extend(f"pred #{i} {self.pred[i].name}: unmatched" for i in self.unmatched_pred)
+        lines.extend(f"gold #{i} {self.gold[i].name}: unmatched" for i in self.unmatched_gold)
+        lines.extend("  " + u.describe() for u in self.units if u.kind != TP)
+        return "\n".join(lines) if lines else "nothing predicted, nothing expected"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "pred": [{"name": s.name, "args": dict(s.args)} for s in self.pred],
+            "gold": [{"name": s.name, "args": dict(s.args)} for s in self.gold],
+            "pairs": [
+                {"pred": p.pred_index, "gold": p.gold_index, "tool": p.tool, "exact": p.exact}
+                for p in self.pairs
+            ],
+            "unmatched_pred": list(self.unmatched_pred),
+            "unmatched_gold": list(self.unmatched_gold),
+            "units": [u.to_dict() for u in self.units],
+            "parse_error": self.parse_error,
+        }
+
+
+def _exact(value: Any) -> Fraction:
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"score counts must be numbers, got {value!r}")
+    if value != value or value in (float("inf"), float("-inf")) or value < 0:
+        raise ValueError(f"score counts must be finite and non-negative, got {value!r}")
+    return Fraction(value)
+
+
+#: tally key: (kind, tool, reason) -> (exact weight, unit count)
+TallyKey = tuple[str, str, str]
+
+
+def _freeze_tally(value: Mapping[TallyKey, tuple[Any, int]] | None) -> Mapping[TallyKey, tuple[Fraction, int]]:
+    if not value:
+        return MappingProxyType({})
+    return MappingProxyType({k: (_exact(w), int(n)) for k, (w, n) in sorted(value.items())})
+
+
+def _ratio(num: Fraction, den: Fraction) -> float:
+    return float(num / den) if den else 1.0
+
+
+@attrs.frozen(eq=False)
+class Score:
+    """Weighted TP/FP/FN of one episode (or, after ``+``, of many).
+
+    Scores form a monoid: ``Score()`` is the zero and ``+`` adds counts exactly,
+    so any split of a corpus merges back to the same totals. ``precision``,
+    ``recall`` and ``f1`` are 1.0 when there is nothing to count (nothing
+    expected and nothing predicted is a perfect answer).
+
+    >>> s = Score(tp=2, fp=1, fn=1)
+    >>> s.f1, (s + Score(tp=1)).f1, dict(s.detail)
+    (0.6666666666666666, 0.75, {'tp': 2.0, 'fp': 1.0, 'fn': 1.0})
+    """
+
+    _tp: Fraction = attrs.field(default=Fraction(0), converter=_exact, alias="tp")
+    _fp: Fraction = attrs.field(default=Fraction(0), converter=_exact, alias="fp")
+    _fn: Fraction = attrs.field(default=Fraction(0), converter=_exact, alias="fn")
+    tally: Mapping[TallyKey, tuple[Fraction, int]] = attrs.field(factory=dict, converter=_freeze_tally)
+    episodes: int = 1
+    explanation: Explanation | None = None
+
+    @property
+    def tp(self) -> float:
+        return float(self._tp)
+
+    @property
+    def fp(self) -> float:
+        return float(self._fp)
+
+    @property
+    def fn(self) -> float:
+        return float(self._fn)
+
+    @property
+    def exact_counts(self) -> tuple[Fraction, Fraction, Fraction]:
+        """TP, FP, FN as exact fractions (what sums are made of)."""
+        return self._tp, self._fp, self._fn
+
+    @property
+    def detail(self) -> Mapping[str, float]:
+        """``{"tp": ..., "fp": ..., "fn": ...}`` as floats."""
+        return MappingProxyType({"tp": self.tp, "fp": self.fp, "fn": self.fn})
+
+    @property
+    def precision(self) -> float:
+        return _ratio(self._tp, self._tp + self._fp)
+
+    @property
+    def recall(self) -> float:
+        return _ratio(self._tp, self._tp + self._fn)
+
+    @property
+    def f1(self) -> float:
+        return _ratio(2 * self._tp, 2 * self._tp + self._fp + self._fn)
+
+    @property
+    def value(self) -> float:
+        """The headline number: F1."""
+        return self.f1
+
+    def unit_counts(self) -> dict[str, int]:
+        """Unweighted unit counts per kind (every unit counts 1, whatever its weight)."""
+        out = {TP: 0, FP: 0, FN: 0}
+        for (kind, _tool, _reason), (_w, n) in self.tally.items():
+            out[kind] += n
+        return out
+
+    def by_tool(self) -> dict[str, Score]:
+        """This score split per tool name (exact, sums back to the whole)."""
+        parts: dict[str, dict[TallyKey, tuple[Fraction, int]]] = {}
+        for key, val in self.tally.items():
+            parts.setdefault(key[1], {})[key] = val
+        return {tool: Score.from_tally(t, episodes=0) for tool, t in sorted(parts.items())}
+
+    def by_reason(self) -> dict[str, tuple[float, int]]:
+        """Weighted total and unit count of each FP/FN reason, most costly first."""
+        acc: dict[str, list[Any]] = {}
+        for (kind, _tool, reason), (w, n) in self.tally.items():
+            if kind == TP:
+                continue
+            slot = acc.setdefault(reason, [Fraction(0), 0])
+            slot[0] += w
+            slot[1] += n
+        return {r: (float(w), n) for r, (w, n) in sorted(acc.items(), key=lambda kv: (-kv[1][0], kv[0]))}
+
+    @classmethod
+    def from_tally(cls, tally: Mapping[TallyKey, tuple[Any, int]], *, episodes: int = 1,
+                   explanation: Explanation | None = None) -> Score:
+        sums = {TP: Fraction(0), FP: Fraction(0), FN: Fraction(0)}
+        for (kind, _tool, _reason), (w, _n) in tally.items():
+            sums[kind] += _exact(w)
+        return cls(tp=sums[TP], fp=sums[FP], fn=sums[FN], tally=tally, episodes=episodes, explanation=explanation)
+
+    @classmethod
+    def from_units(cls, units: Iterable[Unit], *, explanation: Explanation | None = None) -> Score:
+        tally: dict[TallyKey, tuple[Fraction, int]] = {}
+        for u in units:
+            key = (u.kind, u.tool, u.reason)
+            w, n = tally.get(key, (Fraction(0), 0))
+            tally[key] = (w + Fraction(u.weight), n + 1)
+        return cls.from_tally(tally, explanation=explanation)
+
+    def __add__(self, other: Score) -> Score:
+        if not isinstance(other, Score):
+            return NotImplemented
+        tally = dict(self.tally)
+        for key, (w, n) in other.tally.items():
+            w0, n0 = tally.get(key, (Fraction(0), 0))
+            tally[key] = (w0 + w, n0 + n)
+        return Score(tp=self._tp + other._tp, fp=self._fp + other._fp, fn=self._fn + other._fn,
+                     tally=tally, episodes=self.episodes + other.episodes)
+
+    def __radd__(self, other: Any) -> Score:
+        if other == 0:  # lets sum(scores) work
+            return self
+        return NotImplemented
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Score):
+            return NotImplemented
+        return (self.exact_counts, dict(self.tally), self.episodes) == (
+            other.exact_counts, dict(other.tally), other.episodes)
+
+    def __hash__(self) -> int:
+        return hash(self.exact_counts)
+
+    def __repr__(self) -> str:
+        return (f"Score(tp={self.tp:g}, fp={self.fp:g}, fn={self.fn:g}, precision={self.precision:.4f}, "
+                f"recall={self.recall:.4f}, f1={self.f1:.4f}, episodes={self.episodes})")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tp": self.tp, "fp": self.fp, "fn": self.fn, "precision": self.precision,
+                "recall": self.recall, "f1": self.f1, "episodes": self.episodes}
+
+
+ZERO = Score(episodes=0)
+
+
+def merge(scores: Iterable[Score]) -> Score:
+    """Sum scores (order does not matter: sums are exact)."""
+    total = ZERO
+    for s in scores:
+        total = total + s
+    return total
+
+
+def micro_f1(scores: Iterable[Score]) -> float:
+    """Micro-averaged F1: sum TP, FP, FN over all scores, then divide. Never a mean of F1s.
+
+    >>> micro_f1([Score(tp=1), Score(fp=1, fn=1), Score()])
+    0.5
+    """
+    return merge(scores).f1
