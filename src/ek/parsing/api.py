@@ -1,0 +1,184 @@
+"""``parse_calls``: any supported model output -> list of :class:`Step`, or a :class:`ParseError`.
+
+Text is decoded (bytes must be UTF-8), stripped of a surrounding Markdown code
+fence, size- and depth-checked, then read as JSON or Python call syntax.
+Already-decoded objects (dict/list) are read by their shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ek.agents.base import Step
+from ek.parsing import json_text, shapes
+from ek.parsing.errors import ParseError
+from ek.parsing.limits import DEFAULT_MAX_DEPTH, DEFAULT_MAX_SIZE, Limits
+from ek.parsing.python_calls import parse_python
+
+#: The names ``format=`` accepts.
+FORMATS = ("auto", "python", "openai", "anthropic", "json", "bfcl")
+
+
+def parse_calls(
+    output: str | bytes | Mapping[str, Any] | list[Any],
+    format: str = "auto",
+    *,
+    max_size: int = DEFAULT_MAX_SIZE,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+) -> list[Step]:
+    """Read the tool calls in a model's output, never executing any of it.
+
+    ``format`` is one of :data:`FORMATS`; ``"auto"`` tells them apart by shape.
+    ``max_size`` (characters; bytes for ``bytes``) and ``max_depth`` (bracket
+    nesting) bound the work. Empty text means no calls.
+
+    >>> parse_calls('[search(q="cats"), math.hypot(x=3, y=-4)]')
+    [Step(name='search', args={'q': 'cats'}), Step(name='math.hypot', args={'x': 3, 'y': -4})]
+    >>> parse_calls('{"tool_calls": [{"type": "function", "function": {"name": "f", "arguments": "{\\\\"x\\\\": 1}"}}]}')
+    [Step(name='f', args={'x': 1})]
+    >>> parse_calls([{"type": "text", "text": "ok"}, {"type": "tool_use", "id": "t1", "name": "f", "input": {}}])
+    [Step(name='f', args={})]
+    >>> parse_calls('[{"f": {"x": 1}}]', format="bfcl")
+    [Step(name='f', args={'x': 1})]
+    >>> parse_calls("f(x=os.system('rm -rf /'))")
+    Traceback (most recent call last):
+    ...
+    ek.parsing.errors.ParseError: python: line 1, column 5: a call is not a value (nested calls are never evaluated)
+    """
+    if format not in FORMATS:
+        raise ValueError(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
+    limits = Limits(max_size=max_size, max_depth=max_depth)
+    if isinstance(output, bytes | bytearray | memoryview):
+        output = _decode(bytes(output), limits, format)
+    if isinstance(output, str):
+        return _from_text(output, format, limits)
+    if isinstance(output, Mapping | list | tuple):
+        if format == "python":
+            raise ParseError("the python format reads text; got a decoded object", "$", format)
+        return from_object(output, format, limits)
+    raise ParseError(f"cannot read tool calls from a {type(output).__name__}", None, format)
+
+
+def _decode(data: bytes, limits: Limits, fmt: str) -> str:
+    if len(data) > limits.max_size:
+        raise ParseError(f"output has {len(data):,} bytes, more than the limit of {limits.max_size:,} (max_size)",
+                         None, fmt)
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        raise ParseError(f"invalid UTF-8: {exc.reason} (byte {data[exc.start]:#04x})", f"byte {exc.start}",
+                         fmt) from None
+
+
+def strip_fence(text: str) -> str:
+    """The text inside one surrounding Markdown code fence (```python ... ```), else the stripped text.
+
+    >>> strip_fence("```json\\n[1]\\n```")
+    '[1]'
+    """
+    text = text.strip()
+    if text.startswith("```") and text.endswith("```") and len(text) >= 6:
+        first_newline = text.find("\n")
+        if first_newline != -1:
+            return text[first_newline + 1 : -3].strip()
+    return text
+
+
+def _from_text(text: str, fmt: str, limits: Limits) -> list[Step]:
+    text = strip_fence(text)
+    if fmt == "python":
+        return parse_python(text, limits)
+    if fmt != "auto":
+        return from_object(json_text.loads(text, limits, fmt), fmt, limits)
+    if not text:
+        return []
+    if text[0] not in "[{":
+        return parse_python(text, limits)
+    try:
+        decoded = json_text.loads(text, limits, "json")
+    except ParseError as json_error:
+        if text[0] == "{" or json_error.reason.startswith(("output has", "nesting deeper")):
+            raise
+        try:
+            return parse_python(text, limits)
+        except ParseError as python_error:
+            raise ParseError(
+                f"neither JSON ({_short(json_error)}) nor Python calls ({_short(python_error)})", None, "auto"
+            ) from None
+    return from_object(decoded, "auto", limits)
+
+
+def _short(error: ParseError) -> str:
+    return str(error).split(": ", 1)[1] if ": " in str(error) else str(error)
+
+
+def from_object(obj: Any, fmt: str, limits: Limits, path: str = "$") -> list[Step]:
+    """Steps from a decoded dict or list, read as format ``fmt`` (``"auto"``: by shape)."""
+    if isinstance(obj, Mapping):
+        return _from_mapping(obj, fmt, limits, path)
+    if isinstance(obj, list | tuple):
+        if fmt == "anthropic":
+            return shapes.anthropic_blocks(list(obj), path, limits, fmt)
+        steps: list[Step] = []
+        for i, item in enumerate(obj):
+            ipath = f"{path}[{i}]"
+            if not isinstance(item, Mapping):
+                raise ParseError(f"expected a call object, got {type(item).__name__}", ipath, fmt)
+            kind = _expected_kind(item, fmt, ipath)
+            if kind in ("response", "openai_message", "anthropic_message"):
+                raise ParseError("a list of calls cannot hold whole messages; pass one message", ipath, fmt)
+            if kind == "anthropic_block" and item.get("type") in shapes.NON_CALL_BLOCKS:
+                continue
+            steps.extend(_one(item, kind, fmt, limits, ipath))
+        return steps
+    raise ParseError(f"expected a JSON object or array of calls, got {type(obj).__name__}", path, fmt)
+
+
+_KINDS_BY_FORMAT = {
+    "openai": ("response", "openai_message", "openai_call"),
+    "anthropic": ("anthropic_message", "anthropic_block"),
+    "json": ("generic",),
+    "bfcl": ("bfcl",),
+}
+
+
+_KIND_FORMAT = {kind: name for name, kinds in _KINDS_BY_FORMAT.items() for kind in kinds}
+
+
+def _expected_kind(obj: Mapping[str, Any], fmt: str, path: str) -> str:
+    if fmt == "bfcl":
+        return "bfcl"
+    if fmt == "json":
+        return "generic"
+    kind = shapes.classify(obj)
+    if fmt == "auto" and kind is None and obj.get("type") in shapes.NON_CALL_BLOCKS:
+        return "anthropic_block"
+    if kind is None or (fmt != "auto" and kind not in _KINDS_BY_FORMAT[fmt]):
+        keys = ", ".join(repr(k) for k in list(obj)[:6])
+        wanted = "a tool call" if fmt == "auto" else f"an {fmt} tool call" if fmt[0] in "aeiou" else f"a {fmt} call"
+        raise ParseError(f"not {wanted}: unrecognised object with keys {keys}", path, fmt)
+    return kind
+
+
+def _from_mapping(obj: Mapping[str, Any], fmt: str, limits: Limits, path: str) -> list[Step]:
+    if fmt == "anthropic" and obj.get("type") in shapes.NON_CALL_BLOCKS:
+        return []
+    return _one(obj, _expected_kind(obj, fmt, path), fmt, limits, path)
+
+
+def _one(obj: Mapping[str, Any], kind: str, fmt: str, limits: Limits, path: str) -> list[Step]:
+    f = _KIND_FORMAT[kind] if fmt == "auto" else fmt
+    if kind == "response":
+        return shapes.openai_response(obj, path, limits, f)
+    if kind == "openai_message":
+        return shapes.openai_message(obj, path, limits, f)
+    if kind == "openai_call":
+        return [shapes.openai_tool_call(obj, path, limits, f)]
+    if kind == "anthropic_message":
+        return shapes.anthropic_blocks(obj["content"], f"{path}.content", limits, f)
+    if kind == "anthropic_block":
+        return [shapes.anthropic_block(obj, path, limits, f)]
+    if kind == "generic":
+        return [shapes.generic_call(obj, path, limits, f)]
+    return shapes.bfcl_call(obj, path, limits, f)

@@ -1,0 +1,56 @@
+"""The one exception every parser raises: what went wrong, and where."""
+
+from __future__ import annotations
+
+from typing import Union
+
+#: Where an error is: ``(line, column)`` (1-based) in text, a JSON path such as
+#: ``"$.tool_calls[0].function.arguments"`` in decoded objects, or ``None``.
+Position = Union[tuple[int, int], str, None]
+
+
+class ParseError(ValueError):
+    """A model output that is not a list of tool calls ek can read.
+
+    ``reason`` says why, ``position`` says where (see :data:`Position`) and
+    ``format`` names the format that was tried.
+
+    >>> err = ParseError("name 'x' is not a literal value", (1, 5), "python")
+    >>> str(err)
+    "python: line 1, column 5: name 'x' is not a literal value"
+    >>> isinstance(err, ValueError), err.position
+    (True, (1, 5))
+    """
+
+    def __init__(self, reason: str, position: Position = None, format: str = "auto") -> None:
+        self.reason = reason
+        self.position = position
+        self.format = format
+        super().__init__(self._message())
+
+    def _message(self) -> str:
+        where = describe_position(self.position)
+        return f"{self.format}: {where}: {self.reason}" if where else f"{self.format}: {self.reason}"
+
+    def __reduce__(self) -> tuple[type, tuple[str, Position, str]]:
+        return (type(self), (self.reason, self.position, self.format))
+
+
+def describe_position(position: Position) -> str:
+    """Human form of a :data:`Position`: ``line 3, column 7``, a JSON path, or ``""``."""
+    if position is None:
+        return ""
+    if isinstance(position, tuple):
+        return f"line {position[0]}, column {position[1]}"
+    return str(position)
+
+
+def line_col(text: str, offset: int) -> tuple[int, int]:
+    """1-based ``(line, column)`` of a character offset in ``text``.
+
+    >>> line_col("ab\\ncd", 4)
+    (2, 2)
+    """
+    line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return line, column

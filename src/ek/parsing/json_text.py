@@ -1,0 +1,64 @@
+"""Strict JSON decoding: limits first, then ``json.loads`` with every lenient corner closed.
+
+Rejected with a reason: ``NaN``/``Infinity`` (not JSON, and never equal to
+themselves), numbers that overflow to infinity (``1e400``), integers past
+Python's int-string conversion limit, and duplicate keys in one object
+(which would otherwise silently keep the last value).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from ek.parsing.errors import ParseError
+from ek.parsing.limits import Limits, check_text
+
+
+class _Rejected(Exception):
+    """Raised inside ``json`` hooks, which know no position; turned into a ParseError."""
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _Rejected(f"duplicate key {key!r:.80} in a JSON object")
+        out[key] = value
+    return out
+
+
+def _constant(name: str) -> Any:
+    raise _Rejected(f"{name} is not accepted: NaN and infinities are not JSON numbers")
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Rejected(f"number {text[:40]} is too large for a float")
+    return value
+
+
+def loads(text: str, limits: Limits, fmt: str = "json", path: str | None = None) -> Any:
+    """Decode JSON ``text`` strictly; errors carry line and column (or ``path`` for embedded JSON).
+
+    >>> loads('{"a": [1, 2.5, null]}', Limits())
+    {'a': [1, 2.5, None]}
+    >>> loads('{"a": 1, "a": 2}', Limits())
+    Traceback (most recent call last):
+    ...
+    ek.parsing.errors.ParseError: json: duplicate key 'a' in a JSON object
+    """
+    check_text(text, limits, fmt)
+    try:
+        return json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float)
+    except _Rejected as exc:
+        raise ParseError(str(exc), path, fmt) from None
+    except json.JSONDecodeError as exc:
+        where = f"{path} (line {exc.lineno}, column {exc.colno})" if path else (exc.lineno, exc.colno)
+        raise ParseError(f"invalid JSON: {exc.msg}", where, fmt) from None
+    except ValueError as exc:  # int-string conversion limit on huge integers
+        raise ParseError(f"number not accepted: {exc}", path, fmt) from None
+    except RecursionError:  # unreachable after check_text; kept so it can never escape
+        raise ParseError("JSON nests too deeply", path, fmt) from None

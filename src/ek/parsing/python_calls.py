@@ -1,0 +1,184 @@
+"""Python call syntax (``search(q="cats")``, ``[a(x=1), b(y=[1, 2])]``) read with ``ast``, never evaluated.
+
+Only literals are values: strings, numbers (one unary ``-``/``+`` allowed),
+``True``/``False``/``None``, lists, tuples (become lists) and dicts with
+string keys. Everything that would need evaluation (names, calls, attribute
+access, arithmetic, comprehensions, f-strings, lambdas, ``*``/``**``
+unpacking) is a :class:`ParseError` naming the construct and its position.
+Calls may be one per line, separated by ``;``, or in one list.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from typing import Any
+
+from ek.agents.base import Step
+from ek.parsing.errors import ParseError
+from ek.parsing.limits import Limits, check_text
+
+FORMAT = "python"
+
+_HINTS = {"true": "True", "false": "False", "null": "None", "none": "None"}
+
+# What each rejected node is, for the error message.
+_NOT_LITERAL: dict[type, str] = {
+    ast.Call: "a call is not a value (nested calls are never evaluated)",
+    ast.Attribute: "attribute access is not a literal value",
+    ast.BinOp: "arithmetic is not evaluated; write the resulting literal",
+    ast.BoolOp: "boolean operators are not evaluated",
+    ast.Compare: "comparisons are not evaluated",
+    ast.IfExp: "conditional expressions are not evaluated",
+    ast.Lambda: "lambdas are not values",
+    ast.ListComp: "comprehensions are not evaluated",
+    ast.SetComp: "comprehensions are not evaluated",
+    ast.DictComp: "comprehensions are not evaluated",
+    ast.GeneratorExp: "generator expressions are not evaluated",
+    ast.JoinedStr: "f-strings are not accepted: they would need evaluation",
+    ast.Set: "set literals are not accepted (sets are unordered; use a list)",
+    ast.Starred: "* unpacking is not accepted",
+    ast.Subscript: "subscripts are not evaluated",
+    ast.NamedExpr: "assignment expressions are not accepted",
+    ast.Await: "await is not accepted",
+    ast.Yield: "yield is not accepted",
+    ast.YieldFrom: "yield is not accepted",
+    ast.Slice: "slices are not values",
+}
+
+
+def _pos(node: ast.AST) -> tuple[int, int]:
+    return (getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1)
+
+
+def _fail(reason: str, node: ast.AST) -> ParseError:
+    return ParseError(reason, _pos(node), FORMAT)
+
+
+def parse_python(text: str, limits: Limits) -> list[Step]:
+    """Read Python call text into steps.
+
+    >>> parse_python('math.hypot(x=3, y=-4.5)', Limits())
+    [Step(name='math.hypot', args={'x': 3, 'y': -4.5})]
+    >>> parse_python('[a(x=(1, 2)), b(y={"k": None})]', Limits())
+    [Step(name='a', args={'x': [1, 2]}), Step(name='b', args={'y': {'k': None}})]
+    >>> parse_python("f(x=__import__('os').system('echo hi'))", Limits())
+    Traceback (most recent call last):
+    ...
+    ek.parsing.errors.ParseError: python: line 1, column 5: a call is not a value (nested calls are never evaluated)
+    """
+    check_text(text, limits, FORMAT)
+    tree = _parse(text)
+    steps: list[Step] = []
+    for stmt in tree.body:
+        if not isinstance(stmt, ast.Expr):
+            raise _fail(f"expected a call, found a {type(stmt).__name__.lower()} statement", stmt)
+        value = stmt.value
+        if isinstance(value, (ast.List, ast.Tuple)):
+            for elt in value.elts:
+                if not isinstance(elt, ast.Call):
+                    raise _fail("expected a list of calls like [f(x=1), g(y=2)]; this item is not a call", elt)
+                steps.append(_call(elt))
+        elif isinstance(value, ast.Call):
+            steps.append(_call(value))
+        else:
+            raise _fail("expected a call like f(x=1) or a list of calls", value)
+    return steps
+
+
+def _parse(text: str) -> ast.Module:
+    try:
+        return ast.parse(text, filename="<model output>", mode="exec")
+    except SyntaxError as exc:
+        position = (exc.lineno or 1, exc.offset or 1)
+        raise ParseError(f"invalid Python: {exc.msg}", position, FORMAT) from None
+    except (RecursionError, MemoryError):
+        # Chained operators (1+1+...+1, ------1, a.b.c...) nest without brackets;
+        # Python's own parser refuses them with these errors, which must not escape.
+        raise ParseError("expression nests too deeply for Python's parser", None, FORMAT) from None
+    except ValueError as exc:  # e.g. null bytes in the source
+        raise ParseError(f"invalid Python: {exc}", None, FORMAT) from None
+
+
+def _call(node: ast.Call) -> Step:
+    name = _dotted_name(node.func)
+    if node.args:
+        first = node.args[0]
+        if isinstance(first, ast.Starred):
+            raise _fail(f"* unpacking in the call to {name!r} is not accepted", first)
+        raise _fail(
+            f"positional argument {len(node.args)} in the call to {name!r}: arguments are matched by name, "
+            f"write {name}(name=value)",
+            first,
+        )
+    args: dict[str, Any] = {}
+    for kw in node.keywords:
+        if kw.arg is None:
+            raise _fail(f"** unpacking in the call to {name!r} is not accepted", kw)
+        if kw.arg in args:  # the compiler rejects this, ast.parse does not
+            raise _fail(f"keyword argument {kw.arg!r} repeated in the call to {name!r}", kw)
+        args[kw.arg] = _literal(kw.value)
+    return Step(name, args)
+
+
+def _dotted_name(func: ast.expr) -> str:
+    parts: list[str] = []
+    node = func
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        raise _fail("the called function must be a name or dotted name like math.hypot", func)
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _literal(node: ast.expr) -> Any:
+    # Recursion follows bracket nesting only, which check_text has bounded.
+    if isinstance(node, ast.Constant):
+        return _constant(node)
+    if isinstance(node, ast.UnaryOp):
+        operand = node.operand
+        if (
+            isinstance(node.op, (ast.USub, ast.UAdd))
+            and isinstance(operand, ast.Constant)
+            and isinstance(operand.value, (int, float))
+            and not isinstance(operand.value, bool)
+        ):
+            value = _constant(operand)
+            return -value if isinstance(node.op, ast.USub) else value
+        raise _fail("unary operators are accepted only as one - or + before a number", node)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_literal(elt) for elt in node.elts]
+    if isinstance(node, ast.Dict):
+        out: dict[str, Any] = {}
+        for key, value in zip(node.keys, node.values):
+            if key is None:
+                raise _fail("** unpacking in a dict is not accepted", value)
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                raise _fail("dict keys must be string literals", key)
+            if key.value in out:
+                raise _fail(f"duplicate key {key.value!r:.80} in a dict", key)
+            out[key.value] = _literal(value)
+        return out
+    if isinstance(node, ast.Name):
+        hint = _HINTS.get(node.id.lower())
+        extra = f"; did you mean {hint}?" if hint and hint != node.id else "; quote strings"
+        raise _fail(f"name {node.id!r} is not a literal value{extra}", node)
+    reason = _NOT_LITERAL.get(type(node), f"{type(node).__name__} is not a literal value")
+    raise _fail(reason, node)
+
+
+def _constant(node: ast.Constant) -> Any:
+    value = node.value
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise _fail("number too large for a float (infinity is not accepted)", node)
+        return value
+    if isinstance(value, bytes):
+        raise _fail("bytes literals are not accepted; use a str", node)
+    if isinstance(value, complex):
+        raise _fail("complex numbers are not accepted", node)
+    raise _fail(f"{value!r} is not an accepted literal", node)

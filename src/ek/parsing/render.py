@@ -1,0 +1,96 @@
+"""Steps -> each supported output format: the inverse of :func:`ek.parsing.parse_calls`.
+
+Useful for fixtures and for feeding BFCL-style tooling; the property tests
+check ``parse_calls(render(calls)) == calls`` for every format.
+"""
+
+from __future__ import annotations
+
+import json
+import keyword
+import math
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from ek.agents.base import Step
+
+
+def _identifier(name: str, what: str) -> str:
+    if not name.isidentifier() or keyword.iskeyword(name):
+        raise ValueError(f"{what} {name!r} cannot be written in Python call syntax")
+    return name
+
+
+def _py_value(value: Any) -> str:
+    if value is None or isinstance(value, (bool, int, str)):
+        return repr(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{value!r} has no literal form")
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_py_value(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{_py_value(str(k))}: {_py_value(v)}" for k, v in value.items()) + "}"
+    raise ValueError(f"{type(value).__name__} has no literal form")
+
+
+def to_python(calls: Iterable[Step]) -> str:
+    """``[name(arg=value, ...), ...]`` with literal values.
+
+    >>> to_python([Step("math.hypot", {"x": 3, "y": -4.0}), Step("f", {"s": ["a"]})])
+    "[math.hypot(x=3, y=-4.0), f(s=['a'])]"
+    """
+    parts = []
+    for call in calls:
+        name = ".".join(_identifier(p, "tool name part") for p in call.name.split("."))
+        args = ", ".join(f"{_identifier(k, 'argument name')}={_py_value(v)}" for k, v in call.args.items())
+        parts.append(f"{name}({args})")
+    return "[" + ", ".join(parts) + "]"
+
+
+def to_openai(calls: Iterable[Step]) -> dict[str, Any]:
+    """An assistant message with ``tool_calls`` (arguments as JSON text)."""
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": f"call_{i}",
+                "type": "function",
+                "function": {"name": c.name, "arguments": json.dumps(dict(c.args), allow_nan=False)},
+            }
+            for i, c in enumerate(calls)
+        ],
+    }
+
+
+def to_anthropic(calls: Iterable[Step]) -> dict[str, Any]:
+    """An assistant message whose content is ``tool_use`` blocks."""
+    return {
+        "role": "assistant",
+        "content": [
+            {"type": "tool_use", "id": f"toolu_{i}", "name": c.name, "input": dict(c.args)}
+            for i, c in enumerate(calls)
+        ],
+    }
+
+
+def to_json(calls: Iterable[Step]) -> list[dict[str, Any]]:
+    """``[{"name": ..., "arguments": {...}}, ...]``."""
+    return [{"name": c.name, "arguments": dict(c.args)} for c in calls]
+
+
+def to_bfcl(calls: Iterable[Step]) -> list[dict[str, Any]]:
+    """BFCL's decoded form ``[{"func": {"arg": value}}, ...]``."""
+    return [{c.name: dict(c.args)} for c in calls]
+
+
+#: format name -> renderer (``python`` gives text, the others decoded JSON objects).
+RENDERERS: dict[str, Callable[[Iterable[Step]], Any]] = {
+    "python": to_python,
+    "openai": to_openai,
+    "anthropic": to_anthropic,
+    "json": to_json,
+    "bfcl": to_bfcl,
+}

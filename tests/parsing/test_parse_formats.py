@@ -1,0 +1,176 @@
+"""Every supported output format, read for real, plus the errors users will meet."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ek.agents.base import Step
+from ek.parsing import FORMATS, ParseError, parse_calls
+
+CALLS = [Step("search", {"q": "cats", "limit": 5}), Step("math.hypot", {"x": 3, "y": -4.5})]
+
+OPENAI_MESSAGE = {
+    "role": "assistant",
+    "content": None,
+    "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "search", "arguments": '{"q": "cats", "limit": 5}'}},
+        {"id": "c2", "type": "function", "function": {"name": "math.hypot", "arguments": {"x": 3, "y": -4.5}}},
+    ],
+}
+OPENAI_RESPONSE = {"id": "chatcmpl-1", "object": "chat.completion",
+                   "choices": [{"index": 0, "message": OPENAI_MESSAGE, "finish_reason": "tool_calls"}]}
+ANTHROPIC_MESSAGE = {
+    "id": "msg_1", "type": "message", "role": "assistant",
+    "content": [
+        {"type": "text", "text": "Let me look."},
+        {"type": "tool_use", "id": "t1", "name": "search", "input": {"q": "cats", "limit": 5}},
+        {"type": "thinking", "thinking": "..."},
+        {"type": "tool_use", "id": "t2", "name": "math.hypot", "input": {"x": 3, "y": -4.5}},
+    ],
+}
+GENERIC = [{"name": "search", "arguments": {"q": "cats", "limit": 5}},
+           {"name": "math.hypot", "parameters": {"x": 3, "y": -4.5}}]
+BFCL = [{"search": {"q": "cats", "limit": 5}}, {"math.hypot": {"x": 3, "y": -4.5}}]
+
+
+@pytest.mark.parametrize(
+    ("output", "fmt"),
+    [
+        ('[search(q="cats", limit=5), math.hypot(x=3, y=-4.5)]', "python"),
+        ('search(q="cats", limit=5)\nmath.hypot(x=3, y=-4.5)', "python"),
+        ('search(q="cats", limit=5); math.hypot(x=3, y=-4.5)', "python"),
+        ('```python\n[search(q="cats", limit=5), math.hypot(x=3, y=-4.5)]\n```', "python"),
+        (OPENAI_MESSAGE, "openai"),
+        (OPENAI_RESPONSE, "openai"),
+        (OPENAI_MESSAGE["tool_calls"], "openai"),
+        (json.dumps(OPENAI_RESPONSE), "openai"),
+        (ANTHROPIC_MESSAGE, "anthropic"),
+        (ANTHROPIC_MESSAGE["content"], "anthropic"),
+        (GENERIC, "json"),
+        (json.dumps(GENERIC), "json"),
+        (BFCL, "bfcl"),
+        (json.dumps(BFCL).encode(), "bfcl"),
+    ],
+)
+def test_each_format_reads_the_same_calls_explicitly_and_by_auto(output: object, fmt: str) -> None:
+    assert parse_calls(output, fmt) == CALLS
+    assert parse_calls(output) == CALLS
+
+
+def test_single_calls_of_each_json_shape() -> None:
+    assert parse_calls(OPENAI_MESSAGE["tool_calls"][0]) == CALLS[:1]
+    assert parse_calls(ANTHROPIC_MESSAGE["content"][1]) == CALLS[:1]
+    assert parse_calls({"name": "search", "args": {"q": "cats", "limit": 5}}) == CALLS[:1]
+    assert parse_calls({"name": "search", "input": '{"q": "cats", "limit": 5}'}) == CALLS[:1]
+    assert parse_calls({"search": {"q": "cats", "limit": 5}}) == CALLS[:1]
+    assert parse_calls({"function_call": {"name": "f", "arguments": "{}"}}) == [Step("f", {})]
+
+
+def test_no_calls() -> None:
+    assert parse_calls("") == []
+    assert parse_calls("[]") == []
+    assert parse_calls({"role": "assistant", "content": "Sure!", "tool_calls": None}) == []
+    assert parse_calls({"role": "assistant", "content": [{"type": "text", "text": "hi"}]}) == []
+    assert parse_calls({"type": "function", "function": {"name": "f", "arguments": ""}}) == [Step("f", {})]
+
+
+def test_python_literals_are_accepted_and_tuples_become_lists() -> None:
+    (step,) = parse_calls("f(a='x', b=-1, c=+2.5, d=True, e=None, f=(1, [2, {'k': ()}]), g=1_000, h=0x10)")
+    assert step.args == {"a": "x", "b": -1, "c": 2.5, "d": True, "e": None, "f": [1, [2, {"k": []}]],
+                         "g": 1000, "h": 16}
+
+
+@pytest.mark.parametrize(
+    ("text", "position", "fragment"),
+    [
+        ("f(1, x=2)", (1, 3), "positional argument"),
+        ("f(x=y)", (1, 5), "name 'y' is not a literal"),
+        ("f(x=true)", (1, 5), "did you mean True?"),
+        ("f(x=1, x=2)", (1, 8), "repeated"),
+        ("f(**kw)", (1, 3), "** unpacking"),
+        ("f(*a)", (1, 3), "* unpacking"),
+        ("f(x={'a': 1, 'a': 2})", (1, 14), "duplicate key 'a'"),
+        ("f(x={1: 2})", (1, 6), "dict keys must be string literals"),
+        ("f(x=1 + 2)", (1, 5), "arithmetic"),
+        ("f(x=--1)", (1, 5), "unary operators"),
+        ("f(x=-True)", (1, 5), "unary operators"),
+        ("f(x=not 1)", (1, 5), "unary operators"),
+        ("f(x=b'a')", (1, 5), "bytes"),
+        ("f(x={1, 2})", (1, 5), "set literals"),
+        ("f(x=f'{y}')", (1, 5), "f-strings"),
+        ("f(x=1j)", (1, 5), "complex"),
+        ("f(x=...)", (1, 5), "Ellipsis"),
+        ("f(x=1e999)", (1, 5), "infinity"),
+        ("f(x=[i for i in a])", (1, 5), "comprehensions"),
+        ("f(x=lambda: 1)", (1, 5), "lambdas"),
+        ("f(x=a[0])", (1, 5), "subscripts"),
+        ("x = f(a=1)", (1, 1), "assign statement"),
+        ("[f(a=1), 2]", (1, 10), "not a call"),
+        ("f(a=1)(b=2)", (1, 1), "name or dotted name"),
+        ("I cannot help with that.", (1, 3), "invalid Python"),
+    ],
+)
+def test_python_rejections_say_where_and_why(text: str, position: tuple[int, int], fragment: str) -> None:
+    with pytest.raises(ParseError) as info:
+        parse_calls(text, "python")
+    err = info.value
+    assert fragment in err.reason
+    assert err.position == position
+    assert err.format == "python"
+
+
+@pytest.mark.parametrize(
+    ("output", "fmt", "path", "fragment"),
+    [
+        ({"tool_calls": [{"type": "function", "function": {"name": "f", "arguments": "{bad"}}]}, "openai",
+         "$.tool_calls[0].function.arguments (line 1, column 2)", "invalid JSON"),
+        ({"tool_calls": [{"type": "function", "function": {"name": "f", "arguments": "[1]"}}]}, "openai",
+         "$.tool_calls[0].function.arguments", "must be a JSON object"),
+        ({"tool_calls": [{"type": "function", "function": {"name": 3, "arguments": "{}"}}]}, "openai",
+         "$.tool_calls[0].function.name", "must be a string"),
+        ({"choices": []}, "openai", "$.choices", "exactly one choice"),
+        ([{"type": "tool_use", "name": "f"}], "anthropic", "$[0]", "needs an 'input'"),
+        ([{"type": "tool_use", "name": "f", "input": {"s": {1, 2}}}], "anthropic", "$[0].input.s", "set"),
+        ({"name": "f", "arguments": {}, "input": {}}, "json", "$", "ambiguous"),
+        ([{"f": {"x": float("nan")}}], "bfcl", "$[0]['f'].x", "NaN"),
+        ({"foo": 1, "bar": 2}, "auto", "$", "unrecognised object"),
+        ({"search": {"q": 1}}, "openai", "$", "not an openai tool call"),
+    ],
+)
+def test_json_shape_rejections_give_the_json_path(output: object, fmt: str, path: str, fragment: str) -> None:
+    with pytest.raises(ParseError) as info:
+        parse_calls(output, fmt)
+    assert info.value.position == path
+    assert fragment in info.value.reason
+
+
+def test_auto_reports_both_attempts_when_neither_reads() -> None:
+    with pytest.raises(ParseError) as info:
+        parse_calls("[f(x=1), {]")
+    assert info.value.format == "auto"
+    assert "neither JSON" in info.value.reason and "Python" in info.value.reason
+
+
+def test_json_text_errors_carry_line_and_column() -> None:
+    with pytest.raises(ParseError) as info:
+        parse_calls('{"name": "f",\n "arguments": {"x": }}')
+    assert info.value.position == (2, 21)  # the "}" where a value belongs
+
+
+def test_python_format_wants_text_and_unknown_formats_are_named() -> None:
+    with pytest.raises(ParseError, match="reads text"):
+        parse_calls({"f": {}}, "python")
+    with pytest.raises(ValueError, match="choose one of: " + ", ".join(FORMATS)):
+        parse_calls("f()", "yaml")
+    with pytest.raises(ParseError, match="cannot read tool calls from a int"):
+        parse_calls(42)  # type: ignore[arg-type]
+
+
+def test_parse_error_pickles_with_its_fields() -> None:
+    import pickle
+
+    err = ParseError("why", (2, 3), "python")
+    copy = pickle.loads(pickle.dumps(err))
+    assert (copy.reason, copy.position, copy.format, str(copy)) == ("why", (2, 3), "python", str(err))

@@ -1,0 +1,180 @@
+"""A hostile-output corpus: nothing is executed, nothing crashes, every case is decided.
+
+Each entry either raises :class:`ParseError` (reason checked) or is a
+documented accepted literal (value checked). A sentinel file proves that no
+injected code ran: every injection attempt would create it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from ek.agents.base import Step
+from ek.parsing import ParseError, parse_calls
+
+
+def _touch(sentinel: Path) -> str:
+    return f"__import__('pathlib').Path({str(sentinel)!r}).touch()"
+
+
+def _injections(sentinel: Path) -> list[str]:
+    touch = _touch(sentinel)
+    return [
+        f"f(x={touch})",
+        f"[f(x=1), g(y={touch})]",
+        f"f(x=1 + {touch})",  # BFCL's decoder eval()s BinOps: this is how it gets in
+        f"f(x=lambda: {touch})",
+        f"f(x=(lambda: {touch})())",
+        f"f(x=[{touch} for _ in [1]])",
+        f"f(x=f'{{{touch}}}')",
+        f"f(x={{{touch}: 1}})",
+        f"f(**{{'x': {touch}}})",
+        f"f(x=(y := {touch}))",
+        f"{touch}",
+        f"f(x=1)\n{touch}",
+        f"exec({touch!r})",
+        f"eval(src={touch!r})",  # accepted: a call *named* eval with a string argument, never run
+        f"f(x=__builtins__.__dict__['exec']({touch!r}))",
+        f"f(x=open({str(sentinel)!r}, 'w'))",
+        f"import os; os.system('touch {sentinel}')",
+        f'{{"name": "f", "arguments": "{{\\"x\\": 1}}"}}; {touch}',
+    ]
+
+
+def test_no_injection_attempt_executes(tmp_path: Path) -> None:
+    sentinel = tmp_path / "pwned"
+    outcomes = []
+    for text in _injections(sentinel):
+        try:
+            outcomes.append(parse_calls(text))
+        except ParseError as err:
+            outcomes.append(err.reason)
+        for fmt in ("python", "json", "openai", "bfcl"):
+            try:
+                parse_calls(text, fmt)
+            except ParseError:
+                pass
+    assert not sentinel.exists(), "a model output was executed"
+    accepted = [o for o in outcomes if isinstance(o, list)]
+    # Only plain calls with literal arguments get through, their code-like strings kept as data.
+    assert accepted == [[Step("eval", {"src": _touch(sentinel)})]]
+    # Double-check that the sentinel mechanism itself works, so the test can fail.
+    exec(compile(_injections(sentinel)[10], "<proof>", "exec"))  # noqa: S102 - our own literal
+    assert sentinel.exists()
+
+
+def test_exec_with_positional_argument_is_rejected_not_run(tmp_path: Path) -> None:
+    with pytest.raises(ParseError, match="positional argument"):
+        parse_calls("exec('print(1)')")
+
+
+DEEP = 100_000
+
+
+@pytest.mark.parametrize(
+    ("output", "fragment"),
+    [
+        ("f(x=" + "[" * DEEP + "]" * DEEP + ")", "nesting deeper than 64"),
+        ("[" * DEEP, "nesting deeper than 64"),
+        ('{"a":' * DEEP + "1" + "}" * DEEP, "nesting deeper than 64"),
+        ("f(x=" + "(" * DEEP + "1" + ")" * DEEP + ")", "nesting deeper than 64"),
+        ("f(x=" + "-" * DEEP + "1)", "nests too deeply"),
+        ("f(x=" + "not " * DEEP + "1)", "nests too deeply"),
+        ("f(x=" + "1+" * DEEP + "1)", "nests too deeply"),
+        ("a" + ".b" * DEEP + "(x=1)", "nests too deeply"),
+        ("f" + "()" * DEEP, "nests too deeply"),
+        ("f(x='" + "a" * 2_000_000 + "')", "more than the limit of 1,000,000"),
+        (b"f(x='" + b"a" * 2_000_000 + b"')", "bytes, more than the limit"),
+        ("f(x='" + "a" * 2_000_000, "more than the limit"),
+        ('[{"f": {"x": NaN}}]', "NaN is not accepted"),
+        ('[{"f": {"x": Infinity}}]', "Infinity is not accepted"),
+        ('[{"f": {"x": -Infinity}}]', "-Infinity is not accepted"),
+        ('[{"f": {"x": 1e400}}]', "too large for a float"),
+        ("f(x=nan)", "name 'nan' is not a literal"),
+        ("f(x=float('inf'))", "a call is not a value"),
+        ("f(x=1e999)", "infinity is not accepted"),
+        (b"f(x='\xff\xfe')", "invalid UTF-8"),
+        (b"\xc3\x28", "invalid UTF-8"),
+        ('{"name": "f", "name": "g", "arguments": {}}', "duplicate key 'name'"),
+        ('[{"f": {"x": 1, "x": 2}}]', "duplicate key 'x'"),
+        ({"tool_calls": [{"function": {"name": "f", "arguments": '{"x": 1, "x": 1}'}}]}, "duplicate key 'x'"),
+        ("f(x=1, x=1)", "repeated"),
+        ("f(x=" + "9" * 100_000 + ")", "Exceeds the limit (4300 digits)"),
+        ('[{"f": {"x": ' + "9" * 100_000 + "}}]", "Exceeds the limit (4300 digits)"),
+        ("f(x=b'\\x00')", "bytes literals"),
+        ("f(x={1, 2, 3})", "set literals"),
+        ("f(x=~1)", "unary operators"),
+        ("f(x=\x00)", "invalid Python"),
+        ("\ud800(x=1)", "invalid Python"),
+    ],
+)
+def test_hostile_outputs_are_parse_errors(output: object, fragment: str) -> None:
+    with pytest.raises(ParseError) as info:
+        parse_calls(output)  # type: ignore[arg-type]
+    assert fragment in info.value.reason
+
+
+def test_nesting_error_points_at_the_first_bracket_past_the_limit() -> None:
+    with pytest.raises(ParseError) as info:
+        parse_calls("f(\n  x=" + "[" * 70 + "]" * 70 + ")")
+    assert info.value.position == (2, 4 + 64)  # "(" on line 1 is level 1; the 64th "[" is level 65
+
+
+def test_brackets_inside_strings_and_comments_do_not_count() -> None:
+    brackets = "[" * 10_000
+    text = f"f(a={brackets!r}, b=\"{brackets}\", c='''{brackets}''')  # {brackets}"
+    assert parse_calls(text) == [Step("f", {"a": brackets, "b": brackets, "c": brackets})]
+    assert parse_calls(json.dumps([{"f": {"a": brackets}}])) == [Step("f", {"a": brackets})]
+
+
+@pytest.mark.parametrize(
+    ("output", "value"),
+    [
+        ("f(x=-5)", -5),
+        ("f(x=+5)", 5),
+        ("f(x=-0.0)", -0.0),
+        ("f(x=1e308)", 1e308),
+        ("f(x=" + "9" * 4300 + ")", int("9" * 4300)),
+        ('[{"f": {"x": -1.5e-300}}]', -1.5e-300),
+        ("f(x='\\x00\\u202e')", "\x00\u202e"),
+        ("f(x='\\ud800')", "\ud800"),  # a lone surrogate is a valid Python str literal
+        ("f(x=" + repr("a" * 900_000) + ")", "a" * 900_000),
+        ("f(x=" + "[" * 63 + "]" * 63 + ")", None),
+    ],
+)
+def test_documented_accepted_literals(output: str, value: object) -> None:
+    (step,) = parse_calls(output)
+    if value is None:  # 63 nested lists: the deepest the default limit accepts under f(...)
+        depth, node = 0, step.args["x"]
+        while node:
+            node, depth = node[0], depth + 1
+        assert depth == 62
+    else:
+        assert step.args["x"] == value
+
+
+def test_limits_are_parameters() -> None:
+    assert parse_calls("f(x=[[[1]]])", max_depth=4) == [Step("f", {"x": [[[1]]]})]
+    with pytest.raises(ParseError, match="max_depth=3"):
+        parse_calls("f(x=[[[1]]])", max_depth=3)
+    with pytest.raises(ParseError, match="max_size"):
+        parse_calls("f(x=1)", max_size=5)
+    with pytest.raises(ParseError, match="max_depth=2"):
+        parse_calls({"f": {"x": [[1]]}}, max_depth=2)
+    with pytest.raises(ParseError, match="max_size"):
+        parse_calls({"f": {"x": "a" * 100}}, max_size=50)
+
+
+def test_deep_decoded_objects_are_refused_without_recursing() -> None:
+    deep: list = []
+    node = deep
+    for _ in range(DEEP):
+        node.append([])
+        node = node[0]
+    with pytest.raises(ParseError, match="nesting deeper than 64"):
+        parse_calls([{"f": {"x": deep}}])
+    assert sys.getrecursionlimit() < DEEP

@@ -1,0 +1,66 @@
+"""Properties: rendering calls in any format and parsing them back is the identity;
+arbitrary text and bytes only ever raise ParseError."""
+
+from __future__ import annotations
+
+import json
+import keyword
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ek.agents.base import Step
+from ek.parsing import RENDERERS, ParseError, parse_calls
+
+identifiers = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True).filter(
+    lambda s: not keyword.iskeyword(s)
+)
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**30), max_value=10**30)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20)
+)
+values = st.recursive(
+    scalars,
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4),
+    max_leaves=12,
+)
+tool_names = st.lists(identifiers, min_size=1, max_size=3).map(".".join)
+calls = st.lists(
+    st.builds(Step, tool_names, st.dictionaries(identifiers, values, max_size=4)),
+    max_size=4,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(calls, st.sampled_from(sorted(RENDERERS)))
+def test_parse_of_render_is_identity(steps: list[Step], fmt: str) -> None:
+    rendered = RENDERERS[fmt](steps)
+    assert parse_calls(rendered, fmt) == steps
+    assert parse_calls(rendered) == steps
+    if fmt != "python":
+        assert parse_calls(json.dumps(rendered), fmt) == steps
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200), st.sampled_from(["auto", "python", "openai", "anthropic", "json", "bfcl"]))
+def test_arbitrary_text_only_raises_parse_error(text: str, fmt: str) -> None:
+    try:
+        result = parse_calls(text, fmt)
+    except ParseError:
+        return
+    assert all(isinstance(step, Step) for step in result)
+
+
+python_ish = st.text(alphabet="f(x=[]{}),'\"\\#:.-+ 1a\n", max_size=80)
+
+
+@settings(max_examples=200, deadline=None)
+@given(python_ish | st.binary(max_size=80))
+def test_call_like_noise_and_bytes_only_raise_parse_error(output: str | bytes) -> None:
+    try:
+        parse_calls(output)
+    except ParseError:
+        pass
