@@ -1,0 +1,136 @@
+"""GraphGrammar -> Python module source, and writing modules to disk atomically.
+
+The pipeline is one direction: plan names, plan validators and classes,
+render the jinja2 template, ``ast.parse`` the result, and only then write.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import attrs
+import jinja2
+
+from ek.codegen.classes import ClassPlanner
+from ek.codegen.literals import py_literal
+from ek.codegen.naming import MODULE_NAMES, module_filename, tool_names
+from ek.codegen.validators import Tables, ValidatorEmitter
+from ek.grammar.model import GraphGrammar
+from ek.runtime.tables import grammar_to_table
+
+#: The layout generated modules follow; ek.runtime refuses modules with a version it cannot read.
+GENERATOR_VERSION = 1
+
+
+class GenerationError(ValueError):
+    """The grammar could not be turned into a valid module (a bug or an unsupported value)."""
+
+
+@attrs.frozen
+class _ValidatorPlan:
+    name: str
+    tool: str  # repr literal
+    doc: str  # repr literal
+    body: str
+
+
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("ek.codegen", "templates"),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+        keep_trailing_newline=True,
+    )
+
+
+_ENV: jinja2.Environment | None = None
+
+
+def _template() -> jinja2.Template:
+    global _ENV
+    if _ENV is None:
+        _ENV = _environment()
+    return _ENV.get_template("module.py.jinja2")
+
+
+def generate(grammar: GraphGrammar) -> str:
+    """The source of the module for one grammar version; deterministic for equal input.
+
+    Raises :class:`GenerationError` if the result would not parse (it never is written then).
+    """
+    taken = set(MODULE_NAMES)
+    names = tool_names(grammar, taken)
+    tables = Tables()
+    checks = ValidatorEmitter(grammar, tables)
+    planner = ClassPlanner(grammar, taken)
+    validators = []
+    for tool, tn in zip(grammar.tools, names):
+        validators.append(
+            _ValidatorPlan(
+                name=tn.validator,
+                tool=py_literal(tool.name),
+                doc=py_literal(f"Violations of the arguments of {tool.name!r}; [] when they fit the schema."),
+                body=checks.tool_body(tool.fields),
+            )
+        )
+        planner.tool_class(tn.cls, tool.name, tn.validator, tool.doc, tool.fields)
+    schema_file = Path(grammar.source_path).name if grammar.source_path else None
+    source = _template().render(
+        module_doc=py_literal(f"Tools of grammar {grammar.key}: typed classes, validators and cost tables."),
+        generator_version=GENERATOR_VERSION,
+        grammar_name=py_literal(grammar.name),
+        grammar_version=py_literal(grammar.version),
+        source_sha256=py_literal(grammar.source_sha256),
+        schema_file=py_literal(schema_file),
+        tables=tables.assignments(),
+        validators=validators,
+        classes=planner.plans,
+        tool_weights=_table({t.name: t.weight for t in grammar.tools}),
+        arg_importance=_table({t.name: {f.name: f.importance for f in t.fields} for t in grammar.tools}),
+        compare_policies=_table(
+            {t.name: {f.name: None if f.compare is None else str(f.compare) for f in t.fields} for t in grammar.tools}
+        ),
+        grammar_table=py_literal(grammar_to_table(grammar)),
+    )
+    try:
+        ast.parse(source)
+    except SyntaxError as exc:  # pragma: no cover - a generator bug, reported with the line
+        raise GenerationError(f"generated source for {grammar.key} does not parse: {exc}") from exc
+    return source
+
+
+def _table(value: dict[str, Any]) -> str:
+    return py_literal(value)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temp file in the same folder and ``os.replace``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_modules(grammars: Iterable[GraphGrammar], out_dir: str | os.PathLike[str]) -> list[Path]:
+    """Generate and write one module per grammar into ``out_dir``; returns the paths written.
+
+    Everything is generated (and parsed) before the first file is written, so a
+    failure leaves ``out_dir`` untouched.
+    """
+    out = Path(out_dir)
+    rendered = [(out / module_filename(g), generate(g)) for g in grammars]
+    for path, text in rendered:
+        write_atomic(path, text)
+    return [path for path, _ in rendered]

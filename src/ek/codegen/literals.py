@@ -1,0 +1,45 @@
+"""Python source literals for schema data: the only way schema content enters generated code.
+
+Everything goes through ``repr`` of plain values, so a docstring holding
+``\"\"\"; import os`` stays a string. Output is deterministic (dict order kept,
+floats as shortest round-trip ``repr``; non-finite floats as ``float('inf')``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+
+class LiteralError(TypeError):
+    """A value that cannot be written as a plain Python literal."""
+
+
+def py_literal(value: Any) -> str:
+    """Source text that evaluates to an equal value of the same type.
+
+    >>> print(py_literal({"a": (1, 2.5, None), "b": ['x"y', True]}))
+    {'a': (1, 2.5, None), 'b': ['x"y', True]}
+    >>> py_literal((1,)), py_literal(float("-inf")), py_literal(frozenset({"b", "a"}))
+    ('(1,)', "float('-inf')", "frozenset({'a', 'b'})")
+    """
+    if value is None or value is True or value is False:
+        return repr(value)
+    if type(value) is int or type(value) is str:
+        return repr(value)
+    if type(value) is float:
+        if math.isfinite(value):
+            return repr(value)
+        return f"float({repr(value)!r})"
+    if type(value) is tuple:
+        inner = ", ".join(py_literal(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if type(value) is list:
+        return "[" + ", ".join(py_literal(v) for v in value) + "]"
+    if type(value) is dict:
+        return "{" + ", ".join(f"{py_literal(k)}: {py_literal(v)}" for k, v in value.items()) + "}"
+    if type(value) is frozenset:
+        if not value:
+            return "frozenset()"
+        return "frozenset({" + ", ".join(py_literal(v) for v in sorted(value, key=repr)) + "})"
+    raise LiteralError(f"cannot write {type(value).__name__} value {value!r} as a literal")

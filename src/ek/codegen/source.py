@@ -1,0 +1,76 @@
+"""Small building blocks for generated source: indented lines and JSON-path expressions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import attrs
+
+from ek.runtime.support import key_segment
+
+
+class Lines:
+    """Indented source lines, built with ``line`` and ``block`` context managers.
+
+    >>> code = Lines()
+    >>> with code.block("if x:"):
+    ...     code.line("y = 1")
+    >>> print(code.text())
+    if x:
+        y = 1
+    """
+
+    def __init__(self, level: int = 0) -> None:
+        self.lines: list[str] = []
+        self.level = level
+        self._fresh: dict[str, int] = {}
+
+    def line(self, text: str) -> None:
+        self.lines.append("    " * self.level + text)
+
+    @contextmanager
+    def block(self, header: str) -> Iterator[None]:
+        self.line(header)
+        self.level += 1
+        yield
+        self.level -= 1
+
+    def fresh(self, prefix: str) -> str:
+        """A new local variable name (``v0``, ``v1`` ...), unique within this body."""
+        n = self._fresh.get(prefix, 0)
+        self._fresh[prefix] = n + 1
+        return f"{prefix}{n}"
+
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+@attrs.frozen
+class PathExpr:
+    """A JSON-path-like location as a Python expression: literal pieces and loop indexes.
+
+    >>> PathExpr.root().key("items").index("i0").key("max-results").code()
+    '\\'$.items[\\' + str(i0) + \\']["max-results"]\\''
+    """
+
+    parts: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def root(cls) -> PathExpr:
+        return cls((("lit", "$"),))
+
+    def key(self, name: str) -> PathExpr:
+        return PathExpr(self.parts + (("lit", key_segment(name)),))
+
+    def index(self, var: str) -> PathExpr:
+        return PathExpr(self.parts + (("lit", "["), ("var", var), ("lit", "]")))
+
+    def code(self) -> str:
+        merged: list[tuple[str, str]] = []
+        for kind, text in self.parts:
+            if kind == "lit" and merged and merged[-1][0] == "lit":
+                merged[-1] = ("lit", merged[-1][1] + text)
+            else:
+                merged.append((kind, text))
+        return " + ".join(repr(text) if kind == "lit" else f"str({text})" for kind, text in merged)

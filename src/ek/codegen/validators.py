@@ -1,0 +1,203 @@
+"""Straight-line validator bodies: one ``if`` per rule, no loop over the spec at run time.
+
+The fast path (valid input) touches each argument once; messages and paths
+are only built when something is wrong. Schema content (names, patterns,
+enum members) only ever appears as ``repr`` literals or in module tables.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ek.codegen.literals import py_literal
+from ek.codegen.patterns import specialise
+from ek.codegen.source import Lines, PathExpr
+from ek.grammar.model import (
+    Constraints,
+    EnumType,
+    FieldSpec,
+    GraphGrammar,
+    ListType,
+    ObjectType,
+    PrimitiveType,
+    TypeNode,
+)
+
+
+class Tables:
+    """Module-level constants the validators share: compiled patterns, enum sets, key sets."""
+
+    def __init__(self) -> None:
+        self.patterns: list[str] = []
+        self.enums: list[frozenset[str]] = []
+        self.keysets: list[frozenset[str]] = []
+
+    def _index(self, table: list[Any], value: Any) -> int:
+        if value not in table:
+            table.append(value)
+        return table.index(value)
+
+    def pattern(self, pattern: str) -> str:
+        return f"_FM{self._index(self.patterns, pattern)}"
+
+    def enum(self, members: tuple[str, ...]) -> str:
+        return f"_E{self._index(self.enums, frozenset(members))}"
+
+    def keyset(self, names: tuple[str, ...]) -> str:
+        return f"_K{self._index(self.keysets, frozenset(names))}"
+
+    def assignments(self) -> list[str]:
+        """``_FM0 = _re.compile(...).fullmatch`` etc., in first-use order (deterministic)."""
+        out = [f"_FM{i} = _re.compile({py_literal(p)}).fullmatch" for i, p in enumerate(self.patterns)]
+        out += [f"_E{i} = {py_literal(e)}" for i, e in enumerate(self.enums)]
+        out += [f"_K{i} = {py_literal(k)}" for i, k in enumerate(self.keysets)]
+        return out
+
+
+def _range_text(lo: Any, hi: Any) -> str:
+    return f"[{'' if lo is None else repr(lo)}..{'' if hi is None else repr(hi)}]"
+
+
+def _bounds_test(expr: str, lo: Any, hi: Any) -> str:
+    """A condition that is True when ``expr`` is OUT of range (NaN is out of every range)."""
+    if lo is not None and hi is not None:
+        return f"not ({py_literal(lo)} <= {expr} <= {py_literal(hi)})"
+    if lo is not None:
+        return f"not ({expr} >= {py_literal(lo)})"
+    return f"not ({expr} <= {py_literal(hi)})"
+
+
+def _fail(code: Lines, path: PathExpr, reason: str, dynamic: str | None = None) -> None:
+    msg = py_literal(reason) if dynamic is None else f"{py_literal(reason)} + {dynamic}"
+    code.line(f"errs.append(_V({path.code()}, {msg}))")
+
+
+class ValidatorEmitter:
+    """Writes the body of ``validate_<tool>`` for one grammar."""
+
+    def __init__(self, grammar: GraphGrammar, tables: Tables) -> None:
+        self.grammar = grammar
+        self.tables = tables
+
+    def tool_body(self, fields: tuple[FieldSpec, ...]) -> str:
+        code = Lines(level=1)
+        with code.block("if type(args) is not dict:"):
+            with code.block("if not isinstance(args, _Mapping):"):
+                code.line("return _not_object('$', args)")
+            code.line("args = dict(args)")
+        code.line("errs: list[Violation] = []")
+        self.fields(code, "args", fields, PathExpr.root())
+        code.line("return errs")
+        return code.text()
+
+    def fields(self, code: Lines, obj: str, fields: tuple[FieldSpec, ...], path: PathExpr) -> None:
+        """Check each declared field of the dict in ``obj``, then count keys to find unknown ones."""
+        count = code.fresh("n")
+        code.line(f"{count} = {sum(1 for f in fields if f.required)}")
+        for f in fields:
+            fpath = path.key(f.name)
+            key = py_literal(f.name)
+            node, cons = self.grammar.resolve(f.type, f.constraints)
+            if f.required:
+                var = code.fresh("v")
+                with code.block("try:"):
+                    code.line(f"{var} = {obj}[{key}]")
+                with code.block("except KeyError:"):
+                    _fail(code, fpath, "missing required argument")
+                    code.line(f"{count} -= 1")
+                if self._has_checks(node):
+                    with code.block("else:"):
+                        self.value(code, var, node, cons, fpath)
+            else:
+                with code.block(f"if {key} in {obj}:"):
+                    code.line(f"{count} += 1")
+                    if self._has_checks(node):
+                        var = code.fresh("v")
+                        code.line(f"{var} = {obj}[{key}]")
+                        with code.block(f"if {var} is not None:"):
+                            self.value(code, var, node, cons, fpath)
+        keys = self.tables.keyset(tuple(f.name for f in fields))
+        with code.block(f"if len({obj}) != {count}:"):
+            code.line(f"_unknown(errs, {obj}, {keys}, {path.code()})")
+
+    @staticmethod
+    def _has_checks(node: TypeNode) -> bool:
+        return not (isinstance(node, PrimitiveType) and node.name == "any")
+
+    def value(self, code: Lines, var: str, node: TypeNode, cons: Constraints, path: PathExpr) -> None:
+        """Checks for one value already bound to ``var``."""
+        got = f"_tn({var})"
+        if isinstance(node, PrimitiveType):
+            name = node.name
+            if name == "str":
+                with code.block(f"if not isinstance({var}, str):"):
+                    _fail(code, path, "expected str, got ", got)
+                if cons.min is not None or cons.max is not None or cons.pattern is not None:
+                    with code.block("else:"):
+                        self._length(code, var, cons, path)
+                        self._pattern(code, var, cons.pattern, path)
+            elif name == "int":
+                with code.block(f"if type({var}) is not int and (type({var}) is bool or not isinstance({var}, int)):"):
+                    _fail(code, path, "expected int, got ", got)
+                self._range(code, var, cons, path)
+            elif name == "float":
+                test = f"type({var}) is not float and (type({var}) is bool or not isinstance({var}, (int, float)))"
+                with code.block(f"if {test}:"):
+                    _fail(code, path, "expected float, got ", got)
+                self._range(code, var, cons, path)
+            elif name == "bool":
+                with code.block(f"if type({var}) is not bool:"):
+                    _fail(code, path, "expected bool, got ", got)
+            elif name == "date":
+                with code.block(f"if not isinstance({var}, str) or not _is_date({var}):"):
+                    _fail(code, path, "expected an ISO date string YYYY-MM-DD, got ", f"_short({var})")
+            elif name == "datetime":
+                with code.block(f"if not isinstance({var}, str) or not _is_datetime({var}):"):
+                    _fail(code, path, "expected an ISO 8601 datetime string, got ", f"_short({var})")
+            elif name != "any":
+                raise ValueError(f"unknown primitive type {name!r}")
+        elif isinstance(node, EnumType):
+            table = self.tables.enum(node.members)
+            members = ", ".join(repr(m) for m in node.members)
+            with code.block(f"if not isinstance({var}, str) or {var} not in {table}:"):
+                _fail(code, path, f"expected one of {members}, got ", f"_short({var})")
+        elif isinstance(node, ListType):
+            with code.block(f"if not isinstance({var}, (list, tuple)):"):
+                _fail(code, path, "expected list, got ", got)
+            item, item_cons = self.grammar.resolve(node.item)
+            has_len = cons.min is not None or cons.max is not None
+            if has_len or self._has_checks(item):
+                with code.block("else:"):
+                    if has_len:
+                        self._length(code, var, cons, path)
+                    if self._has_checks(item):
+                        idx, elem = code.fresh("i"), code.fresh("v")
+                        with code.block(f"for {idx}, {elem} in enumerate({var}):"):
+                            self.value(code, elem, item, item_cons, path.index(idx))
+        elif isinstance(node, ObjectType):
+            with code.block(f"if not isinstance({var}, dict):"):
+                _fail(code, path, "expected an object, got ", got)
+            with code.block("else:"):
+                self.fields(code, var, node.fields, path)
+        else:
+            raise TypeError(f"unresolved type node {node!r}")
+
+    def _range(self, code: Lines, var: str, cons: Constraints, path: PathExpr) -> None:
+        if cons.min is None and cons.max is None:
+            return
+        with code.block(f"elif {_bounds_test(var, cons.min, cons.max)}:"):
+            _fail(code, path, f"must be in {_range_text(cons.min, cons.max)}, got ", f"repr({var})")
+
+    def _length(self, code: Lines, var: str, cons: Constraints, path: PathExpr) -> None:
+        if cons.min is None and cons.max is None:
+            return
+        with code.block(f"if {_bounds_test(f'len({var})', cons.min, cons.max)}:"):
+            _fail(code, path, f"length must be in {_range_text(cons.min, cons.max)}, got ", f"str(len({var}))")
+
+    def _pattern(self, code: Lines, var: str, pattern: str | None, path: PathExpr) -> None:
+        if pattern is None:
+            return
+        fast = specialise(pattern, var)
+        test = f"not ({fast})" if fast is not None else f"{self.tables.pattern(pattern)}({var}) is None"
+        with code.block(f"if {test}:"):
+            _fail(code, path, f"must fully match /{pattern}/, got ", f"_short({var})")

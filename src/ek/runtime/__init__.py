@@ -1,0 +1,87 @@
+"""Using generated grammar modules: load, compile in memory, resolve ``NAME@VERSION``, validate.
+
+>>> from ek.grammar.model import GraphGrammar, ToolSpec, FieldSpec, PrimitiveType
+>>> g = GraphGrammar("demo", 1, tools=(ToolSpec("ping", (FieldSpec("host", PrimitiveType("str")),)),))
+>>> check = validator_for(g)
+>>> check("ping", {"host": "example.org"})
+[]
+>>> check("ping", {"host": 7, "port": 80})
+[Violation(path='$.host', reason='expected str, got int'), Violation(path='$.port', reason='unknown argument')]
+>>> grammar_of(g) is g
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ek.grammar.model import GraphGrammar
+from ek.runtime.errors import (
+    GeneratedModuleError,
+    GrammarNotFoundError,
+    StaleModuleError,
+    UnsupportedGeneratorError,
+)
+from ek.runtime.loader import (
+    SUPPORTED_GENERATOR_VERSIONS,
+    check_module,
+    compile_grammar,
+    load_module,
+    load_schema,
+    module_of,
+)
+from ek.runtime.violation import ArgumentsError, Violation
+
+#: validator(tool_name, args) -> violations ([] when the call fits the schema)
+Validator = Callable[[str, Any], list[Violation]]
+
+
+def validator_for(obj: Any) -> Validator:
+    """``validate(tool_name, args)`` for a GraphGrammar, a generated module, or a path to ``.ek``/``.py``.
+
+    Unknown tools are a violation at ``$``, never an exception.
+    """
+    return module_of(obj).validate  # type: ignore[no-any-return]
+
+
+def grammar_of(obj: Any) -> GraphGrammar:
+    """The GraphGrammar behind a GraphGrammar, a generated module (its ``GRAMMAR``) or a schema/module path."""
+    if isinstance(obj, GraphGrammar):
+        return obj
+    import os
+    import types
+
+    if isinstance(obj, (str, os.PathLike)) and os.fspath(obj).endswith(".ek"):
+        return load_schema(obj)
+    if isinstance(obj, (types.ModuleType, str, os.PathLike)):
+        return module_of(obj).GRAMMAR  # type: ignore[no-any-return]
+    raise TypeError(f"expected a GraphGrammar, a generated module or a path, got {type(obj).__name__}")
+
+
+def __getattr__(name: str) -> Any:
+    if name == "resolve":
+        from ek.runtime.resolve import resolve
+
+        return resolve
+    raise AttributeError(f"module 'ek.runtime' has no attribute {name!r}")
+
+
+__all__ = [
+    "SUPPORTED_GENERATOR_VERSIONS",
+    "ArgumentsError",
+    "GeneratedModuleError",
+    "GrammarNotFoundError",
+    "StaleModuleError",
+    "UnsupportedGeneratorError",
+    "Validator",
+    "Violation",
+    "check_module",
+    "compile_grammar",
+    "grammar_of",
+    "load_module",
+    "load_schema",
+    "module_of",
+    "resolve",
+    "validator_for",
+]

@@ -1,0 +1,60 @@
+"""validator_for / grammar_of: the entry points the scorer uses, on every kind of input."""
+
+from __future__ import annotations
+
+from ek.codegen import write_modules
+from ek.grammar.model import EnumType, FieldSpec, GraphGrammar, PrimitiveType, ToolSpec
+from ek.runtime import Violation, compile_grammar, grammar_of, load_module, validator_for
+
+WEATHER = GraphGrammar(
+    "weather",
+    1,
+    tools=(
+        ToolSpec(
+            "get_weather",
+            (
+                FieldSpec("location", PrimitiveType("str")),
+                FieldSpec("unit", EnumType(("celsius", "fahrenheit")), required=False),
+            ),
+        ),
+    ),
+    source_sha256="1" * 64,
+)
+
+
+def test_runtime_validator_for_grammar_reports_violations() -> None:
+    check = validator_for(WEATHER)
+    assert check("get_weather", {"location": "Paris"}) == []
+    assert check("get_weather", {"location": "Paris", "unit": "kelvin"}) == [
+        Violation("$.unit", "expected one of 'celsius', 'fahrenheit', got 'kelvin'")
+    ]
+    assert check("get_time", {}) == [Violation("$", "unknown tool 'get_time'")]
+
+
+def test_runtime_validator_for_module_and_path_agree(tmp_path) -> None:
+    (path,) = write_modules([WEATHER], tmp_path)
+    module = load_module(path)
+    calls = [
+        ("get_weather", {"location": 3}),
+        ("get_weather", {"unit": "celsius", "extra": 1}),
+        ("get_weather", {"location": "Oslo"}),
+    ]
+    for obj in (WEATHER, module, path, str(path)):
+        check = validator_for(obj)
+        assert [check(name, args) for name, args in calls] == [
+            [Violation("$.location", "expected str, got int")],
+            [Violation("$.location", "missing required argument"), Violation("$.extra", "unknown argument")],
+            [],
+        ]
+
+
+def test_runtime_grammar_of_accepts_grammar_module_and_path(tmp_path) -> None:
+    (path,) = write_modules([WEATHER], tmp_path)
+    assert grammar_of(WEATHER) is WEATHER
+    assert grammar_of(load_module(path)) == WEATHER
+    assert grammar_of(path) == WEATHER
+    assert grammar_of(compile_grammar(WEATHER)).source_sha256 == "1" * 64
+
+
+def test_runtime_compile_grammar_is_cached() -> None:
+    assert compile_grammar(WEATHER) is compile_grammar(WEATHER)
