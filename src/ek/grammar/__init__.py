@@ -1,5 +1,15 @@
-"""The tool-schema DSL: model classes now; parser, checker and formatter in sibling modules."""
+"""The tool-schema DSL: parse ``.ek`` text into the typed model, check it, print it back.
 
+>>> from ek.grammar import parse, format_grammar
+>>> g = parse('grammar demo 1\\ntool "math.hypot" {\\n    x: float\\n    y: float compare tol(0.001)\\n}\\n')
+>>> g.key, [f.name for f in g.tool("math.hypot").fields]
+('demo@1', ['x', 'y'])
+>>> parse(format_grammar(g)) == g
+True
+"""
+
+from ek.grammar.api import load, parse
+from ek.grammar.diagnostics import Diagnostic, SchemaError
 from ek.grammar.model import (
     COMPARE_POLICIES,
     NO_CONSTRAINTS,
@@ -19,6 +29,7 @@ from ek.grammar.model import (
     TypeAlias,
     TypeNode,
 )
+from ek.grammar.printer import format_grammar
 
 __all__ = [
     "COMPARE_POLICIES",
@@ -27,6 +38,7 @@ __all__ = [
     "PRIMITIVE_TYPES",
     "ComparePolicy",
     "Constraints",
+    "Diagnostic",
     "EnumType",
     "FieldSpec",
     "GraphGrammar",
@@ -35,7 +47,11 @@ __all__ = [
     "NamedType",
     "ObjectType",
     "PrimitiveType",
+    "SchemaError",
     "ToolSpec",
     "TypeAlias",
     "TypeNode",
+    "format_grammar",
+    "load",
+    "parse",
 ]

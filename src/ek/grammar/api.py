@@ -1,0 +1,48 @@
+"""``parse`` and ``load``: schema text or file -> checked :class:`GraphGrammar`, or one SchemaError."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+import attrs
+
+from ek.grammar.checker import check
+from ek.grammar.diagnostics import Diagnostic, SchemaError
+from ek.grammar.model import GraphGrammar
+from ek.grammar.parser import normalize, parse_syntax
+
+
+def parse(text: str, filename: str = "<string>") -> GraphGrammar:
+    """Parse and check schema ``text``; raise :class:`SchemaError` listing every problem.
+
+    >>> g = parse("grammar demo 1\\ntool ping {\\n    host: str\\n}\\n")
+    >>> g.key, g.tool("ping").field("host").required
+    ('demo@1', True)
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"parse() wants the schema text as str, not {type(text).__name__}")
+    source = normalize(text)
+    syntax = parse_syntax(source, filename)
+    grammar, diagnostics = check(syntax)
+    if grammar is None:
+        raise SchemaError(diagnostics, source)
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return attrs.evolve(grammar, source_path=None, source_sha256=digest)
+
+
+def load(path: str | os.PathLike[str]) -> GraphGrammar:
+    """Read, parse and check a ``.ek`` file; ``source_path`` and ``source_sha256`` describe the file."""
+    name = os.fspath(path)
+    try:
+        data = open(name, "rb").read()
+    except OSError as err:
+        raise SchemaError([Diagnostic(name, 1, 1, f"cannot read schema: {err.strerror or err}")]) from err
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        raise SchemaError([Diagnostic(name, line, column, "the file is not valid UTF-8")]) from err
+    grammar = parse(text, name)
+    return attrs.evolve(grammar, source_path=name, source_sha256=hashlib.sha256(data).hexdigest())

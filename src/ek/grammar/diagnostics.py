@@ -1,0 +1,103 @@
+"""Diagnostics of the DSL: one frozen record per problem, rendered like a compiler.
+
+``FILE:LINE:COL: error: MESSAGE``, then the source line and a caret under the
+offending token. :class:`SchemaError` carries every diagnostic of a file at once.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Sequence
+
+import attrs
+
+from ek.grammar.model import Location
+
+
+@attrs.frozen
+class Diagnostic:
+    """One problem in a schema file; ``line``/``column`` are 1-based.
+
+    ``message`` is the full sentence (including any "did you mean" hint);
+    ``suggestion`` is the suggested replacement on its own, when there is one.
+    ``length`` is how many characters the caret underlines.
+    """
+
+    file: str
+    line: int
+    column: int
+    message: str
+    severity: str = "error"
+    suggestion: str | None = None
+    length: int = 1
+
+    @property
+    def header(self) -> str:
+        """The first line of the report: ``FILE:LINE:COL: error: MESSAGE``."""
+        return f"{self.file}:{self.line}:{self.column}: {self.severity}: {self.message}"
+
+    def render(self, source: str | None = None) -> str:
+        """The header, plus the source line and a caret when ``source`` is given.
+
+        >>> d = Diagnostic("t.ek", 1, 6, "unknown type 'strng'; did you mean 'str'?", length=5)
+        >>> print(d.render("x: y strng"))
+        t.ek:1:6: error: unknown type 'strng'; did you mean 'str'?
+            x: y strng
+                 ^^^^^
+        """
+        if source is None:
+            return self.header
+        lines = source.splitlines()
+        if not 1 <= self.line <= len(lines):
+            return self.header
+        text = lines[self.line - 1]
+        # Keep tabs as tabs so the caret lines up whatever the terminal's tab width.
+        pad = "".join("\t" if ch == "\t" else " " for ch in text[: self.column - 1])
+        width = max(1, min(self.length, max(1, len(text) - self.column + 1)))
+        return f"{self.header}\n    {text}\n    {pad}{'^' * width}"
+
+
+def diagnostic_at(
+    loc: Location, message: str, *, suggestion: str | None = None, length: int | None = None
+) -> Diagnostic:
+    """A diagnostic pointing at ``loc``, underlining it when its end is on the same line."""
+    if length is None:
+        length = 1
+        if loc.end_line == loc.line and loc.end_column is not None:
+            length = max(1, loc.end_column - loc.column)
+    return Diagnostic(loc.file, loc.line, loc.column, message, suggestion=suggestion, length=length)
+
+
+def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
+    """The closest candidate to a misspelt ``word``, if any is close enough.
+
+    >>> did_you_mean("strng", ["str", "int", "Airport"])
+    'str'
+    >>> did_you_mean("zzz", ["str"]) is None
+    True
+    """
+    matches = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
+    return matches[0] if matches else None
+
+
+def render_all(diagnostics: Sequence[Diagnostic], sources: dict[str, str] | None = None) -> str:
+    """Every diagnostic, each with its source line when the file's text is known."""
+    sources = sources or {}
+    return "\n".join(d.render(sources.get(d.file)) for d in diagnostics)
+
+
+class SchemaError(ValueError):
+    """A schema that cannot be used; ``str()`` is the full report of every problem.
+
+    ``diagnostics`` is a tuple of :class:`Diagnostic`, sorted by position.
+    """
+
+    def __init__(self, diagnostics: Iterable[Diagnostic], source: str | None = None) -> None:
+        diags = tuple(sorted(diagnostics, key=lambda d: (d.file, d.line, d.column)))
+        self.diagnostics: tuple[Diagnostic, ...] = diags
+        self.source = source
+        sources = {d.file: source for d in diags} if source is not None else {}
+        super().__init__(render_all(diags, sources))
+
+    def __str__(self) -> str:
+        return str(self.args[0])

@@ -1,0 +1,202 @@
+"""String, regex and number literals of the DSL: decoded by hand, never evaluated.
+
+Schema text is data. These helpers turn literal tokens into Python values and
+back (for the printer) without ``eval`` or ``ast.literal_eval``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import keyword
+import math
+import re
+
+_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", '"': '"', "\\": "\\", "/": "/", "'": "'"}
+_HEX_ESCAPES = {"x": 2, "u": 4, "U": 8}
+_ENCODE = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\0": "\\0"}
+
+#: A name that may be written without quotes.
+BARE_NAME = re.compile(r"[^\W\d]\w*")
+
+
+class EscapeError(ValueError):
+    """A bad escape sequence; ``offset`` is its position inside the token text."""
+
+    def __init__(self, message: str, offset: int) -> None:
+        super().__init__(message)
+        self.offset = offset
+
+
+def decode_escapes(body: str, base: int = 0) -> str:
+    r"""Decode the backslash escapes of a string literal's body.
+
+    >>> decode_escapes(r'a\"b\n\u00e9')
+    'a"b\né'
+    """
+    if "\\" not in body:
+        return body
+    out: list[str] = []
+    i, n = 0, len(body)
+    while i < n:
+        ch = body[i]
+        if ch != "\\":
+            out.append(ch)
+            i += 1
+            continue
+        if i + 1 >= n:
+            raise EscapeError("a string cannot end with a lone backslash", base + i)
+        esc = body[i + 1]
+        if esc in _SIMPLE_ESCAPES:
+            out.append(_SIMPLE_ESCAPES[esc])
+            i += 2
+        elif esc in _HEX_ESCAPES:
+            width = _HEX_ESCAPES[esc]
+            digits = body[i + 2 : i + 2 + width]
+            if len(digits) != width or not all(c in "0123456789abcdefABCDEF" for c in digits):
+                raise EscapeError(f"'\\{esc}' needs exactly {width} hex digits", base + i)
+            code = int(digits, 16)
+            if code > 0x10FFFF:
+                raise EscapeError(f"'\\{esc}{digits}' is not a Unicode code point", base + i)
+            out.append(chr(code))
+            i += 2 + width
+        elif esc == "\n":  # a backslash-newline inside a long string joins the lines
+            i += 2
+        else:
+            raise EscapeError(f"unknown escape '\\{esc}' in string", base + i)
+    return "".join(out)
+
+
+def decode_string(token: str) -> str:
+    """The value of a ``"..."`` or ``\"\"\"...\"\"\"`` token.
+
+    Long strings are doc strings: their indentation is cleaned like Python's.
+
+    >>> decode_string('"math.hypot"')
+    'math.hypot'
+    >>> decode_string('\"\"\"Cancel.\\n    Cannot be undone.\"\"\"')
+    'Cancel.\\nCannot be undone.'
+    """
+    if token.startswith('"""'):
+        return inspect.cleandoc(decode_escapes(token[3:-3], 3))
+    return decode_escapes(token[1:-1], 1)
+
+
+def encode_string(value: str) -> str:
+    r"""A one-line ``"..."`` literal that decodes back to ``value``.
+
+    >>> encode_string('say "hi"\n')
+    '"say \\"hi\\"\\n"'
+    """
+    out: list[str] = []
+    for ch in value:
+        if ch in _ENCODE:
+            out.append(_ENCODE[ch])
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F or 0xD800 <= ord(ch) <= 0xDFFF or ch in "\u2028\u2029\x85":
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def encode_doc(value: str, indent: str) -> str:
+    """A doc string literal: ``\"\"\"`` with indented lines when multi-line and clean, else ``"..."``."""
+    if "\n" in value and _long_ok(value):
+        lines = value.split("\n")
+        body = "\n".join([lines[0]] + [(indent + line) if line else "" for line in lines[1:]])
+        return '"""' + body + '"""'
+    return encode_string(value)
+
+
+def _long_ok(value: str) -> bool:
+    if '"""' in value or "\\" in value or value.endswith('"') or inspect.cleandoc(value) != value:
+        return False
+    return all(ch == "\n" or (ord(ch) >= 0x20 and ord(ch) != 0x7F) for ch in value)
+
+
+def decode_pattern(token: str) -> str:
+    r"""The regex inside a ``/.../`` token: ``\/`` stands for ``/``, other escapes stay for ``re``.
+
+    >>> decode_pattern(r'/a\/b\d/')
+    'a/b\\d'
+    """
+    body = token[1:-1]
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        if body[i] == "\\" and i + 1 < len(body):
+            out.append("/" if body[i + 1] == "/" else body[i : i + 2])
+            i += 2
+        else:
+            out.append(body[i])
+            i += 1
+    return "".join(out)
+
+
+def encode_pattern(pattern: str) -> str:
+    r"""A ``/.../`` token for ``pattern`` (the inverse of :func:`decode_pattern`).
+
+    >>> encode_pattern('a/b\\d')
+    '/a\\/b\\d/'
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern):
+            nxt = pattern[i + 1]
+            out.append("\\n" if nxt == "\n" else "\\" + nxt)
+            i += 2
+            continue
+        out.append({"/": "\\/", "\n": "\\n"}.get(ch, "\\\\" if ch == "\\" else ch))
+        i += 1
+    return "/" + "".join(out) + "/"
+
+
+def parse_number(text: str) -> int | float:
+    """An int when written without a fraction or exponent, else a float.
+
+    >>> parse_number("3"), parse_number("-0.5"), parse_number("1e3")
+    (3, -0.5, 1000.0)
+    """
+    if "." in text or "e" in text or "E" in text:
+        return float(text)
+    return int(text)
+
+
+def format_number(value: int | float) -> str:
+    """The literal the parser reads back as ``value`` (floats keep a fraction or exponent).
+
+    >>> format_number(3), format_number(3.0), format_number(0.001), format_number(1e300)
+    ('3', '3.0', '0.001', '1e+300')
+    """
+    if isinstance(value, bool):
+        raise ValueError("booleans are not numbers in the DSL")
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{value!r} cannot be written in the DSL")
+        return repr(value)
+    return str(int(value))
+
+
+def format_weight(value: float) -> str:
+    """Weights and importances are floats in the model; print ``3`` for ``3.0``.
+
+    >>> format_weight(3.0), format_weight(0.5)
+    ('3', '0.5')
+    """
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e16:
+        return str(int(value))
+    return format_number(value)
+
+
+def format_name(name: str) -> str:
+    """A name as written in a schema: bare when it is an identifier-like word, else quoted.
+
+    Python keywords are quoted too (``"from"``), as the DSL reference writes them.
+
+    >>> format_name("search"), format_name("math.hypot"), format_name("from")
+    ('search', '"math.hypot"', '"from"')
+    """
+    if BARE_NAME.fullmatch(name) and not keyword.iskeyword(name):
+        return name
+    return encode_string(name)
