@@ -1,0 +1,105 @@
+"""Property-based laws of the scorer (hypothesis)."""
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ek.agents.toolcalls import ToolCallMetric, _assign, _Context, coerce_calls
+from ek.canon import fold
+from ek.scoring import Score, merge
+
+SETTINGS = settings(max_examples=150, deadline=None)
+
+values = st.one_of(
+    st.integers(-2, 2), st.sampled_from(["a", "A", "b", " b ", "c"]), st.booleans(), st.none(),
+    st.lists(st.integers(0, 2), max_size=2),
+)
+args = st.dictionaries(st.sampled_from(["x", "y", "z"]), values, max_size=3)
+calls = st.lists(st.tuples(st.sampled_from(["s", "t", "u"]), args), max_size=6)
+levels = st.sampled_from(["call", "arg"])
+
+
+def exact(score):
+    return score.exact_counts
+
+
+@SETTINGS
+@given(calls, calls, levels, st.randoms(use_true_random=False), st.booleans())
+def test_permutation_invariance(pred, gold, level, rnd, optimal):
+    metric = ToolCallMetric(level, optimal=optimal)
+    base = metric(pred, gold)
+    p2, g2 = list(pred), list(gold)
+    rnd.shuffle(p2)
+    rnd.shuffle(g2)
+    # argument dicts rebuilt in another insertion order
+    p2 = [(n, dict(reversed(list(a.items())))) for n, a in p2]
+    assert exact(metric(p2, g2)) == exact(base)
+
+
+@SETTINGS
+@given(calls, levels, st.booleans())
+def test_perfect_prediction_scores_one(gold, level, optimal):
+    assert ToolCallMetric(level, optimal=optimal)(gold, gold).f1 == 1.0
+
+
+@SETTINGS
+@given(calls, calls, args, levels, st.booleans())
+def test_adding_an_unmatched_call_never_raises_f1(pred, gold, extra_args, level, to_pred):
+    metric = ToolCallMetric(level)
+    before = metric(pred, gold).f1
+    extra = ("never_called_tool", extra_args)
+    after = metric(pred + [extra], gold) if to_pred else metric(pred, gold + [extra])
+    assert after.f1 <= before
+
+
+@SETTINGS
+@given(st.lists(st.tuples(calls, calls), max_size=8), st.integers(0, 8), levels)
+def test_merge_of_split_equals_whole(corpus, cut, level):
+    metric = ToolCallMetric(level)
+    scores = [metric(p, g) for p, g in corpus]
+    whole = merge(scores)
+    left, right = merge(scores[:cut]), merge(scores[cut:])
+    assert right + left == whole == left + right
+    assert sum(reversed(scores), Score(episodes=0)) == whole
+    assert whole.episodes == len(corpus)
+
+
+def _total_agreement(pred, gold, optimal):
+    ctx = _Context(fold, None, validate=False)
+    p, g = coerce_calls(pred, "pred"), coerce_calls(gold, "gold")
+    pairs, _, _ = _assign(p, g, ctx, optimal, [{} for _ in p])
+    return sum(ev.agreement for _, _, ev in pairs), sum(ev.exact for _, _, ev in pairs)
+
+
+@SETTINGS
+@given(calls, calls)
+def test_optimal_total_agreement_at_least_greedy(pred, gold):
+    g_agree, g_exact = _total_agreement(pred, gold, False)
+    o_agree, o_exact = _total_agreement(pred, gold, True)
+    assert o_exact >= g_exact
+    assert (o_exact, o_agree) >= (g_exact, g_agree - 1e-9)
+
+
+def test_optimal_matches_brute_force_on_small_groups():
+    import itertools
+
+    rnd = random.Random(7)
+    for _ in range(60):
+        n, m = rnd.randint(1, 4), rnd.randint(1, 4)
+        mk = lambda: ("f", {k: rnd.randint(0, 2) for k in "abc" if rnd.random() < 0.8})  # noqa: E731
+        pred, gold = [mk() for _ in range(n)], [mk() for _ in range(m)]
+        best = None
+        ctx = _Context(fold, None, validate=False)
+        ps, gs = coerce_calls(pred, "p"), coerce_calls(gold, "g")
+        from ek.agents.toolcalls import _evaluate
+
+        ev = [[_evaluate(ps[i], gs[j], ctx, {}) for j in range(m)] for i in range(n)]
+        k = min(n, m)
+        for rows in itertools.permutations(range(n), k):
+            for cols in itertools.permutations(range(m), k):
+                tot = (sum(ev[r][c].exact for r, c in zip(rows, cols)),
+                       sum(ev[r][c].agreement for r, c in zip(rows, cols)))
+                best = tot if best is None or tot > best else best
+        o_agree, o_exact = _total_agreement(pred, gold, True)
+        assert o_exact == best[0] and abs(o_agree - best[1]) < 1e-9

@@ -1,0 +1,95 @@
+"""Score, FieldMetric, canonicalizers, gold JSON and evaluate()."""
+
+from fractions import Fraction
+
+import pytest
+
+from ek import OMITTABLE, FieldMetric, OneOf, Score, evaluate
+from ek.agents.toolcalls import ToolCallMetric
+from ek.canon import bfcl, exact, fold, get_canonicalizer
+from ek.goldjson import gold_from_json, gold_to_json
+from ek.scoring import micro_f1
+
+
+def test_score_is_a_monoid_with_exact_sums():
+    a, b, c = Score(tp=0.1), Score(tp=0.2), Score(tp=0.3, fp=1)
+    assert (a + b) + c == a + (b + c)
+    assert (a + b + c).exact_counts[0] == Fraction(0.1) + Fraction(0.2) + Fraction(0.3)
+    assert Score(episodes=0) + a == a
+    assert sum([a, b]) == a + b
+
+
+def test_micro_average_is_not_a_mean_of_f1():
+    scores = [Score(tp=9, fp=1), Score(fn=1)]
+    assert micro_f1(scores) == pytest.approx(18 / 20)
+    assert micro_f1(scores) != (scores[0].f1 + scores[1].f1) / 2
+    assert ToolCallMetric().aggregate(scores) == micro_f1(scores)
+
+
+def test_score_rejects_bad_counts():
+    with pytest.raises(ValueError):
+        Score(tp=-1)
+    with pytest.raises(TypeError):
+        Score(tp=True)
+    with pytest.raises(ValueError):
+        Score(fp=float("nan"))
+
+
+def test_per_tool_and_per_reason_breakdowns_sum_to_the_whole():
+    m = ToolCallMetric("arg")
+    s = m([("a", {"x": 1}), ("b", {})], [("a", {"x": 2}), ("c", {"z": 1})]) + m([("a", {"x": 1})], [("a", {"x": 1})])
+    per_tool = s.by_tool()
+    assert set(per_tool) == {"a", "b", "c"}
+    assert sum(per_tool.values(), Score(episodes=0)).exact_counts == s.exact_counts
+    assert sum(w for w, _ in s.by_reason().values()) == s.fp + s.fn
+    assert s.unit_counts() == {"tp": 3, "fp": 2, "fn": 3}
+
+
+def test_field_metric_weights_and_errors():
+    m = FieldMetric({"total": 3})
+    s = m({"total": 10, "currency": "eur"}, {"total": 12, "currency": "EUR", "date": "x"})
+    assert (s.tp, s.fp, s.fn) == (1, 3, 4)
+    with pytest.raises(TypeError, match="pred must be a mapping"):
+        m([1], {})
+    with pytest.raises(ValueError, match="positive"):
+        FieldMetric({"a": 0})
+
+
+def test_canonicalizers():
+    assert fold("\tA  b\n") == "a b"
+    assert exact(" A") == " A"
+    assert bfcl("Hello, World-2.0") == "helloworld20"
+    assert get_canonicalizer(None) is fold
+    with pytest.raises(TypeError):
+        get_canonicalizer(3)
+
+
+def test_gold_json_round_trip_and_errors():
+    raw = [{"name": "t", "arguments": {"a": {"$oneOf": [1, {"$omit": True}]}, "b": [{"$oneOf": ["x", "y"]}]}}]
+    calls = gold_from_json(raw)
+    assert calls[0].args == {"a": OneOf(1, OMITTABLE), "b": [OneOf("x", "y")]}
+    assert gold_to_json(calls) == raw
+    with pytest.raises(ValueError, match=r"gold\[0\].arguments.a"):
+        gold_from_json([{"name": "t", "arguments": {"a": {"$oneOf": []}}}])
+    with pytest.raises(TypeError, match=r"gold\[1\]"):
+        gold_from_json([{"name": "t"}, {"tool": "u"}])
+
+
+def test_evaluate_streams_and_loses_no_input():
+    def pairs():
+        yield [("a", {})], [("a", {})]
+        yield ("ep-2", [("a", {})], [("b", {})])
+        yield "not a pair"
+        yield [42], [("a", {})]
+
+    report = evaluate(ToolCallMetric(), pairs())
+    assert report.inputs == 4 and report.episodes == 2 and len(report.errors) == 2
+    assert [e.index for e in report.errors] == [2, 3]
+    assert "pred call #0" in report.errors[1].reason
+    assert report.ids == (0, "ep-2")
+    assert (report.tp, report.fp, report.fn) == (1, 1, 1)
+    assert all(s.explanation is None for s in report.scores)
+    assert evaluate(ToolCallMetric(), [([], [])], keep="explanations").scores[0].explanation is not None
+    assert evaluate(ToolCallMetric(), [([], [])] * 3, keep="none").scores == ()
+    with pytest.raises(TypeError):
+        evaluate(ToolCallMetric(), [[42]], on_error="raise")
