@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 Canonicalizer = Callable[[str], str]
 
@@ -16,6 +17,7 @@ _WHITESPACE_RUN = re.compile(r"\s+")
 _BFCL_DROPPED = re.compile(r"[ ,./\-_*^]")
 
 
+@lru_cache(maxsize=1 << 16)  # corpora repeat the same strings; folding is pure
 def fold(text: str) -> str:
     """Unicode case-fold, fold whitespace runs to one space, strip the ends.
 
@@ -36,6 +38,7 @@ def exact(text: str) -> str:
     return text
 
 
+@lru_cache(maxsize=1 << 16)
 def bfcl(text: str) -> str:
     """BFCL's string standardisation: drop spaces and ``,./-_*^``, lower-case, ``'`` -> ``"``.
 

@@ -163,28 +163,48 @@ class Explanation:
         }
 
 
-def _exact(value: Any) -> Fraction:
-    if isinstance(value, Fraction):
-        return value
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+Exact = int | Fraction  # an exact non-negative count: int when integral (fast), else a Fraction
+
+
+def _exact(value: Any) -> Exact:
+    if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)):
         raise TypeError(f"score counts must be numbers, got {value!r}")
-    if value != value or value in (float("inf"), float("-inf")) or value < 0:
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ValueError(f"score counts must be finite and non-negative, got {value!r}")
+        value = int(value) if value.is_integer() else Fraction(value)
+    if value < 0:
         raise ValueError(f"score counts must be finite and non-negative, got {value!r}")
-    return Fraction(value)
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return value.numerator
+    return value
 
 
 #: tally key: (kind, tool, reason) -> (exact weight, unit count)
 TallyKey = tuple[str, str, str]
 
 
-def _freeze_tally(value: Mapping[TallyKey, tuple[Any, int]] | None) -> Mapping[TallyKey, tuple[Fraction, int]]:
+def _freeze_tally(value: Mapping[TallyKey, tuple[Any, int]] | None) -> Mapping[TallyKey, tuple[Exact, int]]:
     if not value:
         return MappingProxyType({})
     return MappingProxyType({k: (_exact(w), int(n)) for k, (w, n) in sorted(value.items())})
 
 
-def _ratio(num: Fraction, den: Fraction) -> float:
-    return float(num / den) if den else 1.0
+_WEIGHT_CACHE: dict[float, Exact] = {}
+
+
+def _weight_exact(weight: float) -> Exact:
+    """Exact value of a unit weight; weights repeat a lot, so conversions are cached."""
+    exact = _WEIGHT_CACHE.get(weight)
+    if exact is None:
+        exact = _exact(weight)
+        if len(_WEIGHT_CACHE) < 4096:
+            _WEIGHT_CACHE[weight] = exact
+    return exact
+
+
+def _ratio(num: Exact, den: Exact) -> float:
+    return float(Fraction(num, den)) if den else 1.0
 
 
 @attrs.frozen(eq=False)
@@ -201,10 +221,10 @@ class Score:
     (0.6666666666666666, 0.75, {'tp': 2.0, 'fp': 1.0, 'fn': 1.0})
     """
 
-    _tp: Fraction = attrs.field(default=Fraction(0), converter=_exact, alias="tp")
-    _fp: Fraction = attrs.field(default=Fraction(0), converter=_exact, alias="fp")
-    _fn: Fraction = attrs.field(default=Fraction(0), converter=_exact, alias="fn")
-    tally: Mapping[TallyKey, tuple[Fraction, int]] = attrs.field(factory=dict, converter=_freeze_tally)
+    _tp: Exact = attrs.field(default=0, converter=_exact, alias="tp")
+    _fp: Exact = attrs.field(default=0, converter=_exact, alias="fp")
+    _fn: Exact = attrs.field(default=0, converter=_exact, alias="fn")
+    tally: Mapping[TallyKey, tuple[Exact, int]] = attrs.field(factory=dict, converter=_freeze_tally)
     episodes: int = 1
     explanation: Explanation | None = None
 
@@ -221,8 +241,8 @@ class Score:
         return float(self._fn)
 
     @property
-    def exact_counts(self) -> tuple[Fraction, Fraction, Fraction]:
-        """TP, FP, FN as exact fractions (what sums are made of)."""
+    def exact_counts(self) -> tuple[Exact, Exact, Exact]:
+        """TP, FP, FN as exact numbers (int or Fraction): what sums are made of."""
         return self._tp, self._fp, self._fn
 
     @property
@@ -256,7 +276,7 @@ class Score:
 
     def by_tool(self) -> dict[str, Score]:
         """This score split per tool name (exact, sums back to the whole)."""
-        parts: dict[str, dict[TallyKey, tuple[Fraction, int]]] = {}
+        parts: dict[str, dict[TallyKey, tuple[Exact, int]]] = {}
         for key, val in self.tally.items():
             parts.setdefault(key[1], {})[key] = val
         return {tool: Score.from_tally(t, episodes=0) for tool, t in sorted(parts.items())}
@@ -267,7 +287,7 @@ class Score:
         for (kind, _tool, reason), (w, n) in self.tally.items():
             if kind == TP:
                 continue
-            slot = acc.setdefault(reason, [Fraction(0), 0])
+            slot = acc.setdefault(reason, [0, 0])
             slot[0] += w
             slot[1] += n
         return {r: (float(w), n) for r, (w, n) in sorted(acc.items(), key=lambda kv: (-kv[1][0], kv[0]))}
@@ -275,26 +295,29 @@ class Score:
     @classmethod
     def from_tally(cls, tally: Mapping[TallyKey, tuple[Any, int]], *, episodes: int = 1,
                    explanation: Explanation | None = None) -> Score:
-        sums = {TP: Fraction(0), FP: Fraction(0), FN: Fraction(0)}
+        sums: dict[str, Exact] = {TP: 0, FP: 0, FN: 0}
         for (kind, _tool, _reason), (w, _n) in tally.items():
             sums[kind] += _exact(w)
         return cls(tp=sums[TP], fp=sums[FP], fn=sums[FN], tally=tally, episodes=episodes, explanation=explanation)
 
     @classmethod
     def from_units(cls, units: Iterable[Unit], *, explanation: Explanation | None = None) -> Score:
-        tally: dict[TallyKey, tuple[Fraction, int]] = {}
+        tally: dict[TallyKey, list[Any]] = {}
         for u in units:
             key = (u.kind, u.tool, u.reason)
-            w, n = tally.get(key, (Fraction(0), 0))
-            tally[key] = (w + Fraction(u.weight), n + 1)
-        return cls.from_tally(tally, explanation=explanation)
+            slot = tally.get(key)
+            if slot is None:
+                slot = tally[key] = [0, 0]
+            slot[0] += _weight_exact(u.weight)
+            slot[1] += 1
+        return cls.from_tally({k: (w, n) for k, (w, n) in tally.items()}, explanation=explanation)
 
     def __add__(self, other: Score) -> Score:
         if not isinstance(other, Score):
             return NotImplemented
         tally = dict(self.tally)
         for key, (w, n) in other.tally.items():
-            w0, n0 = tally.get(key, (Fraction(0), 0))
+            w0, n0 = tally.get(key, (0, 0))
             tally[key] = (w0 + w, n0 + n)
         return Score(tp=self._tp + other._tp, fp=self._fp + other._fp, fn=self._fn + other._fn,
                      tally=tally, episodes=self.episodes + other.episodes)
