@@ -1,0 +1,99 @@
+"""Scoring with a real grammar: the travel schemas parsed by the DSL, and their generated modules."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import ek.grammar
+from ek.agents.toolcalls import ToolCallMetric
+from ek.runtime import load_module
+
+ROOT = Path(__file__).resolve().parents[2]
+V1, V2 = ROOT / "schemas" / "travel-v1.ek", ROOT / "schemas" / "travel-v2.ek"
+
+
+@pytest.fixture(scope="module")
+def travel2():
+    return ek.grammar.load(V2)
+
+
+@pytest.fixture(scope="module")
+def travel2_module(tmp_path_factory):
+    out = tmp_path_factory.mktemp("gen")
+    subprocess.run([sys.executable, "-m", "ek", "gen", str(V2), "-o", str(out)], check=True)
+    return load_module(out / "travel_v2.py")
+
+
+def counts(s):
+    return s.tp, s.fp, s.fn
+
+
+def test_tool_weight_and_argument_importance_from_the_schema(travel2):
+    m = ToolCallMetric("arg", grammar=travel2)
+    gold = [("cancel_booking", {"booking_id": "BK-1"})]
+    assert counts(m([("cancel_booking", {"booking_id": "bk-1"})], gold)) == (10, 50, 50)  # compare exact, w=10, i=5
+    assert counts(ToolCallMetric(grammar=travel2)([], gold)) == (0, 0, 10)
+
+
+def test_defaults_unordered_and_ignore_from_the_schema(travel2):
+    m = ToolCallMetric(grammar=travel2)
+    gold = [("search_flights", {"origin": "BER", "destination": "LHR", "date": "2026-12-24", "passengers": 1}),
+            ("book_flight", {"flight_id": "LH1", "passenger_names": ["Ann Lee", "Bo Chan"]}),
+            ("cancel_booking", {"booking_id": "X1", "reason": "plans changed"})]
+    pred = [("book_flight", {"flight_id": "LH1", "passenger_names": ["bo chan", "ANN LEE"]}),
+            ("search_flights", {"origin": "BER", "destination": "LHR", "date": "2026-12-24", "cabin": "economy"}),
+            ("cancel_booking", {"booking_id": "X1", "reason": "whatever"})]
+    assert m(pred, gold).f1 == 1.0
+
+
+def test_tolerance_policy_and_quoted_names(travel2):
+    m = ToolCallMetric(grammar=travel2)
+    gold = [("math.hypot", {"x": 3.0, "y": 4.0, "from": "origin"})]
+    assert m([("math.hypot", {"x": 3, "y": 4.0009, "from": "Origin"})], gold).f1 == 1.0
+    assert m([("math.hypot", {"x": 3, "y": 4.01, "from": "origin"})], gold).f1 == 0.0
+
+
+def test_schema_violation_is_a_wrong_value_even_when_comparison_would_match(travel2):
+    m = ToolCallMetric("arg", grammar=travel2)
+    gold = [("search_flights", {"origin": "BER", "destination": "LHR", "date": "2026-12-24"})]
+    score = m([("search_flights", {"origin": "ber", "destination": "LHR", "date": "2026-12-24"})], gold)
+    bad = [u for u in score.explanation.errors() if u.arg == "origin"]
+    assert {u.reason for u in bad} == {"invalid_value"} and "[A-Z]{3}" in bad[0].detail
+    lenient = ToolCallMetric("arg", grammar=travel2, validate=False)
+    assert lenient([("search_flights", {"origin": "ber", "destination": "LHR", "date": "2026-12-24"})], gold).f1 == 1.0
+
+
+def test_argument_outside_the_schema_is_hallucinated(travel2):
+    score = ToolCallMetric("arg", grammar=travel2)(
+        [("get_weather", {"location": "Paris", "verbose": True})], [("get_weather", {"location": "Paris"})])
+    assert [(u.kind, u.reason, u.arg) for u in score.explanation.errors()] == [("fp", "hallucinated_arg", "verbose")]
+
+
+def test_generated_module_and_loaded_schema_score_identically(travel2, travel2_module):
+    gold = [("search_flights", {"origin": "BER", "destination": "LHR", "date": "2026-12-24"}),
+            ("cancel_booking", {"booking_id": "X1"})]
+    preds = [
+        [("search_flights", {"origin": "ber", "destination": "LHR", "date": "2026-12-24", "passengers": 12})],
+        [("cancel_booking", {"booking_id": "x1"}), ("delete_everything", {})],
+        gold,
+    ]
+    for level in ("call", "arg"):
+        a = ToolCallMetric(level, grammar=travel2)
+        b = ToolCallMetric(level, grammar=travel2_module)
+        for pred in preds:
+            sa, sb = a(pred, gold), b(pred, gold)
+            assert sa == sb and sa.explanation.units == sb.explanation.units
+
+
+def test_grammar_per_call_overrides_the_metric_default(travel2):
+    v1 = ek.grammar.load(V1)
+    m = ToolCallMetric("arg", grammar=v1)
+    pred = [("cancel_booking", {"booking_id": "X"})]
+    assert m(pred, pred).explanation.units[0].weight == 1  # travel@1 has no cancel_booking: unknown tool
+    assert m(pred, pred, grammar=travel2).tp == 10 + 50
+
+
+def test_metric_accepts_a_schema_path(travel2):
+    assert ToolCallMetric(grammar=str(V2)).grammar == travel2
