@@ -1,0 +1,158 @@
+"""``ek score``: score a corpus of predicted tool calls against gold calls, and report it.
+
+Prints a terminal summary (overall micro precision/recall/F1, per tool, per
+error type, worst episodes, every line that could not be scored) and writes
+``--json`` and ``--html`` reports. Exit status: 0 when every line was scored,
+1 when some line failed (unless ``--allow-errors``), 2 for usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from ek.agents.toolcalls import LEVELS
+from ek.canon import CANONICALIZERS
+
+#: How many worst episodes keep their full alignment for the HTML report.
+HTML_EPISODES = 200
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _non_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def _confidence(text: str) -> float:
+    value = float(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {value}")
+    return value
+
+
+def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options shared by ``ek score`` and ``ek compare``: how episodes are scored."""
+    parser.add_argument("--grammar", metavar="SCHEMA.ek|MODULE|NAME@VERSION",
+                        help="default grammar: an .ek schema, a generated module (.py path or name) or NAME@VERSION "
+                             "on the search path; a line's own \"grammar\" field overrides it")
+    parser.add_argument("--search-path", metavar="DIR", nargs="+", action="extend", default=[],
+                        help="folders holding generated modules and .ek schemas for NAME@VERSION "
+                             "(default: the current folder, plus the --grammar schema's folder)")
+    parser.add_argument("--gold", metavar="GOLD.jsonl",
+                        help="gold calls by id (lines with id, gold and optional grammar) for corpus lines "
+                             "that hold only id and pred")
+    parser.add_argument("--level", choices=LEVELS, default="call",
+                        help="call: one unit per call, TP only on an exact match; arg: partial credit per argument")
+    parser.add_argument("--optimal", action="store_true",
+                        help="exact optimal assignment of predicted to gold calls (default: deterministic greedy)")
+    parser.add_argument("--canonicalizer", choices=sorted(CANONICALIZERS), default="fold",
+                        help="how strings are compared where the grammar says nothing (default: fold)")
+    parser.add_argument("--jobs", type=_positive, default=1, metavar="N",
+                        help="score in N processes (results are identical to one process)")
+    parser.add_argument("--allow-errors", action="store_true",
+                        help="exit 0 even when some lines could not be scored (they are still reported)")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("corpus", metavar="CORPUS.jsonl",
+                        help="JSON lines, one episode each: id, pred (or output/prediction/completion), gold, "
+                             "optional grammar; '-' reads stdin")
+    add_metric_arguments(parser)
+    parser.add_argument("--json", metavar="OUT.json", help="write the machine-readable report (docs/report-json.md)")
+    parser.add_argument("--html", metavar="OUT.html", help="write the self-contained HTML report")
+    parser.add_argument("--bootstrap", type=_non_negative, default=0, metavar="N",
+                        help="percentile bootstrap CI of micro F1 with N replicates (0: off)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    parser.add_argument("--confidence", type=_confidence, default=0.95, help="CI level (default 0.95)")
+    parser.add_argument("--worst", type=_non_negative, default=10, metavar="K",
+                        help="how many worst episodes to list (default 10)")
+    parser.add_argument("--html-episodes", type=_non_negative, default=HTML_EPISODES, metavar="N",
+                        help=f"how many worst episodes keep their alignment for --html (default {HTML_EPISODES})")
+
+
+def usage_error(command: str, message: str) -> int:
+    print(f"ek {command}: error: {message}", file=sys.stderr)
+    return 2
+
+
+def check_inputs(command: str, args: argparse.Namespace, paths: list[str]) -> int | None:
+    """Exit status 2 with a message when an input file or the default grammar is unusable, else None."""
+    for path in paths + ([args.gold] if args.gold else []):
+        if path != "-" and not os.path.isfile(path):
+            return usage_error(command, f"no such file: {path}")
+    for folder in args.search_path:
+        if not os.path.isdir(folder):
+            return usage_error(command, f"--search-path {folder}: not a folder")
+    if args.grammar:
+        from ek.report.grammars import GrammarError, load_grammar
+
+        try:
+            load_grammar(args.grammar, args.search_path)
+        except GrammarError as exc:
+            return usage_error(command, f"--grammar: {exc}")
+    return None
+
+
+def run_options(args: argparse.Namespace, **keep: Any) -> Any:
+    from ek.report.runner import RunOptions
+
+    return RunOptions(level=args.level, canonicalizer=args.canonicalizer, optimal=args.optimal,
+                      grammar=args.grammar, search_path=tuple(args.search_path), gold_file=args.gold, **keep)
+
+
+def score_file(path: str, options: Any, jobs: int) -> Any:
+    """Run the scorer on one file with a progress bar when stderr is a terminal."""
+    from ek.report.progress import ProgressBar
+    from ek.report.runner import file_size, run
+
+    bar = ProgressBar.for_terminal(file_size(path))
+    try:
+        return run(path, options, jobs=jobs, progress=bar)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def run(args: argparse.Namespace) -> int:
+    failed = check_inputs("score", args, [args.corpus])
+    if failed is not None:
+        return failed
+    from ek.report.jsonreport import build_report, write_json
+    from ek.report.table import render_report
+
+    keep_details = args.html_episodes if args.html else 0
+    options = run_options(args, keep_worst=args.worst, keep_details=keep_details)
+    result = score_file(args.corpus, options, args.jobs)
+    interval = None
+    if args.bootstrap:
+        from ek.stats import bootstrap_f1
+
+        interval = bootstrap_f1(*result.summary.rows(), replicates=args.bootstrap, seed=args.seed,
+                                confidence=args.confidence)
+    report = build_report(result, options, interval=interval, worst=args.worst)
+    print(render_report(report))
+    if args.json:
+        write_json(report, args.json)
+        print(f"\nJSON report: {args.json}")
+    if args.html:
+        from ek.report.html import write_html
+
+        write_html(report, result.summary.worst(keep_details), args.html)
+        print(f"HTML report: {args.html}")
+    failures = len(result.summary.errors) + len(result.gold_errors)
+    if failures and not args.allow_errors:
+        print(f"\n{failures} line(s) could not be scored; exit status 1 (use --allow-errors to accept that)",
+              file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,236 @@
+"""Reading a scoring corpus: JSON lines in, episodes or located line errors out, nothing lost.
+
+A corpus line is one episode::
+
+    {"id": "ep-1", "pred": "[search(q='cats')]", "gold": [{"name": "search", "arguments": {"q": "cats"}}],
+     "grammar": "travel@2"}
+
+The predicted output may sit under ``pred``, ``output``, ``prediction`` or
+``completion`` and be anything :func:`ek.parsing.parse_calls` reads (text or
+decoded JSON). ``gold`` is a list of calls in the gold JSON of
+:mod:`ek.goldjson`. ``id`` (string or integer) and ``grammar``
+(``NAME@VERSION``) are optional; a gold file given separately supplies
+``gold``/``grammar`` by ``id``.
+
+Every non-blank line becomes exactly one :class:`Episode` or one
+:class:`LineError`; blank lines are counted and skipped, so
+``lines_read == episodes + errors + blank_lines`` always holds.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import attrs
+
+from ek.agents.base import Step
+from ek.goldjson import gold_from_json
+
+#: Keys a predicted output may be stored under, in the order they are looked up.
+PRED_KEYS = ("pred", "output", "prediction", "completion")
+
+#: ``NAME@VERSION``: what a corpus line's ``grammar`` field must look like.
+GRAMMAR_REF = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*@[1-9][0-9]*")
+
+
+@attrs.frozen
+class Episode:
+    """One scorable line: where it was, its id, the raw predicted output and the decoded gold calls."""
+
+    line: int
+    id: str | int | None
+    pred: Any
+    gold: tuple[Step, ...]
+    grammar: str | None = None
+
+    @property
+    def label(self) -> str:
+        """How people see this episode: its id, or its line number when it has none."""
+        return f"line {self.line}" if self.id is None else str(self.id)
+
+
+@attrs.frozen
+class LineError:
+    """A corpus line that could not be scored: its 1-based line number, id when known, and why."""
+
+    line: int
+    id: str | int | None
+    reason: str
+
+    def __str__(self) -> str:
+        who = f" (id {self.id!r})" if self.id is not None else ""
+        return f"line {self.line}{who}: {self.reason}"
+
+
+@attrs.frozen
+class GoldEntry:
+    """Gold calls (and the grammar they were written against) of one id in a separate gold file."""
+
+    gold: tuple[Step, ...]
+    grammar: str | None = None
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=repr) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _decode_line(raw: bytes | str) -> Any:
+    text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    return json.loads(text.strip())
+
+
+def _json_error(exc: json.JSONDecodeError) -> str:
+    hint = " (line cut short?)" if exc.pos >= len(exc.doc) else ""
+    return f"invalid JSON at column {exc.colno}: {exc.msg}{hint}"
+
+
+def _read_id(obj: Mapping[str, Any]) -> str | int | None:
+    if "id" not in obj or obj["id"] is None:
+        return None
+    value = obj["id"]
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise TypeError(f"'id' must be a string or an integer, got {type(value).__name__}: {_short(value)}")
+    return value
+
+
+def _read_grammar(obj: Mapping[str, Any]) -> str | None:
+    value = obj.get("grammar")
+    if value is None:
+        return None
+    if not isinstance(value, str) or not GRAMMAR_REF.fullmatch(value):
+        raise ValueError(f"'grammar' must be NAME@VERSION (e.g. \"travel@2\"), got {_short(value)}")
+    return value
+
+
+def _read_gold(value: Any) -> tuple[Step, ...]:
+    if isinstance(value, str):  # gold stored as JSON text (common in datasets with a fixed column type)
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"'gold' is a string but not JSON: {exc.msg} at column {exc.colno}") from None
+    return tuple(gold_from_json(value, "gold"))
+
+
+def parse_episode(raw: bytes | str, line: int, gold_by_id: Mapping[Any, GoldEntry] | None = None
+                  ) -> Episode | LineError:
+    """Decode one non-blank corpus line into an :class:`Episode`, or say why it cannot be scored.
+
+    >>> parse_episode('{"id": 1, "pred": "f(x=1)", "gold": [{"name": "f", "arguments": {"x": 1}}]}', 3)
+    Episode(line=3, id=1, pred='f(x=1)', gold=(Step(name='f', args={'x': 1}),), grammar=None)
+    >>> print(parse_episode('{"id": "a", "gold": []}', 4))
+    line 4 (id 'a'): no predicted output: expected one of the keys 'pred', 'output', 'prediction', 'completion'
+    >>> print(parse_episode('{"id": "b", "pred": "f()"', 5))
+    line 5: invalid JSON at column 26: Expecting ',' delimiter (line cut short?)
+    """
+    try:
+        obj = _decode_line(raw)
+    except UnicodeDecodeError as exc:
+        return LineError(line, None, f"not UTF-8 text: {exc.reason} at byte {exc.start}")
+    except json.JSONDecodeError as exc:
+        return LineError(line, None, _json_error(exc))
+    except RecursionError:
+        return LineError(line, None, "invalid JSON: nested too deeply")
+    if not isinstance(obj, dict):
+        return LineError(line, None, f"expected a JSON object per line, got {type(obj).__name__}: {_short(obj)}")
+    episode_id: str | int | None = None
+    try:
+        episode_id = _read_id(obj)
+        pred_key = next((k for k in PRED_KEYS if k in obj), None)
+        if pred_key is None:
+            keys = ", ".join(repr(k) for k in PRED_KEYS)
+            raise KeyError(f"no predicted output: expected one of the keys {keys}")
+        grammar = _read_grammar(obj)
+        if "gold" in obj:
+            gold = _read_gold(obj["gold"])
+        elif gold_by_id is not None:
+            if episode_id is None:
+                raise KeyError("no 'gold' on the line and no 'id' to look it up in the gold file")
+            entry = gold_by_id.get(episode_id)
+            if entry is None:
+                raise KeyError(f"no 'gold' on the line and id {episode_id!r} is not in the gold file")
+            gold = entry.gold
+            grammar = grammar or entry.grammar
+        else:
+            raise KeyError("no 'gold' calls: expected the key 'gold' (a list of {\"name\", \"arguments\"} objects)")
+    except (KeyError, TypeError, ValueError) as exc:
+        reason = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+        return LineError(line, episode_id, str(reason))
+    return Episode(line, episode_id, obj[pred_key], gold, grammar)
+
+
+@attrs.define
+class LineCounts:
+    """How many physical lines were read and how many of them were blank (mutable: filled while streaming)."""
+
+    read: int = 0
+    blank: int = 0
+
+
+def iter_raw_lines(stream: BinaryIO, counts: LineCounts) -> Iterator[tuple[int, bytes]]:
+    """``(line_number, raw_bytes)`` of every non-blank line, counting blank ones in ``counts``.
+
+    >>> import io
+    >>> c = LineCounts()
+    >>> list(iter_raw_lines(io.BytesIO(b'{"a": 1}\\n\\n  \\n{"b": 2}'), c)), c
+    ([(1, b'{"a": 1}\\n'), (4, b'{"b": 2}')], LineCounts(read=4, blank=2))
+    """
+    for number, raw in enumerate(stream, 1):
+        counts.read = number
+        if raw.strip():
+            yield number, raw
+        else:
+            counts.blank += 1
+
+
+def load_gold_file(path: str | Path) -> tuple[dict[Any, GoldEntry], list[LineError], LineCounts]:
+    """Read a gold file (JSON lines with ``id`` and ``gold``, optional ``grammar``) into a dict by id.
+
+    Duplicate ids and bad lines are returned as errors, with their line numbers.
+    """
+    entries: dict[Any, GoldEntry] = {}
+    first_line: dict[Any, int] = {}
+    errors: list[LineError] = []
+    counts = LineCounts()
+    with open(path, "rb") as stream:
+        for number, raw in iter_raw_lines(stream, counts):
+            try:
+                obj = _decode_line(raw)
+            except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+                reason = _json_error(exc) if isinstance(exc, json.JSONDecodeError) else f"unreadable: {exc}"
+                errors.append(LineError(number, None, reason))
+                continue
+            episode_id = None
+            try:
+                if not isinstance(obj, dict):
+                    raise TypeError(f"expected a JSON object per line, got {type(obj).__name__}")
+                episode_id = _read_id(obj)
+                if episode_id is None:
+                    raise KeyError("a gold file line needs an 'id'")
+                if "gold" not in obj:
+                    raise KeyError("no 'gold' calls on this gold file line")
+                if episode_id in first_line:
+                    raise ValueError(f"duplicate id {episode_id!r} (first on line {first_line[episode_id]})")
+                entries[episode_id] = GoldEntry(_read_gold(obj["gold"]), _read_grammar(obj))
+                first_line[episode_id] = number
+            except (KeyError, TypeError, ValueError) as exc:
+                reason = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+                errors.append(LineError(number, episode_id, str(reason)))
+    return entries, errors, counts
+
+
+__all__ = [
+    "Episode",
+    "GRAMMAR_REF",
+    "GoldEntry",
+    "LineCounts",
+    "LineError",
+    "PRED_KEYS",
+    "iter_raw_lines",
+    "load_gold_file",
+    "parse_episode",
+]

@@ -1,0 +1,122 @@
+"""An episode's alignment as plain data and as readable text (pred vs gold, every FP/FN with its reason).
+
+:meth:`ek.scoring.Explanation.to_dict` leaves out the per-argument checks of
+matched pairs; the HTML report and ``assert_calls`` need them, so this module
+builds its own JSON-able view, with gold markers written as in
+:mod:`ek.goldjson` (``{"$oneOf": [...]}``, ``{"$omit": true}``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ek.goldjson import encode_value
+from ek.scoring import ABSENT, TP, Explanation, Unit
+
+
+def plain(value: Any) -> Any:
+    """A JSON-able copy of a call value (gold markers encoded, tuples as lists, the rest by ``repr``)."""
+    value = encode_value(value)
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return repr(value)
+
+
+def show(value: Any) -> str:
+    """Compact JSON text of a value, as it appears in diffs (``<absent>`` when there is none).
+
+    >>> show({"q": "cats"}), show(ABSENT)
+    ('{"q": "cats"}', '<absent>')
+    """
+    if value is ABSENT:
+        return "<absent>"
+    return json.dumps(plain(value), ensure_ascii=False, sort_keys=False)
+
+
+def _unit(u: Unit) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": u.kind, "reason": u.reason, "weight": u.weight, "tool": u.tool,
+                           "arg": u.arg, "pred_index": u.pred_index, "gold_index": u.gold_index,
+                           "text": u.describe()}
+    if u.expected is not ABSENT:
+        out["expected"] = plain(u.expected)
+    if u.got is not ABSENT:
+        out["got"] = plain(u.got)
+    if u.detail:
+        out["detail"] = u.detail
+    return out
+
+
+def alignment_dict(explanation: Explanation) -> dict[str, Any]:
+    """Everything the per-episode view shows: calls, pairs with argument checks, unmatched calls, error units."""
+    return {
+        "pred": [{"name": s.name, "args": plain(dict(s.args))} for s in explanation.pred],
+        "gold": [{"name": s.name, "args": plain(dict(s.args))} for s in explanation.gold],
+        "pairs": [
+            {
+                "pred": p.pred_index, "gold": p.gold_index, "tool": p.tool, "exact": p.exact,
+                "checks": [
+                    {"arg": c.arg, "status": c.status, "weight": c.weight, "ok": c.ok,
+                     "expected": show(c.expected), "got": show(c.got), "detail": c.detail}
+                    for c in p.checks
+                ],
+            }
+            for p in explanation.pairs
+        ],
+        "unmatched_pred": list(explanation.unmatched_pred),
+        "unmatched_gold": list(explanation.unmatched_gold),
+        "errors": [_unit(u) for u in explanation.units if u.kind != TP],
+        "parse_error": explanation.parse_error,
+    }
+
+
+def _call_text(call: dict[str, Any]) -> str:
+    args = ", ".join(f"{k}={show(v)}" for k, v in call["args"].items())
+    return f"{call['name']}({args})"
+
+
+def format_alignment(view: dict[str, Any]) -> str:
+    """A diff people read: each gold call next to the predicted call it was matched with, then the leftovers.
+
+    >>> from ek.agents.toolcalls import ToolCallMetric
+    >>> e = ToolCallMetric()([("search", {"q": "dogs"}), ("delete_all", {})], [("search", {"q": "cats"})]).explanation
+    >>> print(format_alignment(alignment_dict(e)))
+    gold #0 search(q="cats")
+     pred #0 search(q="dogs")  INEXACT
+        q: wrong_value  expected "cats", got "dogs"
+    extra pred #1 delete_all()  (wrong_tool)
+    """
+    lines: list[str] = []
+    if view.get("parse_error"):
+        lines.append(f"output could not be parsed: {view['parse_error']}")
+    pred, gold = view["pred"], view["gold"]
+    reason_of_pred = {u["pred_index"]: u["reason"] for u in view["errors"]
+                      if u["gold_index"] is None and u["pred_index"] is not None}
+    reason_of_gold = {u["gold_index"]: u["reason"] for u in view["errors"]
+                      if u["pred_index"] is None and u["gold_index"] is not None}
+    pair_of_gold = {p["gold"]: p for p in view["pairs"]}
+    for j, call in enumerate(gold):
+        lines.append(f"gold #{j} {_call_text(call)}")
+        pair = pair_of_gold.get(j)
+        if pair is None:
+            lines.append(f" pred: none  ({reason_of_gold.get(j, 'missing_call')})")
+            continue
+        mark = "ok" if pair["exact"] else "INEXACT"
+        lines.append(f" pred #{pair['pred']} {_call_text(pred[pair['pred']])}  {mark}")
+        for check in pair["checks"]:
+            if not check["ok"]:
+                detail = f" ({check['detail']})" if check["detail"] else ""
+                lines.append(f"    {check['arg']}: {check['status']}  expected {check['expected']}, "
+                             f"got {check['got']}{detail}")
+    for i in view["unmatched_pred"]:
+        lines.append(f"extra pred #{i} {_call_text(pred[i])}  ({reason_of_pred.get(i, 'extra_call')})")
+    if not lines:
+        lines.append("nothing predicted, nothing expected")
+    return "\n".join(lines)
+
+
+__all__ = ["alignment_dict", "format_alignment", "plain", "show"]

@@ -1,0 +1,92 @@
+"""The HTML report of ``ek score --html``: one self-contained file (no network), plots and alignments.
+
+Rendered with Jinja2 with autoescaping on, so ids, tool names and values from
+the corpus always show as text; plots are inline SVG made by
+:mod:`ek.report.svg`. A tiny inline script only marks the page as rendered
+(``data-ek-rendered`` on ``<body>``) so tests and users can tell it loaded.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import jinja2
+
+from ek.report.alignment import show
+from ek.report.summary import EpisodeDigest
+from ek.report.svg import KIND_COLOURS, grouped_bars, hbar_chart
+
+
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("ek.report", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def _call(call: dict[str, Any]) -> str:
+    args = ", ".join(f"{k}={show(v)}" for k, v in call["args"].items())
+    return f"{call['name']}({args})"
+
+
+def _alignment_rows(detail: dict[str, Any]) -> list[dict[str, Any]]:
+    """Rows of the side-by-side view: each gold call with its matched prediction, then the extra predictions."""
+    pred, gold = detail["pred"], detail["gold"]
+    pair_of_gold = {p["gold"]: p for p in detail["pairs"]}
+    unit_reason_pred = {u["pred_index"]: u["reason"] for u in detail["errors"] if u["gold_index"] is None}
+    unit_reason_gold = {u["gold_index"]: u["reason"] for u in detail["errors"] if u["pred_index"] is None}
+    rows = []
+    for j, call in enumerate(gold):
+        pair = pair_of_gold.get(j)
+        if pair is None:
+            rows.append({"gold": _call(call), "gold_index": j, "pred": None, "pred_index": None, "status": "fn",
+                         "verdict": unit_reason_gold.get(j, "missing_call"), "checks": []})
+        else:
+            bad = [c for c in pair["checks"] if not c["ok"]]
+            rows.append({"gold": _call(call), "gold_index": j, "pred": _call(pred[pair["pred"]]),
+                         "pred_index": pair["pred"], "status": "tp" if pair["exact"] else "fp",
+                         "verdict": "match" if pair["exact"] else "inexact", "checks": bad})
+    for i in detail["unmatched_pred"]:
+        rows.append({"gold": None, "gold_index": None, "pred": _call(pred[i]), "pred_index": i, "status": "fp",
+                     "verdict": unit_reason_pred.get(i, "extra_call"), "checks": []})
+    return rows
+
+
+def _plots(report: dict[str, Any]) -> dict[str, Any]:
+    tools = sorted(report["per_tool"], key=lambda t: (t["f1"], t["tool"]))
+    o = report["overall"]
+    return {
+        "tool_f1": hbar_chart([(t["tool"], t["f1"]) for t in tools], title="F1 per tool (worst first)",
+                              max_value=1.0, css_class="chart chart-tools"),
+        "reasons": hbar_chart([(r["reason"], r["weight"]) for r in report["per_reason"]],
+                              title="Weight lost per error type", fmt="{:g}", colour=KIND_COLOURS["fp"],
+                              css_class="chart chart-reasons"),
+        "weighted": grouped_bars(
+            [("cost-weighted", [(k.upper(), o[k], KIND_COLOURS[k]) for k in ("tp", "fp", "fn")]),
+             ("unweighted units", [(k.upper(), o["units"][k], KIND_COLOURS[k]) for k in ("tp", "fp", "fn")])],
+            title="Cost-weighted vs unweighted counts", css_class="chart chart-weights"),
+    }
+
+
+def render_html(report: dict[str, Any], episodes: Sequence[EpisodeDigest]) -> str:
+    """The whole report page as a string; ``episodes`` are the worst ones whose alignment was kept."""
+    kept = [{"digest": d, "rows": _alignment_rows(d.detail), "detail": d.detail}
+            for d in episodes if d.detail is not None]
+    template = _environment().get_template("report.html.jinja2")
+    return template.render(report=report, plots=_plots(report), episodes=kept,
+                           colours=KIND_COLOURS, title=f"ek report: {os.path.basename(report['corpus']['path'])}")
+
+
+def write_html(report: dict[str, Any], episodes: Sequence[EpisodeDigest], path: str) -> None:
+    """Write the report page to ``path`` (folders created as needed)."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(render_html(report, episodes))
+
+
+__all__ = ["render_html", "write_html"]

@@ -1,0 +1,99 @@
+"""The machine-readable report of a run (``ek score --json``): one documented, stable dict.
+
+The layout is described in ``docs/report-json.md``; ``schema_version`` is
+bumped whenever a key changes meaning or disappears (adding keys does not bump
+it). Nothing in it depends on timing or on ``--jobs``, so two runs over the
+same corpus give byte-identical files. The terminal table and the HTML report
+are both rendered from this dict.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from fractions import Fraction
+from typing import Any
+
+from ek import __version__
+from ek.report.runner import RunOptions, RunResult
+from ek.report.summary import EpisodeDigest, reason_kinds, unit_counts_by_tool
+from ek.scoring import FN, FP, REASONS, TP, Score
+from ek.stats import Interval
+
+#: Version of the JSON layout below.
+SCHEMA_VERSION = 1
+
+
+def _fraction(value: Fraction) -> str:
+    return str(value)
+
+
+def _counts(score: Score, units: dict[str, int]) -> dict[str, Any]:
+    return {"tp": score.tp, "fp": score.fp, "fn": score.fn, "precision": score.precision, "recall": score.recall,
+            "f1": score.f1, "units": {TP: units.get(TP, 0), FP: units.get(FP, 0), FN: units.get(FN, 0)}}
+
+
+def _episode(d: EpisodeDigest) -> dict[str, Any]:
+    return {"line": d.line, "id": d.id, "tp": d.tp, "fp": d.fp, "fn": d.fn, "f1": d.f1, "lost": d.lost,
+            "reasons": [{"reason": r, "weight": w} for r, w in d.reasons], "parse_error": d.parse_error}
+
+
+def build_report(result: RunResult, options: RunOptions, *, interval: Interval | None = None,
+                 worst: int = 10) -> dict[str, Any]:
+    """The report dict of a finished run (see ``docs/report-json.md``)."""
+    summary = result.summary
+    total = summary.total()
+    by_tool_units = unit_counts_by_tool(total)
+    per_reason = []
+    split = reason_kinds(total)
+    for reason, (weight, count) in total.by_reason().items():
+        kinds = split.get(reason, {})
+        per_reason.append({
+            "reason": reason, "description": REASONS.get(reason, ""), "weight": weight, "count": count,
+            "fp": {"weight": kinds.get(FP, (0.0, 0))[0], "count": kinds.get(FP, (0.0, 0))[1]},
+            "fn": {"weight": kinds.get(FN, (0.0, 0))[0], "count": kinds.get(FN, (0.0, 0))[1]},
+        })
+    tp, fp, fn = total.exact_counts
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "generator": f"ek {__version__}",
+        "corpus": {
+            "path": os.path.abspath(result.path) if result.path != "-" else "-",
+            "lines_read": result.counts.read,
+            "blank_lines": result.counts.blank,
+            "episodes_scored": summary.episodes,
+            "error_lines": len(summary.errors),
+            "accounted": result.accounted,
+            "unparseable_outputs": summary.parse_failures,
+        },
+        "options": {
+            "level": options.level,
+            "canonicalizer": options.canonicalizer,
+            "optimal": options.optimal,
+            "grammar": options.grammar,
+            "search_path": list(options.search_path),
+            "gold_file": options.gold_file,
+        },
+        "overall": {**_counts(total, total.unit_counts()),
+                    "exact": {"tp": _fraction(tp), "fp": _fraction(fp), "fn": _fraction(fn)}},
+        "confidence_interval": None if interval is None else {"metric": "micro_f1", **interval.to_dict()},
+        "per_tool": [{"tool": tool, **_counts(score, by_tool_units.get(tool, {}))}
+                     for tool, score in total.by_tool().items()],
+        "per_reason": per_reason,
+        "grammars": [{"grammar": g or None, "episodes": n} for g, n in sorted(summary.grammars.items())],
+        "worst_episodes": [_episode(d) for d in summary.worst(worst)],
+        "errors": [{"line": e.line, "id": e.id, "reason": e.reason} for e in summary.errors],
+        "gold_file_errors": [{"line": e.line, "id": e.id, "reason": e.reason} for e in result.gold_errors],
+    }
+
+
+def write_json(report: dict[str, Any], path: str) -> None:
+    """Write the report as indented UTF-8 JSON (keys in a fixed order, so files diff cleanly)."""
+    parent = os.path.dirname(os.path.abspath(path))
+    os.makedirs(parent, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as out:
+        json.dump(report, out, indent=2, ensure_ascii=False, default=repr)
+        out.write("\n")
+
+
+__all__ = ["SCHEMA_VERSION", "build_report", "write_json"]

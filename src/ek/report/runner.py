@@ -1,0 +1,209 @@
+"""Scoring a corpus file, streaming, in one process or several, with identical results.
+
+Lines are read in chunks; each chunk is scored into a :class:`Summary`
+(in-process, or by a worker process) and the chunk summaries are merged in
+line order. Sums are exact fractions, so any number of jobs gives the same
+report, byte for byte. At most ``2 * jobs`` chunks are in flight, so memory
+does not grow with the corpus.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any, BinaryIO
+
+import attrs
+
+from ek.corpus import Episode, GoldEntry, LineCounts, LineError, iter_raw_lines, load_gold_file, parse_episode
+from ek.report.alignment import alignment_dict
+from ek.report.grammars import GrammarError, MetricCache
+from ek.report.summary import Summary
+from ek.scoring import Score
+
+#: Lines per chunk handed to a worker: big enough to amortise pickling, small enough to keep memory flat.
+CHUNK_LINES = 512
+
+
+@attrs.frozen
+class RunOptions:
+    """How to score: the metric's settings, grammars, and what to keep for the reports."""
+
+    level: str = "call"
+    canonicalizer: str = "fold"
+    optimal: bool = False
+    grammar: str | None = None
+    search_path: tuple[str, ...] = ()
+    gold_file: str | None = None
+    keep_worst: int = 10
+    keep_details: int = 0
+    keep_ids: bool = False
+
+    def metric_cache(self) -> MetricCache:
+        return MetricCache(level=self.level, canonicalizer=self.canonicalizer, optimal=self.optimal,
+                           default_grammar=self.grammar, search_path=self.search_path)
+
+    def new_summary(self) -> Summary:
+        return Summary(keep_worst=self.keep_worst, keep_details=self.keep_details, keep_ids=self.keep_ids)
+
+
+@attrs.frozen
+class RunResult:
+    """A finished run: the summary, line accounting of the corpus, and problems of the gold file."""
+
+    path: str
+    summary: Summary
+    counts: LineCounts
+    gold_errors: tuple[LineError, ...] = ()
+    seconds: float = 0.0
+
+    @property
+    def accounted(self) -> bool:
+        """Every line is scored, an error, or blank: nothing was lost."""
+        s = self.summary
+        return self.counts.read == s.episodes + len(s.errors) + self.counts.blank
+
+
+def _prepare_pred(pred: Any) -> Any:
+    """Raw output as the metric takes it: lists are parsed like their JSON text, so a bad shape is a parse error."""
+    if pred is None:
+        return ""
+    if isinstance(pred, list):
+        return json.dumps(pred)
+    if isinstance(pred, (str, dict)):
+        return pred
+    raise TypeError(f"the predicted output must be text or a JSON object/array, got {type(pred).__name__}: "
+                    f"{json.dumps(pred)[:60]}")
+
+
+def score_episode(cache: MetricCache, episode: Episode) -> Score:
+    """Score one episode with its grammar's metric (raises GrammarError, TypeError, ValueError)."""
+    metric = cache.metric(episode.grammar)
+    return metric(_prepare_pred(episode.pred), episode.gold)
+
+
+def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[int, bytes]],
+                gold_by_id: Mapping[Any, GoldEntry] | None) -> Summary:
+    """Score a run of ``(line_number, raw)`` corpus lines into a fresh summary."""
+    summary = options.new_summary()
+    for number, raw in lines:
+        item = parse_episode(raw, number, gold_by_id)
+        if isinstance(item, LineError):
+            summary.add_error(item)
+            continue
+        try:
+            score = score_episode(cache, item)
+        except GrammarError as exc:
+            summary.add_error(LineError(number, item.id, f"unknown grammar: {exc}"))
+            continue
+        except (TypeError, ValueError, KeyError) as exc:
+            summary.add_error(LineError(number, item.id, f"cannot score: {exc}"))
+            continue
+        grammar = item.grammar or options.grammar
+        summary.add(number, item.id, score, grammar, _detail)
+    return summary
+
+
+def _detail(score: Score) -> dict[str, Any] | None:
+    return alignment_dict(score.explanation) if score.explanation is not None else None
+
+
+# --------------------------------------------------------------------------- worker processes
+
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(options: RunOptions) -> None:
+    _WORKER["options"] = options
+    _WORKER["cache"] = options.metric_cache()
+    _WORKER["gold"] = load_gold_file(options.gold_file)[0] if options.gold_file else None
+
+
+def _score_chunk(chunk: list[tuple[int, bytes]]) -> Summary:
+    return score_lines(_WORKER["options"], _WORKER["cache"], chunk, _WORKER["gold"])
+
+
+def _chunks(lines: Iterator[tuple[int, bytes]], size: int) -> Iterator[list[tuple[int, bytes]]]:
+    chunk: list[tuple[int, bytes]] = []
+    for item in lines:
+        chunk.append(item)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+@contextmanager
+def _open(path: str) -> Iterator[BinaryIO]:
+    if path == "-":
+        yield sys.stdin.buffer
+    else:
+        with open(path, "rb") as stream:
+            yield stream
+
+
+class _Metered:
+    """Wraps the raw line stream to report bytes consumed to a progress callback."""
+
+    def __init__(self, lines: Iterator[tuple[int, bytes]], tick: Callable[[int, int], None] | None) -> None:
+        self._lines = lines
+        self._tick = tick
+        self.bytes = 0
+
+    def __iter__(self) -> Iterator[tuple[int, bytes]]:
+        for number, raw in self._lines:
+            self.bytes += len(raw)
+            if self._tick is not None and number % 256 == 0:
+                self._tick(self.bytes, number)
+            yield number, raw
+
+
+def run(path: str, options: RunOptions, *, jobs: int = 1,
+        progress: Callable[[int, int], None] | None = None) -> RunResult:
+    """Score the corpus at ``path`` (``-`` reads stdin). ``progress(bytes_read, lines_read)`` is called as it goes."""
+    started = time.perf_counter()
+    gold_by_id: dict[Any, GoldEntry] | None = None
+    gold_errors: list[LineError] = []
+    if options.gold_file:
+        gold_by_id, gold_errors, _ = load_gold_file(options.gold_file)
+    counts = LineCounts()
+    total = options.new_summary()
+    with _open(path) as stream:
+        metered = _Metered(iter_raw_lines(stream, counts), progress)
+        if jobs <= 1:
+            cache = options.metric_cache()
+            for chunk in _chunks(iter(metered), CHUNK_LINES):
+                total.merge(score_lines(options, cache, chunk, gold_by_id))
+        else:
+            context = multiprocessing.get_context("spawn")
+            with context.Pool(jobs, initializer=_init_worker, initargs=(options,)) as pool:
+                pending: deque[Any] = deque()
+                for chunk in _chunks(iter(metered), CHUNK_LINES):
+                    pending.append(pool.apply_async(_score_chunk, (chunk,)))
+                    while len(pending) >= 2 * jobs:
+                        total.merge(pending.popleft().get())
+                while pending:
+                    total.merge(pending.popleft().get())
+        if progress is not None:
+            progress(metered.bytes, counts.read)
+    return RunResult(path, total, counts, tuple(gold_errors), time.perf_counter() - started)
+
+
+def file_size(path: str) -> int | None:
+    """Size in bytes for the progress bar, or None for stdin."""
+    if path == "-":
+        return None
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return None
+
+
+__all__ = ["RunOptions", "RunResult", "run", "score_episode", "score_lines", "CHUNK_LINES"]

@@ -1,0 +1,199 @@
+"""What a corpus run keeps: exact totals, tallies, compact per-episode rows, the worst episodes, every error.
+
+Memory stays flat as the corpus grows: per episode only three floats (for the
+bootstrap) and its line number are kept, plus a bounded heap of the worst
+episodes. Summaries of consecutive chunks merge (:meth:`Summary.merge`) into
+exactly what one pass would have produced, so ``--jobs N`` gives identical
+reports.
+"""
+
+from __future__ import annotations
+
+import heapq
+from array import array
+from collections import Counter
+from fractions import Fraction
+from typing import Any
+
+import attrs
+
+from ek.corpus import LineError
+from ek.scoring import FN, FP, TP, Score, TallyKey
+
+
+@attrs.frozen
+class EpisodeDigest:
+    """A scored episode as the worst-episodes list shows it; ``detail`` is its alignment when kept."""
+
+    line: int
+    id: str | int | None
+    tp: float
+    fp: float
+    fn: float
+    f1: float
+    reasons: tuple[tuple[str, float], ...]
+    parse_error: str | None = None
+    detail: dict[str, Any] | None = None
+
+    @property
+    def lost(self) -> float:
+        """Weighted FP + FN: what this episode cost the corpus."""
+        return self.fp + self.fn
+
+    @property
+    def label(self) -> str:
+        return f"line {self.line}" if self.id is None else str(self.id)
+
+    def rank_key(self) -> tuple[float, float, int]:
+        """Larger is worse: more lost weight, then lower F1, then earlier line."""
+        return (self.lost, -self.f1, -self.line)
+
+
+def _reasons(score: Score) -> tuple[tuple[str, float], ...]:
+    return tuple((reason, weight) for reason, (weight, _n) in score.by_reason().items())
+
+
+def digest(line: int, episode_id: str | int | None, score: Score, detail: dict[str, Any] | None) -> EpisodeDigest:
+    """The compact record of one scored episode."""
+    parse_error = score.explanation.parse_error if score.explanation is not None else None
+    return EpisodeDigest(line, episode_id, score.tp, score.fp, score.fn, score.f1, _reasons(score),
+                         parse_error, detail)
+
+
+@attrs.define
+class Summary:
+    """Mutable accumulator of a run (mutable on purpose: it is filled episode by episode while streaming)."""
+
+    keep_worst: int = 10
+    keep_details: int = 0
+    keep_ids: bool = False
+    tp: Fraction = Fraction(0)
+    fp: Fraction = Fraction(0)
+    fn: Fraction = Fraction(0)
+    tally: dict[TallyKey, list[Any]] = attrs.Factory(dict)
+    rows_tp: array = attrs.Factory(lambda: array("d"))
+    rows_fp: array = attrs.Factory(lambda: array("d"))
+    rows_fn: array = attrs.Factory(lambda: array("d"))
+    lines: array = attrs.Factory(lambda: array("q"))
+    ids: list[Any] = attrs.Factory(list)
+    errors: list[LineError] = attrs.Factory(list)
+    parse_failures: int = 0
+    grammars: Counter = attrs.Factory(Counter)
+    _heap: list[tuple[tuple[float, float, int], EpisodeDigest]] = attrs.Factory(list)
+
+    @property
+    def episodes(self) -> int:
+        return len(self.lines)
+
+    @property
+    def heap_size(self) -> int:
+        return max(self.keep_worst, self.keep_details)
+
+    def add(self, line: int, episode_id: Any, score: Score, grammar: str | None,
+            detail_of: Any = None) -> None:
+        """Count one scored episode; ``detail_of(score)`` builds its alignment only if it may be kept."""
+        tp, fp, fn = score.exact_counts
+        self.tp += tp
+        self.fp += fp
+        self.fn += fn
+        for key, (w, n) in score.tally.items():
+            slot = self.tally.get(key)
+            if slot is None:
+                self.tally[key] = [w, n]
+            else:
+                slot[0] += w
+                slot[1] += n
+        self.rows_tp.append(float(tp))
+        self.rows_fp.append(float(fp))
+        self.rows_fn.append(float(fn))
+        self.lines.append(line)
+        if self.keep_ids:
+            self.ids.append(episode_id)
+        if score.explanation is not None and score.explanation.parse_error:
+            self.parse_failures += 1
+        self.grammars[grammar or ""] += 1
+        if fp or fn:
+            self._offer(line, episode_id, score, detail_of)
+
+    def _offer(self, line: int, episode_id: Any, score: Score, detail_of: Any) -> None:
+        size = self.heap_size
+        if size <= 0:
+            return
+        _tp, fp, fn = score.exact_counts
+        key = (float(fp + fn), -score.f1, -line)
+        if len(self._heap) >= size and key <= self._heap[0][0]:
+            return
+        detail = detail_of(score) if detail_of is not None and self.keep_details else None
+        entry = (key, digest(line, episode_id, score, detail))
+        if len(self._heap) < size:
+            heapq.heappush(self._heap, entry)
+        else:
+            heapq.heapreplace(self._heap, entry)
+
+    def add_error(self, error: LineError) -> None:
+        self.errors.append(error)
+
+    def merge(self, later: Summary) -> None:
+        """Append the summary of the lines that come *after* this one's (order keeps rows aligned)."""
+        self.tp += later.tp
+        self.fp += later.fp
+        self.fn += later.fn
+        for key, (w, n) in later.tally.items():
+            slot = self.tally.get(key)
+            if slot is None:
+                self.tally[key] = [w, n]
+            else:
+                slot[0] += w
+                slot[1] += n
+        self.rows_tp.extend(later.rows_tp)
+        self.rows_fp.extend(later.rows_fp)
+        self.rows_fn.extend(later.rows_fn)
+        self.lines.extend(later.lines)
+        self.ids.extend(later.ids)
+        self.errors.extend(later.errors)
+        self.parse_failures += later.parse_failures
+        self.grammars.update(later.grammars)
+        for entry in later._heap:
+            if len(self._heap) < self.heap_size:
+                heapq.heappush(self._heap, entry)
+            elif entry[0] > self._heap[0][0]:
+                heapq.heapreplace(self._heap, entry)
+
+    def total(self) -> Score:
+        """All episodes as one exact :class:`Score` (tallies included)."""
+        tally = {key: (w, n) for key, (w, n) in self.tally.items()}
+        return Score(tp=self.tp, fp=self.fp, fn=self.fn, tally=tally, episodes=self.episodes)
+
+    def worst(self, limit: int | None = None) -> list[EpisodeDigest]:
+        """The worst episodes kept, worst first."""
+        ranked = [d for _key, d in sorted(self._heap, key=lambda e: e[0], reverse=True)]
+        return ranked if limit is None else ranked[:limit]
+
+    def rows(self) -> tuple[array, array, array]:
+        return self.rows_tp, self.rows_fp, self.rows_fn
+
+
+def unit_counts_by_tool(total: Score) -> dict[str, dict[str, int]]:
+    """Unweighted unit counts per tool and kind."""
+    out: dict[str, dict[str, int]] = {}
+    for (kind, tool, _reason), (_w, n) in total.tally.items():
+        out.setdefault(tool, {TP: 0, FP: 0, FN: 0})[kind] += n
+    return out
+
+
+def reason_kinds(total: Score) -> dict[str, dict[str, tuple[float, int]]]:
+    """Per error reason, the weighted total and unit count of its FP and FN units separately."""
+    out: dict[str, dict[str, tuple[float, int]]] = {}
+    acc: dict[tuple[str, str], list[Any]] = {}
+    for (kind, _tool, reason), (w, n) in total.tally.items():
+        if kind == TP:
+            continue
+        slot = acc.setdefault((reason, kind), [Fraction(0), 0])
+        slot[0] += w
+        slot[1] += n
+    for (reason, kind), (w, n) in acc.items():
+        out.setdefault(reason, {})[kind] = (float(w), n)
+    return out
+
+
+__all__ = ["EpisodeDigest", "Summary", "digest", "reason_kinds", "unit_counts_by_tool"]

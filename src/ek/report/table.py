@@ -1,0 +1,114 @@
+"""Plain-text, aligned tables for the terminal (no dependency), and the ``ek score`` summary built from them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+
+
+def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, align: str = "",
+                 max_width: int = 48, indent: str = "  ") -> str:
+    """Columns padded to their widest cell; ``align`` has one ``l``/``r`` per column (default: left).
+
+    Cells are shown with ``str`` and cut at ``max_width`` characters; control
+    characters are escaped so a hostile cell cannot move the cursor.
+
+    >>> print(format_table(["tool", "F1"], [["search", "1.000"], ["book_flight", "0.5"]], align="lr"))
+      tool           F1
+      search      1.000
+      book_flight   0.5
+    """
+    cells = [[_clip(_printable(str(c)), max_width) for c in row] for row in rows]
+    head = [_printable(h) for h in headers]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(head)]
+    align = align.ljust(len(widths), "l")
+
+    def line(row: Sequence[str]) -> str:
+        parts = [c.rjust(w) if a == "r" else c.ljust(w) for c, w, a in zip(row, widths, align)]
+        return (indent + "  ".join(parts)).rstrip()
+
+    return "\n".join([line(head), *(line(r) for r in cells)])
+
+
+def _printable(text: str) -> str:
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
+def _num(x: float) -> str:
+    return f"{x:g}" if x == int(x) else f"{x:.3f}"
+
+
+def _ratio(x: float) -> str:
+    return f"{x:.4f}"
+
+
+def render_report(report: dict[str, Any], *, max_errors: int = 20) -> str:
+    """The terminal summary of an ``ek score`` report dict (see :mod:`ek.report.jsonreport`)."""
+    c, o, opts = report["corpus"], report["overall"], report["options"]
+    out: list[str] = []
+    grammar = opts["grammar"] or "none"
+    out.append(f"ek score {c['path']}")
+    out.append(f"  level {opts['level']}, canonicalizer {opts['canonicalizer']}, "
+               f"{'optimal' if opts['optimal'] else 'greedy'} matching, grammar {grammar}")
+    out.append(f"  {c['lines_read']} lines read: {c['episodes_scored']} episodes scored, "
+               f"{c['error_lines']} error lines, {c['blank_lines']} blank lines skipped"
+               + ("" if c["accounted"] else "  (ACCOUNTING MISMATCH: please report this)"))
+    if c["unparseable_outputs"]:
+        out.append(f"  {c['unparseable_outputs']} outputs could not be parsed (scored as zero predicted calls)")
+    out.append("")
+    out.append("Overall (micro-averaged: TP, FP, FN summed over episodes, cost-weighted)")
+    units = o["units"]
+    rows = [[_ratio(o["precision"]), _ratio(o["recall"]), _ratio(o["f1"]), _num(o["tp"]), _num(o["fp"]),
+             _num(o["fn"]), f"{units['tp']}/{units['fp']}/{units['fn']}"]]
+    out.append(format_table(["precision", "recall", "F1", "TP", "FP", "FN", "units TP/FP/FN"], rows,
+                            align="rrrrrrr"))
+    ci = report.get("confidence_interval")
+    if ci:
+        out.append(f"  F1 {ci['confidence']:.0%} CI [{ci['low']:.4f}, {ci['high']:.4f}] "
+                   f"(percentile bootstrap over episodes, {ci['replicates']} replicates, seed {ci['seed']})")
+    if report["per_tool"]:
+        out.append("")
+        out.append("Per tool (worst F1 first)")
+        tools = sorted(report["per_tool"], key=lambda t: (t["f1"], t["tool"]))
+        out.append(format_table(
+            ["tool", "precision", "recall", "F1", "TP", "FP", "FN", "units TP/FP/FN"],
+            [[t["tool"], _ratio(t["precision"]), _ratio(t["recall"]), _ratio(t["f1"]), _num(t["tp"]),
+              _num(t["fp"]), _num(t["fn"]), f"{t['units']['tp']}/{t['units']['fp']}/{t['units']['fn']}"]
+             for t in tools],
+            align="lrrrrrrr"))
+    if report["per_reason"]:
+        out.append("")
+        out.append("Per error type (most costly first)")
+        out.append(format_table(
+            ["reason", "weight", "units", "FP", "FN", "meaning"],
+            [[r["reason"], _num(r["weight"]), r["count"], _num(r["fp"]["weight"]), _num(r["fn"]["weight"]),
+              r["description"]] for r in report["per_reason"]],
+            align="lrrrrl", max_width=72))
+    if report["worst_episodes"]:
+        out.append("")
+        out.append("Worst episodes (most weight lost first)")
+        out.append(format_table(
+            ["line", "id", "F1", "lost", "main reasons"],
+            [[e["line"], "" if e["id"] is None else e["id"], _ratio(e["f1"]), _num(e["lost"]),
+              ", ".join(f"{r['reason']} {_num(r['weight'])}" for r in e["reasons"][:3])]
+             for e in report["worst_episodes"]],
+            align="rlrrl", max_width=60))
+    for title, key in (("Error lines (not scored)", "errors"), ("Gold file errors", "gold_file_errors")):
+        errors = report[key]
+        if not errors:
+            continue
+        out.append("")
+        out.append(f"{title}: {len(errors)}")
+        for e in errors[:max_errors]:
+            who = f" (id {e['id']!r})" if e["id"] is not None else ""
+            out.append(f"  line {e['line']}{who}: {_printable(e['reason'])}")
+        if len(errors) > max_errors:
+            out.append(f"  ... and {len(errors) - max_errors} more (all of them are in --json)")
+    return "\n".join(out)
+
+
+__all__ = ["format_table", "render_report"]
