@@ -1,0 +1,123 @@
+"""``ek compare A.jsonl B.jsonl``: does system B really score better than system A on the same episodes?
+
+Both corpora are scored with the same settings, paired by episode ``id``, and
+a paired bootstrap over episodes gives ΔF1 = F1(B) - F1(A) with a confidence
+interval and a two-sided p-value. Ids must match one to one: a mismatch is
+listed and fails the run (exit 1) unless ``--allow-errors``, which compares
+the common episodes only. ``--gold`` lets A and B hold only ``id`` + ``pred``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from array import array
+from typing import Any
+
+from ek.cli.score import add_metric_arguments, check_inputs, run_options, score_file
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("a", metavar="A.jsonl", help="corpus of system A (the baseline)")
+    parser.add_argument("b", metavar="B.jsonl", help="corpus of system B (the candidate)")
+    add_metric_arguments(parser)
+    parser.add_argument("--bootstrap", type=int, default=2000, metavar="N",
+                        help="paired bootstrap replicates (default 2000)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    parser.add_argument("--confidence", type=float, default=0.95, help="CI level (default 0.95)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="significance level of the verdict (default 0.05)")
+    parser.add_argument("--json", metavar="OUT.json", help="write the comparison as JSON")
+
+
+def _pair(ids_a: list[Any], ids_b: list[Any]) -> tuple[list[int], list[int], list[Any], list[Any], list[Any]]:
+    """Indices of common ids in A and B (in A's order), ids only in A / only in B, and duplicated ids."""
+    pos_b: dict[Any, int] = {}
+    dup: list[Any] = []
+    for k, i in enumerate(ids_b):
+        if i in pos_b:
+            dup.append(i)
+        pos_b[i] = k
+    seen: set[Any] = set()
+    idx_a, idx_b, only_a = [], [], []
+    for k, i in enumerate(ids_a):
+        if i in seen:
+            dup.append(i)
+            continue
+        seen.add(i)
+        if i in pos_b:
+            idx_a.append(k)
+            idx_b.append(pos_b[i])
+        else:
+            only_a.append(i)
+    only_b = [i for i in ids_b if i not in seen]
+    return idx_a, idx_b, only_a, only_b, dup
+
+
+def _columns(rows: tuple[array, array, array], idx: list[int]) -> tuple[list[float], ...]:
+    return tuple([col[k] for k in idx] for col in rows)
+
+
+def _listing(label: str, ids: list[Any], limit: int = 20) -> str:
+    shown = ", ".join(repr(i) for i in ids[:limit])
+    more = f" ... and {len(ids) - limit} more" if len(ids) > limit else ""
+    return f"  {label} ({len(ids)}): {shown}{more}"
+
+
+def run(args: argparse.Namespace) -> int:
+    failed = check_inputs("compare", args, [args.a, args.b])
+    if failed is not None:
+        return failed
+    if args.bootstrap < 1:
+        print("ek compare: error: --bootstrap must be at least 1", file=sys.stderr)
+        return 2
+    if not 0 < args.confidence < 1 or not 0 < args.alpha < 1:
+        print("ek compare: error: --confidence and --alpha must be between 0 and 1", file=sys.stderr)
+        return 2
+    from ek.stats import paired_bootstrap
+
+    options = run_options(args, keep_worst=0, keep_details=0, keep_ids=True)
+    results = {name: score_file(path, options, args.jobs) for name, path in (("A", args.a), ("B", args.b))}
+    problems = 0
+    for name, result in results.items():
+        errors = list(result.summary.errors) + list(result.gold_errors)
+        missing_id = [line for line, i in zip(result.summary.lines, result.summary.ids) if i is None]
+        if errors or missing_id:
+            print(f"{name} ({result.path}): {len(errors)} line(s) not scored" +
+                  (f", {len(missing_id)} episode(s) without an id" if missing_id else ""), file=sys.stderr)
+            for e in errors[:20]:
+                print(f"  {e}", file=sys.stderr)
+            if missing_id:
+                print(f"  lines without an id: {', '.join(map(str, missing_id[:20]))}", file=sys.stderr)
+        problems += len(errors) + len(missing_id)
+    sa, sb = results["A"].summary, results["B"].summary
+    idx_a, idx_b, only_a, only_b, dup = _pair(sa.ids, sb.ids)
+    if only_a or only_b or dup:
+        print("episode ids do not match between A and B:", file=sys.stderr)
+        for label, ids in (("only in A", only_a), ("only in B", only_b), ("duplicated", dup)):
+            if ids:
+                print(_listing(label, ids), file=sys.stderr)
+        problems += len(only_a) + len(only_b) + len(dup)
+    if problems and not args.allow_errors:
+        print("not comparing: fix the lines above, or pass --allow-errors to compare the common episodes only",
+              file=sys.stderr)
+        return 1
+    result = paired_bootstrap(_columns(sa.rows(), idx_a), _columns(sb.rows(), idx_b), replicates=args.bootstrap,
+                              seed=args.seed, confidence=args.confidence)
+    d = result.delta
+    print(f"A {args.a}: F1 {result.f1_a:.4f}")
+    print(f"B {args.b}: F1 {result.f1_b:.4f}")
+    print(f"{result.episodes} paired episodes; paired bootstrap, {d.replicates} replicates, seed {d.seed}, "
+          f"{d.confidence:.0%} CI")
+    print(result.verdict(args.alpha))
+    if args.json:
+        payload = {"schema_version": 1, "a": os.path.abspath(args.a), "b": os.path.abspath(args.b),
+                   "level": args.level, "canonicalizer": args.canonicalizer, "grammar": args.grammar,
+                   **result.to_dict(args.alpha), "verdict": result.verdict(args.alpha),
+                   "only_in_a": only_a, "only_in_b": only_b, "duplicated": dup, "unscored_lines": problems}
+        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+        with open(args.json, "w", encoding="utf-8") as out:
+            json.dump(payload, out, indent=2, ensure_ascii=False, default=repr)
+            out.write("\n")
+    return 0

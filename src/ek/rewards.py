@@ -1,0 +1,109 @@
+"""Tool-call rewards for RL fine-tuning, in the shape TRL's ``GRPOTrainer`` calls reward functions.
+
+TRL calls ``reward_func(prompts=..., completions=..., completion_ids=..., **columns)``
+where ``columns`` are the dataset's other columns (one value per completion)
+and expects one float per completion (``None`` = "not applicable to this
+sample"). Here the gold calls come from a dataset column (``gold_calls`` by
+default) and the reward is the episode's cost-weighted F1 (see docs/rl.md).
+
+>>> reward = make_tool_call_reward(level="arg")
+>>> reward(["get_weather(location='Paris')", "get_weather(location='Rome')", "no tool call here?"],
+...        gold_calls=['[{"name": "get_weather", "arguments": {"location": "paris"}}]'] * 3)
+[1.0, 0.5, 0.0]
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ek.agents.base import Step
+from ek.agents.toolcalls import ToolCallMetric
+from ek.goldjson import gold_from_json
+from ek.parsing import ParseError, parse_calls
+
+RewardFunction = Callable[..., list[float | None]]
+
+
+def completion_calls(completion: Any) -> list[Step]:
+    """The calls in one completion: text, one chat message, or a list of chat messages (assistant turns only).
+
+    A message's ``tool_calls`` are read when present, else its ``content``
+    (call text, or Anthropic-style content blocks). Raises :class:`ParseError`.
+
+    >>> completion_calls([{"role": "assistant", "content": "",
+    ...                    "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": {"x": 1}}}]}])
+    [Step(name='f', args={'x': 1})]
+    """
+    if isinstance(completion, (str, bytes)):
+        return parse_calls(completion)
+    messages = [completion] if isinstance(completion, Mapping) else list(completion)
+    calls: list[Step] = []
+    for k, message in enumerate(messages):
+        if not isinstance(message, Mapping):
+            raise ParseError(f"expected a chat message, got {type(message).__name__}", f"$[{k}]")
+        if message.get("role", "assistant") != "assistant":
+            continue
+        if message.get("tool_calls"):
+            calls.extend(parse_calls({"role": "assistant", "tool_calls": message["tool_calls"]}))
+        elif message.get("content"):
+            calls.extend(parse_calls(message["content"]))
+    return calls
+
+
+def _gold(value: Any, index: int) -> list[Step] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"gold calls of completion {index} are a string but not JSON: {exc}") from None
+    return gold_from_json(value, f"gold[{index}]")
+
+
+def make_tool_call_reward(level: str = "call", grammar: Any = None, gold_column: str = "gold_calls", *,
+                          canonicalizer: str | None = None, optimal: bool = False,
+                          unparseable: float = 0.0) -> RewardFunction:
+    """A GRPO reward function: cost-weighted F1 of each completion's calls against the row's gold calls.
+
+    ``level="arg"`` gives partial credit per argument (a denser signal);
+    ``grammar`` brings weights, compare policies, defaults and validation.
+    A completion whose output cannot be parsed gets ``unparseable`` (so
+    garbage never earns the 1.0 of "no call expected, none made"). A row whose
+    gold is ``None`` gets ``None`` (TRL skips it for this reward).
+    """
+    metric = ToolCallMetric(level, grammar=grammar, canonicalizer=canonicalizer, optimal=optimal)
+
+    def reward(completions: Sequence[Any], **kwargs: Any) -> list[float | None]:
+        if gold_column not in kwargs:
+            names = ", ".join(sorted(k for k in kwargs if k not in ("prompts", "completion_ids", "trainer_state")))
+            raise KeyError(f"no {gold_column!r} column among the reward kwargs (got: {names or 'none'}); "
+                           f"add it to the dataset or pass gold_column=...")
+        golds = kwargs[gold_column]
+        if len(golds) != len(completions):
+            raise ValueError(f"{len(completions)} completions but {len(golds)} values in {gold_column!r}")
+        rewards: list[float | None] = []
+        for i, (completion, gold_value) in enumerate(zip(completions, golds)):
+            gold = _gold(gold_value, i)
+            if gold is None:
+                rewards.append(None)
+                continue
+            try:
+                calls = completion_calls(completion)
+            except ParseError:
+                rewards.append(unparseable)
+                continue
+            rewards.append(metric(calls, gold).f1)
+        return rewards
+
+    reward.__name__ = f"tool_call_{level}_f1"
+    reward.__qualname__ = reward.__name__
+    return reward
+
+
+#: The default reward: call-level F1 against the ``gold_calls`` column.
+tool_call_reward: RewardFunction = make_tool_call_reward()
+
+__all__ = ["completion_calls", "make_tool_call_reward", "tool_call_reward"]

@@ -1,0 +1,48 @@
+"""A pytest helper for your own agent tests: ``assert_calls`` fails with a readable alignment diff.
+
+>>> assert_calls('[search(q="Cats")]', [("search", {"q": "cats"})]).f1   # folded strings agree
+1.0
+>>> assert_calls('[search(q="dogs")]', [("search", {"q": "cats"})])
+Traceback (most recent call last):
+...
+AssertionError: tool calls differ from gold (TP 0, FP 1, FN 1; F1 0.000, level call)
+gold #0 search(q="cats")
+ pred #0 search(q="dogs")  INEXACT
+    q: wrong_value  expected "cats", got "dogs"
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ek.agents.toolcalls import ToolCallMetric
+from ek.report.alignment import alignment_dict, format_alignment
+from ek.scoring import Score
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
+
+
+def assert_calls(pred: Any, gold: Any, grammar: Any = None, level: str = "call", *,
+                 canonicalizer: str | None = None, optimal: bool = False) -> Score:
+    """Assert that predicted calls match gold calls exactly (no FP, no FN, output parsed); return the score.
+
+    ``pred`` is raw model output (Python call text, OpenAI/Anthropic JSON, text
+    or decoded) or a list of calls; ``gold`` is a list of calls (``Step``,
+    ``(name, args)`` or call dicts, :class:`~ek.values.OneOf` values allowed).
+    ``grammar`` (schema path, generated module or GraphGrammar) brings weights,
+    compare policies, defaults and validation.
+    """
+    metric = ToolCallMetric(level, grammar=grammar, canonicalizer=canonicalizer, optimal=optimal)
+    score = metric(pred, gold)
+    explanation = score.explanation
+    assert explanation is not None
+    if score.fp or score.fn or explanation.parse_error:
+        head = (f"tool calls differ from gold (TP {_num(score.tp)}, FP {_num(score.fp)}, FN {_num(score.fn)}; "
+                f"F1 {score.f1:.3f}, level {level})")
+        raise AssertionError(head + "\n" + format_alignment(alignment_dict(explanation)))
+    return score
+
+
+__all__ = ["assert_calls"]
