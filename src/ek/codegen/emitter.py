@@ -18,7 +18,7 @@ import jinja2
 
 from ek.codegen.classes import ClassPlanner
 from ek.codegen.literals import py_literal
-from ek.codegen.naming import MODULE_NAMES, module_filename, tool_names
+from ek.codegen.naming import MODULE_NAMES, module_filename, module_stem, tool_names
 from ek.codegen.validators import Tables, ValidatorEmitter
 from ek.grammar.model import GraphGrammar
 from ek.runtime.tables import grammar_to_table
@@ -53,11 +53,19 @@ def _environment() -> jinja2.Environment:
 _ENV: jinja2.Environment | None = None
 
 
-def _template() -> jinja2.Template:
+def _template(name: str = "module.py.jinja2") -> jinja2.Template:
     global _ENV
     if _ENV is None:
         _ENV = _environment()
-    return _ENV.get_template("module.py.jinja2")
+    return _ENV.get_template(name)
+
+
+def _parsed(source: str, what: str) -> str:
+    try:
+        ast.parse(source)
+    except SyntaxError as exc:  # pragma: no cover - a generator bug, reported with the line
+        raise GenerationError(f"generated source for {what} does not parse: {exc}") from exc
+    return source
 
 
 def generate(grammar: GraphGrammar) -> str:
@@ -99,11 +107,20 @@ def generate(grammar: GraphGrammar) -> str:
         ),
         grammar_table=py_literal(grammar_to_table(grammar)),
     )
-    try:
-        ast.parse(source)
-    except SyntaxError as exc:  # pragma: no cover - a generator bug, reported with the line
-        raise GenerationError(f"generated source for {grammar.key} does not parse: {exc}") from exc
-    return source
+    return _parsed(source, grammar.key)
+
+
+def generate_index(grammars: Iterable[GraphGrammar]) -> str:
+    """The package ``__init__.py``: ``VERSIONS`` maps each ``NAME@VERSION`` to its module, sorted."""
+    pairs = sorted({(g.name, g.version) for g in grammars})
+    versions = [(py_literal(f"{n}@{v}"), py_literal(module_stem(n, v))) for n, v in pairs]
+    keys = ", ".join(f"{n}@{v}" for n, v in pairs)
+    source = _template("index.py.jinja2").render(
+        module_doc=py_literal(f"Generated grammar modules: {keys or 'none'}."),
+        generator_version=GENERATOR_VERSION,
+        versions=versions,
+    )
+    return _parsed(source, "the package index")
 
 
 def _table(value: dict[str, Any]) -> str:

@@ -69,7 +69,7 @@ def _bounds_test(expr: str, lo: Any, hi: Any) -> str:
 
 def _fail(code: Lines, path: PathExpr, reason: str, dynamic: str | None = None) -> None:
     msg = py_literal(reason) if dynamic is None else f"{py_literal(reason)} + {dynamic}"
-    code.line(f"errs.append(_V({path.code()}, {msg}))")
+    code.line(f"errs.append(_V(({path.code()}, {msg})))")
 
 
 class ValidatorEmitter:
@@ -126,7 +126,7 @@ class ValidatorEmitter:
 
     def value(self, code: Lines, var: str, node: TypeNode, cons: Constraints, path: PathExpr) -> None:
         """Checks for one value already bound to ``var``."""
-        got = f"_tn({var})"
+        got = f"type({var}).__name__"
         if isinstance(node, PrimitiveType):
             name = node.name
             if name == "str":
@@ -148,21 +148,22 @@ class ValidatorEmitter:
             elif name == "bool":
                 with code.block(f"if type({var}) is not bool:"):
                     _fail(code, path, "expected bool, got ", got)
-            elif name == "date":
-                with code.block(f"if not isinstance({var}, str) or not _is_date({var}):"):
-                    _fail(code, path, "expected an ISO date string YYYY-MM-DD, got ", f"_short({var})")
-            elif name == "datetime":
-                with code.block(f"if not isinstance({var}, str) or not _is_datetime({var}):"):
-                    _fail(code, path, "expected an ISO 8601 datetime string, got ", f"_short({var})")
+            elif name == "date":  # the checks of ek.runtime.support.is_date, inlined
+                shape = f"len({var}) != 10 or {var}[4:8:3] != '--'"
+                self._parsed(code, var, shape, "_date_fromiso", "expected an ISO date string YYYY-MM-DD, got ", path)
+            elif name == "datetime":  # the checks of ek.runtime.support.is_datetime, inlined
+                shape = f"len({var}) < 16 or {var}[4:14:3] not in _DT_SEPARATORS"
+                reason = "expected an ISO 8601 datetime string, got "
+                self._parsed(code, var, shape, "_datetime_fromiso", reason, path)
             elif name != "any":
                 raise ValueError(f"unknown primitive type {name!r}")
         elif isinstance(node, EnumType):
             table = self.tables.enum(node.members)
             members = ", ".join(repr(m) for m in node.members)
             with code.block(f"if not isinstance({var}, str) or {var} not in {table}:"):
-                _fail(code, path, f"expected one of {members}, got ", f"_short({var})")
+                _fail(code, path, f"expected one of {members}, got ", f"repr({var})[:80]")
         elif isinstance(node, ListType):
-            with code.block(f"if not isinstance({var}, (list, tuple)):"):
+            with code.block(f"if type({var}) is not list and not isinstance({var}, (list, tuple)):"):
                 _fail(code, path, "expected list, got ", got)
             item, item_cons = self.grammar.resolve(node.item)
             has_len = cons.min is not None or cons.max is not None
@@ -171,9 +172,7 @@ class ValidatorEmitter:
                     if has_len:
                         self._length(code, var, cons, path)
                     if self._has_checks(item):
-                        idx, elem = code.fresh("i"), code.fresh("v")
-                        with code.block(f"for {idx}, {elem} in enumerate({var}):"):
-                            self.value(code, elem, item, item_cons, path.index(idx))
+                        self._items(code, var, item, item_cons, path)
         elif isinstance(node, ObjectType):
             with code.block(f"if not isinstance({var}, dict):"):
                 _fail(code, path, "expected an object, got ", got)
@@ -181,6 +180,55 @@ class ValidatorEmitter:
                 self.fields(code, var, node.fields, path)
         else:
             raise TypeError(f"unresolved type node {node!r}")
+
+    def _items(self, code: Lines, var: str, item: TypeNode, cons: Constraints, path: PathExpr) -> None:
+        """Check every element; simple items get a tight loop and only a failure pays for indexes."""
+        idx, elem = code.fresh("i"), code.fresh("v")
+        quick = code.fresh("v")
+        bad = self.quick_bad(quick, item, cons)
+        if bad is None:
+            with code.block(f"for {idx}, {elem} in enumerate({var}):"):
+                self.value(code, elem, item, cons, path.index(idx))
+            return
+        with code.block(f"for {quick} in {var}:"):
+            with code.block(f"if {bad}:"):
+                with code.block(f"for {idx}, {elem} in enumerate({var}):"):
+                    self.value(code, elem, item, cons, path.index(idx))
+                code.line("break")
+
+    def quick_bad(self, var: str, node: TypeNode, cons: Constraints) -> str | None:
+        """One expression, True iff ``var`` breaks a rule, for scalar types; None for the rest."""
+        if isinstance(node, EnumType):
+            return f"not isinstance({var}, str) or {var} not in {self.tables.enum(node.members)}"
+        if not isinstance(node, PrimitiveType):
+            return None
+        if node.name == "str":
+            parts = [f"not isinstance({var}, str)"]
+            if cons.min is not None or cons.max is not None:
+                parts.append(_bounds_test(f"len({var})", cons.min, cons.max))
+            if cons.pattern is not None:
+                fast = specialise(cons.pattern, var)
+                parts.append(f"not ({fast})" if fast is not None else f"{self.tables.pattern(cons.pattern)}({var}) is None")
+            return " or ".join(parts)
+        if node.name == "bool":
+            return f"type({var}) is not bool"
+        if node.name in ("int", "float"):
+            kinds = "int" if node.name == "int" else "(int, float)"
+            test = f"(type({var}) is not {node.name} and (type({var}) is bool or not isinstance({var}, {kinds})))"
+            if cons.min is not None or cons.max is not None:
+                test += f" or {_bounds_test(var, cons.min, cons.max)}"
+            return test
+        return None
+
+    def _parsed(self, code: Lines, var: str, shape: str, parser: str, reason: str, path: PathExpr) -> None:
+        """A string whose shape is checked inline, then parsed (a ValueError means invalid)."""
+        with code.block(f"if not isinstance({var}, str) or {shape}:"):
+            _fail(code, path, reason, f"repr({var})[:80]")
+        with code.block("else:"):
+            with code.block("try:"):
+                code.line(f"{parser}({var})")
+            with code.block("except ValueError:"):
+                _fail(code, path, reason, f"repr({var})[:80]")
 
     def _range(self, code: Lines, var: str, cons: Constraints, path: PathExpr) -> None:
         if cons.min is None and cons.max is None:
@@ -200,4 +248,4 @@ class ValidatorEmitter:
         fast = specialise(pattern, var)
         test = f"not ({fast})" if fast is not None else f"{self.tables.pattern(pattern)}({var}) is None"
         with code.block(f"if {test}:"):
-            _fail(code, path, f"must fully match /{pattern}/, got ", f"_short({var})")
+            _fail(code, path, f"must fully match /{pattern}/, got ", f"repr({var})[:80]")

@@ -31,6 +31,7 @@ from ek.runtime.loader import (
     load_schema,
     module_of,
 )
+from ek.runtime.resolve import check_fresh, resolve
 from ek.runtime.violation import ArgumentsError, Violation
 
 #: validator(tool_name, args) -> violations ([] when the call fits the schema)
@@ -59,14 +60,6 @@ def grammar_of(obj: Any) -> GraphGrammar:
     raise TypeError(f"expected a GraphGrammar, a generated module or a path, got {type(obj).__name__}")
 
 
-def __getattr__(name: str) -> Any:
-    if name == "resolve":
-        from ek.runtime.resolve import resolve
-
-        return resolve
-    raise AttributeError(f"module 'ek.runtime' has no attribute {name!r}")
-
-
 __all__ = [
     "SUPPORTED_GENERATOR_VERSIONS",
     "ArgumentsError",
@@ -76,6 +69,7 @@ __all__ = [
     "UnsupportedGeneratorError",
     "Validator",
     "Violation",
+    "check_fresh",
     "check_module",
     "compile_grammar",
     "grammar_of",

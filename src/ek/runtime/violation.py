@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import NamedTuple
 
 
@@ -17,6 +18,11 @@ class Violation(NamedTuple):
 
     def __str__(self) -> str:
         return f"{self.path}: {self.reason}"
+
+
+#: ``make_violation((path, reason))``: builds a Violation without NamedTuple's Python-level ``__new__``
+#: (generated validators use it on their error paths).
+make_violation = partial(tuple.__new__, Violation)
 
 
 class ArgumentsError(ValueError):
