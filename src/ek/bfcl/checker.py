@@ -1,0 +1,369 @@
+"""BFCL's AST checker semantics, reimplemented: ``check(functions, model_output, possible_answer, category)``.
+
+Per call: the function name, required parameters present, no unexpected
+parameter, each value of its declared type and among the acceptable values
+(strings compared after BFCL's standardisation), every non-optional answer
+parameter given. Categories route as in BFCL: ``*parallel*`` (any order),
+``*multiple*`` (one call among several functions), otherwise simple (one
+call); ``*irrelevance*``/``*relevance*`` only ask whether calls were made.
+
+Where ek differs from BFCL on purpose (docs/bfcl.md): parallel calls are
+assigned by maximum bipartite matching, not first-fit; an int is accepted for
+a float at any depth, not only at top level; the model output is read by
+:mod:`ek.parsing`, so arithmetic and names are decode errors, never evaluated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from ek.agents.base import Step
+from ek.bfcl import javalike
+from ek.bfcl.matching import max_matching
+from ek.bfcl.typemap import (
+    JAVA,
+    JAVASCRIPT,
+    NESTED_JAVALIKE,
+    NESTED_PYTHON,
+    PYTHON,
+    language_of,
+    types_for,
+)
+from ek.canon import bfcl as standardize
+from ek.parsing import ParseError, parse_calls
+
+
+@attrs.frozen
+class Verdict:
+    """The outcome of checking one BFCL entry: ``valid``, BFCL's ``error_type`` and a message."""
+
+    valid: bool
+    error_type: str = ""
+    message: str = ""
+
+    def __bool__(self) -> bool:
+        return self.valid
+
+
+OK = Verdict(True)
+
+
+def _fail(error_type: str, message: str) -> Verdict:
+    return Verdict(False, error_type, message)
+
+
+def check(
+    functions: Sequence[Mapping[str, Any]] | Mapping[str, Any],
+    model_output: Any,
+    possible_answer: Sequence[Mapping[str, Any]] | Mapping[str, Any],
+    category: str,
+    *,
+    underscore_to_dot: bool = False,
+) -> Verdict:
+    """Check one model output against one BFCL entry, as BFCL's AST checker does (with ek's fixes).
+
+    ``functions`` is the entry's ``function`` list (or the question entry);
+    ``possible_answer`` its ``ground_truth`` list (or the answer entry);
+    ``model_output`` raw text, a decoded ``[{"func": {...}}]`` list, or steps.
+    ``underscore_to_dot``: the model saw ``a_b`` for a function named ``a.b``.
+
+    >>> funcs = [{"name": "math.hypot", "parameters": {"type": "dict",
+    ...     "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}}, "required": ["x", "y"]}}]
+    >>> answer = [{"math.hypot": {"x": [3], "y": [4]}}]
+    >>> check(funcs, "[math.hypot(x=3, y=4)]", answer, "simple")
+    Verdict(valid=True, error_type='', message='')
+    >>> check(funcs, "[math.hypot(x=3, y=5)]", answer, "simple").error_type
+    'value_error:others'
+    >>> check(funcs, "[math.hypot(x=3, y=2+2)]", answer, "simple").error_type
+    'ast_decoder:decoder_failed'
+    """
+    funcs = _functions(functions)
+    answers = _answers(possible_answer)
+    decoded = _decode(model_output)
+    if isinstance(decoded, ParseError):
+        if "relevance" in category:
+            return _relevance(category, has_calls=False, detail=str(decoded))
+        return _fail("ast_decoder:decoder_failed", f"Invalid syntax. Failed to decode AST. {decoded}")
+    if "relevance" in category:
+        return _relevance(category, has_calls=bool(decoded), detail="")
+    ctx = _Context(language_of(category), underscore_to_dot)
+    if "parallel" in category:
+        return _parallel(funcs, decoded, answers, ctx)
+    if "multiple" in category:
+        if len(decoded) != len(answers):
+            return _fail("multiple_function_checker:wrong_count", "Wrong number of functions.")
+        expected = _only_key(answers[0])
+        return _call_checker(_find(funcs, expected), decoded[0], answers[0], ctx)
+    if len(decoded) != 1:
+        return _fail("simple_function_checker:wrong_count", "Wrong number of functions.")
+    return _call_checker(funcs[0], decoded[0], answers[0], ctx)
+
+
+def _relevance(category: str, *, has_calls: bool, detail: str) -> Verdict:
+    if "irrelevance" in category:
+        if has_calls:
+            return _fail("irrelevance_error:decoder_success", "Valid syntax. Successfully decode AST when it should not.")
+        return OK
+    if not has_calls:
+        return _fail("relevance_error:decoder_failed",
+                     f"Invalid syntax. Failed to decode AST when it should have. {detail}".strip())
+    return OK
+
+
+@attrs.frozen
+class _Context:
+    language: str
+    underscore_to_dot: bool
+
+
+def _functions(functions: Any) -> list[Mapping[str, Any]]:
+    if isinstance(functions, Mapping):
+        functions = functions["function"] if "function" in functions else [functions]
+    return list(functions)
+
+
+def _answers(possible_answer: Any) -> list[Mapping[str, Any]]:
+    if isinstance(possible_answer, Mapping):
+        possible_answer = possible_answer.get("ground_truth", [possible_answer])
+    return list(possible_answer)
+
+
+def _only_key(answer: Mapping[str, Any]) -> str:
+    return next(iter(answer))
+
+
+def _find(funcs: list[Mapping[str, Any]], name: str) -> Mapping[str, Any]:
+    for func in funcs:
+        if func.get("name") == name:
+            return func
+    raise ValueError(f"possible answer names function {name!r}, which the entry does not define")
+
+
+def _decode(model_output: Any) -> list[Step] | ParseError:
+    """Model output -> steps; a ParseError is returned (not raised): it is a verdict, not a crash."""
+    if isinstance(model_output, list) and all(isinstance(s, Step) for s in model_output):
+        return list(model_output)
+    try:
+        if isinstance(model_output, str):
+            text = model_output.strip("`\n ")
+            if text.startswith("python\n"):  # what stripping backticks leaves of a ```python fence
+                text = text[len("python\n"):]
+            if not text.startswith("["):
+                text = "[" + text
+            if not text.endswith("]"):
+                text = text + "]"
+            return parse_calls(text, "auto")
+        return parse_calls(model_output, "bfcl")
+    except ParseError as exc:
+        return exc
+
+
+def _parallel(funcs: list[Mapping[str, Any]], calls: list[Step], answers: list[Mapping[str, Any]],
+              ctx: _Context) -> Verdict:
+    if len(calls) != len(answers):
+        return _fail("parallel_function_checker_no_order:wrong_count", "Wrong number of functions.")
+    verdicts = [[_call_checker(_find(funcs, _only_key(a)), call, a, ctx) for call in calls] for a in answers]
+    adjacency = [[j for j, v in enumerate(row) if v.valid] for row in verdicts]
+    assignment = max_matching(adjacency, len(calls))
+    for i, matched in enumerate(assignment):
+        if matched is None:
+            reasons = "; ".join(f"model call {j}: {v.error_type}: {v.message}" for j, v in enumerate(verdicts[i]))
+            return _fail(
+                "parallel_function_checker_no_order:cannot_find_match",
+                f"Could not find a matching function call for index {i} of possible answers "
+                f"({_only_key(answers[i])}) in any complete assignment. {reasons}",
+            )
+    return OK
+
+
+def _call_checker(func: Mapping[str, Any], call: Step, answer: Mapping[str, Any], ctx: _Context) -> Verdict:
+    """BFCL's ``simple_function_checker`` for one call."""
+    possible = next(iter(answer.values()))
+    name = func["name"]
+    if ctx.underscore_to_dot and "." in name:
+        name = name.replace(".", "_")
+    if call.name != name:
+        return _fail("simple_function_checker:wrong_func_name", f"Function name {name!r} not found in model output.")
+    params = func.get("parameters", {})
+    details = params.get("properties", {})
+    args = call.args
+    for param in params.get("required", []):
+        if param not in args:
+            return _fail("simple_function_checker:missing_required", f"Missing required parameter: {param!r}.")
+    for param, value in args.items():
+        if param not in details or param not in possible:
+            return _fail("simple_function_checker:unexpected_param", f"Unexpected parameter: {param!r}.")
+        verdict = _check_param(param, value, details[param], possible[param], ctx)
+        if not verdict.valid:
+            return verdict
+    for param, alternatives in possible.items():
+        if param not in args and "" not in alternatives:
+            return _fail("simple_function_checker:missing_optional",
+                         f"Optional parameter {param!r} not provided and not marked as optional.")
+    return OK
+
+
+def _check_param(param: str, value: Any, detail: Mapping[str, Any], possible: list[Any], ctx: _Context) -> Verdict:
+    type_name = detail.get("type", "any")
+    table = types_for(ctx.language)
+    expected = table.get(type_name)
+    if expected is None:
+        return _fail("type_error:simple", f"Parameter {param!r} has type {type_name!r}, which BFCL does not define.")
+    item_type = (detail.get("items") or {}).get("type")
+    nested_names = NESTED_PYTHON if ctx.language == PYTHON else NESTED_JAVALIKE
+    nested = table.get(item_type) if type_name in nested_names and item_type else None
+    if ctx.language in (JAVA, JAVASCRIPT):
+        if not isinstance(value, str):
+            kind = "java" if ctx.language == JAVA else "js"
+            return _fail(f"type_error:{kind}", f"Incorrect type for parameter {param!r}. Expected type String, "
+                                               f"got {type(value).__name__}. Parameter value: {value!r}.")
+        convert = javalike.convert_java if ctx.language == JAVA else javalike.convert_js
+        value = convert(value, type_name, item_type if type_name in nested_names else None)
+    if type_name == "float" and type(value) is int and ctx.language == PYTHON:
+        value = float(value)
+    typed = _type_check(param, value, possible, type_name, expected, nested)
+    if not typed.valid:
+        return typed.verdict
+    if not typed.is_variable:
+        if expected is dict:
+            return _dict_checker(param, value, possible)
+        if expected is list and nested is dict:
+            return _list_dict_checker(param, value, possible)
+        if expected is str:
+            return _string_checker(param, value, possible)
+        if expected is list:
+            return _list_checker(param, value, possible)
+    if not _contains(possible, value):
+        return _fail("value_error:others",
+                     f"Invalid value for parameter {param!r}: {value!r}. Expected one of {possible}.")
+    return OK
+
+
+def _contains(alternatives: list[Any], value: Any) -> bool:
+    """``value in alternatives`` as Python's ``==`` sees it (so ``1 == 1.0``; but ``True`` is not ``1``)."""
+    return any(_same(alt, value) for alt in alternatives)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    return bool(a == b)
+
+
+@attrs.frozen
+class _Typed:
+    valid: bool
+    is_variable: bool = False
+    verdict: Verdict = OK
+
+
+def _answer_type(possible: list[Any]) -> type | None:
+    for alt in possible:
+        if alt != "":
+            return type(alt)
+    return None
+
+
+def _type_check(param: str, value: Any, possible: list[Any], type_name: str, expected: type,
+                nested: type | None) -> _Typed:
+    """BFCL's ``type_checker``: the declared type, or the answers' type (a "variable"), one level deep."""
+    answer_type = _answer_type(possible)
+    is_variable = answer_type is not None and answer_type is not expected
+    nested_failed = False
+    if type(value) is expected:
+        if nested is None:
+            return _Typed(True, is_variable)
+        for alt in possible:
+            if not isinstance(alt, list) or all(_item_type_ok(item, alt, nested) for item in value):
+                return _Typed(True, is_variable)
+        nested_failed = True
+    if answer_type is not None and type(value) is answer_type:
+        if nested_failed:
+            return _Typed(False, verdict=_fail(
+                "type_error:nested",
+                f"Nested type checking failed for parameter {param!r}. Expected outer type {type_name} with "
+                f"inner type {nested.__name__}. Parameter value: {value!r}.",  # type: ignore[union-attr]
+            ))
+        return _Typed(True, True)
+    return _Typed(False, verdict=_fail(
+        "type_error:simple",
+        f"Incorrect type for parameter {param!r}. Expected type {type_name}, got {type(value).__name__}. "
+        f"Parameter value: {value!r}.",
+    ))
+
+
+def _item_type_ok(item: Any, alternatives: list[Any], nested: type) -> bool:
+    if type(item) is nested or (nested is float and type(item) is int):  # ek: int -> float at any depth
+        return True
+    answer_type = _answer_type(alternatives)
+    return answer_type is not None and type(item) is answer_type
+
+
+def _std(value: Any) -> Any:
+    return standardize(value) if isinstance(value, str) else value
+
+
+def _string_checker(param: str, value: str, possible: list[Any]) -> Verdict:
+    if standardize(value) not in [standardize(a) for a in possible if isinstance(a, str)]:
+        return _fail("value_error:string", f"Invalid value for parameter {param!r}: {value!r}. "
+                                           f"Expected one of {possible}. Case insensitive.")
+    return OK
+
+
+def _list_checker(param: str, value: list[Any], possible: list[Any]) -> Verdict:
+    got = [_std(v) for v in value]
+    for alt in possible:
+        # BFCL iterates over each alternative, so the omittable "" reads as an empty list.
+        items = list(alt) if isinstance(alt, (list, str)) else None
+        if items is not None and len(items) == len(got) and all(_same(_std(a), g) for a, g in zip(items, got)):
+            return OK
+    return _fail("value_error:list/tuple", f"Invalid value for parameter {param!r}: {value!r}. "
+                                           f"Expected one of {possible}.")
+
+
+def _dict_checker(param: str, value: Mapping[str, Any], possible: list[Any]) -> Verdict:
+    """BFCL's ``dict_checker``: each key's value among that key's alternatives; non-optional keys present."""
+    verdict = _fail("dict_checker:unclear", "")
+    for alt in possible:
+        if alt == "":
+            continue
+        verdict = _one_dict(value, alt)
+        if verdict.valid:
+            return OK
+    return verdict
+
+
+def _one_dict(value: Mapping[str, Any], answer: Mapping[str, Any]) -> Verdict:
+    if not isinstance(answer, Mapping):
+        return _fail("dict_checker:unclear", f"Possible answer {answer!r} is not a dict.")
+    for key, item in value.items():
+        if key not in answer:
+            return _fail("value_error:dict_key", f"Unexpected dict key parameter: {key!r}.")
+        options = [_std(a) for a in answer[key]]
+        if not _contains(options, _std(item)):
+            return _fail("value_error:dict_value",
+                         f"Invalid value for parameter {key!r}: {item!r}. Expected one of {options}.")
+    for key, options in answer.items():
+        if key not in value and "" not in options:
+            return _fail("value_error:dict_key", f"Missing dict key parameter: {key!r}.")
+    return OK
+
+
+def _list_dict_checker(param: str, value: list[Any], possible: list[Any]) -> Verdict:
+    verdict = _fail("list_dict_checker:unclear", "")
+    for alt in possible:
+        alt = [] if alt == "" else alt  # as in BFCL, "" (omittable) has length 0: it accepts an empty list
+        if not isinstance(alt, list) or len(value) != len(alt):
+            verdict = _fail("value_error:list_dict_count", "Wrong number of dictionaries in the list.")
+            continue
+        for item, answer in zip(value, alt):
+            verdict = _dict_checker(param, item, [answer]) if isinstance(item, Mapping) else _fail(
+                "value_error:dict_key", f"Expected a dict in the list, got {item!r}.")
+            if not verdict.valid:
+                break
+        else:
+            return OK
+    return verdict

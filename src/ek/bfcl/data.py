@@ -1,0 +1,93 @@
+"""Reading BFCL's data files: question entries and possible-answer entries, one JSON object per line.
+
+BFCL names them ``*.json`` but they are JSON lines. Each question has an
+``id``, the ``question`` turns and a ``function`` list of schemas; each
+possible answer has the same ``id`` and a ``ground_truth`` list of
+``{func_name: {param: [acceptable values...]}}`` with ``""`` = may be omitted.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+
+class BfclDataError(ValueError):
+    """A BFCL data line that is not what BFCL writes: ``FILE:LINE: reason``."""
+
+
+@attrs.frozen
+class Question:
+    """One BFCL test entry: its id, the conversation turns and the function schemas offered."""
+
+    id: str
+    functions: tuple[Mapping[str, Any], ...]
+    question: Any = None
+
+
+@attrs.frozen
+class PossibleAnswer:
+    """One BFCL ground truth: a list of ``{func_name: {param: [alternatives]}}``."""
+
+    id: str
+    ground_truth: tuple[Mapping[str, Any], ...]
+
+
+def _lines(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise BfclDataError(f"{path}:{number}: not JSON: {exc.msg} (column {exc.colno})") from None
+            if not isinstance(entry, dict):
+                raise BfclDataError(f"{path}:{number}: expected a JSON object, got {type(entry).__name__}")
+            yield number, entry
+
+
+def _require(entry: dict[str, Any], key: str, kind: type, where: str) -> Any:
+    value = entry.get(key)
+    if not isinstance(value, kind):
+        raise BfclDataError(f"{where}: {key!r} must be a {kind.__name__}, got {type(value).__name__}")
+    return value
+
+
+def read_questions(path: str | Path) -> list[Question]:
+    """Every question entry of a BFCL question file (entries without functions get an empty tuple)."""
+    out = []
+    for number, entry in _lines(path):
+        where = f"{path}:{number}"
+        functions = entry.get("function", [])
+        if not isinstance(functions, list) or not all(isinstance(f, dict) and isinstance(f.get("name"), str)
+                                                      for f in functions):
+            raise BfclDataError(f"{where}: 'function' must be a list of objects with a 'name'")
+        out.append(Question(_require(entry, "id", str, where), tuple(functions), entry.get("question")))
+    return out
+
+
+def read_possible_answers(path: str | Path) -> list[PossibleAnswer]:
+    """Every entry of a BFCL ``possible_answer`` file."""
+    out = []
+    for number, entry in _lines(path):
+        where = f"{path}:{number}"
+        truth = _require(entry, "ground_truth", list, where)
+        for i, call in enumerate(truth):
+            if not isinstance(call, dict) or len(call) != 1 or not isinstance(next(iter(call.values())), dict):
+                raise BfclDataError(f"{where}: ground_truth[{i}] must be {{func_name: {{param: [values]}}}}")
+        out.append(PossibleAnswer(_require(entry, "id", str, where), tuple(truth)))
+    return out
+
+
+def pair_up(questions: list[Question], answers: list[PossibleAnswer]) -> list[tuple[Question, PossibleAnswer]]:
+    """Questions with their answers, matched by id; a question without an answer is an error."""
+    by_id = {a.id: a for a in answers}
+    missing = [q.id for q in questions if q.id not in by_id]
+    if missing:
+        raise BfclDataError(f"no possible answer for {len(missing)} question(s), e.g. {missing[:3]}")
+    return [(q, by_id[q.id]) for q in questions]

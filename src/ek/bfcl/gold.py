@@ -1,0 +1,57 @@
+"""BFCL ground truth -> ek gold calls: lists of acceptable values become ``OneOf``, ``""`` becomes ``OMITTABLE``.
+
+Inside an answer, a dict's values are again lists of alternatives (BFCL's
+one-level nested answers); list items are plain values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ek.agents.base import Step
+from ek.values import OMITTABLE, OneOf
+
+
+def alternatives(options: Sequence[Any]) -> Any:
+    """A BFCL alternatives list as one gold value.
+
+    >>> alternatives(["celsius", ""]), alternatives([5]), alternatives([""])
+    (OneOf('celsius', OMITTABLE), 5, OMITTABLE)
+    >>> alternatives([{"limit": [50, ""]}])
+    {'limit': OneOf(50, OMITTABLE)}
+    """
+    if not isinstance(options, list):
+        raise ValueError(f"a BFCL answer lists acceptable values in a list, got {options!r:.100}")
+    if not options:
+        # A few live entries list no acceptable value at all; BFCL can never pass them.
+        # ek reads "nothing is acceptable" as "leave it out" (docs/bfcl.md).
+        return OMITTABLE
+    values = [OMITTABLE if option == "" else _value(option) for option in options]
+    if len(values) == 1:
+        return values[0]
+    return OneOf(*values)
+
+
+def _value(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {key: alternatives(options) if isinstance(options, list) else options
+                for key, options in value.items()}
+    if isinstance(value, list):
+        return [_value(item) for item in value]
+    return value
+
+
+def gold_calls(ground_truth: Sequence[Mapping[str, Mapping[str, Any]]]) -> list[Step]:
+    """Every ground-truth call as a :class:`Step` whose argument values are gold markers.
+
+    >>> gold_calls([{"get_weather": {"city": ["Paris", "Paris, France"], "unit": ["", "celsius"]}}])
+    [Step(name='get_weather', args={'city': OneOf('Paris', 'Paris, France'), 'unit': OneOf(OMITTABLE, 'celsius')})]
+    """
+    steps = []
+    for i, call in enumerate(ground_truth):
+        if not isinstance(call, Mapping) or len(call) != 1:
+            raise ValueError(f"ground_truth[{i}] must be {{func_name: {{param: [values]}}}}, got {call!r:.100}")
+        ((name, params),) = call.items()
+        steps.append(Step(name, {param: alternatives(options) for param, options in params.items()}))
+    return steps

@@ -1,0 +1,211 @@
+"""Java and JavaScript argument values: source-code strings -> Python values, as BFCL's checker sees them.
+
+In BFCL's Java/JavaScript categories every argument value is a string of
+source code (``"5"``, ``"new ArrayList<>(Arrays.asList(\\"a\\"))"``,
+``"[1, 2]"``). A string that does not read as the declared type stays a
+string (BFCL's rule), so it can still match a variable name in the answers.
+Collections are split at top-level commas, respecting quotes and brackets
+(BFCL splits on every comma, so ``"a,b"`` inside a list breaks there; ek does not).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_INT = re.compile(r"-?\d+")
+_JAVA_FLOAT = re.compile(r"-?\d+(\.\d+)?([eE][+-]?\d+)?[fF]")
+_JAVA_DOUBLE = re.compile(r"-?\d+(\.\d+)?([eE][+-]?\d+)?")
+_JAVA_LONG = re.compile(r"-?\d+[lL]")
+_JS_FLOAT = re.compile(r"-?\d+(\.\d+)?")
+_BIGINT = re.compile(r"-?\d+n")
+_QUOTED = re.compile(r"""^(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')$""", re.S)
+
+
+def split_top_level(text: str, sep: str = ",") -> list[str]:
+    """Split at ``sep`` outside quotes and brackets; empty pieces dropped.
+
+    >>> split_top_level('"a,b", f(1, 2), [3, 4]')
+    ['"a,b"', 'f(1, 2)', '[3, 4]']
+    """
+    parts: list[str] = []
+    depth, start, quote, i = 0, 0, "", 0
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        elif c in "([{<":
+            depth += 1
+        elif c in ")]}>":
+            depth = max(depth - 1, 0)
+        elif c == sep and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+        i += 1
+    parts.append(text[start:].strip())
+    return [p for p in parts if p]
+
+
+def _unquote(text: str) -> str:
+    body = text[1:-1]
+    return re.sub(r"\\(.)", r"\1", body)
+
+
+def java_value(text: str) -> Any:
+    """A Java literal of unknown type: string, char, boolean, null, number, else the text itself."""
+    text = text.strip()
+    if _QUOTED.match(text):
+        return _unquote(text)
+    if text in ("true", "false"):
+        return text == "true"
+    if text == "null":
+        return None
+    if _INT.fullmatch(text):
+        return int(text)
+    if _JAVA_LONG.fullmatch(text):
+        return int(text[:-1])
+    if _JAVA_FLOAT.fullmatch(text):
+        return float(text[:-1])
+    if _JAVA_DOUBLE.fullmatch(text):
+        return float(text)
+    return text
+
+
+def js_value(text: str) -> Any:
+    """A JavaScript literal of unknown type, else the text itself."""
+    text = text.strip()
+    if _QUOTED.match(text):
+        return _unquote(text)
+    if text in ("true", "false"):
+        return text == "true"
+    if text in ("null", "undefined"):
+        return None
+    if _INT.fullmatch(text):
+        return int(text)
+    if _JS_FLOAT.fullmatch(text):
+        return float(text)
+    if _BIGINT.fullmatch(text):
+        return int(text[:-1])
+    if text.startswith("[") and text.endswith("]"):
+        return [js_value(p) for p in split_top_level(text[1:-1])]
+    if text.startswith("{") and text.endswith("}"):
+        return _js_object(text)
+    return text
+
+
+def _js_object(text: str) -> Any:
+    out: dict[str, Any] = {}
+    for entry in split_top_level(text.strip()[1:-1]):
+        key, colon, value = (s.strip() for s in entry.partition(":"))
+        if not colon:
+            return text
+        out[_unquote(key) if _QUOTED.match(key) else key] = js_value(value)
+    return out
+
+
+def convert_java(text: str, type_name: str, item_type: str | None = None) -> Any:
+    """A Java argument string as a value of ``type_name`` (the text itself if it does not read as one).
+
+    >>> convert_java("5", "integer"), convert_java("2.5f", "float"), convert_java("7L", "long")
+    (5, 2.5, 7)
+    >>> convert_java('new ArrayList<>(Arrays.asList("a,b", "c"))', "ArrayList", "String")
+    ['a,b', 'c']
+    >>> convert_java("new int[]{1, 2}", "Array", "integer")
+    [1, 2]
+    """
+    text = text.strip()
+    if type_name in ("byte", "short", "integer"):
+        return int(text) if _INT.fullmatch(text) else text
+    if type_name == "long":
+        return int(text[:-1]) if _JAVA_LONG.fullmatch(text) else text
+    if type_name == "float":
+        return float(text[:-1]) if _JAVA_FLOAT.fullmatch(text) else text
+    if type_name == "double":
+        return float(text) if _JAVA_DOUBLE.fullmatch(text) else text
+    if type_name == "boolean":
+        return text == "true" if text in ("true", "false") else text
+    if type_name in ("Array", "ArrayList", "Queue", "Stack"):
+        items = _java_collection_items(text)
+        if items is None:
+            return text
+        return [_java_item(i, item_type) for i in items]
+    if type_name in ("HashMap", "Hashtable"):
+        return _java_map(text)
+    return text  # String, char, any: the text as written
+
+
+def _java_item(text: str, item_type: str | None) -> Any:
+    if item_type in ("String", "char"):  # an item is source code: its quotes are not part of the value
+        return _unquote(text) if _QUOTED.match(text) else text
+    return convert_java(text, item_type) if item_type else java_value(text)
+
+
+def _java_collection_items(text: str) -> list[str] | None:
+    match = re.fullmatch(r"new\s+\w+(?:<[^>]*>)?\s*\[\s*\]\s*\{(.*)\}", text, re.S)
+    if match:
+        return split_top_level(match.group(1))
+    for pattern in (r"new\s+ArrayList<[^>]*>\s*\(\s*(?:Arrays\.asList|List\.of)\((.*)\)\s*\)",
+                    r"(?:Arrays\.asList|List\.of)\((.*)\)"):
+        match = re.fullmatch(pattern, text, re.S)
+        if match:
+            return split_top_level(match.group(1))
+    match = re.fullmatch(r"new\s+ArrayList<[^>]*>\s*\(\s*\)\s*\{\{(.*)\}\}", text, re.S)
+    if match:
+        return [m.group(1) for s in split_top_level(match.group(1), ";")
+                if (m := re.fullmatch(r"add\((.*)\)", s.strip(), re.S))]
+    if re.fullmatch(r"new\s+ArrayList<[^>]*>\s*\(\s*\)", text):
+        return []
+    return None
+
+
+def _java_map(text: str) -> Any:
+    match = re.fullmatch(r"new\s+HashMap<[^>]*>\s*\(\s*\)\s*\{\{(.*)\}\}", text, re.S)
+    if match:
+        entries = [m.group(1) for s in split_top_level(match.group(1), ";")
+                   if (m := re.fullmatch(r"put\((.*)\)", s.strip(), re.S))]
+    else:
+        match = re.fullmatch(r"Map\.of\((.*)\)", text, re.S)
+        if not match:
+            return text
+        flat = split_top_level(match.group(1))
+        entries = [f"{k}, {v}" for k, v in zip(flat[::2], flat[1::2])]
+    out: dict[Any, Any] = {}
+    for entry in entries:
+        parts = split_top_level(entry)
+        if len(parts) != 2:
+            return text
+        out[java_value(parts[0])] = java_value(parts[1])
+    return out
+
+
+def convert_js(text: str, type_name: str, item_type: str | None = None) -> Any:
+    """A JavaScript argument string as a value of ``type_name`` (the text itself if it does not read as one).
+
+    >>> convert_js("'hi'", "String"), convert_js("10n", "Bigint"), convert_js("[1, 'a']", "array")
+    ('hi', 10, [1, 'a'])
+    """
+    text = text.strip()
+    if type_name == "String":
+        return _unquote(text) if _QUOTED.match(text) else text
+    if type_name == "integer":
+        return int(text) if _INT.fullmatch(text) else text
+    if type_name == "float":
+        return float(text) if _JS_FLOAT.fullmatch(text) else text
+    if type_name == "Bigint":
+        return int(text[:-1]) if _BIGINT.fullmatch(text) else text
+    if type_name == "Boolean":
+        return text == "true" if text in ("true", "false") else text
+    if type_name == "array":
+        match = re.fullmatch(r"\[(.*)\]|new\s+Array\((.*)\)", text, re.S)
+        if not match:
+            return text
+        body = match.group(1) if match.group(1) is not None else match.group(2)
+        return [js_value(p) for p in split_top_level(body)]
+    if type_name == "dict":
+        return _js_object(text) if text.startswith("{") and text.endswith("}") else text
+    return text

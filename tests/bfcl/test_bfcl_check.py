@@ -1,0 +1,194 @@
+"""ek.bfcl.check: BFCL's error types on hand-made entries, and each documented difference."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ek.agents.base import Step
+from ek.bfcl import Verdict, check
+from ek.bfcl.oracle import load_bfcl_checker
+from ek.parsing import ParseError, parse_calls, to_bfcl
+
+WEATHER = {
+    "name": "get_weather",
+    "parameters": {
+        "type": "dict",
+        "properties": {
+            "city": {"type": "string"},
+            "days": {"type": "integer"},
+            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+            "coords": {"type": "array", "items": {"type": "float"}},
+            "scale": {"type": "float"},
+            "opts": {"type": "dict", "properties": {"lang": {"type": "string"}}},
+        },
+        "required": ["city"],
+    },
+}
+ANSWER = [{"get_weather": {
+    "city": ["San Francisco, CA", "SF"],
+    "days": [3, ""],
+    "unit": ["celsius", ""],
+    "coords": [[37.5, -122.0], ""],
+    "scale": [2.0, ""],
+    "opts": [{"lang": ["en", ""]}, ""],
+}}]
+
+
+def verdict(output: Any, category: str = "simple", answer: Any = None, funcs: Any = None) -> Verdict:
+    return check(funcs or [WEATHER], output, answer or ANSWER, category)
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "get_weather(city='San Francisco, CA')",
+        "[get_weather(city='san francisco ca', days=3)]",
+        "```python\n[get_weather(city='SF', unit='celsius')]\n```",
+        [{"get_weather": {"city": "SF", "scale": 2}}],  # int for a float: accepted (BFCL too, at top level)
+        [{"get_weather": {"city": "SF", "opts": {"lang": "EN"}}}],
+        [{"get_weather": {"city": "SF", "opts": {}}}],
+        [Step("get_weather", {"city": "SF", "coords": [37.5, -122.0]})],
+        '[{"get_weather": {"city": "SF"}}]',
+    ],
+)
+def test_right_answers(output: Any) -> None:
+    assert verdict(output) == Verdict(True)
+
+
+@pytest.mark.parametrize(
+    ("output", "error_type"),
+    [
+        ("get_wether(city='SF')", "simple_function_checker:wrong_func_name"),
+        ("get_weather(days=3)", "simple_function_checker:missing_required"),
+        ("get_weather(city='SF', color='red')", "simple_function_checker:unexpected_param"),
+        ("get_weather(city='LA')", "value_error:string"),
+        ("get_weather(city='SF', days='3')", "type_error:simple"),
+        ("get_weather(city='SF', days=4)", "value_error:others"),
+        ("get_weather(city='SF', days=True)", "type_error:simple"),
+        ("get_weather(city='SF', coords=[37.5])", "value_error:list/tuple"),
+        # BFCL skips the item type check when the answer allows omission (""): a value error instead.
+        ("get_weather(city='SF', coords=['a', 'b'])", "value_error:list/tuple"),
+        ("get_weather(city='SF', opts={'lang': 'de'})", "value_error:dict_value"),
+        ("get_weather(city='SF', opts={'size': 1})", "value_error:dict_key"),
+        ("[get_weather(city='SF'), get_weather(city='SF')]", "simple_function_checker:wrong_count"),
+        ("[]", "simple_function_checker:wrong_count"),
+        ("Sorry, I can't do that.", "ast_decoder:decoder_failed"),
+        ("get_weather(city=city_name)", "ast_decoder:decoder_failed"),
+    ],
+)
+def test_bfcl_error_types(output: Any, error_type: str) -> None:
+    result = verdict(output)
+    assert not result.valid
+    assert result.error_type == error_type
+    assert result.message
+
+
+ERROR_CASES = test_bfcl_error_types.pytestmark[0].args[1]  # type: ignore[attr-defined]
+
+
+def test_nested_type_error_when_the_list_is_required() -> None:
+    answer = [{"get_weather": {"city": ["SF"], "coords": [[37.5, -122.0]]}}]
+    assert verdict("get_weather(city='SF', coords=['a', 'b'])", answer=answer).error_type == "type_error:nested"
+
+
+@pytest.mark.skipif(load_bfcl_checker() is None, reason="bfcl-eval is not installed")
+def test_the_hand_made_cases_match_bfcl_itself() -> None:
+    oracle = load_bfcl_checker()
+    assert oracle is not None
+    for output, error_type in ERROR_CASES:
+        try:
+            decoded = to_bfcl(parse_calls(output))
+        except ParseError:
+            continue  # decode failures: BFCL's decoder differs on purpose
+        assert oracle([WEATHER], decoded, ANSWER, "simple")["error_type"] == error_type, output
+
+
+def test_missing_non_optional_answer_parameter() -> None:
+    answer = [{"get_weather": {"city": ["SF"], "days": [3]}}]
+    assert verdict("get_weather(city='SF')", answer=answer).error_type == "simple_function_checker:missing_optional"
+
+
+def test_multiple_checks_the_one_expected_function_among_several() -> None:
+    other = {"name": "get_time", "parameters": {"type": "dict", "properties": {"tz": {"type": "string"}},
+                                                "required": ["tz"]}}
+    funcs = [other, WEATHER]
+    assert check(funcs, "get_weather(city='SF')", ANSWER, "multiple").valid
+    assert check(funcs, "get_time(tz='PST')", ANSWER, "multiple").error_type == "simple_function_checker:wrong_func_name"
+    assert check(funcs, "[]", ANSWER, "multiple").error_type == "multiple_function_checker:wrong_count"
+
+
+STOCK = {"name": "get_stock_price", "parameters": {"type": "dict", "properties": {
+    "company": {"type": "string"}, "date": {"type": "string"}}, "required": ["company"]}}
+
+
+def test_parallel_any_order_and_counts() -> None:
+    answer = [{"get_stock_price": {"company": ["Apple"], "date": ["2022-01-01"]}},
+              {"get_stock_price": {"company": ["Microsoft"], "date": ["2022-01-01"]}}]
+    right = "[get_stock_price(company='Microsoft', date='2022-01-01'), get_stock_price(company='Apple', date='2022-01-01')]"
+    assert check([STOCK], right, answer, "parallel").valid
+    assert check([STOCK], "[get_stock_price(company='Apple', date='2022-01-01')]", answer,
+                 "parallel").error_type == "parallel_function_checker_no_order:wrong_count"
+    wrong = right.replace("Microsoft", "Google")
+    result = check([STOCK], wrong, answer, "parallel")
+    assert result.error_type == "parallel_function_checker_no_order:cannot_find_match"
+    assert "Microsoft" not in result.message or "index 1" in result.message
+
+
+def test_difference_parallel_matching_is_bipartite_not_first_fit() -> None:
+    # Gold 0 accepts either date, gold 1 only 2022-01-01. The model lists the 2022-01-01 call first:
+    # BFCL's first-fit gives it to gold 0 and then finds nothing for gold 1. A full assignment exists.
+    answer = [{"get_stock_price": {"company": ["Apple"], "date": ["2022-01-01", "2022-02-01"]}},
+              {"get_stock_price": {"company": ["Apple"], "date": ["2022-01-01"]}}]
+    output = "[get_stock_price(company='Apple', date='2022-01-01'), get_stock_price(company='Apple', date='2022-02-01')]"
+    assert check([STOCK], output, answer, "parallel").valid
+
+
+def test_difference_int_for_float_is_accepted_inside_lists_too() -> None:
+    assert verdict("get_weather(city='SF', coords=[37.5, -122])").valid
+
+
+def test_difference_arithmetic_is_a_decode_error_not_evaluated() -> None:
+    # BFCL's decoder eval()s BinOps, so days=1+2 would pass there as 3.
+    assert verdict("get_weather(city='SF', days=1+2)").error_type == "ast_decoder:decoder_failed"
+
+
+def test_relevance_categories_only_ask_whether_calls_were_made() -> None:
+    assert check([WEATHER], "I cannot help.", [], "irrelevance").valid
+    assert check([WEATHER], "[]", [], "live_irrelevance").valid
+    assert check([WEATHER], "get_weather(city='SF')", [], "irrelevance").error_type == "irrelevance_error:decoder_success"
+    assert check([WEATHER], "get_weather(city='SF')", [], "live_relevance").valid
+    assert check([WEATHER], "no", [], "live_relevance").error_type == "relevance_error:decoder_failed"
+
+
+def test_underscore_to_dot_for_models_that_cannot_use_dots() -> None:
+    func = {"name": "math.hypot", "parameters": {"type": "dict", "properties": {"x": {"type": "integer"}},
+                                                 "required": ["x"]}}
+    answer = [{"math.hypot": {"x": [3]}}]
+    assert not check([func], "math_hypot(x=3)", answer, "simple").valid
+    assert check([func], "math_hypot(x=3)", answer, "simple", underscore_to_dot=True).valid
+
+
+def test_whole_entries_are_accepted_too() -> None:
+    question = {"id": "x", "question": [], "function": [WEATHER]}
+    answer = {"id": "x", "ground_truth": ANSWER}
+    assert check(question, "get_weather(city='SF')", answer, "simple").valid
+
+
+def test_java_and_javascript_values_are_source_strings() -> None:
+    java = {"name": "Store.put", "parameters": {"type": "dict", "properties": {
+        "count": {"type": "integer"}, "ratio": {"type": "float"}, "ids": {"type": "ArrayList", "items": {"type": "String"}},
+        "flag": {"type": "boolean"}, "target": {"type": "any"}}, "required": ["count"]}}
+    answer = [{"Store.put": {"count": [5], "ratio": [0.5, ""], "ids": [["a", "b"], ""], "flag": [True, ""],
+                             "target": ["myVar", ""]}}]
+    ok = [{"Store.put": {"count": "5", "ratio": "0.5f", "ids": 'new ArrayList<>(Arrays.asList("a", "b"))',
+                         "flag": "true", "target": "myVar"}}]
+    assert check([java], ok, answer, "simple_java").valid
+    assert check([java], [{"Store.put": {"count": 5}}], answer, "simple_java").error_type == "type_error:java"
+    assert check([java], [{"Store.put": {"count": "6"}}], answer, "simple_java").error_type == "value_error:others"
+    js = {"name": "f", "parameters": {"type": "dict", "properties": {"n": {"type": "Bigint"}, "xs": {"type": "array"}},
+                                      "required": ["n"]}}
+    assert check([js], [{"f": {"n": "10n", "xs": "[1, 2]"}}], [{"f": {"n": [10], "xs": [[1, 2]]}}],
+                 "simple_javascript").valid
+    assert check([js], [{"f": {"n": 10}}], [{"f": {"n": [10]}}], "simple_javascript").error_type == "type_error:js"

@@ -1,0 +1,64 @@
+"""Reading BFCL files and converting ground truths to ek gold calls."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ek.agents.base import Step
+from ek.bfcl import BfclDataError, gold_calls, pair_up, read_possible_answers, read_questions
+from ek.values import OMITTABLE, OneOf
+
+
+def test_reads_real_sample_files(bfcl_data: Path) -> None:
+    questions = read_questions(bfcl_data / "BFCL_v4_simple_python.json")
+    answers = read_possible_answers(bfcl_data / "possible_answer" / "BFCL_v4_simple_python.json")
+    assert questions[0].id == "simple_python_0"
+    assert questions[0].functions[0]["name"] == "calculate_triangle_area"
+    pairs = pair_up(questions, answers)
+    assert len(pairs) == len(questions) >= 20
+    assert gold_calls(pairs[0][1].ground_truth) == [
+        Step("calculate_triangle_area", {"base": 10, "height": 5, "unit": OneOf("units", OMITTABLE)})
+    ]
+
+
+def test_gold_conversion_of_nested_answers() -> None:
+    truth = [{"f": {"params": [{"limit": [50], "filter": ["public", ""]}], "tags": [["a", "b"], ["b", "a"]],
+                    "never": []}}]
+    (step,) = gold_calls(truth)
+    assert step.args == {
+        "params": {"limit": 50, "filter": OneOf("public", OMITTABLE)},
+        "tags": OneOf(["a", "b"], ["b", "a"]),
+        "never": OMITTABLE,
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ('{"id": "a", "function": [{"name": "f"}]}\nnot json\n', ":2: not JSON"),
+        ('[1, 2]\n', ":1: expected a JSON object"),
+        ('{"function": []}\n', "'id' must be a str"),
+        ('{"id": "a", "function": [{"description": "no name"}]}\n', "'function' must be a list of objects with a 'name'"),
+    ],
+)
+def test_bad_question_lines_name_file_and_line(tmp_path: Path, text: str, fragment: str) -> None:
+    path = tmp_path / "q.json"
+    path.write_text(text)
+    with pytest.raises(BfclDataError) as info:
+        read_questions(path)
+    assert str(info.value).startswith(str(path))
+    assert fragment in str(info.value)
+
+
+def test_bad_answers_and_unpaired_questions(tmp_path: Path) -> None:
+    path = tmp_path / "a.json"
+    path.write_text('{"id": "a", "ground_truth": [{"f": [1]}]}\n')
+    with pytest.raises(BfclDataError, match=r"ground_truth\[0\] must be"):
+        read_possible_answers(path)
+    q = tmp_path / "q.json"
+    q.write_text('{"id": "a", "function": []}\n{"id": "b", "function": []}\n')
+    path.write_text('{"id": "a", "ground_truth": []}\n')
+    with pytest.raises(BfclDataError, match=r"no possible answer for 1 question\(s\), e.g. \['b'\]"):
+        pair_up(read_questions(q), read_possible_answers(path))

@@ -1,0 +1,68 @@
+"""ek.bfcl.check against BFCL's own checker on all of BFCL's data (skipped without bfcl-eval).
+
+Every disagreement must be one of the differences docs/bfcl.md documents.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from ek.bfcl import check, pair_up, read_possible_answers, read_questions
+from ek.bfcl.oracle import load_bfcl_checker
+from ek.bfcl.variants import variants
+
+oracle = load_bfcl_checker()
+pytestmark = pytest.mark.skipif(oracle is None, reason="bfcl-eval is not installed (pip install --no-deps bfcl-eval)")
+
+CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "live_simple", "live_multiple",
+              "live_parallel", "live_parallel_multiple", "simple_java", "simple_javascript")
+
+
+def _documented(category: str, label: str, output: list, bfcl: dict) -> bool:
+    import test_bfcl_sample as sample  # same rules as the sample test
+
+    record = {"category": category, "label": label, "output": output, "bfcl_error_type": bfcl["error_type"]}
+    return sample.documented_difference(record) is not None
+
+
+@pytest.mark.parametrize("category", CATEGORIES)
+def test_all_of_bfcl_data_agrees_but_for_documented_differences(category: str) -> None:
+    spec = importlib.util.find_spec("bfcl_eval")
+    assert spec is not None and spec.origin is not None and oracle is not None
+    data = Path(spec.origin).parent / "data"
+    pairs = pair_up(read_questions(data / f"BFCL_v4_{category}.json"),
+                    read_possible_answers(data / "possible_answer" / f"BFCL_v4_{category}.json"))
+    rng = random.Random(category)
+    undocumented = []
+    for question, answer in pairs:
+        for label, output in variants(question.functions, answer.ground_truth, category, rng):
+            bfcl = oracle(json.loads(json.dumps(question.functions)), json.loads(json.dumps(output)),
+                          json.loads(json.dumps(answer.ground_truth)), category)
+            ours = check(question.functions, output, answer.ground_truth, category)
+            same = ours.valid == bfcl["valid"] and (ours.valid or ours.error_type == bfcl["error_type"])
+            if not same and not _documented(category, label, output, bfcl):
+                undocumented.append((question.id, label, ours, bfcl["error_type"]))
+    assert not undocumented, undocumented[:5]
+
+
+def test_canon_bfcl_is_bfcls_standardize_string() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from ek.bfcl.oracle import _load_isolated
+    from ek.canon import bfcl
+
+    module = _load_isolated()
+    assert module is not None
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.text(alphabet=st.characters(codec="utf-8") | st.sampled_from(" ,./-_*^'\"\t\nAZ")))
+    def same(text: str) -> None:
+        assert bfcl(text) == module.standardize_string(text)
+
+    same()
