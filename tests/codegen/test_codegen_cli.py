@@ -1,0 +1,82 @@
+"""`ek gen` as users run it: real subprocesses, real files, --check for CI."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
+
+
+def ek(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "ek", *map(str, args)], capture_output=True, text=True, cwd=cwd)
+
+
+def copy_schemas(tmp_path: Path) -> tuple[Path, Path]:
+    schemas = tmp_path / "schemas"
+    schemas.mkdir()
+    for name in ("travel-v1.ek", "travel-v2.ek"):
+        shutil.copy(SCHEMAS / name, schemas / name)
+    return schemas / "travel-v1.ek", schemas / "travel-v2.ek"
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_codegen_cli_gen_twice_is_byte_identical_and_importable(tmp_path: Path) -> None:
+    v1, v2 = copy_schemas(tmp_path)
+    out = tmp_path / "travel_tools"
+    first = ek("gen", v1, v2, "-o", out)
+    assert first.returncode == 0, first.stderr
+    files = snapshot(out)
+    assert sorted(files) == ["__init__.py", "travel_v1.py", "travel_v2.py"]
+    second = ek("gen", v2, v1, "-o", out)
+    assert second.returncode == 0 and "unchanged" in second.stdout
+    assert snapshot(out) == files
+    probe = (
+        "import travel_tools as p; m = p.load('travel@2');"
+        "print(sorted(p.VERSIONS), m.validate('get_weather', {'location': 1})[0].path)"
+    )
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "['travel@1', 'travel@2'] $.location"
+
+
+def test_codegen_cli_check_names_stale_and_missing_files(tmp_path: Path) -> None:
+    v1, v2 = copy_schemas(tmp_path)
+    out = tmp_path / "gen"
+    assert ek("gen", v1, v2, "-o", out).returncode == 0
+    fresh = ek("gen", "--check", v1, v2, "-o", out)
+    assert fresh.returncode == 0, fresh.stdout + fresh.stderr
+    v2.write_text(v2.read_text(encoding="utf-8").replace("tool get_weather {", "tool get_weather weight 2 {"), encoding="utf-8")
+    (out / "travel_v1.py").unlink()
+    stale = ek("gen", "--check", v1, v2, "-o", out)
+    assert stale.returncode == 1
+    assert f"missing: {out / 'travel_v1.py'}" in stale.stdout
+    assert f"stale: {out / 'travel_v2.py'}" in stale.stdout
+    assert "__init__.py" not in stale.stdout
+    assert not (out / "travel_v1.py").exists()  # --check writes nothing
+    assert ek("gen", v1, v2, "-o", out).returncode == 0
+    assert ek("gen", "--check", v1, v2, "-o", out).returncode == 0
+
+
+def test_codegen_cli_schema_errors_print_diagnostics_and_write_nothing(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.ek"
+    bad.write_text("grammar bad 1\ntool t {\n    a: strng\n}\n", encoding="utf-8")
+    v1, _ = copy_schemas(tmp_path)
+    out = tmp_path / "gen"
+    run = ek("gen", v1, bad, "-o", out)
+    assert run.returncode == 1
+    assert f"{bad}:3:" in run.stderr and "strng" in run.stderr
+    assert not out.exists()
+
+
+def test_codegen_cli_rejects_two_schemas_with_the_same_key(tmp_path: Path) -> None:
+    v1, _ = copy_schemas(tmp_path)
+    twin = tmp_path / "twin.ek"
+    shutil.copy(v1, twin)
+    run = ek("gen", v1, twin, "-o", tmp_path / "gen")
+    assert run.returncode == 1 and "travel@1" in run.stderr
