@@ -85,7 +85,8 @@ def _decode_line(raw: bytes | str) -> Any:
 
 
 def _json_error(exc: json.JSONDecodeError) -> str:
-    hint = " (line cut short?)" if exc.pos >= len(exc.doc) else ""
+    cut = exc.pos >= len(exc.doc) or exc.msg.startswith("Unterminated string")
+    hint = " (line cut short?)" if cut else ""
     return f"invalid JSON at column {exc.colno}: {exc.msg}{hint}"
 
 

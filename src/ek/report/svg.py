@@ -55,7 +55,7 @@ def grouped_bars(groups: Sequence[tuple[str, Sequence[tuple[str, float, str]]]],
 
     Each group is scaled on its own (weighted totals and unit counts live on different scales).
     """
-    bar, gap, group_gap, plot_h, top = 34, 6, 40, 160, 28
+    bar, gap, group_gap, plot_h, top = 34, 6, 40, 160, 44
     n_series = max((len(s) for _, s in groups), default=1)
     group_w = n_series * (bar + gap)
     width = max(320, len(groups) * (group_w + group_gap) + group_gap)

@@ -58,7 +58,7 @@ def render_report(report: dict[str, Any], *, max_errors: int = 20) -> str:
                f"{c['error_lines']} error lines, {c['blank_lines']} blank lines skipped"
                + ("" if c["accounted"] else "  (ACCOUNTING MISMATCH: please report this)"))
     if c["unparseable_outputs"]:
-        out.append(f"  {c['unparseable_outputs']} outputs could not be parsed (scored as zero predicted calls)")
+        out.append(f"  {c['unparseable_outputs']} output(s) could not be parsed (scored as zero predicted calls)")
     out.append("")
     out.append("Overall (micro-averaged: TP, FP, FN summed over episodes, cost-weighted)")
     units = o["units"]

@@ -1,0 +1,76 @@
+"""Helpers for running the real ``ek`` CLI as a subprocess on real corpus files."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = REPO / "examples" / "travel"
+SCHEMAS = REPO / "schemas"
+
+
+def run_ek(*args: str | Path, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """``python -m ek ARGS`` with captured text output (stderr is not a TTY, so no progress bar)."""
+    return subprocess.run([sys.executable, "-m", "ek", *map(str, args)], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def write_lines(path: Path, lines: list[Any]) -> Path:
+    """Write each item as one line: dicts as JSON, strings verbatim (for corrupt lines)."""
+    with open(path, "w", encoding="utf-8") as out:
+        for item in lines:
+            out.write((item if isinstance(item, str) else json.dumps(item)) + "\n")
+    return path
+
+
+def gold(name: str, **args: Any) -> dict[str, Any]:
+    return {"name": name, "arguments": args}
+
+
+CITIES = ["Paris", "Rome", "Oslo", "Lima", "Kyiv", "Doha", "Quito", "Accra"]
+
+
+def synthetic_corpus(path: Path, n: int, *, seed: int = 1, accuracy: float = 0.7, ids: bool = True,
+                     with_gold: bool = True, corrupt_every: int = 0) -> Path:
+    """A travel-like corpus of ``n`` lines: weather and flight calls, some wrong, some extra, some missing."""
+    rng = random.Random(seed)
+    with open(path, "w", encoding="utf-8") as out:
+        for i in range(n):
+            if corrupt_every and i % corrupt_every == corrupt_every - 1:
+                out.write('{"id": "broken-%d", "pred": "get_weather(\n' % i)
+                continue
+            city = CITIES[i % len(CITIES)]
+            gold_calls = [gold("get_weather", location=city)]
+            right = rng.random() < accuracy
+            said = city if right else rng.choice(CITIES)
+            pred = f"get_weather(location={said!r})"
+            if i % 7 == 0:
+                gold_calls.append(gold("search_flights", origin="SFO", destination="JFK", date="2025-03-14"))
+                if rng.random() < accuracy:
+                    pred = f"[{pred}, search_flights(origin='SFO', destination='JFK', date='2025-03-14')]"
+            if i % 11 == 0:
+                pred = f"[{pred}, get_weather(location='Nowhere')]" if not pred.startswith("[") else pred
+            line: dict[str, Any] = {"pred": pred}
+            if ids:
+                line["id"] = f"ep-{i}"
+            if with_gold:
+                line["gold"] = gold_calls
+            out.write(json.dumps(line) + "\n")
+    return path
+
+
+def gold_file_for(path: Path, n: int) -> Path:
+    """The gold calls of :func:`synthetic_corpus` by id, as a separate gold file."""
+    with open(path, "w", encoding="utf-8") as out:
+        for i in range(n):
+            city = CITIES[i % len(CITIES)]
+            gold_calls = [gold("get_weather", location=city)]
+            if i % 7 == 0:
+                gold_calls.append(gold("search_flights", origin="SFO", destination="JFK", date="2025-03-14"))
+            out.write(json.dumps({"id": f"ep-{i}", "gold": gold_calls}) + "\n")
+    return path
