@@ -4,7 +4,7 @@ The rules (see docs/scoring.md):
 
 - strings go through the canonicalizer (or the argument's ``compare`` policy);
 - ``True`` is never ``1``; numbers compare by value (``1 == 1.0``) unless the
-  schema types the argument ``int``, where a float never matches;
+  schema types the argument ``int``, where a predicted float never matches;
 - lists compare element by element in order (``unordered``: as multisets);
   dicts key by key, recursively, canonicalizing nested strings too;
 - a gold :class:`~ek.values.OneOf` accepts any alternative, at any depth;
@@ -164,8 +164,8 @@ def _numbers_agree(gold: int | float, pred: int | float, rule: ArgRule | None) -
             return abs(gold - pred) <= rule.tolerance
         except OverflowError:
             return False
-    if rule is not None and rule.kind == "int" and (isinstance(gold, float) or isinstance(pred, float)):
-        return False  # the schema says int: 1.0 is a type error, not a 1
+    if rule is not None and rule.kind == "int" and isinstance(pred, float):
+        return False  # the schema says int: a predicted 1.0 is a type error, not a 1
     return gold == pred
 
 
@@ -269,16 +269,15 @@ def _ordered_names(pred: Mapping[str, Any], gold: Mapping[str, Any], rules: Mapp
 _NOT_PLAIN = object()
 
 
-def canonical_key(args: Mapping[str, Any], rules: Mapping[str, ArgRule] | None, canon: Canonicalizer) -> Any:
-    """A hashable normal form of a call's arguments, or ``None`` when there is none.
+def arg_keys(args: Mapping[str, Any], rules: Mapping[str, ArgRule] | None, canon: Canonicalizer) -> dict[str, Any] | None:
+    """Per-argument normal forms of a call (defaults filled in, ignored arguments left out).
 
-    Two calls with equal keys agree on every argument (so they are an exact
-    match in both directions). ``None`` is returned for anything whose
-    agreement is not an equivalence: ``OneOf``/``OMITTABLE`` gold values,
-    ``tol`` tolerances, NaN, exotic types.
+    Two plain values agree exactly when their keys are equal. ``None`` is
+    returned for anything whose agreement is not an equivalence:
+    ``OneOf``/``OMITTABLE`` gold values, ``tol`` tolerances, NaN, exotic types.
     """
     rules = rules or {}
-    items = []
+    keys: dict[str, Any] = {}
     for name in args:
         rule = rules.get(name)
         if rule is not None and rule.policy == "ignore":
@@ -286,15 +285,28 @@ def canonical_key(args: Mapping[str, Any], rules: Mapping[str, ArgRule] | None, 
         key = _value_key(args[name], rule, canon)
         if key is _NOT_PLAIN:
             return None
-        items.append((name, key))
+        keys[name] = key
     for name, rule in rules.items():  # an omitted argument equals its default
         if name not in args and rule.default is not NO_DEFAULT and rule.policy != "ignore":
             key = _value_key(rule.default, rule, canon)
             if key is _NOT_PLAIN:
                 return None
-            items.append((name, key))
-    items.sort(key=lambda kv: kv[0])
-    return tuple(items)
+            keys[name] = key
+    return keys
+
+
+def canonical_key(args: Mapping[str, Any], rules: Mapping[str, ArgRule] | None, canon: Canonicalizer) -> Any:
+    """A hashable normal form of a whole call's arguments, or ``None`` (see :func:`arg_keys`).
+
+    Two calls with equal keys agree on every argument: an exact match both ways.
+    """
+    keys = arg_keys(args, rules, canon)
+    return None if keys is None else key_of(keys)
+
+
+def key_of(keys: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """The hashable form of :func:`arg_keys`' result."""
+    return tuple(sorted(keys.items(), key=lambda kv: kv[0]))
 
 
 def _value_key(value: Any, rule: ArgRule | None, canon: Canonicalizer) -> Any:
@@ -310,7 +322,8 @@ def _value_key(value: Any, rule: ArgRule | None, canon: Canonicalizer) -> Any:
         if isinstance(value, float) and math.isnan(value):
             return _NOT_PLAIN
         if rule is not None and rule.kind == "int":
-            return ("int" if isinstance(value, int) else "float", value)
+            # agreement is not symmetric here (a float gold accepts an int, a float pred is refused)
+            return ("int", value) if isinstance(value, int) else _NOT_PLAIN
         return ("num", value)  # 1 and 1.0 share a key (and a hash), as they agree
     if isinstance(value, str):
         if rule is not None and rule.kind in ("date", "datetime"):

@@ -103,3 +103,29 @@ def test_optimal_matches_brute_force_on_small_groups():
                 best = tot if best is None or tot > best else best
         o_agree, o_exact = _total_agreement(pred, gold, True)
         assert o_exact == best[0] and abs(o_agree - best[1]) < 1e-9
+
+
+from ek.agents.toolcalls import _evaluate, _GroupRanker  # noqa: E402
+from ek.compare import arg_keys  # noqa: E402
+from ek.grammar.model import FieldSpec, GraphGrammar, PrimitiveType, ToolSpec  # noqa: E402
+
+RANK_GRAMMAR = GraphGrammar("g", 1, tools=(ToolSpec("s", (
+    FieldSpec("x", PrimitiveType("int"), importance=3),
+    FieldSpec("y", PrimitiveType("str"), required=False, default="a"),
+    FieldSpec("z", PrimitiveType("any"), required=False),
+), weight=2),))
+plain_values = st.one_of(st.integers(-1, 1), st.sampled_from(["a", "A ", "b"]), st.none(), st.floats(-1, 1, width=16))
+plain_args = st.dictionaries(st.sampled_from(["x", "y", "z", "w"]), plain_values, max_size=4)
+
+
+@SETTINGS
+@given(plain_args, plain_args, st.booleans())
+def test_fast_ranking_equals_full_comparison(p_args, g_args, with_grammar):
+    grammar = RANK_GRAMMAR if with_grammar else None
+    ctx = _Context(fold, grammar, validate=False)
+    pred, gold = coerce_calls([("s", p_args)], "p"), coerce_calls([("s", g_args)], "g")
+    rules = ctx.rules("s")
+    ranker = _GroupRanker(pred, gold, ctx, "s", {0: arg_keys(p_args, rules, fold)},
+                          {0: arg_keys(g_args, rules, fold)}, [{}])
+    full = _evaluate(pred[0], gold[0], ctx, {})
+    assert ranker.rank(0, 0) == (full.exact, full.agreement)

@@ -28,7 +28,7 @@ import attrs
 
 from ek.agents.base import Step
 from ek.canon import Canonicalizer, get_canonicalizer
-from ek.compare import ArgRule, canonical_key, compare_records, content_order_key, rules_for_tool
+from ek.compare import ArgRule, arg_keys, compare_records, content_order_key, key_of, rules_for_tool
 from ek.fieldmetric import units_from_checks
 from ek.grammar.model import GraphGrammar
 from ek.scoring import (
@@ -182,6 +182,37 @@ def _evaluate(p: Step, g: Step, ctx: _Context, invalid: Mapping[str, str]) -> _P
     return _PairEval(all(c.ok for c in checks), agreement * ctx.weight(g.name), checks)
 
 
+class _GroupRanker:
+    """Ranks candidate (pred, gold) pairs of one tool group: (exact, agreement).
+
+    Plain calls (no OneOf, tolerance or schema violation) are ranked from
+    precomputed per-argument normal forms, which is what keeps large groups
+    fast; anything else goes through the full comparison.
+    """
+
+    def __init__(self, pred: Sequence[Step], gold: Sequence[Step], ctx: _Context, tool: str,
+                 pkeys: Mapping[int, dict[str, Any] | None], gkeys: Mapping[int, dict[str, Any] | None],
+                 invalid: Sequence[Mapping[str, str]]) -> None:
+        self.pred, self.gold, self.ctx, self.invalid = pred, gold, ctx, invalid
+        self.pkeys, self.gkeys = pkeys, gkeys
+        rules = ctx.rules(tool) or {}
+        self.importance = {name: r.importance for name, r in rules.items()}
+        self.weight = ctx.weight(tool)
+
+    def rank(self, i: int, j: int) -> tuple[bool, float]:
+        pk, gk = self.pkeys[i], self.gkeys[j]
+        if pk is None or gk is None:
+            ev = _evaluate(self.pred[i], self.gold[j], self.ctx, self.invalid[i])
+            return ev.exact, ev.agreement
+        p_args, g_args = self.pred[i].args, self.gold[j].args
+        agreement = 1.0
+        for name, key in gk.items():
+            if (name in g_args or name in p_args) and name in pk and pk[name] == key:
+                agreement += self.importance.get(name, 1.0)
+        exact = len(pk) == len(gk) and all(name in pk and pk[name] == key for name, key in gk.items())
+        return exact, agreement * self.weight
+
+
 def _assign(
     pred: Sequence[Step], gold: Sequence[Step], ctx: _Context, optimal: bool,
     invalid: Sequence[Mapping[str, str]],
@@ -192,76 +223,76 @@ def _assign(
     for j, s in enumerate(gold):
         by_name.setdefault(s.name, ([], []))[1].append(j)
 
-    pairs: list[tuple[int, int, _PairEval]] = []
+    chosen: list[tuple[int, int]] = []
     for name in sorted(by_name):
         p_idx, g_idx = by_name[name]
         if not p_idx or not g_idx:
             continue
         rules = ctx.rules(name)
+        pkeys = {i: None if invalid[i] else arg_keys(pred[i].args, rules, ctx.canon) for i in p_idx}
+        gkeys = {j: arg_keys(gold[j].args, rules, ctx.canon) for j in g_idx}
         # Fast path: a predicted call whose normal form equals a gold call's is an exact match,
         # and taking it can never hurt (agreement is an equivalence on such calls).
         buckets: dict[Any, deque[int]] = {}
         for j in g_idx:
-            key = canonical_key(gold[j].args, rules, ctx.canon)
-            if key is not None:
-                buckets.setdefault(key, deque()).append(j)
+            if gkeys[j] is not None:
+                buckets.setdefault(key_of(gkeys[j]), deque()).append(j)  # type: ignore[arg-type]
         rest_p: list[int] = []
         taken: set[int] = set()
         for i in p_idx:
-            key = None if invalid[i] else canonical_key(pred[i].args, rules, ctx.canon)
-            bucket = buckets.get(key) if key is not None else None
+            keys = pkeys[i]
+            bucket = buckets.get(key_of(keys)) if keys is not None else None
             if bucket:
                 j = bucket.popleft()
                 taken.add(j)
-                pairs.append((i, j, _evaluate(pred[i], gold[j], ctx, invalid[i])))
+                chosen.append((i, j))
             else:
                 rest_p.append(i)
         rest_g = [j for j in g_idx if j not in taken]
         if rest_p and rest_g:
+            ranker = _GroupRanker(pred, gold, ctx, name, pkeys, gkeys, invalid)
             solver = _assign_optimal if optimal else _assign_greedy
-            pairs.extend(solver(pred, gold, rest_p, rest_g, ctx, invalid))
-    matched_p = {i for i, _, _ in pairs}
-    matched_g = {j for _, j, _ in pairs}
-    pairs.sort(key=lambda t: (t[1], t[0]))
+            chosen.extend(solver(pred, gold, rest_p, rest_g, ranker))
+    chosen.sort(key=lambda ij: (ij[1], ij[0]))
+    pairs = [(i, j, _evaluate(pred[i], gold[j], ctx, invalid[i])) for i, j in chosen]
+    matched_p = {i for i, _ in chosen}
+    matched_g = {j for _, j in chosen}
     return (pairs, [i for i in range(len(pred)) if i not in matched_p],
             [j for j in range(len(gold)) if j not in matched_g])
 
 
 def _assign_greedy(
-    pred: Sequence[Step], gold: Sequence[Step], p_idx: list[int], g_idx: list[int], ctx: _Context,
-    invalid: Sequence[Mapping[str, str]],
-) -> list[tuple[int, int, _PairEval]]:
+    pred: Sequence[Step], gold: Sequence[Step], p_idx: list[int], g_idx: list[int], ranker: _GroupRanker,
+) -> list[tuple[int, int]]:
     """Best-first: exact before partial, more agreement before less, ties by content then position."""
     p_order = {i: content_order_key(pred[i].args) for i in p_idx}
     g_order = {j: content_order_key(gold[j].args) for j in g_idx}
     candidates = []
     for i in p_idx:
         for j in g_idx:
-            ev = _evaluate(pred[i], gold[j], ctx, invalid[i])
-            candidates.append((not ev.exact, -ev.agreement, p_order[i], g_order[j], i, j, ev))
-    candidates.sort(key=lambda c: c[:6])
+            exact, agreement = ranker.rank(i, j)
+            candidates.append((not exact, -agreement, p_order[i], g_order[j], i, j))
+    candidates.sort()
     used_p: set[int] = set()
     used_g: set[int] = set()
     out = []
-    for *_, i, j, ev in candidates:
+    for *_, i, j in candidates:
         if i in used_p or j in used_g:
             continue
         used_p.add(i)
         used_g.add(j)
-        out.append((i, j, ev))
+        out.append((i, j))
     return out
 
 
 def _assign_optimal(
-    pred: Sequence[Step], gold: Sequence[Step], p_idx: list[int], g_idx: list[int], ctx: _Context,
-    invalid: Sequence[Mapping[str, str]],
-) -> list[tuple[int, int, _PairEval]]:
+    pred: Sequence[Step], gold: Sequence[Step], p_idx: list[int], g_idx: list[int], ranker: _GroupRanker,
+) -> list[tuple[int, int]]:
     """Maximum total agreement, exact matches first (Hungarian algorithm, pure Python)."""
-    evals = [[_evaluate(pred[i], gold[j], ctx, invalid[i]) for j in g_idx] for i in p_idx]
-    bonus = 1.0 + sum(max(ev.agreement for ev in row) for row in evals)  # one exact pair outweighs any agreement
-    scores = [[ev.agreement + (bonus if ev.exact else 0.0) for ev in row] for row in evals]
-    assignment = max_weight_assignment(scores)
-    return [(p_idx[r], g_idx[c], evals[r][c]) for r, c in assignment]
+    ranks = [[ranker.rank(i, j) for j in g_idx] for i in p_idx]
+    bonus = 1.0 + sum(max(a for _, a in row) for row in ranks)  # one exact pair outweighs any agreement
+    scores = [[a + (bonus if exact else 0.0) for exact, a in row] for row in ranks]
+    return [(p_idx[r], g_idx[c]) for r, c in max_weight_assignment(scores)]
 
 
 def max_weight_assignment(scores: Sequence[Sequence[float]]) -> list[tuple[int, int]]:
