@@ -161,7 +161,7 @@ class PairedResult:
 
 
 def _p(p: float, replicates: int) -> str:
-    floor = 1 / (replicates + 1)
+    floor = 2 / (replicates + 1)  # the smallest two-sided p the bootstrap can give
     return f"< {floor:.4f}" if p <= floor else f"{p:.3f}"
 
 

@@ -32,26 +32,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _pair(ids_a: list[Any], ids_b: list[Any]) -> tuple[list[int], list[int], list[Any], list[Any], list[Any]]:
-    """Indices of common ids in A and B (in A's order), ids only in A / only in B, and duplicated ids."""
+    """Indices of ids present once in each file (in A's order), ids only in A / only in B, duplicated ids.
+
+    A duplicated id is ambiguous, so it is never paired.
+    """
+    count_a: dict[Any, int] = {}
+    count_b: dict[Any, int] = {}
     pos_b: dict[Any, int] = {}
-    dup: list[Any] = []
+    for i in ids_a:
+        count_a[i] = count_a.get(i, 0) + 1
     for k, i in enumerate(ids_b):
-        if i in pos_b:
-            dup.append(i)
-        pos_b[i] = k
-    seen: set[Any] = set()
-    idx_a, idx_b, only_a = [], [], []
+        count_b[i] = count_b.get(i, 0) + 1
+        pos_b.setdefault(i, k)
+    dup = [i for i in {**count_a, **count_b} if count_a.get(i, 0) > 1 or count_b.get(i, 0) > 1]
+    idx_a, idx_b = [], []
     for k, i in enumerate(ids_a):
-        if i in seen:
-            dup.append(i)
-            continue
-        seen.add(i)
-        if i in pos_b:
+        if count_a[i] == 1 and count_b.get(i) == 1:
             idx_a.append(k)
             idx_b.append(pos_b[i])
-        else:
-            only_a.append(i)
-    only_b = [i for i in ids_b if i not in seen]
+    only_a = [i for i in count_a if i not in count_b]
+    only_b = [i for i in count_b if i not in count_a]
     return idx_a, idx_b, only_a, only_b, dup
 
 

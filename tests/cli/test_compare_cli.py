@@ -1,0 +1,86 @@
+"""``ek compare`` as a subprocess: a real difference is found, a null one is not, ids must pair up."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ekcli import gold_file_for, run_ek, synthetic_corpus
+
+from ek.stats import paired_bootstrap
+
+N = 300
+
+
+def _systems(tmp_path: Path) -> dict[str, Path]:
+    return {
+        "gold": gold_file_for(tmp_path / "gold.jsonl", N),
+        "weak": synthetic_corpus(tmp_path / "weak.jsonl", N, seed=11, accuracy=0.55, with_gold=False),
+        "strong": synthetic_corpus(tmp_path / "strong.jsonl", N, seed=12, accuracy=0.9, with_gold=False),
+        "weak2": synthetic_corpus(tmp_path / "weak2.jsonl", N, seed=13, accuracy=0.55, with_gold=False),
+    }
+
+
+def test_compare_detects_a_real_difference(tmp_path: Path) -> None:
+    s = _systems(tmp_path)
+    out = tmp_path / "cmp.json"
+    proc = run_ek("compare", s["weak"], s["strong"], "--gold", s["gold"], "--bootstrap", "500", "--json", out)
+    assert proc.returncode == 0, proc.stderr
+    assert "B is better than A: ΔF1 = +" in proc.stdout
+    result = json.loads(out.read_text())
+    assert result["significant"] and result["p_value"] < 0.01
+    assert 0 < result["delta"]["low"] < result["delta"]["estimate"] < result["delta"]["high"]
+    assert result["f1_b"] - result["f1_a"] == result["delta"]["estimate"]
+    swapped = run_ek("compare", s["strong"], s["weak"], "--gold", s["gold"], "--bootstrap", "500")
+    assert "A is better than B: ΔF1 = -" in swapped.stdout
+
+
+def test_compare_finds_no_difference_between_equally_good_systems(tmp_path: Path) -> None:
+    s = _systems(tmp_path)
+    proc = run_ek("compare", s["weak"], s["weak2"], "--gold", s["gold"], "--bootstrap", "500")
+    assert proc.returncode == 0, proc.stderr
+    assert "no significant difference between A and B" in proc.stdout
+
+
+def test_compare_same_seed_same_numbers(tmp_path: Path) -> None:
+    s = _systems(tmp_path)
+    outs = []
+    for k in range(2):
+        out = tmp_path / f"c{k}.json"
+        run_ek("compare", s["weak"], s["strong"], "--gold", s["gold"], "--bootstrap", "200", "--seed", "5",
+               "--json", out)
+        outs.append(out.read_text())
+    assert outs[0] == outs[1]
+
+
+def test_compare_lists_mismatched_ids(tmp_path: Path) -> None:
+    s = _systems(tmp_path)
+    lines = s["strong"].read_text().splitlines()
+    short = tmp_path / "short.jsonl"
+    short.write_text("\n".join(lines[:-3] + [lines[0]]) + "\n")  # 3 ids missing, one duplicated
+    proc = run_ek("compare", s["weak"], short, "--gold", s["gold"])
+    assert proc.returncode == 1
+    assert "only in A (3): 'ep-297', 'ep-298', 'ep-299'" in proc.stderr
+    assert "duplicated (1): 'ep-0'" in proc.stderr
+    assert "ΔF1" not in proc.stdout
+    tolerant = run_ek("compare", s["weak"], short, "--gold", s["gold"], "--allow-errors", "--bootstrap", "100")
+    assert tolerant.returncode == 0 and "296 paired episodes" in tolerant.stdout
+
+
+def test_compare_pairs_by_id_not_by_line_order(tmp_path: Path) -> None:
+    s = _systems(tmp_path)
+    lines = s["strong"].read_text().splitlines()
+    shuffled = tmp_path / "shuffled.jsonl"
+    shuffled.write_text("\n".join(reversed(lines)) + "\n")
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    run_ek("compare", s["weak"], s["strong"], "--gold", s["gold"], "--bootstrap", "200", "--json", a)
+    run_ek("compare", s["weak"], shuffled, "--gold", s["gold"], "--bootstrap", "200", "--json", b)
+    ra, rb = json.loads(a.read_text()), json.loads(b.read_text())
+    assert ra["delta"] == rb["delta"] and ra["p_value"] == rb["p_value"]
+
+
+def test_compare_paired_bootstrap_null_is_exactly_zero() -> None:
+    rows = ([1.0, 0.0, 2.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0])
+    result = paired_bootstrap(rows, rows, replicates=50, seed=1)
+    assert result.delta.low == result.delta.high == 0.0 and result.p_value == 1.0
+    assert not result.significant()

@@ -1,0 +1,69 @@
+"""The HTML report: self-contained, escaped, and really rendered by headless Chromium."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from ekcli import EXAMPLE, run_ek, write_lines
+
+HOSTILE_ID = "<script>document.title='pwned'</script>"
+HOSTILE_TOOL = "<img src=x onerror=alert(1)>"
+HOSTILE_VALUE = "</td></tr></table><script>alert(2)</script>"
+
+
+def _hostile_report(tmp_path: Path) -> tuple[Path, str]:
+    corpus = write_lines(tmp_path / "hostile.jsonl", [
+        {"id": HOSTILE_ID, "pred": [{"name": HOSTILE_TOOL, "arguments": {"q": HOSTILE_VALUE}}],
+         "gold": [{"name": HOSTILE_TOOL, "arguments": {"q": "fine"}}]},
+        {"id": "ok", "pred": "search(q='cats')", "gold": [{"name": "search", "arguments": {"q": "cats"}}]},
+        {"id": "x", "pred": [{"name": "search", "arguments": {"q": "cats"}}],
+         "gold": [{"name": "search", "arguments": {"q": "cats"}}, {"name": HOSTILE_TOOL, "arguments": {}}]},
+        '"<script>alert(3)</script>"',
+    ])
+    html = tmp_path / "report.html"
+    proc = run_ek("score", corpus, "--html", html, "--allow-errors")
+    assert proc.returncode == 0, proc.stderr
+    return html, html.read_text(encoding="utf-8")
+
+
+def test_report_html_escapes_hostile_ids_tools_and_values(tmp_path: Path) -> None:
+    _, text = _hostile_report(tmp_path)
+    for raw in (HOSTILE_ID, HOSTILE_TOOL, HOSTILE_VALUE, "<script>alert(3)"):
+        assert raw not in text
+    assert "&lt;script&gt;document.title=" in text
+    assert "&lt;img src=x onerror=alert(1)&gt;" in text
+    assert text.count("<script>") == 1  # only the report's own render marker
+
+
+def test_report_html_is_self_contained(tmp_path: Path) -> None:
+    html = tmp_path / "report.html"
+    assert run_ek("score", EXAMPLE / "corpus.jsonl", "--grammar", EXAMPLE / "travel-v2.ek",
+                  "--html", html).returncode == 0
+    text = html.read_text(encoding="utf-8")
+    assert not re.search(r"""(src|href)\s*=""", text)
+    assert not re.search(r"https?://(?!www\.w3\.org/2000/svg)", text)
+    assert text.count("<svg") == 3 and "<table" in text
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium is not installed (CI installs it)")
+def test_report_html_renders_in_headless_chromium(tmp_path: Path) -> None:
+    html, _ = _hostile_report(tmp_path)
+    proc = subprocess.run(
+        ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", html.as_uri()],
+        capture_output=True, text=True, timeout=90)
+    dom = proc.stdout
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    marker = re.search(r'data-ek-rendered="svg=(\d+);tables=(\d+)"', dom)
+    assert marker, dom[:500]
+    svgs, tables = map(int, marker.groups())
+    assert svgs == 3 and tables >= 5  # per tool, per reason, worst, errors, alignment tables
+    assert dom.count("<rect") >= 6
+    assert "<title>pwned</title>" not in dom and "ek report: hostile.jsonl" in dom
+    assert "&lt;script&gt;document.title='pwned'&lt;/script&gt;" in dom  # the id shows as text
+    assert "<img" not in dom

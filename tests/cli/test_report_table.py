@@ -1,0 +1,19 @@
+"""The terminal table renderer: aligned columns, clipped and escaped cells."""
+
+from __future__ import annotations
+
+from ek.report.table import format_table
+
+
+def test_report_table_aligns_columns() -> None:
+    text = format_table(["tool", "F1"], [["a", "1.0000"], ["long_tool_name", "0.5"]], align="lr")
+    lines = text.splitlines()
+    assert len({len(line) for line in lines}) == 1
+    assert lines[1].endswith("1.0000") and lines[2].endswith("   0.5")
+
+
+def test_report_table_escapes_control_characters_and_clips() -> None:
+    text = format_table(["id"], [["evil\x1b[2Jid\nnext"], ["x" * 100]], max_width=20)
+    assert "\x1b" not in text and "\n" not in text.split("\n", 1)[1].replace("\n", "", 1)
+    assert "\\x1b[2Jid\\nnext" in text
+    assert "x" * 19 + "…" in text

@@ -1,0 +1,60 @@
+"""``ek.rewards``: the reward function TRL's GRPOTrainer calls, with gold from a dataset column."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ek.rewards import completion_calls, make_tool_call_reward, tool_call_reward
+
+GOLD = json.dumps([{"name": "get_weather", "arguments": {"location": "Paris"}},
+                   {"name": "search", "arguments": {"q": "cats"}}])
+
+
+def _trl_call(reward, completions, **columns):  # the keywords GRPOTrainer passes
+    return reward(prompts=["p"] * len(completions), completions=completions,
+                  completion_ids=[[1, 2]] * len(completions), trainer_state=None, **columns)
+
+
+def test_rewards_string_completions() -> None:
+    completions = ['[get_weather(location="paris"), search(q="cats")]', '[get_weather(location="Rome")]',
+                   "I cannot help with that.", "[search(q='cats'), get_weather(location='Paris')]"]
+    rewards = _trl_call(tool_call_reward, completions, gold_calls=[GOLD] * 4)
+    assert rewards == [1.0, 0.0, 0.0, 1.0]
+    assert tool_call_reward.__name__ == "tool_call_call_f1"
+
+
+def test_rewards_conversational_completions_with_tool_calls() -> None:
+    messages = [[{"role": "assistant", "content": "",
+                  "tool_calls": [{"type": "function", "function": {"name": "get_weather",
+                                                                   "arguments": {"location": "Paris"}}}]}],
+                [{"role": "assistant", "content": '[search(q="cats"), get_weather(location="Paris")]'}],
+                [{"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "search",
+                                                    "input": {"q": "cats"}}]}]]
+    rewards = _trl_call(make_tool_call_reward(), messages, gold_calls=[GOLD] * 3)
+    assert rewards == [pytest.approx(2 / 3), 1.0, pytest.approx(2 / 3)]
+
+
+def test_rewards_arg_level_partial_credit_and_custom_column() -> None:
+    reward = make_tool_call_reward(level="arg", gold_column="answer")
+    gold = [[{"name": "f", "arguments": {"a": 1, "b": 2}}]] * 3
+    got = _trl_call(reward, ["f(a=1, b=2)", "f(a=1, b=3)", "g()"], answer=gold)
+    assert got[0] == 1.0 and 0 < got[1] < 1 and got[2] == 0.0
+
+
+def test_rewards_unparseable_and_missing_gold() -> None:
+    reward = make_tool_call_reward(unparseable=-1.0)
+    assert _trl_call(reward, ["f(", "f()"], gold_calls=["[]", None]) == [-1.0, None]
+
+
+def test_rewards_bad_inputs_say_what_is_wrong() -> None:
+    with pytest.raises(KeyError, match="no 'gold_calls' column"):
+        _trl_call(tool_call_reward, ["f()"], other=[1])
+    with pytest.raises(ValueError, match="2 completions but 1 values"):
+        _trl_call(tool_call_reward, ["f()", "g()"], gold_calls=[GOLD])
+
+
+def test_rewards_completion_calls_skips_other_roles() -> None:
+    msgs = [{"role": "user", "content": "f(x=1)"}, {"role": "assistant", "content": "g(y=2)"}]
+    assert [s.name for s in completion_calls(msgs)] == ["g"]

@@ -1,0 +1,43 @@
+"""``ek.testing.assert_calls``: silent on a match, a readable alignment diff on a mismatch."""
+
+from __future__ import annotations
+
+import pytest
+from ekcli import SCHEMAS
+
+from ek.agents.base import Step
+from ek.testing import assert_calls
+from ek.values import OneOf
+
+
+def test_testing_assert_calls_passes_on_equivalent_calls_in_any_format() -> None:
+    gold = [("get_weather", {"location": "Paris"}), ("search", {"q": OneOf("cats", "kittens")})]
+    assert_calls('[search(q="kittens"), get_weather(location="paris")]', gold)
+    assert_calls({"role": "assistant", "content": None, "tool_calls": [
+        {"type": "function", "function": {"name": "get_weather", "arguments": '{"location": "Paris"}'}},
+        {"type": "function", "function": {"name": "search", "arguments": '{"q": "cats"}'}}]}, gold)
+    assert_calls([Step("search", {"q": "cats"}), Step("get_weather", {"location": "PARIS"})], gold)
+
+
+def test_testing_assert_calls_diff_names_every_problem() -> None:
+    with pytest.raises(AssertionError) as info:
+        assert_calls('[get_weather(location="Rome"), delete_all()]',
+                     [("get_weather", {"location": "Paris"}), ("search", {"q": "cats"})])
+    text = str(info.value)
+    assert text.splitlines()[0] == "tool calls differ from gold (TP 0, FP 2, FN 2; F1 0.000, level call)"
+    assert 'location: wrong_value  expected "Paris", got "Rome"' in text
+    assert 'gold #1 search(q="cats")' in text and "pred: none  (missing_call)" in text
+    assert "extra pred #1 delete_all()  (wrong_tool)" in text
+
+
+def test_testing_assert_calls_fails_on_unparseable_output_even_with_no_gold() -> None:
+    with pytest.raises(AssertionError, match="output could not be parsed"):
+        assert_calls("search(q=", [])
+
+
+def test_testing_assert_calls_uses_the_grammar() -> None:
+    gold = [("book_flight", {"flight_id": "UA1", "passenger_names": ["Ann", "Bo"]})]
+    pred = '[book_flight(flight_id="UA1", passenger_names=["Bo", "Ann"])]'
+    assert_calls(pred, gold, grammar=SCHEMAS / "travel-v2.ek")  # unordered in v2
+    with pytest.raises(AssertionError, match="passenger_names: wrong_value"):
+        assert_calls(pred, gold, grammar=SCHEMAS / "travel-v1.ek", level="arg")  # order matters in v1
