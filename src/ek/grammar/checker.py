@@ -556,7 +556,7 @@ def _show_lit(lit: Lit) -> str:
     if lit.kind == "number":
         return format_number(lit.value) if isinstance(lit.value, (int, float)) else str(lit.value)
     if lit.kind == "name":
-        return lit.value
+        return f"'{lit.value}'"
     return "[...]" if lit.kind == "list" else "{...}"
 
 

@@ -8,6 +8,7 @@ the first error of every broken statement rather than only the first overall.
 from __future__ import annotations
 
 import functools
+import math
 import re
 from importlib import resources
 from typing import Any
@@ -79,9 +80,18 @@ def parse_syntax(text: str, filename: str = "<string>") -> FileSyn:
     builder = _SyntaxBuilder(filename)
     try:
         decls = builder.transform(tree)
-    except VisitError as exc:  # pragma: no cover - a bug in the builder, not in the schema
-        raise exc.orig_exc from exc
+    except VisitError as exc:
+        if isinstance(exc.orig_exc, RecursionError):
+            raise too_deep(filename, text) from exc
+        raise exc.orig_exc from exc  # pragma: no cover - a bug in the builder, not in the schema
+    except RecursionError as exc:
+        raise too_deep(filename, text) from exc
     return FileSyn(filename, tuple(decls), tuple(builder.token_errors))
+
+
+def too_deep(filename: str, text: str) -> SchemaError:
+    """The error for types nested beyond what the parser's recursion can follow."""
+    return SchemaError([Diagnostic(filename, 1, 1, "types are nested too deeply to read")], text)
 
 
 def _resume_line(lines: list[str], error_line: int, error_column: int, start_line: int) -> int | None:
@@ -201,7 +211,7 @@ def _token_message(exc: UnexpectedToken) -> str:
         return f"expected a number after '{prev_text}', got {got}"
     if prev_kind == "EQUAL" and "NUMBER" in expected:
         return f"expected a default value after '=' (a number, \"string\", name, [list] or {{object}}), got {got}"
-    if expected == {"NUMBER"} and prev_kind == "name":
+    if expected == {"NUMBER"}:  # weight and importance are handled above: this is the header
         return f"expected a version number after the grammar name, got {got}"
     if expected == {"EQUAL"}:
         return f"expected '=' after the type name, got {got}"
@@ -284,8 +294,18 @@ class _SyntaxBuilder(Transformer):
             self.token_errors.append((Location(self.filename, tok.line, column, tok.line, column + 2), str(err)))
             return str(tok)[1:-1]
 
+    def _number(self, tok: Token) -> int | float:
+        try:
+            value = parse_number(str(tok))
+        except ValueError:  # more digits than Python converts
+            value = math.inf
+        if isinstance(value, float) and not math.isfinite(value):
+            self.token_errors.append((self._tok_loc(tok), f"number {str(tok)[:20]!r} is too large"))
+            return 1  # reported once here; a placeholder that trips no further check
+        return value
+
     def _num(self, tok: Token) -> Num:
-        return Num(parse_number(str(tok)), str(tok), self._tok_loc(tok))
+        return Num(self._number(tok), str(tok), self._tok_loc(tok))
 
     # top level
     def start(self, children: list[Any]) -> list[Any]:
@@ -395,7 +415,7 @@ class _SyntaxBuilder(Transformer):
 
     # literals
     def number_lit(self, children: list[Token]) -> Lit:
-        return Lit("number", parse_number(str(children[0])), self._tok_loc(children[0]))
+        return Lit("number", self._number(children[0]), self._tok_loc(children[0]))
 
     def string_lit(self, children: list[Token]) -> Lit:
         return Lit("string", self._string(children[0]), self._tok_loc(children[0]))

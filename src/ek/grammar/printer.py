@@ -132,9 +132,10 @@ class Printer:
         if not _has_object(type_node):
             self.out.append(prefix + self.type_text(type_node, indent) + suffix + self.trailing(first, last))
             return
+        head_comment = self.trailing(first, first)  # before the body claims the comments inside it
         text = prefix + self.type_text(type_node, indent) + suffix
         lines = text.split("\n")
-        lines[0] += self.trailing(first, first)
+        lines[0] += head_comment
         self.out.extend(lines[:-1])
         self.out.append(lines[-1] + self.trailing(last, last))
 

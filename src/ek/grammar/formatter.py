@@ -1,0 +1,159 @@
+"""``format_source``: the canonical layout of a schema file, keeping its comments.
+
+The text is parsed and checked, printed by the model printer, and comments are
+put back by source line: own-line comments above the node that follows them,
+end-of-line comments after the line they ended. Blank lines inside a body are
+kept (at most one); top-level statements are always one blank line apart.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from ek.grammar.checker import check
+from ek.grammar.diagnostics import SchemaError
+from ek.grammar.model import GraphGrammar, Location
+from ek.grammar.parser import normalize, parse_syntax, too_deep
+from ek.grammar.printer import Printer
+from ek.grammar.syntax import HeaderSyn
+
+
+@attrs.frozen
+class Comment:
+    """``# text`` at ``line``; ``own_line`` when nothing but spaces comes before it."""
+
+    line: int
+    text: str
+    own_line: bool
+
+
+def scan_comments(text: str) -> list[Comment]:
+    """Every comment of schema ``text``, skipping ``#`` inside strings and regexes.
+
+    >>> scan_comments('# top\\ntool t { # open\\n  x: str /#/ = "#"  # end\\n}')
+    [Comment(line=1, text='# top', own_line=True), Comment(line=2, text='# open', own_line=False), Comment(line=3, text='# end', own_line=False)]
+    """
+    comments: list[Comment] = []
+    i, n, line, line_start = 0, len(text), 1, 0
+    while i < n:
+        ch = text[i]
+        if ch == "\n":
+            line += 1
+            i += 1
+            line_start = i
+        elif ch == "#":
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+            own = text[line_start:i].strip() == ""
+            comments.append(Comment(line, text[i:end].rstrip(), own))
+            i = end
+        elif ch == '"':
+            closer = '"""' if text.startswith('"""', i) else '"'
+            j = i + len(closer)
+            while j < n and not text.startswith(closer, j):
+                if closer == '"' and text[j] == "\n":
+                    break
+                j += 2 if text[j] == "\\" else 1
+            j = min(n, j + len(closer))
+            line += text.count("\n", i, j)
+            if "\n" in text[i:j]:
+                line_start = text.rfind("\n", i, j) + 1
+            i = j
+        elif ch == "/":
+            j = i + 1
+            while j < n and text[j] not in "/\n":
+                j += 2 if text[j] == "\\" else 1
+            i = min(n, j + 1) if j < n and text[j] == "/" else j
+        else:
+            i += 1
+    return comments
+
+
+def format_source(text: str, filename: str = "<string>") -> str:
+    """The canonical layout of schema ``text``, comments kept; raises SchemaError on a bad schema.
+
+    >>> print(format_source("# Demo\\ngrammar d 1\\ntool  t{x:int   # the x\\n}"), end="")
+    # Demo
+    grammar d 1
+    <BLANKLINE>
+    tool t {
+        x: int  # the x
+    }
+    """
+    source = normalize(text)
+    syntax = parse_syntax(source, filename)
+    try:
+        grammar, diagnostics = check(syntax)
+        if grammar is None:
+            raise SchemaError(diagnostics, source)
+        header = next(d for d in syntax.decls if isinstance(d, HeaderSyn))
+        return CommentPrinter(grammar, source, header.loc.line).render()
+    except RecursionError as exc:
+        raise too_deep(filename, source) from exc
+
+
+class CommentPrinter(Printer):
+    """The model printer plus comments and blank lines, placed by source line."""
+
+    def __init__(self, grammar: GraphGrammar, source: str, header_line: int) -> None:
+        super().__init__(grammar)
+        self.lines = source.split("\n")
+        self.pending = scan_comments(source)
+        self.header_line = header_line
+        self.last_line = 0  # the last source line accounted for in the output
+
+    def blank_between(self, after: int, before: int) -> bool:
+        return any(not self.lines[k - 1].strip() for k in range(after + 1, min(before, len(self.lines) + 1)))
+
+    def emit_comments_before(self, line: int, indent: str, *, top: bool) -> None:
+        while self.pending and self.pending[0].line < line:
+            comment = self.pending.pop(0)
+            if self.out and (top or self.last_line) and self.blank_between(self.last_line, comment.line):
+                if self.out[-1] != "" and not self.out[-1].endswith("{"):
+                    self.out.append("")
+            self.out.append(indent + comment.text)
+            self.last_line = comment.line
+
+    def leading(self, loc: Location | None, indent: str, *, top: bool = False) -> None:
+        if loc is None:  # the header
+            self.emit_comments_before(self.header_line, "", top=True)
+            if self.out and self.blank_between(self.last_line, self.header_line):
+                self.out.append("")
+            self.last_line = self.header_line
+            return
+        if top:
+            has_comments = bool(self.pending) and self.pending[0].line < loc.line
+            first_comment = self.pending[0].line if has_comments else loc.line
+            if self.out and self.out[-1] != "":
+                self.out.append("")
+            self.last_line = max(self.last_line, first_comment - 1) if not self.blank_between(self.last_line, first_comment) else self.last_line
+            self.emit_comments_before(loc.line, indent, top=False)
+        else:
+            self.emit_comments_before(loc.line, indent, top=False)
+            if self.last_line and self.blank_between(self.last_line, loc.line) and self.out and not self.out[-1].endswith("{") and self.out[-1] != "":
+                self.out.append("")
+        self.last_line = loc.line
+
+    def trailing(self, first: int | None, last: int | None) -> str:
+        if first is None or last is None:
+            return ""
+        texts = []
+        while self.pending and first <= self.pending[0].line <= last:
+            texts.append(self.pending.pop(0).text)
+        self.last_line = max(self.last_line, last)
+        return "  " + " ".join(texts) if texts else ""
+
+    def header_suffix(self) -> str:
+        return self.trailing(self.header_line, self.header_line)
+
+    def has_comments_inside(self, loc: Location | None) -> bool:
+        return loc is not None and any(loc.line < c.line < (loc.end_line or loc.line) for c in self.pending)
+
+    def closing(self, loc: Location | None, indent: str) -> None:
+        if loc is None or loc.end_line is None:
+            return
+        self.emit_comments_before(loc.end_line, indent, top=False)
+
+    def finish(self) -> None:
+        if self.pending:
+            self.emit_comments_before(len(self.lines) + 1, "", top=True)

@@ -1,0 +1,108 @@
+"""format_source: the canonical layout, with every comment kept where a reader expects it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ek.grammar import SchemaError, parse
+from ek.grammar.formatter import format_source
+
+SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
+
+MESSY = """\
+# Travel, v2.
+
+grammar   travel 2   # header note
+# Airports
+type Airport = str   /[A-Z]{3}/        # IATA code
+tool search_flights{   # opens
+    "Search flights."
+    # the origin
+    origin  :Airport   importance 2  # o
+
+
+    destination: Airport importance 2
+    cabin: enum(economy,   # first
+       "premium class") = economy
+    metadata: {  # meta
+        priority: int [1..5]  # p
+        # about notes
+        notes: str?
+        # dangling in object
+    }?  # after meta
+    # dangling at end
+}  # closed
+tool empty {}
+# trailing file comment
+"""
+
+CANONICAL = """\
+# Travel, v2.
+
+grammar travel 2  # header note
+
+# Airports
+type Airport = str /[A-Z]{3}/  # IATA code
+
+tool search_flights {  # opens
+    "Search flights."
+    # the origin
+    origin: Airport importance 2  # o
+
+    destination: Airport importance 2
+    cabin: enum(economy, "premium class") = economy  # first
+    metadata: {  # meta
+        priority: int [1..5]  # p
+        # about notes
+        notes: str?
+        # dangling in object
+    }?  # after meta
+    # dangling at end
+}  # closed
+
+tool empty {}
+# trailing file comment
+"""
+
+
+def test_messy_file_gets_the_canonical_layout_with_comments():
+    assert format_source(MESSY) == CANONICAL
+
+
+def test_formatting_is_idempotent_and_keeps_meaning():
+    once = format_source(MESSY)
+    assert format_source(once) == once
+    assert parse(once) == parse(MESSY)
+
+
+@pytest.mark.parametrize("name", ["travel-v1.ek", "travel-v2.ek"])
+def test_examples(name):
+    text = (SCHEMAS / name).read_text(encoding="utf-8")
+    out = format_source(text)
+    assert parse(out) == parse(text)
+    assert format_source(out) == out
+    assert out.splitlines()[0] == text.splitlines()[0]  # the leading comment stays on top
+    if name == "travel-v2.ek":
+        assert "type Airport = str /[A-Z]{3}/  # IATA code, matched in full" in out
+        # canonical option order: importance before compare
+        assert "    flight_id: str importance 3 compare exact\n" in out
+
+
+def test_hash_inside_strings_and_regexes_is_not_a_comment():
+    text = 'grammar g 1\ntool t {\n    "see #1"\n    x: str /#\\/#/ = "#/#" "doc # here"\n}\n'
+    out = format_source(text)
+    assert out == 'grammar g 1\n\ntool t {\n    "see #1"\n    x: str /#\\/#/ = "#/#" "doc # here"\n}\n'
+
+
+def test_formatting_a_broken_file_reports_instead_of_guessing():
+    with pytest.raises(SchemaError):
+        format_source("grammar g 1\ntool t {\n    x: strng\n}\n")
+
+
+def test_long_doc_keeps_its_lines():
+    text = 'grammar g 1\ntool t {\n        """First.\n        Second.\n\n          Indented."""\n}\n'
+    out = format_source(text)
+    assert '    """First.\n    Second.\n\n      Indented."""\n' in out
+    assert parse(out).tool("t").doc == "First.\nSecond.\n\n  Indented."

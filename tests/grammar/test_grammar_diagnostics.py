@@ -1,0 +1,124 @@
+"""Every semantic error class of the DSL: the line, column and message a user sees."""
+
+from __future__ import annotations
+
+import pytest
+
+from ek.grammar import Diagnostic, SchemaError, parse
+
+HEAD = "grammar g 1\n"
+
+
+def errors(text: str) -> tuple[Diagnostic, ...]:
+    with pytest.raises(SchemaError) as info:
+        parse(text, "s.ek")
+    return info.value.diagnostics
+
+
+def only(text: str) -> Diagnostic:
+    diags = errors(text)
+    assert len(diags) == 1, [d.message for d in diags]
+    return diags[0]
+
+
+CASES = [
+    # (id, schema, line, column, message)
+    ("unknown type", HEAD + "tool t {\n    x: strng\n}\n", 3, 8, "unknown type 'strng'; did you mean 'str'?"),
+    ("undeclared type", HEAD + "tool t {\n    x: Airport\n}\n", 3, 8, "unknown type 'Airport'"),
+    ("unknown item type", HEAD + "tool t {\n    x: list[flaot]\n}\n", 3, 13, "unknown type 'flaot'; did you mean 'float'?"),
+    ("alias suggestion", HEAD + "type Airport = str\ntool t {\n    x: Airprot\n}\n", 4, 8, "unknown type 'Airprot'; did you mean 'Airport'?"),
+    ("duplicate tool", HEAD + "tool t {\n}\ntool t {\n}\n", 4, 6, "duplicate tool 't' (first declared at line 2)"),
+    ("duplicate argument", HEAD + "tool t {\n    x: int\n    x: str\n}\n", 4, 5, "duplicate argument 'x' in tool 't' (first at line 3)"),
+    ("duplicate object field", HEAD + "tool t {\n    o: {\n        a: int\n        a: int\n    }\n}\n", 5, 9, "duplicate argument 'a' in object (first at line 4)"),
+    ("duplicate type", HEAD + "type A = str\ntype A = int\n", 3, 6, "duplicate type 'A' (first declared at line 2)"),
+    ("default type", HEAD + "tool t {\n    x: int = \"a\"\n}\n", 3, 14, "default 'a' does not fit type int"),
+    ("default float for int", HEAD + "tool t {\n    x: int = 1.5\n}\n", 3, 14, "default 1.5 does not fit type int"),
+    ("default bool", HEAD + "tool t {\n    x: bool = yes\n}\n", 3, 15, "default 'yes' does not fit type bool"),
+    ("unquoted str default", HEAD + "tool t {\n    x: str = abc\n}\n", 3, 14, 'a str default must be quoted: "abc"'),
+    ("default range", HEAD + "tool t {\n    x: int [1..9] = 12\n}\n", 3, 21, "default 12 is outside the range [1..9]"),
+    ("default length", HEAD + "tool t {\n    x: str [2..] = \"a\"\n}\n", 3, 20, "default 'a' has length 1, which is outside the range [2..]"),
+    ("default alias pattern", HEAD + "type Code = str /[A-Z]{3}/\ntool t {\n    x: Code = \"abc\"\n}\n", 4, 15, "default 'abc' does not match /[A-Z]{3}/"),
+    ("default list item", HEAD + "tool t {\n    x: list[int] = [1, \"x\"]\n}\n", 3, 24, "default 'x' does not fit type int"),
+    ("default date", HEAD + "tool t {\n    x: date = \"2024-13-01\"\n}\n", 3, 15, "default '2024-13-01' is not an ISO date"),
+    ("default object field", HEAD + "tool t {\n    o: {\n        a: int?\n    } = {b: 1}\n}\n", 5, 10, "unknown field 'b' in default"),
+    ("inverted range", HEAD + "tool t {\n    x: int [9..1]\n}\n", 3, 12, "inverted range [9..1]: the lower bound is greater than the upper bound"),
+    ("invalid regex", HEAD + "tool t {\n    x: str /(ab/\n}\n", 3, 12, "invalid regex /(ab/: missing ), unterminated subpattern at position 0"),
+    ("regex on int", HEAD + "tool t {\n    x: int /a/\n}\n", 3, 12, "a /regex/ applies to str only, not int"),
+    ("range on bool", HEAD + "tool t {\n    x: bool [1..2]\n}\n", 3, 13, "a [range] applies to int, float, str and list, not bool"),
+    ("fractional length", HEAD + "tool t {\n    x: str [1.5..2]\n}\n", 3, 13, "a length bound must be a non-negative integer, got 1.5"),
+    ("enum default", HEAD + "tool t {\n    x: enum(a, b) = c\n}\n", 3, 21, "default 'c' is not a member of enum(a, b)"),
+    ("enum default hint", HEAD + "tool t {\n    u: enum(celsius, fahrenheit) = celsus\n}\n", 3, 36,
+     "default 'celsus' is not a member of enum(celsius, fahrenheit); did you mean 'celsius'?"),
+    ("duplicate enum member", HEAD + "tool t {\n    x: enum(a, b, a)\n}\n", 3, 19, "duplicate enum member 'a' (first at line 3)"),
+    ("unknown policy", HEAD + "tool t {\n    x: str compare exct\n}\n", 3, 20,
+     "unknown compare policy 'exct'; did you mean 'exact'? (choose from fold, exact, bfcl, tol, unordered, ignore)"),
+    ("tol on str", HEAD + "tool t {\n    x: str compare tol(0.1)\n}\n", 3, 20, "compare tol applies to int and float, not str"),
+    ("unordered on int", HEAD + "tool t {\n    x: int compare unordered\n}\n", 3, 20, "compare unordered applies to lists, not int"),
+    ("fold on float", HEAD + "tool t {\n    x: float compare fold\n}\n", 3, 22, "compare fold folds text and does not apply to float"),
+    ("tol via alias", HEAD + "type Name = str\ntool t {\n    x: Name compare tol(1)\n}\n", 4, 21, "compare tol applies to int and float, not str"),
+    ("tol without number", HEAD + "tool t {\n    x: float compare tol\n}\n", 3, 22, "compare tol needs one non-negative number, like tol(0.01)"),
+    ("policy arguments", HEAD + "tool t {\n    x: str compare exact(1)\n}\n", 3, 20, "compare policy 'exact' takes no arguments"),
+    ("zero weight", HEAD + "tool t weight 0 {\n}\n", 2, 15, "weight must be a positive number, got 0"),
+    ("negative importance", HEAD + "tool t {\n    x: str importance -1\n}\n", 3, 23, "importance must be a positive number, got -1"),
+    ("self alias", HEAD + "type C = C\n", 2, 10, "recursive type alias: C -> C"),
+    ("alias cycle", HEAD + "type A = B\ntype B = list[A]\n", 3, 15, "recursive type alias: A -> B -> A"),
+    ("missing header", "tool t {\n    x: int\n}\n", 1, 1, "missing grammar header: a schema must start with 'grammar NAME VERSION'"),
+    ("empty file", "# nothing\n", 1, 1, "missing grammar header: a schema must start with 'grammar NAME VERSION'"),
+    ("repeated header", HEAD + "grammar g 2\n", 2, 1, "repeated grammar header (the first is at line 1)"),
+    ("late header", "tool t {\n}\ngrammar g 1\n", 3, 1, "the grammar header must be the first statement of the file"),
+    ("zero version", "grammar g 0\n", 1, 11, "grammar version must be a positive integer, got 0"),
+    ("float version", "grammar g 1.5\n", 1, 11, "grammar version must be a positive integer, got 1.5"),
+    ("tool names collide", HEAD + 'tool "a.b" {\n}\ntool a_b {\n}\n', 4, 6,
+     "tool name 'a_b' collides with 'a.b' (line 2) once made a Python identifier ('a_b')"),
+    ("argument names collide", HEAD + 'tool t {\n    "max-results": int\n    max_results: int\n}\n', 4, 5,
+     "argument name 'max_results' collides with 'max-results' (line 3) once made a Python identifier ('max_results')"),
+    ("shadowed builtin", HEAD + "type str = int\n", 2, 6, "type 'str' shadows the built-in type of the same name"),
+    ("doc not first", HEAD + 'tool t {\n    x: int\n    "late"\n}\n', 4, 5, "a tool's doc string must come first in its body, before the arguments"),
+    ("option twice", HEAD + "tool t {\n    x: int importance 2 importance 3\n}\n", 3, 25, "'importance' is given twice for argument 'x'"),
+    ("bad escape", HEAD + 'tool t {\n    "doc \\q"\n}\n', 3, 10, "unknown escape '\\q' in string"),
+    ("huge number", HEAD + "tool t weight 1e999 {\n}\n", 2, 15, "number '1e999' is too large"),
+]
+
+
+@pytest.mark.parametrize(("schema", "line", "column", "message"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_each_error_class_points_at_the_token(schema, line, column, message):
+    diag = only(schema)
+    assert (diag.file, diag.line, diag.column, diag.message) == ("s.ek", line, column, message)
+    assert diag.severity == "error"
+
+
+def test_suggestion_is_structured_data():
+    diag = only(HEAD + "tool t {\n    x: strng\n}\n")
+    assert diag.suggestion == "str"
+
+
+def test_report_renders_source_line_and_caret():
+    with pytest.raises(SchemaError) as info:
+        parse(HEAD + "tool t {\n    origin: strng\n}\n", "travel.ek")
+    assert str(info.value) == (
+        "travel.ek:3:13: error: unknown type 'strng'; did you mean 'str'?\n"
+        "        origin: strng\n"
+        "                ^^^^^"
+    )
+    assert isinstance(info.value, ValueError)
+
+
+def test_all_errors_of_a_file_are_reported_at_once_in_order():
+    text = HEAD + (
+        "tool t weight 0 {\n"          # 2: weight
+        "    x: strng\n"               # 3: unknown type
+        "    y: int [9..1]\n"          # 4: inverted range
+        "    y: str compare exct\n"    # 5: duplicate argument + unknown policy
+        "}\n"
+        "tool t {\n}\n"                # 7: duplicate tool
+    )
+    diags = errors(text)
+    assert [(d.line, d.column) for d in diags] == [(2, 15), (3, 8), (4, 12), (5, 5), (5, 20), (7, 6)]
+    report = str(SchemaError(diags, text))
+    assert report.count("error:") == 6
+
+
+def test_diagnostics_are_frozen():
+    diag = only(HEAD + "tool t {\n    x: strng\n}\n")
+    with pytest.raises(AttributeError):
+        diag.line = 9  # type: ignore[misc]

@@ -1,0 +1,86 @@
+"""Random and mutated schema texts only ever raise SchemaError, and strings stay data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ek.grammar import SchemaError, format_grammar, parse
+from ek.grammar.formatter import format_source
+
+SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
+EXAMPLES = [(SCHEMAS / n).read_text(encoding="utf-8") for n in ("travel-v1.ek", "travel-v2.ek")]
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Characters that matter to the grammar, so mutations hit interesting states.
+ALPHABET = st.sampled_from(list('{}[]()<>:=?,./"#\\\n \t-+0123456789abcdefxyzAZ_') + ["tool", "type", "grammar ", "enum(", "list[", "compare ", "tol(", "importance ", "weight ", '"""', "..", "\r\n", "\ufeff", "é"])
+
+
+def parse_or_schema_error(text: str) -> None:
+    try:
+        g = parse(text, "fuzz.ek")
+    except SchemaError as err:
+        assert err.diagnostics and str(err)
+        for d in err.diagnostics:
+            assert d.line >= 1 and d.column >= 1
+        return
+    # What parses must print and format back to the same meaning.
+    assert parse(format_grammar(g)) == g
+    assert parse(format_source(text)) == g
+
+
+@SETTINGS
+@given(st.text(max_size=200))
+def test_random_text(text):
+    parse_or_schema_error(text)
+
+
+@SETTINGS
+@given(st.lists(ALPHABET, max_size=60).map("".join))
+def test_random_grammar_like_text(text):
+    parse_or_schema_error("grammar g 1\n" + text)
+
+
+@st.composite
+def mutated(draw):
+    text = draw(st.sampled_from(EXAMPLES))
+    for _ in range(draw(st.integers(1, 4))):
+        pos = draw(st.integers(0, len(text)))
+        action = draw(st.sampled_from(["insert", "delete", "replace"]))
+        piece = draw(ALPHABET)
+        if action == "insert":
+            text = text[:pos] + piece + text[pos:]
+        elif action == "delete":
+            text = text[:pos] + text[pos + draw(st.integers(1, 8)) :]
+        else:
+            text = text[:pos] + piece + text[pos + len(piece) :]
+    return text
+
+
+@SETTINGS
+@given(mutated())
+def test_mutated_examples(text):
+    parse_or_schema_error(text)
+
+
+@pytest.mark.parametrize(
+    "payload",
+    ['__import__(\\"os\\").system(\\"exit 3\\")', "{{7*7}}", "${HOME}", "\\u0000", "'''; import os; '''"],
+)
+def test_strings_are_data_never_evaluated(payload):
+    text = f'grammar g 1\ntool t {{\n    "{payload}"\n    x: str = "{payload}" "{payload}"\n    y: any = ["{payload}"]\n}}\n'
+    g = parse(text)
+    tool = g.tool("t")
+    decoded = payload.replace('\\"', '"').replace("\\u0000", "\0")
+    assert tool.doc == decoded
+    assert tool.field("x").default == decoded and tool.field("x").doc == decoded
+    assert tool.field("y").default == [decoded]
+    assert parse(format_grammar(g)) == g
+
+
+def test_deep_nesting_is_a_schema_error():
+    deep = "list[" * 5000 + "int" + "]" * 5000
+    with pytest.raises(SchemaError, match="nested too deeply"):
+        parse(f"grammar g 1\ntool t {{\n    x: {deep}\n}}\n")
