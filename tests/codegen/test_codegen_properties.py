@@ -1,0 +1,276 @@
+"""Properties: generated valid values pass; random mutations get exactly the violations a slow,
+obviously-correct reference interpreter of the model reports (compared by path)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import F, P, import_source
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ek.codegen import generate
+from ek.codegen.patterns import specialise
+from ek.grammar.model import (
+    Constraints,
+    EnumType,
+    FieldSpec,
+    GraphGrammar,
+    ListType,
+    NamedType,
+    ObjectType,
+    PrimitiveType,
+    ToolSpec,
+    TypeAlias,
+    TypeNode,
+)
+from ek.runtime.support import is_date, is_datetime, key_segment
+
+RICH = GraphGrammar(
+    "rich",
+    1,
+    tools=(
+        ToolSpec(
+            "everything",
+            (
+                F("code", NamedType("Code")),
+                F("slug", P("str"), Constraints(2, 6, "[a-c]+x?"), required=False),
+                F("count", P("int"), Constraints(-3, 3), required=False, default=0),
+                F("ratio", P("float"), Constraints(0, 1.5)),
+                F("flag", P("bool"), required=False),
+                F("day", P("date"), required=False),
+                F("at", P("datetime"), required=False),
+                F("blob", P("any"), required=False),
+                F("mode", EnumType(("a b", "c")), required=False),
+                F("max-results", ListType(P("int")), Constraints(1, 3), required=False),
+                F("points", ListType(NamedType("Point")), required=False),
+                F("meta", ObjectType((F("level", P("int"), Constraints(1, None)), F("tags", ListType(EnumType(("x", "y"))), required=False))), required=False),
+                F("grid", ListType(ListType(P("float"))), required=False),
+            ),
+        ),
+        ToolSpec("nothing", ()),
+    ),
+    types=(
+        TypeAlias("Code", P("str"), Constraints(pattern="[A-Z]{3}")),
+        TypeAlias("Point", ObjectType((F("x", P("int")), F("y", P("int"), required=False)))),
+    ),
+)
+
+
+# ---- the reference: walks the model at run time, as slowly and plainly as possible ---------------
+
+
+def ref_validate(grammar: GraphGrammar, tool_name: str, args: Any) -> list[str]:
+    tool = grammar.tool(tool_name)
+    if tool is None:
+        return ["$"]
+    return ref_object(grammar, tool.fields, args, "$")
+
+
+def ref_object(grammar: GraphGrammar, fields: tuple[FieldSpec, ...], value: Any, path: str) -> list[str]:
+    if not isinstance(value, dict):
+        return [path]
+    out: list[str] = []
+    for f in fields:
+        sub = path + key_segment(f.name)
+        if f.name not in value:
+            if f.required:
+                out.append(sub)
+            continue
+        if value[f.name] is None and not f.required:
+            continue
+        node, cons = grammar.resolve(f.type, f.constraints)
+        out += ref_value(grammar, node, cons, value[f.name], sub)
+    names = {f.name for f in fields}
+    out += [path + key_segment(k) for k in sorted((k for k in value if k not in names), key=repr)]
+    return out
+
+
+def in_range(x: float, c: Constraints) -> bool:
+    return (c.min is None or x >= c.min) and (c.max is None or x <= c.max)
+
+
+def ref_value(grammar: GraphGrammar, node: TypeNode, cons: Constraints, value: Any, path: str) -> list[str]:
+    if isinstance(node, PrimitiveType):
+        kind = node.name
+        if kind == "any":
+            return []
+        if kind == "bool":
+            return [] if isinstance(value, bool) else [path]
+        if kind in ("int", "float"):
+            allowed = (int,) if kind == "int" else (int, float)
+            if isinstance(value, bool) or not isinstance(value, allowed):
+                return [path]
+            return [] if (not math.isnan(value) and in_range(value, cons)) else [path]
+        if kind == "date":
+            return [] if isinstance(value, str) and ref_is_date(value) else [path]
+        if kind == "datetime":
+            return [] if isinstance(value, str) and ref_is_datetime(value) else [path]
+        if not isinstance(value, str):
+            return [path]
+        out = [] if in_range(len(value), cons) else [path]
+        if cons.pattern is not None and re.fullmatch(cons.pattern, value) is None:
+            out.append(path)
+        return out
+    if isinstance(node, EnumType):
+        return [] if isinstance(value, str) and value in node.members else [path]
+    if isinstance(node, ListType):
+        if not isinstance(value, (list, tuple)):
+            return [path]
+        out = [] if in_range(len(value), cons) else [path]
+        item, item_cons = grammar.resolve(node.item)
+        for i, v in enumerate(value):
+            out += ref_value(grammar, item, item_cons, v, f"{path}[{i}]")
+        return out
+    assert isinstance(node, ObjectType)
+    return ref_object(grammar, node.fields, value, path)
+
+
+def ref_is_date(s: str) -> bool:
+    if re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", s) is None:
+        return False
+    try:
+        dt.date(int(s[:4]), int(s[5:7]), int(s[8:]))
+    except ValueError:
+        return False
+    return True
+
+
+def ref_is_datetime(s: str) -> bool:
+    m = re.fullmatch(r"([0-9]{4}-[0-9]{2}-[0-9]{2})[Tt ]([0-9]{2}):([0-9]{2})(.*)", s, re.DOTALL)
+    if m is None or not ref_is_date(m.group(1)):
+        return False
+    try:
+        dt.datetime.fromisoformat(s)
+    except ValueError:
+        return False
+    return True
+
+
+# ---- strategies ---------------------------------------------------------------------------------
+
+JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 12) | st.floats(allow_nan=True) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["x", "y", "level", "q", "a b"]), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+def valid_value(grammar: GraphGrammar, node: TypeNode, cons: Constraints = Constraints()) -> st.SearchStrategy[Any]:
+    node, cons = grammar.resolve(node, cons)
+    if isinstance(node, PrimitiveType):
+        lo = cons.min
+        hi = cons.max
+        return {
+            "str": st.from_regex(cons.pattern, fullmatch=True).filter(lambda s: (lo is None or len(s) >= lo) and (hi is None or len(s) <= hi))
+            if cons.pattern
+            else st.text(min_size=lo or 0, max_size=hi if hi is not None else 8),
+            "int": st.integers(int(lo) if lo is not None else -100, int(hi) if hi is not None else 100),
+            "float": st.floats(lo if lo is not None else -1e6, hi if hi is not None else 1e6) | st.integers(math.ceil(lo if lo is not None else -10), math.floor(hi if hi is not None else 10)),
+            "bool": st.booleans(),
+            "date": st.dates().map(lambda d: d.isoformat()).filter(lambda s: len(s) == 10),
+            "datetime": st.datetimes(timezones=st.none() | st.timezones()).map(lambda d: d.isoformat()).filter(lambda s: s[4] == "-"),
+            "any": JSONISH,
+        }[node.name]
+    if isinstance(node, EnumType):
+        return st.sampled_from(node.members)
+    if isinstance(node, ListType):
+        return st.lists(valid_value(grammar, node.item), min_size=int(cons.min or 0), max_size=int(cons.max) if cons.max is not None else 3)
+    assert isinstance(node, ObjectType)
+    return valid_object(grammar, node.fields)
+
+
+def valid_object(grammar: GraphGrammar, fields: tuple[FieldSpec, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    required = {f.name: valid_value(grammar, f.type, f.constraints) for f in fields if f.required}
+    optional = {f.name: st.none() | valid_value(grammar, f.type, f.constraints) for f in fields if not f.required}
+    return st.fixed_dictionaries(required, optional=optional)
+
+
+@st.composite
+def mutated(draw: st.DrawFn, grammar: GraphGrammar, tool: ToolSpec) -> dict[str, Any]:
+    value = draw(valid_object(grammar, tool.fields))
+    for _ in range(draw(st.integers(1, 3))):
+        target = value
+        # walk down into a random nested dict / list
+        while draw(st.booleans()):
+            children = list(target.items()) if isinstance(target, dict) else list(enumerate(target))
+            children = [(k, v) for k, v in children if isinstance(v, (dict, list))]
+            if not children:
+                break
+            target = draw(st.sampled_from(children))[1]
+        if isinstance(target, dict):
+            action = draw(st.sampled_from(["set", "delete", "add"]))
+            if action == "delete" and target:
+                del target[draw(st.sampled_from(sorted(target)))]
+            elif action == "add":
+                target[draw(st.sampled_from(["zz", "max-results", "x", 0, "a b"]))] = draw(JSONISH)
+            elif target:
+                target[draw(st.sampled_from(sorted(target)))] = draw(JSONISH)
+        elif target:
+            target[draw(st.integers(0, len(target) - 1))] = draw(JSONISH)
+        else:
+            target.append(draw(JSONISH))
+    return value
+
+
+@pytest.fixture(scope="module")
+def rich_module(tmp_path_factory: pytest.TempPathFactory) -> types.ModuleType:
+    return import_source(generate(RICH), tmp_path_factory.mktemp("rich"), "rich_v1")
+
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(data=st.data())
+def test_codegen_valid_values_pass(rich_module: types.ModuleType, data: st.DataObject) -> None:
+    tool = RICH.tools[0]
+    args = data.draw(valid_object(RICH, tool.fields))
+    assert rich_module.validate(tool.name, args) == []
+    built = rich_module.TOOLS[tool.name].from_args(args)
+    assert rich_module.validate(tool.name, built.to_args()) == []
+
+
+@SETTINGS
+@given(data=st.data())
+def test_codegen_mutations_agree_with_reference(rich_module: types.ModuleType, data: st.DataObject) -> None:
+    tool = RICH.tools[0]
+    args = data.draw(mutated(RICH, tool))
+    got = [v.path for v in rich_module.validate(tool.name, args)]
+    assert sorted(got) == sorted(ref_validate(RICH, tool.name, args)), args
+
+
+@SETTINGS
+@given(args=JSONISH, name=st.sampled_from(["everything", "nothing", "missing"]))
+def test_codegen_arbitrary_input_agrees_with_reference(rich_module: types.ModuleType, args: Any, name: str) -> None:
+    got = [v.path for v in rich_module.validate(name, args)]
+    assert sorted(got) == sorted(ref_validate(RICH, name, args))
+
+
+PATTERNS = ["[A-Z]{3}", "[a-z]{2,4}", "[0-9]+", "\\d{2}", "[A-Za-z]+", "[a-zA-Z0-9]{1,3}", "\\d+"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(pattern=st.sampled_from(PATTERNS), text=st.text(alphabet="aZ09٣²ÀzA\n -", max_size=5) | st.from_regex("[A-Za-z0-9]{0,5}", fullmatch=True))
+def test_codegen_specialised_patterns_equal_fullmatch(pattern: str, text: str) -> None:
+    expr = specialise(pattern, "v")
+    assert expr is not None
+    assert eval(expr, {}, {"v": text}) == (re.fullmatch(pattern, text) is not None)  # noqa: S307
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(alphabet="0123456789-T:Z+ .t٣", min_size=8, max_size=26) | st.dates().map(str) | st.datetimes().map(str))
+def test_codegen_date_checks_equal_reference(text: str) -> None:
+    assert is_date(text) == ref_is_date(text)
+    assert is_datetime(text) == ref_is_datetime(text)
+
+
+def test_codegen_rich_grammar_round_trips(rich_module: types.ModuleType, tmp_path: Path) -> None:
+    assert rich_module.GRAMMAR == RICH
+    assert generate(RICH) == generate(rich_module.GRAMMAR)
