@@ -72,7 +72,7 @@ def scan_comments(text: str) -> list[Comment]:
 def format_source(text: str, filename: str = "<string>") -> str:
     """The canonical layout of schema ``text``, comments kept; raises SchemaError on a bad schema.
 
-    >>> print(format_source("# Demo\\ngrammar d 1\\ntool  t{x:int   # the x\\n}"), end="")
+    >>> print(format_source("# Demo\\ngrammar d 1\\ntool  t{\\n x:int   # the x\\n}"), end="")
     # Demo
     grammar d 1
     <BLANKLINE>
