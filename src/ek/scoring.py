@@ -16,6 +16,7 @@ from typing import Any
 import attrs
 
 from ek.agents.base import Step
+from ek.goldjson import encode_value
 
 #: Unit kinds.
 TP, FP, FN = "tp", "fp", "fn"
@@ -80,13 +81,18 @@ class Unit:
         for name in ("arg", "pred_index", "gold_index"):
             if getattr(self, name) is not None:
                 out[name] = getattr(self, name)
-        if self.expected is not ABSENT:
-            out["expected"] = self.expected
-        if self.got is not ABSENT:
-            out["got"] = self.got
-        if self.detail:
-            out["detail"] = self.detail
+        _put_values(out, self.expected, self.got, self.detail)
         return out
+
+
+def _put_values(out: dict[str, Any], expected: Any, got: Any, detail: str) -> None:
+    """Add JSON-able ``expected``/``got`` (OneOf and OMITTABLE encoded as in gold files) and ``detail``."""
+    if expected is not ABSENT:
+        out["expected"] = encode_value(expected)
+    if got is not ABSENT:
+        out["got"] = encode_value(got)
+    if detail:
+        out["detail"] = detail
 
 
 @attrs.frozen
@@ -107,6 +113,11 @@ class ArgCheck:
     @property
     def ok(self) -> bool:
         return self.status in ("match", "ignored")
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"arg": self.arg, "status": self.status, "weight": self.weight}
+        _put_values(out, self.expected, self.got, self.detail)
+        return out
 
 
 @attrs.frozen
@@ -150,10 +161,11 @@ class Explanation:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "pred": [{"name": s.name, "args": dict(s.args)} for s in self.pred],
-            "gold": [{"name": s.name, "args": dict(s.args)} for s in self.gold],
+            "pred": [{"name": s.name, "arguments": encode_value(dict(s.args))} for s in self.pred],
+            "gold": [{"name": s.name, "arguments": encode_value(dict(s.args))} for s in self.gold],
             "pairs": [
-                {"pred": p.pred_index, "gold": p.gold_index, "tool": p.tool, "exact": p.exact}
+                {"pred": p.pred_index, "gold": p.gold_index, "tool": p.tool, "exact": p.exact,
+                 "checks": [c.to_dict() for c in p.checks]}
                 for p in self.pairs
             ],
             "unmatched_pred": list(self.unmatched_pred),

@@ -93,3 +93,15 @@ def test_evaluate_streams_and_loses_no_input():
     assert evaluate(ToolCallMetric(), [([], [])] * 3, keep="none").scores == ()
     with pytest.raises(TypeError):
         evaluate(ToolCallMetric(), [[42]], on_error="raise")
+
+
+def test_explanation_to_dict_is_json_ready():
+    import json
+
+    score = ToolCallMetric("arg")([("w", {"unit": "kelvin", "x": 1})], [("w", {"unit": OneOf("c", OMITTABLE)})])
+    data = json.loads(json.dumps(score.explanation.to_dict()))
+    assert data["gold"][0]["arguments"]["unit"] == {"$oneOf": ["c", {"$omit": True}]}
+    checks = data["pairs"][0]["checks"]
+    assert {"arg": "unit", "status": "wrong_value", "weight": 1.0, "expected": {"$oneOf": ["c", {"$omit": True}]},
+            "got": "kelvin"} in checks
+    assert any(u["reason"] == "hallucinated_arg" and u["got"] == 1 for u in data["units"])
