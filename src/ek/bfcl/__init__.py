@@ -9,6 +9,7 @@
 from ek.bfcl.checker import Verdict, check
 from ek.bfcl.data import BfclDataError, PossibleAnswer, Question, pair_up, read_possible_answers, read_questions
 from ek.bfcl.gold import alternatives, gold_calls
+from ek.bfcl.grammar import to_grammar
 from ek.bfcl.typemap import language_of
 
 __all__ = [
@@ -23,4 +24,5 @@ __all__ = [
     "pair_up",
     "read_possible_answers",
     "read_questions",
+    "to_grammar",
 ]

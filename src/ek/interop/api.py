@@ -1,0 +1,135 @@
+"""``import_tools`` and ``export_tools``: tool definitions <-> :class:`~ek.grammar.GraphGrammar`, losses reported."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import attrs
+
+from ek.grammar.model import (
+    FieldSpec,
+    GraphGrammar,
+    ListType,
+    NamedType,
+    ObjectType,
+    ToolSpec,
+    TypeAlias,
+    TypeNode,
+)
+from ek.grammar.names import safe_identifier
+from ek.interop.issues import Issue, Issues, child
+from ek.interop.schema_in import Converter
+from ek.interop.sources import READERS, SOURCES
+from ek.interop.targets import TARGETS, export
+
+
+@attrs.frozen
+class ImportResult:
+    """The imported grammar and every issue met on the way (warnings: something dropped; errors: skipped)."""
+
+    grammar: GraphGrammar
+    issues: tuple[Issue, ...]
+
+    @property
+    def errors(self) -> tuple[Issue, ...]:
+        return tuple(i for i in self.issues if i.severity == "error")
+
+
+def import_tools(data: Any, source: str, *, name: str = "imported", version: int = 1) -> ImportResult:
+    """Decoded tool definitions in format ``source`` (one of :data:`SOURCES`) as a grammar.
+
+    >>> tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object",
+    ...     "properties": {"city": {"type": "string", "minLength": 1}}, "required": ["city"]}}}]
+    >>> result = import_tools(tools, "openai", name="weather")
+    >>> result.grammar.tool("get_weather").field("city").constraints.min, result.issues
+    (1, ())
+    """
+    if source not in SOURCES:
+        raise ValueError(f"unknown import format {source!r}; choose one of: {', '.join(SOURCES)}")
+    issues = Issues()
+    tools: list[ToolSpec] = []
+    aliases: dict[str, TypeAlias] = {}
+    by_name: dict[str, ToolSpec] = {}
+    by_safe: dict[str, str] = {}
+    for raw in READERS[source](data, issues):
+        converter = Converter(raw.root, raw.path, issues)
+        if not isinstance(raw.schema.get("type", "object"), str) or raw.schema.get("type", "object") not in (
+                "object", "dict"):
+            issues.error(raw.path, f"the arguments of tool {raw.name!r} must be an object schema; tool skipped")
+            continue
+        fields = converter.fields(raw.schema, raw.path)
+        for key in raw.schema:
+            if key not in ("type", "properties", "required", "$defs", "definitions", "additionalProperties",
+                           "$schema", "x-ek-weight", "description"):
+                issues.warn(child(raw.path, key), f"keyword {key!r} on the arguments object cannot be expressed; "
+                                                  f"dropped")
+        extra = raw.schema.get("additionalProperties")
+        if extra not in (None, False):
+            issues.warn(child(raw.path, "additionalProperties"), "extra arguments cannot be allowed in .ek; dropped")
+        fields = _merge_aliases(converter.aliases, aliases, fields, raw.path, issues)
+        tool = ToolSpec(raw.name, fields, _weight(raw.weight, raw.path, issues), raw.description)
+        if raw.name in by_name:
+            if by_name[raw.name] != tool:
+                issues.warn(raw.path, f"tool {raw.name!r} is defined again differently; the first definition kept")
+            continue
+        safe = safe_identifier(raw.name)
+        if safe in by_safe:
+            issues.error(raw.path, f"tool name {raw.name!r} collides with {by_safe[safe]!r} once made a Python "
+                                   f"identifier ({safe!r}); tool skipped")
+            continue
+        by_name[raw.name], by_safe[safe] = tool, raw.name
+        tools.append(tool)
+    grammar = GraphGrammar(name, version, tuple(tools), tuple(aliases[k] for k in sorted(aliases)))
+    return ImportResult(grammar, tuple(issues.items))
+
+
+def _weight(value: Any, path: str, issues: Issues) -> float:
+    if value is None:
+        return 1.0
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 and math.isfinite(value):
+        return float(value)
+    issues.warn(child(path, "x-ek-weight"), f"weight must be a positive number, got {value!r}; 1 used")
+    return 1.0
+
+
+def _merge_aliases(local: dict[str, TypeAlias], shared: dict[str, TypeAlias], fields: tuple[FieldSpec, ...],
+                   path: str, issues: Issues) -> tuple[FieldSpec, ...]:
+    """Add one tool's named types to the grammar's, renaming a clash with a different definition."""
+    renames: dict[str, str] = {}
+    for name in local:
+        if name in shared and shared[name] != local[name]:
+            new, n = f"{name}_{2}", 2
+            while new in shared or new in local:
+                n += 1
+                new = f"{name}_{n}"
+            renames[name] = new
+            issues.warn(path, f"type {name!r} differs from an earlier tool's type of that name; renamed {new!r}")
+    for name, alias in local.items():
+        alias = attrs.evolve(alias, name=renames.get(name, name), type=_rename(alias.type, renames))
+        shared.setdefault(alias.name, alias)
+    if not renames:
+        return fields
+    return tuple(attrs.evolve(f, type=_rename(f.type, renames)) for f in fields)
+
+
+def _rename(node: TypeNode, renames: dict[str, str]) -> TypeNode:
+    if not renames:
+        return node
+    if isinstance(node, NamedType):
+        return NamedType(renames.get(node.name, node.name))
+    if isinstance(node, ListType):
+        return ListType(_rename(node.item, renames))
+    if isinstance(node, ObjectType):
+        return ObjectType(tuple(attrs.evolve(f, type=_rename(f.type, renames)) for f in node.fields))
+    return node
+
+
+def export_tools(grammar: GraphGrammar, target: str) -> tuple[Any, tuple[Issue, ...]]:
+    """The grammar's tools as ``target`` (one of :data:`TARGETS`) JSON data, and what could not be kept."""
+    issues = Issues()
+    data = export(grammar, target, issues)
+    return data, tuple(issues.items)
+
+
+__all__ = ["ImportResult", "SOURCES", "TARGETS", "export_tools", "import_tools"]

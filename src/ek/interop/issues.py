@@ -1,0 +1,43 @@
+"""What a conversion could not carry over: each a JSON path and a message, never dropped silently."""
+
+from __future__ import annotations
+
+import attrs
+
+
+@attrs.frozen
+class Issue:
+    """One thing a schema says that the target cannot (``warning``), or that stops a tool (``error``)."""
+
+    path: str
+    message: str
+    severity: str = "warning"
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.severity}: {self.message}"
+
+
+class Issues:
+    """An append-only list of :class:`Issue` that conversions report into."""
+
+    def __init__(self) -> None:
+        self.items: list[Issue] = []
+
+    def warn(self, path: str, message: str) -> None:
+        self.items.append(Issue(path, message, "warning"))
+
+    def error(self, path: str, message: str) -> None:
+        self.items.append(Issue(path, message, "error"))
+
+
+def child(path: str, key: str | int) -> str:
+    """The JSON path of ``key`` under ``path``.
+
+    >>> child("$.tools[0]", "parameters"), child("$", 3), child("$.p", "max-results")
+    ('$.tools[0].parameters', '$[3]', "$.p['max-results']")
+    """
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    if key.isidentifier():
+        return f"{path}.{key}"
+    return f"{path}[{key!r}]"

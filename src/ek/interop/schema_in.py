@@ -1,0 +1,566 @@
+"""One JSON Schema (or BFCL parameter description) -> ek's typed model, reporting what does not fit.
+
+Handles the keywords the DSL can say: ``type`` (JSON Schema, BFCL and
+Java/JavaScript names), ``enum``, ``minimum``/``maximum`` (and integer
+``exclusiveMinimum``/``exclusiveMaximum``, which become inclusive bounds
+exactly), ``minLength``/``maxLength``, ``minItems``/``maxItems``, ``pattern``
+(search semantics translated to the DSL's full match), ``format`` date and
+date-time, ``items``, ``properties``/``required``, ``default``,
+``description``, local ``$ref`` (as named types) and the ``x-ek-*`` keys
+``ek export`` writes. Everything else is an :class:`~ek.interop.issues.Issue`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ek.grammar.model import (
+    NO_CONSTRAINTS,
+    NO_DEFAULT,
+    ComparePolicy,
+    Constraints,
+    EnumType,
+    FieldSpec,
+    ListType,
+    NamedType,
+    ObjectType,
+    PrimitiveType,
+    TypeAlias,
+    TypeNode,
+)
+from ek.grammar.names import safe_identifier
+from ek.interop.issues import Issues, child
+
+_STR = {"string", "String", "char", "str"}
+_INT = {"integer", "int", "byte", "short", "long", "Bigint"}
+_FLOAT = {"number", "float", "double"}
+_BOOL = {"boolean", "Boolean", "bool"}
+_LIST = {"array", "list", "tuple", "Array", "ArrayList", "Queue", "Stack", "Set"}
+_OBJECT = {"object", "dict", "HashMap", "Hashtable"}
+_ANY = {"any", "Any"}
+
+#: Keywords read here; anything else found in a schema is reported.
+_HANDLED = {
+    "type", "description", "enum", "default", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+    "minLength", "maxLength", "minItems", "maxItems", "pattern", "format", "items", "properties", "required",
+    "$ref", "$defs", "definitions", "additionalProperties", "x-ek-importance", "x-ek-compare", "const",
+    "$schema", "optional",
+}
+_IGNORED_QUIETLY = {"$schema"}  # says which draft; nothing to keep
+_BARE = re.compile(r"[^\W\d]\w*")
+_PRIMITIVE_NAMES = {"str", "int", "float", "bool", "date", "datetime", "any", "enum", "list"}
+
+
+class Converter:
+    """Converts schemas of one document, sharing its ``$defs`` as named types."""
+
+    def __init__(self, root: Mapping[str, Any], root_path: str, issues: Issues) -> None:
+        self.root = root
+        self.root_path = root_path
+        self.issues = issues
+        self.aliases: dict[str, TypeAlias] = {}
+        self._alias_names: dict[str, str] = {}  # $ref -> alias name
+        self._in_progress: list[str] = []
+
+    # --- fields ------------------------------------------------------------------
+    def fields(self, schema: Mapping[str, Any], path: str) -> tuple[FieldSpec, ...]:
+        """The properties of an object schema as fields, in order."""
+        props = schema.get("properties") or {}
+        if not isinstance(props, Mapping):
+            self.issues.error(child(path, "properties"), "'properties' must be an object; no fields read")
+            return ()
+        required = schema.get("required") or []
+        if not isinstance(required, list):
+            self.issues.warn(child(path, "required"), "'required' must be a list; every field made optional")
+            required = []
+        for name in required:
+            if name not in props:
+                self.issues.warn(child(path, "required"), f"required property {name!r} is not defined; ignored")
+        out: list[FieldSpec] = []
+        safe_names: dict[str, str] = {}
+        for name, sub in props.items():
+            fpath = child(child(path, "properties"), name)
+            if not name:
+                self.issues.error(fpath, "an empty property name cannot be expressed; property skipped")
+                continue
+            safe = safe_identifier(name)
+            if safe in safe_names:
+                self.issues.error(fpath, f"property {name!r} collides with {safe_names[safe]!r} once made a "
+                                         f"Python identifier ({safe!r}); property skipped")
+                continue
+            safe_names[safe] = name
+            if not isinstance(sub, Mapping):
+                self.issues.warn(fpath, f"a property schema must be an object, got {type(sub).__name__}; read as any")
+                sub = {}
+            out.append(self.field(name, sub, name in required, fpath))
+        return tuple(out)
+
+    def field(self, name: str, schema: Mapping[str, Any], required: bool, path: str) -> FieldSpec:
+        type_node, constraints = self.type_of(schema, path)
+        if schema.get("optional") is True and required:
+            required = False
+        elif "optional" in schema and not isinstance(schema.get("optional"), bool):
+            self.issues.warn(child(path, "optional"), "'optional' is not a boolean; ignored")
+        default = NO_DEFAULT
+        if "default" in schema:
+            default = self.default(schema["default"], type_node, constraints, child(path, "default"))
+            if default is not NO_DEFAULT and required:
+                self.issues.warn(child(path, "default"), "a required property with a default cannot be expressed "
+                                                         "(a default makes an argument optional); default dropped")
+                default = NO_DEFAULT
+        importance = 1.0
+        if "x-ek-importance" in schema:
+            value = schema["x-ek-importance"]
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 and math.isfinite(value):
+                importance = float(value)
+            else:
+                self.issues.warn(child(path, "x-ek-importance"), f"importance must be a positive number, got {value!r}")
+        compare = None
+        if "x-ek-compare" in schema:
+            compare = self.compare(schema["x-ek-compare"], type_node, child(path, "x-ek-compare"))
+        doc = schema.get("description")
+        if doc is not None and not isinstance(doc, str):
+            self.issues.warn(child(path, "description"), "description is not a string; dropped")
+            doc = None
+        return FieldSpec(name, type_node, constraints, required and default is NO_DEFAULT, default, importance,
+                         compare, doc or None)
+
+    def compare(self, text: object, type_node: TypeNode, path: str) -> ComparePolicy | None:
+        base = self.base(type_node)
+        kind = _kind(base)
+        match = re.fullmatch(r"(fold|exact|bfcl|unordered|ignore)|tol\(([0-9.eE+-]+)\)", text) \
+            if isinstance(text, str) else None
+        fits = {"tol": kind in ("int", "float"), "unordered": kind == "list",
+                "fold": kind not in ("int", "float", "bool"), "exact": kind not in ("int", "float", "bool"),
+                "bfcl": kind not in ("int", "float", "bool"), "ignore": True}
+        if match is None:
+            self.issues.warn(path, f"unknown compare policy {text!r}; dropped")
+            return None
+        if match.group(1):
+            policy = ComparePolicy(match.group(1))
+        else:
+            try:
+                tolerance = float(match.group(2))
+            except ValueError:
+                tolerance = -1.0
+            if not tolerance >= 0 or not math.isfinite(tolerance):
+                self.issues.warn(path, f"compare {text!r} needs a non-negative tolerance; dropped")
+                return None
+            policy = ComparePolicy("tol", tolerance)
+        if not fits[policy.kind]:
+            self.issues.warn(path, f"compare {text} does not apply to {kind}; dropped")
+            return None
+        return policy
+
+    # --- types -------------------------------------------------------------------
+    def type_of(self, schema: Mapping[str, Any], path: str) -> tuple[TypeNode, Constraints]:
+        """A type node and its constraints; unsupported keywords are reported."""
+        for key in schema:
+            if key not in _HANDLED and not key.startswith("x-ek-") and key not in ("title", "examples"):
+                self.issues.warn(child(path, key), f"keyword {key!r} cannot be expressed in .ek; dropped")
+            elif key in ("title", "examples"):
+                self.issues.warn(child(path, key), f"{key!r} has no place in .ek; dropped")
+        for key in ("oneOf", "anyOf", "allOf", "not", "if"):
+            if key in schema:
+                return self._combinator(schema, key, path)
+        if "$ref" in schema:
+            return self._ref(schema, path)
+        if "const" in schema:
+            value = schema["const"]
+            if isinstance(value, str):
+                return EnumType((value,)), NO_CONSTRAINTS
+            self.issues.warn(child(path, "const"), "a non-string const cannot be expressed; read as its type")
+        kind = self._kind_name(schema, path)
+        if kind == "str":
+            return self._string(schema, path)
+        if kind == "int" or kind == "float":
+            return PrimitiveType(kind), self._range(schema, kind, path)
+        if kind == "bool":
+            return PrimitiveType("bool"), NO_CONSTRAINTS
+        if kind == "list":
+            items = schema.get("items")
+            if isinstance(items, list):
+                self.issues.warn(child(path, "items"), "tuple-style 'items' (a list of schemas) cannot be "
+                                                        "expressed; items read as any")
+                item: TypeNode = PrimitiveType("any")
+            elif isinstance(items, Mapping):
+                for key in ("description", "default"):
+                    if key in items:
+                        self.issues.warn(child(child(path, "items"), key), f"a {key} of list items has no place "
+                                                                            f"in .ek; dropped")
+                item, item_constraints = self.type_of(items, child(path, "items"))
+                if not item_constraints.is_empty:
+                    item = self._alias_for_constraints(item, item_constraints, child(path, "items"))
+            else:
+                item = PrimitiveType("any")
+            return ListType(item), self._lengths(schema, "minItems", "maxItems", path)
+        if kind == "object":
+            extra = schema.get("additionalProperties")
+            if "properties" not in schema:
+                if extra is False:
+                    return ObjectType(()), NO_CONSTRAINTS
+                self.issues.warn(path, "an object without 'properties' (a free-form map) is read as any")
+                return PrimitiveType("any"), NO_CONSTRAINTS
+            if extra not in (None, False):
+                self.issues.warn(child(path, "additionalProperties"),
+                                 "extra properties cannot be allowed in .ek (objects are closed); dropped")
+            return ObjectType(self.fields(schema, path)), NO_CONSTRAINTS
+        return PrimitiveType(kind), NO_CONSTRAINTS
+
+    def _kind_name(self, schema: Mapping[str, Any], path: str) -> str:
+        raw = schema.get("type")
+        if isinstance(raw, list):
+            names = [t for t in raw if t != "null"]
+            if "null" in raw:
+                self.issues.warn(child(path, "type"), "null is not a value .ek types allow; the type is read "
+                                                       "without it")
+            if len(names) != 1:
+                if names:
+                    self.issues.warn(child(path, "type"), f"a union of types {names} is read as any")
+                return "any"
+            raw = names[0]
+        if raw is None:
+            if "properties" in schema:
+                return "object"
+            if "items" in schema:
+                return "list"
+            if "enum" in schema:
+                return "str"
+            return "any"
+        if not isinstance(raw, str):
+            self.issues.warn(child(path, "type"), f"type must be a string, got {raw!r}; read as any")
+            return "any"
+        for names, kind in ((_STR, "str"), (_INT, "int"), (_FLOAT, "float"), (_BOOL, "bool"), (_LIST, "list"),
+                            (_OBJECT, "object"), (_ANY, "any")):
+            if raw in names:
+                return kind
+        if raw == "null":
+            self.issues.warn(child(path, "type"), "type null cannot be expressed; read as any")
+        else:
+            self.issues.warn(child(path, "type"), f"unknown type {raw!r}; read as any")
+        return "any"
+
+    def _string(self, schema: Mapping[str, Any], path: str) -> tuple[TypeNode, Constraints]:
+        constraints = self._lengths(schema, "minLength", "maxLength", path)
+        pattern = schema.get("pattern")
+        if pattern is not None:
+            converted = _full_match_pattern(pattern)
+            if converted is None:
+                self.issues.warn(child(path, "pattern"), f"pattern {pattern!r} is not a regex .ek can hold; dropped")
+            else:
+                constraints = Constraints(constraints.min, constraints.max, converted)
+        if "enum" in schema:
+            members = schema["enum"]
+            if isinstance(members, list) and members and all(isinstance(m, str) for m in members):
+                unique = tuple(dict.fromkeys(members))
+                if len(unique) != len(members):
+                    self.issues.warn(child(path, "enum"), "repeated enum members merged")
+                if not constraints.is_empty:
+                    self.issues.warn(path, "length and pattern constraints on an enum cannot be expressed; dropped")
+                return EnumType(unique), NO_CONSTRAINTS
+            self.issues.warn(child(path, "enum"), f"enum {members!r:.80} is not a list of strings; read as its type")
+        fmt = schema.get("format")
+        if fmt in ("date", "date-time"):
+            if not constraints.is_empty:
+                self.issues.warn(path, f"constraints on a {fmt} cannot be expressed; dropped")
+            return PrimitiveType("date" if fmt == "date" else "datetime"), NO_CONSTRAINTS
+        if fmt is not None:
+            self.issues.warn(child(path, "format"), f"format {fmt!r} cannot be expressed; read as str")
+        return PrimitiveType("str"), constraints
+
+    def _range(self, schema: Mapping[str, Any], kind: str, path: str) -> Constraints:
+        lo = self._bound(schema, "minimum", kind, path)
+        hi = self._bound(schema, "maximum", kind, path)
+        for key, is_low in (("exclusiveMinimum", True), ("exclusiveMaximum", False)):
+            if key not in schema:
+                continue
+            value = schema[key]
+            if isinstance(value, bool):  # draft 4: a flag on minimum/maximum
+                bound = lo if is_low else hi
+                if not value or bound is None:
+                    continue
+            else:
+                bound = value if isinstance(value, (int, float)) and math.isfinite(value) else None
+            if kind == "int" and bound is not None:
+                exact = math.floor(bound) + 1 if is_low else math.ceil(bound) - 1
+                if is_low:
+                    lo = exact if lo is None or isinstance(schema[key], bool) else max(lo, exact)
+                else:
+                    hi = exact if hi is None or isinstance(schema[key], bool) else min(hi, exact)
+            else:
+                self.issues.warn(child(path, key), f"{key} on a {kind} cannot be expressed (ranges are "
+                                                   f"inclusive); dropped")
+        if "enum" in schema:
+            self.issues.warn(child(path, "enum"), f"an enum of {kind} values cannot be expressed; read as {kind}")
+        return self._checked_range(lo, hi, path)
+
+    def _bound(self, schema: Mapping[str, Any], key: str, kind: str, path: str) -> int | float | None:
+        value = schema.get(key)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            self.issues.warn(child(path, key), f"{key} must be a finite number, got {value!r}; dropped")
+            return None
+        if kind == "int" and isinstance(value, float):
+            if value.is_integer():
+                return int(value)
+            return math.ceil(value) if key == "minimum" else math.floor(value)
+        return value
+
+    def _lengths(self, schema: Mapping[str, Any], low: str, high: str, path: str) -> Constraints:
+        bounds = []
+        for key in (low, high):
+            value = schema.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+                self.issues.warn(child(path, key), f"{key} must be a non-negative integer, got {value!r}; dropped")
+                value = None
+            bounds.append(value)
+        return self._checked_range(bounds[0], bounds[1], path)
+
+    def _checked_range(self, lo: Any, hi: Any, path: str) -> Constraints:
+        if lo is not None and hi is not None and lo > hi:
+            self.issues.warn(path, f"inverted range [{lo}..{hi}] accepts nothing; dropped")
+            return NO_CONSTRAINTS
+        return Constraints(lo, hi) if lo is not None or hi is not None else NO_CONSTRAINTS
+
+    def _combinator(self, schema: Mapping[str, Any], key: str, path: str) -> tuple[TypeNode, Constraints]:
+        branches = schema.get(key)
+        if key in ("anyOf", "oneOf") and isinstance(branches, list):
+            non_null = [b for b in branches if not (isinstance(b, Mapping) and b.get("type") == "null")]
+            if len(non_null) == 1 and len(branches) == 2 and isinstance(non_null[0], Mapping):
+                self.issues.warn(child(path, key), "null is not a value .ek types allow; read as the other branch")
+                return self.type_of(non_null[0], child(child(path, key), branches.index(non_null[0])))
+        if key == "allOf" and isinstance(branches, list) and len(branches) == 1 and isinstance(branches[0], Mapping):
+            return self.type_of({**{k: v for k, v in schema.items() if k != "allOf"}, **branches[0]},
+                                child(child(path, key), 0))
+        self.issues.warn(child(path, key), f"{key} cannot be expressed in .ek; read as any")
+        return PrimitiveType("any"), NO_CONSTRAINTS
+
+    # --- $ref ----------------------------------------------------------------------
+    def _ref(self, schema: Mapping[str, Any], path: str) -> tuple[TypeNode, Constraints]:
+        ref = schema["$ref"]
+        target = self._resolve(ref) if isinstance(ref, str) else None
+        if target is None:
+            self.issues.warn(child(path, "$ref"), f"$ref {ref!r} does not point into this document's $defs; "
+                                                   f"read as any")
+            return PrimitiveType("any"), NO_CONSTRAINTS
+        if ref in self._in_progress:
+            cycle = " -> ".join(self._in_progress[self._in_progress.index(ref):] + [ref])
+            self.issues.warn(child(path, "$ref"), f"recursive $ref cycle {cycle} cannot be expressed "
+                                                   f"(type aliases may not recurse); read as any")
+            return PrimitiveType("any"), NO_CONSTRAINTS
+        name = self._alias_names.get(ref)
+        if name is None:
+            name = self._alias_name(ref.rsplit("/", 1)[-1], path)
+            self._alias_names[ref] = name
+            self._in_progress.append(ref)
+            try:
+                def_path = "$" + "".join(f"[{p!r}]" if not p.isidentifier() else f".{p}"
+                                         for p in ref[2:].split("/"))
+                type_node, constraints = self.type_of(target, def_path)
+            finally:
+                self._in_progress.pop()
+            doc = target.get("description") if isinstance(target.get("description"), str) else None
+            self.aliases[name] = TypeAlias(name, type_node, constraints, doc or None)
+        siblings = {k: v for k, v in schema.items() if k not in ("$ref", "description", "default")
+                    and not k.startswith("x-ek-")}
+        constraints = NO_CONSTRAINTS
+        if siblings:
+            kind = _kind(self.base(NamedType(name)))
+            if kind == "str":
+                constraints = self._string({"type": "string", **siblings}, path)[1]
+            elif kind in ("int", "float"):
+                constraints = self._range(siblings, kind, path)
+            elif kind == "list":
+                constraints = self._lengths(siblings, "minItems", "maxItems", path)
+            else:
+                self.issues.warn(path, f"keywords {sorted(siblings)} beside $ref cannot be expressed; dropped")
+        return NamedType(name), constraints
+
+    def _resolve(self, ref: str) -> Mapping[str, Any] | None:
+        if not ref.startswith("#/"):
+            return None
+        node: Any = self.root
+        for part in ref[2:].split("/"):
+            part = part.replace("~1", "/").replace("~0", "~")
+            if not isinstance(node, Mapping) or part not in node:
+                return None
+            node = node[part]
+        return node if isinstance(node, Mapping) else None
+
+    def _alias_name(self, raw: str, path: str) -> str:
+        name = raw if _BARE.fullmatch(raw) and raw not in _PRIMITIVE_NAMES else safe_identifier(raw)
+        if name in _PRIMITIVE_NAMES:
+            name += "_"
+        base, n = name, 2
+        while name in self.aliases or name in self._alias_names.values():
+            name = f"{base}_{n}"
+            n += 1
+        if name != raw:
+            self.issues.warn(path, f"$defs name {raw!r} is not a usable .ek type name; named {name!r}")
+        return name
+
+    def _alias_for_constraints(self, item: TypeNode, constraints: Constraints, path: str) -> TypeNode:
+        """List items cannot carry constraints inline in .ek: give them a named type."""
+        name = self._alias_name(f"{safe_identifier(path.rsplit('.', 2)[-2] if '.' in path else 'item')}_item", path)
+        self.aliases[name] = TypeAlias(name, item, constraints)
+        self._alias_names[f"#generated/{name}"] = name
+        self.issues.warn(path, f"constraints on list items are kept in a new named type {name!r}")
+        return NamedType(name)
+
+    def base(self, node: TypeNode) -> TypeNode:
+        seen = set()
+        while isinstance(node, NamedType) and node.name in self.aliases and node.name not in seen:
+            seen.add(node.name)
+            node = self.aliases[node.name].type
+        return node
+
+    # --- defaults --------------------------------------------------------------------
+    def default(self, value: Any, type_node: TypeNode, constraints: Constraints, path: str) -> Any:
+        problem = self._misfit(value, type_node, constraints)
+        if problem:
+            self.issues.warn(path, f"default {value!r:.60} {problem}; dropped")
+            return NO_DEFAULT
+        if value is not None and _kind(self.base(type_node)) == "float" and isinstance(value, int):
+            return float(value)
+        return value
+
+    def _misfit(self, value: Any, node: TypeNode, constraints: Constraints) -> str | None:
+        if value is None:
+            return None
+        if isinstance(node, NamedType):
+            alias = self.aliases.get(node.name)
+            if alias is None:
+                return "cannot be checked against a recursive type"
+            return self._misfit(value, alias.type, alias.constraints.merged(constraints))
+        kind = _kind(node)
+        if isinstance(node, EnumType):
+            return None if value in node.members else f"is not one of the enum members"
+        if kind == "any":
+            return None if _plain(value) else "is not a JSON value"
+        if kind in ("str", "date", "datetime"):
+            if not isinstance(value, str):
+                return f"does not fit type {kind}"
+            if kind != "str":
+                try:
+                    (dt.date if kind == "date" else dt.datetime).fromisoformat(value)
+                except ValueError:
+                    return f"is not an ISO {kind}"
+            return _outside(len(value), constraints, "length") or _unmatched(value, constraints)
+        if kind == "bool":
+            return None if isinstance(value, bool) else "does not fit type bool"
+        if kind in ("int", "float"):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind == "int" and isinstance(value, float)):
+                return f"does not fit type {kind}"
+            if not math.isfinite(value):
+                return "is not finite"
+            return _outside(value, constraints, "value")
+        if isinstance(node, ListType):
+            if not isinstance(value, list):
+                return "does not fit a list type"
+            return _outside(len(value), constraints, "length") or next(
+                (p for p in (self._misfit(v, node.item, NO_CONSTRAINTS) for v in value) if p), None)
+        if isinstance(node, ObjectType):
+            if not isinstance(value, Mapping):
+                return "does not fit an object type"
+            names = {f.name: f for f in node.fields}
+            for key, item in value.items():
+                if key not in names:
+                    return f"has field {key!r} the object does not declare"
+                problem = self._misfit(item, names[key].type, names[key].constraints)
+                if problem:
+                    return problem
+            missing = [f.name for f in node.fields if f.required and f.name not in value]
+            return f"misses required field {missing[0]!r}" if missing else None
+        return "cannot be checked"
+
+
+def _kind(node: TypeNode) -> str:
+    if isinstance(node, PrimitiveType):
+        return node.name
+    if isinstance(node, EnumType):
+        return "enum"
+    if isinstance(node, ListType):
+        return "list"
+    if isinstance(node, ObjectType):
+        return "object"
+    return "named"
+
+
+def _plain(value: Any) -> bool:
+    if value is None or isinstance(value, (str, bool, int)):
+        return True
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, list):
+        return all(_plain(v) for v in value)
+    if isinstance(value, Mapping):
+        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
+    return False
+
+
+def _outside(measure: float, c: Constraints, what: str) -> str | None:
+    if (c.min is not None and measure < c.min) or (c.max is not None and measure > c.max):
+        return f"has a {what} outside [{'' if c.min is None else c.min}..{'' if c.max is None else c.max}]"
+    return None
+
+
+def _unmatched(value: str, c: Constraints) -> str | None:
+    if c.pattern is not None and re.fullmatch(c.pattern, value) is None:
+        return "does not match the pattern"
+    return None
+
+
+def _full_match_pattern(pattern: object) -> str | None:
+    """A JSON Schema ``pattern`` (matches anywhere) as a full-match regex, or None if unusable.
+
+    >>> _full_match_pattern("^[A-Z]{3}$"), _full_match_pattern("^(?:a|b)$"), _full_match_pattern("ab")
+    ('[A-Z]{3}', 'a|b', '[\\\\s\\\\S]*(?:ab)[\\\\s\\\\S]*')
+    """
+    if not isinstance(pattern, str) or not pattern or "\n" in pattern:
+        return None
+    try:
+        re.compile(pattern)
+    except re.error:
+        return None
+    body: str | None = None
+    if pattern.startswith("^(?:") and pattern.endswith(")$") and _balanced(pattern[4:-2]):
+        body = pattern[4:-2]
+    elif pattern.startswith("^") and pattern.endswith("$") and not pattern.endswith("\\$") and "|" not in pattern:
+        body = pattern[1:-1]
+    if body is None:
+        body = f"[\\s\\S]*(?:{pattern})[\\s\\S]*"
+    if not body:
+        return None
+    try:
+        re.compile(body)
+    except re.error:
+        return None
+    return body
+
+
+def _balanced(text: str) -> bool:
+    depth, i = 0, 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            end = text.find("]", i + 2)
+            if end == -1:
+                return False
+            i = end + 1
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth < 0:
+                return False
+        i += 1
+    return depth == 0

@@ -1,0 +1,155 @@
+"""Where the tools are in each input format: OpenAI, Anthropic, MCP, JSON Schema and BFCL.
+
+Each reader yields :class:`RawTool` s (name, description, argument schema,
+the document ``$ref`` s resolve in, and the JSON path) and reports tool-level
+keys it cannot keep.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import attrs
+
+from ek.interop.issues import Issues, child
+
+#: Input formats ``ek import --from`` accepts.
+SOURCES = ("openai", "anthropic", "mcp", "jsonschema", "bfcl")
+
+
+@attrs.frozen
+class RawTool:
+    name: str
+    description: str | None
+    schema: Mapping[str, Any]  # the arguments' object schema
+    root: Mapping[str, Any]  # what "#/..." refers to
+    path: str  # JSON path of the argument schema
+    weight: Any = None
+
+
+def _listed(data: Any, key: str) -> tuple[list[Any], str]:
+    if isinstance(data, Mapping) and isinstance(data.get("result"), Mapping) and key in data["result"]:
+        return list(data["result"][key]), f"$.result.{key}"
+    if isinstance(data, Mapping) and key in data:
+        value = data[key]
+        return (list(value), f"$.{key}") if isinstance(value, list) else ([], f"$.{key}")
+    if isinstance(data, list):
+        return data, "$"
+    return [data], "$"
+
+
+def _extra_keys(obj: Mapping[str, Any], known: set[str], path: str, issues: Issues) -> None:
+    for key in obj:
+        if key not in known:
+            issues.warn(child(path, key), f"tool field {key!r} has no place in .ek; dropped")
+
+
+def _description(obj: Mapping[str, Any], path: str, issues: Issues) -> str | None:
+    value = obj.get("description")
+    if value is None or isinstance(value, str):
+        return value or None
+    issues.warn(child(path, "description"), "description is not a string; dropped")
+    return None
+
+
+def _tool(obj: Any, schema_key: str, path: str, issues: Issues, known: set[str]) -> RawTool | None:
+    if not isinstance(obj, Mapping):
+        issues.error(path, f"a tool must be an object, got {type(obj).__name__}; skipped")
+        return None
+    name = obj.get("name")
+    if not isinstance(name, str) or not name:
+        issues.error(child(path, "name"), f"a tool needs a non-empty string name, got {name!r}; skipped")
+        return None
+    schema = obj.get(schema_key, {"type": "object", "properties": {}})
+    if not isinstance(schema, Mapping):
+        issues.error(child(path, schema_key), f"{schema_key} must be an object; tool {name!r} skipped")
+        return None
+    _extra_keys(obj, known | {"name", "description", schema_key, "x-ek-weight"}, path, issues)
+    weight = obj.get("x-ek-weight", schema.get("x-ek-weight"))
+    return RawTool(name, _description(obj, path, issues), schema, schema, child(path, schema_key), weight)
+
+
+def openai_tools(data: Any, issues: Issues) -> Iterator[RawTool]:
+    """``[{"type": "function", "function": {...}}]``, ``{"tools": [...]}`` or bare function objects."""
+    items, base = _listed(data, "tools")
+    for i, item in enumerate(items):
+        path = child(base, i)
+        if isinstance(item, Mapping) and isinstance(item.get("function"), Mapping):
+            if item.get("type", "function") != "function":
+                issues.error(path, f"tool type {item.get('type')!r} is not a function; skipped")
+                continue
+            _extra_keys(item, {"type", "function"}, path, issues)
+            item, path = item["function"], child(path, "function")
+        elif isinstance(item, Mapping) and item.get("type") not in (None, "function"):
+            issues.error(path, f"tool type {item.get('type')!r} is not a function; skipped")
+            continue
+        tool = _tool(item, "parameters", path, issues, {"type", "strict"})
+        if tool is not None:
+            if isinstance(item, Mapping) and "strict" in item:
+                issues.warn(child(path, "strict"), "OpenAI's strict flag has no place in .ek; dropped")
+            yield tool
+
+
+def anthropic_tools(data: Any, issues: Issues) -> Iterator[RawTool]:
+    """``[{"name", "description", "input_schema"}]`` or ``{"tools": [...]}``; server tools are reported."""
+    items, base = _listed(data, "tools")
+    for i, item in enumerate(items):
+        path = child(base, i)
+        if isinstance(item, Mapping) and "input_schema" not in item and item.get("type") not in (None, "custom"):
+            issues.error(path, f"server tool of type {item.get('type')!r} has no input schema; skipped")
+            continue
+        tool = _tool(item, "input_schema", path, issues, {"type"})
+        if tool is not None:
+            yield tool
+
+
+def mcp_tools(data: Any, issues: Issues) -> Iterator[RawTool]:
+    """An MCP ``tools/list`` result (``{"tools": [...]}``, possibly under ``result``) or a list of tools."""
+    items, base = _listed(data, "tools")
+    for i, item in enumerate(items):
+        tool = _tool(item, "inputSchema", child(base, i), issues, set())
+        if tool is not None:
+            yield tool
+
+
+def jsonschema_tools(data: Any, issues: Issues) -> Iterator[RawTool]:
+    """One object schema per tool (or a list of them), each named by its ``title``."""
+    items, base = _listed(data, "tools") if isinstance(data, list) else ([data], "$")
+    for i, item in enumerate(items):
+        path = child(base, i) if isinstance(data, list) else base
+        if not isinstance(item, Mapping):
+            issues.error(path, f"a tool schema must be an object, got {type(item).__name__}; skipped")
+            continue
+        name = item.get("title")
+        if not isinstance(name, str) or not name:
+            issues.error(child(path, "title"), "a JSON Schema tool needs a 'title' naming the tool; skipped")
+            continue
+        schema = {k: v for k, v in item.items() if k not in ("title", "description", "x-ek-weight")}
+        yield RawTool(name, _description(item, path, issues), schema, item, path, item.get("x-ek-weight"))
+
+
+def bfcl_tools(data: Any, issues: Issues) -> Iterator[RawTool]:
+    """BFCL function descriptions: a question entry or a list of them, or functions themselves."""
+    items = data if isinstance(data, list) else [data]
+    for i, item in enumerate(items):
+        path = child("$", i) if isinstance(data, list) else "$"
+        if isinstance(item, Mapping) and "function" in item and "name" not in item:
+            functions = item["function"] if isinstance(item["function"], list) else [item["function"]]
+            for j, func in enumerate(functions):
+                tool = _tool(func, "parameters", child(child(path, "function"), j), issues, set())
+                if tool is not None:
+                    yield tool
+            continue
+        tool = _tool(item, "parameters", path, issues, set())
+        if tool is not None:
+            yield tool
+
+
+READERS = {
+    "openai": openai_tools,
+    "anthropic": anthropic_tools,
+    "mcp": mcp_tools,
+    "jsonschema": jsonschema_tools,
+    "bfcl": bfcl_tools,
+}
