@@ -6,7 +6,7 @@ A corpus line is one episode::
      "grammar": "travel@2"}
 
 The predicted output may sit under ``pred``, ``output``, ``prediction`` or
-``completion`` and be anything :func:`ek.parsing.parse_calls` reads (text or
+``completion`` (``result`` in BFCL result files) and be anything :func:`ek.parsing.parse_calls` reads (text or
 decoded JSON). ``gold`` is a list of calls in the gold JSON of
 :mod:`ek.goldjson`. ``id`` (string or integer) and ``grammar``
 (``NAME@VERSION``) are optional; a gold file given separately supplies
@@ -30,8 +30,8 @@ import attrs
 from ek.agents.base import Step
 from ek.goldjson import gold_from_json
 
-#: Keys a predicted output may be stored under, in the order they are looked up.
-PRED_KEYS = ("pred", "output", "prediction", "completion")
+#: Keys a predicted output may be stored under, in the order they are looked up (``result``: BFCL result files).
+PRED_KEYS = ("pred", "output", "prediction", "completion", "result")
 
 #: ``NAME@VERSION``: what a corpus line's ``grammar`` field must look like.
 GRAMMAR_REF = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*@[1-9][0-9]*")
@@ -124,7 +124,7 @@ def parse_episode(raw: bytes | str, line: int, gold_by_id: Mapping[Any, GoldEntr
     >>> parse_episode('{"id": 1, "pred": "f(x=1)", "gold": [{"name": "f", "arguments": {"x": 1}}]}', 3)
     Episode(line=3, id=1, pred='f(x=1)', gold=(Step(name='f', args={'x': 1}),), grammar=None)
     >>> print(parse_episode('{"id": "a", "gold": []}', 4))
-    line 4 (id 'a'): no predicted output: expected one of the keys 'pred', 'output', 'prediction', 'completion'
+    line 4 (id 'a'): no predicted output: expected one of the keys 'pred', 'output', 'prediction', 'completion', 'result'
     >>> print(parse_episode('{"id": "b", "pred": "f()"', 5))
     line 5: invalid JSON at column 26: Expecting ',' delimiter (line cut short?)
     """
@@ -188,6 +188,24 @@ def iter_raw_lines(stream: BinaryIO, counts: LineCounts) -> Iterator[tuple[int, 
             counts.blank += 1
 
 
+def load_bfcl_answers(path: str | Path) -> tuple[dict[Any, GoldEntry], list[LineError]]:
+    """Gold calls by id from a BFCL ``possible_answer`` file (alternatives -> OneOf, ``""`` -> OMITTABLE).
+
+    Raises :class:`ek.bfcl.BfclDataError` when the file is not BFCL's format;
+    an entry whose answer cannot be converted is returned as an error.
+    """
+    from ek.bfcl import gold_calls, read_possible_answers
+
+    entries: dict[Any, GoldEntry] = {}
+    errors: list[LineError] = []
+    for number, answer in enumerate(read_possible_answers(path), 1):
+        try:
+            entries[answer.id] = GoldEntry(tuple(gold_calls(answer.ground_truth)))
+        except (TypeError, ValueError) as exc:
+            errors.append(LineError(number, answer.id, f"entry {number}: {exc}"))
+    return entries, errors
+
+
 def load_gold_file(path: str | Path) -> tuple[dict[Any, GoldEntry], list[LineError], LineCounts]:
     """Read a gold file (JSON lines with ``id`` and ``gold``, optional ``grammar``) into a dict by id.
 
@@ -232,6 +250,7 @@ __all__ = [
     "LineError",
     "PRED_KEYS",
     "iter_raw_lines",
+    "load_bfcl_answers",
     "load_gold_file",
     "parse_episode",
 ]

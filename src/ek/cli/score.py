@@ -52,6 +52,9 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gold", metavar="GOLD.jsonl",
                         help="gold calls by id (lines with id, gold and optional grammar) for corpus lines "
                              "that hold only id and pred")
+    parser.add_argument("--bfcl-answers", metavar="POSSIBLE_ANSWER.json",
+                        help="gold calls by id from a BFCL possible_answer file, for BFCL result files "
+                             "(lines with id and result)")
     parser.add_argument("--level", choices=LEVELS, default="call",
                         help="call: one unit per call, TP only on an exact match; arg: partial credit per argument")
     parser.add_argument("--optimal", action="store_true",
@@ -88,9 +91,18 @@ def usage_error(command: str, message: str) -> int:
 
 def check_inputs(command: str, args: argparse.Namespace, paths: list[str]) -> int | None:
     """Exit status 2 with a message when an input file or the default grammar is unusable, else None."""
-    for path in paths + ([args.gold] if args.gold else []):
+    if args.gold and args.bfcl_answers:
+        return usage_error(command, "--gold and --bfcl-answers both supply gold calls; give one of them")
+    for path in paths + [p for p in (args.gold, args.bfcl_answers) if p]:
         if path != "-" and not os.path.isfile(path):
             return usage_error(command, f"no such file: {path}")
+    if args.bfcl_answers:
+        from ek.bfcl import BfclDataError, read_possible_answers
+
+        try:
+            read_possible_answers(args.bfcl_answers)
+        except BfclDataError as exc:
+            return usage_error(command, f"--bfcl-answers: {exc}")
     for folder in args.search_path:
         if not os.path.isdir(folder):
             return usage_error(command, f"--search-path {folder}: not a folder")
@@ -108,7 +120,8 @@ def run_options(args: argparse.Namespace, **keep: Any) -> Any:
     from ek.report.runner import RunOptions
 
     return RunOptions(level=args.level, canonicalizer=args.canonicalizer, optimal=args.optimal,
-                      grammar=args.grammar, search_path=tuple(args.search_path), gold_file=args.gold, **keep)
+                      grammar=args.grammar, search_path=tuple(args.search_path), gold_file=args.gold,
+                      bfcl_answers=args.bfcl_answers, **keep)
 
 
 def score_file(path: str, options: Any, jobs: int) -> Any:

@@ -21,7 +21,16 @@ from typing import Any, BinaryIO
 
 import attrs
 
-from ek.corpus import Episode, GoldEntry, LineCounts, LineError, iter_raw_lines, load_gold_file, parse_episode
+from ek.corpus import (
+    Episode,
+    GoldEntry,
+    LineCounts,
+    LineError,
+    iter_raw_lines,
+    load_bfcl_answers,
+    load_gold_file,
+    parse_episode,
+)
 from ek.report.alignment import alignment_dict
 from ek.report.grammars import GrammarError, MetricCache
 from ek.report.summary import Summary
@@ -41,6 +50,7 @@ class RunOptions:
     grammar: str | None = None
     search_path: tuple[str, ...] = ()
     gold_file: str | None = None
+    bfcl_answers: str | None = None
     keep_worst: int = 10
     keep_details: int = 0
     keep_ids: bool = False
@@ -48,6 +58,15 @@ class RunOptions:
     def metric_cache(self) -> MetricCache:
         return MetricCache(level=self.level, canonicalizer=self.canonicalizer, optimal=self.optimal,
                            default_grammar=self.grammar, search_path=self.search_path)
+
+    def load_gold(self) -> tuple[dict[Any, GoldEntry] | None, list[LineError]]:
+        """Gold calls by id from ``--gold`` or ``--bfcl-answers`` (None when lines carry their own gold)."""
+        if self.gold_file:
+            entries, errors, _ = load_gold_file(self.gold_file)
+            return entries, errors
+        if self.bfcl_answers:
+            return load_bfcl_answers(self.bfcl_answers)
+        return None, []
 
     def new_summary(self) -> Summary:
         return Summary(keep_worst=self.keep_worst, keep_details=self.keep_details, keep_ids=self.keep_ids)
@@ -122,7 +141,7 @@ _WORKER: dict[str, Any] = {}
 def _init_worker(options: RunOptions) -> None:
     _WORKER["options"] = options
     _WORKER["cache"] = options.metric_cache()
-    _WORKER["gold"] = load_gold_file(options.gold_file)[0] if options.gold_file else None
+    _WORKER["gold"] = options.load_gold()[0]
 
 
 def _score_chunk(chunk: list[tuple[int, bytes]]) -> Summary:
@@ -169,10 +188,7 @@ def run(path: str, options: RunOptions, *, jobs: int = 1,
         progress: Callable[[int, int], None] | None = None) -> RunResult:
     """Score the corpus at ``path`` (``-`` reads stdin). ``progress(bytes_read, lines_read)`` is called as it goes."""
     started = time.perf_counter()
-    gold_by_id: dict[Any, GoldEntry] | None = None
-    gold_errors: list[LineError] = []
-    if options.gold_file:
-        gold_by_id, gold_errors, _ = load_gold_file(options.gold_file)
+    gold_by_id, gold_errors = options.load_gold()
     counts = LineCounts()
     total = options.new_summary()
     with _open(path) as stream:

@@ -1,0 +1,66 @@
+"""``ek score --bfcl-answers``: BFCL result files scored against BFCL's real possible_answer data."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ekcli import REPO, run_ek, write_lines
+
+ANSWERS = REPO / "tests" / "data" / "bfcl" / "possible_answer" / "BFCL_v4_multiple.json"
+
+
+def _first_choice(options: list[Any]) -> Any:
+    return next(o for o in options if o != "")
+
+
+def _plain_entries(limit: int) -> list[dict[str, Any]]:
+    """Answers whose values are plain (no nested alternatives), so a right call can be written directly."""
+    out = []
+    for raw in ANSWERS.read_text().splitlines():
+        entry = json.loads(raw)
+        ((name, params),) = entry["ground_truth"][0].items()
+        if len(entry["ground_truth"]) == 1 and not any(isinstance(_first_choice(v), dict) for v in params.values()
+                                                       if any(o != "" for o in v)):
+            out.append(entry)
+        if len(out) == limit:
+            break
+    return out
+
+
+def _call(name: str, args: dict[str, Any]) -> str:
+    return f"[{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})]"
+
+
+def test_score_bfcl_result_file_against_possible_answers(tmp_path: Path) -> None:
+    entries = _plain_entries(20)
+    lines: list[Any] = []
+    right = 0
+    for k, entry in enumerate(entries):
+        ((name, params),) = entry["ground_truth"][0].items()
+        args = {p: _first_choice(v) for p, v in params.items() if "" not in v}  # omit the omittable ones
+        if k % 3 == 2:
+            name = name + "_typo"  # a wrong tool
+        else:
+            right += 1
+        lines.append({"id": entry["id"], "result": _call(name, args)})
+    lines.append({"id": "not_in_answers", "result": "[f()]"})
+    corpus = write_lines(tmp_path / "result.json", lines)
+    out = tmp_path / "r.json"
+    proc = run_ek("score", corpus, "--bfcl-answers", ANSWERS, "--canonicalizer", "bfcl", "--json", out)
+    assert proc.returncode == 1  # the unknown id is an error line
+    report = json.loads(out.read_text())
+    assert report["corpus"]["episodes_scored"] == len(entries)
+    assert [(e["line"], e["id"]) for e in report["errors"]] == [(len(entries) + 1, "not_in_answers")]
+    assert "not in the gold file" in report["errors"][0]["reason"]
+    assert report["overall"]["tp"] == right
+    assert report["overall"]["fn"] == len(entries) - right
+    assert {r["reason"] for r in report["per_reason"]} == {"missing_call", "wrong_tool"}
+
+
+def test_score_bfcl_answers_file_that_is_not_bfcl_is_a_usage_error(tmp_path: Path) -> None:
+    corpus = write_lines(tmp_path / "result.json", [{"id": "a", "result": "[f()]"}])
+    bogus = write_lines(tmp_path / "answers.json", [{"id": "a", "gold": []}])
+    proc = run_ek("score", corpus, "--bfcl-answers", bogus)
+    assert proc.returncode == 2 and "--bfcl-answers" in proc.stderr and "ground_truth" in proc.stderr
