@@ -38,8 +38,24 @@ REASONS: Mapping[str, str] = MappingProxyType(
     }
 )
 
-#: Sentinel for "no value on this side" in units and checks.
-ABSENT: Any = attrs.make_class("Absent", (), repr=False)()
+class _Absent:
+    """Sentinel for "no value on this side" in units and checks (``None`` is a real value)."""
+
+    _instance: _Absent | None = None
+
+    def __new__(cls) -> _Absent:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+    def __reduce__(self) -> str:
+        return "ABSENT"
+
+
+ABSENT: Any = _Absent()
 
 
 def _repr_missing(value: Any) -> str:
@@ -348,6 +364,10 @@ class Score:
     def __hash__(self) -> int:
         return hash(self.exact_counts)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # the tally is a read-only mapping proxy, which pickle cannot copy: rebuild from a dict
+        return (_restore_score, (self._tp, self._fp, self._fn, dict(self.tally), self.episodes, self.explanation))
+
     def __repr__(self) -> str:
         return (f"Score(tp={self.tp:g}, fp={self.fp:g}, fn={self.fn:g}, precision={self.precision:.4f}, "
                 f"recall={self.recall:.4f}, f1={self.f1:.4f}, episodes={self.episodes})")
@@ -355,6 +375,11 @@ class Score:
     def to_dict(self) -> dict[str, Any]:
         return {"tp": self.tp, "fp": self.fp, "fn": self.fn, "precision": self.precision,
                 "recall": self.recall, "f1": self.f1, "episodes": self.episodes}
+
+
+def _restore_score(tp: Exact, fp: Exact, fn: Exact, tally: dict[TallyKey, tuple[Exact, int]], episodes: int,
+                   explanation: Explanation | None) -> Score:
+    return Score(tp=tp, fp=fp, fn=fn, tally=tally, episodes=episodes, explanation=explanation)
 
 
 ZERO = Score(episodes=0)

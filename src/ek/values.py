@@ -58,6 +58,9 @@ class OneOf:
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("OneOf is immutable")
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (OneOf, self.alternatives)
+
     @property
     def omittable(self) -> bool:
         """True when leaving the argument out is acceptable."""

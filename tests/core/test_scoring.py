@@ -105,3 +105,12 @@ def test_explanation_to_dict_is_json_ready():
     assert {"arg": "unit", "status": "wrong_value", "weight": 1.0, "expected": {"$oneOf": ["c", {"$omit": True}]},
             "got": "kelvin"} in checks
     assert any(u["reason"] == "hallucinated_arg" and u["got"] == 1 for u in data["units"])
+
+
+def test_scores_pickle_for_other_processes_and_machines():
+    import pickle
+
+    score = ToolCallMetric("arg")([("a", {"x": 1, "y": 0.1})], [("a", {"x": 2, "y": OneOf(0.1, OMITTABLE)})])
+    copy = pickle.loads(pickle.dumps(score))
+    assert copy == score and copy.explanation == score.explanation
+    assert pickle.loads(pickle.dumps(score.explanation.units[0])) == score.explanation.units[0]
