@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import attrs
+
+_DOTTABLE = re.compile(r"[A-Za-z_$][\w$]*")
 
 
 @attrs.frozen
@@ -33,11 +37,11 @@ class Issues:
 def child(path: str, key: str | int) -> str:
     """The JSON path of ``key`` under ``path``.
 
-    >>> child("$.tools[0]", "parameters"), child("$", 3), child("$.p", "max-results")
-    ('$.tools[0].parameters', '$[3]', "$.p['max-results']")
+    >>> child("$.tools[0]", "parameters"), child("$", 3), child("$.p", "max-results"), child("$.x", "$ref")
+    ('$.tools[0].parameters', '$[3]', "$.p['max-results']", '$.x.$ref')
     """
     if isinstance(key, int):
         return f"{path}[{key}]"
-    if key.isidentifier():
+    if _DOTTABLE.fullmatch(key):
         return f"{path}.{key}"
     return f"{path}[{key!r}]"

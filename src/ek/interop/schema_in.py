@@ -48,7 +48,7 @@ _HANDLED = {
     "type", "description", "enum", "default", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
     "minLength", "maxLength", "minItems", "maxItems", "pattern", "format", "items", "properties", "required",
     "$ref", "$defs", "definitions", "additionalProperties", "x-ek-importance", "x-ek-compare", "const",
-    "$schema", "optional",
+    "$schema", "optional", "oneOf", "anyOf", "allOf", "not", "if", "then", "else",
 }
 _IGNORED_QUIETLY = {"$schema"}  # says which draft; nothing to keep
 _BARE = re.compile(r"[^\W\d]\w*")
@@ -359,8 +359,9 @@ class Converter:
             self._alias_names[ref] = name
             self._in_progress.append(ref)
             try:
-                def_path = "$" + "".join(f"[{p!r}]" if not p.isidentifier() else f".{p}"
-                                         for p in ref[2:].split("/"))
+                def_path = self.root_path
+                for part in ref[2:].split("/"):
+                    def_path = child(def_path, part.replace("~1", "/").replace("~0", "~"))
                 type_node, constraints = self.type_of(target, def_path)
             finally:
                 self._in_progress.pop()

@@ -1,0 +1,43 @@
+"""``ek export --to FORMAT SCHEMA.ek``: print an ``.ek`` grammar's tools as JSON tool definitions.
+
+What the target cannot hold (tool names an API refuses, types no tool uses)
+is reported on stderr. Exit status: 0, 1 with ``--strict`` and any warning,
+2 if the schema does not load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ek.interop.targets import TARGETS
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--to", dest="target", required=True, choices=TARGETS, help="format to write")
+    parser.add_argument("schema", metavar="SCHEMA", help=".ek schema file")
+    parser.add_argument("-o", "--output", metavar="PATH", help="write the JSON here instead of stdout")
+    parser.add_argument("--indent", type=int, default=2, help="JSON indentation (default 2; 0 for one line)")
+    parser.add_argument("--strict", action="store_true", help="exit 1 if anything at all was dropped")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ek.grammar import SchemaError, load
+    from ek.interop import export_tools
+
+    try:
+        grammar = load(args.schema)
+    except SchemaError as err:
+        print(err, file=sys.stderr)
+        return 2
+    data, issues = export_tools(grammar, args.target)
+    for issue in issues:
+        print(f"{args.schema}: {issue}", file=sys.stderr)
+    text = json.dumps(data, indent=args.indent or None, ensure_ascii=False) + "\n"
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 1 if args.strict and issues else 0

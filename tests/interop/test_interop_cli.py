@@ -1,0 +1,70 @@
+"""``ek import`` and ``ek export`` run for real as subprocesses."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from ek.grammar import load, parse
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def ek(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "ek", *args], capture_output=True, text=True, input=stdin,
+                          cwd=ROOT, timeout=60)
+
+
+def test_export_then_import_through_files(tmp_path: Path) -> None:
+    exported = ek("export", "--to", "anthropic", "schemas/travel-v2.ek")
+    assert exported.returncode == 0, exported.stderr
+    assert "math.hypot" in exported.stderr and "API will refuse" in exported.stderr
+    tools = json.loads(exported.stdout)
+    assert [t["name"] for t in tools][:2] == ["search_flights", "book_flight"]
+    source = tmp_path / "tools.json"
+    source.write_text(exported.stdout)
+    out = tmp_path / "travel-v2.ek"
+    imported = ek("import", "--from", "anthropic", str(source), "--name", "travel", "--version", "2", "-o", str(out))
+    assert imported.returncode == 0, imported.stderr
+    assert imported.stderr == ""
+    original = load(ROOT / "schemas" / "travel-v2.ek")
+    assert load(out).tools == original.tools
+
+
+def test_import_prints_ek_and_reports_losses_on_stderr(tmp_path: Path) -> None:
+    source = tmp_path / "weather.json"
+    source.write_text(json.dumps({"tools": [{"name": "get_weather", "description": "Weather now.", "inputSchema": {
+        "type": "object", "properties": {"city": {"type": "string", "minLength": 1},
+                                         "units": {"oneOf": [{"const": "c"}, {"const": "f"}]}},
+        "required": ["city"]}}]}))
+    result = ek("import", "--from", "mcp", str(source))
+    assert result.returncode == 0
+    grammar = parse(result.stdout)
+    assert grammar.key == "weather@1"
+    assert result.stderr.strip() == (f"{source}: $.tools[0].inputSchema.properties.units.oneOf: warning: "
+                                     "oneOf cannot be expressed in .ek; read as any")
+    strict = ek("import", "--from", "mcp", str(source), "--strict")
+    assert strict.returncode == 1
+
+
+def test_import_reads_bfcl_json_lines_and_stdin() -> None:
+    text = (ROOT / "tests" / "data" / "bfcl" / "BFCL_v4_simple_python.json").read_text()
+    result = ek("import", "--from", "bfcl", "-", "--name", "simple", stdin=text)
+    assert result.returncode == 0, result.stderr
+    grammar = parse(result.stdout)
+    assert grammar.tool("calculate_triangle_area") is not None
+
+
+def test_bad_inputs_give_clear_errors(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    result = ek("import", "--from", "openai", str(bad))
+    assert result.returncode == 2
+    assert f"{bad}:1:2: not JSON" in result.stderr
+    missing = ek("export", "--to", "openai", str(tmp_path / "missing.ek"))
+    assert missing.returncode == 2
+    assert "cannot read schema" in missing.stderr
+    wrong = ek("export", "--to", "yaml", "schemas/travel-v1.ek")
+    assert wrong.returncode == 2 and "invalid choice" in wrong.stderr

@@ -1,0 +1,118 @@
+"""What JSON Schema says and .ek cannot: reported with its JSON path, never dropped silently."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ek.grammar import EnumType, ListType, NamedType, ObjectType, PrimitiveType, format_grammar, parse
+from ek.interop import import_tools
+
+
+def _one(props: dict[str, Any], required: list[str] | None = None, **extra: Any) -> Any:
+    schema = {"type": "object", "properties": props, **extra}
+    if required is not None:
+        schema["required"] = required
+    return import_tools([{"name": "t", "input_schema": schema}], "anthropic")
+
+
+@pytest.mark.parametrize(
+    ("prop", "path", "fragment"),
+    [
+        ({"oneOf": [{"type": "string"}, {"type": "integer"}]}, "$[0].input_schema.properties.x.oneOf", "oneOf"),
+        ({"anyOf": [{"type": "string"}, {"type": "integer"}]}, "$[0].input_schema.properties.x.anyOf", "anyOf"),
+        ({"allOf": [{"type": "string"}, {"minLength": 1}]}, "$[0].input_schema.properties.x.allOf", "allOf"),
+        ({"type": "number", "exclusiveMinimum": 0}, "$[0].input_schema.properties.x.exclusiveMinimum", "inclusive"),
+        ({"type": "object", "additionalProperties": {"type": "string"}}, "$[0].input_schema.properties.x",
+         "free-form map"),
+        ({"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": True},
+         "$[0].input_schema.properties.x.additionalProperties", "closed"),
+        ({"type": "string", "format": "email"}, "$[0].input_schema.properties.x.format", "format 'email'"),
+        ({"type": "array", "uniqueItems": True}, "$[0].input_schema.properties.x.uniqueItems", "uniqueItems"),
+        ({"type": ["string", "null"]}, "$[0].input_schema.properties.x.type", "null"),
+        ({"type": ["string", "integer"]}, "$[0].input_schema.properties.x.type", "union"),
+        ({"type": "integer", "enum": [1, 2]}, "$[0].input_schema.properties.x.enum", "enum of int"),
+        ({"type": "string", "pattern": "("}, "$[0].input_schema.properties.x.pattern", "not a regex"),
+        ({"type": "integer", "minimum": 5, "maximum": 1}, "$[0].input_schema.properties.x", "inverted range"),
+        ({"type": "integer", "default": "five"}, "$[0].input_schema.properties.x.default", "does not fit type int"),
+        ({"type": "string", "title": "X"}, "$[0].input_schema.properties.x.title", "'title'"),
+        ({"$ref": "https://example.com/s.json"}, "$[0].input_schema.properties.x.$ref", "does not point"),
+        ({"type": "weird"}, "$[0].input_schema.properties.x.type", "unknown type 'weird'"),
+    ],
+)
+def test_each_loss_is_reported_at_its_path(prop: dict[str, Any], path: str, fragment: str) -> None:
+    result = _one({"x": prop})
+    assert any(i.path == path and fragment in i.message for i in result.issues), result.issues
+    parse(format_grammar(result.grammar))  # whatever was kept still lints clean
+
+
+def test_recursive_refs_are_reported_with_the_cycle() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"root": {"$ref": "#/$defs/Node"}},
+        "$defs": {"Node": {"type": "object", "properties": {
+            "label": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}},
+    }
+    result = import_tools({"tools": [{"name": "tree", "inputSchema": schema}]}, "mcp")
+    (issue,) = result.issues
+    assert issue.path == "$.tools[0].inputSchema.$defs.Node.properties.children.items.$ref"
+    assert "#/$defs/Node -> #/$defs/Node" in issue.message
+    node = result.grammar.type_alias("Node")
+    assert node is not None and isinstance(node.type, ObjectType)
+    assert node.type.field("children").type == ListType(PrimitiveType("any"))
+    assert parse(format_grammar(result.grammar)) == result.grammar
+
+
+def test_exact_conversions_report_nothing() -> None:
+    result = _one({
+        "n": {"type": "integer", "exclusiveMinimum": 0, "exclusiveMaximum": 10},
+        "code": {"type": "string", "pattern": "^[a-z]+$"},
+        "free": {"type": "string", "pattern": "cat"},
+        "maybe": {"anyOf": [{"type": "string", "enum": ["a", "b"]}, {"type": "null"}]},
+        "ref": {"$ref": "#/definitions/Size", "minimum": 2},
+    }, ["n"], definitions={"Size": {"type": "integer", "maximum": 9}})
+    fields = {f.name: f for f in result.grammar.tool("t").fields}
+    assert (fields["n"].constraints.min, fields["n"].constraints.max) == (1, 9)
+    assert fields["code"].constraints.pattern == "[a-z]+"
+    assert fields["free"].constraints.pattern == "[\\s\\S]*(?:cat)[\\s\\S]*"
+    assert fields["maybe"].type == EnumType(("a", "b"))
+    assert fields["ref"].type == NamedType("Size") and fields["ref"].constraints.min == 2
+    assert [i.message for i in result.issues] == ["null is not a value .ek types allow; read as the other branch"]
+
+
+def test_required_with_default_and_name_collisions() -> None:
+    result = _one({"a": {"type": "integer", "default": 1}, "max-results": {"type": "integer"},
+                   "max_results": {"type": "integer"}, "": {"type": "string"}}, ["a"])
+    messages = {i.path: (i.severity, i.message) for i in result.issues}
+    assert messages["$[0].input_schema.properties.a.default"][0] == "warning"
+    assert messages["$[0].input_schema.properties.max_results"][0] == "error"
+    assert "collides with 'max-results'" in messages["$[0].input_schema.properties.max_results"][1]
+    assert messages["$[0].input_schema.properties['']"][0] == "error"
+    assert [f.name for f in result.grammar.tool("t").fields] == ["a", "max-results"]
+    assert result.grammar.tool("t").field("a").required
+
+
+def test_tool_level_problems() -> None:
+    tools = [
+        {"type": "function", "function": {"name": "ok", "parameters": {"type": "object", "properties": {}}},
+         "strict": True},
+        {"type": "function", "function": {"name": "ok", "parameters": {"type": "object", "properties": {
+            "x": {"type": "string"}}}}},
+        {"type": "function", "function": {"parameters": {}}},
+        {"type": "web_search"},
+        {"type": "function", "function": {"name": "bad", "parameters": {"type": "array"}}},
+    ]
+    result = import_tools(tools, "openai")
+    assert [t.name for t in result.grammar.tools] == ["ok"]
+    by_path = {i.path: i for i in result.issues}
+    assert by_path["$[0].strict"].severity == "warning"
+    assert "defined again differently" in by_path["$[1].function.parameters"].message
+    assert by_path["$[2].function.name"].severity == "error"
+    assert by_path["$[3]"].severity == "error"
+    assert "must be an object schema" in by_path["$[4].function.parameters"].message
+
+
+def test_unknown_formats_are_value_errors() -> None:
+    with pytest.raises(ValueError, match="choose one of: openai, anthropic, mcp, jsonschema, bfcl"):
+        import_tools([], "yaml")
