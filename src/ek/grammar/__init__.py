@@ -10,6 +10,8 @@ True
 
 from ek.grammar.api import load, parse
 from ek.grammar.diagnostics import Diagnostic, SchemaError
+from ek.grammar.diff import Change, GrammarDiff, diff
+from ek.grammar.formatter import format_source
 from ek.grammar.model import (
     COMPARE_POLICIES,
     NO_CONSTRAINTS,
@@ -36,11 +38,13 @@ __all__ = [
     "NO_CONSTRAINTS",
     "NO_DEFAULT",
     "PRIMITIVE_TYPES",
+    "Change",
     "ComparePolicy",
     "Constraints",
     "Diagnostic",
     "EnumType",
     "FieldSpec",
+    "GrammarDiff",
     "GraphGrammar",
     "ListType",
     "Location",
@@ -51,7 +55,9 @@ __all__ = [
     "ToolSpec",
     "TypeAlias",
     "TypeNode",
+    "diff",
     "format_grammar",
+    "format_source",
     "load",
     "parse",
 ]

@@ -1,0 +1,36 @@
+"""``ek diff OLD.ek NEW.ek``: what changed between two grammar versions; exit 1 when it breaks gold data."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ek.grammar import SchemaError, load
+from ek.grammar.diff import diff
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("old", metavar="OLD.ek", help="the version gold data was written against")
+    parser.add_argument("new", metavar="NEW.ek", help="the new version")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Exit 0: nothing breaks; 1: a change breaks gold data written for OLD; 2: a schema is invalid."""
+    grammars = []
+    failed = False
+    for path in (args.old, args.new):
+        try:
+            grammars.append(load(path))
+        except SchemaError as err:
+            print(err, file=sys.stderr)
+            failed = True
+    if failed:
+        return 2
+    report = diff(grammars[0], grammars[1])
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+    else:
+        print(report.render())
+    return 1 if report.is_breaking else 0

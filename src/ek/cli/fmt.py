@@ -1,0 +1,67 @@
+"""``ek fmt FILE...``: print schemas in canonical layout; ``--write`` in place, ``--check`` for CI."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+
+from ek.grammar import SchemaError
+from ek.grammar.formatter import format_source
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("files", nargs="+", metavar="FILE", help=".ek schema files ('-' reads stdin)")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--write", "-w", action="store_true", help="rewrite files in place when they change")
+    mode.add_argument("--check", action="store_true", help="exit 1 and name the files that are not formatted")
+
+
+def run(args: argparse.Namespace) -> int:
+    status = 0
+    for path in args.files:
+        try:
+            text = sys.stdin.read() if path == "-" else _read(path)
+            formatted = format_source(text, "<stdin>" if path == "-" else path)
+        except SchemaError as err:
+            print(err, file=sys.stderr)
+            status = 1
+            continue
+        except (OSError, UnicodeDecodeError) as err:
+            print(f"{path}: error: cannot read schema: {err}", file=sys.stderr)
+            status = 1
+            continue
+        changed = formatted != text
+        if args.check:
+            if changed:
+                print(f"would reformat {path}", file=sys.stderr)
+                status = 1
+        elif args.write and path != "-":
+            if changed:
+                _write_atomically(path, formatted)
+                print(f"reformatted {path}", file=sys.stderr)
+        else:
+            sys.stdout.write(formatted)
+    return status
+
+
+def _read(path: str) -> str:
+    with open(path, "rb") as handle:
+        return handle.read().decode("utf-8")
+
+
+def _write_atomically(path: str, text: str) -> None:
+    """Replace ``path`` in one step so an interrupted run never leaves half a schema."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".ek-fmt-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        mode = os.stat(path).st_mode & 0o777
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

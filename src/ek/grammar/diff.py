@@ -1,0 +1,310 @@
+"""``diff(old, new)``: what changed between two grammar versions, and what breaks old gold data.
+
+A change is *breaking* when gold calls written against ``old`` may stop being
+valid or may score differently (a tool or argument removed, a type narrowed, an
+argument made required, an enum member removed, a range, length or pattern
+tightened, a default changed). Re-weighting, importance, compare policies, docs,
+added tools, added optional arguments and widened types are not.
+Types are compared after following named types, so renaming an alias is not a change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import attrs
+
+from ek.grammar.model import (
+    NO_CONSTRAINTS,
+    Constraints,
+    EnumType,
+    FieldSpec,
+    GraphGrammar,
+    ListType,
+    ObjectType,
+    PrimitiveType,
+    TypeNode,
+)
+from ek.grammar.strings import encode_pattern, format_number, format_weight
+
+# A value of the first type is always a valid value of the second (JSON-wise).
+_WIDENINGS = {("int", "float"), ("date", "str"), ("datetime", "str")}
+
+
+@attrs.frozen
+class Change:
+    """One difference. ``path`` names the tool and argument (``tool.arg.field``)."""
+
+    kind: str
+    path: str
+    message: str
+    breaking: bool
+    old: str | None = None
+    new: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return attrs.asdict(self)
+
+
+@attrs.frozen
+class GrammarDiff:
+    """Every change from ``old`` to ``new`` (``NAME@VERSION`` keys), breaking ones flagged."""
+
+    old: str
+    new: str
+    changes: tuple[Change, ...]
+
+    @property
+    def breaking(self) -> tuple[Change, ...]:
+        return tuple(c for c in self.changes if c.breaking)
+
+    @property
+    def non_breaking(self) -> tuple[Change, ...]:
+        return tuple(c for c in self.changes if not c.breaking)
+
+    @property
+    def is_breaking(self) -> bool:
+        return any(c.breaking for c in self.changes)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "old": self.old,
+            "new": self.new,
+            "breaking": self.is_breaking,
+            "changes": [c.to_json() for c in self.changes],
+        }
+
+    def render(self) -> str:
+        """The human report: a summary line, then breaking and non-breaking changes."""
+        if not self.changes:
+            return f"{self.old} -> {self.new}: no changes"
+        out = [f"{self.old} -> {self.new}: {len(self.breaking)} breaking, {len(self.non_breaking)} non-breaking"]
+        if self.breaking:
+            out += ["", f"Breaking (gold data written for {self.old} may no longer hold):"]
+            out += [f"  ! {c.path}: {c.message}" for c in self.breaking]
+        if self.non_breaking:
+            out += ["", "Non-breaking:"]
+            out += [f"    {c.path}: {c.message}" for c in self.non_breaking]
+        return "\n".join(out)
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+def diff(old: GraphGrammar, new: GraphGrammar) -> GrammarDiff:
+    """Compare two grammars (usually two versions of one).
+
+    >>> from ek.grammar import parse
+    >>> a = parse("grammar t 1\\ntool f {\\n    x: int\\n}\\n")
+    >>> b = parse("grammar t 2\\ntool f {\\n    x: float importance 2\\n    y: str?\\n}\\n")
+    >>> print(diff(a, b))
+    t@1 -> t@2: 0 breaking, 3 non-breaking
+    <BLANKLINE>
+    Non-breaking:
+        f.x: type widened from int to float
+        f.x: importance 1 -> 2
+        f.y: optional argument added
+    """
+    return GrammarDiff(old.key, new.key, tuple(_Differ(old, new).changes()))
+
+
+class _Differ:
+    def __init__(self, old: GraphGrammar, new: GraphGrammar) -> None:
+        self.old = old
+        self.new = new
+
+    def changes(self) -> Iterator[Change]:
+        if self.old.name != self.new.name:
+            yield Change("grammar-renamed", self.new.name, f"grammar renamed from '{self.old.name}'", True, self.old.name, self.new.name)
+        new_types = {t.name for t in self.new.types}
+        old_types = {t.name for t in self.old.types}
+        for alias in self.old.types:
+            if alias.name not in new_types:
+                yield Change("type-removed", alias.name, "named type removed (arguments using it are compared below)", False)
+        for alias in self.new.types:
+            if alias.name not in old_types:
+                yield Change("type-added", alias.name, "named type added", False)
+        new_tools = {t.name: t for t in self.new.tools}
+        old_names = {t.name for t in self.old.tools}
+        for tool in self.old.tools:
+            other = new_tools.get(tool.name)
+            if other is None:
+                yield Change("tool-removed", tool.name, "tool removed", True)
+                continue
+            if tool.weight != other.weight:
+                yield Change(
+                    "tool-reweighted",
+                    tool.name,
+                    f"weight {format_weight(tool.weight)} -> {format_weight(other.weight)}",
+                    False,
+                    format_weight(tool.weight),
+                    format_weight(other.weight),
+                )
+            if tool.doc != other.doc:
+                yield Change("doc-changed", tool.name, "doc changed", False, tool.doc, other.doc)
+            yield from self.fields(tool.name, tool.fields, other.fields)
+        for tool in self.new.tools:
+            if tool.name not in old_names:
+                yield Change("tool-added", tool.name, "tool added", False)
+
+    def fields(self, path: str, old: tuple[FieldSpec, ...], new: tuple[FieldSpec, ...]) -> Iterator[Change]:
+        new_by_name = {f.name: f for f in new}
+        old_names = {f.name for f in old}
+        for spec in old:
+            here = f"{path}.{spec.name}"
+            other = new_by_name.get(spec.name)
+            if other is None:
+                yield Change("argument-removed", here, "argument removed", True)
+                continue
+            yield from self.field(here, spec, other)
+        for spec in new:
+            if spec.name not in old_names:
+                here = f"{path}.{spec.name}"
+                if spec.required:
+                    yield Change("argument-added", here, "required argument added", True)
+                else:
+                    yield Change("argument-added", here, "optional argument added", False)
+
+    def field(self, path: str, old: FieldSpec, new: FieldSpec) -> Iterator[Change]:
+        if old.required and not new.required:
+            yield Change("argument-optional", path, "argument made optional", False)
+        elif new.required and not old.required:
+            yield Change("argument-required", path, "argument made required", True)
+        old_type, old_c = _resolve(self.old, old.type, old.constraints)
+        new_type, new_c = _resolve(self.new, new.type, new.constraints)
+        yield from self.types(path, old_type, new_type)
+        yield from _constraints(path, old_type, new_type, old_c, new_c)
+        if old.has_default or new.has_default:
+            yield from _defaults(path, old, new)
+        if old.importance != new.importance:
+            yield Change(
+                "importance-changed",
+                path,
+                f"importance {format_weight(old.importance)} -> {format_weight(new.importance)}",
+                False,
+                format_weight(old.importance),
+                format_weight(new.importance),
+            )
+        if old.compare != new.compare:
+            before = str(old.compare) if old.compare else "default"
+            after = str(new.compare) if new.compare else "default"
+            yield Change("compare-changed", path, f"compare {before} -> {after}", False, before, after)
+        if old.doc != new.doc:
+            yield Change("doc-changed", path, "doc changed", False, old.doc, new.doc)
+
+    def types(self, path: str, old: TypeNode, new: TypeNode) -> Iterator[Change]:
+        if isinstance(old, EnumType) and isinstance(new, EnumType):
+            kept = set(new.members)
+            added = [m for m in new.members if m not in set(old.members)]
+            for member in old.members:
+                if member not in kept:
+                    yield Change("enum-member-removed", path, f"enum member '{member}' removed", True, member, None)
+            for member in added:
+                yield Change("enum-member-added", path, f"enum member '{member}' added", False, None, member)
+            return
+        if isinstance(old, ListType) and isinstance(new, ListType):
+            old_item, _ = _resolve(self.old, old.item, NO_CONSTRAINTS)
+            new_item, _ = _resolve(self.new, new.item, NO_CONSTRAINTS)
+            yield from self.types(path + "[]", old_item, new_item)
+            return
+        if isinstance(old, ObjectType) and isinstance(new, ObjectType):
+            yield from self.fields(path, old.fields, new.fields)
+            return
+        before, after = _type_name(old), _type_name(new)
+        if before == after:
+            return
+        if _widens(old, new):
+            yield Change("type-widened", path, f"type widened from {before} to {after}", False, before, after)
+        elif _widens(new, old):
+            yield Change("type-narrowed", path, f"type narrowed from {before} to {after}", True, before, after)
+        else:
+            yield Change("type-changed", path, f"type changed from {before} to {after}", True, before, after)
+
+
+def _resolve(grammar: GraphGrammar, node: TypeNode, constraints: Constraints) -> tuple[TypeNode, Constraints]:
+    try:
+        return grammar.resolve(node, constraints)
+    except (KeyError, ValueError):  # not a checked grammar: compare what is written
+        return node, constraints
+
+
+def _type_name(node: TypeNode) -> str:
+    if isinstance(node, ObjectType):
+        return "object"
+    return str(node)
+
+
+def _widens(old: TypeNode, new: TypeNode) -> bool:
+    """Is every value of ``old`` also a value of ``new``?"""
+    if isinstance(new, PrimitiveType) and new.name == "any":
+        return True
+    if isinstance(old, EnumType) and isinstance(new, PrimitiveType) and new.name == "str":
+        return True
+    if isinstance(old, PrimitiveType) and isinstance(new, PrimitiveType):
+        return (old.name, new.name) in _WIDENINGS
+    return False
+
+
+def _constraints(
+    path: str, old_type: TypeNode, new_type: TypeNode, old: Constraints, new: Constraints
+) -> Iterator[Change]:
+    what = "length range" if isinstance(new_type, (ListType,)) or str(new_type) == "str" else "range"
+    if (old.min, old.max) != (new.min, new.max):
+        before, after = _range_text(old), _range_text(new)
+        tighter = _tighter(old.min, new.min, lower=True) or _tighter(old.max, new.max, lower=False)
+        looser = _tighter(new.min, old.min, lower=True) or _tighter(new.max, old.max, lower=False)
+        if tighter:
+            yield Change(f"{what.replace(' ', '-')}-tightened", path, f"{what} tightened from {before} to {after}", True, before, after)
+        elif looser:
+            yield Change(f"{what.replace(' ', '-')}-widened", path, f"{what} widened from {before} to {after}", False, before, after)
+    if old.pattern != new.pattern:
+        before = encode_pattern(old.pattern) if old.pattern is not None else None
+        after = encode_pattern(new.pattern) if new.pattern is not None else None
+        if new.pattern is None:
+            yield Change("pattern-removed", path, f"pattern {before} removed", False, before, None)
+        elif old.pattern is None:
+            yield Change("pattern-added", path, f"pattern {after} added", True, None, after)
+        else:
+            yield Change("pattern-changed", path, f"pattern changed from {before} to {after}", True, before, after)
+
+
+def _tighter(old: float | None, new: float | None, *, lower: bool) -> bool:
+    """Does the new bound exclude values the old one allowed?"""
+    if new is None:
+        return False
+    if old is None:
+        return True
+    return new > old if lower else new < old
+
+
+def _range_text(c: Constraints) -> str:
+    if c.min is None and c.max is None:
+        return "none"
+    lo = "" if c.min is None else format_number(c.min)
+    hi = "" if c.max is None else format_number(c.max)
+    return f"[{lo}..{hi}]"
+
+
+def _defaults(path: str, old: FieldSpec, new: FieldSpec) -> Iterator[Change]:
+    if old.has_default and new.has_default:
+        if old.default != new.default or isinstance(old.default, bool) != isinstance(new.default, bool):
+            yield Change(
+                "default-changed",
+                path,
+                f"default changed from {old.default!r} to {new.default!r} (gold that omits it meant the old default)",
+                True,
+                repr(old.default),
+                repr(new.default),
+            )
+    elif old.has_default:
+        yield Change(
+            "default-removed",
+            path,
+            f"default {old.default!r} removed (gold that omits it meant that default)",
+            True,
+            repr(old.default),
+            None,
+        )
+    else:
+        yield Change("default-added", path, f"default {new.default!r} added", False, None, repr(new.default))

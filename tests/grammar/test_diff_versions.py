@@ -1,0 +1,90 @@
+"""ek.grammar.diff: each change class, and whether it breaks gold data written for the old version."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ek.grammar import diff, load, parse
+
+SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
+
+
+def g(body: str, version: int = 1, types: str = "") -> object:
+    return parse(f"grammar t {version}\n{types}tool f weight 1 {{\n{body}}}\ntool keep {{\n}}\n")
+
+
+def kinds(old_body: str, new_body: str, old_types: str = "", new_types: str = "") -> list[tuple[str, str, bool]]:
+    report = diff(g(old_body, 1, old_types), g(new_body, 2, new_types))
+    return [(c.kind, c.path, c.breaking) for c in report.changes]
+
+
+CASES = [
+    ("argument removed", "    x: int\n", "", [("argument-removed", "f.x", True)]),
+    ("required argument added", "", "    x: int\n", [("argument-added", "f.x", True)]),
+    ("optional argument added", "", "    x: int?\n", [("argument-added", "f.x", False)]),
+    ("made required", "    x: int?\n", "    x: int\n", [("argument-required", "f.x", True)]),
+    ("made optional", "    x: int\n", "    x: int?\n", [("argument-optional", "f.x", False)]),
+    ("narrowed", "    x: float\n", "    x: int\n", [("type-narrowed", "f.x", True)]),
+    ("widened", "    x: int\n", "    x: float\n", [("type-widened", "f.x", False)]),
+    ("to any", "    x: int\n", "    x: any\n", [("type-widened", "f.x", False)]),
+    ("changed", "    x: int\n", "    x: bool\n", [("type-changed", "f.x", True)]),
+    ("enum to str", "    x: enum(a, b)\n", "    x: str\n", [("type-widened", "f.x", False)]),
+    ("member removed", "    x: enum(a, b)\n", "    x: enum(a)\n", [("enum-member-removed", "f.x", True)]),
+    ("member added", "    x: enum(a)\n", "    x: enum(a, b)\n", [("enum-member-added", "f.x", False)]),
+    ("range tightened", "    x: int [1..9]\n", "    x: int [1..5]\n", [("range-tightened", "f.x", True)]),
+    ("range widened", "    x: int [1..9]\n", "    x: int [0..]\n", [("range-widened", "f.x", False)]),
+    ("length tightened", "    x: str\n", "    x: str [..10]\n", [("length-range-tightened", "f.x", True)]),
+    ("pattern added", "    x: str\n", "    x: str /[a-z]+/\n", [("pattern-added", "f.x", True)]),
+    ("pattern removed", "    x: str /[a-z]+/\n", "    x: str\n", [("pattern-removed", "f.x", False)]),
+    ("importance", "    x: int\n", "    x: int importance 3\n", [("importance-changed", "f.x", False)]),
+    ("compare", "    x: str\n", "    x: str compare exact\n", [("compare-changed", "f.x", False)]),
+    ("default changed", "    x: int = 1\n", "    x: int = 2\n", [("default-changed", "f.x", True)]),
+    ("default added", "    x: int?\n", "    x: int = 2\n", [("default-added", "f.x", False)]),
+    ("doc", '    x: int "old"\n', '    x: int "new"\n', [("doc-changed", "f.x", False)]),
+    ("nested object field removed", "    o: {\n        a: int\n        b: int\n    }\n", "    o: {\n        a: int\n    }\n",
+     [("argument-removed", "f.o.b", True)]),
+    ("list item narrowed", "    x: list[float]\n", "    x: list[int]\n", [("type-narrowed", "f.x[]", True)]),
+    ("no change", "    x: int\n", "    x: int\n", []),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_change_classes(old, new, expected):
+    assert kinds(old, new) == expected
+
+
+def test_alias_rename_is_no_change_but_alias_tightening_breaks():
+    assert [k for k in kinds("    x: A\n", "    x: B\n", "type A = str\n", "type B = str\n") if k[0].startswith("pattern")] == []
+    tightened = kinds("    x: A\n", "    x: A\n", "type A = str\n", "type A = str /[A-Z]+/\n")
+    assert tightened == [("pattern-added", "f.x", True)]
+
+
+def test_tools_added_removed_reweighted():
+    old = parse("grammar t 1\ntool a {\n}\ntool b weight 2 {\n}\n")
+    new = parse("grammar t 2\ntool b weight 5 {\n}\ntool c {\n}\n")
+    report = diff(old, new)
+    assert [(c.kind, c.path, c.breaking) for c in report.changes] == [
+        ("tool-removed", "a", True),
+        ("tool-reweighted", "b", False),
+        ("tool-added", "c", False),
+    ]
+    assert report.is_breaking and len(report.breaking) == 1
+    assert report.to_json()["changes"][1] == {
+        "kind": "tool-reweighted", "path": "b", "message": "weight 2 -> 5", "breaking": False, "old": "2", "new": "5",
+    }
+
+
+def test_travel_v1_to_v2():
+    report = diff(load(SCHEMAS / "travel-v1.ek"), load(SCHEMAS / "travel-v2.ek"))
+    assert (report.old, report.new) == ("travel@1", "travel@2")
+    assert {(c.kind, c.path) for c in report.breaking} == {
+        ("pattern-added", "search_flights.origin"),
+        ("pattern-added", "search_flights.destination"),
+    }
+    added = {c.path for c in report.changes if c.kind == "tool-added"}
+    assert added == {"cancel_booking", "create_event", "math.hypot"}
+    text = report.render()
+    assert text.startswith("travel@1 -> travel@2: 2 breaking, ")
+    assert "  ! search_flights.origin: pattern /[A-Z]{3}/ added" in text

@@ -1,0 +1,101 @@
+"""`ek lint`, `ek fmt` and `ek diff`, run for real as subprocesses."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
+BAD = "grammar g 1\ntool t {\n    x: strng\n    y: int [9..1]\n}\n"
+MESSY = "grammar  g 1\ntool t{\n  x:int   # keep me\n}\n"
+
+
+def ek(*args: str, stdin: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ek", *args], capture_output=True, text=True, input=stdin, cwd=cwd, timeout=60
+    )
+
+
+@pytest.fixture()
+def work(tmp_path: Path) -> Path:
+    for name in ("travel-v1.ek", "travel-v2.ek"):
+        shutil.copy(SCHEMAS / name, tmp_path / name)
+    (tmp_path / "bad.ek").write_text(BAD, encoding="utf-8")
+    (tmp_path / "messy.ek").write_text(MESSY, encoding="utf-8")
+    return tmp_path
+
+
+def test_lint_clean_files_exit_zero(work):
+    result = ek("lint", str(work / "travel-v1.ek"), str(work / "travel-v2.ek"))
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+
+
+def test_lint_reports_every_error_on_stderr(work):
+    result = ek("lint", str(work / "travel-v1.ek"), str(work / "bad.ek"))
+    assert result.returncode == 1
+    assert f"{work / 'bad.ek'}:3:8: error: unknown type 'strng'; did you mean 'str'?" in result.stderr
+    assert f"{work / 'bad.ek'}:4:12: error: inverted range [9..1]" in result.stderr
+    assert "        x: strng\n           ^^^^^\n" in result.stderr
+    assert result.stderr.rstrip().endswith("2 errors in 1 file")
+
+
+def test_lint_json_lines(work):
+    result = ek("lint", "--json", str(work / "bad.ek"))
+    assert result.returncode == 1
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [(r["line"], r["column"], r["suggestion"]) for r in records] == [(3, 8, "str"), (4, 12, None)]
+
+
+def test_lint_missing_file(work):
+    result = ek("lint", str(work / "nope.ek"))
+    assert result.returncode == 1 and "cannot read schema" in result.stderr
+
+
+def test_fmt_prints_canonical_form(work):
+    result = ek("fmt", str(work / "messy.ek"))
+    assert result.returncode == 0
+    assert result.stdout == "grammar g 1\n\ntool t {\n    x: int  # keep me\n}\n"
+    assert (work / "messy.ek").read_text() == MESSY  # printing never writes
+
+
+def test_fmt_check_names_unformatted_files_then_write_fixes_them(work):
+    check = ek("fmt", "--check", str(work / "messy.ek"), str(work / "travel-v1.ek"))
+    assert check.returncode == 1
+    assert f"would reformat {work / 'messy.ek'}" in check.stderr
+    assert "travel-v1.ek" not in check.stderr
+    write = ek("fmt", "--write", str(work / "messy.ek"))
+    assert write.returncode == 0 and "reformatted" in write.stderr
+    assert (work / "messy.ek").read_text() == "grammar g 1\n\ntool t {\n    x: int  # keep me\n}\n"
+    assert ek("fmt", "--check", str(work / "messy.ek")).returncode == 0
+
+
+def test_fmt_stdin_and_broken_input(work):
+    assert ek("fmt", "-", stdin=MESSY).stdout.startswith("grammar g 1\n\ntool t {")
+    broken = ek("fmt", str(work / "bad.ek"))
+    assert broken.returncode == 1 and "unknown type 'strng'" in broken.stderr and broken.stdout == ""
+
+
+def test_diff_breaking_exit_and_report(work):
+    result = ek("diff", str(work / "travel-v1.ek"), str(work / "travel-v2.ek"))
+    assert result.returncode == 1
+    assert result.stdout.startswith("travel@1 -> travel@2: 2 breaking")
+    assert "search_flights.origin: pattern /[A-Z]{3}/ added" in result.stdout
+
+
+def test_diff_json_and_clean_exit(work):
+    result = ek("diff", "--json", str(work / "travel-v1.ek"), str(work / "travel-v1.ek"))
+    assert result.returncode == 0
+    assert json.loads(result.stdout) == {"old": "travel@1", "new": "travel@1", "breaking": False, "changes": []}
+    report = json.loads(ek("diff", "--json", str(work / "travel-v1.ek"), str(work / "travel-v2.ek")).stdout)
+    assert report["breaking"] is True
+    assert {"kind": "tool-added", "path": "cancel_booking", "message": "tool added", "breaking": False, "old": None, "new": None} in report["changes"]
+
+
+def test_diff_invalid_schema_exits_2(work):
+    result = ek("diff", str(work / "travel-v1.ek"), str(work / "bad.ek"))
+    assert result.returncode == 2 and "unknown type 'strng'" in result.stderr
