@@ -148,9 +148,15 @@ def test_json_shape_rejections_give_the_json_path(output: object, fmt: str, path
 
 def test_auto_reports_both_attempts_when_neither_reads() -> None:
     with pytest.raises(ParseError) as info:
-        parse_calls("[f(x=1), {]")
+        parse_calls('[{"f": {}}, g(x=1]')
     assert info.value.format == "auto"
     assert "neither JSON" in info.value.reason and "Python" in info.value.reason
+
+
+def test_python_lists_skip_the_json_attempt() -> None:
+    with pytest.raises(ParseError) as info:
+        parse_calls("[f(x=1), {]")
+    assert info.value.format == "python"
 
 
 def test_json_text_errors_carry_line_and_column() -> None:

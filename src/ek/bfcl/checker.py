@@ -16,7 +16,7 @@ a float at any depth, not only at top level; the model output is read by
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 
@@ -253,8 +253,7 @@ def _same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-@attrs.frozen
-class _Typed:
+class _Typed(NamedTuple):
     valid: bool
     is_variable: bool = False
     verdict: Verdict = OK

@@ -93,7 +93,7 @@ def _from_text(text: str, fmt: str, limits: Limits) -> list[Step]:
         return from_object(json_text.loads(text, limits, fmt), fmt, limits)
     if not text:
         return []
-    if text[0] not in "[{":
+    if text[0] not in "[{" or _python_list(text):
         return parse_python(text, limits)
     try:
         decoded = json_text.loads(text, limits, "json")
@@ -107,6 +107,14 @@ def _from_text(text: str, fmt: str, limits: Limits) -> list[Step]:
                 f"neither JSON ({_short(json_error)}) nor Python calls ({_short(python_error)})", None, "auto"
             ) from None
     return from_object(decoded, "auto", limits)
+
+
+def _python_list(text: str) -> bool:
+    """``[name(...`` cannot be JSON: skip the JSON attempt (``[true]``/``[null]`` still go to JSON)."""
+    if text[0] != "[":
+        return False
+    rest = text[1:].lstrip()
+    return rest[:1].isidentifier() and not rest.startswith(("true", "false", "null"))
 
 
 def _short(error: ParseError) -> str:

@@ -40,6 +40,10 @@ def _float(text: str) -> float:
     return value
 
 
+# One decoder, built once: json.loads would build a new one per call when given hooks.
+_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float)
+
+
 def loads(text: str, limits: Limits, fmt: str = "json", path: str | None = None) -> Any:
     """Decode JSON ``text`` strictly; errors carry line and column (or ``path`` for embedded JSON).
 
@@ -52,7 +56,7 @@ def loads(text: str, limits: Limits, fmt: str = "json", path: str | None = None)
     """
     check_text(text, limits, fmt)
     try:
-        return json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float)
+        return _DECODER.decode(text)
     except _Rejected as exc:
         raise ParseError(str(exc), path, fmt) from None
     except json.JSONDecodeError as exc:

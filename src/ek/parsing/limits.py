@@ -66,8 +66,8 @@ def check_text(text: str, limits: Limits, fmt: str) -> None:
             None,
             fmt,
         )
-    if not any(c in text for c in "[({"):
-        return
+    if text.count("[") + text.count("(") + text.count("{") <= limits.max_depth:
+        return  # too few brackets to nest past the limit, whatever the strings hold
     depth = 0
     limit = limits.max_depth
     for match in _TOKENS.finditer(text):

@@ -51,33 +51,52 @@ def plain_args(args: object, path: str, limits: Limits, fmt: str) -> dict[str, A
 def _mapping(value: Mapping[Any, Any], path: str, depth: int, limit: int, budget: _Budget, fmt: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, item in value.items():
-        if not isinstance(key, str):
-            raise ParseError(f"object keys must be strings, got {type(key).__name__} {key!r:.60}", path, fmt)
-        sub = f"{path}.{key}" if key.isidentifier() else f"{path}[{key!r}]"
-        budget.spend(1 + len(key), sub, fmt)
-        out[key] = _value(item, sub, depth, limit, budget, fmt)
+        if type(key) is not str:
+            if not isinstance(key, str):
+                raise ParseError(f"object keys must be strings, got {type(key).__name__} {key!r:.60}", path, fmt)
+            key = str(key)
+        budget.left -= 1 + len(key)
+        kind = type(item)
+        if kind is str:  # the common case, kept inline
+            budget.left -= len(item)
+            out[key] = item
+        elif kind is int or kind is bool or item is None:
+            out[key] = item
+        else:
+            out[key] = _value(item, _sub(path, key), depth, limit, budget, fmt)
+        if budget.left < 0:
+            budget.spend(0, _sub(path, key), fmt)
     return out
 
 
+def _sub(path: str, key: str) -> str:
+    return f"{path}.{key}" if key.isidentifier() else f"{path}[{key!r}]"
+
+
 def _value(value: Any, path: str, depth: int, limit: int, budget: _Budget, fmt: str) -> Any:
-    if value is None or isinstance(value, (bool, int)):
-        budget.spend(1, path, fmt)
-        return value
-    if isinstance(value, str):
+    kind = type(value)
+    if kind is str:
         budget.spend(1 + len(value), path, fmt)
         return value
-    if isinstance(value, float):
+    if value is None or kind is bool or kind is int:
+        budget.spend(1, path, fmt)
+        return value
+    if kind is float:
         if not math.isfinite(value):
             raise ParseError(f"{value!r} is not accepted: NaN and infinities are not JSON numbers", path, fmt)
         budget.spend(1, path, fmt)
         return value
-    if isinstance(value, (list, tuple, Mapping)):
+    if kind is list or kind is tuple or kind is dict or isinstance(value, (list, tuple, Mapping)):
         if depth >= limit:
             raise ParseError(f"nesting deeper than {limit} levels (limit max_depth={limit})", path, fmt)
         budget.spend(1, path, fmt)
         if isinstance(value, Mapping):
             return _mapping(value, path, depth + 1, limit, budget, fmt)
         return [_value(item, f"{path}[{i}]", depth + 1, limit, budget, fmt) for i, item in enumerate(value)]
+    if isinstance(value, (str, int, float)):  # subclasses (an IntEnum, a str subclass): their plain value
+        base = str if isinstance(value, str) else bool if isinstance(value, bool) else int \
+            if isinstance(value, int) else float
+        return _value(base(value), path, depth, limit, budget, fmt)
     raise ParseError(
         f"a {type(value).__name__} is not a JSON-like value (accepted: str, int, float, bool, None, list, dict)",
         path,
