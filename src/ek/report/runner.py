@@ -68,8 +68,9 @@ class RunOptions:
             return load_bfcl_answers(self.bfcl_answers)
         return None, []
 
-    def new_summary(self) -> Summary:
-        return Summary(keep_worst=self.keep_worst, keep_details=self.keep_details, keep_ids=self.keep_ids)
+    def new_summary(self, floor: tuple[float, float, int] | None = None) -> Summary:
+        return Summary(keep_worst=self.keep_worst, keep_details=self.keep_details, keep_ids=self.keep_ids,
+                       floor=floor)
 
 
 @attrs.frozen
@@ -108,9 +109,14 @@ def score_episode(cache: MetricCache, episode: Episode) -> Score:
 
 
 def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[int, bytes]],
-                gold_by_id: Mapping[Any, GoldEntry] | None) -> Summary:
-    """Score a run of ``(line_number, raw)`` corpus lines into a fresh summary."""
-    summary = options.new_summary()
+                gold_by_id: Mapping[Any, GoldEntry] | None,
+                floor: tuple[float, float, int] | None = None) -> Summary:
+    """Score a run of ``(line_number, raw)`` corpus lines into a fresh summary.
+
+    ``floor`` is the rank an episode must beat to count among the worst of the
+    whole run so far; it only saves work (the kept worst episodes are the same).
+    """
+    summary = options.new_summary(floor)
     for number, raw in lines:
         item = parse_episode(raw, number, gold_by_id)
         if isinstance(item, LineError):
@@ -125,12 +131,9 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
             summary.add_error(LineError(number, item.id, f"cannot score: {exc}"))
             continue
         grammar = item.grammar or options.grammar
-        summary.add(number, item.id, score, grammar, _detail)
+        summary.add(number, item.id, score, grammar)
+    summary.attach_details(alignment_dict)
     return summary
-
-
-def _detail(score: Score) -> dict[str, Any] | None:
-    return alignment_dict(score.explanation) if score.explanation is not None else None
 
 
 # --------------------------------------------------------------------------- worker processes
@@ -144,8 +147,8 @@ def _init_worker(options: RunOptions) -> None:
     _WORKER["gold"] = options.load_gold()[0]
 
 
-def _score_chunk(chunk: list[tuple[int, bytes]]) -> Summary:
-    return score_lines(_WORKER["options"], _WORKER["cache"], chunk, _WORKER["gold"])
+def _score_chunk(chunk: list[tuple[int, bytes]], floor: tuple[float, float, int] | None) -> Summary:
+    return score_lines(_WORKER["options"], _WORKER["cache"], chunk, _WORKER["gold"], floor)
 
 
 def _chunks(lines: Iterator[tuple[int, bytes]], size: int) -> Iterator[list[tuple[int, bytes]]]:
@@ -196,13 +199,13 @@ def run(path: str, options: RunOptions, *, jobs: int = 1,
         if jobs <= 1:
             cache = options.metric_cache()
             for chunk in _chunks(iter(metered), CHUNK_LINES):
-                total.merge(score_lines(options, cache, chunk, gold_by_id))
+                total.merge(score_lines(options, cache, chunk, gold_by_id, total.worst_floor()))
         else:
             context = multiprocessing.get_context("spawn")
             with context.Pool(jobs, initializer=_init_worker, initargs=(options,)) as pool:
                 pending: deque[Any] = deque()
                 for chunk in _chunks(iter(metered), CHUNK_LINES):
-                    pending.append(pool.apply_async(_score_chunk, (chunk,)))
+                    pending.append(pool.apply_async(_score_chunk, (chunk, total.worst_floor())))
                     while len(pending) >= 2 * jobs:
                         total.merge(pending.popleft().get())
                 while pending:

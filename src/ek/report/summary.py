@@ -79,7 +79,10 @@ class Summary:
     errors: list[LineError] = attrs.Factory(list)
     parse_failures: int = 0
     grammars: Counter = attrs.Factory(Counter)
+    #: rank key an episode must beat to be kept as one of the worst (from the run so far); None: no bar yet
+    floor: tuple[float, float, int] | None = None
     _heap: list[tuple[tuple[float, float, int], EpisodeDigest]] = attrs.Factory(list)
+    _pending: dict[int, Any] = attrs.Factory(dict)
 
     @property
     def episodes(self) -> int:
@@ -89,9 +92,12 @@ class Summary:
     def heap_size(self) -> int:
         return max(self.keep_worst, self.keep_details)
 
-    def add(self, line: int, episode_id: Any, score: Score, grammar: str | None,
-            detail_of: Any = None) -> None:
-        """Count one scored episode; ``detail_of(score)`` builds its alignment only if it may be kept."""
+    def worst_floor(self) -> tuple[float, float, int] | None:
+        """The rank key of the least bad episode kept once the heap is full (later chunks must beat it)."""
+        return self._heap[0][0] if self.heap_size and len(self._heap) >= self.heap_size else None
+
+    def add(self, line: int, episode_id: Any, score: Score, grammar: str | None) -> None:
+        """Count one scored episode (its explanation is kept only while it ranks among the worst)."""
         tp, fp, fn = score.exact_counts
         self.tp += tp
         self.fp += fp
@@ -113,22 +119,39 @@ class Summary:
             self.parse_failures += 1
         self.grammars[grammar or ""] += 1
         if fp or fn:
-            self._offer(line, episode_id, score, detail_of)
+            self._offer(line, episode_id, score)
 
-    def _offer(self, line: int, episode_id: Any, score: Score, detail_of: Any) -> None:
+    def _offer(self, line: int, episode_id: Any, score: Score) -> None:
         size = self.heap_size
         if size <= 0:
             return
         _tp, fp, fn = score.exact_counts
         key = (float(fp + fn), -score.f1, -line)
-        if len(self._heap) >= size and key <= self._heap[0][0]:
+        if (self.floor is not None and key <= self.floor) or (len(self._heap) >= size and key <= self._heap[0][0]):
             return
-        detail = detail_of(score) if detail_of is not None and self.keep_details else None
-        entry = (key, digest(line, episode_id, score, detail))
+        entry = (key, digest(line, episode_id, score, None))
         if len(self._heap) < size:
             heapq.heappush(self._heap, entry)
         else:
-            heapq.heapreplace(self._heap, entry)
+            dropped = heapq.heapreplace(self._heap, entry)
+            self._pending.pop(dropped[1].line, None)
+        if self.keep_details and score.explanation is not None:
+            self._pending[line] = score.explanation
+
+    def attach_details(self, detail_of: Any) -> None:
+        """Turn the explanations of the episodes still kept into alignment dicts (``detail_of(explanation)``).
+
+        Done once per chunk, so alignments are built only for episodes that made the cut.
+        """
+        if not self._pending:
+            return
+        ranked = sorted(self._heap, key=lambda e: e[0], reverse=True)
+        keep = {d.line for _key, d in ranked[: self.keep_details]}
+        self._heap = [(key, attrs.evolve(d, detail=detail_of(self._pending[d.line]))
+                       if d.line in keep and d.line in self._pending and d.detail is None else d)
+                      for key, d in self._heap]
+        heapq.heapify(self._heap)
+        self._pending.clear()
 
     def add_error(self, error: LineError) -> None:
         self.errors.append(error)
