@@ -66,3 +66,28 @@ def test_canon_bfcl_is_bfcls_standardize_string() -> None:
         assert bfcl(text) == module.standardize_string(text)
 
     same()
+
+
+def test_every_fourth_bfcl_entry_imports_lint_clean_and_round_trips() -> None:
+    from ek.bfcl import to_grammar
+    from ek.grammar import format_grammar, parse
+    from ek.interop import export_tools, import_tools
+
+    spec = importlib.util.find_spec("bfcl_eval")
+    assert spec is not None and spec.origin is not None
+    data = Path(spec.origin).parent / "data"
+    checked = 0
+    for path in sorted(data.glob("BFCL_v4_*.json")):
+        if any(skip in path.name for skip in ("multi_turn", "memory", "web_search", "format_sensitivity")):
+            continue
+        for number, question in enumerate(read_questions(path)):
+            if number % 4 or not question.functions:
+                continue
+            result = to_grammar(list(question.functions))
+            assert not result.errors, (question.id, result.errors)
+            assert parse(format_grammar(result.grammar)) == result.grammar, question.id
+            exported, _ = export_tools(result.grammar, "openai")
+            again = import_tools(json.loads(json.dumps(exported)), "openai", name="bfcl", version=1)
+            assert again.grammar == result.grammar, question.id
+            checked += 1
+    assert checked > 800
