@@ -278,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="shorter timings (noisier)")
     opts = ap.parse_args(argv)
-    budget, repeats = (0.05, 5) if opts.quick else (0.3, 15)
+    budget, repeats = (0.05, 5) if opts.quick else (0.4, 25)
 
     module = compile_grammar(parse(SCHEMA, "<bench>"))
     ours = {tool: module.VALIDATORS[tool] for tool in CASES}
