@@ -46,9 +46,9 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--grammar", metavar="SCHEMA.ek|MODULE|NAME@VERSION",
                         help="default grammar: an .ek schema, a generated module (.py path or name) or NAME@VERSION "
                              "on the search path; a line's own \"grammar\" field overrides it")
-    parser.add_argument("--search-path", metavar="DIR", nargs="+", action="extend", default=[],
-                        help="folders holding generated modules and .ek schemas for NAME@VERSION "
-                             "(default: the current folder, plus the --grammar schema's folder)")
+    parser.add_argument("--search-path", metavar="DIR", action="append", default=[],
+                        help="a folder holding generated modules and .ek schemas for NAME@VERSION; repeat for "
+                             "more (default: the current folder, plus the --grammar schema's folder)")
     parser.add_argument("--gold", metavar="GOLD.jsonl",
                         help="gold calls by id (lines with id, gold and optional grammar) for corpus lines "
                              "that hold only id and pred")
