@@ -190,6 +190,9 @@ class Summary:
     def worst(self, limit: int | None = None) -> list[EpisodeDigest]:
         """The worst episodes kept, worst first."""
         ranked = [d for _key, d in sorted(self._heap, key=lambda e: e[0], reverse=True)]
+        # only the top keep_details carry alignments, however the run was split into chunks
+        ranked = [d if rank < self.keep_details or d.detail is None else attrs.evolve(d, detail=None)
+                  for rank, d in enumerate(ranked)]
         return ranked if limit is None else ranked[:limit]
 
     def rows(self) -> tuple[array, array, array]:

@@ -1,0 +1,103 @@
+"""Accounting laws of the corpus runner, in-process on real files: nothing lost, chunking and jobs invisible."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import subprocess
+import sys
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ek.corpus import parse_episode
+from ek.report import runner
+from ek.report.runner import RunOptions, run
+
+GOOD = [
+    {"id": "a", "pred": "get_weather(location='Paris')", "gold": [{"name": "get_weather", "arguments": {"location": "Paris"}}]},
+    {"id": "b", "pred": "[get_weather(location='Rome'), f()]", "gold": [{"name": "get_weather", "arguments": {"location": "Oslo"}}]},
+    {"pred": "get_weather(", "gold": [{"name": "get_weather", "arguments": {}}]},
+    {"id": 7, "completion": [{"type": "tool_use", "id": "t", "name": "f", "input": {}}], "gold": []},
+]
+BAD = ['{"id": "x", "pred": "f()"', "[]", '{"id": "y", "gold": []}', '{"id": {"no": 1}, "pred": "", "gold": []}',
+       '{"id": "z", "pred": "f()", "gold": "not json"}', '{"id": "w", "pred": true, "gold": []}', "\u00ff\u00fe"]
+BLANK = ["", "   ", "\t"]
+
+line_kind = st.sampled_from(["good", "bad", "blank"])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(kinds=st.lists(line_kind, max_size=60), picks=st.lists(st.integers(0, 100), min_size=60, max_size=60),
+       chunk=st.integers(1, 7))
+def test_score_accounting_nothing_lost_and_chunking_invisible(tmp_path: Path, kinds: list[str], picks: list[int],
+                                                              chunk: int) -> None:
+    lines = []
+    for kind, pick in zip(kinds, picks):
+        pool = {"good": [json.dumps(g) for g in GOOD], "bad": BAD, "blank": BLANK}[kind]
+        lines.append(pool[pick % len(pool)])
+    path = tmp_path / "c.jsonl"
+    path.write_text("\n".join(lines) + ("\n" if lines else ""), encoding="utf-8")
+    options = RunOptions(keep_worst=3, keep_details=2)
+    old = runner.CHUNK_LINES
+    try:
+        whole = run(str(path), options)
+        runner.CHUNK_LINES = chunk
+        chunked = run(str(path), options)
+    finally:
+        runner.CHUNK_LINES = old
+    s = whole.summary
+    assert whole.counts.read == len(lines)
+    assert whole.accounted and s.episodes == kinds.count("good") and whole.counts.blank == kinds.count("blank")
+    assert [e.line for e in s.errors] == [i + 1 for i, k in enumerate(kinds) if k == "bad"]
+    assert list(s.lines) == [i + 1 for i, k in enumerate(kinds) if k == "good"]
+    c = chunked.summary
+    assert (c.total(), list(c.rows_tp), list(c.rows_fp), list(c.rows_fn), c.errors, c.worst()) == (
+        s.total(), list(s.rows_tp), list(s.rows_fp), list(s.rows_fn), s.errors, s.worst())
+
+
+def test_score_accounting_episode_fields() -> None:
+    ep = parse_episode(json.dumps({"id": "q", "prediction": {"name": "f", "arguments": {}}, "gold": "[]",
+                                   "grammar": "travel@2"}), 9)
+    assert not isinstance(ep, type(None)) and ep.label == "q" and ep.grammar == "travel@2" and ep.gold == ()
+    unnamed = parse_episode('{"pred": "", "gold": []}', 4)
+    assert unnamed.label == "line 4"
+
+
+def test_score_reads_stdin(tmp_path: Path) -> None:
+    data = "\n".join(json.dumps(g) for g in GOOD) + "\n"
+    proc = subprocess.run([sys.executable, "-m", "ek", "score", "-", "--json", str(tmp_path / "r.json")],
+                          input=data, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads((tmp_path / "r.json").read_text())["corpus"]["episodes_scored"] == len(GOOD)
+
+
+def test_score_progress_bar_only_on_a_terminal(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    path.write_text("\n".join(json.dumps(GOOD[i % 4]) for i in range(600)) + "\n")
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "ek", "score", str(path)], stdout=subprocess.PIPE,
+                            stderr=slave, text=True)
+    os.close(slave)
+    chunks = []
+    while True:
+        ready, _, _ = select.select([master], [], [], 60)
+        if not ready:
+            break
+        try:
+            data = os.read(master, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    stdout = proc.communicate(timeout=60)[0]
+    os.close(master)
+    tty_text = b"".join(chunks).decode()
+    assert "lines/s" in tty_text and "600 lines" in tty_text  # the bar, on the terminal
+    assert "lines/s" not in stdout and "Overall" in stdout   # the report, clean on stdout
+    piped = subprocess.run([sys.executable, "-m", "ek", "score", str(path)], capture_output=True, text=True)
+    assert "lines/s" not in piped.stderr
