@@ -10,7 +10,7 @@ import attrs
 from ek.grammar.checker import check
 from ek.grammar.diagnostics import Diagnostic, SchemaError
 from ek.grammar.model import GraphGrammar
-from ek.grammar.parser import normalize, parse_syntax, too_deep
+from ek.grammar.parser import gc_paused, normalize, parse_syntax, too_deep
 
 
 def parse(text: str, filename: str = "<string>") -> GraphGrammar:
@@ -23,11 +23,12 @@ def parse(text: str, filename: str = "<string>") -> GraphGrammar:
     if not isinstance(text, str):
         raise TypeError(f"parse() wants the schema text as str, not {type(text).__name__}")
     source = normalize(text)
-    syntax = parse_syntax(source, filename)
-    try:
-        grammar, diagnostics = check(syntax)
-    except RecursionError as exc:
-        raise too_deep(filename, source) from exc
+    with gc_paused():
+        syntax = parse_syntax(source, filename)
+        try:
+            grammar, diagnostics = check(syntax)
+        except RecursionError as exc:
+            raise too_deep(filename, source) from exc
     if grammar is None:
         raise SchemaError(diagnostics, source)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -13,7 +13,7 @@ import attrs
 from ek.grammar.checker import check
 from ek.grammar.diagnostics import SchemaError
 from ek.grammar.model import GraphGrammar, Location
-from ek.grammar.parser import normalize, parse_syntax, too_deep
+from ek.grammar.parser import gc_paused, normalize, parse_syntax, too_deep
 from ek.grammar.printer import Printer
 from ek.grammar.syntax import HeaderSyn
 
@@ -81,9 +81,11 @@ def format_source(text: str, filename: str = "<string>") -> str:
     }
     """
     source = normalize(text)
-    syntax = parse_syntax(source, filename)
+    with gc_paused():
+        syntax = parse_syntax(source, filename)
     try:
-        grammar, diagnostics = check(syntax)
+        with gc_paused():
+            grammar, diagnostics = check(syntax)
         if grammar is None:
             raise SchemaError(diagnostics, source)
         header = next(d for d in syntax.decls if isinstance(d, HeaderSyn))
@@ -99,6 +101,7 @@ class CommentPrinter(Printer):
         super().__init__(grammar)
         self.lines = source.split("\n")
         self.pending = scan_comments(source)
+        self.pending.reverse()  # consumed from the end: pop() is O(1)
         self.header_line = header_line
         self.last_line = 0  # the last source line accounted for in the output
 
@@ -106,8 +109,8 @@ class CommentPrinter(Printer):
         return any(not self.lines[k - 1].strip() for k in range(after + 1, min(before, len(self.lines) + 1)))
 
     def emit_comments_before(self, line: int, indent: str, *, top: bool) -> None:
-        while self.pending and self.pending[0].line < line:
-            comment = self.pending.pop(0)
+        while self.pending and self.pending[-1].line < line:
+            comment = self.pending.pop()
             if self.out and (top or self.last_line) and self.blank_between(self.last_line, comment.line):
                 if self.out[-1] != "" and not self.out[-1].endswith("{"):
                     self.out.append("")
@@ -122,8 +125,8 @@ class CommentPrinter(Printer):
             self.last_line = self.header_line
             return
         if top:
-            has_comments = bool(self.pending) and self.pending[0].line < loc.line
-            first_comment = self.pending[0].line if has_comments else loc.line
+            has_comments = bool(self.pending) and self.pending[-1].line < loc.line
+            first_comment = self.pending[-1].line if has_comments else loc.line
             if self.out and self.out[-1] != "":
                 self.out.append("")
             self.last_line = max(self.last_line, first_comment - 1) if not self.blank_between(self.last_line, first_comment) else self.last_line
@@ -138,8 +141,8 @@ class CommentPrinter(Printer):
         if first is None or last is None:
             return ""
         texts = []
-        while self.pending and first <= self.pending[0].line <= last:
-            texts.append(self.pending.pop(0).text)
+        while self.pending and first <= self.pending[-1].line <= last:
+            texts.append(self.pending.pop().text)
         self.last_line = max(self.last_line, last)
         return "  " + " ".join(texts) if texts else ""
 
@@ -147,7 +150,14 @@ class CommentPrinter(Printer):
         return self.trailing(self.header_line, self.header_line)
 
     def has_comments_inside(self, loc: Location | None) -> bool:
-        return loc is not None and any(loc.line < c.line < (loc.end_line or loc.line) for c in self.pending)
+        if loc is None:
+            return False
+        for comment in reversed(self.pending):  # nearest first; stops at the first one past the block
+            if comment.line >= (loc.end_line or loc.line):
+                return False
+            if comment.line > loc.line:
+                return True
+        return False
 
     def closing(self, loc: Location | None, indent: str) -> None:
         if loc is None or loc.end_line is None:

@@ -1,0 +1,86 @@
+"""How fast does a schema parse and check, and does it stay linear?
+
+Generates grammars of 100, 1,000 and 5,000 tools (six arguments each, every
+construct of the DSL), times reading them (Lark parse + syntax tree) and
+checking them, in CPU seconds, (semantic checks + model), and prints tools per second and the
+per-tool time at 5,000 tools relative to 1,000 (1.00 means linear growth).
+
+    python benchmarks/grammar_parse.py [--repeat 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from ek.grammar import parse
+from ek.grammar.checker import check
+from ek.grammar.parser import gc_paused, lark_parser, normalize, parse_syntax
+
+SIZES = (100, 1_000, 5_000)
+
+
+def make_grammar(tools: int) -> str:
+    """A grammar with ``tools`` tools that uses named types, enums, lists, objects, defaults and policies."""
+    out = ["# generated for benchmarks/grammar_parse.py", f"grammar bench{tools} 1", "", "type Code = str /[A-Z]{3}/", ""]
+    for i in range(tools):
+        out += [
+            f'tool "svc{i % 7}.op_{i}" weight {1 + i % 5} {{',
+            f'    "Operation number {i}."',
+            f"    code: Code importance {1 + i % 3}",
+            f"    count: int [1..{10 + i}] = 1",
+            '    mode: enum(fast, slow, "very slow") = fast compare exact',
+            "    tags: list[str] [..8]? compare unordered",
+            "    ratio: float compare tol(0.01)",
+            "    extra: {",
+            '        note: str? "free text"',
+            "        level: int [0..5] = 0",
+            "    }?",
+            "}",
+            "",
+        ]
+    return "\n".join(out)
+
+
+def timed(text: str) -> tuple[float, float]:
+    """CPU seconds to read (parse_syntax) and to check one grammar text, as ``ek.grammar.parse`` does.
+
+    CPU time, not wall time: on a shared machine other processes would otherwise
+    make the growth ratio meaningless.
+    """
+    with gc_paused():
+        start = time.process_time()
+        syntax = parse_syntax(normalize(text), "bench.ek")
+        middle = time.process_time()
+        grammar, diagnostics = check(syntax)
+        end = time.process_time()
+    assert grammar is not None and not diagnostics
+    return middle - start, end - middle
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=2, help="runs per size up to 1,000 tools; the best is kept")
+    args = parser.parse_args()
+
+    start = time.perf_counter()
+    lark_parser()
+    print(f"building the LALR parser once per process: {1000 * (time.perf_counter() - start):.0f} ms")
+    parse(make_grammar(10))  # warm up
+
+    per_tool: dict[int, float] = {}
+    print(f"{'tools':>6} {'lines':>7} {'read s':>8} {'check s':>8} {'total s':>8} {'tools/s':>8} {'us/tool':>8}")
+    for size in SIZES:
+        text = make_grammar(size)
+        runs = [timed(text) for _ in range(args.repeat if size <= 1_000 else 1)]
+        read, checked = min(runs, key=sum)
+        total = read + checked
+        per_tool[size] = total / size
+        lines = text.count("\n")
+        print(f"{size:>6} {lines:>7} {read:>8.3f} {checked:>8.3f} {total:>8.3f} {size / total:>8.0f} {1e6 * total / size:>8.0f}")
+    ratio = per_tool[5_000] / per_tool[1_000]
+    print(f"per-tool time, 5,000 vs 1,000 tools: {ratio:.2f}x (1.00 = linear growth; well above 1 = super-linear)")
+
+
+if __name__ == "__main__":
+    main()
