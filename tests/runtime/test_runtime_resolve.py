@@ -104,3 +104,14 @@ def test_runtime_compiled_module_tracebacks_show_generated_source() -> None:
         module.T._build({})  # skips validation on purpose, so the generated line raises
     text = "".join(traceback.format_exception(info.value))
     assert module.__file__ in text and "a0 = args['a']" in text
+
+
+def test_runtime_load_module_reimports_only_a_changed_file(tmp_path: Path) -> None:
+    grammar = GraphGrammar("g", 1, tools=(ToolSpec("t", (FieldSpec("a", PrimitiveType("str")),)),))
+    (path,) = write_modules([grammar], tmp_path)
+    first = load_module(path)
+    assert load_module(path) is first
+    changed = GraphGrammar("g", 1, tools=(ToolSpec("t", (FieldSpec("a", PrimitiveType("int")),)),))
+    write_modules([changed], tmp_path)
+    second = load_module(path)
+    assert second is not first and second.GRAMMAR == changed

@@ -149,10 +149,10 @@ class ValidatorEmitter:
                 with code.block(f"if type({var}) is not bool:"):
                     _fail(code, path, "expected bool, got ", got)
             elif name == "date":  # the checks of ek.runtime.support.is_date, inlined
-                shape = f"len({var}) != 10 or {var}[4:8:3] != '--'"
+                shape = f"{var}[4:8:3] != '--'"
                 self._parsed(code, var, shape, "_date_fromiso", "expected an ISO date string YYYY-MM-DD, got ", path)
             elif name == "datetime":  # the checks of ek.runtime.support.is_datetime, inlined
-                shape = f"len({var}) < 16 or {var}[4:14:3] not in _DT_SEPARATORS"
+                shape = f"{var}[4:14:3] not in _DT_SEPARATORS"
                 reason = "expected an ISO 8601 datetime string, got "
                 self._parsed(code, var, shape, "_datetime_fromiso", reason, path)
             elif name != "any":
@@ -229,14 +229,17 @@ class ValidatorEmitter:
         return None
 
     def _parsed(self, code: Lines, var: str, shape: str, parser: str, reason: str, path: PathExpr) -> None:
-        """A string whose shape is checked inline, then parsed (a ValueError means invalid)."""
-        with code.block(f"if not isinstance({var}, str) or {shape}:"):
+        """A string whose separators are checked inline, then parsed by the C parser.
+
+        No isinstance: a non-string fails the slice, the set lookup or the
+        parser with TypeError, and that is the rare path.
+        """
+        with code.block("try:"):
+            with code.block(f"if {shape}:"):
+                code.line("raise ValueError")
+            code.line(f"{parser}({var})")
+        with code.block("except (TypeError, ValueError, LookupError):"):
             _fail(code, path, reason, f"repr({var})[:80]")
-        with code.block("else:"):
-            with code.block("try:"):
-                code.line(f"{parser}({var})")
-            with code.block("except ValueError:"):
-                _fail(code, path, reason, f"repr({var})[:80]")
 
     def _range(self, code: Lines, var: str, cons: Constraints, path: PathExpr) -> None:
         if cons.min is None and cons.max is None:
@@ -247,7 +250,8 @@ class ValidatorEmitter:
     def _length(self, code: Lines, var: str, cons: Constraints, path: PathExpr) -> None:
         if cons.min is None and cons.max is None:
             return
-        with code.block(f"if {_bounds_test(f'len({var})', cons.min, cons.max)}:"):
+        test = f"not {var}" if (cons.min, cons.max) == (1, None) else _bounds_test(f"len({var})", cons.min, cons.max)
+        with code.block(f"if {test}:"):
             _fail(code, path, f"length must be in {_range_text(cons.min, cons.max)}, got ", f"str(len({var}))")
 
     def _pattern(self, code: Lines, var: str, pattern: str | None, path: PathExpr) -> None:

@@ -60,7 +60,8 @@ def load_module(target: str | os.PathLike[str]) -> types.ModuleType:
     """Import a generated module from a ``.py`` file or by dotted module name, and check it.
 
     A file is imported under a private name derived from its resolved path, so
-    two ``travel_v2.py`` files from different folders never shadow each other.
+    two ``travel_v2.py`` files from different folders never shadow each other;
+    it is imported again only when the file changed (size, mtime or inode).
     """
     if not _is_path(target):
         return check_module(importlib.import_module(os.fspath(target)))
@@ -69,6 +70,12 @@ def load_module(target: str | os.PathLike[str]) -> types.ModuleType:
         raise FileNotFoundError(f"no generated module at {path}")
     digest = hashlib.sha256(str(path).encode("utf-8")).hexdigest()[:12]
     name = f"_ek_generated.{path.stem}_{digest}"
+    stat = path.stat()
+    stamp = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    with _lock:
+        cached = sys.modules.get(name)
+        if cached is not None and getattr(cached, "__ek_file_stamp__", None) == stamp:
+            return cached
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:  # pragma: no cover - only for non-.py paths
         raise GeneratedModuleError(f"cannot import {path}")
@@ -76,7 +83,9 @@ def load_module(target: str | os.PathLike[str]) -> types.ModuleType:
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
-        return check_module(module, str(path))
+        check_module(module, str(path))
+        module.__ek_file_stamp__ = stamp  # type: ignore[attr-defined]
+        return module
     except BaseException:
         sys.modules.pop(name, None)
         raise
