@@ -22,6 +22,7 @@ from ek.values import OMITTABLE, OneOf
         {"type": "tool_use", "id": "t", "name": "f", "input": {"x": 1}},
         {"id": "c", "type": "function", "function": {"name": "f", "arguments": '{"x": 1}'}},
         {"f": {"x": 1}},
+        {"type": "function_call", "call_id": "c", "name": "f", "arguments": '{"x": 1}'},
     ],
 )
 def test_every_single_call_shape(obj: object) -> None:

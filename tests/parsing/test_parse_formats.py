@@ -30,6 +30,15 @@ ANTHROPIC_MESSAGE = {
         {"type": "tool_use", "id": "t2", "name": "math.hypot", "input": {"x": 3, "y": -4.5}},
     ],
 }
+OPENAI_RESPONSES = {
+    "id": "resp_1", "object": "response",
+    "output": [
+        {"type": "reasoning", "id": "rs_1", "summary": []},
+        {"type": "function_call", "id": "fc_1", "call_id": "c1", "name": "search", "arguments": '{"q": "cats", "limit": 5}'},
+        {"type": "function_call", "id": "fc_2", "call_id": "c2", "name": "math.hypot", "arguments": '{"x": 3, "y": -4.5}'},
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "done"}]},
+    ],
+}
 GENERIC = [{"name": "search", "arguments": {"q": "cats", "limit": 5}},
            {"name": "math.hypot", "parameters": {"x": 3, "y": -4.5}}]
 BFCL = [{"search": {"q": "cats", "limit": 5}}, {"math.hypot": {"x": 3, "y": -4.5}}]
@@ -45,6 +54,8 @@ BFCL = [{"search": {"q": "cats", "limit": 5}}, {"math.hypot": {"x": 3, "y": -4.5
         (OPENAI_MESSAGE, "openai"),
         (OPENAI_RESPONSE, "openai"),
         (OPENAI_MESSAGE["tool_calls"], "openai"),
+        (OPENAI_RESPONSES, "openai"),
+        (OPENAI_RESPONSES["output"], "openai"),
         (json.dumps(OPENAI_RESPONSE), "openai"),
         (ANTHROPIC_MESSAGE, "anthropic"),
         (ANTHROPIC_MESSAGE["content"], "anthropic"),
@@ -66,6 +77,8 @@ def test_single_calls_of_each_json_shape() -> None:
     assert parse_calls({"name": "search", "input": '{"q": "cats", "limit": 5}'}) == CALLS[:1]
     assert parse_calls({"search": {"q": "cats", "limit": 5}}) == CALLS[:1]
     assert parse_calls({"function_call": {"name": "f", "arguments": "{}"}}) == [Step("f", {})]
+    assert parse_calls(OPENAI_RESPONSES["output"][1]) == CALLS[:1]
+    assert parse_calls({"type": "text", "text": "hi"}) == []
 
 
 def test_no_calls() -> None:
@@ -137,6 +150,8 @@ def test_python_rejections_say_where_and_why(text: str, position: tuple[int, int
         ([{"f": {"x": float("nan")}}], "bfcl", "$[0]['f'].x", "NaN"),
         ({"foo": 1, "bar": 2}, "auto", "$", "unrecognised object"),
         ({"search": {"q": 1}}, "openai", "$", "not an openai tool call"),
+        ({"object": "response", "output": [{"type": "web_search_call"}]}, "openai", "$.output[0].type",
+         "unsupported output item type"),
     ],
 )
 def test_json_shape_rejections_give_the_json_path(output: object, fmt: str, path: str, fragment: str) -> None:

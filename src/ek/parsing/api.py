@@ -133,10 +133,12 @@ def from_object(obj: Any, fmt: str, limits: Limits, path: str = "$") -> list[Ste
             ipath = f"{path}[{i}]"
             if not isinstance(item, Mapping):
                 raise ParseError(f"expected a call object, got {type(item).__name__}", ipath, fmt)
+            if fmt in ("auto", "openai") and item.get("type") in shapes.NON_CALL_BLOCKS:
+                continue  # text/thinking blocks, Responses message/reasoning items
             kind = _expected_kind(item, fmt, ipath)
-            if kind in ("response", "openai_message", "anthropic_message"):
+            if kind in ("response", "responses", "openai_message", "anthropic_message"):
                 raise ParseError("a list of calls cannot hold whole messages; pass one message", ipath, fmt)
-            if kind == "anthropic_block" and item.get("type") in shapes.NON_CALL_BLOCKS:
+            if kind == "skipped":
                 continue
             steps.extend(_one(item, kind, fmt, limits, ipath))
         return steps
@@ -144,7 +146,7 @@ def from_object(obj: Any, fmt: str, limits: Limits, path: str = "$") -> list[Ste
 
 
 _KINDS_BY_FORMAT = {
-    "openai": ("response", "openai_message", "openai_call"),
+    "openai": ("response", "responses", "openai_message", "openai_call", "openai_item"),
     "anthropic": ("anthropic_message", "anthropic_block"),
     "json": ("generic",),
     "bfcl": ("bfcl",),
@@ -160,8 +162,8 @@ def _expected_kind(obj: Mapping[str, Any], fmt: str, path: str) -> str:
     if fmt == "json":
         return "generic"
     kind = shapes.classify(obj)
-    if fmt == "auto" and kind is None and obj.get("type") in shapes.NON_CALL_BLOCKS:
-        return "anthropic_block"
+    if kind is None and obj.get("type") in shapes.NON_CALL_BLOCKS and fmt in ("auto", "anthropic", "openai"):
+        return "skipped"
     if kind is None or (fmt != "auto" and kind not in _KINDS_BY_FORMAT[fmt]):
         keys = ", ".join(repr(k) for k in list(obj)[:6])
         wanted = "a tool call" if fmt == "auto" else f"an {fmt} tool call" if fmt[0] in "aeiou" else f"a {fmt} call"
@@ -170,9 +172,8 @@ def _expected_kind(obj: Mapping[str, Any], fmt: str, path: str) -> str:
 
 
 def _from_mapping(obj: Mapping[str, Any], fmt: str, limits: Limits, path: str) -> list[Step]:
-    if fmt == "anthropic" and obj.get("type") in shapes.NON_CALL_BLOCKS:
-        return []
-    return _one(obj, _expected_kind(obj, fmt, path), fmt, limits, path)
+    kind = _expected_kind(obj, fmt, path)
+    return [] if kind == "skipped" else _one(obj, kind, fmt, limits, path)
 
 
 def _one(obj: Mapping[str, Any], kind: str, fmt: str, limits: Limits, path: str) -> list[Step]:
@@ -183,6 +184,10 @@ def _one(obj: Mapping[str, Any], kind: str, fmt: str, limits: Limits, path: str)
         return shapes.openai_message(obj, path, limits, f)
     if kind == "openai_call":
         return [shapes.openai_tool_call(obj, path, limits, f)]
+    if kind == "responses":
+        return shapes.openai_responses(obj, path, limits, f)
+    if kind == "openai_item":
+        return [shapes.openai_output_item(obj, path, limits, f)]
     if kind == "anthropic_message":
         return shapes.anthropic_blocks(obj["content"], f"{path}.content", limits, f)
     if kind == "anthropic_block":

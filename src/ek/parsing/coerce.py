@@ -15,7 +15,7 @@ from ek.parsing import json_text, shapes
 from ek.parsing.errors import ParseError
 from ek.parsing.limits import DEFAULT_LIMITS
 
-_SINGLE_CALL_KINDS = ("openai_call", "anthropic_block", "generic", "bfcl")
+_SINGLE_CALL_KINDS = ("openai_call", "openai_item", "anthropic_block", "generic", "bfcl")
 
 
 def _show(obj: object) -> str:
@@ -70,6 +70,8 @@ def _from_mapping(obj: Mapping[str, Any], where: str) -> Step:
     if kind == "openai_call":
         inner = obj["function"]
         name, args = inner.get("name"), inner.get("arguments")
+    elif kind == "openai_item":
+        name, args = obj.get("name"), obj.get("arguments")
     elif kind == "anthropic_block":
         name, args = obj.get("name"), obj.get("input")
     elif kind == "generic":
@@ -111,7 +113,7 @@ def parse_call_list(obj: object, where: str = "calls") -> list[Step]:
         return parse_calls(obj)
     if isinstance(obj, Mapping):
         kind = shapes.classify(obj)
-        if kind in ("response", "openai_message", "anthropic_message"):
+        if kind in ("response", "responses", "openai_message", "anthropic_message"):
             return parse_calls(obj)
         if kind is None and len(obj) > 1 and all(isinstance(v, Mapping) for v in obj.values()):
             return [coerce_call({name: args}, f"{where}[{name!r}]") for name, args in obj.items()]

@@ -17,8 +17,8 @@ from ek.parsing.values import plain_args
 
 #: Keys that hold a generic call's arguments, in the order they are looked for.
 ARGUMENT_KEYS = ("arguments", "parameters", "args", "input")
-#: Anthropic content blocks that are not calls and are skipped.
-NON_CALL_BLOCKS = frozenset({"text", "thinking", "redacted_thinking"})
+#: Anthropic content blocks and OpenAI Responses output items that are not calls, skipped in lists.
+NON_CALL_BLOCKS = frozenset({"text", "thinking", "redacted_thinking", "message", "reasoning"})
 
 
 def _name(value: object, path: str, fmt: str) -> str:
@@ -86,6 +86,26 @@ def openai_response(obj: Mapping[str, Any], path: str, limits: Limits, fmt: str 
     return openai_message(message, f"{path}.choices[0].message", limits, fmt)
 
 
+def openai_output_item(obj: Mapping[str, Any], path: str, limits: Limits, fmt: str = "openai") -> Step:
+    """A Responses API output item ``{"type": "function_call", "name": ..., "arguments": "<json>"}``."""
+    return Step(_name(obj.get("name"), f"{path}.name", fmt), _arguments(obj.get("arguments"), f"{path}.arguments",
+                                                                         limits, fmt))
+
+
+def openai_responses(obj: Mapping[str, Any], path: str, limits: Limits, fmt: str = "openai") -> list[Step]:
+    """A Responses API response: the ``function_call`` items of its ``output`` (messages, reasoning skipped)."""
+    steps = []
+    for i, item in enumerate(obj["output"]):
+        ipath = f"{path}.output[{i}]"
+        item = _mapping(item, ipath, fmt)
+        if item.get("type") in NON_CALL_BLOCKS:
+            continue
+        if item.get("type") != "function_call":
+            raise ParseError(f"unsupported output item type {item.get('type')!r}", f"{ipath}.type", fmt)
+        steps.append(openai_output_item(item, ipath, limits, fmt))
+    return steps
+
+
 def anthropic_block(obj: Mapping[str, Any], path: str, limits: Limits, fmt: str = "anthropic") -> Step:
     """``{"type": "tool_use", "name": ..., "input": {...}}``."""
     if obj.get("type") != "tool_use":
@@ -145,8 +165,8 @@ def is_bfcl_call(obj: Mapping[str, Any]) -> bool:
 
 
 def classify(obj: Mapping[str, Any]) -> str | None:
-    """Which shape a dict is: ``response``, ``openai_message``, ``openai_call``, ``anthropic_block``,
-    ``anthropic_message``, ``generic``, ``bfcl`` or ``None``.
+    """Which shape a dict is: ``response``, ``responses``, ``openai_message``, ``openai_call``,
+    ``openai_item``, ``anthropic_block``, ``anthropic_message``, ``generic``, ``bfcl`` or ``None``.
 
     >>> classify({"name": "f", "arguments": "{}"})
     'generic'
@@ -155,11 +175,15 @@ def classify(obj: Mapping[str, Any]) -> str | None:
     """
     if "choices" in obj:
         return "response"
+    if isinstance(obj.get("output"), list) and obj.get("object") == "response":
+        return "responses"
     if "tool_calls" in obj or "function_call" in obj:
         return "openai_message"
     kind = obj.get("type")
     if kind == "tool_use":
         return "anthropic_block"
+    if kind == "function_call":
+        return "openai_item"
     if isinstance(obj.get("content"), list):
         return "anthropic_message"
     if "role" in obj:  # a message with text only: no calls
