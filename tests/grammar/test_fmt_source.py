@@ -106,3 +106,8 @@ def test_long_doc_keeps_its_lines():
     out = format_source(text)
     assert '    """First.\n    Second.\n\n      Indented."""\n' in out
     assert parse(out).tool("t").doc == "First.\nSecond.\n\n  Indented."
+
+
+def test_comments_around_the_tool_doc_stay_put():
+    text = 'grammar g 1\ntool t {\n    # before doc\n    """Doc\n    more"""  # after doc\n    # before a\n    a: int\n}\n'
+    assert format_source(text) == "grammar g 1\n\n" + text[len("grammar g 1\n"):]

@@ -12,10 +12,10 @@ import attrs
 
 from ek.grammar.checker import check
 from ek.grammar.diagnostics import SchemaError
-from ek.grammar.model import GraphGrammar, Location
+from ek.grammar.model import GraphGrammar, Location, ToolSpec
 from ek.grammar.parser import gc_paused, normalize, parse_syntax, too_deep
 from ek.grammar.printer import Printer
-from ek.grammar.syntax import HeaderSyn
+from ek.grammar.syntax import DocSyn, HeaderSyn, ToolSyn
 
 
 @attrs.frozen
@@ -89,7 +89,14 @@ def format_source(text: str, filename: str = "<string>") -> str:
         if grammar is None:
             raise SchemaError(diagnostics, source)
         header = next(d for d in syntax.decls if isinstance(d, HeaderSyn))
-        return CommentPrinter(grammar, source, header.loc.line).render()
+        docs = {
+            d.loc.line: item.loc
+            for d in syntax.decls
+            if isinstance(d, ToolSyn)
+            for item in d.body.items[:1]
+            if isinstance(item, DocSyn)
+        }
+        return CommentPrinter(grammar, source, header.loc.line, docs).render()
     except RecursionError as exc:
         raise too_deep(filename, source) from exc
 
@@ -97,8 +104,11 @@ def format_source(text: str, filename: str = "<string>") -> str:
 class CommentPrinter(Printer):
     """The model printer plus comments and blank lines, placed by source line."""
 
-    def __init__(self, grammar: GraphGrammar, source: str, header_line: int) -> None:
+    def __init__(
+        self, grammar: GraphGrammar, source: str, header_line: int, doc_locs: dict[int, Location] | None = None
+    ) -> None:
         super().__init__(grammar)
+        self.doc_locs = doc_locs or {}  # tool's first line -> where its doc string is
         self.lines = source.split("\n")
         self.pending = scan_comments(source)
         self.pending.reverse()  # consumed from the end: pop() is O(1)
@@ -145,6 +155,13 @@ class CommentPrinter(Printer):
             texts.append(self.pending.pop().text)
         self.last_line = max(self.last_line, last)
         return "  " + " ".join(texts) if texts else ""
+
+    def doc_comments(self, tool: ToolSpec, indent: str) -> str:
+        loc = self.doc_locs.get(tool.loc.line) if tool.loc else None
+        if loc is None:
+            return ""
+        self.emit_comments_before(loc.line, indent, top=False)
+        return self.trailing(loc.line, loc.end_line)
 
     def header_suffix(self) -> str:
         return self.trailing(self.header_line, self.header_line)

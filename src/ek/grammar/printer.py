@@ -68,6 +68,10 @@ class Printer:
     def closing(self, loc: Location | None, indent: str) -> None:
         """Called before the ``}`` of a block ending at ``loc.end_line``."""
 
+    def doc_comments(self, tool: ToolSpec, indent: str) -> str:
+        """Called before a tool's doc line; returns the suffix for its last line."""
+        return ""
+
     def header_suffix(self) -> str:
         return ""
 
@@ -111,7 +115,8 @@ class Printer:
             return
         self.out.append(head + " {" + self.trailing(first, first))
         if tool.doc is not None:
-            self.out.append(INDENT + encode_doc(tool.doc, INDENT))
+            suffix = self.doc_comments(tool, INDENT)
+            self.out.append(INDENT + encode_doc(tool.doc, INDENT) + suffix)
         self.fields(tool.fields, INDENT)
         self.closing(tool.loc, INDENT)
         last = tool.loc.end_line if tool.loc else None
