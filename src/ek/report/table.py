@@ -18,9 +18,9 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, align
     characters are escaped so a hostile cell cannot move the cursor.
 
     >>> print(format_table(["tool", "F1"], [["search", "1.000"], ["book_flight", "0.5"]], align="lr"))
-      tool           F1
-      search      1.000
-      book_flight   0.5
+      tool            F1
+      search       1.000
+      book_flight    0.5
     """
     cells = [[_clip(_printable(str(c)), max_width) for c in row] for row in rows]
     head = [_printable(h) for h in headers]
