@@ -192,3 +192,27 @@ def test_java_and_javascript_values_are_source_strings() -> None:
     assert check([js], [{"f": {"n": "10n", "xs": "[1, 2]"}}], [{"f": {"n": [10], "xs": [[1, 2]]}}],
                  "simple_javascript").valid
     assert check([js], [{"f": {"n": 10}}], [{"f": {"n": [10]}}], "simple_javascript").error_type == "type_error:js"
+
+
+def test_raw_java_and_javascript_text_is_decoded_without_evaluation(bfcl_data: Any) -> None:
+    from ek.bfcl import pair_up, read_possible_answers, read_questions
+
+    def entry(category: str, entry_id: str) -> tuple[Any, Any]:
+        pairs = pair_up(read_questions(bfcl_data / f"BFCL_v4_{category}.json"),
+                        read_possible_answers(bfcl_data / "possible_answer" / f"BFCL_v4_{category}.json"))
+        return next((q, a) for q, a in pairs if q.id == entry_id)
+
+    q, a = entry("simple_java", "simple_java_0")
+    text = "[GeometryPresentation.createPresentation(controller=mapController, parent=mapArea)]"
+    assert check(q.functions, text, a.ground_truth, "simple_java").valid
+    wrong = text.replace("mapArea", "otherArea")
+    assert check(q.functions, wrong, a.ground_truth, "simple_java").error_type == "value_error:string"
+    q, a = entry("simple_java", "simple_java_35")
+    text = ('[RedissonConnection.bitOp(op=BitOperation.AND, destination="user:online:both", '
+            'keys=new String[]{"user:online:today", "user:online:yesterday"})]')
+    assert check(q.functions, text, a.ground_truth, "simple_java").valid
+    q, a = entry("simple_javascript", "simple_javascript_0")
+    assert check(q.functions, "[validateUserInput(inputField='userInputField', isComplete=true)]",
+                 a.ground_truth, "simple_javascript").valid
+    assert check(q.functions, "validateUserInput(inputField)", a.ground_truth,
+                 "simple_javascript").error_type == "ast_decoder:decoder_failed"

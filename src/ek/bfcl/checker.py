@@ -82,14 +82,15 @@ def check(
     """
     funcs = _functions(functions)
     answers = _answers(possible_answer)
-    decoded = _decode(model_output)
+    language = language_of(category)
+    decoded = _decode(model_output, language)
     if isinstance(decoded, ParseError):
         if "relevance" in category:
             return _relevance(category, has_calls=False, detail=str(decoded))
         return _fail("ast_decoder:decoder_failed", f"Invalid syntax. Failed to decode AST. {decoded}")
     if "relevance" in category:
         return _relevance(category, has_calls=bool(decoded), detail="")
-    ctx = _Context(language_of(category), underscore_to_dot)
+    ctx = _Context(language, underscore_to_dot)
     if "parallel" in category:
         return _parallel(funcs, decoded, answers, ctx)
     if "multiple" in category:
@@ -142,11 +143,13 @@ def _find(funcs: list[Mapping[str, Any]], name: str) -> Mapping[str, Any]:
     raise ValueError(f"possible answer names function {name!r}, which the entry does not define")
 
 
-def _decode(model_output: Any) -> list[Step] | ParseError:
+def _decode(model_output: Any, language: str = PYTHON) -> list[Step] | ParseError:
     """Model output -> steps; a ParseError is returned (not raised): it is a verdict, not a crash."""
     if isinstance(model_output, list) and all(isinstance(s, Step) for s in model_output):
         return list(model_output)
     try:
+        if isinstance(model_output, str) and language in (JAVA, JAVASCRIPT):
+            return javalike.decode_calls(model_output, language)
         if isinstance(model_output, str):
             text = model_output.strip("`\n ")
             if text.startswith("python\n"):  # what stripping backticks leaves of a ```python fence

@@ -13,6 +13,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ek.agents.base import Step
+from ek.parsing import ParseError
+from ek.parsing.limits import DEFAULT_LIMITS, Limits, check_text
+
 _INT = re.compile(r"-?\d+")
 _JAVA_FLOAT = re.compile(r"-?\d+(\.\d+)?([eE][+-]?\d+)?[fF]")
 _JAVA_DOUBLE = re.compile(r"-?\d+(\.\d+)?([eE][+-]?\d+)?")
@@ -22,12 +26,13 @@ _BIGINT = re.compile(r"-?\d+n")
 _QUOTED = re.compile(r"""^(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')$""", re.S)
 
 
-def split_top_level(text: str, sep: str = ",") -> list[str]:
-    """Split at ``sep`` outside quotes and brackets; empty pieces dropped.
+def split_top_level(text: str, sep: str = ",", *, angles: bool = True) -> list[str]:
+    """Split at ``sep`` outside quotes and brackets (``<>`` too, for Java generics); empty pieces dropped.
 
-    >>> split_top_level('"a,b", f(1, 2), [3, 4]')
-    ['"a,b"', 'f(1, 2)', '[3, 4]']
+    >>> split_top_level('"a,b", f(1, 2), [3, 4], Map<K, V>')
+    ['"a,b"', 'f(1, 2)', '[3, 4]', 'Map<K, V>']
     """
+    opens, closes = ("([{<", ")]}>") if angles else ("([{", ")]}")
     parts: list[str] = []
     depth, start, quote, i = 0, 0, "", 0
     while i < len(text):
@@ -39,9 +44,9 @@ def split_top_level(text: str, sep: str = ",") -> list[str]:
                 quote = ""
         elif c in "\"'":
             quote = c
-        elif c in "([{<":
+        elif c in opens:
             depth += 1
-        elif c in ")]}>":
+        elif c in closes:
             depth = max(depth - 1, 0)
         elif c == sep and depth == 0:
             parts.append(text[start:i].strip())
@@ -209,3 +214,42 @@ def convert_js(text: str, type_name: str, item_type: str | None = None) -> Any:
     if type_name == "dict":
         return _js_object(text) if text.startswith("{") and text.endswith("}") else text
     return text
+
+
+_CALL = re.compile(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*\((.*)\)", re.S)
+_KEYWORD = re.compile(r"([A-Za-z_$][\w$]*)\s*=(?!=)(.*)", re.S)
+
+
+def decode_calls(text: str, language: str, limits: Limits = DEFAULT_LIMITS) -> list[Step]:
+    """``[Name.method(arg=<source>, ...), ...]`` as steps whose values are the argument source strings.
+
+    Nothing is evaluated: each value is the text of its expression (a top-level string literal
+    loses its quotes, as in BFCL's decoder), to be converted by the declared type when checked.
+
+    >>> decode_calls('[Geo.create(controller=mapController, ids=new int[]{1, 2}, name="a, b")]', "java")
+    [Step(name='Geo.create', args={'controller': 'mapController', 'ids': 'new int[]{1, 2}', 'name': 'a, b'})]
+    >>> decode_calls("[f(cb=(x) => x > 1, n=5)]", "javascript")
+    [Step(name='f', args={'cb': '(x) => x > 1', 'n': '5'})]
+    """
+    fmt = language
+    check_text(text, limits, fmt)
+    body = text.strip()
+    if body.startswith("[") and body.endswith("]"):
+        body = body[1:-1]
+    angles = language == "java"
+    steps = []
+    for item in split_top_level(body, angles=angles):
+        match = _CALL.fullmatch(item)
+        if match is None:
+            raise ParseError(f"expected a call like name(arg=value), got {item[:60]!r}", None, fmt)
+        args: dict[str, str] = {}
+        for part in split_top_level(match.group(2), angles=angles):
+            keyword = _KEYWORD.fullmatch(part)
+            if keyword is None:
+                raise ParseError(f"argument {part[:60]!r} of {match.group(1)!r} is not written name=value", None, fmt)
+            name, value = keyword.group(1), keyword.group(2).strip()
+            if name in args:
+                raise ParseError(f"argument {name!r} repeated in the call to {match.group(1)!r}", None, fmt)
+            args[name] = _unquote(value) if _QUOTED.match(value) else value
+        steps.append(Step(match.group(1), args))
+    return steps
