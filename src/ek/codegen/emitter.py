@@ -17,10 +17,10 @@ import attrs
 import jinja2
 
 from ek.codegen.classes import ClassPlanner
-from ek.codegen.literals import py_literal
+from ek.codegen.literals import py_literal, py_literal_block
 from ek.codegen.naming import MODULE_NAMES, module_filename, module_stem, tool_names
 from ek.codegen.validators import Tables, ValidatorEmitter
-from ek.grammar.model import GraphGrammar
+from ek.grammar.model import GraphGrammar, Location
 from ek.runtime.tables import grammar_to_table
 
 #: The layout generated modules follow; ek.runtime refuses modules with a version it cannot read.
@@ -37,6 +37,7 @@ class _ValidatorPlan:
     tool: str  # repr literal
     doc: str  # repr literal
     body: str
+    origin: str  # "" or a comment naming the schema line (an int, never schema text)
 
 
 def _environment() -> jinja2.Environment:
@@ -86,6 +87,7 @@ def generate(grammar: GraphGrammar) -> str:
                 tool=py_literal(tool.name),
                 doc=py_literal(f"Violations of the arguments of {tool.name!r}; [] when they fit the schema."),
                 body=checks.tool_body(tool.fields),
+                origin=_origin(tool.loc),
             )
         )
         planner.tool_class(tn.cls, tool.name, tn.validator, tool.doc, tool.fields)
@@ -105,7 +107,7 @@ def generate(grammar: GraphGrammar) -> str:
         compare_policies=_table(
             {t.name: {f.name: None if f.compare is None else str(f.compare) for f in t.fields} for t in grammar.tools}
         ),
-        grammar_table=py_literal(grammar_to_table(grammar)),
+        grammar_table=py_literal_block(grammar_to_table(grammar), levels=2),
     )
     return _parsed(source, grammar.key)
 
@@ -123,8 +125,13 @@ def generate_index(grammars: Iterable[GraphGrammar]) -> str:
     return _parsed(source, "the package index")
 
 
+def _origin(loc: Location | None) -> str:
+    """``# schema line 12``: where a tool came from, for readers and tracebacks (numbers only)."""
+    return "" if loc is None else f"# schema line {int(loc.line)}"
+
+
 def _table(value: dict[str, Any]) -> str:
-    return py_literal(value)
+    return py_literal_block(value, levels=1)
 
 
 def write_atomic(path: Path, text: str) -> None:

@@ -43,3 +43,29 @@ def py_literal(value: Any) -> str:
             return "frozenset()"
         return "frozenset({" + ", ".join(py_literal(v) for v in sorted(value, key=repr)) + "})"
     raise LiteralError(f"cannot write {type(value).__name__} value {value!r} as a literal")
+
+
+def py_literal_block(value: Any, levels: int = 1, indent: str = "") -> str:
+    """Like :func:`py_literal`, but the outer ``levels`` of dicts/tuples/lists put one item per line.
+
+    Generated tables stay readable and diff one tool per line.
+
+    >>> print(py_literal_block({"a": (1, 2), "b": {}}, levels=2))
+    {
+        'a': (
+            1,
+            2,
+        ),
+        'b': {},
+    }
+    """
+    if levels <= 0 or not isinstance(value, (dict, tuple, list)) or not value:
+        return py_literal(value)
+    inner = indent + "    "
+    if isinstance(value, dict):
+        items = [f"{inner}{py_literal(k)}: {py_literal_block(v, levels - 1, inner)}," for k, v in value.items()]
+        open_, close = "{", "}"
+    else:
+        items = [f"{inner}{py_literal_block(v, levels - 1, inner)}," for v in value]
+        open_, close = ("(", ")") if isinstance(value, tuple) else ("[", "]")
+    return open_ + "\n" + "\n".join(items) + "\n" + indent + close
