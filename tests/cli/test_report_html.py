@@ -67,3 +67,28 @@ def test_report_html_renders_in_headless_chromium(tmp_path: Path) -> None:
     assert "<title>pwned</title>" not in dom and "ek report: hostile.jsonl" in dom
     assert "&lt;script&gt;document.title='pwned'&lt;/script&gt;" in dom  # the id shows as text
     assert "<img" not in dom
+
+
+def test_report_html_alignment_view_shows_pairs_misses_and_extras(tmp_path: Path) -> None:
+    html = tmp_path / "report.html"
+    assert run_ek("score", EXAMPLE / "corpus.jsonl", "--grammar", EXAMPLE / "travel-v2.ek", "--html", html,
+                  "--html-episodes", "50").returncode == 0
+    text = html.read_text(encoding="utf-8")
+    # a matched pair with a wrong value: expected vs got, with the reason
+    assert ("<code>booking_id</code>: wrong_value &mdash; expected <code>&#34;BK-7781&#34;</code>, "
+            "got <code>&#34;BK-7718&#34;</code>") in text
+    # a gold call nobody predicted, and a predicted call gold never asked for
+    missed = re.search(r'<tr class="row-fn">\s*<td><span class="call">#1 book_flight\(flight_id=&#34;WN55&#34;.*?'
+                       r'<td><span class="none">none</span></td>\s*<td class="verdict">missing_call', text, re.S)
+    assert missed
+    extra = re.search(r'<tr class="row-fp">\s*<td><span class="none">none</span></td>\s*'
+                      r'<td><span class="call">#1 get_weather\(location=&#34;Munich&#34;\)</span></td>\s*'
+                      r'<td class="verdict">extra_call', text, re.S)
+    assert extra
+    assert "output could not be parsed: <code>python: line 1" in text
+    episodes = text.count('class="episode"')
+    assert episodes == 14  # every imperfect episode of the example, no more
+    capped = tmp_path / "capped.html"
+    run_ek("score", EXAMPLE / "corpus.jsonl", "--grammar", EXAMPLE / "travel-v2.ek", "--html", capped,
+           "--html-episodes", "3")
+    assert capped.read_text(encoding="utf-8").count('class="episode"') == 3

@@ -183,3 +183,25 @@ def test_score_bundled_example(tmp_path: Path) -> None:
     for section in ("Overall", "Per tool", "Per error type", "Worst episodes"):
         assert section in proc.stdout
     assert html.stat().st_size > 5000
+
+
+def test_score_gold_file_problems_are_reported_and_fail_the_run(tmp_path: Path) -> None:
+    gold_path = write_lines(tmp_path / "gold.jsonl", [
+        {"id": "a", "gold": GOOD_GOLD},
+        {"id": "a", "gold": GOOD_GOLD},          # duplicate id
+        {"gold": GOOD_GOLD},                      # no id
+        '{"id": "c", "gold": [',                  # broken
+    ])
+    corpus = write_lines(tmp_path / "preds.jsonl", [{"id": "a", "pred": "get_weather(location='Paris')"},
+                                                    {"id": "c", "pred": "f()"}])
+    out = tmp_path / "r.json"
+    proc = run_ek("score", corpus, "--gold", gold_path, "--json", out)
+    assert proc.returncode == 1
+    report = json.loads(out.read_text())
+    assert [e["line"] for e in report["gold_file_errors"]] == [2, 3, 4]
+    assert "duplicate id 'a' (first on line 1)" in report["gold_file_errors"][0]["reason"]
+    assert [(e["line"], e["id"]) for e in report["errors"]] == [(2, "c")]
+    assert report["overall"]["tp"] == 1.0
+    assert "Gold file errors: 3" in proc.stdout
+    both = run_ek("score", corpus, "--gold", gold_path, "--bfcl-answers", gold_path)
+    assert both.returncode == 2 and "give one of them" in both.stderr
