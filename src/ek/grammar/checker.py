@@ -7,7 +7,6 @@ Each check is linear in the size of the file (dicts, not pairwise scans), so a
 from __future__ import annotations
 
 import datetime as _dt
-import math
 import re
 from collections.abc import Iterable
 from typing import Any

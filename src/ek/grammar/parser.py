@@ -12,12 +12,13 @@ import functools
 import gc
 import math
 import re
+import threading
 from collections.abc import Iterator
 from importlib import resources
 from typing import Any
 
-from lark import Lark, Token, Transformer, Tree, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+from lark import Lark, Token, Transformer
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from ek.grammar.diagnostics import Diagnostic, SchemaError
 from ek.grammar.model import Location
@@ -64,9 +65,14 @@ def gc_paused() -> Iterator[None]:
 
 @functools.cache
 def lark_parser() -> Lark:
-    """The one LALR parser of the DSL (built on first use, then shared)."""
+    """The one LALR parser of the DSL (built on first use, then shared).
+
+    The syntax builder runs inside the parser (no parse tree is built). Lark's
+    ``cache=True`` would save ~0.1 s per process but loads a pickle from the
+    shared temp directory, which another local user could plant; not worth it.
+    """
     grammar = resources.files("ek.grammar").joinpath("ek.lark").read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", lexer="contextual", propagate_positions=True, maybe_placeholders=True)
+    return Lark(grammar, parser="lalr", lexer="contextual", maybe_placeholders=True, transformer=_BUILDER)
 
 
 def normalize(text: str) -> str:
@@ -81,11 +87,12 @@ def parse_syntax(text: str, filename: str = "<string>") -> FileSyn:
     lines = text.split("\n")
     diagnostics: list[Diagnostic] = []
     start_line = 1
-    tree: Tree | None = None
+    decls: list[Any] | None = None
     while True:
         chunk = "\n" * (start_line - 1) + "\n".join(lines[start_line - 1 :]) + "\n"
+        _BUILDER.begin(filename)
         try:
-            tree = lark_parser().parse(chunk)
+            decls = lark_parser().parse(chunk)
             break
         except UnexpectedInput as exc:
             diag = _syntax_diagnostic(exc, filename, lines)
@@ -96,17 +103,8 @@ def parse_syntax(text: str, filename: str = "<string>") -> FileSyn:
             start_line = resume
     if diagnostics:
         raise SchemaError(diagnostics, text)
-    assert tree is not None
-    builder = _SyntaxBuilder(filename)
-    try:
-        decls = builder.transform(tree)
-    except VisitError as exc:
-        if isinstance(exc.orig_exc, RecursionError):
-            raise too_deep(filename, text) from exc
-        raise exc.orig_exc from exc  # pragma: no cover - a bug in the builder, not in the schema
-    except RecursionError as exc:
-        raise too_deep(filename, text) from exc
-    return FileSyn(filename, tuple(decls), tuple(builder.token_errors))
+    assert decls is not None
+    return FileSyn(filename, tuple(decls), tuple(_BUILDER.token_errors))
 
 
 def too_deep(filename: str, text: str) -> SchemaError:
@@ -173,18 +171,14 @@ def _previous(exc: UnexpectedToken) -> Any:
 def _prev_text(prev: Any) -> str | None:
     if isinstance(prev, Token):
         return str(prev.value)
-    if isinstance(prev, Tree) and prev.data == "name" and prev.children:
-        tok = prev.children[0]
-        return decode_string(tok) if tok.type == "STRING" and _safe_string(tok) else str(tok)
+    if _is_name(prev):
+        return prev[0]
     return None
 
 
-def _safe_string(tok: Token) -> bool:
-    try:
-        decode_string(str(tok))
-    except EscapeError:
-        return False
-    return True
+def _is_name(value: Any) -> bool:
+    """A reduced ``name`` rule: ``(text, Location)``."""
+    return isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], Location)
 
 
 def _accepted(exc: UnexpectedToken) -> set[str]:
@@ -205,7 +199,7 @@ def _token_message(exc: UnexpectedToken) -> str:
     got = _describe_token(exc.token)
     prev = _previous(exc)
     prev_text = _prev_text(prev)
-    prev_kind = prev.type if isinstance(prev, Token) else (prev.data if isinstance(prev, Tree) else None)
+    prev_kind = prev.type if isinstance(prev, Token) else ("name" if _is_name(prev) else None)
 
     if exc.token.type == "$END":
         if "RBRACE" in expected:
@@ -288,30 +282,52 @@ def _syntax_diagnostic(exc: UnexpectedInput, filename: str, lines: list[str]) ->
     return Diagnostic(filename, line, int(column or 1), message, length=length)
 
 
-# --- parse tree -> syntax tree --------------------------------------------------
+# --- tokens -> syntax tree, during the parse ---------------------------------------
 
 
 class _SyntaxBuilder(Transformer):
-    """Turns Lark's tree into :mod:`ek.grammar.syntax` nodes; records bad escapes."""
+    """Builds :mod:`ek.grammar.syntax` nodes as the LALR parser reduces rules (no parse tree).
 
-    def __init__(self, filename: str) -> None:
+    One instance serves every parse; the file name and the escape errors of the
+    parse in progress live in thread-local state, set by :func:`parse_syntax`.
+    """
+
+    def __init__(self) -> None:
         super().__init__()
-        self.filename = filename
-        self.token_errors: list[tuple[Location, str]] = []
+        self._state = threading.local()
+
+    def begin(self, filename: str) -> None:
+        self._state.filename = filename
+        self._state.errors = []
+
+    @property
+    def filename(self) -> str:
+        return self._state.filename
+
+    @property
+    def token_errors(self) -> list[tuple[Location, str]]:
+        return self._state.errors
 
     # helpers
     def _tok_loc(self, tok: Token) -> Location:
-        return Location(self.filename, tok.line, tok.column, tok.end_line, tok.end_column)
+        return Location(self._state.filename, tok.line, tok.column, tok.end_line, tok.end_column)
 
-    def _meta_loc(self, meta: Any) -> Location:
-        return Location(self.filename, meta.line, meta.column, meta.end_line, meta.end_column)
+    def _span(self, first: Any, last: Any) -> Location:
+        if isinstance(first, tuple):
+            first = first[1]
+        if isinstance(last, tuple):
+            last = last[1]
+        a = first if isinstance(first, (Token, Location)) else first.loc
+        b = last if isinstance(last, (Token, Location)) else last.loc
+        return Location(self._state.filename, a.line, a.column, b.end_line, b.end_column)
 
     def _string(self, tok: Token) -> str:
         try:
             return decode_string(str(tok))
         except EscapeError as err:
             column = tok.column + err.offset if tok.line == tok.end_line else tok.column
-            self.token_errors.append((Location(self.filename, tok.line, column, tok.line, column + 2), str(err)))
+            loc = Location(self._state.filename, tok.line, column, tok.line, column + 2)
+            self._state.errors.append((loc, str(err)))
             return str(tok)[1:-1]
 
     def _number(self, tok: Token) -> int | float:
@@ -320,7 +336,7 @@ class _SyntaxBuilder(Transformer):
         except ValueError:  # more digits than Python converts
             value = math.inf
         if isinstance(value, float) and not math.isfinite(value):
-            self.token_errors.append((self._tok_loc(tok), f"number {str(tok)[:20]!r} is too large"))
+            self._state.errors.append((self._tok_loc(tok), f"number {str(tok)[:20]!r} is too large"))
             return 1  # reported once here; a placeholder that trips no further check
         return value
 
@@ -331,43 +347,40 @@ class _SyntaxBuilder(Transformer):
     def start(self, children: list[Any]) -> list[Any]:
         return children
 
-    @v_args(meta=True)
-    def header(self, meta: Any, children: list[Any]) -> HeaderSyn:
-        (name, _), number = children
-        return HeaderSyn(name, self._num(number), self._meta_loc(meta))
+    def header(self, children: list[Any]) -> HeaderSyn:
+        keyword, (name, _), number = children
+        return HeaderSyn(name, self._num(number), self._span(keyword, number))
 
     def name(self, children: list[Token]) -> tuple[str, Location]:
         tok = children[0]
         value = self._string(tok) if tok.type == "STRING" else str(tok)
         return value, self._tok_loc(tok)
 
-    @v_args(meta=True)
-    def type_decl(self, meta: Any, children: list[Any]) -> TypeDeclSyn:
-        name_tok, type_syn, *rest = children
+    def type_decl(self, children: list[Any]) -> TypeDeclSyn:
+        keyword, name_tok, type_syn, *rest = children
         constraints = tuple(c for c in rest if isinstance(c, (RangeSyn, PatternSyn)))
         doc = next((c for c in rest if isinstance(c, DocSyn)), None)
-        return TypeDeclSyn(str(name_tok), self._tok_loc(name_tok), type_syn, constraints, doc, self._meta_loc(meta))
+        last = rest[-1] if rest else type_syn
+        return TypeDeclSyn(str(name_tok), self._tok_loc(name_tok), type_syn, constraints, doc, self._span(keyword, last))
 
-    @v_args(meta=True)
-    def tool_decl(self, meta: Any, children: list[Any]) -> ToolSyn:
-        (name, name_loc), *rest = children
+    def tool_decl(self, children: list[Any]) -> ToolSyn:
+        keyword, (name, name_loc), *rest = children
         weight = next((c for c in rest if isinstance(c, Num)), None)
         body = rest[-1]
-        return ToolSyn(name, name_loc, weight, body, self._meta_loc(meta))
+        return ToolSyn(name, name_loc, weight, body, self._span(keyword, body))
 
     def weight(self, children: list[Token]) -> Num:
         return self._num(children[0])
 
-    @v_args(meta=True)
-    def body(self, meta: Any, children: list[Any]) -> BodySyn:
-        return BodySyn(tuple(c for c in children if c is not None), self._meta_loc(meta))
+    def body(self, children: list[Any]) -> BodySyn:
+        items = tuple(c for c in children[1:-1] if c is not None)
+        return BodySyn(items, self._span(children[0], children[-1]))
 
     def doc(self, children: list[Token]) -> DocSyn:
         return DocSyn(self._string(children[0]), self._tok_loc(children[0]))
 
     # arguments
-    @v_args(meta=True)
-    def arg(self, meta: Any, children: list[Any]) -> ArgSyn:
+    def arg(self, children: list[Any]) -> ArgSyn:
         (name, name_loc), type_syn, *rest = children
         return ArgSyn(
             name=name,
@@ -377,50 +390,43 @@ class _SyntaxBuilder(Transformer):
             optional=next((c for c in rest if isinstance(c, Location)), None),
             options=tuple(c for c in rest if isinstance(c, OptionSyn)),
             doc=next((c for c in rest if isinstance(c, DocSyn)), None),
-            loc=self._meta_loc(meta),
+            loc=self._span(name_loc, rest[-1] if rest else type_syn),
         )
 
-    @v_args(meta=True)
-    def optional(self, meta: Any, children: list[Any]) -> Location:
-        return self._meta_loc(meta)
+    def optional(self, children: list[Token]) -> Location:
+        return self._tok_loc(children[0])
 
-    @v_args(meta=True)
-    def default(self, meta: Any, children: list[Any]) -> OptionSyn:
-        return OptionSyn("default", children[0], self._meta_loc(meta))
+    def default(self, children: list[Any]) -> OptionSyn:
+        return OptionSyn("default", children[1], self._span(children[0], children[1]))
 
-    @v_args(meta=True)
-    def importance(self, meta: Any, children: list[Token]) -> OptionSyn:
-        return OptionSyn("importance", self._num(children[0]), self._meta_loc(meta))
+    def importance(self, children: list[Token]) -> OptionSyn:
+        return OptionSyn("importance", self._num(children[1]), self._span(children[0], children[1]))
 
-    @v_args(meta=True)
-    def compare(self, meta: Any, children: list[Any]) -> OptionSyn:
-        name_tok = children[0]
-        args = children[1] if len(children) > 1 else None
-        policy = CompareSyn(str(name_tok), args, self._tok_loc(name_tok))
-        return OptionSyn("compare", policy, self._meta_loc(meta))
+    def compare(self, children: list[Any]) -> OptionSyn:
+        keyword, name_tok = children[0], children[1]
+        args = children[2] if len(children) > 2 else None
+        policy = CompareSyn(str(name_tok), args[0] if args else None, self._tok_loc(name_tok))
+        return OptionSyn("compare", policy, self._span(keyword, args[1] if args else name_tok))
 
-    def compare_args(self, children: list[Any]) -> tuple[Lit, ...]:
-        return tuple(c for c in children if c is not None)
+    def compare_args(self, children: list[Any]) -> tuple[tuple[Lit, ...], Token]:
+        return tuple(c for c in children[:-1] if c is not None), children[-1]
 
     # types
     def named_type(self, children: list[Token]) -> TypeSyn:
         return TypeSyn("name", self._tok_loc(children[0]), name=str(children[0]))
 
-    @v_args(meta=True)
-    def enum_type(self, meta: Any, children: list[Any]) -> TypeSyn:
-        return TypeSyn("enum", self._meta_loc(meta), members=tuple(children))
+    def enum_type(self, children: list[Any]) -> TypeSyn:
+        return TypeSyn("enum", self._span(children[0], children[-1]), members=tuple(children[1:-1]))
 
     def member(self, children: list[Token]) -> tuple[str, Location]:
         tok = children[0]
         return (self._string(tok) if tok.type == "STRING" else str(tok)), self._tok_loc(tok)
 
-    @v_args(meta=True)
-    def list_type(self, meta: Any, children: list[Any]) -> TypeSyn:
-        return TypeSyn("list", self._meta_loc(meta), item=children[0])
+    def list_type(self, children: list[Any]) -> TypeSyn:
+        return TypeSyn("list", self._span(children[0], children[-1]), item=children[1])
 
-    @v_args(meta=True)
-    def object_type(self, meta: Any, children: list[Any]) -> TypeSyn:
-        return TypeSyn("object", self._meta_loc(meta), body=children[0])
+    def object_type(self, children: list[Any]) -> TypeSyn:
+        return TypeSyn("object", children[0].loc, body=children[0])
 
     def constraint(self, children: list[Any]) -> RangeSyn | PatternSyn:
         child = children[0]
@@ -428,10 +434,13 @@ class _SyntaxBuilder(Transformer):
             return PatternSyn(decode_pattern(str(child)), self._tok_loc(child))
         return child
 
-    @v_args(meta=True)
-    def range(self, meta: Any, children: list[Any]) -> RangeSyn:
-        lo, hi = (self._num(c) if c is not None else None for c in children)
-        return RangeSyn(lo, hi, self._meta_loc(meta))
+    def range(self, children: list[Any]) -> RangeSyn:
+        open_tok, lo, hi, close_tok = children
+        return RangeSyn(
+            self._num(lo) if lo is not None else None,
+            self._num(hi) if hi is not None else None,
+            self._span(open_tok, close_tok),
+        )
 
     # literals
     def number_lit(self, children: list[Token]) -> Lit:
@@ -443,14 +452,17 @@ class _SyntaxBuilder(Transformer):
     def name_lit(self, children: list[Token]) -> Lit:
         return Lit("name", str(children[0]), self._tok_loc(children[0]))
 
-    @v_args(meta=True)
-    def list_lit(self, meta: Any, children: list[Any]) -> Lit:
-        return Lit("list", tuple(c for c in children if c is not None), self._meta_loc(meta))
+    def list_lit(self, children: list[Any]) -> Lit:
+        items = tuple(c for c in children[1:-1] if c is not None)
+        return Lit("list", items, self._span(children[0], children[-1]))
 
-    @v_args(meta=True)
-    def object_lit(self, meta: Any, children: list[Any]) -> Lit:
-        return Lit("object", tuple(c for c in children if c is not None), self._meta_loc(meta))
+    def object_lit(self, children: list[Any]) -> Lit:
+        pairs = tuple(c for c in children[1:-1] if c is not None)
+        return Lit("object", pairs, self._span(children[0], children[-1]))
 
     def pair(self, children: list[Any]) -> tuple[str, Location, Lit]:
         (key, key_loc), value = children
         return key, key_loc, value
+
+
+_BUILDER = _SyntaxBuilder()
