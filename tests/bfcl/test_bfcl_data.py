@@ -62,3 +62,21 @@ def test_bad_answers_and_unpaired_questions(tmp_path: Path) -> None:
     path.write_text('{"id": "a", "ground_truth": []}\n')
     with pytest.raises(BfclDataError, match=r"no possible answer for 1 question\(s\), e.g. \['b'\]"):
         pair_up(read_questions(q), read_possible_answers(path))
+
+
+def test_load_category_scores_with_the_metric(bfcl_data: Path) -> None:
+    from ek import ToolCallMetric
+    from ek.bfcl import load_category
+    from ek.bfcl.variants import correct_output
+    import random
+
+    episodes = load_category(bfcl_data / "BFCL_v4_parallel.json")
+    assert episodes[0].category == "parallel" and episodes[0].id == "parallel_0"
+    metric = ToolCallMetric()
+    for episode in episodes:
+        grammar = episode.grammar()
+        assert {t.name for t in grammar.tools} == {f["name"] for f in episode.functions}
+        right = correct_output(episode.ground_truth, random.Random(0))[::-1]
+        assert metric(right, episode.gold()).f1 == 1.0, episode.id
+    with pytest.raises(BfclDataError, match="not a BFCL file name"):
+        load_category(bfcl_data / "README.md")

@@ -1,26 +1,40 @@
 """BFCL compatibility: read BFCL's data files, convert them to ek, and check outputs with BFCL's semantics.
 
-- :func:`read_questions` / :func:`read_possible_answers`: BFCL's JSON-lines files.
+- :func:`read_questions` / :func:`read_possible_answers`: BFCL's JSON-lines files;
+  :func:`load_category`: both at once, as :class:`Episode` s.
 - :func:`to_grammar`: an entry's function schemas as a :class:`~ek.grammar.GraphGrammar`.
 - :func:`gold_calls`: a ground truth as gold :class:`~ek.agents.base.Step` s with ``OneOf``/``OMITTABLE``.
 - :func:`check`: BFCL's AST checker verdict for one output (see docs/bfcl.md for where ek differs).
 """
 
 from ek.bfcl.checker import Verdict, check
-from ek.bfcl.data import BfclDataError, PossibleAnswer, Question, pair_up, read_possible_answers, read_questions
+from ek.bfcl.data import (
+    BfclDataError,
+    Episode,
+    PossibleAnswer,
+    Question,
+    category_of,
+    load_category,
+    pair_up,
+    read_possible_answers,
+    read_questions,
+)
 from ek.bfcl.gold import alternatives, gold_calls
 from ek.bfcl.grammar import to_grammar
 from ek.bfcl.typemap import language_of
 
 __all__ = [
     "BfclDataError",
+    "Episode",
     "PossibleAnswer",
     "Question",
     "Verdict",
     "alternatives",
+    "category_of",
     "check",
     "gold_calls",
     "language_of",
+    "load_category",
     "pair_up",
     "read_possible_answers",
     "read_questions",

@@ -9,6 +9,7 @@ possible answer has the same ``id`` and a ``ground_truth`` list of
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -91,3 +92,53 @@ def pair_up(questions: list[Question], answers: list[PossibleAnswer]) -> list[tu
     if missing:
         raise BfclDataError(f"no possible answer for {len(missing)} question(s), e.g. {missing[:3]}")
     return [(q, by_id[q.id]) for q in questions]
+
+
+@attrs.frozen
+class Episode:
+    """One BFCL entry ready to score: its category, function schemas and ground truth."""
+
+    id: str
+    category: str
+    functions: tuple[Mapping[str, Any], ...]
+    ground_truth: tuple[Mapping[str, Any], ...]
+
+    def gold(self) -> list[Any]:
+        """The ground truth as gold steps (``OneOf``/``OMITTABLE`` values)."""
+        from ek.bfcl.gold import gold_calls
+
+        return gold_calls(self.ground_truth)
+
+    def grammar(self, version: int = 1) -> Any:
+        """The entry's functions as a grammar named after the entry (issues: ``to_grammar``)."""
+        from ek.bfcl.grammar import to_grammar
+
+        return to_grammar(self.functions, name=self.id, version=version).grammar
+
+
+_CATEGORY = re.compile(r"BFCL_v\d+_(?P<category>.+)\.json$")
+
+
+def category_of(path: str | Path) -> str:
+    """The category in a BFCL file name.
+
+    >>> category_of("data/BFCL_v4_live_parallel_multiple.json")
+    'live_parallel_multiple'
+    """
+    match = _CATEGORY.search(Path(path).name)
+    if match is None:
+        raise BfclDataError(f"{path}: not a BFCL file name (BFCL_v<N>_<category>.json); pass category=")
+    return match.group("category")
+
+
+def load_category(questions: str | Path, answers: str | Path | None = None,
+                  category: str | None = None) -> list[Episode]:
+    """Every entry of a BFCL question file with its answer (default: ``possible_answer/`` beside it).
+
+    The category comes from the file name unless given.
+    """
+    questions = Path(questions)
+    answers = Path(answers) if answers is not None else questions.parent / "possible_answer" / questions.name
+    category = category or category_of(questions)
+    return [Episode(q.id, category, q.functions, a.ground_truth)
+            for q, a in pair_up(read_questions(questions), read_possible_answers(answers))]

@@ -34,8 +34,8 @@ def _listed(data: Any, key: str) -> tuple[list[Any], str]:
     if isinstance(data, Mapping) and key in data:
         value = data[key]
         return (list(value), f"$.{key}") if isinstance(value, list) else ([], f"$.{key}")
-    if isinstance(data, list):
-        return data, "$"
+    if isinstance(data, (list, tuple)):
+        return list(data), "$"
     return [data], "$"
 
 
@@ -115,9 +115,9 @@ def mcp_tools(data: Any, issues: Issues) -> Iterator[RawTool]:
 
 def jsonschema_tools(data: Any, issues: Issues) -> Iterator[RawTool]:
     """One object schema per tool (or a list of them), each named by its ``title``."""
-    items, base = _listed(data, "tools") if isinstance(data, list) else ([data], "$")
+    items, base = _listed(data, "tools") if isinstance(data, (list, tuple)) else ([data], "$")
     for i, item in enumerate(items):
-        path = child(base, i) if isinstance(data, list) else base
+        path = child(base, i) if isinstance(data, (list, tuple)) else base
         if not isinstance(item, Mapping):
             issues.error(path, f"a tool schema must be an object, got {type(item).__name__}; skipped")
             continue
@@ -131,9 +131,9 @@ def jsonschema_tools(data: Any, issues: Issues) -> Iterator[RawTool]:
 
 def bfcl_tools(data: Any, issues: Issues) -> Iterator[RawTool]:
     """BFCL function descriptions: a question entry or a list of them, or functions themselves."""
-    items = data if isinstance(data, list) else [data]
+    items = list(data) if isinstance(data, (list, tuple)) else [data]
     for i, item in enumerate(items):
-        path = child("$", i) if isinstance(data, list) else "$"
+        path = child("$", i) if isinstance(data, (list, tuple)) else "$"
         if isinstance(item, Mapping) and "function" in item and "name" not in item:
             functions = item["function"] if isinstance(item["function"], list) else [item["function"]]
             for j, func in enumerate(functions):
