@@ -205,3 +205,26 @@ def test_score_gold_file_problems_are_reported_and_fail_the_run(tmp_path: Path) 
     assert "Gold file errors: 3" in proc.stdout
     both = run_ek("score", corpus, "--gold", gold_path, "--bfcl-answers", gold_path)
     assert both.returncode == 2 and "give one of them" in both.stderr
+
+
+def test_score_grammar_as_schema_module_or_name_at_version_agree(tmp_path: Path) -> None:
+    gen = tmp_path / "gen"
+    assert run_ek("gen", SCHEMAS / "travel-v2.ek", "-o", gen).returncode == 0
+    corpus = EXAMPLE / "corpus.jsonl"
+    forms = {
+        "schema": ["--grammar", SCHEMAS / "travel-v2.ek"],
+        "module": ["--grammar", gen / "travel_v2.py", "--search-path", SCHEMAS],
+        "name@version": ["--grammar", "travel@2", "--search-path", gen, "--search-path", SCHEMAS],
+    }
+    reports = {}
+    for name, args in forms.items():
+        out = tmp_path / f"{name}.json"
+        proc = run_ek("score", corpus, *args, "--json", out)
+        assert proc.returncode == 0, (name, proc.stderr)
+        reports[name] = json.loads(out.read_text())
+    overall = {name: (r["overall"], r["per_tool"], r["per_reason"]) for name, r in reports.items()}
+    assert overall["schema"] == overall["module"] == overall["name@version"]
+    # a grammar makes a difference: the lower-case airport breaks travel@2's pattern, weights apply
+    plain = tmp_path / "plain.json"
+    run_ek("score", corpus, "--json", plain)
+    assert json.loads(plain.read_text())["overall"] != reports["schema"]["overall"]
