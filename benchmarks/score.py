@@ -146,9 +146,10 @@ def main() -> None:
             print(f"{mode:>13} {a:>7,} -> {b:>7,} (x{b / a:g}): memory x{mem_b / mem_a:5.2f}, "
                   f"throughput x{rate_b / rate_a:4.2f}")
     last = {m: results[m][-1] for m in modes}
-    print(f"\nat {sizes[-1]:,} episodes: naive uses x{(last['naive']['peak_kb'] - last['naive']['baseline_kb']) / max(last['stream']['peak_kb'] - last['stream']['baseline_kb'], 1):.1f} "
-          f"the memory of ek score; --jobs 2 runs at x{(last['stream']['seconds'] / last['stream-jobs2']['seconds']):.2f} "
-          f"the speed of one process")
+    grown = {m: max(last[m]["peak_kb"] - last[m]["baseline_kb"], 1) for m in modes}
+    speedup = last["stream"]["seconds"] / last["stream-jobs2"]["seconds"]
+    print(f"\nat {sizes[-1]:,} episodes: naive uses x{grown['naive'] / grown['stream']:.1f} the memory of ek score; "
+          f"--jobs 2 runs at x{speedup:.2f} the speed of one process")
 
 
 if __name__ == "__main__":

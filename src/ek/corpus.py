@@ -123,8 +123,8 @@ def parse_episode(raw: bytes | str, line: int, gold_by_id: Mapping[Any, GoldEntr
 
     >>> parse_episode('{"id": 1, "pred": "f(x=1)", "gold": [{"name": "f", "arguments": {"x": 1}}]}', 3)
     Episode(line=3, id=1, pred='f(x=1)', gold=(Step(name='f', args={'x': 1}),), grammar=None)
-    >>> print(parse_episode('{"id": "a", "gold": []}', 4))
-    line 4 (id 'a'): no predicted output: expected one of the keys 'pred', 'output', 'prediction', 'completion', 'result'
+    >>> print(parse_episode('{"id": "a", "gold": []}', 4))  # doctest: +ELLIPSIS
+    line 4 (id 'a'): no predicted output: expected one of the keys 'pred', 'output', ..., 'result'
     >>> print(parse_episode('{"id": "b", "pred": "f()"', 5))
     line 5: invalid JSON at column 26: Expecting ',' delimiter (line cut short?)
     """

@@ -42,7 +42,7 @@ def synthetic_corpus(path: Path, n: int, *, seed: int = 1, accuracy: float = 0.7
     with open(path, "w", encoding="utf-8") as out:
         for i in range(n):
             if corrupt_every and i % corrupt_every == corrupt_every - 1:
-                out.write('{"id": "broken-%d", "pred": "get_weather(\n' % i)
+                out.write(f'{{"id": "broken-{i}", "pred": "get_weather(\n')
                 continue
             city = CITIES[i % len(CITIES)]
             gold_calls = [gold("get_weather", location=city)]

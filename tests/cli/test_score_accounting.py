@@ -17,9 +17,12 @@ from ek.corpus import parse_episode
 from ek.report import runner
 from ek.report.runner import RunOptions, run
 
+WEATHER = "get_weather"
 GOOD = [
-    {"id": "a", "pred": "get_weather(location='Paris')", "gold": [{"name": "get_weather", "arguments": {"location": "Paris"}}]},
-    {"id": "b", "pred": "[get_weather(location='Rome'), f()]", "gold": [{"name": "get_weather", "arguments": {"location": "Oslo"}}]},
+    {"id": "a", "pred": "get_weather(location='Paris')",
+     "gold": [{"name": WEATHER, "arguments": {"location": "Paris"}}]},
+    {"id": "b", "pred": "[get_weather(location='Rome'), f()]",
+     "gold": [{"name": WEATHER, "arguments": {"location": "Oslo"}}]},
     {"pred": "get_weather(", "gold": [{"name": "get_weather", "arguments": {}}]},
     {"id": 7, "completion": [{"type": "tool_use", "id": "t", "name": "f", "input": {}}], "gold": []},
 ]
