@@ -118,6 +118,16 @@ def test_hostile_outputs_are_parse_errors(output: object, fragment: str) -> None
     assert fragment in info.value.reason
 
 
+def test_duplicate_keys_are_located() -> None:
+    with pytest.raises(ParseError) as info:
+        parse_calls('[{"f": {"x": 1}},\n {"g": {"y": 1, "y": 2}}]')
+    assert info.value.position == (2, 17)
+    message = {"tool_calls": [{"function": {"name": "f", "arguments": '{"x": 1, "x": 1}'}}]}
+    with pytest.raises(ParseError) as info:
+        parse_calls(message)
+    assert info.value.position == "$.tool_calls[0].function.arguments (line 1, column 10)"
+
+
 def test_nesting_error_points_at_the_first_bracket_past_the_limit() -> None:
     with pytest.raises(ParseError) as info:
         parse_calls("f(\n  x=" + "[" * 70 + "]" * 70 + ")")

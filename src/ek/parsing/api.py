@@ -98,8 +98,8 @@ def _from_text(text: str, fmt: str, limits: Limits) -> list[Step]:
     try:
         decoded = json_text.loads(text, limits, "json")
     except ParseError as json_error:
-        if text[0] == "{" or json_error.reason.startswith(("output has", "nesting deeper")):
-            raise
+        if text[0] == "{" or not json_error.reason.startswith("invalid JSON"):
+            raise  # valid JSON syntax with rejected content (duplicates, NaN), or a limit: not Python
         try:
             return parse_python(text, limits)
         except ParseError as python_error:

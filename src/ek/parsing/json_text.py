@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
-from ek.parsing.errors import ParseError
+from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import Limits, check_text
 
 
@@ -52,13 +53,16 @@ def loads(text: str, limits: Limits, fmt: str = "json", path: str | None = None)
     >>> loads('{"a": 1, "a": 2}', Limits())
     Traceback (most recent call last):
     ...
-    ek.parsing.errors.ParseError: json: duplicate key 'a' in a JSON object
+    ek.parsing.errors.ParseError: json: line 1, column 10: duplicate key 'a' in a JSON object
     """
     check_text(text, limits, fmt)
     try:
         return _DECODER.decode(text)
     except _Rejected as exc:
-        raise ParseError(str(exc), path, fmt) from None
+        where = _duplicate_position(text) if str(exc).startswith("duplicate key") else None
+        if where is not None and path:
+            raise ParseError(str(exc), f"{path} (line {where[0]}, column {where[1]})", fmt) from None
+        raise ParseError(str(exc), where or path, fmt) from None
     except json.JSONDecodeError as exc:
         where = f"{path} (line {exc.lineno}, column {exc.colno})" if path else (exc.lineno, exc.colno)
         raise ParseError(f"invalid JSON: {exc.msg}", where, fmt) from None
@@ -66,3 +70,33 @@ def loads(text: str, limits: Limits, fmt: str = "json", path: str | None = None)
         raise ParseError(f"number not accepted: {exc}", path, fmt) from None
     except RecursionError:  # unreachable after check_text; kept so it can never escape
         raise ParseError("JSON nests too deeply", path, fmt) from None
+
+
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]++|\\.)*+"|[{}\[\]:,]')
+
+
+def _duplicate_position(text: str) -> tuple[int, int] | None:
+    """Where the first repeated key of an object is (only called once a duplicate was found).
+
+    >>> _duplicate_position('{"a": 1,\\n "b": {"a": 2, "a": 3}}')
+    (2, 16)
+    """
+    stack: list[set[str] | None] = []  # one key set per open object, None per open array
+    previous: re.Match[str] | None = None
+    for match in _JSON_TOKENS.finditer(text):
+        token = match.group()
+        if token == "{":
+            stack.append(set())
+        elif token == "[":
+            stack.append(None)
+        elif token in "}]":
+            if stack:
+                stack.pop()
+        elif token == ":" and previous is not None and previous.group().startswith('"') and stack and \
+                stack[-1] is not None:
+            key = json.loads(previous.group())
+            if key in stack[-1]:
+                return line_col(text, previous.start())
+            stack[-1].add(key)
+        previous = match
+    return None
