@@ -184,14 +184,6 @@ class ValidatorEmitter:
     def _items(self, code: Lines, var: str, item: TypeNode, cons: Constraints, path: PathExpr) -> None:
         """Check every element; simple items get a tight loop and only a failure pays for indexes."""
         idx, elem = code.fresh("i"), code.fresh("v")
-        if isinstance(item, PrimitiveType) and item.name == "str" and cons.is_empty:
-            # str.join checks every element is a str in C; only a failure walks the list in Python
-            with code.block("try:"):
-                code.line(f"''.join({var})")
-            with code.block("except TypeError:"):
-                with code.block(f"for {idx}, {elem} in enumerate({var}):"):
-                    self.value(code, elem, item, cons, path.index(idx))
-            return
         quick = code.fresh("v")
         bad = self.quick_bad(quick, item, cons)
         if bad is None:
