@@ -68,3 +68,12 @@ def test_bad_inputs_give_clear_errors(tmp_path: Path) -> None:
     assert "cannot read schema" in missing.stderr
     wrong = ek("export", "--to", "yaml", "schemas/travel-v1.ek")
     assert wrong.returncode == 2 and "invalid choice" in wrong.stderr
+
+
+def test_hostile_json_file_is_a_clear_error(tmp_path: Path) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    result = ek("import", "--from", "openai", str(deep))
+    assert result.returncode == 2
+    assert "nests too deeply" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -116,3 +116,13 @@ def test_tool_level_problems() -> None:
 def test_unknown_formats_are_value_errors() -> None:
     with pytest.raises(ValueError, match="choose one of: openai, anthropic, mcp, jsonschema, bfcl"):
         import_tools([], "yaml")
+
+
+def test_deep_schemas_are_cut_off_with_an_error_not_a_recursion_error() -> None:
+    schema: dict[str, Any] = {"type": "string"}
+    for _ in range(2000):
+        schema = {"type": "object", "properties": {"a": schema}}
+    result = _one({"x": schema})
+    (issue,) = result.errors
+    assert "nests deeper than 32" in issue.message
+    assert parse(format_grammar(result.grammar)) == result.grammar

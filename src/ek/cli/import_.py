@@ -30,6 +30,8 @@ def read_json_or_lines(text: str, where: str) -> Any:
     """A JSON document, or JSON lines (as BFCL writes its ``.json`` files) as a list."""
     try:
         return json.loads(text)
+    except RecursionError:
+        raise ValueError(f"{where}: JSON nests too deeply to read") from None
     except json.JSONDecodeError as first:
         lines = [line for line in text.splitlines() if line.strip()]
         if len(lines) > 1:
@@ -39,6 +41,8 @@ def read_json_or_lines(text: str, where: str) -> Any:
                     continue
                 try:
                     out.append(json.loads(line))
+                except RecursionError:
+                    raise ValueError(f"{where}:{number}: JSON nests too deeply to read") from None
                 except json.JSONDecodeError as exc:
                     raise ValueError(f"{where}:{number}:{exc.colno}: not JSON or JSON lines: {exc.msg}") from None
             return out

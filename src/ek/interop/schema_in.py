@@ -55,6 +55,10 @@ _BARE = re.compile(r"[^\W\d]\w*")
 _PRIMITIVE_NAMES = {"str", "int", "float", "bool", "date", "datetime", "any", "enum", "list"}
 
 
+#: Deepest schema nesting read (objects in lists in objects ...); deeper is reported and read as ``any``.
+MAX_DEPTH = 32
+
+
 class Converter:
     """Converts schemas of one document, sharing its ``$defs`` as named types."""
 
@@ -65,6 +69,7 @@ class Converter:
         self.aliases: dict[str, TypeAlias] = {}
         self._alias_names: dict[str, str] = {}  # $ref -> alias name
         self._in_progress: list[str] = []
+        self._depth = 0
 
     # --- fields ------------------------------------------------------------------
     def fields(self, schema: Mapping[str, Any], path: str) -> tuple[FieldSpec, ...]:
@@ -159,6 +164,16 @@ class Converter:
     # --- types -------------------------------------------------------------------
     def type_of(self, schema: Mapping[str, Any], path: str) -> tuple[TypeNode, Constraints]:
         """A type node and its constraints; unsupported keywords are reported."""
+        if self._depth >= MAX_DEPTH:
+            self.issues.error(path, f"schema nests deeper than {MAX_DEPTH} levels; read as any")
+            return PrimitiveType("any"), NO_CONSTRAINTS
+        self._depth += 1
+        try:
+            return self._type_of(schema, path)
+        finally:
+            self._depth -= 1
+
+    def _type_of(self, schema: Mapping[str, Any], path: str) -> tuple[TypeNode, Constraints]:
         for key in schema:
             if key not in _HANDLED and not key.startswith("x-ek-") and key not in ("title", "examples"):
                 self.issues.warn(child(path, key), f"keyword {key!r} cannot be expressed in .ek; dropped")
