@@ -72,6 +72,16 @@ CASES = [
      "tool name 'a_b' collides with 'a.b' (line 2) once made a Python identifier ('a_b')"),
     ("argument names collide", HEAD + 'tool t {\n    "max-results": int\n    max_results: int\n}\n', 4, 5,
      "argument name 'max_results' collides with 'max-results' (line 3) once made a Python identifier ('max_results')"),
+    ("type names collide", HEAD + "type _A = str\ntype x_A = int\n", 3, 6,
+     "type name 'x_A' collides with '_A' (line 2) once made a Python identifier ('x_A')"),
+    ("keyword type name", HEAD + "type list = str\n", 2, 6, "'list' is a keyword and cannot name a type"),
+    ("empty enum member", HEAD + 'tool t {\n    x: enum(a, "")\n}\n', 3, 16, "an enum member cannot be empty"),
+    ("empty tool name", HEAD + 'tool "" {\n}\n', 2, 6, "a tool name cannot be empty"),
+    ("doc in object", HEAD + 'tool t {\n    o: {\n        "doc"\n        a: int\n    }\n}\n', 4, 9,
+     "an inline object has no doc string; write the doc at the end of its argument's line"),
+    ("repeated range", HEAD + "tool t {\n    x: int [1..2] [3..4]\n}\n", 3, 19, "only one [range] is allowed per type"),
+    ("missing object field in default", HEAD + "tool t {\n    o: {\n        a: int\n    } = {}\n}\n", 5, 9,
+     "default misses required field 'a'"),
     ("shadowed builtin", HEAD + "type str = int\n", 2, 6, "type 'str' shadows the built-in type of the same name"),
     ("doc not first", HEAD + 'tool t {\n    x: int\n    "late"\n}\n', 4, 5, "a tool's doc string must come first in its body, before the arguments"),
     ("option twice", HEAD + "tool t {\n    x: int importance 2 importance 3\n}\n", 3, 25, "'importance' is given twice for argument 'x'"),
@@ -122,3 +132,23 @@ def test_diagnostics_are_frozen():
     diag = only(HEAD + "tool t {\n    x: strng\n}\n")
     with pytest.raises(AttributeError):
         diag.line = 9  # type: ignore[misc]
+
+
+def test_load_reports_unreadable_and_non_utf8_files(tmp_path):
+    from ek.grammar import load
+
+    missing = tmp_path / "missing.ek"
+    with pytest.raises(SchemaError, match="cannot read schema") as info:
+        load(missing)
+    assert info.value.diagnostics[0].file == str(missing)
+    latin = tmp_path / "latin.ek"
+    latin.write_bytes(b"grammar g 1\ntool t {\n    x: str \"caf\xe9\"\n}\n")
+    with pytest.raises(SchemaError) as info:
+        load(latin)
+    d = info.value.diagnostics[0]
+    assert (d.line, d.column, d.message) == (3, 16, "the file is not valid UTF-8")
+
+
+def test_byte_order_mark_is_ignored():
+    g = parse("\ufeffgrammar g 1\ntool t {\n}\n")
+    assert g.key == "g@1"

@@ -39,7 +39,8 @@ def load(path: str | os.PathLike[str]) -> GraphGrammar:
     """Read, parse and check a ``.ek`` file; ``source_path`` and ``source_sha256`` describe the file."""
     name = os.fspath(path)
     try:
-        data = open(name, "rb").read()
+        with open(name, "rb") as handle:
+            data = handle.read()
     except OSError as err:
         raise SchemaError([Diagnostic(name, 1, 1, f"cannot read schema: {err.strerror or err}")]) from err
     try:

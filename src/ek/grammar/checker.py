@@ -116,6 +116,7 @@ class _Checker:
 
     # --- named types --------------------------------------------------------
     def declare_types(self, decls: list[TypeDeclSyn]) -> None:
+        by_safe: dict[str, TypeDeclSyn] = {}
         for decl in decls:
             if decl.name in PRIMITIVE_TYPES:
                 self.error(decl.name_loc, f"type '{decl.name}' shadows the built-in type of the same name")
@@ -128,6 +129,14 @@ class _Checker:
                 self.error(decl.name_loc, f"duplicate type '{decl.name}' (first declared at line {first.loc.line})")
                 continue
             self.alias_syntax[decl.name] = decl
+            safe = safe_identifier(decl.name)
+            other = by_safe.setdefault(safe, decl)
+            if other is not decl:
+                self.error(
+                    decl.name_loc,
+                    f"type name '{decl.name}' collides with '{other.name}' (line {other.loc.line}) "
+                    f"once made a Python identifier ('{safe}')",
+                )
 
     def find_cycles(self, decls: list[TypeDeclSyn]) -> None:
         """Report each cycle of type aliases once (iterative DFS, linear in the number of references)."""
