@@ -55,7 +55,7 @@ def _pair(ids_a: list[Any], ids_b: list[Any]) -> tuple[list[int], list[int], lis
     return idx_a, idx_b, only_a, only_b, dup
 
 
-def _columns(rows: tuple[array, array, array], idx: list[int]) -> tuple[list[float], ...]:
+def _columns(rows: tuple[array[float], array[float], array[float]], idx: list[int]) -> tuple[list[float], ...]:
     return tuple([col[k] for k in idx] for col in rows)
 
 

@@ -24,7 +24,7 @@ from ek.stats import Interval
 SCHEMA_VERSION = 1
 
 
-def _fraction(value: Fraction) -> str:
+def _fraction(value: int | Fraction) -> str:
     return str(value)
 
 

@@ -71,14 +71,14 @@ class Summary:
     fp: Fraction = Fraction(0)
     fn: Fraction = Fraction(0)
     tally: dict[TallyKey, list[Any]] = attrs.Factory(dict)
-    rows_tp: array = attrs.Factory(lambda: array("d"))
-    rows_fp: array = attrs.Factory(lambda: array("d"))
-    rows_fn: array = attrs.Factory(lambda: array("d"))
-    lines: array = attrs.Factory(lambda: array("q"))
+    rows_tp: array[float] = attrs.Factory(lambda: array("d"))
+    rows_fp: array[float] = attrs.Factory(lambda: array("d"))
+    rows_fn: array[float] = attrs.Factory(lambda: array("d"))
+    lines: array[int] = attrs.Factory(lambda: array("q"))
     ids: list[Any] = attrs.Factory(list)
     errors: list[LineError] = attrs.Factory(list)
     parse_failures: int = 0
-    grammars: Counter = attrs.Factory(Counter)
+    grammars: Counter[str] = attrs.Factory(Counter)
     #: rank key an episode must beat to be kept as one of the worst (from the run so far); None: no bar yet
     floor: tuple[float, float, int] | None = None
     _heap: list[tuple[tuple[float, float, int], EpisodeDigest]] = attrs.Factory(list)
@@ -195,7 +195,7 @@ class Summary:
                   for rank, d in enumerate(ranked)]
         return ranked if limit is None else ranked[:limit]
 
-    def rows(self) -> tuple[array, array, array]:
+    def rows(self) -> tuple[array[float], array[float], array[float]]:
         return self.rows_tp, self.rows_fp, self.rows_fn
 
 
