@@ -12,8 +12,23 @@ import pytest
 from conftest import import_source, travel_v2
 
 import ek.grammar
-from ek.codegen import GENERATOR_VERSION, generate, generate_index, module_filename, write_modules
-from ek.grammar.model import FieldSpec, GraphGrammar, ListType, NamedType, ObjectType, PrimitiveType, ToolSpec, TypeAlias
+from ek.codegen import (
+    GENERATOR_VERSION,
+    generate,
+    generate_index,
+    module_filename,
+    write_modules,
+)
+from ek.grammar.model import (
+    FieldSpec,
+    GraphGrammar,
+    ListType,
+    NamedType,
+    ObjectType,
+    PrimitiveType,
+    ToolSpec,
+    TypeAlias,
+)
 from ek.runtime import ArgumentsError, Violation
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
@@ -130,7 +145,7 @@ def test_codegen_index_lists_versions_sorted(tmp_path: Path, travel_model: Graph
     text = generate_index([travel_model, v1])
     assert text == generate_index([v1, travel_model])
     namespace: dict[str, object] = {"__name__": "pkg"}
-    exec(compile(text, "index", "exec"), namespace)
+    exec(compile(text, "index", "exec"), namespace)  # noqa: S102 - generated index under test
     assert namespace["VERSIONS"] == {"travel@1": "travel_v1", "travel@2": "travel_v2"}
     assert list(namespace["VERSIONS"]) == ["travel@1", "travel@2"]  # type: ignore[call-overload]
 

@@ -172,8 +172,8 @@ def test_codegen_hostile_schema_text_through_the_real_parser(tmp_path: Path) -> 
         pytest.fail(f"the DSL refused the hostile schema: {err}")
     (path,) = write_modules([grammar], tmp_path / "gen")
     probe = f"import sys; sys.path.insert(0, {str(path.parent)!r}); import evil_v1 as m; print(repr(m.TOOLS['os.system'].__doc__))"
-    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stderr
     assert not marker.exists()
-    assert eval(run.stdout) == grammar.tool("os.system").doc  # noqa: S307 - our own repr output
+    assert eval(run.stdout) == grammar.tool("os.system").doc
     assert "os.system('touch" in grammar.tool("os.system").doc

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from ek.codegen import write_modules
 from ek.grammar.model import EnumType, FieldSpec, GraphGrammar, PrimitiveType, ToolSpec
-from ek.runtime import Violation, compile_grammar, grammar_of, load_module, validator_for
+from ek.runtime import (
+    Violation,
+    compile_grammar,
+    grammar_of,
+    load_module,
+    validator_for,
+)
 
 WEATHER = GraphGrammar(
     "weather",

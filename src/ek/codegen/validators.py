@@ -190,11 +190,10 @@ class ValidatorEmitter:
             with code.block(f"for {idx}, {elem} in enumerate({var}):"):
                 self.value(code, elem, item, cons, path.index(idx))
             return
-        with code.block(f"for {quick} in {var}:"):
-            with code.block(f"if {bad}:"):
-                with code.block(f"for {idx}, {elem} in enumerate({var}):"):
-                    self.value(code, elem, item, cons, path.index(idx))
-                code.line("break")
+        with code.block(f"for {quick} in {var}:"), code.block(f"if {bad}:"):
+            with code.block(f"for {idx}, {elem} in enumerate({var}):"):
+                self.value(code, elem, item, cons, path.index(idx))
+            code.line("break")
 
     def quick_bad(self, var: str, node: TypeNode, cons: Constraints) -> str | None:
         """One expression, True iff ``var`` breaks a rule, for scalar types; None for the rest."""

@@ -34,6 +34,12 @@ def regenerate_hint(schema: str | os.PathLike[str] | None, out_dir: str | os.Pat
     return f"ek gen {schema if schema is not None else 'SCHEMA.ek'} -o {out_dir if out_dir is not None else 'DIR'}"
 
 
+def module_dir(module: types.ModuleType) -> Path | None:
+    """The folder a generated module was imported from (None when it was compiled in memory)."""
+    file = getattr(module, "__file__", None)
+    return Path(file).parent if file and Path(file).is_file() else None
+
+
 def check_module(module: types.ModuleType, origin: str | None = None) -> types.ModuleType:
     """Return ``module`` if it is a generated module this runtime can read, else raise."""
     where = origin or getattr(module, "__file__", None) or module.__name__
@@ -43,10 +49,9 @@ def check_module(module: types.ModuleType, origin: str | None = None) -> types.M
     version = module.GENERATOR_VERSION
     if version not in SUPPORTED_GENERATOR_VERSIONS:
         supported = ", ".join(str(v) for v in sorted(SUPPORTED_GENERATOR_VERSIONS))
-        out_dir = Path(module.__file__).parent if getattr(module, "__file__", None) else None
         raise UnsupportedGeneratorError(
             f"{where} was written by generator version {version!r}; this ek reads version(s) {supported}. "
-            f"Regenerate it: {regenerate_hint(getattr(module, 'SCHEMA_FILE', None), out_dir)}"
+            f"Regenerate it: {regenerate_hint(getattr(module, 'SCHEMA_FILE', None), module_dir(module))}"
         )
     return module
 
@@ -120,7 +125,7 @@ def compile_grammar(grammar: GraphGrammar) -> types.ModuleType:
         module.__file__ = filename
         sys.modules[name] = module
         try:
-            exec(compile(source, filename, "exec"), module.__dict__)
+            exec(compile(source, filename, "exec"), module.__dict__)  # noqa: S102 - our own generated source
         except BaseException:
             sys.modules.pop(name, None)
             raise

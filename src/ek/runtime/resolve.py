@@ -18,7 +18,13 @@ from typing import Literal
 
 from ek.grammar.names import safe_identifier
 from ek.runtime.errors import GrammarNotFoundError, StaleModuleError
-from ek.runtime.loader import compile_grammar, load_module, load_schema, regenerate_hint
+from ek.runtime.loader import (
+    compile_grammar,
+    load_module,
+    load_schema,
+    module_dir,
+    regenerate_hint,
+)
 
 _KEY = re.compile(r"\s*([^@\s]+)@([0-9]+)\s*")
 _HEADER = re.compile(r'^[ \t]*grammar[ \t]+(?:"((?:[^"\\]|\\.)*)"|([^\s#"]+))[ \t]+([0-9]+)', re.MULTILINE)
@@ -69,7 +75,7 @@ def file_sha256(path: Path) -> str:
 def check_fresh(module: types.ModuleType, schema: Path) -> None:
     """Raise :class:`StaleModuleError` unless ``module`` was generated from ``schema``'s current bytes."""
     if module.SOURCE_SHA256 != file_sha256(schema):
-        out_dir = Path(module.__file__).parent if getattr(module, "__file__", None) else "DIR"
+        out_dir = module_dir(module)
         raise StaleModuleError(
             f"{getattr(module, '__file__', module.__name__)} is stale: {schema} changed since it was generated "
             f"(module SOURCE_SHA256 {str(module.SOURCE_SHA256)[:12]}..., schema {file_sha256(schema)[:12]}...). "
@@ -102,9 +108,10 @@ def resolve(
             raise StaleModuleError(f"{modules[0]} holds {module.GRAMMAR_NAME}@{module.GRAMMAR_VERSION}, not {key}")
         beside = [s for s in schemas if s.parent.resolve() == modules[0].parent.resolve()]
         named = [s for s in schemas if module.SCHEMA_FILE is not None and s.name == module.SCHEMA_FILE]
-        schema = (beside or named or schemas or [None])[0]
-        if schema is None:
+        candidates = beside or named or schemas
+        if not candidates:
             return module
+        schema = candidates[0]
         try:
             check_fresh(module, schema)
             return module
