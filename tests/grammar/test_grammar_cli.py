@@ -99,3 +99,11 @@ def test_diff_json_and_clean_exit(work):
 def test_diff_invalid_schema_exits_2(work):
     result = ek("diff", str(work / "travel-v1.ek"), str(work / "bad.ek"))
     assert result.returncode == 2 and "unknown type 'strng'" in result.stderr
+
+
+def test_fmt_diff_shows_the_change_without_writing(work):
+    result = ek("fmt", "--diff", str(work / "messy.ek"), str(work / "travel-v1.ek"))
+    assert result.returncode == 0
+    assert "-tool t{\n" in result.stdout and "+tool t {\n" in result.stdout
+    assert "travel-v1.ek" not in result.stdout
+    assert (work / "messy.ek").read_text() == MESSY

@@ -77,3 +77,20 @@ def test_caret_underlines_the_whole_token():
     with pytest.raises(SchemaError) as info:
         parse(HEAD + "tool t {\n    x integer\n}\n", "s.ek")
     assert str(info.value).endswith("        x integer\n          ^^^^^^^")
+
+
+@pytest.mark.parametrize(
+    ("schema", "hint"),
+    [
+        (HEAD + "tol t {\n}\n", "tool"),
+        (HEAD + "tool t {\n    x: int importnce 2\n}\n", "importance"),
+        (HEAD + "tool t {\n    x: str compre exact\n}\n", "compare"),
+        (HEAD + "tool t wieght 2 {\n}\n", "weight"),
+    ],
+)
+def test_misspelt_keywords_get_a_suggestion(schema, hint):
+    with pytest.raises(SchemaError) as info:
+        parse(schema, "s.ek")
+    diag = info.value.diagnostics[0]
+    assert diag.suggestion == hint
+    assert diag.message.endswith(f"; did you mean '{hint}'?")

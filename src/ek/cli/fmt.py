@@ -1,8 +1,9 @@
-"""``ek fmt FILE...``: print schemas in canonical layout; ``--write`` in place, ``--check`` for CI."""
+"""``ek fmt FILE...``: print schemas in canonical layout; ``--write`` in place, ``--check`` for CI, ``--diff`` to review."""
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import sys
 import tempfile
@@ -16,6 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--write", "-w", action="store_true", help="rewrite files in place when they change")
     mode.add_argument("--check", action="store_true", help="exit 1 and name the files that are not formatted")
+    mode.add_argument("--diff", action="store_true", help="print a unified diff of what formatting would change")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -37,6 +39,13 @@ def run(args: argparse.Namespace) -> int:
             if changed:
                 print(f"would reformat {path}", file=sys.stderr)
                 status = 1
+        elif args.diff:
+            if changed:
+                sys.stdout.writelines(
+                    difflib.unified_diff(
+                        text.splitlines(keepends=True), formatted.splitlines(keepends=True), path, path + " (formatted)"
+                    )
+                )
         elif args.write and path != "-":
             if changed:
                 _write_atomically(path, formatted)

@@ -20,7 +20,7 @@ from typing import Any
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from ek.grammar.diagnostics import Diagnostic, SchemaError
+from ek.grammar.diagnostics import Diagnostic, SchemaError, did_you_mean
 from ek.grammar.model import Location
 from ek.grammar.strings import EscapeError, decode_pattern, decode_string, parse_number
 from ek.grammar.syntax import (
@@ -254,9 +254,13 @@ def _syntax_diagnostic(exc: UnexpectedInput, filename: str, lines: list[str]) ->
     line = getattr(exc, "line", None)
     column = getattr(exc, "column", None)
     length = 1
+    suggestion = None
     if isinstance(exc, UnexpectedToken):
         message = _token_message(exc)
         tok = exc.token
+        suggestion = _keyword_hint(exc)
+        if suggestion:
+            message += f"; did you mean '{suggestion}'?"
         if tok.type != "$END" and tok.type != "_NL" and tok.end_line == tok.line and tok.end_column:
             length = tok.end_column - tok.column
     elif isinstance(exc, UnexpectedCharacters):
@@ -279,7 +283,18 @@ def _syntax_diagnostic(exc: UnexpectedInput, filename: str, lines: list[str]) ->
         column = len(lines[-1]) + 1 if lines else 1
     if line > len(lines):
         line, column = len(lines), len(lines[-1]) + 1
-    return Diagnostic(filename, line, int(column or 1), message, length=length)
+    return Diagnostic(filename, line, int(column or 1), message, suggestion=suggestion, length=length)
+
+
+_KEYWORDS = ("grammar", "type", "tool", "weight", "importance", "compare", "enum", "list")
+
+
+def _keyword_hint(exc: UnexpectedToken) -> str | None:
+    """A misspelt keyword (``tol``, ``importnce``) where the parser expected that keyword."""
+    if exc.token.type != "NAME":
+        return None
+    wanted = [k for k in _KEYWORDS if k.upper() in _accepted(exc)]
+    return did_you_mean(str(exc.token), wanted) if wanted else None
 
 
 # --- tokens -> syntax tree, during the parse ---------------------------------------
