@@ -80,3 +80,16 @@ def test_codegen_cli_rejects_two_schemas_with_the_same_key(tmp_path: Path) -> No
     shutil.copy(v1, twin)
     run = ek("gen", v1, twin, "-o", tmp_path / "gen")
     assert run.returncode == 1 and "travel@1" in run.stderr
+
+
+def test_codegen_cli_notes_modules_left_from_other_schemas(tmp_path: Path) -> None:
+    v1, v2 = copy_schemas(tmp_path)
+    out = tmp_path / "gen"
+    assert ek("gen", v1, v2, "-o", out).returncode == 0
+    (out / "helper.py").write_text("X = 1\n", encoding="utf-8")
+    run = ek("gen", v2, "-o", out)
+    assert run.returncode == 0
+    assert f"note: {out / 'travel_v1.py'} was generated from a schema not given here" in run.stderr
+    assert "helper.py" not in run.stderr
+    assert (out / "travel_v1.py").exists()
+    assert "travel@1" not in (out / "__init__.py").read_text(encoding="utf-8")
