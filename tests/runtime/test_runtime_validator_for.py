@@ -64,3 +64,21 @@ def test_runtime_grammar_of_accepts_grammar_module_and_path(tmp_path) -> None:
 
 def test_runtime_compile_grammar_is_cached() -> None:
     assert compile_grammar(WEATHER) is compile_grammar(WEATHER)
+
+
+def test_runtime_schema_path_gives_the_same_validator_as_its_generated_module(tmp_path) -> None:
+    from pathlib import Path
+
+    import ek.grammar
+
+    schema = Path(__file__).resolve().parents[2] / "schemas" / "travel-v2.ek"
+    (path,) = write_modules([ek.grammar.load(schema)], tmp_path)
+    calls = [
+        ("search_flights", {"origin": "JFK", "destination": "lax", "date": "2025-02-30", "passengers": 0}),
+        ("math.hypot", {"x": 1, "y": True, "from": "a", "to": "b"}),
+        ("create_event", {"title": "t", "attendees": ["a", 1], "start": "2025-01-01T10:00", "duration_minutes": 1}),
+    ]
+    from_schema, from_module = validator_for(schema), validator_for(path)
+    for name, args in calls:
+        assert from_schema(name, args) == from_module(name, args) != []
+    assert grammar_of(str(schema)) == grammar_of(path) == ek.grammar.load(schema)
