@@ -206,6 +206,13 @@ def load_bfcl_answers(path: str | Path) -> tuple[dict[Any, GoldEntry], list[Line
     return entries, errors
 
 
+def load_bfcl_functions(path: str | Path) -> dict[str, tuple[Mapping[str, Any], ...]]:
+    """The function schemas offered by each BFCL question, by id (raises ``BfclDataError`` on a bad file)."""
+    from ek.bfcl import read_questions
+
+    return {q.id: q.functions for q in read_questions(path)}
+
+
 def load_gold_file(path: str | Path) -> tuple[dict[Any, GoldEntry], list[LineError], LineCounts]:
     """Read a gold file (JSON lines with ``id`` and ``gold``, optional ``grammar``) into a dict by id.
 
@@ -251,6 +258,7 @@ __all__ = [
     "PRED_KEYS",
     "iter_raw_lines",
     "load_bfcl_answers",
+    "load_bfcl_functions",
     "load_gold_file",
     "parse_episode",
 ]

@@ -64,3 +64,33 @@ def test_score_bfcl_answers_file_that_is_not_bfcl_is_a_usage_error(tmp_path: Pat
     bogus = write_lines(tmp_path / "answers.json", [{"id": "a", "gold": []}])
     proc = run_ek("score", corpus, "--bfcl-answers", bogus)
     assert proc.returncode == 2 and "--bfcl-answers" in proc.stderr and "ground_truth" in proc.stderr
+
+
+QUESTIONS = REPO / "tests" / "data" / "bfcl" / "BFCL_v4_multiple.json"
+
+
+def test_score_bfcl_questions_bring_each_entrys_function_schemas(tmp_path: Path) -> None:
+    entries = _plain_entries(6)
+    lines: list[Any] = []
+    for entry in entries:
+        ((name, params),) = entry["ground_truth"][0].items()
+        args = {p: _first_choice(v) for p, v in params.items() if "" not in v}
+        lines.append({"id": entry["id"], "result": _call(name, args).rstrip("]") + ", launch_rockets(n=3)]"})
+    lines.append({"id": "simple_999", "result": "[f()]"})  # answered, but no such question
+    corpus = write_lines(tmp_path / "result.json", lines)
+    answers = write_lines(tmp_path / "answers.json",
+                          [json.loads(raw) for raw in ANSWERS.read_text().splitlines()]
+                          + [{"id": "simple_999", "ground_truth": [{"f": {}}]}])
+    with_q, without_q = tmp_path / "with.json", tmp_path / "without.json"
+    proc = run_ek("score", corpus, "--bfcl-answers", answers, "--bfcl-questions", QUESTIONS, "--json", with_q)
+    assert proc.returncode == 1, proc.stderr
+    run_ek("score", corpus, "--bfcl-answers", answers, "--json", without_q, "--allow-errors")
+    rq, rn = json.loads(with_q.read_text()), json.loads(without_q.read_text())
+    # with the questions' schemas, the made-up tool is unknown; without, it is merely a tool gold never calls
+    assert {r["reason"] for r in rq["per_reason"]} == {"unknown_tool"}
+    assert {r["reason"] for r in rn["per_reason"]} == {"wrong_tool"}
+    assert rq["overall"]["tp"] == len(entries)
+    assert [(e["id"], "not in the BFCL questions file" in e["reason"]) for e in rq["errors"]] == [("simple_999", True)]
+    assert rq["grammars"] == [{"grammar": "bfcl:question", "episodes": len(entries)}]
+    clash = run_ek("score", corpus, "--bfcl-questions", QUESTIONS, "--grammar", "x.ek")
+    assert clash.returncode == 2 and "give one of them" in clash.stderr

@@ -55,6 +55,9 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bfcl-answers", metavar="POSSIBLE_ANSWER.json",
                         help="gold calls by id from a BFCL possible_answer file, for BFCL result files "
                              "(lines with id and result)")
+    parser.add_argument("--bfcl-questions", metavar="QUESTIONS.json",
+                        help="score each episode against the function schemas of its BFCL question (by id): "
+                             "types, enums and defaults from BFCL's own data")
     parser.add_argument("--level", choices=LEVELS, default="call",
                         help="call: one unit per call, TP only on an exact match; arg: partial credit per argument")
     parser.add_argument("--optimal", action="store_true",
@@ -93,7 +96,9 @@ def check_inputs(command: str, args: argparse.Namespace, paths: list[str]) -> in
     """Exit status 2 with a message when an input file or the default grammar is unusable, else None."""
     if args.gold and args.bfcl_answers:
         return usage_error(command, "--gold and --bfcl-answers both supply gold calls; give one of them")
-    for path in paths + [p for p in (args.gold, args.bfcl_answers) if p]:
+    if args.grammar and args.bfcl_questions:
+        return usage_error(command, "--grammar and --bfcl-questions both choose the grammar; give one of them")
+    for path in paths + [p for p in (args.gold, args.bfcl_answers, args.bfcl_questions) if p]:
         if path != "-" and not os.path.isfile(path):
             return usage_error(command, f"no such file: {path}")
     if args.bfcl_answers:
@@ -103,6 +108,13 @@ def check_inputs(command: str, args: argparse.Namespace, paths: list[str]) -> in
             read_possible_answers(args.bfcl_answers)
         except BfclDataError as exc:
             return usage_error(command, f"--bfcl-answers: {exc}")
+    if args.bfcl_questions:
+        from ek.bfcl import BfclDataError, read_questions
+
+        try:
+            read_questions(args.bfcl_questions)
+        except BfclDataError as exc:
+            return usage_error(command, f"--bfcl-questions: {exc}")
     for folder in args.search_path:
         if not os.path.isdir(folder):
             return usage_error(command, f"--search-path {folder}: not a folder")
@@ -121,7 +133,7 @@ def run_options(args: argparse.Namespace, **keep: Any) -> Any:
 
     return RunOptions(level=args.level, canonicalizer=args.canonicalizer, optimal=args.optimal,
                       grammar=args.grammar, search_path=tuple(args.search_path), gold_file=args.gold,
-                      bfcl_answers=args.bfcl_answers, **keep)
+                      bfcl_answers=args.bfcl_answers, bfcl_questions=args.bfcl_questions, **keep)
 
 
 def score_file(path: str, options: Any, jobs: int) -> Any:

@@ -7,8 +7,11 @@ each grammar's validator is compiled once.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ek.agents.toolcalls import ToolCallMetric
@@ -39,11 +42,25 @@ def load_grammar(spec: str, search_path: Sequence[str] = ()) -> GraphGrammar:
         raise GrammarError(f"cannot resolve grammar {spec!r}: {message}") from None
 
 
+#: Label of episodes scored against their BFCL question's own function schemas.
+BFCL_QUESTION_GRAMMAR = "bfcl:question"
+
+
 class MetricCache:
-    """One :class:`ToolCallMetric` per grammar reference (``None``: the default grammar), built on first use."""
+    """One :class:`ToolCallMetric` per grammar reference (``None``: the default grammar), built on first use.
+
+    With ``bfcl_functions`` (BFCL question id -> function schemas) an episode
+    without its own ``grammar`` is scored against its question's functions;
+    those metrics live in a small LRU keyed by the schemas' content, since many
+    questions share one function set.
+    """
+
+    #: How many BFCL function sets keep their compiled metric.
+    BFCL_CACHE = 256
 
     def __init__(self, *, level: str, canonicalizer: str, optimal: bool, default_grammar: str | None,
-                 search_path: Sequence[str]) -> None:
+                 search_path: Sequence[str],
+                 bfcl_functions: Mapping[str, Sequence[Mapping[str, Any]]] | None = None) -> None:
         self._options: dict[str, Any] = {"level": level, "canonicalizer": canonicalizer, "optimal": optimal}
         self.default_grammar = default_grammar
         self.search_path = tuple(search_path)
@@ -51,6 +68,8 @@ class MetricCache:
             # versions beside the default schema resolve without a --search-path
             self.search_path += (os.path.dirname(os.path.abspath(default_grammar)),)
         self._metrics: dict[str | None, ToolCallMetric | GrammarError] = {}
+        self.bfcl_functions = bfcl_functions
+        self._bfcl: OrderedDict[str, ToolCallMetric] = OrderedDict()
 
     def default_key(self) -> str | None:
         """``NAME@VERSION`` of the default grammar (resolving it), or None without one."""
@@ -82,4 +101,31 @@ class MetricCache:
         return found
 
 
-__all__ = ["GrammarError", "MetricCache", "load_grammar"]
+    def grammar_label(self, ref: str | None) -> str | None:
+        """What the report counts an episode's grammar as."""
+        if ref is None and self.bfcl_functions is not None:
+            return BFCL_QUESTION_GRAMMAR
+        return ref if ref is not None else self.default_grammar
+
+    def for_episode(self, ref: str | None, episode_id: Any) -> ToolCallMetric:
+        """The metric of one episode: its own grammar ref, else its BFCL question's functions, else the default."""
+        if ref is not None or self.bfcl_functions is None:
+            return self.metric(ref)
+        functions = self.bfcl_functions.get(episode_id) if isinstance(episode_id, str) else None
+        if functions is None:
+            raise GrammarError(f"id {episode_id!r} is not in the BFCL questions file, so its functions are unknown")
+        key = hashlib.sha256(json.dumps(functions, sort_keys=True, default=repr).encode()).hexdigest()
+        metric = self._bfcl.get(key)
+        if metric is None:
+            from ek.bfcl import to_grammar
+
+            metric = ToolCallMetric(grammar=to_grammar(list(functions)).grammar, **self._options)
+            self._bfcl[key] = metric
+            if len(self._bfcl) > self.BFCL_CACHE:
+                self._bfcl.popitem(last=False)
+        else:
+            self._bfcl.move_to_end(key)
+        return metric
+
+
+__all__ = ["BFCL_QUESTION_GRAMMAR", "GrammarError", "MetricCache", "load_grammar"]

@@ -74,6 +74,7 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
             "search_path": list(options.search_path),
             "gold_file": options.gold_file,
             "bfcl_answers": options.bfcl_answers,
+            "bfcl_questions": options.bfcl_questions,
         },
         "overall": {**_counts(total, total.unit_counts()),
                     "exact": {"tp": _fraction(tp), "fp": _fraction(fp), "fn": _fraction(fn)}},

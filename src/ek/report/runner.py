@@ -28,6 +28,7 @@ from ek.corpus import (
     LineError,
     iter_raw_lines,
     load_bfcl_answers,
+    load_bfcl_functions,
     load_gold_file,
     parse_episode,
 )
@@ -51,13 +52,15 @@ class RunOptions:
     search_path: tuple[str, ...] = ()
     gold_file: str | None = None
     bfcl_answers: str | None = None
+    bfcl_questions: str | None = None
     keep_worst: int = 10
     keep_details: int = 0
     keep_ids: bool = False
 
     def metric_cache(self) -> MetricCache:
+        functions = load_bfcl_functions(self.bfcl_questions) if self.bfcl_questions else None
         return MetricCache(level=self.level, canonicalizer=self.canonicalizer, optimal=self.optimal,
-                           default_grammar=self.grammar, search_path=self.search_path)
+                           default_grammar=self.grammar, search_path=self.search_path, bfcl_functions=functions)
 
     def load_gold(self) -> tuple[dict[Any, GoldEntry] | None, list[LineError]]:
         """Gold calls by id from ``--gold`` or ``--bfcl-answers`` (None when lines carry their own gold)."""
@@ -104,7 +107,7 @@ def _prepare_pred(pred: Any) -> Any:
 
 def score_episode(cache: MetricCache, episode: Episode) -> Score:
     """Score one episode with its grammar's metric (raises GrammarError, TypeError, ValueError)."""
-    metric = cache.metric(episode.grammar)
+    metric = cache.for_episode(episode.grammar, episode.id)
     return metric(_prepare_pred(episode.pred), episode.gold)
 
 
@@ -130,8 +133,7 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
         except (TypeError, ValueError, KeyError) as exc:
             summary.add_error(LineError(number, item.id, f"cannot score: {exc}"))
             continue
-        grammar = item.grammar or options.grammar
-        summary.add(number, item.id, score, grammar)
+        summary.add(number, item.id, score, cache.grammar_label(item.grammar))
     summary.attach_details(alignment_dict)
     return summary
 
