@@ -84,3 +84,11 @@ def test_compare_paired_bootstrap_null_is_exactly_zero() -> None:
     result = paired_bootstrap(rows, rows, replicates=50, seed=1)
     assert result.delta.low == result.delta.high == 0.0 and result.p_value == 1.0
     assert not result.significant()
+
+
+def test_compare_refuses_when_nothing_is_in_common(tmp_path: Path) -> None:
+    s = _systems(tmp_path)
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    proc = run_ek("compare", empty, empty, "--gold", s["gold"])
+    assert proc.returncode == 1 and "no episode in common" in proc.stderr

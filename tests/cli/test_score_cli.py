@@ -228,3 +228,12 @@ def test_score_grammar_as_schema_module_or_name_at_version_agree(tmp_path: Path)
     plain = tmp_path / "plain.json"
     run_ek("score", corpus, "--json", plain)
     assert json.loads(plain.read_text())["overall"] != reports["schema"]["overall"]
+
+
+def test_score_empty_corpus_warns(tmp_path: Path) -> None:
+    corpus = tmp_path / "empty.jsonl"
+    corpus.write_text("\n\n")
+    out = tmp_path / "r.json"
+    proc = run_ek("score", corpus, "--json", out, "--html", tmp_path / "r.html")
+    assert proc.returncode == 0 and "no episode was scored (2 lines read)" in proc.stderr
+    assert json.loads(out.read_text())["corpus"]["blank_lines"] == 2

@@ -103,6 +103,9 @@ def run(args: argparse.Namespace) -> int:
         print("not comparing: fix the lines above, or pass --allow-errors to compare the common episodes only",
               file=sys.stderr)
         return 1
+    if not idx_a:
+        print("not comparing: A and B have no episode in common", file=sys.stderr)
+        return 1
     result = paired_bootstrap(_columns(sa.rows(), idx_a), _columns(sb.rows(), idx_b), replicates=args.bootstrap,
                               seed=args.seed, confidence=args.confidence)
     d = result.delta
