@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import attrs
 import pytest
+from ek_grammar_strategies import grammars
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from ek.grammar import diff, load, parse
+from ek.grammar import diff, format_grammar, load, parse
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
 
@@ -88,3 +92,30 @@ def test_travel_v1_to_v2():
     text = report.render()
     assert text.startswith("travel@1 -> travel@2: 2 breaking, ")
     assert "  ! search_flights.origin: pattern /[A-Z]{3}/ added" in text
+
+
+PROPERTY = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@PROPERTY
+@given(grammars())
+def test_a_grammar_has_no_changes_against_itself_or_its_printed_form(g):
+    assert diff(g, g).changes == ()
+    assert diff(g, parse(format_grammar(g))).changes == ()
+
+
+@PROPERTY
+@given(grammars(), st.data())
+def test_removing_a_tool_or_argument_always_breaks(g, data):
+    index = data.draw(st.integers(0, len(g.tools) - 1))
+    tool = g.tools[index]
+    without_tool = attrs.evolve(g, tools=g.tools[:index] + g.tools[index + 1 :])
+    report = diff(g, without_tool)
+    assert report.is_breaking and [(c.kind, c.path) for c in report.breaking] == [("tool-removed", tool.name)]
+    # the reverse direction only adds a tool
+    assert not diff(without_tool, g).is_breaking
+    if tool.fields:
+        smaller = attrs.evolve(tool, fields=tool.fields[1:])
+        tools = g.tools[:index] + (smaller,) + g.tools[index + 1 :]
+        report = diff(g, attrs.evolve(g, tools=tools))
+        assert ("argument-removed", f"{tool.name}.{tool.fields[0].name}") in [(c.kind, c.path) for c in report.breaking]

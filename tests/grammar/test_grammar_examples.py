@@ -122,3 +122,17 @@ def test_keywords_stay_usable_as_argument_names():
 def test_crlf_and_missing_final_newline_are_fine():
     g = parse("grammar g 1\r\ntool t {\r\n    x: int\r\n}")
     assert g.tool("t").field("x").type == PrimitiveType("int")
+
+
+def test_parsing_in_threads_keeps_each_files_locations():
+    from concurrent.futures import ThreadPoolExecutor
+
+    text = (SCHEMAS / "travel-v2.ek").read_text(encoding="utf-8")
+
+    def one(i: int) -> set[str]:
+        g = parse(text, f"file{i}.ek")
+        return {f.loc.file for t in g.tools for f in t.fields} | {t.loc.file for t in g.tools}
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(one, range(16)))
+    assert results == [{f"file{i}.ek"} for i in range(16)]
