@@ -149,7 +149,7 @@ class PairedResult:
         """``B is better than A: ΔF1 = +0.042 [0.013, 0.071], p = 0.004``, or no significant difference."""
         a, b = names
         d = self.delta
-        numbers = f"ΔF1 = {d.estimate:+.3f} [{d.low:+.3f}, {d.high:+.3f}], p = {_p(self.p_value, d.replicates)}"
+        numbers = f"ΔF1 = {d.estimate:+.3f} [{d.low:+.3f}, {d.high:+.3f}], p {_p(self.p_value, d.replicates)}"
         if not self.significant(alpha):
             return f"no significant difference between {a} and {b}: {numbers}"
         better, worse = (b, a) if d.estimate > 0 else (a, b)
@@ -162,7 +162,7 @@ class PairedResult:
 
 def _p(p: float, replicates: int) -> str:
     floor = 2 / (replicates + 1)  # the smallest two-sided p the bootstrap can give
-    return f"< {floor:.4f}" if p <= floor else f"{p:.3f}"
+    return f"< {floor:.4f}" if p <= floor else f"= {p:.3f}"
 
 
 def paired_bootstrap(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]], *, replicates: int = 1000,
@@ -171,7 +171,7 @@ def paired_bootstrap(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]],
 
     Each replicate draws one set of episode indices and uses it for both systems.
     The p-value is the two-sided fraction of replicates on the far side of zero,
-    ``(count + 1) / (replicates + 1)`` so it is never exactly 0.
+    ``2 (count + 1) / (replicates + 1)`` (capped at 1), so it is never exactly 0.
 
     >>> same = ([1, 0, 1, 1], [0, 1, 0, 0], [0, 1, 0, 0])
     >>> r = paired_bootstrap(same, same, replicates=100, seed=1)

@@ -59,6 +59,17 @@ def _columns(rows: tuple[array[float], array[float], array[float]], idx: list[in
     return tuple([col[k] for k in idx] for col in rows)
 
 
+def _per_tool(a: Any, b: Any) -> list[dict[str, Any]]:
+    """F1 of each tool in A and in B (micro, over each file's scored episodes), largest change first."""
+    ta, tb = a.total().by_tool(), b.total().by_tool()
+    rows = []
+    for tool in sorted(set(ta) | set(tb)):
+        f1_a = ta[tool].f1 if tool in ta else 1.0
+        f1_b = tb[tool].f1 if tool in tb else 1.0
+        rows.append({"tool": tool, "f1_a": f1_a, "f1_b": f1_b, "delta": f1_b - f1_a})
+    return sorted(rows, key=lambda r: (-abs(r["delta"]), r["tool"]))
+
+
 def _listing(label: str, ids: list[Any], limit: int = 20) -> str:
     shown = ", ".join(repr(i) for i in ids[:limit])
     more = f" ... and {len(ids) - limit} more" if len(ids) > limit else ""
@@ -114,11 +125,19 @@ def run(args: argparse.Namespace) -> int:
     print(f"{result.episodes} paired episodes; paired bootstrap, {d.replicates} replicates, seed {d.seed}, "
           f"{d.confidence:.0%} CI")
     print(result.verdict(args.alpha))
+    tools = _per_tool(sa, sb)
+    if tools:
+        from ek.report.table import format_table
+
+        print("\nPer tool (all scored episodes of each file; largest change first)")
+        print(format_table(["tool", "F1 A", "F1 B", "ΔF1"],
+                           [[t["tool"], f"{t['f1_a']:.4f}", f"{t['f1_b']:.4f}", f"{t['delta']:+.4f}"] for t in tools],
+                           align="lrrr"))
     if args.json:
         payload = {"schema_version": 1, "a": os.path.abspath(args.a), "b": os.path.abspath(args.b),
                    "level": args.level, "canonicalizer": args.canonicalizer, "grammar": args.grammar,
                    **result.to_dict(args.alpha), "verdict": result.verdict(args.alpha),
-                   "only_in_a": only_a, "only_in_b": only_b, "duplicated": dup, "unscored_lines": problems}
+                   "per_tool": tools, "only_in_a": only_a, "only_in_b": only_b, "duplicated": dup, "unscored_lines": problems}
         os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
         with open(args.json, "w", encoding="utf-8") as out:
             json.dump(payload, out, indent=2, ensure_ascii=False, default=repr)
