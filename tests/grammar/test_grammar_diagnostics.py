@@ -152,3 +152,12 @@ def test_load_reports_unreadable_and_non_utf8_files(tmp_path):
 def test_byte_order_mark_is_ignored():
     g = parse("\ufeffgrammar g 1\ntool t {\n}\n")
     assert g.key == "g@1"
+
+
+def test_schema_error_survives_pickling():
+    import pickle
+
+    with pytest.raises(SchemaError) as info:
+        parse(HEAD + "tool t {\n    x: strng\n}\n", "s.ek")
+    copy = pickle.loads(pickle.dumps(info.value))
+    assert copy.diagnostics == info.value.diagnostics and str(copy) == str(info.value)

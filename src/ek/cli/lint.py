@@ -25,15 +25,7 @@ def run(args: argparse.Namespace) -> int:
             problems += len(err.diagnostics)
             if args.json:
                 for d in err.diagnostics:
-                    record = {
-                        "file": d.file,
-                        "line": d.line,
-                        "column": d.column,
-                        "severity": d.severity,
-                        "message": d.message,
-                        "suggestion": d.suggestion,
-                    }
-                    print(json.dumps(record, ensure_ascii=False))
+                    print(json.dumps(d.to_json(), ensure_ascii=False))
             else:
                 print(err, file=sys.stderr)
     if problems and not args.json:

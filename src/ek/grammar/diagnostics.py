@@ -31,6 +31,17 @@ class Diagnostic:
     suggestion: str | None = None
     length: int = 1
 
+    def to_json(self) -> dict[str, object]:
+        """The diagnostic as plain data (``ek lint --json`` prints one per line)."""
+        return {
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "severity": self.severity,
+            "message": self.message,
+            "suggestion": self.suggestion,
+        }
+
     @property
     def header(self) -> str:
         """The first line of the report: ``FILE:LINE:COL: error: MESSAGE``."""
@@ -101,3 +112,7 @@ class SchemaError(ValueError):
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+    def __reduce__(self) -> tuple[type[SchemaError], tuple[tuple[Diagnostic, ...], str | None]]:
+        # Rebuild from the diagnostics (not the rendered text), e.g. across a process pool.
+        return (type(self), (self.diagnostics, self.source))
