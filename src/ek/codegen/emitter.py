@@ -72,8 +72,15 @@ def _parsed(source: str, what: str) -> str:
 def generate(grammar: GraphGrammar) -> str:
     """The source of the module for one grammar version; deterministic for equal input.
 
-    Raises :class:`GenerationError` if the result would not parse (it never is written then).
+    The source has passed ``ast.parse``; :class:`GenerationError` says why not
+    (it is never written then).
     """
+    return _parsed(render(grammar), grammar.key)
+
+
+def render(grammar: GraphGrammar) -> str:
+    """The module source without the ``ast.parse`` gate, for callers that ``compile()`` it at once
+    (compiling parses too, so checking first would parse a large module twice)."""
     taken = set(MODULE_NAMES)
     names = tool_names(grammar, taken)
     tables = Tables()
@@ -109,7 +116,7 @@ def generate(grammar: GraphGrammar) -> str:
         ),
         grammar_table=py_literal_block(grammar_to_table(grammar), levels=2),
     )
-    return _parsed(source, grammar.key)
+    return source
 
 
 def generate_index(grammars: Iterable[GraphGrammar]) -> str:

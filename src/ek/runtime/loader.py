@@ -103,7 +103,8 @@ def compile_grammar(grammar: GraphGrammar) -> types.ModuleType:
     show the generated lines. Cached by (schema hash, generator version); a
     grammar without a hash is keyed by the hash of its generated source.
     """
-    from ek.codegen import GENERATOR_VERSION, generate
+    from ek.codegen import GENERATOR_VERSION
+    from ek.codegen.emitter import render as generate  # compile() below parses it anyway
 
     source: str | None = None
     sha = grammar.source_sha256
