@@ -82,3 +82,12 @@ def test_runtime_schema_path_gives_the_same_validator_as_its_generated_module(tm
     for name, args in calls:
         assert from_schema(name, args) == from_module(name, args) != []
     assert grammar_of(str(schema)) == grammar_of(path) == ek.grammar.load(schema)
+
+
+def test_runtime_equal_grammars_built_in_code_share_one_compiled_module() -> None:
+    a = GraphGrammar("same", 1, tools=(ToolSpec("t", (FieldSpec("x", PrimitiveType("int")),)),))
+    b = GraphGrammar("same", 1, tools=(ToolSpec("t", (FieldSpec("x", PrimitiveType("int")),)),))
+    listy = GraphGrammar("listy", 1, tools=(ToolSpec("t", (FieldSpec("x", PrimitiveType("any"), required=False, default=[1]),)),))
+    assert compile_grammar(a) is compile_grammar(b)
+    assert compile_grammar(listy) is compile_grammar(listy)  # unhashable default: keyed by source hash
+    assert validator_for(listy)("t", {"x": {"any": "thing"}}) == []

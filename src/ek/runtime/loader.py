@@ -27,6 +27,7 @@ _STAMPS = ("GRAMMAR_NAME", "GRAMMAR_VERSION", "SOURCE_SHA256", "GENERATOR_VERSIO
 
 _lock = threading.Lock()
 _compiled: dict[tuple[str, int], types.ModuleType] = {}
+_by_value: dict[tuple[GraphGrammar, str | None], types.ModuleType] = {}
 
 
 def regenerate_hint(schema: str | os.PathLike[str] | None, out_dir: str | os.PathLike[str] | None) -> str:
@@ -109,6 +110,12 @@ def compile_grammar(grammar: GraphGrammar) -> types.ModuleType:
     source: str | None = None
     sha = grammar.source_sha256
     if sha is None:
+        try:  # a grammar built in code: equal grammars share one module, without regenerating
+            hit = _by_value.get((grammar, grammar.source_path))
+        except TypeError:  # an unhashable default value (a list) somewhere in the grammar
+            hit = None
+        if hit is not None:
+            return hit
         source = generate(grammar)
         sha = "gen:" + hashlib.sha256(source.encode("utf-8")).hexdigest()
     key = (sha, GENERATOR_VERSION)
@@ -132,6 +139,11 @@ def compile_grammar(grammar: GraphGrammar) -> types.ModuleType:
             raise
         module = check_module(module, filename)
         _compiled[key] = module
+        if grammar.source_sha256 is None:
+            try:
+                _by_value[(grammar, grammar.source_path)] = module
+            except TypeError:
+                pass
         return module
 
 
