@@ -34,6 +34,7 @@ def assert_calls(pred: Any, gold: Any, grammar: Any = None, level: str = "call",
     ``grammar`` (schema path, generated module or GraphGrammar) brings weights,
     compare policies, defaults and validation.
     """
+    __tracebackhide__ = True  # pytest shows the caller's line, not this helper's
     metric = ToolCallMetric(level, grammar=grammar, canonicalizer=canonicalizer, optimal=optimal)
     score = metric(pred, gold)
     explanation = score.explanation
