@@ -93,3 +93,12 @@ def test_codegen_cli_notes_modules_left_from_other_schemas(tmp_path: Path) -> No
     assert "helper.py" not in run.stderr
     assert (out / "travel_v1.py").exists()
     assert "travel@1" not in (out / "__init__.py").read_text(encoding="utf-8")
+
+
+def test_codegen_cli_output_that_is_a_file_is_a_clear_error(tmp_path: Path) -> None:
+    v1, _ = copy_schemas(tmp_path)
+    target = tmp_path / "taken"
+    target.write_text("not a folder", encoding="utf-8")
+    run = ek("gen", v1, "-o", target)
+    assert run.returncode == 1
+    assert f"{target} exists and is not a folder" in run.stderr and "Traceback" not in run.stderr

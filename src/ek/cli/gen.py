@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ek.codegen import generate, generate_index, module_filename, write_atomic
+from ek.codegen import GenerationError, generate, generate_index, module_filename, write_atomic
 from ek.grammar.model import GraphGrammar
 
 
@@ -72,7 +72,14 @@ def run(args: argparse.Namespace) -> int:
     if grammars is None:
         return 1
     out_dir = Path(args.out)
-    files = expected_files(grammars, out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        print(f"ek gen: {out_dir} exists and is not a folder", file=sys.stderr)
+        return 1
+    try:
+        files = expected_files(grammars, out_dir)
+    except GenerationError as err:  # a generator bug; say so instead of writing anything
+        print(f"ek gen: {err}", file=sys.stderr)
+        return 1
     for path in leftover_modules(out_dir, files):
         print(f"note: {path} was generated from a schema not given here; it is left alone and not indexed", file=sys.stderr)
     if args.check:
@@ -92,7 +99,11 @@ def run(args: argparse.Namespace) -> int:
     for path, text in files.items():
         if path.is_file() and path.read_bytes() == text.encode("utf-8"):
             print(f"unchanged: {path}")
-        else:
+            continue
+        try:
             write_atomic(path, text)
-            print(f"wrote: {path}")
+        except OSError as err:
+            print(f"ek gen: cannot write {path}: {err.strerror or err}", file=sys.stderr)
+            return 1
+        print(f"wrote: {path}")
     return 0
