@@ -22,7 +22,7 @@ import attrs
 
 from ek.agents.base import Step
 from ek.bfcl import javalike
-from ek.bfcl.matching import max_matching
+from ek.bfcl.matching import max_matching_lazy
 from ek.bfcl.typemap import (
     JAVA,
     JAVASCRIPT,
@@ -34,6 +34,8 @@ from ek.bfcl.typemap import (
 )
 from ek.canon import bfcl as standardize
 from ek.parsing import ParseError, parse_calls
+from ek.parsing.limits import DEFAULT_LIMITS
+from ek.parsing.values import plain_args
 
 
 @attrs.frozen
@@ -150,6 +152,10 @@ def _decode(model_output: Any, language: str = PYTHON) -> list[Step] | ParseErro
     try:
         if isinstance(model_output, str) and language in (JAVA, JAVASCRIPT):
             return javalike.decode_calls(model_output, language)
+        if type(model_output) is list:
+            fast = _decoded_bfcl(model_output)
+            if fast is not None:
+                return fast
         if isinstance(model_output, str):
             text = model_output.strip("`\n ")
             if text.startswith("python\n"):  # what stripping backticks leaves of a ```python fence
@@ -164,16 +170,35 @@ def _decode(model_output: Any, language: str = PYTHON) -> list[Step] | ParseErro
         return exc
 
 
+def _decoded_bfcl(items: list[Any]) -> list[Step] | None:
+    """BFCL's decoded ``[{"func": {...}}]`` read directly (values still checked); None: take the general path."""
+    steps = []
+    for i, item in enumerate(items):
+        if type(item) is not dict or len(item) != 1:
+            return None
+        ((name, args),) = item.items()
+        if type(name) is not str or not name or type(args) is not dict:
+            return None
+        steps.append(Step(name, plain_args(args, f"$[{i}][{name!r}]", DEFAULT_LIMITS, "bfcl")))
+    return steps
+
+
 def _parallel(funcs: list[Mapping[str, Any]], calls: list[Step], answers: list[Mapping[str, Any]],
               ctx: _Context) -> Verdict:
     if len(calls) != len(answers):
         return _fail("parallel_function_checker_no_order:wrong_count", "Wrong number of functions.")
-    verdicts = [[_call_checker(_find(funcs, _only_key(a)), call, a, ctx) for call in calls] for a in answers]
-    adjacency = [[j for j, v in enumerate(row) if v.valid] for row in verdicts]
-    assignment = max_matching(adjacency, len(calls))
+    funcs_for = [_find(funcs, _only_key(a)) for a in answers]
+
+    def fits(i: int, j: int) -> bool:
+        return _call_checker(funcs_for[i], calls[j], answers[i], ctx).valid
+
+    assignment = max_matching_lazy(len(answers), len(calls), fits)
     for i, matched in enumerate(assignment):
         if matched is None:
-            reasons = "; ".join(f"model call {j}: {v.error_type}: {v.message}" for j, v in enumerate(verdicts[i]))
+            reasons = "; ".join(
+                f"model call {j}: {v.error_type}: {v.message}"
+                for j, v in enumerate(_call_checker(funcs_for[i], call, answers[i], ctx) for call in calls)
+            )
             return _fail(
                 "parallel_function_checker_no_order:cannot_find_match",
                 f"Could not find a matching function call for index {i} of possible answers "

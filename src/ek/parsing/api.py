@@ -13,7 +13,7 @@ from typing import Any
 from ek.agents.base import Step
 from ek.parsing import json_text, shapes
 from ek.parsing.errors import ParseError
-from ek.parsing.limits import DEFAULT_MAX_DEPTH, DEFAULT_MAX_SIZE, Limits
+from ek.parsing.limits import DEFAULT_LIMITS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_SIZE, Limits
 from ek.parsing.python_calls import parse_python
 
 #: The names ``format=`` accepts.
@@ -48,7 +48,10 @@ def parse_calls(
     """
     if format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
-    limits = Limits(max_size=max_size, max_depth=max_depth)
+    if max_size == DEFAULT_MAX_SIZE and max_depth == DEFAULT_MAX_DEPTH:
+        limits = DEFAULT_LIMITS
+    else:
+        limits = Limits(max_size=max_size, max_depth=max_depth)
     if isinstance(output, bytes | bytearray | memoryview):
         output = _decode(bytes(output), limits, format)
     if isinstance(output, str):
