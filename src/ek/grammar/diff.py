@@ -259,14 +259,14 @@ def _constraints(
         elif looser:
             yield Change(f"{what.replace(' ', '-')}-widened", path, f"{what} widened from {before} to {after}", False, before, after)
     if old.pattern != new.pattern:
-        before = encode_pattern(old.pattern) if old.pattern is not None else None
-        after = encode_pattern(new.pattern) if new.pattern is not None else None
-        if new.pattern is None:
-            yield Change("pattern-removed", path, f"pattern {before} removed", False, before, None)
-        elif old.pattern is None:
-            yield Change("pattern-added", path, f"pattern {after} added", True, None, after)
+        old_re = encode_pattern(old.pattern) if old.pattern is not None else None
+        new_re = encode_pattern(new.pattern) if new.pattern is not None else None
+        if new_re is None:
+            yield Change("pattern-removed", path, f"pattern {old_re} removed", False, old_re, None)
+        elif old_re is None:
+            yield Change("pattern-added", path, f"pattern {new_re} added", True, None, new_re)
         else:
-            yield Change("pattern-changed", path, f"pattern changed from {before} to {after}", True, before, after)
+            yield Change("pattern-changed", path, f"pattern changed from {old_re} to {new_re}", True, old_re, new_re)
 
 
 def _tighter(old: float | None, new: float | None, *, lower: bool) -> bool:

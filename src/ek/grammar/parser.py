@@ -92,7 +92,7 @@ def parse_syntax(text: str, filename: str = "<string>") -> FileSyn:
         chunk = "\n" * (start_line - 1) + "\n".join(lines[start_line - 1 :]) + "\n"
         _BUILDER.begin(filename)
         try:
-            decls = lark_parser().parse(chunk)
+            decls = lark_parser().parse(chunk)  # type: ignore[assignment]  # the builder returns a list
             break
         except UnexpectedInput as exc:
             diag = _syntax_diagnostic(exc, filename, lines)
@@ -325,23 +325,29 @@ class _SyntaxBuilder(Transformer):
 
     # helpers
     def _tok_loc(self, tok: Token) -> Location:
-        return Location(self._state.filename, tok.line, tok.column, tok.end_line, tok.end_column)
+        # Lark's error probing (``accepts()``) feeds position-less tokens: default to 1.
+        return Location(self._state.filename, tok.line or 1, tok.column or 1, tok.end_line, tok.end_column)
 
     def _span(self, first: Any, last: Any) -> Location:
-        if isinstance(first, tuple):
-            first = first[1]
-        if isinstance(last, tuple):
-            last = last[1]
-        a = first if isinstance(first, (Token, Location)) else first.loc
-        b = last if isinstance(last, (Token, Location)) else last.loc
+        a = self._as_loc(first)
+        b = self._as_loc(last)
         return Location(self._state.filename, a.line, a.column, b.end_line, b.end_column)
+
+    def _as_loc(self, part: Any) -> Location:
+        """The location of a token, a reduced ``name`` (text, loc), a Location or a syntax node."""
+        if isinstance(part, Token):
+            return self._tok_loc(part)
+        if isinstance(part, tuple):
+            return part[1]
+        return part if isinstance(part, Location) else part.loc
 
     def _string(self, tok: Token) -> str:
         try:
             return decode_string(str(tok))
         except EscapeError as err:
-            column = tok.column + err.offset if tok.line == tok.end_line else tok.column
-            loc = Location(self._state.filename, tok.line, column, tok.line, column + 2)
+            start = self._tok_loc(tok)
+            column = start.column + err.offset if start.line == tok.end_line else start.column
+            loc = Location(self._state.filename, start.line, column, start.line, column + 2)
             self._state.errors.append((loc, str(err)))
             return str(tok)[1:-1]
 
