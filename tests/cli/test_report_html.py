@@ -44,7 +44,8 @@ def test_report_html_is_self_contained(tmp_path: Path) -> None:
     assert run_ek("score", EXAMPLE / "corpus.jsonl", "--grammar", EXAMPLE / "travel-v2.ek",
                   "--html", html).returncode == 0
     text = html.read_text(encoding="utf-8")
-    assert not re.search(r"""(src|href)\s*=""", text)
+    assert not re.search(r"""src\s*=|href\s*=\s*"(?!#episode-\d+")""", text)  # in-page links only
+    assert '<a href="#episode-1"><code>cancel-wrong-booking</code></a>' in text
     assert not re.search(r"https?://(?!www\.w3\.org/2000/svg)", text)
     assert text.count("<svg") == 3 and "<table" in text
 
