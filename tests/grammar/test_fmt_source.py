@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ek.grammar import SchemaError, parse
 from ek.grammar.formatter import format_source
@@ -111,3 +114,26 @@ def test_long_doc_keeps_its_lines():
 def test_comments_around_the_tool_doc_stay_put():
     text = 'grammar g 1\ntool t {\n    # before doc\n    """Doc\n    more"""  # after doc\n    # before a\n    a: int\n}\n'
     assert format_source(text) == "grammar g 1\n\n" + text[len("grammar g 1\n"):]
+
+
+EXAMPLE_TEXTS = [(SCHEMAS / n).read_text(encoding="utf-8") for n in ("travel-v1.ek", "travel-v2.ek")]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(EXAMPLE_TEXTS), st.data())
+def test_comments_anywhere_in_hand_written_files_are_kept(text, data):
+    out, in_doc = [], False
+    for index, line in enumerate(text.split("\n")):
+        if not in_doc and data.draw(st.booleans(), label=f"own {index}"):
+            out.append(" " * data.draw(st.integers(0, 8), label="indent") + f"# c{index}")
+        quotes = line.count('"""')
+        if not in_doc and not quotes and line.strip() and data.draw(st.booleans(), label=f"eol {index}"):
+            line += f"   # e{index}"
+        in_doc ^= quotes % 2 == 1
+        out.append(line)
+    commented = "\n".join(out)
+    formatted = format_source(commented)
+    assert parse(formatted) == parse(text)
+    assert format_source(formatted) == formatted
+    wanted = sorted(re.findall(r"# [ce]\d+", commented))
+    assert sorted(re.findall(r"# [ce]\d+", formatted)) == wanted
