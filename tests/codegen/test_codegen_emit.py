@@ -161,3 +161,36 @@ def test_codegen_generated_class_names_never_shadow_module_names(tmp_path: Path)
         assert m.validate(n, {"v": 1}) == []
         assert m.validate(n, {}) == [Violation("$.v", "missing required argument")]  # KeyError not shadowed
         assert m.TOOLS[n].from_args({"v": 2}).to_args() == {"v": 2}
+
+
+def test_codegen_recursive_types_are_refused_not_a_recursion_error() -> None:
+    from ek.codegen import GenerationError
+
+    node = TypeAlias("Node", ObjectType((FieldSpec("children", ListType(NamedType("Node"))),)))
+    grammar = GraphGrammar("tree", 1, tools=(ToolSpec("walk", (FieldSpec("root", NamedType("Node")),)),), types=(node,))
+    with pytest.raises(GenerationError, match="recursive type"):
+        generate(grammar)
+
+
+@pytest.mark.parametrize("depth, ok", [(9, True), (10, False)])
+def test_codegen_deep_lists_compile_or_are_refused_clearly(depth: int, ok: bool) -> None:
+    from ek.codegen import GenerationError
+    from ek.runtime import compile_grammar
+
+    node: object = PrimitiveType("int")
+    for _ in range(depth):
+        node = ListType(ObjectType((FieldSpec("x", node),)))  # type: ignore[arg-type]
+    grammar = GraphGrammar("deep", depth, tools=(ToolSpec("t", (FieldSpec("a", node),)),))  # type: ignore[arg-type]
+    if not ok:
+        with pytest.raises(GenerationError, match=r"lists nest more than 9 deep at \$\.a\[\*\]\.x"):
+            generate(grammar)
+        return
+    module = compile_grammar(grammar)
+    value: object = 1
+    for _ in range(depth):
+        value = [{"x": value}]
+    assert module.validate("t", {"a": value}) == []
+    bad = [{"x": "no"}]
+    for _ in range(depth - 1):
+        bad = [{"x": bad}]
+    assert [v.path for v in module.validate("t", {"a": bad})] == ["$.a" + "[0].x" * depth]

@@ -17,6 +17,7 @@ import attrs
 import jinja2
 
 from ek.codegen.classes import ClassPlanner
+from ek.codegen.errors import GenerationError
 from ek.codegen.literals import py_literal, py_literal_block
 from ek.codegen.naming import MODULE_NAMES, module_filename, module_stem, tool_names
 from ek.codegen.validators import Tables, ValidatorEmitter
@@ -25,10 +26,6 @@ from ek.runtime.tables import grammar_to_table
 
 #: The layout generated modules follow; ek.runtime refuses modules with a version it cannot read.
 GENERATOR_VERSION = 1
-
-
-class GenerationError(ValueError):
-    """The grammar could not be turned into a valid module (a bug or an unsupported value)."""
 
 
 @attrs.frozen

@@ -66,6 +66,14 @@ class PathExpr:
     def index(self, var: str) -> PathExpr:
         return PathExpr(self.parts + (("lit", "["), ("var", var), ("lit", "]")))
 
+    def text(self) -> str:
+        """The location for messages, list indexes shown as ``[*]``.
+
+        >>> PathExpr.root().key("a").index("i0").key("b").text()
+        '$.a[*].b'
+        """
+        return "".join(text if kind == "lit" else "*" for kind, text in self.parts)
+
     def code(self) -> str:
         merged: list[tuple[str, str]] = []
         for kind, text in self.parts:

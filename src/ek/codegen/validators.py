@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ek.codegen.errors import GenerationError
 from ek.codegen.literals import py_literal
 from ek.codegen.patterns import specialise
 from ek.codegen.source import Lines, PathExpr
@@ -22,6 +23,12 @@ from ek.grammar.model import (
     PrimitiveType,
     TypeNode,
 )
+
+#: Deepest indentation a validator may reach; Python's parser refuses far deeper blocks anyway.
+MAX_NESTING = 80
+
+#: Lists inside lists become nested ``for`` loops; CPython compiles at most 20 nested blocks.
+MAX_LIST_NESTING = 9
 
 
 class Tables:
@@ -126,6 +133,8 @@ class ValidatorEmitter:
 
     def value(self, code: Lines, var: str, node: TypeNode, cons: Constraints, path: PathExpr) -> None:
         """Checks for one value already bound to ``var``."""
+        if code.level > MAX_NESTING:
+            raise GenerationError(f"types nest deeper than {MAX_NESTING} levels at {path.text()} (a recursive type?)")
         got = f"type({var}).__name__"
         if isinstance(node, PrimitiveType):
             name = node.name
@@ -183,6 +192,10 @@ class ValidatorEmitter:
 
     def _items(self, code: Lines, var: str, item: TypeNode, cons: Constraints, path: PathExpr) -> None:
         """Check every element; simple items get a tight loop and only a failure pays for indexes."""
+        if path.text().count("[*]") >= MAX_LIST_NESTING:
+            raise GenerationError(
+                f"lists nest more than {MAX_LIST_NESTING} deep at {path.text()}[*] (a recursive type?)"
+            )
         idx, elem = code.fresh("i"), code.fresh("v")
         quick = code.fresh("v")
         bad = self.quick_bad(quick, item, cons)
