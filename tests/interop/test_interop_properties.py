@@ -51,7 +51,7 @@ def typed(depth: int) -> st.SearchStrategy[dict[str, Any]]:
     """Schemas of one type with the keywords that fit it (defaults and bounds may still misfit)."""
     num = st.integers(-3, 12) | st.floats(-3, 12, allow_nan=False)
     common = {"description": st.text(max_size=12), "x-ek-importance": st.sampled_from([2, 0.5])}
-    options = [
+    options: list[st.SearchStrategy[Any]] = [
         st.fixed_dictionaries({"type": st.just("string")}, optional={
             **common, "minLength": st.integers(0, 4), "maxLength": st.integers(0, 9),
             "pattern": st.sampled_from(["^[a-z]+$", "[0-9]", "^(?:a|b)$", "^x"]),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -30,7 +31,7 @@ ANTHROPIC_MESSAGE = {
         {"type": "tool_use", "id": "t2", "name": "math.hypot", "input": {"x": 3, "y": -4.5}},
     ],
 }
-OPENAI_RESPONSES = {
+OPENAI_RESPONSES: dict[str, Any] = {
     "id": "resp_1", "object": "response",
     "output": [
         {"type": "reasoning", "id": "rs_1", "summary": []},

@@ -16,7 +16,7 @@ a float at any depth, not only at top level; the model output is read by
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import attrs
 
@@ -303,8 +303,9 @@ def _type_check(param: str, value: Any, possible: list[Any], type_name: str, exp
     if type(value) is expected:
         if nested is None:
             return _Typed(True, is_variable)
+        items = cast("list[Any]", value)  # a list: only lists have nested types
         for alt in possible:
-            if not isinstance(alt, list) or all(_item_type_ok(item, alt, nested) for item in value):
+            if not isinstance(alt, list) or all(_item_type_ok(item, alt, nested) for item in items):
                 return _Typed(True, is_variable)
         nested_failed = True
     if answer_type is not None and type(value) is answer_type:

@@ -56,9 +56,9 @@ def max_matching_lazy(left_size: int, right_size: int, fits: Callable[[int, int]
             for (left, _), right in zip(stack, path):
                 owner[right] = left
     assignment: list[int | None] = [None] * left_size
-    for right, left in enumerate(owner):
-        if left is not None:
-            assignment[left] = right
+    for right, matched in enumerate(owner):
+        if matched is not None:
+            assignment[matched] = right
     return assignment
 
 

@@ -45,7 +45,8 @@ def load_bfcl_checker() -> OracleChecker | None:
     def run(functions: list[Any], decoded: list[Any], ground_truth: list[Any], category: str) -> dict[str, Any]:
         lang = language.JAVASCRIPT if "javascript" in category else language.JAVA if "java" in category \
             else language.PYTHON
-        return module.ast_checker(functions, decoded, ground_truth, lang, category, "ek_oracle")
+        result: dict[str, Any] = module.ast_checker(functions, decoded, ground_truth, lang, category, "ek_oracle")
+        return result
 
     return run
 

@@ -249,9 +249,9 @@ class Converter:
         if not isinstance(raw, str):
             self.issues.warn(child(path, "type"), f"type must be a string, got {raw!r}; read as any")
             return "any"
-        for names, kind in ((_STR, "str"), (_INT, "int"), (_FLOAT, "float"), (_BOOL, "bool"), (_LIST, "list"),
-                            (_OBJECT, "object"), (_ANY, "any")):
-            if raw in names:
+        for spellings, kind in ((_STR, "str"), (_INT, "int"), (_FLOAT, "float"), (_BOOL, "bool"),
+                                (_LIST, "list"), (_OBJECT, "object"), (_ANY, "any")):
+            if raw in spellings:
                 return kind
         if raw == "null":
             self.issues.warn(child(path, "type"), "type null cannot be expressed; read as any")

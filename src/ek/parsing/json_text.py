@@ -59,10 +59,10 @@ def loads(text: str, limits: Limits, fmt: str = "json", path: str | None = None)
     try:
         return _DECODER.decode(text)
     except _Rejected as exc:
-        where = _duplicate_position(text) if str(exc).startswith("duplicate key") else None
-        if where is not None and path:
-            raise ParseError(str(exc), f"{path} (line {where[0]}, column {where[1]})", fmt) from None
-        raise ParseError(str(exc), where or path, fmt) from None
+        found = _duplicate_position(text) if str(exc).startswith("duplicate key") else None
+        if found is not None and path:
+            raise ParseError(str(exc), f"{path} (line {found[0]}, column {found[1]})", fmt) from None
+        raise ParseError(str(exc), found or path, fmt) from None
     except json.JSONDecodeError as exc:
         where = f"{path} (line {exc.lineno}, column {exc.colno})" if path else (exc.lineno, exc.colno)
         raise ParseError(f"invalid JSON: {exc.msg}", where, fmt) from None

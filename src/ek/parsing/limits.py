@@ -20,7 +20,7 @@ DEFAULT_MAX_SIZE = 1_000_000
 DEFAULT_MAX_DEPTH = 64
 
 
-def _positive(instance: object, attribute: attrs.Attribute, value: int) -> None:
+def _positive(instance: object, attribute: "attrs.Attribute[int]", value: int) -> None:
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
         raise ValueError(f"{attribute.name} must be a positive int, got {value!r}")
 
