@@ -12,7 +12,7 @@ from ek.parsing import FORMATS, ParseError, parse_calls
 
 CALLS = [Step("search", {"q": "cats", "limit": 5}), Step("math.hypot", {"x": 3, "y": -4.5})]
 
-OPENAI_MESSAGE = {
+OPENAI_MESSAGE: dict[str, Any] = {
     "role": "assistant",
     "content": None,
     "tool_calls": [
@@ -22,7 +22,7 @@ OPENAI_MESSAGE = {
 }
 OPENAI_RESPONSE = {"id": "chatcmpl-1", "object": "chat.completion",
                    "choices": [{"index": 0, "message": OPENAI_MESSAGE, "finish_reason": "tool_calls"}]}
-ANTHROPIC_MESSAGE = {
+ANTHROPIC_MESSAGE: dict[str, Any] = {
     "id": "msg_1", "type": "message", "role": "assistant",
     "content": [
         {"type": "text", "text": "Let me look."},
