@@ -11,8 +11,9 @@ Each measurement is a fresh subprocess (so peak RSS is that run's alone):
   and call :func:`ek.evaluate.evaluate` with ``keep="explanations"``; its
   memory grows with the corpus.
 
-Printed: episodes/s, peak RSS above the interpreter's baseline, and the
-growth ratios 10k/1k and 100k/10k (1.0 = flat; 10.0 = linear).
+Printed: episodes/s (wall clock, and per CPU-second, which other load on a
+shared machine does not skew), peak RSS above the interpreter's baseline, and
+the growth ratios 10k/1k and 100k/10k (1.0 = flat; 10.0 = linear).
 """
 
 from __future__ import annotations
@@ -70,11 +71,18 @@ def write_corpus(path: Path, n: int, seed: int = 0) -> None:
             out.write(json.dumps(_episode(rng, i)) + "\n")
 
 
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (worker processes of --jobs)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def _child(mode: str, corpus: str, workdir: str) -> None:
     """Runs inside the measured subprocess; prints one JSON line."""
     from ek.report.runner import RunOptions, run
 
     baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    cpu0 = _cpu()
     started = time.perf_counter()
     if mode == "naive":
         from ek.agents.toolcalls import ToolCallMetric
@@ -97,10 +105,11 @@ def _child(mode: str, corpus: str, workdir: str) -> None:
         write_html(report, result.summary.worst(200), f"{workdir}/r.html")
         episodes, f1 = result.summary.episodes, report["overall"]["f1"]
     seconds = time.perf_counter() - started
+    cpu = _cpu() - cpu0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # largest worker process (--jobs 2)
-    print(json.dumps({"seconds": seconds, "episodes": episodes, "f1": f1, "baseline_kb": baseline, "peak_kb": peak,
-                      "worker_peak_kb": workers}))
+    print(json.dumps({"seconds": seconds, "cpu": cpu, "episodes": episodes, "f1": f1, "baseline_kb": baseline,
+                      "peak_kb": peak, "worker_peak_kb": workers}))
 
 
 def measure(mode: str, corpus: Path, workdir: Path) -> dict[str, float]:
@@ -133,7 +142,8 @@ def main() -> None:
                 r = measure(mode, corpus, Path(tmp))
                 results[mode].append(r)
                 workers = f", largest worker {r['worker_peak_kb'] / 1024:.0f} MiB" if r["worker_peak_kb"] else ""
-                print(f"{mode:>13} {n:>8,} episodes: {r['episodes'] / r['seconds']:>8,.0f} episodes/s, "
+                print(f"{mode:>13} {n:>8,} episodes: {r['episodes'] / r['seconds']:>8,.0f} episodes/s "
+                      f"({r['episodes'] / max(r['cpu'], 1e-9):>6,.0f} per CPU-second), "
                       f"peak RSS +{(r['peak_kb'] - r['baseline_kb']) / 1024:7.1f} MiB{workers} "
                       f"(F1 {r['f1']:.4f})", flush=True)
     print("\ngrowth between sizes (memory: peak RSS above baseline; 1.0 = flat, size ratio = linear)")

@@ -153,6 +153,12 @@ def _score_chunk(chunk: list[tuple[int, bytes]], floor: tuple[float, float, int]
     return score_lines(_WORKER["options"], _WORKER["cache"], chunk, _WORKER["gold"], floor)
 
 
+def _start_method() -> str:
+    """``fork`` on Linux (workers start in milliseconds with ek already imported; the CLI runs no threads),
+    ``spawn`` elsewhere (macOS and Windows, where fork is unsafe or missing)."""
+    return "fork" if sys.platform == "linux" and "fork" in multiprocessing.get_all_start_methods() else "spawn"
+
+
 def _chunks(lines: Iterator[tuple[int, bytes]], size: int) -> Iterator[list[tuple[int, bytes]]]:
     chunk: list[tuple[int, bytes]] = []
     for item in lines:
@@ -203,7 +209,7 @@ def run(path: str, options: RunOptions, *, jobs: int = 1,
             for chunk in _chunks(iter(metered), CHUNK_LINES):
                 total.merge(score_lines(options, cache, chunk, gold_by_id, total.worst_floor()))
         else:
-            context = multiprocessing.get_context("spawn")
+            context = multiprocessing.get_context(_start_method())
             with context.Pool(jobs, initializer=_init_worker, initargs=(options,)) as pool:
                 pending: deque[Any] = deque()
                 for chunk in _chunks(iter(metered), CHUNK_LINES):
