@@ -78,7 +78,7 @@ def typed(draw, aliases: dict[str, TypeAlias], depth: int = 0):
         if kind == "any" and draw(st.booleans()):
             default = draw(st.one_of(st.none(), st.booleans(), st.integers(), texts, st.lists(st.integers(), max_size=3)))
     elif kind == "enum":
-        members = draw(st.lists(names, min_size=1, max_size=5, unique=True))
+        members = draw(st.lists(names | st.from_regex(r"[a-z]{10,20}", fullmatch=True), min_size=1, max_size=10, unique=True))
         node = EnumType(tuple(members))
         if draw(st.booleans()):
             default = draw(st.sampled_from(members))

@@ -137,3 +137,14 @@ def test_comments_anywhere_in_hand_written_files_are_kept(text, data):
     assert format_source(formatted) == formatted
     wanted = sorted(re.findall(r"# [ce]\d+", commented))
     assert sorted(re.findall(r"# [ce]\d+", formatted)) == wanted
+
+
+def test_enums_too_long_for_one_line_wrap_one_member_per_line():
+    members = ", ".join(f"member_number_{i}" for i in range(8))
+    text = f"grammar g 1\ntool t {{\n    x: list[enum({members})]? compare exact  # note\n}}\n"
+    out = format_source(text)
+    assert out.startswith("grammar g 1\n\ntool t {\n    x: list[enum(\n        member_number_0,\n")
+    assert "        member_number_7,\n    )]? compare exact  # note\n}\n" in out
+    assert format_source(out) == out and parse(out) == parse(text)
+    short = "grammar g 1\n\ntool t {\n    x: enum(a, b)\n}\n"
+    assert format_source(short) == short

@@ -32,6 +32,8 @@ from ek.grammar.strings import (
 )
 
 INDENT = "    "
+#: Lines longer than this wrap their enum members one per line.
+MAX_WIDTH = 100
 
 
 def format_grammar(grammar: GraphGrammar) -> str:
@@ -131,24 +133,34 @@ class Printer:
             self.typed_line(indent + format_name(spec.name) + ": ", spec.type, self.field_suffix(spec), spec.loc, indent)
 
     def typed_line(self, prefix: str, type_node: TypeNode, suffix: str, loc: Location | None, indent: str) -> None:
-        """``prefix TYPE suffix``; an inline object type spreads over several lines."""
+        """``prefix TYPE suffix``; inline objects, and enums too long for one line, spread over lines."""
         first = loc.line if loc else None
         last = loc.end_line if loc else None
-        if not _has_object(type_node):
-            self.out.append(prefix + self.type_text(type_node, indent) + suffix + self.trailing(first, last))
-            return
-        head_comment = self.trailing(first, first)  # before the body claims the comments inside it
-        text = prefix + self.type_text(type_node, indent) + suffix
+        multi_line = _has_object(type_node)
+        if not multi_line:
+            text = prefix + self.type_text(type_node, indent) + suffix
+            if len(text) <= MAX_WIDTH or not _has_enum(type_node):
+                self.out.append(text + self.trailing(first, last))
+                return
+        # An object's body claims the comments inside it, so take its first line's now; a wrapped
+        # enum has no place for comments between members: they all go after its closing line.
+        head_comment = self.trailing(first, first) if multi_line else ""
+        text = prefix + self.type_text(type_node, indent, wrap=True) + suffix
         lines = text.split("\n")
         lines[0] += head_comment
         self.out.extend(lines[:-1])
-        self.out.append(lines[-1] + self.trailing(last, last))
+        self.out.append(lines[-1] + self.trailing(last if multi_line else first, last))
 
-    def type_text(self, node: TypeNode, indent: str) -> str:
+    def type_text(self, node: TypeNode, indent: str, *, wrap: bool = False) -> str:
+        """A type expression; ``wrap`` puts each enum member on its own line."""
         if isinstance(node, EnumType):
-            return "enum(" + ", ".join(format_name(m) for m in node.members) + ")"
+            members = [format_name(m) for m in node.members]
+            if wrap:
+                inner = indent + INDENT
+                return "enum(\n" + "".join(f"{inner}{m},\n" for m in members) + indent + ")"
+            return "enum(" + ", ".join(members) + ")"
         if isinstance(node, ListType):
-            return f"list[{self.type_text(node.item, indent)}]"
+            return f"list[{self.type_text(node.item, indent, wrap=wrap)}]"
         if isinstance(node, ObjectType):
             return self.object_text(node, indent)
         return node.name
@@ -212,6 +224,12 @@ class Printer:
             node = alias.type if alias is not None else None
             seen += 1
         return node
+
+
+def _has_enum(node: TypeNode) -> bool:
+    while isinstance(node, ListType):
+        node = node.item
+    return isinstance(node, EnumType)
 
 
 def _has_object(node: TypeNode) -> bool:
