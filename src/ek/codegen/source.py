@@ -42,6 +42,11 @@ class Lines:
         self._fresh[prefix] = n + 1
         return f"{prefix}{n}"
 
+    @property
+    def is_static(self) -> bool:
+        """True when the location has no list index in it (a constant)."""
+        return all(kind == "lit" for kind, _ in self.parts)
+
     def text(self) -> str:
         return "\n".join(self.lines)
 
@@ -65,6 +70,11 @@ class PathExpr:
 
     def index(self, var: str) -> PathExpr:
         return PathExpr(self.parts + (("lit", "["), ("var", var), ("lit", "]")))
+
+    @property
+    def is_static(self) -> bool:
+        """True when the location has no list index in it (a constant)."""
+        return all(kind == "lit" for kind, _ in self.parts)
 
     def text(self) -> str:
         """The location for messages, list indexes shown as ``[*]``.

@@ -32,17 +32,18 @@ MAX_LIST_NESTING = 9
 
 
 class Tables:
-    """Module-level constants the validators share: compiled patterns, enum sets, key sets."""
+    """Module-level constants the validators share: compiled patterns, enum sets, key sets and
+    violations whose path and reason are fixed. Each value is stored once, numbered by first use."""
 
     def __init__(self) -> None:
-        self.patterns: list[str] = []
-        self.enums: list[frozenset[str]] = []
-        self.keysets: list[frozenset[str]] = []
+        self.patterns: dict[str, int] = {}
+        self.enums: dict[frozenset[str], int] = {}
+        self.keysets: dict[frozenset[str], int] = {}
+        self.violations: dict[tuple[str, str], int] = {}
 
-    def _index(self, table: list[Any], value: Any) -> int:
-        if value not in table:
-            table.append(value)
-        return table.index(value)
+    @staticmethod
+    def _index(table: dict[Any, int], value: Any) -> int:
+        return table.setdefault(value, len(table))
 
     def pattern(self, pattern: str) -> str:
         return f"_FM{self._index(self.patterns, pattern)}"
@@ -53,11 +54,15 @@ class Tables:
     def keyset(self, names: tuple[str, ...]) -> str:
         return f"_K{self._index(self.keysets, frozenset(names))}"
 
+    def violation(self, path: str, reason: str) -> str:
+        return f"_S{self._index(self.violations, (path, reason))}"
+
     def assignments(self) -> list[str]:
         """``_FM0 = _re.compile(...).fullmatch`` etc., in first-use order (deterministic)."""
         out = [f"_FM{i} = _re.compile({py_literal(p)}).fullmatch" for i, p in enumerate(self.patterns)]
         out += [f"_E{i} = {py_literal(e)}" for i, e in enumerate(self.enums)]
         out += [f"_K{i} = {py_literal(k)}" for i, k in enumerate(self.keysets)]
+        out += [f"_S{i} = _V({py_literal(v)})" for i, v in enumerate(self.violations)]
         return out
 
 
@@ -72,11 +77,6 @@ def _bounds_test(expr: str, lo: Any, hi: Any) -> str:
     if lo is not None:
         return f"not ({expr} >= {py_literal(lo)})"
     return f"not ({expr} <= {py_literal(hi)})"
-
-
-def _fail(code: Lines, path: PathExpr, reason: str, dynamic: str | None = None) -> None:
-    msg = py_literal(reason) if dynamic is None else f"{py_literal(reason)} + {dynamic}"
-    code.line(f"errs.append(_V(({path.code()}, {msg})))")
 
 
 class ValidatorEmitter:
@@ -110,7 +110,7 @@ class ValidatorEmitter:
                 with code.block("try:"):
                     code.line(f"{var} = {obj}[{key}]")
                 with code.block("except KeyError:"):
-                    _fail(code, fpath, "missing required argument")
+                    self._fail(code, fpath, "missing required argument")
                     code.line(f"{count} -= 1")
                 if self._has_checks(node):
                     with code.block("else:"):
@@ -140,23 +140,23 @@ class ValidatorEmitter:
             name = node.name
             if name == "str":
                 with code.block(f"if not isinstance({var}, str):"):
-                    _fail(code, path, "expected str, got ", got)
+                    self._fail(code, path, "expected str, got ", got)
                 if cons.min is not None or cons.max is not None or cons.pattern is not None:
                     with code.block("else:"):
                         self._length(code, var, cons, path)
                         self._pattern(code, var, cons.pattern, path)
             elif name == "int":
                 with code.block(f"if type({var}) is not int and (type({var}) is bool or not isinstance({var}, int)):"):
-                    _fail(code, path, "expected int, got ", got)
+                    self._fail(code, path, "expected int, got ", got)
                 self._range(code, var, cons, path)
             elif name == "float":
                 test = f"type({var}) is not float and (type({var}) is bool or not isinstance({var}, (int, float)))"
                 with code.block(f"if {test}:"):
-                    _fail(code, path, "expected float, got ", got)
+                    self._fail(code, path, "expected float, got ", got)
                 self._range(code, var, cons, path)
             elif name == "bool":
                 with code.block(f"if type({var}) is not bool:"):
-                    _fail(code, path, "expected bool, got ", got)
+                    self._fail(code, path, "expected bool, got ", got)
             elif name == "date":  # the checks of ek.runtime.support.is_date, inlined
                 shape = f"{var}[4:8:3] != '--'"
                 self._parsed(code, var, shape, "_date_fromiso", "expected an ISO date string YYYY-MM-DD, got ", path)
@@ -170,10 +170,10 @@ class ValidatorEmitter:
             table = self.tables.enum(node.members)
             members = ", ".join(repr(m) for m in node.members)
             with code.block(f"if not isinstance({var}, str) or {var} not in {table}:"):
-                _fail(code, path, f"expected one of {members}, got ", f"repr({var})[:80]")
+                self._fail(code, path, f"expected one of {members}, got ", f"repr({var})[:80]")
         elif isinstance(node, ListType):
             with code.block(f"if type({var}) is not list and not isinstance({var}, (list, tuple)):"):
-                _fail(code, path, "expected list, got ", got)
+                self._fail(code, path, "expected list, got ", got)
             item, item_cons = self.grammar.resolve(node.item)
             has_len = cons.min is not None or cons.max is not None
             if has_len or self._has_checks(item):
@@ -184,7 +184,7 @@ class ValidatorEmitter:
                         self._items(code, var, item, item_cons, path)
         elif isinstance(node, ObjectType):
             with code.block(f"if not isinstance({var}, dict):"):
-                _fail(code, path, "expected an object, got ", got)
+                self._fail(code, path, "expected an object, got ", got)
             with code.block("else:"):
                 self.fields(code, var, node.fields, path)
         else:
@@ -243,20 +243,28 @@ class ValidatorEmitter:
                 code.line("raise ValueError")
             code.line(f"{parser}({var})")
         with code.block("except (TypeError, ValueError, LookupError):"):
-            _fail(code, path, reason, f"repr({var})[:80]")
+            self._fail(code, path, reason, f"repr({var})[:80]")
+
+    def _fail(self, code: Lines, path: PathExpr, reason: str, dynamic: str | None = None) -> None:
+        """Append a violation; one whose path and reason are fixed is built once, at import."""
+        if dynamic is None and path.is_static:
+            code.line(f"errs.append({self.tables.violation(path.text(), reason)})")
+            return
+        msg = py_literal(reason) if dynamic is None else f"{py_literal(reason)} + {dynamic}"
+        code.line(f"errs.append(_V(({path.code()}, {msg})))")
 
     def _range(self, code: Lines, var: str, cons: Constraints, path: PathExpr) -> None:
         if cons.min is None and cons.max is None:
             return
         with code.block(f"elif {_bounds_test(var, cons.min, cons.max)}:"):
-            _fail(code, path, f"must be in {_range_text(cons.min, cons.max)}, got ", f"repr({var})")
+            self._fail(code, path, f"must be in {_range_text(cons.min, cons.max)}, got ", f"repr({var})")
 
     def _length(self, code: Lines, var: str, cons: Constraints, path: PathExpr) -> None:
         if cons.min is None and cons.max is None:
             return
         test = f"not {var}" if (cons.min, cons.max) == (1, None) else _bounds_test(f"len({var})", cons.min, cons.max)
         with code.block(f"if {test}:"):
-            _fail(code, path, f"length must be in {_range_text(cons.min, cons.max)}, got ", f"str(len({var}))")
+            self._fail(code, path, f"length must be in {_range_text(cons.min, cons.max)}, got ", f"str(len({var}))")
 
     def _pattern(self, code: Lines, var: str, pattern: str | None, path: PathExpr) -> None:
         if pattern is None:
@@ -264,4 +272,4 @@ class ValidatorEmitter:
         fast = specialise(pattern, var)
         test = f"not ({fast})" if fast is not None else f"{self.tables.pattern(pattern)}({var}) is None"
         with code.block(f"if {test}:"):
-            _fail(code, path, f"must fully match /{pattern}/, got ", f"repr({var})[:80]")
+            self._fail(code, path, f"must fully match /{pattern}/, got ", f"repr({var})[:80]")
