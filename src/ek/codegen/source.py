@@ -42,11 +42,6 @@ class Lines:
         self._fresh[prefix] = n + 1
         return f"{prefix}{n}"
 
-    @property
-    def is_static(self) -> bool:
-        """True when the location has no list index in it (a constant)."""
-        return all(kind == "lit" for kind, _ in self.parts)
-
     def text(self) -> str:
         return "\n".join(self.lines)
 
