@@ -6,11 +6,11 @@ Each check is linear in the size of the file (dicts, not pairwise scans), so a
 
 from __future__ import annotations
 
-import datetime as _dt
 import re
 from collections.abc import Iterable
 from typing import Any
 
+from ek.grammar.defaults import DefaultChecker, Unresolved, describe, kind_of
 from ek.grammar.diagnostics import Diagnostic, diagnostic_at, did_you_mean
 from ek.grammar.model import (
     COMPARE_POLICIES,
@@ -32,7 +32,7 @@ from ek.grammar.model import (
     TypeNode,
 )
 from ek.grammar.names import safe_identifier
-from ek.grammar.strings import encode_pattern, format_number
+from ek.grammar.strings import encode_pattern
 from ek.grammar.syntax import (
     ArgSyn,
     BodySyn,
@@ -40,7 +40,6 @@ from ek.grammar.syntax import (
     DocSyn,
     FileSyn,
     HeaderSyn,
-    Lit,
     Num,
     OptionSyn,
     PatternSyn,
@@ -56,8 +55,6 @@ RESERVED_TYPE_NAMES = frozenset({"enum", "list"})
 _TEXT_POLICIES = frozenset({"fold", "bfcl"})
 
 
-class _Unresolved(Exception):
-    """A type that cannot be resolved (unknown or recursive): dependent checks are skipped."""
 
 
 def check(syntax: FileSyn) -> tuple[GraphGrammar | None, list[Diagnostic]]:
@@ -73,6 +70,7 @@ class _Checker:
         self.aliases: dict[str, TypeAlias] = {}
         self.alias_syntax: dict[str, TypeDeclSyn] = {}
         self.bad_aliases: set[str] = set()
+        self.defaults = DefaultChecker(self.error, self.resolve)
 
     def error(self, loc: Location, message: str, *, suggestion: str | None = None) -> None:
         self.diags.append(diagnostic_at(loc, message, suggestion=suggestion))
@@ -247,16 +245,16 @@ class _Checker:
             return
         try:
             base, _ = self.resolve(type_node)
-        except _Unresolved:
+        except Unresolved:
             return
-        kind = _kind(base)
+        kind = kind_of(base)
         for item in items:
             if isinstance(item, PatternSyn):
                 if kind != "str":
-                    self.error(item.loc, f"a /regex/ applies to str only, not {_describe(base)}")
+                    self.error(item.loc, f"a /regex/ applies to str only, not {describe(base)}")
                 continue
             if kind not in ("int", "float", "str", "list"):
-                self.error(item.loc, f"a [range] applies to int, float, str and list, not {_describe(base)}")
+                self.error(item.loc, f"a [range] applies to int, float, str and list, not {describe(base)}")
                 continue
             for bound in (item.lo, item.hi):
                 if bound is None:
@@ -274,7 +272,7 @@ class _Checker:
         while isinstance(node, NamedType):
             alias = self.aliases.get(node.name)
             if alias is None or node.name in self.bad_aliases or hops > len(self.aliases):
-                raise _Unresolved(node.name)
+                raise Unresolved(node.name)
             merged = alias.constraints.merged(merged)
             node = alias.type
             hops += 1
@@ -370,8 +368,8 @@ class _Checker:
         if "default" in options:
             lit = options["default"].value
             try:
-                default = self.convert(lit, type_node, constraints)
-            except _Unresolved:
+                default = self.defaults.convert(lit, type_node, constraints)
+            except Unresolved:
                 default = lit.value if lit.kind in ("number", "string") else None
         required = arg.optional is None and "default" not in options
         return FieldSpec(
@@ -404,186 +402,16 @@ class _Checker:
         policy = ComparePolicy(syn.name, tolerance)
         try:
             base, _ = self.resolve(type_node)
-        except _Unresolved:
+        except Unresolved:
             return policy
-        kind = _kind(base)
+        kind = kind_of(base)
         if syn.name == "tol" and kind not in ("int", "float"):
-            self.error(syn.loc, f"compare tol applies to int and float, not {_describe(base)}")
+            self.error(syn.loc, f"compare tol applies to int and float, not {describe(base)}")
         elif syn.name == "unordered" and kind != "list":
-            self.error(syn.loc, f"compare unordered applies to lists, not {_describe(base)}")
+            self.error(syn.loc, f"compare unordered applies to lists, not {describe(base)}")
         elif syn.name in _TEXT_POLICIES and kind in ("int", "float", "bool"):
-            self.error(syn.loc, f"compare {syn.name} folds text and does not apply to {_describe(base)}")
+            self.error(syn.loc, f"compare {syn.name} folds text and does not apply to {describe(base)}")
         return policy
-
-    # --- default values ------------------------------------------------------------
-    def convert(self, lit: Lit, type_node: TypeNode, constraints: Constraints = NO_CONSTRAINTS) -> Any:
-        """The Python value of a default literal for ``type_node``; errors are reported, not raised."""
-        base, merged = self.resolve(type_node, constraints)
-        if lit.kind == "name" and lit.value == "null":
-            return None
-        value = self.convert_base(lit, base)
-        if value is _BAD:
-            return None
-        self.check_value_constraints(lit, value, base, merged)
-        return value
-
-    def convert_base(self, lit: Lit, base: TypeNode) -> Any:
-        kind = _kind(base)
-        shown = _show_lit(lit)
-        if isinstance(base, EnumType):
-            if lit.kind in ("name", "string") and lit.value in base.members:
-                return lit.value
-            if lit.kind in ("name", "string"):
-                hint = did_you_mean(lit.value, base.members)
-                message = f"default {shown} is not a member of {_describe(base)}"
-                self.error(lit.loc, message + (f"; did you mean '{hint}'?" if hint else ""), suggestion=hint)
-            else:
-                self.error(lit.loc, f"default {shown} does not fit {_describe(base)}")
-            return _BAD
-        if kind == "str":
-            if lit.kind == "string":
-                return lit.value
-            if lit.kind == "name":
-                self.error(lit.loc, f"a str default must be quoted: \"{lit.value}\"", suggestion=f'"{lit.value}"')
-                return _BAD
-        elif kind == "int":
-            if lit.kind == "number" and isinstance(lit.value, int):
-                return lit.value
-        elif kind == "float":
-            if lit.kind == "number":
-                return float(lit.value)
-        elif kind == "bool":
-            if lit.kind == "name" and lit.value in ("true", "false"):
-                return lit.value == "true"
-        elif kind in ("date", "datetime"):
-            if lit.kind == "string":
-                parse = _dt.date.fromisoformat if kind == "date" else _dt.datetime.fromisoformat
-                try:
-                    parse(lit.value)
-                except ValueError:
-                    self.error(lit.loc, f"default {shown} is not an ISO {kind}")
-                    return _BAD
-                return lit.value
-        elif kind == "any":
-            value = _plain_value(lit)
-            if value is not _BAD:
-                return value
-            self.error(lit.loc, f"default {shown} is not a value: quote strings, use true, false or null")
-            return _BAD
-        elif isinstance(base, ListType):
-            if lit.kind == "list":
-                items = [self.convert(item, base.item) for item in lit.value]
-                return items
-        elif isinstance(base, ObjectType):
-            if lit.kind == "object":
-                return self.convert_object(lit, base)
-        self.error(lit.loc, f"default {shown} does not fit type {_describe(base)}")
-        return _BAD
-
-    def convert_object(self, lit: Lit, base: ObjectType) -> Any:
-        out: dict[str, Any] = {}
-        names = [f.name for f in base.fields]
-        for key, key_loc, value in lit.value:
-            spec = base.field(key)
-            if spec is None:
-                hint = did_you_mean(key, names)
-                self.error(
-                    key_loc,
-                    f"unknown field '{key}' in default" + (f"; did you mean '{hint}'?" if hint else ""),
-                    suggestion=hint,
-                )
-                continue
-            if key in out:
-                self.error(key_loc, f"field '{key}' is given twice in default")
-                continue
-            out[key] = self.convert(value, spec.type, spec.constraints)
-        for spec in base.fields:
-            if spec.required and spec.name not in out:
-                self.error(lit.loc, f"default misses required field '{spec.name}'")
-        return out
-
-    def check_value_constraints(self, lit: Lit, value: Any, base: TypeNode, c: Constraints) -> None:
-        if c.is_empty or value is None:
-            return
-        kind = _kind(base)
-        measured: Any = None
-        what = ""
-        if kind in ("int", "float") and isinstance(value, (int, float)):
-            measured, what = value, "value"
-        elif kind in ("str", "list") and isinstance(value, (str, list)):
-            measured, what = len(value), "length"
-        if measured is not None and (
-            (c.min is not None and measured < c.min) or (c.max is not None and measured > c.max)
-        ):
-            lo = "" if c.min is None else format_number(c.min)
-            hi = "" if c.max is None else format_number(c.max)
-            subject = f"default {_show_lit(lit)}" if what == "value" else f"default {_show_lit(lit)} has length {measured}, which"
-            self.error(lit.loc, f"{subject} is outside the range [{lo}..{hi}]")
-        if c.pattern is not None and kind == "str" and isinstance(value, str):
-            try:
-                ok = re.fullmatch(c.pattern, value) is not None
-            except re.error:
-                return  # the invalid regex is reported where it is written
-            if not ok:
-                self.error(lit.loc, f"default {_show_lit(lit)} does not match {encode_pattern(c.pattern)}")
-
-
-class _BadValue:
-    def __repr__(self) -> str:
-        return "<bad value>"
-
-
-_BAD: Any = _BadValue()
-
-
-def _kind(node: TypeNode) -> str:
-    if isinstance(node, PrimitiveType):
-        return node.name
-    if isinstance(node, EnumType):
-        return "enum"
-    if isinstance(node, ListType):
-        return "list"
-    if isinstance(node, ObjectType):
-        return "object"
-    return "named"
-
-
-def _describe(node: TypeNode) -> str:
-    if isinstance(node, EnumType):
-        members = ", ".join(node.members[:6]) + (", ..." if len(node.members) > 6 else "")
-        return f"enum({members})"
-    if isinstance(node, ObjectType):
-        return "an object"
-    return str(node)
-
-
-def _show_lit(lit: Lit) -> str:
-    if lit.kind == "string":
-        text = lit.value if len(lit.value) <= 40 else lit.value[:37] + "..."
-        return f"'{text}'"
-    if lit.kind == "number":
-        return format_number(lit.value) if isinstance(lit.value, (int, float)) else str(lit.value)
-    if lit.kind == "name":
-        return f"'{lit.value}'"
-    return "[...]" if lit.kind == "list" else "{...}"
-
-
-def _plain_value(lit: Lit) -> Any:
-    """A literal as JSON-like data (for ``any``), or ``_BAD`` for a bare word."""
-    if lit.kind in ("number", "string"):
-        return lit.value
-    if lit.kind == "name":
-        return {"true": True, "false": False, "null": None}.get(lit.value, _BAD)
-    if lit.kind == "list":
-        items = [_plain_value(item) for item in lit.value]
-        return _BAD if any(i is _BAD for i in items) else items
-    out = {}
-    for key, _, value in lit.value:
-        v = _plain_value(value)
-        if v is _BAD:
-            return _BAD
-        out[key] = v
-    return out
 
 
 def _named_refs(syn: TypeSyn) -> Iterable[tuple[str, Location]]:
