@@ -115,3 +115,14 @@ def test_runtime_load_module_reimports_only_a_changed_file(tmp_path: Path) -> No
     write_modules([changed], tmp_path)
     second = load_module(path)
     assert second is not first and second.GRAMMAR == changed
+
+
+def test_runtime_generated_objects_pickle_by_reference(layout: tuple[Path, Path]) -> None:
+    import pickle
+
+    schemas, gen = layout
+    for module in (load_module(gen / "travel_v2.py"), compile_grammar(ek.grammar.load(schemas / "travel-v2.ek"))):
+        call = module.GetWeather.from_args({"location": "Oslo", "unit": "celsius"})
+        assert pickle.loads(pickle.dumps(call)) == call
+        assert pickle.loads(pickle.dumps(module.validate)) is module.validate
+        assert pickle.loads(pickle.dumps(module.GRAMMAR)) == module.GRAMMAR

@@ -30,6 +30,15 @@ _compiled: dict[tuple[str, int], types.ModuleType] = {}
 _by_value: dict[tuple[GraphGrammar, str | None], types.ModuleType] = {}
 
 
+def _private_package(name: str) -> None:
+    """Register an empty parent package for the private names modules are imported under,
+    so ``pickle`` (which imports ``parent.child``) finds generated classes and functions."""
+    if name not in sys.modules:
+        package = types.ModuleType(name, "Generated grammar modules loaded by ek.runtime.")
+        package.__path__ = []
+        sys.modules[name] = package
+
+
 def regenerate_hint(schema: str | os.PathLike[str] | None, out_dir: str | os.PathLike[str] | None) -> str:
     """The command that rebuilds a module, for error messages."""
     return f"ek gen {schema if schema is not None else 'SCHEMA.ek'} -o {out_dir if out_dir is not None else 'DIR'}"
@@ -76,6 +85,7 @@ def load_module(target: str | os.PathLike[str]) -> types.ModuleType:
         raise FileNotFoundError(f"no generated module at {path}")
     digest = hashlib.sha256(str(path).encode("utf-8")).hexdigest()[:12]
     name = f"_ek_generated.{path.stem}_{digest}"
+    _private_package("_ek_generated")
     stat = path.stat()
     stamp = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
     with _lock:
@@ -104,7 +114,7 @@ def compile_grammar(grammar: GraphGrammar) -> types.ModuleType:
     show the generated lines. Cached by (schema hash, generator version); a
     grammar without a hash is keyed by the hash of its generated source.
     """
-    from ek.codegen import GENERATOR_VERSION
+    from ek.codegen import GENERATOR_VERSION, module_stem
     from ek.codegen.emitter import render as generate  # compile() below parses it anyway
 
     source: str | None = None
@@ -126,7 +136,8 @@ def compile_grammar(grammar: GraphGrammar) -> types.ModuleType:
         if source is None:
             source = generate(grammar)
         tag = hashlib.sha256(source.encode("utf-8")).hexdigest()[:12]
-        name = f"_ek_compiled.{grammar.name}_v{grammar.version}_{tag}"
+        name = f"_ek_compiled.{module_stem(grammar.name, grammar.version)}_{tag}"
+        _private_package("_ek_compiled")
         filename = f"<ek-generated {grammar.key} {tag}>"
         linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
         module = types.ModuleType(name)
