@@ -115,7 +115,9 @@ def compile_grammar(grammar: GraphGrammar) -> types.ModuleType:
     grammar without a hash is keyed by the hash of its generated source.
     """
     from ek.codegen import GENERATOR_VERSION, module_stem
-    from ek.codegen.emitter import render as generate  # compile() below parses it anyway
+    from ek.codegen.emitter import (
+        render as generate,  # compile() below parses it anyway
+    )
 
     source: str | None = None
     sha = grammar.source_sha256
