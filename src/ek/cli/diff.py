@@ -11,6 +11,7 @@ from ek.grammar.diff import diff
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = "exit status: 0 when nothing breaks gold data written for OLD, 1 when a change does, 2 when a schema is invalid"
     parser.add_argument("old", metavar="OLD.ek", help="the version gold data was written against")
     parser.add_argument("new", metavar="NEW.ek", help="the new version")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")

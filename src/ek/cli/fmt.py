@@ -13,6 +13,7 @@ from ek.grammar.formatter import format_source
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = "exit status: 0 on success; 1 when a file cannot be read or parsed, or (--check) is not formatted"
     parser.add_argument("files", nargs="+", metavar="FILE", help=".ek schema files ('-' reads stdin)")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--write", "-w", action="store_true", help="rewrite files in place when they change")

@@ -10,6 +10,7 @@ from ek.grammar import SchemaError, load
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = "exit status: 0 when every file is clean, 1 when any has an error (reported on stderr)"
     parser.add_argument("files", nargs="+", metavar="FILE", help=".ek schema files to check")
     parser.add_argument("--json", action="store_true", help="print diagnostics as JSON lines on stdout")
 
