@@ -275,3 +275,48 @@ def test_codegen_date_checks_equal_reference(text: str) -> None:
 def test_codegen_rich_grammar_round_trips(rich_module: types.ModuleType, tmp_path: Path) -> None:
     assert rich_module.GRAMMAR == RICH
     assert generate(RICH) == generate(rich_module.GRAMMAR)
+
+
+# ---- random grammars: every shape the model allows compiles and agrees with the reference -------
+
+NAMES_ST = st.sampled_from(["a", "b", "max-results", "from", "class", "x y", "_p", "ü", "to_args", "v0"])
+
+
+def type_nodes(depth: int) -> st.SearchStrategy[tuple[TypeNode, Constraints]]:
+    scalar = st.one_of(
+        st.tuples(st.just(P("str")), st.sampled_from([NO_CONSTRAINTS, Constraints(1, 4), Constraints(pattern="[a-c]+"), Constraints(pattern="(ab|c)*")])),
+        st.tuples(st.just(P("int")), st.sampled_from([NO_CONSTRAINTS, Constraints(-2, 5), Constraints(0, None)])),
+        st.tuples(st.just(P("float")), st.sampled_from([NO_CONSTRAINTS, Constraints(None, 2.5)])),
+        st.tuples(st.sampled_from([P("bool"), P("date"), P("datetime"), P("any")]), st.just(NO_CONSTRAINTS)),
+        st.tuples(st.lists(st.sampled_from(["x", "y z", "it's"]), min_size=1, max_size=3, unique=True).map(lambda m: EnumType(tuple(m))), st.just(NO_CONSTRAINTS)),
+    )
+    if depth == 0:
+        return scalar
+    inner = type_nodes(depth - 1)
+    lists = st.tuples(inner.map(lambda tc: ListType(tc[0])), st.sampled_from([NO_CONSTRAINTS, Constraints(1, 3)]))
+    objects = st.tuples(field_lists(depth - 1).map(ObjectType), st.just(NO_CONSTRAINTS))
+    return st.one_of(scalar, lists, objects)
+
+
+def field_lists(depth: int) -> st.SearchStrategy[tuple[FieldSpec, ...]]:
+    field = st.tuples(NAMES_ST, type_nodes(depth), st.booleans()).map(
+        lambda t: FieldSpec(t[0], t[1][0], t[1][1], required=t[2])
+    )
+    return st.lists(field, max_size=4, unique_by=lambda f: f.name).map(tuple)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(fields=field_lists(2), data=st.data())
+def test_codegen_random_grammars_agree_with_reference(fields: tuple[FieldSpec, ...], data: st.DataObject) -> None:
+    from ek.runtime import compile_grammar
+
+    grammar = GraphGrammar("random", 1, tools=(ToolSpec("t", fields),))
+    module = compile_grammar(grammar)
+    assert module.GRAMMAR == grammar
+    tool = grammar.tools[0]
+    valid = data.draw(valid_object(grammar, tool.fields))
+    assert module.validate("t", valid) == []
+    assert module.TOOLS["t"].from_args(valid) is not None
+    for _ in range(3):
+        args = data.draw(mutated(grammar, tool) | JSONISH)
+        assert sorted(v.path for v in module.validate("t", args)) == sorted(ref_validate(grammar, "t", args)), args
