@@ -18,7 +18,8 @@ CASES = [
     ("weight without number", HEAD + "tool t weight {\n}\n", 2, 15, "expected a number after 'weight', got '{'"),
     ("missing policy", HEAD + "tool t {\n    x: int compare\n}\n", 3, 19, "expected a compare policy after 'compare' (fold, exact, bfcl, tol(X), unordered or ignore), got end of line"),
     ("missing default", HEAD + "tool t {\n    x: int =\n}\n", 3, 13, "expected a default value after '=' (a number, \"string\", name, [list] or {object}), got end of line"),
-    ("two args on a line", HEAD + "tool t { x: int y: int }\n", 2, 17, "unexpected 'y' after the argument's type; expected '?', '= DEFAULT', 'importance N', 'compare POLICY', a doc string or end of line"),
+    ("two args on a line", HEAD + "tool t { x: int y: int }\n", 2, 17, "unexpected 'y' in argument 'x'; expected a [range], a /regex/, '?', '= DEFAULT', 'importance N', 'compare POLICY', a doc string or end of line"),
+    ("after options", HEAD + "tool t {\n    speed: float compare tol 0.1\n}\n", 3, 30, "unexpected '0.1' in argument 'speed'; expected '= DEFAULT', 'importance N', 'compare POLICY', a doc string or end of line"),
     ("unterminated string", HEAD + 'tool t {\n    "doc\n}\n', 3, 5, 'unterminated string: a "..." string must close on the same line (use """...""" for more lines)'),
     ("unclosed body at eof", HEAD + "tool t {\n    x: int\n", 3, 11, "unexpected end of file: a '{' is not closed with '}'"),
     ("missing grammar name", "grammar\n", 1, 8, "expected the grammar name after 'grammar', got end of line"),
@@ -26,6 +27,7 @@ CASES = [
     ("stray statement", HEAD + "tol t {\n}\n", 2, 1, "expected 'grammar', 'type' or 'tool' at the start of a statement, got 'tol'"),
     ("type without equals", HEAD + "type X int\n", 2, 8, "expected '=' after the type name, got 'int'"),
     ("bad range", HEAD + "tool t {\n    x: int [1-9]\n}\n", 3, 14, "expected a range like [1..9], [1..] or [..9], got '-9'"),
+    ("single quotes", HEAD + "tool t {\n    x: str = 'a'\n}\n", 3, 14, 'strings are written in double quotes: "..."'),
     ("stray character", HEAD + "tool t {\n    x: int $\n}\n", 3, 12, "unexpected character '$'"),
 ]
 

@@ -48,10 +48,37 @@ def _describe_token(tok: Token) -> str:
     return repr(value if len(value) <= 30 else value[:27] + "...")
 
 
-def _previous(exc: UnexpectedToken) -> Any:
+#: What may follow an argument's type, in the order an argument line is written.
+_ARG_OPTIONS = (
+    ("LSQB", "a [range]"),
+    ("PATTERN", "a /regex/"),
+    ("QMARK", "'?'"),
+    ("EQUAL", "'= DEFAULT'"),
+    ("IMPORTANCE", "'importance N'"),
+    ("COMPARE", "'compare POLICY'"),
+    ("STRING", "a doc string"),
+    ("_NL", "end of line"),
+)
+
+
+def _stack(exc: UnexpectedToken) -> list[Any]:
     state = getattr(exc, "state", None) or getattr(getattr(exc, "interactive_parser", None), "parser_state", None)
-    stack = getattr(state, "value_stack", None) or []
+    return list(getattr(state, "value_stack", None) or [])
+
+
+def _previous(exc: UnexpectedToken) -> Any:
+    stack = _stack(exc)
     return stack[-1] if stack else None
+
+
+def _current_argument(exc: UnexpectedToken) -> str | None:
+    """The name of the argument being read: the last reduced name followed by ':' on the stack."""
+    stack = _stack(exc)
+    for index in range(len(stack) - 2, -1, -1):
+        after = stack[index + 1]
+        if _is_name(stack[index]) and isinstance(after, Token) and after.type == "COLON":
+            return str(stack[index][0])
+    return None
 
 
 def _prev_text(prev: Any) -> str | None:
@@ -122,10 +149,10 @@ def _token_message(exc: UnexpectedToken, parser: Lark) -> str:
     if {"GRAMMAR", "TOOL", "TYPE"} <= expected:
         return f"expected 'grammar', 'type' or 'tool' at the start of a statement, got {got}"
     if "_NL" in expected and ("IMPORTANCE" in expected or "COMPARE" in expected):
-        return (
-            f"unexpected {got} after the argument's type; expected '?', '= DEFAULT', 'importance N', "
-            f"'compare POLICY', a doc string or end of line"
-        )
+        arg = _current_argument(exc)
+        where = f"in argument {arg!r}" if arg is not None else "after an argument's type"
+        options = [word for terminal, word in _ARG_OPTIONS if terminal in expected]
+        return f"unexpected {got} {where}; expected " + ", ".join(options[:-1]) + " or " + options[-1]
     if "_NL" in expected and exc.token.type != "_NL" and expected <= {"_NL", "RBRACE", "STRING", "LONG_STRING"}:
         return f"unexpected {got}: put one statement or argument per line"
     if expected <= {"NAME", "STRING", "LONG_STRING", "RBRACE", "_NL"} and "RBRACE" in expected:
@@ -154,6 +181,8 @@ def syntax_diagnostic(exc: UnexpectedInput, filename: str, lines: list[str], par
         char = exc.char
         if char == '"':
             message = "unterminated string: a \"...\" string must close on the same line (use \"\"\"...\"\"\" for more lines)"
+        elif char == "'":
+            message = "strings are written in double quotes: \"...\""
         elif char == "/":
             message = "unterminated or empty /regex/: it must close on the same line"
         else:
