@@ -120,7 +120,7 @@ def test_python_literals_are_accepted_and_tuples_become_lists() -> None:
         ("f(x=[i for i in a])", (1, 5), "comprehensions"),
         ("f(x=lambda: 1)", (1, 5), "lambdas"),
         ("f(x=a[0])", (1, 5), "subscripts"),
-        ("x = f(a=1)", (1, 1), "assign statement"),
+        ("x = f(a=1)", (1, 1), "found an assignment"),
         ("[f(a=1), 2]", (1, 10), "not a call"),
         ("f(a=1)(b=2)", (1, 1), "name or dotted name"),
         ("I cannot help with that.", (1, 3), "invalid Python"),
@@ -196,3 +196,27 @@ def test_parse_error_pickles_with_its_fields() -> None:
     err = ParseError("why", (2, 3), "python")
     copy = pickle.loads(pickle.dumps(err))
     assert (copy.reason, copy.position, copy.format, str(copy)) == ("why", (2, 3), "python", str(err))
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("import os", "found an import statement"),
+        ("x = f(y=1)", "found an assignment"),
+        ("@dec\ndef g(): pass", "found a function definition"),
+        ("async def g(): pass", "found a function definition"),
+        ("class C: pass", "found a class definition"),
+        ("for i in []: f(x=i)", "found a for loop"),
+    ],
+)
+def test_statements_are_named_in_plain_words(text: str, fragment: str) -> None:
+    with pytest.raises(ParseError) as info:
+        parse_calls(text, "python")
+    assert fragment in info.value.reason
+
+
+def test_an_empty_object_is_named_as_such() -> None:
+    for output in ("{}", {}):
+        with pytest.raises(ParseError) as info:
+            parse_calls(output)  # type: ignore[arg-type]
+        assert info.value.reason == "not a tool call: an empty object", info.value.reason

@@ -188,3 +188,30 @@ def test_deep_decoded_objects_are_refused_without_recursing() -> None:
     with pytest.raises(ParseError, match="nesting deeper than 64"):
         parse_calls([{"f": {"x": deep}}])
     assert sys.getrecursionlimit() < DEEP
+
+
+def _message(arguments: str) -> dict[str, object]:
+    return {"tool_calls": [{"type": "function", "function": {"name": "f", "arguments": arguments}}]}
+
+
+def test_limits_inside_embedded_arguments_text_name_its_json_path() -> None:
+    # The line/column of a limit hit inside OpenAI's `arguments` string is a place in *that* string:
+    # the error must say so, or a reader looks for it in the outer message.
+    deep = _message('{"x": ' + "[" * DEEP + "]" * DEEP + "}")
+    for output in (deep, json.dumps(deep)):
+        with pytest.raises(ParseError) as info:
+            parse_calls(output)  # type: ignore[arg-type]
+        assert "nesting deeper than 64" in info.value.reason
+        assert info.value.position == "$.tool_calls[0].function.arguments (line 1, column 70)"
+    with pytest.raises(ParseError) as info:  # decoded already: only the embedded text is over the limit
+        parse_calls(_message('{"x": "' + "a" * 1_000_001 + '"}'))
+    assert "more than the limit" in info.value.reason
+    assert info.value.position == "$.tool_calls[0].function.arguments"
+
+
+def test_arguments_encoded_twice_are_refused_with_a_hint() -> None:
+    twice = json.dumps(json.dumps({"x": 1}))
+    with pytest.raises(ParseError) as info:
+        parse_calls({"name": "f", "arguments": twice})
+    assert info.value.position == "$.arguments"
+    assert "encoded twice" in info.value.reason

@@ -170,7 +170,8 @@ def _expected_kind(obj: Mapping[str, Any], fmt: str, path: str) -> str:
     if kind is None or (fmt != "auto" and kind not in _KINDS_BY_FORMAT[fmt]):
         keys = ", ".join(repr(k) for k in list(obj)[:6])
         wanted = "a tool call" if fmt == "auto" else f"an {fmt} tool call" if fmt[0] in "aeiou" else f"a {fmt} call"
-        raise ParseError(f"not {wanted}: unrecognised object with keys {keys}", path, fmt)
+        what = f"unrecognised object with keys {keys}" if keys else "an empty object"
+        raise ParseError(f"not {wanted}: {what}", path, fmt)
     return kind
 
 

@@ -55,7 +55,13 @@ def loads(text: str, limits: Limits, fmt: str = "json", path: str | None = None)
     ...
     ek.parsing.errors.ParseError: json: line 1, column 10: duplicate key 'a' in a JSON object
     """
-    check_text(text, limits, fmt)
+    try:
+        check_text(text, limits, fmt)
+    except ParseError as exc:
+        if path is None:
+            raise
+        inner = f" (line {exc.position[0]}, column {exc.position[1]})" if isinstance(exc.position, tuple) else ""
+        raise ParseError(exc.reason, f"{path}{inner}", fmt) from None
     try:
         return _DECODER.decode(text)
     except _Rejected as exc:

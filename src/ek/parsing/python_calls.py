@@ -72,7 +72,7 @@ def parse_python(text: str, limits: Limits) -> list[Step]:
     steps: list[Step] = []
     for stmt in tree.body:
         if not isinstance(stmt, ast.Expr):
-            raise _fail(f"expected a call, found a {type(stmt).__name__.lower()} statement", stmt)
+            raise _fail(f"expected a call, found {_statement(stmt)}", stmt)
         value = stmt.value
         if isinstance(value, (ast.List, ast.Tuple)):
             for elt in value.elts:
@@ -84,6 +84,38 @@ def parse_python(text: str, limits: Limits) -> list[Step]:
         else:
             raise _fail("expected a call like f(x=1) or a list of calls", value)
     return steps
+
+
+# Statements a model might emit instead of a call, in words; the rest by their ast name.
+_STATEMENTS: dict[type, str] = {
+    ast.Import: "an import statement",
+    ast.ImportFrom: "an import statement",
+    ast.Assign: "an assignment",
+    ast.AnnAssign: "an assignment",
+    ast.AugAssign: "an assignment",
+    ast.FunctionDef: "a function definition",
+    ast.AsyncFunctionDef: "a function definition",
+    ast.ClassDef: "a class definition",
+    ast.For: "a for loop",
+    ast.AsyncFor: "a for loop",
+    ast.While: "a while loop",
+    ast.If: "an if statement",
+    ast.With: "a with statement",
+    ast.AsyncWith: "a with statement",
+    ast.Try: "a try statement",
+    ast.Return: "a return statement",
+    ast.Delete: "a del statement",
+    ast.Global: "a global statement",
+    ast.Nonlocal: "a nonlocal statement",
+    ast.Raise: "a raise statement",
+    ast.Assert: "an assert statement",
+    ast.Pass: "a pass statement",
+}
+
+
+def _statement(stmt: ast.stmt) -> str:
+    """``stmt`` in words: ``an import statement``, ``a function definition``."""
+    return _STATEMENTS.get(type(stmt), f"a {type(stmt).__name__} statement")
 
 
 def _parse(text: str) -> ast.Module:

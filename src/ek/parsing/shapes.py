@@ -35,8 +35,11 @@ def _arguments(value: object, path: str, limits: Limits, fmt: str) -> dict[str, 
         if not value.strip():
             return {}
         value = json_text.loads(value, limits, fmt, path)
+        if isinstance(value, str):
+            raise ParseError("arguments must be a JSON object, got a JSON string (the arguments were encoded "
+                             "twice?)", path, fmt)
         if not isinstance(value, dict):
-            raise ParseError(f"arguments must be a JSON object, got {type(value).__name__}", path, fmt)
+            raise ParseError(f"arguments must be a JSON object, got {_json_kind(value)}", path, fmt)
         return value  # already checked by the strict decoder
     if value is None:
         return {}
@@ -148,6 +151,12 @@ def bfcl_call(obj: Mapping[str, Any], path: str, limits: Limits, fmt: str = "bfc
         sub = f"{path}[{name!r}]"
         steps.append(Step(_name(name, path, fmt), _arguments(args, sub, limits, fmt)))
     return steps
+
+
+def _json_kind(value: object) -> str:
+    """The JSON name of a decoded value's type, for messages about JSON text."""
+    names = {list: "an array", bool: "a boolean", int: "a number", float: "a number", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
 
 
 def _mapping(value: object, path: str, fmt: str) -> Mapping[str, Any]:
