@@ -37,15 +37,21 @@ def test_gold_conversion_of_nested_answers() -> None:
 @pytest.mark.parametrize(
     ("text", "fragment"),
     [
-        ('{"id": "a", "function": [{"name": "f"}]}\nnot json\n', ":2: not JSON"),
+        ('{"id": "a", "function": [{"name": "f"}]}\nnot json\n', ":2: not JSON lines"),
         ('[1, 2]\n', ":1: expected a JSON object"),
         ('{"function": []}\n', "'id' must be a str"),
         ('{"id": "a", "function": [{"description": "no name"}]}\n', "'function' must be a list of objects with a 'name'"),
+        ('{"id": "a"}\n' + "[" * 100_000 + "]" * 100_000 + "\n", ":2: JSON nests too deeply"),
+        ('{"id": "a"}\n{"id": "b", "function": [], "x": "\xff"}\n'.encode("latin-1"), ":2: not UTF-8"),
+        ('{\n  "simple_python": ["simple_python_58"]\n}\n', ":1: not JSON lines"),
     ],
 )
-def test_bad_question_lines_name_file_and_line(tmp_path: Path, text: str, fragment: str) -> None:
+def test_bad_question_lines_name_file_and_line(tmp_path: Path, text: str | bytes, fragment: str) -> None:
     path = tmp_path / "q.json"
-    path.write_text(text)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text)
     with pytest.raises(BfclDataError) as info:
         read_questions(path)
     assert str(info.value).startswith(str(path))

@@ -39,14 +39,25 @@ class PossibleAnswer:
 
 
 def _lines(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise BfclDataError(f"{path}:{number}: not UTF-8: {exc.reason} at byte {exc.start} of the line") \
+                    from None
             if not line.strip():
                 continue
             try:
                 entry = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise BfclDataError(f"{path}:{number}: not JSON: {exc.msg} (column {exc.colno})") from None
+                hint = ""
+                if number == 1 and line.strip() in ("{", "["):
+                    hint = " (BFCL files are JSON lines, one entry per line; this looks like one indented document)"
+                raise BfclDataError(f"{path}:{number}: not JSON lines: {exc.msg} (column {exc.colno}){hint}") \
+                    from None
+            except RecursionError:
+                raise BfclDataError(f"{path}:{number}: JSON nests too deeply to read") from None
             if not isinstance(entry, dict):
                 raise BfclDataError(f"{path}:{number}: expected a JSON object, got {type(entry).__name__}")
             yield number, entry
