@@ -126,3 +126,61 @@ def test_deep_schemas_are_cut_off_with_an_error_not_a_recursion_error() -> None:
     (issue,) = result.errors
     assert "nests deeper than 32" in issue.message
     assert parse(format_grammar(result.grammar)) == result.grammar
+
+
+@pytest.mark.parametrize(
+    ("prop", "expected", "fragment"),
+    [
+        ({"enum": [1, 2, 3]}, PrimitiveType("int"), "enum of int"),
+        ({"enum": [0.5, 2]}, PrimitiveType("float"), "enum of float"),
+        ({"enum": [True, False]}, PrimitiveType("bool"), "enum of bool"),
+        ({"enum": ["a", 1]}, PrimitiveType("any"), "mixes types"),
+    ],
+)
+def test_an_untyped_enum_of_numbers_is_read_as_their_type_not_str(prop: dict[str, Any], expected: Any,
+                                                                   fragment: str) -> None:
+    result = _one({"x": prop})
+    assert result.grammar.tool("t").field("x").type == expected
+    assert [i.path for i in result.issues] == ["$[0].input_schema.properties.x.enum"]
+    assert fragment in result.issues[0].message, result.issues
+
+
+def test_a_nullable_enum_keeps_its_string_members() -> None:
+    result = _one({"x": {"type": ["string", "null"], "enum": ["a", "b", None]}, "y": {"enum": ["c", None]}})
+    tool = result.grammar.tool("t")
+    assert tool.field("x").type == EnumType(("a", "b"))
+    assert tool.field("y").type == EnumType(("c",))
+    paths = [i.path for i in result.issues]
+    assert paths == ["$[0].input_schema.properties.x.type", "$[0].input_schema.properties.x.enum",
+                     "$[0].input_schema.properties.y.enum"], result.issues
+    assert all("null" in i.message for i in result.issues)
+
+
+@pytest.mark.parametrize(
+    ("prop", "key"),
+    [
+        ({"type": "boolean", "enum": [True]}, "enum"),
+        ({"type": "integer", "format": "int32"}, "format"),
+        ({"type": "number", "format": "double"}, "format"),
+        ({"type": "integer", "pattern": "[0-9]+"}, "pattern"),
+        ({"type": "integer", "minLength": 1}, "minLength"),
+        ({"type": "string", "minimum": 1}, "minimum"),
+        ({"type": "string", "items": {"type": "string"}}, "items"),
+        ({"type": "array", "items": {"type": "string"}, "maxLength": 3}, "maxLength"),
+        ({"type": "array", "properties": {"a": {"type": "string"}}}, "properties"),
+        ({"type": "object", "properties": {}, "minItems": 1}, "minItems"),
+        ({"type": "boolean", "maximum": 1}, "maximum"),
+    ],
+)
+def test_keywords_that_do_not_apply_to_the_type_are_reported_not_dropped_silently(prop: dict[str, Any],
+                                                                                  key: str) -> None:
+    result = _one({"x": prop})
+    assert any(i.path == f"$[0].input_schema.properties.x.{key}" for i in result.issues), result.issues
+
+
+def test_constraints_on_nested_list_items_get_names_after_their_property() -> None:
+    result = _one({"m": {"type": "array", "minItems": 1, "items": {"type": "array", "minItems": 2, "maxItems": 2,
+                                                                    "items": {"type": "number", "minimum": 0}}}})
+    assert result.grammar.tool("t").field("m").type == ListType(NamedType("m_item"))
+    assert [a.name for a in result.grammar.types] == ["m_item", "m_item_item"]
+    assert parse(format_grammar(result.grammar)) == result.grammar

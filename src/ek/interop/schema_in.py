@@ -190,11 +190,14 @@ class Converter:
                 return EnumType((value,)), NO_CONSTRAINTS
             self.issues.warn(child(path, "const"), "a non-string const cannot be expressed; read as its type")
         kind = self._kind_name(schema, path)
+        self._inapplicable(schema, kind, path)
         if kind == "str":
             return self._string(schema, path)
         if kind == "int" or kind == "float":
             return PrimitiveType(kind), self._range(schema, kind, path)
         if kind == "bool":
+            if "enum" in schema:
+                self.issues.warn(child(path, "enum"), "an enum of bool values cannot be expressed; read as bool")
             return PrimitiveType("bool"), NO_CONSTRAINTS
         if kind == "list":
             items = schema.get("items")
@@ -244,7 +247,7 @@ class Converter:
             if "items" in schema:
                 return "list"
             if "enum" in schema:
-                return "str"
+                return self._enum_kind(schema["enum"], path)
             return "any"
         if not isinstance(raw, str):
             self.issues.warn(child(path, "type"), f"type must be a string, got {raw!r}; read as any")
@@ -259,6 +262,31 @@ class Converter:
             self.issues.warn(child(path, "type"), f"unknown type {raw!r}; read as any")
         return "any"
 
+    def _enum_kind(self, members: object, path: str) -> str:
+        """The type an enum without ``type`` implies: that of its (non-null) members, ``any`` if they mix."""
+        if not isinstance(members, list):
+            return "str"  # _string reports the malformed enum
+        kinds = {_json_kind(m) for m in members if m is not None}
+        if kinds <= {"str"}:
+            return "str"
+        if kinds in ({"int"}, {"bool"}):
+            return kinds.pop()
+        if kinds <= {"int", "float"}:
+            return "float"
+        self.issues.warn(child(path, "enum"), f"enum {members!r:.80} mixes types {sorted(kinds)}; read as any")
+        return "any"
+
+    def _inapplicable(self, schema: Mapping[str, Any], kind: str, path: str) -> None:
+        """Report keywords of other types (``pattern`` on an integer, ``format: int32``): dropped, never silently."""
+        applies = _APPLIES.get(kind, frozenset())
+        for key in schema:
+            if key in _TYPED_KEYWORDS and key not in applies:
+                if key == "format":
+                    message = f"format {schema[key]!r:.40} cannot be expressed on a {kind}; dropped"
+                else:
+                    message = f"keyword {key!r} does not apply to a {kind}; dropped"
+                self.issues.warn(child(path, key), message)
+
     def _string(self, schema: Mapping[str, Any], path: str) -> tuple[TypeNode, Constraints]:
         constraints = self._lengths(schema, "minLength", "maxLength", path)
         pattern = schema.get("pattern")
@@ -270,6 +298,10 @@ class Converter:
                 constraints = Constraints(constraints.min, constraints.max, converted)
         if "enum" in schema:
             members = schema["enum"]
+            if isinstance(members, list) and None in members:
+                self.issues.warn(child(path, "enum"), "null is not a value .ek types allow; the enum is read "
+                                                       "without it")
+                members = [m for m in members if m is not None]
             if isinstance(members, list) and members and all(isinstance(m, str) for m in members):
                 unique = tuple(dict.fromkeys(members))
                 if len(unique) != len(members):
@@ -422,7 +454,7 @@ class Converter:
 
     def _alias_for_constraints(self, item: TypeNode, constraints: Constraints, path: str) -> TypeNode:
         """List items cannot carry constraints inline in .ek: give them a named type."""
-        name = self._alias_name(f"{safe_identifier(path.rsplit('.', 2)[-2] if '.' in path else 'item')}_item", path)
+        name = self._alias_name(_item_alias_name(path), path)
         self.aliases[name] = TypeAlias(name, item, constraints)
         self._alias_names[f"#generated/{name}"] = name
         self.issues.warn(path, f"constraints on list items are kept in a new named type {name!r}")
@@ -493,6 +525,43 @@ class Converter:
             missing = [f.name for f in node.fields if f.required and f.name not in value]
             return f"misses required field {missing[0]!r}" if missing else None
         return "cannot be checked"
+
+
+# Keywords that belong to one kind of value; on another kind they are reported as dropped.
+_APPLIES: dict[str, frozenset[str]] = {
+    "str": frozenset({"enum", "minLength", "maxLength", "pattern", "format"}),
+    "int": frozenset({"enum", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}),
+    "float": frozenset({"enum", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}),
+    "bool": frozenset({"enum"}),
+    "list": frozenset({"items", "minItems", "maxItems"}),
+    "object": frozenset({"properties", "required", "additionalProperties"}),
+    "any": frozenset({"enum"}),
+}
+_TYPED_KEYWORDS = frozenset().union(*_APPLIES.values())
+
+
+def _json_kind(value: object) -> str:
+    """``str``, ``int``, ``float``, ``bool`` or ``other`` for an enum member."""
+    if isinstance(value, bool):
+        return "bool"
+    for kind in (str, int, float):
+        if isinstance(value, kind):
+            return kind.__name__
+    return "other"
+
+
+def _item_alias_name(path: str) -> str:
+    """A type name for constrained list items: the property's name plus ``_item`` per list level.
+
+    >>> _item_alias_name("$[0].parameters.properties.m.items.items"), _item_alias_name("$.p['max-n'].items")
+    ('m_item_item', 'max_n_item')
+    """
+    rest, levels = path, 0
+    while rest.endswith(".items"):
+        rest, levels = rest[: -len(".items")], levels + 1
+    last = re.split(r"[.\[]", rest)[-1].strip("]'\"")
+    base = safe_identifier(last) if any(c.isalnum() for c in last) else "list"
+    return base + "_item" * max(levels, 1)
 
 
 def _kind(node: TypeNode) -> str:
