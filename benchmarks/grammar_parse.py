@@ -4,6 +4,9 @@ Generates grammars of 100, 1,000 and 5,000 tools (six arguments each, every
 construct of the DSL), times reading them (Lark parse + syntax tree) and
 checking them, in CPU seconds, (semantic checks + model), and prints tools per second and the
 per-tool time at 5,000 tools relative to 1,000 (1.00 means linear growth).
+Peers measured in the same run: a bare Lark parse tree of the same text (the
+floor for a Lark-based reader) and ``json.loads`` of the same tools written as
+JSON Schema function definitions (no checking at all).
 
     python benchmarks/grammar_parse.py [--repeat 2]
 """
@@ -11,7 +14,12 @@ per-tool time at 5,000 tools relative to 1,000 (1.00 means linear growth).
 from __future__ import annotations
 
 import argparse
+import json
 import time
+from collections.abc import Callable
+from importlib import resources
+
+from lark import Lark
 
 from ek.grammar import parse
 from ek.grammar.checker import check
@@ -42,6 +50,41 @@ def make_grammar(tools: int) -> str:
     return "\n".join(out)
 
 
+def make_json_tools(tools: int) -> str:
+    """The same tools as OpenAI-style JSON Schema function definitions (what teams keep today)."""
+    defs = []
+    for i in range(tools):
+        props = {
+            "code": {"type": "string", "pattern": "^[A-Z]{3}$"},
+            "count": {"type": "integer", "minimum": 1, "maximum": 10 + i, "default": 1},
+            "mode": {"type": "string", "enum": ["fast", "slow", "very slow"], "default": "fast"},
+            "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 8},
+            "ratio": {"type": "number"},
+            "extra": {
+                "type": "object",
+                "properties": {"note": {"type": "string", "description": "free text"}, "level": {"type": "integer", "minimum": 0, "maximum": 5, "default": 0}},
+            },
+        }
+        defs.append(
+            {
+                "type": "function",
+                "function": {
+                    "name": f"svc{i % 7}.op_{i}",
+                    "description": f"Operation number {i}.",
+                    "parameters": {"type": "object", "properties": props, "required": ["code", "ratio"]},
+                },
+            }
+        )
+    return json.dumps(defs, indent=2)
+
+
+def cpu(fn: Callable[[], object]) -> float:
+    with gc_paused():
+        start = time.process_time()
+        fn()
+        return time.process_time() - start
+
+
 def timed(text: str) -> tuple[float, float]:
     """CPU seconds to read (parse_syntax) and to check one grammar text, as ``ek.grammar.parse`` does.
 
@@ -68,7 +111,11 @@ def main() -> None:
     print(f"building the LALR parser once per process: {1000 * (time.perf_counter() - start):.0f} ms")
     parse(make_grammar(10))  # warm up
 
+    plain_lark = Lark(
+        resources.files("ek.grammar").joinpath("ek.lark").read_text(encoding="utf-8"), parser="lalr", lexer="contextual"
+    )
     per_tool: dict[int, float] = {}
+    peers: dict[int, tuple[float, float]] = {}
     print(f"{'tools':>6} {'lines':>7} {'read s':>8} {'check s':>8} {'total s':>8} {'tools/s':>8} {'us/tool':>8}")
     for size in SIZES:
         text = make_grammar(size)
@@ -76,8 +123,17 @@ def main() -> None:
         read, checked = min(runs, key=sum)
         total = read + checked
         per_tool[size] = total / size
+        if size == 1_000:
+            as_json = make_json_tools(size)
+            peers[size] = (cpu(lambda: plain_lark.parse(text + "\n")), cpu(lambda: json.loads(as_json)))
         lines = text.count("\n")
         print(f"{size:>6} {lines:>7} {read:>8.3f} {checked:>8.3f} {total:>8.3f} {size / total:>8.0f} {1e6 * total / size:>8.0f}")
+    bare, loads = peers[1_000]
+    ours = per_tool[1_000] * 1_000
+    print(
+        f"peers at 1,000 tools: bare Lark parse tree of the same text {bare:.3f} s (ek.grammar.parse = {ours / bare:.2f}x); "
+        f"json.loads of the same tools as JSON Schema {loads:.3f} s ({ours / loads:.0f}x, no checks at all)"
+    )
     ratio = per_tool[5_000] / per_tool[1_000]
     print(f"per-tool time, 5,000 vs 1,000 tools: {ratio:.2f}x (1.00 = linear growth; well above 1 = super-linear)")
 
