@@ -48,7 +48,8 @@ def test_lint_json_lines(work):
     result = ek("lint", "--json", str(work / "bad.ek"))
     assert result.returncode == 1
     records = [json.loads(line) for line in result.stdout.splitlines()]
-    assert [(r["line"], r["column"], r["suggestion"]) for r in records] == [(3, 8, "str"), (4, 12, None)]
+    assert [(r["line"], r["column"], r["end_column"], r["suggestion"]) for r in records] == [(3, 8, 13, "str"), (4, 12, 18, None)]
+    assert records[0]["message"] == "unknown type 'strng'; did you mean 'str'?" and records[0]["severity"] == "error"
 
 
 def test_lint_missing_file(work):

@@ -32,11 +32,12 @@ class Diagnostic:
     length: int = 1
 
     def to_json(self) -> dict[str, object]:
-        """The diagnostic as plain data (``ek lint --json`` prints one per line)."""
+        """The diagnostic as plain data (``ek lint --json`` prints one per line); ``end_column`` is exclusive."""
         return {
             "file": self.file,
             "line": self.line,
             "column": self.column,
+            "end_column": self.column + self.length,
             "severity": self.severity,
             "message": self.message,
             "suggestion": self.suggestion,
