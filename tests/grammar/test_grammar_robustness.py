@@ -38,6 +38,12 @@ def test_random_text(text):
 
 
 @SETTINGS
+@given(st.text(st.characters() | st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF), max_size=60), st.sampled_from(EXAMPLES))
+def test_any_code_points_even_lone_surrogates(noise, example):
+    parse_or_schema_error(example[:40] + noise + example[40:])
+
+
+@SETTINGS
 @given(st.lists(ALPHABET, max_size=60).map("".join))
 def test_random_grammar_like_text(text):
     parse_or_schema_error("grammar g 1\n" + text)
@@ -84,3 +90,12 @@ def test_deep_nesting_is_a_schema_error():
     deep = "list[" * 5000 + "int" + "]" * 5000
     with pytest.raises(SchemaError, match="nested too deeply"):
         parse(f"grammar g 1\ntool t {{\n    x: {deep}\n}}\n")
+
+
+def test_lone_surrogate_is_reported_where_it_is():
+    with pytest.raises(SchemaError) as info:
+        parse('grammar g 1\ntool "a\ud800" {\n}\n', "s.ek")
+    d = info.value.diagnostics[0]
+    assert (d.line, d.column, d.message) == (2, 8, "lone surrogate U+D800 is not valid text")
+    with pytest.raises(SchemaError):
+        format_source('grammar g 1\ntool "a\udfff" {\n}\n')

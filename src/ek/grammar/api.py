@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 
 import attrs
 
@@ -11,6 +12,19 @@ from ek.grammar.checker import check
 from ek.grammar.diagnostics import Diagnostic, SchemaError
 from ek.grammar.model import GraphGrammar
 from ek.grammar.parser import gc_paused, normalize, parse_syntax, too_deep
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def refuse_surrogates(source: str, filename: str) -> None:
+    """Text with a lone surrogate can never be a UTF-8 file: report where it is."""
+    surrogate = _SURROGATE.search(source)
+    if surrogate is not None:
+        line = source.count("\n", 0, surrogate.start()) + 1
+        column = surrogate.start() - (source.rfind("\n", 0, surrogate.start()) + 1) + 1
+        message = f"lone surrogate U+{ord(surrogate.group()):04X} is not valid text"
+        raise SchemaError([Diagnostic(filename, line, column, message)])
 
 
 def parse(text: str, filename: str = "<string>") -> GraphGrammar:
@@ -23,6 +37,7 @@ def parse(text: str, filename: str = "<string>") -> GraphGrammar:
     if not isinstance(text, str):
         raise TypeError(f"parse() wants the schema text as str, not {type(text).__name__}")
     source = normalize(text)
+    refuse_surrogates(source, filename)
     with gc_paused():
         syntax = parse_syntax(source, filename)
         try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import attrs
 
+from ek.grammar.api import refuse_surrogates
 from ek.grammar.checker import check
 from ek.grammar.diagnostics import SchemaError
 from ek.grammar.model import GraphGrammar, Location, ToolSpec
@@ -81,6 +82,7 @@ def format_source(text: str, filename: str = "<string>") -> str:
     }
     """
     source = normalize(text)
+    refuse_surrogates(source, filename)
     with gc_paused():
         syntax = parse_syntax(source, filename)
     try:
