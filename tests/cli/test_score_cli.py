@@ -237,3 +237,20 @@ def test_score_empty_corpus_warns(tmp_path: Path) -> None:
     proc = run_ek("score", corpus, "--json", out, "--html", tmp_path / "r.html")
     assert proc.returncode == 0 and "no episode was scored (2 lines read)" in proc.stderr
     assert json.loads(out.read_text())["corpus"]["blank_lines"] == 2
+
+
+def test_score_lists_the_arguments_that_fail_inside_matched_calls(tmp_path: Path) -> None:
+    corpus = write_lines(tmp_path / "args.jsonl", [
+        {"id": "a", "pred": "get_weather(location='Rome')", "gold": GOOD_GOLD},
+        {"id": "b", "pred": "get_weather(location='Oslo', unit='kelvin')", "gold": GOOD_GOLD},
+        {"id": "c", "pred": "get_weather(location='Paris')", "gold": GOOD_GOLD},
+    ])
+    out = tmp_path / "r.json"
+    proc = run_ek("score", corpus, "--json", out)
+    assert proc.returncode == 0, proc.stderr
+    per_argument = json.loads(out.read_text())["per_argument"]
+    assert per_argument == [
+        {"tool": "get_weather", "arg": "location", "status": "wrong_value", "count": 2},
+        {"tool": "get_weather", "arg": "unit", "status": "hallucinated_arg", "count": 1},
+    ]
+    assert "Argument failures inside matched calls" in proc.stdout

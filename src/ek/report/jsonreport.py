@@ -82,6 +82,9 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
         "per_tool": [{"tool": tool, **_counts(score, by_tool_units.get(tool, {}))}
                      for tool, score in total.by_tool().items()],
         "per_reason": per_reason,
+        "per_argument": [{"tool": tool, "arg": arg, "status": status, "count": n}
+                         for (tool, arg, status), n in sorted(summary.arg_failures.items(),
+                                                              key=lambda kv: (-kv[1], kv[0]))],
         "grammars": [{"grammar": g or None, "episodes": n} for g, n in sorted(summary.grammars.items())],
         "worst_episodes": [_episode(d) for d in summary.worst(worst)],
         "errors": [{"line": e.line, "id": e.id, "reason": e.reason} for e in summary.errors],

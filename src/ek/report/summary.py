@@ -60,6 +60,17 @@ def digest(line: int, episode_id: str | int | None, score: Score, detail: dict[s
                          parse_error, detail)
 
 
+def _add_tally(into: dict[TallyKey, list[Any]], items: Any) -> None:
+    """Add ``(key, (weight, count))`` items into a mutable tally."""
+    for key, (w, n) in items:
+        slot = into.get(key)
+        if slot is None:
+            into[key] = [w, n]
+        else:
+            slot[0] += w
+            slot[1] += n
+
+
 @attrs.define
 class Summary:
     """Mutable accumulator of a run (mutable on purpose: it is filled episode by episode while streaming)."""
@@ -79,6 +90,8 @@ class Summary:
     errors: list[LineError] = attrs.Factory(list)
     parse_failures: int = 0
     grammars: Counter[str] = attrs.Factory(Counter)
+    #: (tool, argument, status) -> how often that argument failed inside a matched call
+    arg_failures: Counter[tuple[str, str, str]] = attrs.Factory(Counter)
     #: rank key an episode must beat to be kept as one of the worst (from the run so far); None: no bar yet
     floor: tuple[float, float, int] | None = None
     _heap: list[tuple[tuple[float, float, int], EpisodeDigest]] = attrs.Factory(list)
@@ -102,13 +115,11 @@ class Summary:
         self.tp += tp
         self.fp += fp
         self.fn += fn
-        for key, (w, n) in score.tally.items():
-            slot = self.tally.get(key)
-            if slot is None:
-                self.tally[key] = [w, n]
-            else:
-                slot[0] += w
-                slot[1] += n
+        _add_tally(self.tally, score.tally.items())
+        if score.explanation is not None:
+            for pair in score.explanation.pairs:
+                if not pair.exact:
+                    self.arg_failures.update((pair.tool, c.arg, c.status) for c in pair.checks if not c.ok)
         self.rows_tp.append(float(tp))
         self.rows_fp.append(float(fp))
         self.rows_fn.append(float(fn))
@@ -161,13 +172,8 @@ class Summary:
         self.tp += later.tp
         self.fp += later.fp
         self.fn += later.fn
-        for key, (w, n) in later.tally.items():
-            slot = self.tally.get(key)
-            if slot is None:
-                self.tally[key] = [w, n]
-            else:
-                slot[0] += w
-                slot[1] += n
+        _add_tally(self.tally, later.tally.items())
+        self.arg_failures.update(later.arg_failures)
         self.rows_tp.extend(later.rows_tp)
         self.rows_fp.extend(later.rows_fp)
         self.rows_fn.extend(later.rows_fn)

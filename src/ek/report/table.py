@@ -88,6 +88,14 @@ def render_report(report: dict[str, Any], *, max_errors: int = 20) -> str:
             [[r["reason"], _num(r["weight"]), r["count"], _num(r["fp"]["weight"]), _num(r["fn"]["weight"]),
               r["description"]] for r in report["per_reason"]],
             align="lrrrrl", max_width=72))
+    if report.get("per_argument"):
+        out.append("")
+        out.append("Argument failures inside matched calls (most frequent first)")
+        top = report["per_argument"][:15]
+        out.append(format_table(["tool", "argument", "status", "times"],
+                                [[a["tool"], a["arg"], a["status"], a["count"]] for a in top], align="lllr"))
+        if len(report["per_argument"]) > len(top):
+            out.append(f"  ... and {len(report['per_argument']) - len(top)} more (all of them are in --json)")
     if report["worst_episodes"]:
         out.append("")
         out.append("Worst episodes (most weight lost first)")
