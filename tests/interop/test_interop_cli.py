@@ -77,3 +77,37 @@ def test_hostile_json_file_is_a_clear_error(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "nests too deeply" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_duplicate_keys_in_a_tool_file_are_an_error_not_a_silent_pick(tmp_path: Path) -> None:
+    # json.loads keeps the last "a": the string property would vanish without a word.
+    dup = tmp_path / "dup.json"
+    dup.write_text('[{"name": "f", "input_schema": {"type": "object", "properties": {\n'
+                   '  "a": {"type": "string"}, "a": {"type": "integer"}}}}]')
+    result = ek("import", "--from", "anthropic", str(dup))
+    assert result.returncode == 2, result.stdout
+    assert f"{dup}:2:28: duplicate key 'a'" in result.stderr
+
+
+def test_unreadable_files_and_outputs_are_named_without_a_traceback(tmp_path: Path) -> None:
+    latin = tmp_path / "latin.json"
+    latin.write_bytes(b'[{"name": "caf\xe9"}]')
+    result = ek("import", "--from", "anthropic", str(latin))
+    assert result.returncode == 2 and f"{latin}: not UTF-8" in result.stderr, result.stderr
+    for command in (("import", "--from", "bfcl", "tests/data/bfcl/BFCL_v4_simple_python.json"),
+                    ("export", "--to", "openai", "schemas/travel-v1.ek")):
+        out = ek(*command, "-o", str(tmp_path / "no" / "such" / "dir.out"))
+        assert out.returncode == 2, out.stderr
+        assert "Traceback" not in out.stderr and "cannot write" in out.stderr, out.stderr
+
+
+def test_grammar_names_are_checked_and_file_names_made_usable(tmp_path: Path) -> None:
+    bad = ek("import", "--from", "bfcl", "--name", "my tools", "tests/data/bfcl/BFCL_v4_simple_python.json")
+    assert bad.returncode == 2 and "--name" in bad.stderr and "spaces" in bad.stderr
+    spaced = tmp_path / "my tools@v2.json"
+    spaced.write_text('[{"name": "f", "parameters": {"type": "dict", "properties": {}}}]')
+    out = tmp_path / "out.ek"
+    result = ek("import", "--from", "bfcl", str(spaced), "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    assert out.read_text().startswith("grammar my_tools_v2 1\n")
+    assert ek("lint", str(out)).returncode == 0

@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
+from ek.cli.import_ import write_output
 from ek.interop.targets import TARGETS
 
 
@@ -36,8 +36,6 @@ def run(args: argparse.Namespace) -> int:
     for issue in issues:
         print(f"{args.schema}: {issue}", file=sys.stderr)
     text = json.dumps(data, indent=args.indent or None, ensure_ascii=False) + "\n"
-    if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
+    if not write_output(text, args.output, "export"):
+        return 2
     return 1 if args.strict and issues else 0

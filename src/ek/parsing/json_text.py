@@ -65,7 +65,7 @@ def loads(text: str, limits: Limits, fmt: str = "json", path: str | None = None)
     try:
         return _DECODER.decode(text)
     except _Rejected as exc:
-        found = _duplicate_position(text) if str(exc).startswith("duplicate key") else None
+        found = duplicate_position(text) if str(exc).startswith("duplicate key") else None
         if found is not None and path:
             raise ParseError(str(exc), f"{path} (line {found[0]}, column {found[1]})", fmt) from None
         raise ParseError(str(exc), found or path, fmt) from None
@@ -81,10 +81,10 @@ def loads(text: str, limits: Limits, fmt: str = "json", path: str | None = None)
 _JSON_TOKENS = re.compile(r'"(?:[^"\\]++|\\.)*+"|[{}\[\]:,]')
 
 
-def _duplicate_position(text: str) -> tuple[int, int] | None:
+def duplicate_position(text: str) -> tuple[int, int] | None:
     """Where the first repeated key of an object is (only called once a duplicate was found).
 
-    >>> _duplicate_position('{"a": 1,\\n "b": {"a": 2, "a": 3}}')
+    >>> duplicate_position('{"a": 1,\\n "b": {"a": 2, "a": 3}}')
     (2, 16)
     """
     stack: list[set[str] | None] = []  # one key set per open object, None per open array
