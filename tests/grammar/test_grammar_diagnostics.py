@@ -161,3 +161,11 @@ def test_schema_error_survives_pickling():
         parse(HEAD + "tool t {\n    x: strng\n}\n", "s.ek")
     copy = pickle.loads(pickle.dumps(info.value))
     assert copy.diagnostics == info.value.diagnostics and str(copy) == str(info.value)
+
+
+def test_source_line_shown_is_the_line_the_parser_counted():
+    # \u2028 and form feeds are line breaks to str.splitlines but not to the parser.
+    text = HEAD + "# a\u2028b\f\ntool t {\n    x: strng\n}\n"
+    with pytest.raises(SchemaError) as info:
+        parse(text, "s.ek")
+    assert str(info.value).split("\n")[1] == "        x: strng"

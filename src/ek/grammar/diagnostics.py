@@ -59,7 +59,10 @@ class Diagnostic:
         """
         if source is None:
             return self.header
-        lines = source.splitlines()
+        return self.render_lines(source.split("\n"))
+
+    def render_lines(self, lines: Sequence[str]) -> str:
+        """Like :meth:`render`, from the source already split at ``\n`` (as the parser counts lines)."""
         if not 1 <= self.line <= len(lines):
             return self.header
         text = lines[self.line - 1]
@@ -94,8 +97,8 @@ def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
 
 def render_all(diagnostics: Sequence[Diagnostic], sources: dict[str, str] | None = None) -> str:
     """Every diagnostic, each with its source line when the file's text is known."""
-    sources = sources or {}
-    return "\n".join(d.render(sources.get(d.file)) for d in diagnostics)
+    split = {name: text.split("\n") for name, text in (sources or {}).items()}  # once per file, not per error
+    return "\n".join(d.render_lines(split[d.file]) if d.file in split else d.header for d in diagnostics)
 
 
 class SchemaError(ValueError):
