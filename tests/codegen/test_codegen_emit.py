@@ -190,7 +190,7 @@ def test_codegen_deep_lists_compile_or_are_refused_clearly(depth: int, ok: bool)
     for _ in range(depth):
         value = [{"x": value}]
     assert module.validate("t", {"a": value}) == []
-    bad = [{"x": "no"}]
+    bad: list[dict[str, object]] = [{"x": "no"}]
     for _ in range(depth - 1):
         bad = [{"x": bad}]
     assert [v.path for v in module.validate("t", {"a": bad})] == ["$.a" + "[0].x" * depth]

@@ -171,7 +171,7 @@ def valid_value(grammar: GraphGrammar, node: TypeNode, cons: Constraints = NO_CO
         return {
             "str": st.from_regex(cons.pattern, fullmatch=True).filter(lambda s: (lo is None or len(s) >= lo) and (hi is None or len(s) <= hi))
             if cons.pattern
-            else st.text(min_size=lo or 0, max_size=hi if hi is not None else 8),
+            else st.text(min_size=int(lo or 0), max_size=int(hi) if hi is not None else 8),
             "int": st.integers(int(lo) if lo is not None else -100, int(hi) if hi is not None else 100),
             "float": st.floats(lo if lo is not None else -1e6, hi if hi is not None else 1e6) | st.integers(math.ceil(lo if lo is not None else -10), math.floor(hi if hi is not None else 10)),
             "bool": st.booleans(),
@@ -194,10 +194,10 @@ def valid_object(grammar: GraphGrammar, fields: tuple[FieldSpec, ...]) -> st.Sea
 
 
 @st.composite
-def mutated(draw: st.DrawFn, grammar: GraphGrammar, tool: ToolSpec) -> dict[str, Any]:
-    value = draw(valid_object(grammar, tool.fields))
+def mutated(draw: st.DrawFn, grammar: GraphGrammar, tool: ToolSpec) -> dict[Any, Any]:
+    value: dict[Any, Any] = draw(valid_object(grammar, tool.fields))
     for _ in range(draw(st.integers(1, 3))):
-        target = value
+        target: Any = value
         # walk down into a random nested dict / list
         while draw(st.booleans()):
             children = list(target.items()) if isinstance(target, dict) else list(enumerate(target))

@@ -88,8 +88,8 @@ def test_codegen_dates_and_datetimes(travel_module: types.ModuleType) -> None:
         assert paths(v("search_flights", VALID_SEARCH | {"date": bad})) == ["$.date"], bad
     for ok in ("2025-03-14T09:30", "2025-03-14 09:30:00.123+02:00", "2025-03-14t09:30:00Z"):
         assert v("create_event", VALID_EVENT | {"start": ok}) == [], ok
-    for bad in ("2025-03-14", "2025-03-14T25:00", "2025-03-14T09", "2025-03-14X09:30", "2025-03-14T0930", None):
-        assert paths(v("create_event", VALID_EVENT | {"start": bad})) == ["$.start"], bad
+    for wrong in ("2025-03-14", "2025-03-14T25:00", "2025-03-14T09", "2025-03-14X09:30", "2025-03-14T0930", None):
+        assert paths(v("create_event", VALID_EVENT | {"start": wrong})) == ["$.start"], wrong
 
 
 def test_codegen_nested_objects_and_lists(travel_module: types.ModuleType) -> None:

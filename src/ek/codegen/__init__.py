@@ -2,12 +2,12 @@
 
 from ek.codegen.emitter import (
     GENERATOR_VERSION,
-    GenerationError,
     generate,
     generate_index,
     write_atomic,
     write_modules,
 )
+from ek.codegen.errors import GenerationError
 from ek.codegen.naming import module_filename, module_stem
 
 __all__ = [

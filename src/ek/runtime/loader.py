@@ -180,4 +180,5 @@ def load_schema(path: str | os.PathLike[str]) -> GraphGrammar:
     load = getattr(grammar_pkg, "load", None)
     if load is None:  # pragma: no cover - only while the parser is missing
         raise RuntimeError("ek.grammar.load is not available in this installation")
-    return load(os.fspath(path))
+    grammar: GraphGrammar = load(os.fspath(path))
+    return grammar
