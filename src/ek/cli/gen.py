@@ -10,7 +10,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from ek.codegen import GenerationError, generate, generate_index, module_filename, write_atomic
+from ek.codegen import (
+    GenerationError,
+    generate,
+    generate_index,
+    module_filename,
+    write_atomic,
+)
 from ek.grammar.model import GraphGrammar
 
 
