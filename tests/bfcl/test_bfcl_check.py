@@ -216,3 +216,16 @@ def test_raw_java_and_javascript_text_is_decoded_without_evaluation(bfcl_data: A
                  a.ground_truth, "simple_javascript").valid
     assert check(q.functions, "validateUserInput(inputField)", a.ground_truth,
                  "simple_javascript").error_type == "ast_decoder:decoder_failed"
+
+
+def test_a_nested_answer_value_given_bare_is_the_one_acceptable_value() -> None:
+    # simple_java_64 (real data) writes {"format": "epoch_millis"} where BFCL elsewhere writes
+    # {"format": ["epoch_millis"]}; read character by character it rejected the right answer.
+    funcs = [{"name": "make", "parameters": {"type": "dict", "properties": {"meta": {"type": "dict"}},
+                                             "required": ["meta"]}}]
+    answer = [{"make": {"meta": [{"format": "epoch_millis"}]}}]
+    assert check(funcs, [{"make": {"meta": {"format": "epoch_millis"}}}], answer, "simple").valid
+    assert check(funcs, "[make(meta={'format': 'Epoch Millis'})]", answer, "simple").valid  # BFCL's string rule
+    wrong = check(funcs, [{"make": {"meta": {"format": "epoch"}}}], answer, "simple")
+    assert wrong.error_type == "value_error:dict_value"  # BFCL: valid, as "epoch" is a substring
+    assert check(funcs, [{"make": {"meta": {}}}], answer, "simple").error_type == "value_error:dict_key"

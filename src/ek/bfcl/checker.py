@@ -370,14 +370,19 @@ def _one_dict(value: Mapping[str, Any], answer: Mapping[str, Any]) -> Verdict:
     for key, item in value.items():
         if key not in answer:
             return _fail("value_error:dict_key", f"Unexpected dict key parameter: {key!r}.")
-        options = [_std(a) for a in answer[key]]
+        options = [_std(a) for a in _listed(answer[key])]
         if not _contains(options, _std(item)):
             return _fail("value_error:dict_value",
                          f"Invalid value for parameter {key!r}: {item!r}. Expected one of {options}.")
     for key, options in answer.items():
-        if key not in value and "" not in options:
+        if key not in value and "" not in _listed(options):
             return _fail("value_error:dict_key", f"Missing dict key parameter: {key!r}.")
     return OK
+
+
+def _listed(options: Any) -> list[Any]:
+    """A nested answer's alternatives; a bare value (``simple_java_64``) is the one alternative, not its characters."""
+    return options if isinstance(options, list) else [options]
 
 
 def _list_dict_checker(param: str, value: list[Any], possible: list[Any]) -> Verdict:
