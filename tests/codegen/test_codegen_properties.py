@@ -4,6 +4,7 @@ obviously-correct reference interpreter of the model reports (compared by path).
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 import math
 import re
 import types
@@ -75,7 +76,7 @@ def ref_validate(grammar: GraphGrammar, tool_name: str, args: Any) -> list[str]:
 
 
 def ref_object(grammar: GraphGrammar, fields: tuple[FieldSpec, ...], value: Any, path: str) -> list[str]:
-    if not isinstance(value, dict):
+    if not isinstance(value, Mapping):
         return [path]
     out: list[str] = []
     for f in fields:

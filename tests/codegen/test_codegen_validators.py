@@ -108,6 +108,11 @@ def test_codegen_nested_objects_and_lists(travel_module: types.ModuleType) -> No
         Violation("$.metadata", "expected an object, got list")
     ]
     assert paths(travel_module.validate("create_event", VALID_EVENT | {"metadata": {}})) == ["$.metadata.priority"]
+    assert travel_module.validate("create_event", VALID_EVENT | {"metadata": OrderedDict(priority=1)}) == []
+    assert paths(travel_module.validate("create_event", VALID_EVENT | {"metadata": OrderedDict(p=1)})) == [
+        "$.metadata.priority",
+        "$.metadata.p",
+    ]
 
 
 def test_codegen_non_dict_arguments_and_unknown_tools(travel_module: types.ModuleType) -> None:

@@ -184,8 +184,12 @@ class ValidatorEmitter:
                         self._items(code, var, item, item_cons, path)
         elif isinstance(node, ObjectType):
             with code.block(f"if not isinstance({var}, dict):"):
-                self._fail(code, path, "expected an object, got ", got)
-            with code.block("else:"):
+                with code.block(f"if isinstance({var}, _Mapping):"):
+                    code.line(f"{var} = dict({var})")  # any mapping, like the arguments themselves
+                with code.block("else:"):
+                    self._fail(code, path, "expected an object, got ", got)
+                    code.line(f"{var} = None")
+            with code.block(f"if {var} is not None:"):
                 self.fields(code, var, node.fields, path)
         else:
             raise TypeError(f"unresolved type node {node!r}")
