@@ -4,10 +4,10 @@ obviously-correct reference interpreter of the model reports (compared by path).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
 import math
 import re
 import types
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
