@@ -267,3 +267,17 @@ def test_every_fp_fn_unit_has_a_reason_and_values():
     assert all(u.expected == "cats" and u.got in ("dogs", "x") for u in wrong)
     assert "expected 'cats', got" in str(exp)
     assert sum(u.weight for u in exp.units if u.kind == "fp") == score.fp
+
+
+def test_absurdly_nested_values_are_a_clear_error_not_a_crash():
+    from ek import evaluate
+
+    deep: list = []
+    for _ in range(50_000):
+        deep = [deep]
+    with pytest.raises(ValueError, match="nested too deeply"):
+        ToolCallMetric("arg")([("a", {"x": deep})], [("a", {"x": deep})])
+    with pytest.raises(ValueError, match="nested too deeply"):
+        match_calls([("a", {"x": deep}), ("a", {"x": 1})], [("a", {"x": deep})], optimal=True)
+    report = evaluate(ToolCallMetric(), [([("a", {"x": deep})], [("a", {"x": [1]})]), ([], [])])
+    assert report.episodes == 1 and "nested too deeply" in report.errors[0].reason

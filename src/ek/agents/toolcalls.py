@@ -20,8 +20,10 @@ argument ``importance``.
 from __future__ import annotations
 
 import re
+import sys
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import attrs
@@ -68,7 +70,10 @@ def _to_step(obj: Any, where: str) -> Step:
 
 
 def _short(obj: Any, limit: int = 80) -> str:
-    text = repr(obj)
+    try:
+        text = repr(obj)
+    except RecursionError:
+        text = f"<{type(obj).__name__} nested too deeply to show>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -164,6 +169,19 @@ class _Context:
             if arg is not None and arg in declared and arg in step.args:
                 out.setdefault(arg, f"{path}: {reason}")
         return out
+
+
+@contextmanager
+def _depth_guard() -> Iterator[None]:
+    """Turn a RecursionError from absurdly nested argument values into a clear ValueError.
+
+    Parsed model output is already bounded (see ek.parsing); this covers values handed in directly.
+    """
+    try:
+        yield
+    except RecursionError:
+        raise ValueError("argument values are nested too deeply to compare "
+                         f"(Python's recursion limit is {sys.getrecursionlimit()})") from None
 
 
 # --------------------------------------------------------------------------- assignment
@@ -379,8 +397,9 @@ def match_calls(
     p_steps = coerce_calls(pred_items, "pred")
     g_steps = coerce_calls(gold_items, "gold")
     ctx = _Context(get_canonicalizer(canon), _resolve_grammar(grammar), validate=True)
-    invalid = [ctx.violations(s) for s in p_steps]
-    pairs, up, ug = _assign(p_steps, g_steps, ctx, optimal, invalid)
+    with _depth_guard():
+        invalid = [ctx.violations(s) for s in p_steps]
+        pairs, up, ug = _assign(p_steps, g_steps, ctx, optimal, invalid)
     return ([(pred_items[i], gold_items[j]) for i, j, _ in pairs],
             [pred_items[i] for i in up], [gold_items[j] for j in ug])
 
@@ -445,8 +464,9 @@ class ToolCallMetric:
 
     def _score(self, pred: tuple[Step, ...], gold: tuple[Step, ...], ctx: _Context,
                parse_error: str | None) -> Score:
-        invalid = [ctx.violations(s) for s in pred]
-        pairs, up, ug = _assign(pred, gold, ctx, self.optimal, invalid)
+        with _depth_guard():
+            invalid = [ctx.violations(s) for s in pred]
+            pairs, up, ug = _assign(pred, gold, ctx, self.optimal, invalid)
         units: list[Unit] = []
         for i, j, ev in pairs:
             units.extend(self._pair_units(gold[j].name, i, j, ev, ctx))
