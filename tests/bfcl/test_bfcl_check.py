@@ -229,3 +229,15 @@ def test_a_nested_answer_value_given_bare_is_the_one_acceptable_value() -> None:
     wrong = check(funcs, [{"make": {"meta": {"format": "epoch"}}}], answer, "simple")
     assert wrong.error_type == "value_error:dict_value"  # BFCL: valid, as "epoch" is a substring
     assert check(funcs, [{"make": {"meta": {}}}], answer, "simple").error_type == "value_error:dict_key"
+
+
+def test_huge_values_give_verdicts_with_bounded_messages_not_exceptions() -> None:
+    funcs = [{"name": "f", "parameters": {"type": "dict", "properties": {"x": {"type": "integer"},
+                                                                         "s": {"type": "string"}}}}]
+    answer = [{"f": {"x": [1], "s": ["", "a"]}}]
+    huge = check(funcs, [{"f": {"x": 10**5000}}], answer, "simple")  # decoded objects can hold what text cannot
+    assert huge.error_type == "ast_decoder:decoder_failed" and "4300 digits" in huge.message
+    long = check(funcs, [{"f": {"x": 1, "s": "b" * 900_000}}], answer, "simple")
+    assert long.error_type == "value_error:string" and len(long.message) < 1_000, len(long.message)
+    wrong_type = check(funcs, [{"f": {"x": "9" * 900_000}}], answer, "simple")
+    assert wrong_type.error_type == "type_error:simple" and len(wrong_type.message) < 1_000

@@ -215,3 +215,10 @@ def test_arguments_encoded_twice_are_refused_with_a_hint() -> None:
         parse_calls({"name": "f", "arguments": twice})
     assert info.value.position == "$.arguments"
     assert "encoded twice" in info.value.reason
+
+
+def test_decoded_integers_past_the_text_limit_are_refused_as_in_text() -> None:
+    with pytest.raises(ParseError) as info:
+        parse_calls([{"f": {"x": [1, 10**5000]}}])
+    assert info.value.position == "$[0]['f'].x[1]" and "4300 digits" in info.value.reason
+    assert parse_calls([{"f": {"x": 10**4299}}]) == [Step("f", {"x": 10**4299})]

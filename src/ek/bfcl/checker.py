@@ -53,6 +53,15 @@ class Verdict:
 OK = Verdict(True)
 
 
+def _show(value: Any, limit: int = 200) -> str:
+    """``repr(value)`` cut to ``limit`` characters: messages stay readable for megabyte values."""
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):  # an int past the str conversion limit, a self-containing list
+        return f"<{type(value).__name__} too large to show>"
+    return text if len(text) <= limit else f"{text[: limit - 25]}... ({len(text):,} characters)"
+
+
 def _fail(error_type: str, message: str) -> Verdict:
     return Verdict(False, error_type, message)
 
@@ -247,7 +256,7 @@ def _check_param(param: str, value: Any, detail: Mapping[str, Any], possible: li
         if not isinstance(value, str):
             kind = "java" if ctx.language == JAVA else "js"
             return _fail(f"type_error:{kind}", f"Incorrect type for parameter {param!r}. Expected type String, "
-                                               f"got {type(value).__name__}. Parameter value: {value!r}.")
+                                               f"got {type(value).__name__}. Parameter value: {_show(value)}.")
         convert = javalike.convert_java if ctx.language == JAVA else javalike.convert_js
         value = convert(value, type_name, item_type if type_name in nested_names else None)
     if type_name == "float" and type(value) is int and ctx.language == PYTHON:
@@ -266,7 +275,7 @@ def _check_param(param: str, value: Any, detail: Mapping[str, Any], possible: li
             return _list_checker(param, value, possible)
     if not _contains(possible, value):
         return _fail("value_error:others",
-                     f"Invalid value for parameter {param!r}: {value!r}. Expected one of {possible}.")
+                     f"Invalid value for parameter {param!r}: {_show(value)}. Expected one of {_show(possible)}.")
     return OK
 
 
@@ -313,13 +322,13 @@ def _type_check(param: str, value: Any, possible: list[Any], type_name: str, exp
             return _Typed(False, verdict=_fail(
                 "type_error:nested",
                 f"Nested type checking failed for parameter {param!r}. Expected outer type {type_name} with "
-                f"inner type {nested.__name__}. Parameter value: {value!r}.",  # type: ignore[union-attr]
+                f"inner type {nested.__name__}. Parameter value: {_show(value)}.",  # type: ignore[union-attr]
             ))
         return _Typed(True, True)
     return _Typed(False, verdict=_fail(
         "type_error:simple",
         f"Incorrect type for parameter {param!r}. Expected type {type_name}, got {type(value).__name__}. "
-        f"Parameter value: {value!r}.",
+        f"Parameter value: {_show(value)}.",
     ))
 
 
@@ -336,8 +345,8 @@ def _std(value: Any) -> Any:
 
 def _string_checker(param: str, value: str, possible: list[Any]) -> Verdict:
     if standardize(value) not in [standardize(a) for a in possible if isinstance(a, str)]:
-        return _fail("value_error:string", f"Invalid value for parameter {param!r}: {value!r}. "
-                                           f"Expected one of {possible}. Case insensitive.")
+        return _fail("value_error:string", f"Invalid value for parameter {param!r}: {_show(value)}. "
+                                           f"Expected one of {_show(possible)}. Case insensitive.")
     return OK
 
 
@@ -348,8 +357,8 @@ def _list_checker(param: str, value: list[Any], possible: list[Any]) -> Verdict:
         items = list(alt) if isinstance(alt, (list, str)) else None
         if items is not None and len(items) == len(got) and all(_same(_std(a), g) for a, g in zip(items, got)):
             return OK
-    return _fail("value_error:list/tuple", f"Invalid value for parameter {param!r}: {value!r}. "
-                                           f"Expected one of {possible}.")
+    return _fail("value_error:list/tuple", f"Invalid value for parameter {param!r}: {_show(value)}. "
+                                           f"Expected one of {_show(possible)}.")
 
 
 def _dict_checker(param: str, value: Mapping[str, Any], possible: list[Any]) -> Verdict:
@@ -373,7 +382,7 @@ def _one_dict(value: Mapping[str, Any], answer: Mapping[str, Any]) -> Verdict:
         options = [_std(a) for a in _listed(answer[key])]
         if not _contains(options, _std(item)):
             return _fail("value_error:dict_value",
-                         f"Invalid value for parameter {key!r}: {item!r}. Expected one of {options}.")
+                         f"Invalid value for parameter {key!r}: {_show(item)}. Expected one of {_show(options)}.")
     for key, options in answer.items():
         if key not in value and "" not in _listed(options):
             return _fail("value_error:dict_key", f"Missing dict key parameter: {key!r}.")
@@ -394,7 +403,7 @@ def _list_dict_checker(param: str, value: list[Any], possible: list[Any]) -> Ver
             continue
         for item, answer in zip(value, alt):
             verdict = _dict_checker(param, item, [answer]) if isinstance(item, Mapping) else _fail(
-                "value_error:dict_key", f"Expected a dict in the list, got {item!r}.")
+                "value_error:dict_key", f"Expected a dict in the list, got {_show(item)}.")
             if not verdict.valid:
                 break
         else:
