@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -295,15 +295,6 @@ def arg_keys(args: Mapping[str, Any], rules: Mapping[str, ArgRule] | None, canon
     return keys
 
 
-def canonical_key(args: Mapping[str, Any], rules: Mapping[str, ArgRule] | None, canon: Canonicalizer) -> Any:
-    """A hashable normal form of a whole call's arguments, or ``None`` (see :func:`arg_keys`).
-
-    Two calls with equal keys agree on every argument: an exact match both ways.
-    """
-    keys = arg_keys(args, rules, canon)
-    return None if keys is None else key_of(keys)
-
-
 def key_of(keys: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
     """The hashable form of :func:`arg_keys`' result."""
     return tuple(sorted(keys.items(), key=lambda kv: kv[0]))
@@ -342,8 +333,8 @@ def _value_key(value: Any, rule: ArgRule | None, canon: Canonicalizer) -> Any:
     if isinstance(value, Mapping):
         if not all(isinstance(k, str) for k in value):
             return _NOT_PLAIN
-        sub = canonical_key(value, rule.fields if rule is not None else None, canon)
-        return _NOT_PLAIN if sub is None else ("dict", sub)
+        sub = arg_keys(value, rule.fields if rule is not None else None, canon)
+        return _NOT_PLAIN if sub is None else ("dict", key_of(sub))
     return _NOT_PLAIN
 
 
@@ -362,5 +353,3 @@ def _stable_repr(value: Any) -> str:
         return "[" + ",".join(_stable_repr(v) for v in value) + "]"
     return f"{type(value).__name__}:{value!r}"
 
-
-Validator = Callable[[str, Mapping[str, Any]], Sequence[Any]]

@@ -205,7 +205,8 @@ def _exact(value: Any) -> Exact:
         raise ValueError(f"score counts must be finite and non-negative, got {value!r}")
     if isinstance(value, Fraction) and value.denominator == 1:
         return value.numerator
-    return value
+    exact: Exact = value
+    return exact
 
 
 #: tally key: (kind, tool, reason) -> (exact weight, unit count)

@@ -5,7 +5,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ek.agents.toolcalls import ToolCallMetric, _assign, _Context, coerce_calls
+from ek.agents.toolcalls import ToolCallMetric, _assign, _Context, _evaluate, coerce_calls
 from ek.canon import fold
 from ek.scoring import Score, merge
 
@@ -92,8 +92,6 @@ def test_optimal_matches_brute_force_on_small_groups():
         best = None
         ctx = _Context(fold, None, validate=False)
         ps, gs = coerce_calls(pred, "p"), coerce_calls(gold, "g")
-        from ek.agents.toolcalls import _evaluate
-
         ev = [[_evaluate(ps[i], gs[j], ctx, {}) for j in range(m)] for i in range(n)]
         k = min(n, m)
         for rows in itertools.permutations(range(n), k):
@@ -105,7 +103,7 @@ def test_optimal_matches_brute_force_on_small_groups():
         assert o_exact == best[0] and abs(o_agree - best[1]) < 1e-9
 
 
-from ek.agents.toolcalls import _evaluate, _GroupRanker  # noqa: E402
+from ek.agents.toolcalls import _GroupRanker  # noqa: E402
 from ek.compare import arg_keys  # noqa: E402
 from ek.grammar.model import FieldSpec, GraphGrammar, PrimitiveType, ToolSpec  # noqa: E402
 

@@ -88,7 +88,7 @@ def coerce_calls(calls: Any, side: str) -> tuple[Step, ...]:
     if isinstance(calls, (str, bytes, bytearray, Mapping)):
         from ek.parsing import parse_calls
 
-        return tuple(parse_calls(calls))
+        return tuple(parse_calls(bytes(calls) if isinstance(calls, bytearray) else calls))
     if isinstance(calls, Step):
         raise TypeError(f"{side}: expected a list of calls, got a single Step {calls!r}; wrap it in a list")
     try:
@@ -123,9 +123,10 @@ def _top_arg(path: str) -> str | None:
 
     quoted = m.group(2)
     try:
-        return json.loads(quoted if quoted.startswith('"') else '"' + quoted[1:-1].replace('"', '\\"') + '"')
+        name = json.loads(quoted if quoted.startswith('"') else '"' + quoted[1:-1].replace('"', '\\"') + '"')
     except ValueError:
         return None
+    return name if isinstance(name, str) else None
 
 
 class _Context:
@@ -455,7 +456,7 @@ class ToolCallMetric:
             from ek.parsing import ParseError, parse_calls
 
             try:
-                p_steps = tuple(parse_calls(pred))
+                p_steps = tuple(parse_calls(bytes(pred) if isinstance(pred, bytearray) else pred))
             except ParseError as exc:
                 p_steps, parse_error = (), str(exc)
         else:
