@@ -241,3 +241,8 @@ def test_huge_values_give_verdicts_with_bounded_messages_not_exceptions() -> Non
     assert long.error_type == "value_error:string" and len(long.message) < 1_000, len(long.message)
     wrong_type = check(funcs, [{"f": {"x": "9" * 900_000}}], answer, "simple")
     assert wrong_type.error_type == "type_error:simple" and len(wrong_type.message) < 1_000
+
+
+def test_bytes_output_is_read_as_text() -> None:
+    assert verdict(b"[get_weather(city='SF')]") == Verdict(True)
+    assert verdict(b"[get_weather(city='\xff')]").error_type == "ast_decoder:decoder_failed"

@@ -186,7 +186,7 @@ def test_python_format_wants_text_and_unknown_formats_are_named() -> None:
         parse_calls({"f": {}}, "python")
     with pytest.raises(ValueError, match="choose one of: " + ", ".join(FORMATS)):
         parse_calls("f()", "yaml")
-    with pytest.raises(ParseError, match="cannot read tool calls from a int"):
+    with pytest.raises(ParseError, match="cannot read tool calls from an int"):
         parse_calls(42)  # type: ignore[arg-type]
 
 
@@ -220,3 +220,12 @@ def test_an_empty_object_is_named_as_such() -> None:
         with pytest.raises(ParseError) as info:
             parse_calls(output)  # type: ignore[arg-type]
         assert info.value.reason == "not a tool call: an empty object", info.value.reason
+
+
+@pytest.mark.parametrize(("output", "reason"), [(5, "cannot read tool calls from an int"),
+                                                (None, "cannot read tool calls from None"),
+                                                (1.5, "cannot read tool calls from a float")])
+def test_unreadable_python_objects_are_named(output: object, reason: str) -> None:
+    with pytest.raises(ParseError) as info:
+        parse_calls(output)  # type: ignore[arg-type]
+    assert info.value.reason == reason

@@ -159,6 +159,8 @@ def _decode(model_output: Any, language: str = PYTHON) -> list[Step] | ParseErro
     if isinstance(model_output, list) and all(isinstance(s, Step) for s in model_output):
         return list(model_output)
     try:
+        if isinstance(model_output, bytes | bytearray):
+            model_output = _utf8(bytes(model_output))
         if isinstance(model_output, str) and language in (JAVA, JAVASCRIPT):
             return javalike.decode_calls(model_output, language)
         if type(model_output) is list:
@@ -177,6 +179,14 @@ def _decode(model_output: Any, language: str = PYTHON) -> list[Step] | ParseErro
         return parse_calls(model_output, "bfcl")
     except ParseError as exc:
         return exc
+
+
+def _utf8(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ParseError(f"invalid UTF-8: {exc.reason} (byte {data[exc.start]:#04x})", f"byte {exc.start}",
+                         "bfcl") from None
 
 
 def _decoded_bfcl(items: list[Any]) -> list[Step] | None:

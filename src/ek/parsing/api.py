@@ -60,7 +60,10 @@ def parse_calls(
         if format == "python":
             raise ParseError("the python format reads text; got a decoded object", "$", format)
         return from_object(output, format, limits)
-    raise ParseError(f"cannot read tool calls from a {type(output).__name__}", None, format)
+    if output is None:
+        raise ParseError("cannot read tool calls from None", None, format)
+    kind = type(output).__name__
+    raise ParseError(f"cannot read tool calls from {'an' if kind[0] in 'aeiou' else 'a'} {kind}", None, format)
 
 
 def _decode(data: bytes, limits: Limits, fmt: str) -> str:
