@@ -1,0 +1,34 @@
+"""The ``ek`` dispatcher, run as a real subprocess: every command is reachable and documents itself."""
+
+import subprocess
+import sys
+
+import pytest
+
+from ek import __version__
+from ek.cli import COMMANDS
+
+
+def ek(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ek", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_version_and_help_list_every_command():
+    assert ek("--version").stdout.strip() == f"ek {__version__}"
+    out = ek("--help")
+    assert out.returncode == 0
+    for name in COMMANDS:
+        assert f"  {name} " in out.stdout
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_every_command_has_help(command):
+    out = ek(command, "--help")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith(f"usage: ek {command}")
+
+
+def test_unknown_or_missing_command_is_a_usage_error():
+    out = ek("scroe")
+    assert out.returncode == 2 and "unknown command 'scroe'" in out.stderr
+    assert ek().returncode == 2
