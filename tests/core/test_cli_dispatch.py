@@ -30,5 +30,5 @@ def test_every_command_has_help(command):
 
 def test_unknown_or_missing_command_is_a_usage_error():
     out = ek("scroe")
-    assert out.returncode == 2 and "unknown command 'scroe'" in out.stderr
+    assert out.returncode == 2 and "unknown command 'scroe'; did you mean 'score'?" in out.stderr
     assert ek().returncode == 2

@@ -9,6 +9,7 @@ command runs, so ``ek lint`` never pays for the scorer or the HTML report.
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import sys
 from collections.abc import Sequence
@@ -53,7 +54,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if ns.command is None:
             parser.print_help()
             return 2 if not argv else 0
-        parser.error(f"unknown command {ns.command!r}; choose from: {', '.join(COMMANDS)}")
+        close = difflib.get_close_matches(ns.command, COMMANDS, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        parser.error(f"unknown command {ns.command!r}; {hint}choose from: {', '.join(COMMANDS)}")
     name, rest = argv[0], argv[1:]
     module_name, help_ = COMMANDS[name]
     module = importlib.import_module(module_name)
