@@ -79,3 +79,18 @@ def test_exported_openai_schema_is_plain_json_schema() -> None:
     assert params["$defs"]["Code"] == {"type": "string", "minLength": 2, "maxLength": 8,
                                        "pattern": "^[A-Z]+(-[0-9]+)?$", "description": "An upper-case code."}
     assert params["properties"]["when"] == {"type": "string", "format": "date-time"}
+
+
+@pytest.mark.parametrize(("target", "path"), [("openai", "$[1].function.name"), ("anthropic", "$[1].name"),
+                                              ("mcp", "$.tools[1].name"), ("jsonschema", "$[1].title")])
+def test_export_issues_name_the_json_path_in_the_output(target: str, path: str) -> None:
+    grammar = parse('grammar g 1\ntype Unused = int\ntool ok {\n}\ntool "math.hypot" {\n    x: float\n}\n')
+    data, issues = export_tools(grammar, target)
+    by_path = {i.path: i.message for i in issues}
+    if target in ("openai", "anthropic"):
+        assert "API will refuse" in by_path.pop(path)
+    assert set(by_path) == {"types.Unused"} and "used by no tool" in by_path["types.Unused"]
+    node: object = data
+    for part in path.removeprefix("$").replace("[", ".").replace("]", "").strip(".").split("."):
+        node = node[int(part)] if part.isdigit() else node[part]  # type: ignore[index]
+    assert node == "math.hypot"

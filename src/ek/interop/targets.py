@@ -37,8 +37,8 @@ def export(grammar: GraphGrammar, target: str, issues: Issues) -> Any:
     used: set[str] = set()
     out: list[dict[str, Any]] = []
     for i, tool in enumerate(grammar.tools):
-        path = f"tool {tool.name!r}"
         if target in ("openai", "anthropic") and not _API_NAME.fullmatch(tool.name):
+            path = f"$[{i}].function.name" if target == "openai" else f"$[{i}].name"
             issues.warn(path, f"{target} accepts tool names matching ^[a-zA-Z0-9_-]{{1,64}}$; "
                               f"{tool.name!r} is kept but the API will refuse it")
         params = _parameters(writer, tool)
@@ -52,7 +52,6 @@ def export(grammar: GraphGrammar, target: str, issues: Issues) -> Any:
         else:
             schema: dict[str, Any] = {"$schema": JSON_SCHEMA_DRAFT, "title": tool.name}
             out.append(_described(tool, schema) | params)
-        del i
     for alias in grammar.types:
         if alias.name not in used:
             issues.warn(child("types", alias.name), "type is used by no tool; tool definitions have no place for it")
