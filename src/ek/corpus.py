@@ -81,7 +81,8 @@ def _short(value: Any, limit: int = 60) -> str:
 
 def _decode_line(raw: bytes | str) -> Any:
     text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
-    return json.loads(text.strip())
+    # a byte order mark (Windows editors, concatenated files) is not part of the JSON text
+    return json.loads(text.strip().removeprefix("\ufeff"))
 
 
 def _json_error(exc: json.JSONDecodeError) -> str:
@@ -114,7 +115,12 @@ def _read_gold(value: Any) -> tuple[Step, ...]:
             value = json.loads(value)
         except json.JSONDecodeError as exc:
             raise ValueError(f"'gold' is a string but not JSON: {exc.msg} at column {exc.colno}") from None
-    return tuple(gold_from_json(value, "gold"))
+        except RecursionError:
+            raise ValueError("'gold' is a string holding JSON nested too deeply") from None
+    try:
+        return tuple(gold_from_json(value, "gold"))
+    except RecursionError:
+        raise ValueError("'gold' values are nested too deeply") from None
 
 
 def parse_episode(raw: bytes | str, line: int, gold_by_id: Mapping[Any, GoldEntry] | None = None

@@ -133,6 +133,9 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
         except (TypeError, ValueError, KeyError) as exc:
             summary.add_error(LineError(number, item.id, f"cannot score: {exc}"))
             continue
+        except RecursionError:  # a value deep enough to exhaust the stack somewhere in the metric
+            summary.add_error(LineError(number, item.id, "cannot score: values nested too deeply"))
+            continue
         summary.add(number, item.id, score, cache.grammar_label(item.grammar))
     summary.attach_details(alignment_dict)
     return summary

@@ -1,0 +1,75 @@
+"""``ek score`` on hostile corpora, as a real subprocess: every line accounted for, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from ekcli import gold, run_ek
+
+from ek.corpus import load_gold_file, parse_episode
+
+G = [gold("get_weather", location="Paris")]
+OK = "get_weather(location='Paris')"
+
+
+def _nested(depth: int) -> object:
+    value: object = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _hostile_lines() -> list[tuple[bytes, str | None]]:
+    """(raw line, words of its error reason, or None when the line must be scored)."""
+    dump = lambda obj: json.dumps(obj).encode()  # noqa: E731
+    return [
+        (b"\xef\xbb\xbf" + dump({"id": "bom", "pred": OK, "gold": G}), None),      # BOM of a Windows editor
+        (dump({"id": "crlf", "pred": OK, "gold": G}) + b"\r", None),
+        (os.urandom(64).replace(b"\n", b"-") + b"\xff", "not UTF-8"),
+        (b'{"id": "raw-nul\x00", "pred": "", "gold": []}', "invalid JSON"),
+        (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+        (dump({"id": "deep-gold-text", "pred": "", "gold": "[" * 100_000 + "]" * 100_000}), "nested too deeply"),
+        (dump({"id": "deep-gold", "pred": "", "gold": [gold("f", x=_nested(700))]}), "nested too deeply"),
+        (dump({"id": "big", "pred": "get_weather(location='" + "P" * 3_000_000 + "')", "gold": G}), None),
+        (dump({"id": "dup", "pred": OK, "gold": G}), None),
+        (dump({"id": "dup", "pred": OK, "gold": G}), None),
+        (dump({"id": 1.5, "pred": OK, "gold": G}), "'id' must be"),
+        (dump({"id": -3, "pred": OK, "gold": G}), None),
+        (b"\x00\x00\x00", "invalid JSON"),
+        (dump({"id": "\u202egnp.exe", "pred": "\u202e" + OK, "gold": G}), None),
+    ]
+
+
+def test_score_hostile_corpus_every_line_accounted_no_traceback(tmp_path: Path) -> None:
+    lines = _hostile_lines()
+    corpus = tmp_path / "hostile.jsonl"
+    corpus.write_bytes(b"\n".join(raw for raw, _ in lines) + b"\n\n")
+    out = tmp_path / "r.json"
+    proc = run_ek("score", corpus, "--json", out, "--html", tmp_path / "r.html")
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(out.read_text(encoding="utf-8"))
+    c = report["corpus"]
+    expected_errors = {n: words for n, (_, words) in enumerate(lines, 1) if words is not None}
+    assert (c["lines_read"], c["blank_lines"], c["error_lines"]) == (len(lines) + 1, 1, len(expected_errors))
+    assert c["episodes_scored"] == len(lines) - len(expected_errors) and c["accounted"]
+    got = {e["line"]: e["reason"] for e in report["errors"]}
+    assert set(got) == set(expected_errors), got
+    for line, words in expected_errors.items():
+        assert words in got[line], (line, got[line])
+
+
+def test_deep_gold_is_an_error_in_a_gold_file_too(tmp_path: Path) -> None:
+    path = tmp_path / "gold.jsonl"
+    path.write_text(json.dumps({"id": "a", "gold": [gold("f", x=_nested(700))]}) + "\n"
+                    + json.dumps({"id": "b", "gold": "[" * 50_000 + "]" * 50_000}) + "\n", encoding="utf-8")
+    entries, errors, _ = load_gold_file(path)
+    assert entries == {} and [(e.line, e.id) for e in errors] == [(1, "a"), (2, "b")]
+    assert all("nested too deeply" in e.reason for e in errors)
+
+
+def test_a_byte_order_mark_starts_a_line_without_harm() -> None:
+    episode = parse_episode(b'\xef\xbb\xbf{"id": "x", "pred": "", "gold": []}\n', 1)
+    assert not hasattr(episode, "reason") and episode.id == "x"
