@@ -184,3 +184,11 @@ def test_constraints_on_nested_list_items_get_names_after_their_property() -> No
     assert result.grammar.tool("t").field("m").type == ListType(NamedType("m_item"))
     assert [a.name for a in result.grammar.types] == ["m_item", "m_item_item"]
     assert parse(format_grammar(result.grammar)) == result.grammar
+
+
+def test_a_description_on_the_arguments_object_is_reported_unless_it_repeats_the_tool_doc() -> None:
+    tools = [{"name": "a", "description": "Same.", "input_schema": {"type": "object", "description": "Same."}},
+             {"name": "b", "description": "Tool.", "input_schema": {"type": "object", "description": "Args."}}]
+    result = import_tools(tools, "anthropic")
+    assert [(i.path, i.severity) for i in result.issues] == [("$[1].input_schema.description", "warning")]
+    assert "dropped" in result.issues[0].message

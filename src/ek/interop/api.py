@@ -64,6 +64,10 @@ def import_tools(data: Any, source: str, *, name: str = "imported", version: int
                            "$schema", "x-ek-weight", "description"):
                 issues.warn(child(raw.path, key), f"keyword {key!r} on the arguments object cannot be expressed; "
                                                   f"dropped")
+        doc = raw.schema.get("description")
+        if doc is not None and doc != raw.description:
+            issues.warn(child(raw.path, "description"), "a description of the arguments object (not of the tool) "
+                                                        "has no place in .ek; dropped")
         extra = raw.schema.get("additionalProperties")
         if extra not in (None, False):
             issues.warn(child(raw.path, "additionalProperties"), "extra arguments cannot be allowed in .ek; dropped")
