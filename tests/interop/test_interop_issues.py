@@ -192,3 +192,14 @@ def test_a_description_on_the_arguments_object_is_reported_unless_it_repeats_the
     result = import_tools(tools, "anthropic")
     assert [(i.path, i.severity) for i in result.issues] == [("$[1].input_schema.description", "warning")]
     assert "dropped" in result.issues[0].message
+
+
+def test_an_empty_enum_member_is_dropped_with_a_warning() -> None:
+    # OpenAPI-derived schemas write "" as a "no choice" member; .ek enums cannot hold it.
+    result = _one({"order": {"type": "string", "enum": ["", "asc", "desc"]}, "only": {"enum": [""]}})
+    tool = result.grammar.tool("t")
+    assert tool.field("order").type == EnumType(("asc", "desc"))
+    assert tool.field("only").type == PrimitiveType("str")
+    assert [i.path for i in result.issues] == ["$[0].input_schema.properties.order.enum",
+                                               "$[0].input_schema.properties.only.enum"]
+    assert parse(format_grammar(result.grammar)) == result.grammar

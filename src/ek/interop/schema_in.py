@@ -302,6 +302,12 @@ class Converter:
                 self.issues.warn(child(path, "enum"), "null is not a value .ek types allow; the enum is read "
                                                        "without it")
                 members = [m for m in members if m is not None]
+            if isinstance(members, list) and "" in members:
+                self.issues.warn(child(path, "enum"), "an empty enum member cannot be expressed in .ek; dropped"
+                                 + ("" if any(m != "" for m in members) else ", read as str"))
+                members = [m for m in members if m != ""]
+                if not members:
+                    return PrimitiveType("str"), constraints
             if isinstance(members, list) and members and all(isinstance(m, str) for m in members):
                 unique = tuple(dict.fromkeys(members))
                 if len(unique) != len(members):
