@@ -44,9 +44,9 @@ def test_report_html_is_self_contained(tmp_path: Path) -> None:
     assert run_ek("score", EXAMPLE / "corpus.jsonl", "--grammar", EXAMPLE / "travel-v2.ek",
                   "--html", html).returncode == 0
     text = html.read_text(encoding="utf-8")
-    assert not re.search(r"""src\s*=|href\s*=\s*"(?!#episode-\d+")""", text)  # in-page links only
-    assert '<a href="#episode-1"><code>cancel-wrong-booking</code></a>' in text
-    assert not re.search(r"https?://(?!www\.w3\.org/2000/svg)", text)
+    assert not re.search(r"""src\s*=|href\s*=\s*"(?!#line-\d+")""", text)  # in-page links only
+    assert '<a href="#line-14"><code>cancel-wrong-booking</code></a>' in text
+    assert not re.search(r"https?:|//[a-z]", text)  # no URL at all, not even an XML namespace
     assert text.count("<svg") == 3 and "<table" in text
 
 
@@ -93,3 +93,31 @@ def test_report_html_alignment_view_shows_pairs_misses_and_extras(tmp_path: Path
     run_ek("score", EXAMPLE / "corpus.jsonl", "--grammar", EXAMPLE / "travel-v2.ek", "--html", capped,
            "--html-episodes", "3")
     assert capped.read_text(encoding="utf-8").count('class="episode"') == 3
+
+
+def test_report_html_links_each_row_to_its_own_alignment(tmp_path: Path) -> None:
+    corpus = write_lines(tmp_path / "c.jsonl", [
+        "{broken",                                                                                    # 1 error
+        {"id": "small-loss", "pred": "f(x=1)", "gold": [{"name": "f", "arguments": {"x": 2}}]},       # 2
+        {"id": "big-loss", "pred": "", "gold": [{"name": "f", "arguments": {}}] * 3},                 # 3
+        {"id": "no-detail", "pred": "", "gold": [{"name": "f", "arguments": {}}]},                    # 4
+    ])
+    html = tmp_path / "r.html"
+    run_ek("score", corpus, "--html", html, "--html-episodes", "2")
+    text = html.read_text(encoding="utf-8")
+    anchors = re.findall(r'<div class="episode" id="(line-\d+)">', text)
+    links = re.findall(r'<a href="#(line-\d+)"><code>([^<]*)</code></a>', text)
+    assert anchors == ["line-3", "line-2"]  # the two worst, worst first (4 loses as much as 2, but later)
+    assert links == [("line-3", "big-loss"), ("line-2", "small-loss")]  # error rows link nowhere
+    assert "<code>no-detail</code></td>" in text
+
+
+def test_report_html_neutralises_bidi_overrides_in_corpus_text(tmp_path: Path) -> None:
+    rlo = "\u202e"
+    corpus = write_lines(tmp_path / "c.jsonl", [
+        {"id": f"evil{rlo}lmth.exe", "pred": f"f(x='{rlo}abc')", "gold": [{"name": "f", "arguments": {"x": "cba"}}]},
+    ])
+    html = tmp_path / "r.html"
+    run_ek("score", corpus, "--html", html)
+    text = html.read_text(encoding="utf-8")
+    assert "evil" in text and rlo not in text  # shown as a visible escape, so it cannot reorder the page

@@ -16,11 +16,17 @@ import jinja2
 
 from ek.report.alignment import show
 from ek.report.summary import EpisodeDigest
-from ek.report.svg import KIND_COLOURS, grouped_bars, hbar_chart
+from ek.report.svg import KIND_COLOURS, grouped_bars, hbar_chart, visible
+
+
+def _finalize(value: Any) -> Any:
+    """Every text the template prints shows control and bidi characters as escapes (markup passes as is)."""
+    return visible(value) if type(value) is str else value
 
 
 def _environment() -> jinja2.Environment:
     return jinja2.Environment(
+        finalize=_finalize,
         loader=jinja2.PackageLoader("ek.report", "templates"),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
@@ -79,6 +85,7 @@ def render_html(report: dict[str, Any], episodes: Sequence[EpisodeDigest]) -> st
             for d in episodes if d.detail is not None]
     template = _environment().get_template("report.html.jinja2")
     return template.render(report=report, plots=_plots(report), episodes=kept,
+                           aligned_lines={d.line for d in episodes if d.detail is not None},
                            colours=KIND_COLOURS, title=f"ek report: {os.path.basename(report['corpus']['path'])}")
 
 

@@ -11,6 +11,24 @@ from markupsafe import Markup
 KIND_COLOURS = {"tp": "#2e7d32", "fp": "#c62828", "fn": "#ef6c00"}
 
 
+def visible(text: str) -> str:
+    r"""Corpus text made safe to show: invisible and bidi-control characters as escapes (``\u202e``).
+
+    A right-to-left override in an id or value would otherwise reorder what the
+    reader sees around it; newlines and tabs stay as they are.
+
+    >>> visible("evil\u202etxt.exe"), visible("a\tb")
+    ('evil\\u202etxt.exe', 'a\tb')
+    """
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() or ch in "\n\t" else repr(ch)[1:-1] for ch in text)
+
+
+def _esc(text: str) -> str:
+    return escape(visible(text))
+
+
 def _label(text: str, limit: int = 28) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -28,10 +46,10 @@ def hbar_chart(items: Sequence[tuple[str, float]], *, title: str, max_value: flo
     height = top + row * max(len(items), 1) + pad
     width = label_w + bar_w + 70
     scale = max_value if max_value else max([v for _, v in items] + [0.0]) or 1.0
-    parts = [f'<svg class="{escape(css_class)}" xmlns="http://www.w3.org/2000/svg" width="{width}" '
-             f'height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title)}">',
-             f'<title>{escape(title)}</title>',
-             f'<text x="0" y="16" class="chart-title">{escape(title)}</text>',
+    parts = [f'<svg class="{_esc(css_class)}" width="{width}" '
+             f'height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label="{_esc(title)}">',
+             f'<title>{_esc(title)}</title>',
+             f'<text x="0" y="16" class="chart-title">{_esc(title)}</text>',
              f'<rect x="{label_w}" y="{top - 4}" width="{bar_w}" height="{row * max(len(items), 1)}" '
              f'fill="#f5f5f5"/>']
     if not items:
@@ -40,11 +58,11 @@ def hbar_chart(items: Sequence[tuple[str, float]], *, title: str, max_value: flo
         y = top + i * row
         w = max(0.0, min(value / scale, 1.0)) * bar_w
         parts.append(f'<text x="{label_w - 8}" y="{y + 13}" text-anchor="end" class="chart-label">'
-                     f'<title>{escape(label)}</title>{escape(_label(label))}</text>')
+                     f'<title>{_esc(label)}</title>{_esc(_label(label))}</text>')
         parts.append(f'<rect x="{label_w}" y="{y}" width="{w:.1f}" height="{row - 6}" fill="{colour}">'
-                     f'<title>{escape(label)}: {escape(fmt.format(value))}</title></rect>')
+                     f'<title>{_esc(label)}: {_esc(fmt.format(value))}</title></rect>')
         parts.append(f'<text x="{label_w + w + 6:.1f}" y="{y + 13}" class="chart-value">'
-                     f'{escape(fmt.format(value))}</text>')
+                     f'{_esc(fmt.format(value))}</text>')
     parts.append("</svg>")
     return Markup("".join(parts))
 
@@ -60,10 +78,10 @@ def grouped_bars(groups: Sequence[tuple[str, Sequence[tuple[str, float, str]]]],
     group_w = n_series * (bar + gap)
     width = max(320, len(groups) * (group_w + group_gap) + group_gap)
     height = top + plot_h + 46
-    parts = [f'<svg class="{escape(css_class)}" xmlns="http://www.w3.org/2000/svg" width="{width}" '
-             f'height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title)}">',
-             f'<title>{escape(title)}</title>',
-             f'<text x="0" y="16" class="chart-title">{escape(title)}</text>']
+    parts = [f'<svg class="{_esc(css_class)}" width="{width}" '
+             f'height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label="{_esc(title)}">',
+             f'<title>{_esc(title)}</title>',
+             f'<text x="0" y="16" class="chart-title">{_esc(title)}</text>']
     for g, (group_label, series) in enumerate(groups):
         x0 = group_gap + g * (group_w + group_gap)
         scale = max([v for _, v, _ in series] + [0.0]) or 1.0
@@ -71,14 +89,14 @@ def grouped_bars(groups: Sequence[tuple[str, Sequence[tuple[str, float, str]]]],
             h = value / scale * plot_h
             x = x0 + s * (bar + gap)
             y = top + plot_h - h
-            parts.append(f'<rect x="{x}" y="{y:.1f}" width="{bar}" height="{h:.1f}" fill="{escape(colour)}">'
-                         f'<title>{escape(group_label)} {escape(label)}: {escape(fmt.format(value))}</title></rect>')
+            parts.append(f'<rect x="{x}" y="{y:.1f}" width="{bar}" height="{h:.1f}" fill="{_esc(colour)}">'
+                         f'<title>{_esc(group_label)} {_esc(label)}: {_esc(fmt.format(value))}</title></rect>')
             parts.append(f'<text x="{x + bar / 2}" y="{y - 4:.1f}" text-anchor="middle" class="chart-value">'
-                         f'{escape(fmt.format(value))}</text>')
+                         f'{_esc(fmt.format(value))}</text>')
             parts.append(f'<text x="{x + bar / 2}" y="{top + plot_h + 14}" text-anchor="middle" '
-                         f'class="chart-label">{escape(label)}</text>')
+                         f'class="chart-label">{_esc(label)}</text>')
         parts.append(f'<text x="{x0 + group_w / 2 - gap / 2}" y="{top + plot_h + 34}" text-anchor="middle" '
-                     f'class="chart-group">{escape(group_label)}</text>')
+                     f'class="chart-group">{_esc(group_label)}</text>')
     parts.append("</svg>")
     return Markup("".join(parts))
 
