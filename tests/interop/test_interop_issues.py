@@ -203,3 +203,20 @@ def test_an_empty_enum_member_is_dropped_with_a_warning() -> None:
     assert [i.path for i in result.issues] == ["$[0].input_schema.properties.order.enum",
                                                "$[0].input_schema.properties.only.enum"]
     assert parse(format_grammar(result.grammar)) == result.grammar
+
+
+@pytest.mark.parametrize(("pattern", "kept", "matches"), [
+    ("^a\rb$", "a\\rb", "a\rb"),
+    ("^a\nb$", "a\\nb", "a\nb"),
+    ("^a\\\rb$", "a\\rb", "a\rb"),  # an escaped carriage return is a carriage return
+    ("^a\\\\\nb$", "a\\\\\\nb", "a\\\nb"),  # an escaped backslash, then a newline
+])
+def test_line_breaks_in_patterns_become_escapes_the_dsl_can_hold(pattern: str, kept: str, matches: str) -> None:
+    import re
+
+    result = _one({"p": {"type": "string", "pattern": pattern}})
+    assert result.issues == ()
+    field = result.grammar.tool("t").field("p")
+    assert field.constraints.pattern == kept
+    assert re.fullmatch(kept, matches) and re.search(pattern, matches)
+    assert parse(format_grammar(result.grammar)) == result.grammar

@@ -612,8 +612,9 @@ def _full_match_pattern(pattern: object) -> str | None:
     >>> _full_match_pattern("^[A-Z]{3}$"), _full_match_pattern("^(?:a|b)$"), _full_match_pattern("ab")
     ('[A-Z]{3}', 'a|b', '[\\\\s\\\\S]*(?:ab)[\\\\s\\\\S]*')
     """
-    if not isinstance(pattern, str) or not pattern or "\n" in pattern:
+    if not isinstance(pattern, str) or not pattern:
         return None
+    pattern = _escape_line_breaks(pattern)
     try:
         re.compile(pattern)
     except re.error:
@@ -632,6 +633,29 @@ def _full_match_pattern(pattern: object) -> str | None:
     except re.error:
         return None
     return body
+
+
+def _escape_line_breaks(pattern: str) -> str:
+    r"""Raw CR/LF in a regex as ``\r``/``\n`` escapes (same meaning): a DSL ``/regex/`` must fit on one line.
+
+    >>> _escape_line_breaks("a\rb"), _escape_line_breaks("a\\\nb"), _escape_line_breaks("a\\\\\n")
+    ('a\\rb', 'a\\nb', 'a\\\\\\n')
+    """
+    if "\r" not in pattern and "\n" not in pattern:
+        return pattern
+    escapes = {"\r": "\\r", "\n": "\\n"}
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern):
+            nxt = pattern[i + 1]
+            out.append(escapes.get(nxt, ch + nxt))
+            i += 2
+            continue
+        out.append(escapes.get(ch, ch))
+        i += 1
+    return "".join(out)
 
 
 def _balanced(text: str) -> bool:
