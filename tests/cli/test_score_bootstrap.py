@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import math
 import random
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from ekcli import run_ek, write_lines
 
 from ek.stats import bootstrap_f1, micro_f1, paired_bootstrap, percentile
 
@@ -61,3 +64,29 @@ def test_score_bootstrap_rejects_bad_arguments() -> None:
         bootstrap_f1([1.0], [0.0], [], replicates=10)
     with pytest.raises(ValueError):
         percentile([], 0.5)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0, 0, 0, 1, 100]), st.sampled_from([0, 0, 1]), st.sampled_from([0, 1, 80])),
+                min_size=2, max_size=30),
+       st.integers(0, 10_000), st.sampled_from([0.1, 0.3, 0.5, 0.9, 0.95, 0.99]))
+def test_score_bootstrap_interval_contains_the_point_estimate(rows: list[tuple[int, int, int]], seed: int,
+                                                              confidence: float) -> None:
+    # skewed cost weights can put all central replicates on one side of the estimate; the interval still holds it
+    tp, fp, fn = (list(map(float, c)) for c in zip(*rows))
+    ci = bootstrap_f1(tp, fp, fn, replicates=40, seed=seed, confidence=confidence)
+    assert ci.low <= ci.estimate <= ci.high
+    shifted = (fp, tp, fn)
+    paired = paired_bootstrap((tp, fp, fn), shifted, replicates=40, seed=seed, confidence=confidence)
+    assert paired.delta.low <= paired.delta.estimate <= paired.delta.high
+
+
+@pytest.mark.parametrize("lines", [0, 1])
+def test_score_bootstrap_needs_two_episodes_and_says_so(tmp_path: Path, lines: int) -> None:
+    corpus = write_lines(tmp_path / "c.jsonl", [{"pred": "f()", "gold": [{"name": "f", "arguments": {}}]}] * lines)
+    out = tmp_path / "r.json"
+    proc = run_ek("score", corpus, "--bootstrap", "100", "--json", out)
+    assert proc.returncode == 0, proc.stderr
+    assert f"no confidence interval: a bootstrap needs at least 2 scored episodes, got {lines}" in proc.stderr
+    assert "CI [" not in proc.stdout
+    assert json.loads(out.read_text())["confidence_interval"] is None

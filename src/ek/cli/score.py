@@ -19,6 +19,9 @@ from ek.canon import CANONICALIZERS
 #: How many worst episodes keep their full alignment for the HTML report.
 HTML_EPISODES = 200
 
+#: Resampling one episode (or none) gives the same corpus every time: no interval to speak of.
+MIN_BOOTSTRAP_EPISODES = 2
+
 
 def _positive(text: str) -> int:
     value = int(text)
@@ -160,7 +163,10 @@ def run(args: argparse.Namespace) -> int:
     options = run_options(args, keep_worst=args.worst, keep_details=keep_details)
     result = score_file(args.corpus, options, args.jobs)
     interval = None
-    if args.bootstrap:
+    if args.bootstrap and result.summary.episodes < MIN_BOOTSTRAP_EPISODES:
+        print(f"ek score: note: no confidence interval: a bootstrap needs at least {MIN_BOOTSTRAP_EPISODES} "
+              f"scored episodes, got {result.summary.episodes}", file=sys.stderr)
+    elif args.bootstrap:
         from ek.stats import bootstrap_f1
 
         interval = bootstrap_f1(*result.summary.rows(), replicates=args.bootstrap, seed=args.seed,
