@@ -247,7 +247,7 @@ def compare_records(
                 checks.append(ArgCheck(name, "missing_arg", weight, g))
         else:
             p = pred[name]
-            if name in invalid:
+            if name in invalid and rule is not None:
                 checks.append(ArgCheck(name, "invalid_value", weight, got=p, detail=invalid[name]))
             elif has_default:
                 default = rule.default  # type: ignore[union-attr]

@@ -281,3 +281,24 @@ def test_absurdly_nested_values_are_a_clear_error_not_a_crash():
         match_calls([("a", {"x": deep}), ("a", {"x": 1})], [("a", {"x": deep})], optimal=True)
     report = evaluate(ToolCallMetric(), [([("a", {"x": deep})], [("a", {"x": [1]})]), ([], [])])
     assert report.episodes == 1 and "nested too deeply" in report.errors[0].reason
+
+
+def test_greedy_never_loses_an_exact_pair_to_another_exact_pair():
+    # Best-first alone would pair pred #0 with gold #0 and leave pred #1 with no exact partner;
+    # BFCL's parallel checker accepts any valid assignment, and so must the default matcher.
+    pred = [("f", {"x": "a"}), ("f", {"x": "b"})]
+    gold = [("f", {"x": OneOf("a", "b")}), ("f", {"x": OneOf("a", "c")})]
+    pairs, up, ug = match_calls(pred, gold)
+    assert sorted(pairs, key=repr) == sorted([(pred[0], gold[1]), (pred[1], gold[0])], key=repr)
+    assert ToolCallMetric()(pred, gold).f1 == 1.0
+    assert ToolCallMetric()(list(reversed(pred)), gold).f1 == 1.0
+
+
+def test_argument_outside_the_schema_is_wrong_even_when_gold_lists_it():
+    # BFCL's own answers sometimes list an argument the function does not declare (parallel_multiple_12).
+    m = ToolCallMetric("arg", grammar=GRAMMAR)
+    score = m([("search", {"origin": "BER", "permeability": 0.1})],
+              [("search", {"origin": "BER", "permeability": OneOf(0.1, OMITTABLE)})])
+    bad = [u for u in score.explanation.errors() if u.arg == "permeability"]
+    assert {(u.kind, u.reason) for u in bad} == {("fp", "invalid_value"), ("fn", "invalid_value")}
+    assert bad[0].detail == "$.permeability: unknown argument"

@@ -136,6 +136,7 @@ class _Context:
         self.canon = canon
         self.grammar = grammar
         self._rules: dict[str, dict[str, ArgRule] | None] = {}
+        self._declared: dict[str, frozenset[str]] = {}
         self._validator: Callable[[str, Mapping[str, Any]], Sequence[Any]] | None = None
         if grammar is not None and validate:
             from ek.runtime import validator_for
@@ -156,19 +157,29 @@ class _Context:
         return self.grammar is None or self.grammar.tool(tool) is not None
 
     def violations(self, step: Step) -> dict[str, str]:
-        """Schema violations of a predicted call's arguments, keyed by top-level argument."""
-        if self._validator is None or self.grammar is None:
+        """Schema problems of a predicted call's arguments, keyed by top-level argument.
+
+        Arguments the tool does not declare are always reported (with any grammar);
+        value violations only when validation is on.
+        """
+        if self.grammar is None:
             return {}
         spec = self.grammar.tool(step.name)
         if spec is None:
             return {}
-        declared = {f.name for f in spec.fields}
+        declared = self._declared.get(step.name)
+        if declared is None:
+            declared = self._declared[step.name] = frozenset(f.name for f in spec.fields)
         out: dict[str, str] = {}
-        for v in self._validator(step.name, step.args):
-            path, reason = (v.path, v.reason) if hasattr(v, "path") else (v[0], v[1])
-            arg = _top_arg(str(path))
-            if arg is not None and arg in declared and arg in step.args:
-                out.setdefault(arg, f"{path}: {reason}")
+        if self._validator is not None:
+            for v in self._validator(step.name, step.args):
+                path, reason = (v.path, v.reason) if hasattr(v, "path") else (v[0], v[1])
+                arg = _top_arg(str(path))
+                if arg is not None and arg in step.args:
+                    out.setdefault(arg, f"{path}: {reason}")
+        for arg in step.args:
+            if arg not in declared:
+                out.setdefault(arg, f"$.{arg}: not an argument of {step.name!r} in {self.grammar.key}")
         return out
 
 
@@ -283,7 +294,12 @@ def _assign(
 def _assign_greedy(
     pred: Sequence[Step], gold: Sequence[Step], p_idx: list[int], g_idx: list[int], ranker: _GroupRanker,
 ) -> list[tuple[int, int]]:
-    """Best-first: exact before partial, more agreement before less, ties by content then position."""
+    """Best-first: exact before partial, more agreement before less, ties by content then position.
+
+    Exact pairs are taken best-first and then grown to a maximum matching, so an
+    exact pair is never lost to another exact pair that merely ranked first
+    (BFCL's "any valid assignment" for parallel calls); partial pairs follow.
+    """
     p_order = {i: content_order_key(pred[i].args) for i in p_idx}
     g_order = {j: content_order_key(gold[j].args) for j in g_idx}
     candidates = []
@@ -292,16 +308,45 @@ def _assign_greedy(
             exact, agreement = ranker.rank(i, j)
             candidates.append((not exact, -agreement, p_order[i], g_order[j], i, j))
     candidates.sort()
-    used_p: set[int] = set()
-    used_g: set[int] = set()
-    out = []
-    for *_, i, j in candidates:
-        if i in used_p or j in used_g:
-            continue
-        used_p.add(i)
-        used_g.add(j)
-        out.append((i, j))
-    return out
+    match_p: dict[int, int] = {}
+    match_g: dict[int, int] = {}
+    exact_adj: dict[int, list[int]] = {}
+    for partial, *_, i, j in candidates:
+        if partial:
+            break
+        exact_adj.setdefault(i, []).append(j)
+        if i not in match_p and j not in match_g:
+            match_p[i], match_g[j] = j, i
+    for i in sorted(exact_adj, key=lambda i: (p_order[i], i)):
+        if i not in match_p:
+            _augment(i, exact_adj, match_p, match_g)
+    for partial, *_, i, j in candidates:
+        if partial and i not in match_p and j not in match_g:
+            match_p[i], match_g[j] = j, i
+    return sorted(match_p.items())
+
+
+def _augment(root: int, adj: Mapping[int, list[int]], match_p: dict[int, int], match_g: dict[int, int]) -> bool:
+    """Find an alternating path from the free pred ``root`` to a free gold and flip it (iterative DFS)."""
+    seen: set[int] = set()
+    frames: list[list[Any]] = [[root, iter(adj.get(root, ())), None]]
+    while frames:
+        frame = frames[-1]
+        for j in frame[1]:
+            if j in seen:
+                continue
+            seen.add(j)
+            frame[2] = j
+            owner = match_g.get(j)
+            if owner is None:
+                for fi, _it, fj in frames:  # each pred on the path takes the gold it went through
+                    match_p[fi], match_g[fj] = fj, fi
+                return True
+            frames.append([owner, iter(adj.get(owner, ())), None])
+            break
+        else:
+            frames.pop()
+    return False
 
 
 def _assign_optimal(
