@@ -92,3 +92,21 @@ def test_compare_refuses_when_nothing_is_in_common(tmp_path: Path) -> None:
     empty.write_text("")
     proc = run_ek("compare", empty, empty, "--gold", s["gold"])
     assert proc.returncode == 1 and "no episode in common" in proc.stderr
+
+
+def test_compare_gives_no_verdict_on_a_single_paired_episode(tmp_path: Path) -> None:
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(json.dumps({"id": "e1", "gold": [{"name": "f", "arguments": {"x": 1}}]}) + "\n")
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text(json.dumps({"id": "e1", "pred": "f(x=2)"}) + "\n")
+    b.write_text(json.dumps({"id": "e1", "pred": "f(x=1)"}) + "\n")
+    proc = run_ek("compare", a, b, "--gold", gold)
+    assert proc.returncode == 1
+    assert "is better" not in proc.stdout
+    assert "a paired bootstrap needs at least 2 paired episodes, got 1" in proc.stderr
+    gold.write_text("".join(json.dumps({"id": f"e{i}", "gold": [{"name": "f", "arguments": {"x": 1}}]}) + "\n"
+                            for i in range(3)))
+    a.write_text("".join(json.dumps({"id": f"e{i}", "pred": "f(x=2)"}) + "\n" for i in range(3)))
+    b.write_text("".join(json.dumps({"id": f"e{i}", "pred": "f(x=1)"}) + "\n" for i in range(3)))
+    few = run_ek("compare", a, b, "--gold", gold)
+    assert few.returncode == 0 and "note: only 3 paired episodes" in few.stdout

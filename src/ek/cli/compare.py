@@ -16,7 +16,12 @@ import sys
 from array import array
 from typing import Any
 
-from ek.cli.score import add_metric_arguments, check_inputs, run_options, score_file
+from ek.cli.score import MIN_BOOTSTRAP_EPISODES, add_metric_arguments, check_inputs, run_options, score_file
+
+#: Fewest paired episodes a verdict is given on.
+MIN_PAIRED = MIN_BOOTSTRAP_EPISODES
+#: Below this many paired episodes the verdict comes with a caution.
+FEW_PAIRED = 30
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -117,6 +122,11 @@ def run(args: argparse.Namespace) -> int:
     if not idx_a:
         print("not comparing: A and B have no episode in common", file=sys.stderr)
         return 1
+    if len(idx_a) < MIN_PAIRED:
+        print(f"not comparing: a paired bootstrap needs at least {MIN_PAIRED} paired episodes, got {len(idx_a)} "
+              "(one episode resampled is the same episode every time, so any difference would look certain)",
+              file=sys.stderr)
+        return 1
     result = paired_bootstrap(_columns(sa.rows(), idx_a), _columns(sb.rows(), idx_b), replicates=args.bootstrap,
                               seed=args.seed, confidence=args.confidence)
     d = result.delta
@@ -125,6 +135,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"{result.episodes} paired episodes; paired bootstrap, {d.replicates} replicates, seed {d.seed}, "
           f"{d.confidence:.0%} CI")
     print(result.verdict(args.alpha))
+    if result.episodes < FEW_PAIRED:
+        print(f"note: only {result.episodes} paired episodes; on so few the bootstrap understates the spread, "
+              "so treat the p-value as optimistic")
     tools = _per_tool(sa, sb)
     if tools:
         from ek.report.table import format_table
