@@ -15,6 +15,7 @@ default) and the reward is the episode's cost-weighted F1 (see docs/rl.md).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -26,18 +27,62 @@ from ek.parsing import ParseError, parse_calls
 RewardFunction = Callable[..., list[float | None]]
 
 
+#: A reasoning model's leading ``<think>...</think>`` block: thoughts, not calls.
+_THINK = re.compile(r"\A\s*<think>.*?</think>", re.S)
+#: One call in the Hermes/Qwen chat-template format: ``<tool_call>{"name": ..., "arguments": ...}</tool_call>``.
+_TOOL_CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.S)
+
+
+def text_calls(text: str) -> list[Step]:
+    """The calls in generated text, as chat models write it.
+
+    A leading ``<think>...</think>`` is dropped; when the text holds
+    ``<tool_call>`` blocks (Hermes/Qwen templates) each block is one call and
+    the prose around them is ignored; otherwise the whole text is parsed
+    (Python calls, JSON, optionally fenced). Raises :class:`ParseError`.
+
+    >>> text_calls('<think>weather, then</think> <tool_call>{"name": "f", "arguments": {"x": 1}}</tool_call>')
+    [Step(name='f', args={'x': 1})]
+    """
+    text = _THINK.sub("", text, count=1)
+    blocks = _TOOL_CALL.findall(text)
+    if text.count("<tool_call>") != len(blocks):
+        raise ParseError("a <tool_call> block is not closed by </tool_call> (output cut short?)")
+    if not blocks:
+        return parse_calls(text)
+    calls: list[Step] = []
+    for block in blocks:
+        calls.extend(parse_calls(block))
+    return calls
+
+
+def _content_calls(content: Any) -> list[Step]:
+    """Calls in a message's ``content``: text, Anthropic blocks with ``tool_use``, or text-only blocks."""
+    if isinstance(content, str):
+        return text_calls(content)
+    if isinstance(content, list) and content and all(
+            isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str) for b in content):
+        return text_calls("\n".join(b["text"] for b in content))  # TRL's block-style (multimodal) messages
+    return parse_calls(content)
+
+
 def completion_calls(completion: Any) -> list[Step]:
     """The calls in one completion: text, one chat message, or a list of chat messages (assistant turns only).
 
     A message's ``tool_calls`` are read when present, else its ``content``
-    (call text, or Anthropic-style content blocks). Raises :class:`ParseError`.
+    (call text as in :func:`text_calls`, text blocks, or Anthropic-style
+    ``tool_use`` blocks). Raises :class:`ParseError`.
 
     >>> completion_calls([{"role": "assistant", "content": "",
     ...                    "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": {"x": 1}}}]}])
     [Step(name='f', args={'x': 1})]
     """
-    if isinstance(completion, (str, bytes)):
+    if isinstance(completion, str):
+        return text_calls(completion)
+    if isinstance(completion, bytes):
         return parse_calls(completion)
+    if not isinstance(completion, (Mapping, list, tuple)):
+        raise ParseError(f"expected text or chat messages, got {type(completion).__name__}")
     messages = [completion] if isinstance(completion, Mapping) else list(completion)
     calls: list[Step] = []
     for k, message in enumerate(messages):
@@ -48,7 +93,7 @@ def completion_calls(completion: Any) -> list[Step]:
         if message.get("tool_calls"):
             calls.extend(parse_calls({"role": "assistant", "tool_calls": message["tool_calls"]}))
         elif message.get("content"):
-            calls.extend(parse_calls(message["content"]))
+            calls.extend(_content_calls(message["content"]))
     return calls
 
 
@@ -106,4 +151,4 @@ def make_tool_call_reward(level: str = "call", grammar: Any = None, gold_column:
 #: The default reward: call-level F1 against the ``gold_calls`` column.
 tool_call_reward: RewardFunction = make_tool_call_reward()
 
-__all__ = ["completion_calls", "make_tool_call_reward", "tool_call_reward"]
+__all__ = ["completion_calls", "make_tool_call_reward", "text_calls", "tool_call_reward"]

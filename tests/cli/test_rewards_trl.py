@@ -58,3 +58,24 @@ def test_rewards_bad_inputs_say_what_is_wrong() -> None:
 def test_rewards_completion_calls_skips_other_roles() -> None:
     msgs = [{"role": "user", "content": "f(x=1)"}, {"role": "assistant", "content": "g(y=2)"}]
     assert [s.name for s in completion_calls(msgs)] == ["g"]
+
+
+def test_rewards_read_what_chat_models_really_emit() -> None:
+    # Qwen/Hermes chat templates wrap each call in <tool_call> tags; reasoning models think first
+    hermes = ('<tool_call>\n{"name": "get_weather", "arguments": {"location": "Paris"}}\n</tool_call>\n'
+              '<tool_call>\n{"name": "search", "arguments": {"q": "cats"}}\n</tool_call>')
+    thinking = "<think>\nThe user wants weather(location='Rome')? No: Paris.\n</think>\n" + hermes
+    python_after_thought = "<think>two calls</think>[get_weather(location='Paris'), search(q='cats')]"
+    blocks = [{"role": "assistant", "content": [{"type": "text", "text": hermes}]}]
+    rewards = _trl_call(tool_call_reward, [hermes, thinking, python_after_thought, blocks, [{"role": "assistant",
+                        "content": thinking}]], gold_calls=[GOLD] * 5)
+    assert rewards == [1.0] * 5
+    broken = '<tool_call>\n{"name": "get_weather", "arguments": {"location": \n</tool_call>'
+    unclosed = "<think>never finishes thinking [get_weather(location='Paris')]"
+    assert _trl_call(make_tool_call_reward(unparseable=-1.0), [broken, unclosed], gold_calls=[GOLD] * 2) == [-1.0,
+                                                                                                          -1.0]
+
+
+def test_rewards_odd_completion_objects_are_unparseable_not_a_crash() -> None:
+    reward = make_tool_call_reward(unparseable=-1.0)
+    assert _trl_call(reward, [None, 123, [["nested"]]], gold_calls=[GOLD] * 3) == [-1.0, -1.0, -1.0]
