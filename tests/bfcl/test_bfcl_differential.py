@@ -92,3 +92,40 @@ def test_every_fourth_bfcl_entry_imports_lint_clean_and_round_trips() -> None:
             assert again.grammar == result.grammar, question.id
             checked += 1
     assert checked > 800
+
+
+PYTHON_CATEGORIES = [c for c in CATEGORIES if "java" not in c]
+
+
+@pytest.mark.parametrize("category", PYTHON_CATEGORIES)
+def test_text_outputs_agree_with_bfcls_own_decoder_and_checker(category: str) -> None:
+    """Outputs written as Python text: BFCL decodes them with its prompting decoder, ek with ek.parsing."""
+    from ek.agents.base import Step
+    from ek.bfcl.oracle import load_bfcl_decoder
+    from ek.parsing import to_python
+
+    decode = load_bfcl_decoder()
+    assert decode is not None and oracle is not None
+    spec = importlib.util.find_spec("bfcl_eval")
+    assert spec is not None and spec.origin is not None
+    data = Path(spec.origin).parent / "data"
+    pairs = pair_up(read_questions(data / f"BFCL_v4_{category}.json"),
+                    read_possible_answers(data / "possible_answer" / f"BFCL_v4_{category}.json"))
+    rng = random.Random(category)
+    undocumented, compared = [], 0
+    for question, answer in pairs[::3]:
+        for label, output in variants(question.functions, answer.ground_truth, category, rng):
+            text = to_python([Step(name, args) for call in output for name, args in call.items()])
+            text = rng.choice([text, text.removeprefix("[").removesuffix("]"), f"```\n{text}\n```", f"\n {text}\n"])
+            try:
+                bfcl = oracle(json.loads(json.dumps(question.functions)), decode(text),
+                              json.loads(json.dumps(answer.ground_truth)), category)
+            except Exception:  # noqa: BLE001 - BFCL's decoder raises anything on text it cannot read
+                bfcl = {"valid": False, "error_type": "ast_decoder:decoder_failed"}
+            ours = check(question.functions, text, answer.ground_truth, category)
+            compared += 1
+            same = ours.valid == bfcl["valid"] and (ours.valid or ours.error_type == bfcl["error_type"])
+            if not same and not _documented(category, label, output, bfcl, answer.ground_truth):
+                undocumented.append((question.id, label, text[:200], ours, bfcl.get("error_type")))
+    assert compared > 30
+    assert not undocumented, undocumented[:5]

@@ -216,9 +216,10 @@ def test_statements_are_named_in_plain_words(text: str, fragment: str) -> None:
 
 
 def test_an_empty_object_is_named_as_such() -> None:
-    for output in ("{}", {}):
+    outputs: tuple[str, dict[str, object]] = ("{}", {})
+    for output in outputs:
         with pytest.raises(ParseError) as info:
-            parse_calls(output)  # type: ignore[arg-type]
+            parse_calls(output)
         assert info.value.reason == "not a tool call: an empty object", info.value.reason
 
 

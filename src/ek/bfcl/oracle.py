@@ -8,8 +8,10 @@ is loaded on its own with a stand-in table that says "no renaming".
 
 from __future__ import annotations
 
+import ast
 import importlib
 import importlib.util
+import re
 import sys
 import types
 from collections.abc import Callable
@@ -73,3 +75,40 @@ def _load_isolated() -> Any:
             sys.modules.pop(key, None)
         else:
             sys.modules[key] = saved
+
+
+#: BFCL's prompting decoder: model text -> decoded ``[{"func": {...}}]`` (raises on text it cannot read).
+OracleDecoder = Callable[[str], list[Any]]
+
+_DECODER_FUNCTIONS = ("ast_parse", "resolve_ast_call", "resolve_ast_by_type", "default_decode_ast_prompting")
+
+
+def load_bfcl_decoder() -> OracleDecoder | None:
+    """BFCL's ``default_decode_ast_prompting`` for Python text, or ``None`` if bfcl-eval is absent.
+
+    Its module imports every model handler's dependencies, so the four
+    functions the decoder is made of are compiled from its source on their
+    own. Like BFCL, the decoder ``eval``s arithmetic: give it trusted text only.
+    """
+    spec = importlib.util.find_spec("bfcl_eval")
+    if spec is None or spec.origin is None:
+        return None
+    try:
+        enums = importlib.import_module("bfcl_eval.constants.enums")
+        path = spec.origin.rsplit("/", 1)[0] + "/model_handler/utils.py"
+        with open(path, encoding="utf-8") as handle:
+            tree = ast.parse(handle.read(), path)
+    except (ImportError, OSError, SyntaxError):
+        return None
+    functions = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name in _DECODER_FUNCTIONS]
+    if len(functions) != len(_DECODER_FUNCTIONS):
+        return None
+    namespace: dict[str, Any] = {"ast": ast, "re": re, "ReturnFormat": enums.ReturnFormat}
+    exec(compile(ast.Module(body=list(functions), type_ignores=[]), path, "exec"), namespace)  # noqa: S102
+    decode: Any = namespace["default_decode_ast_prompting"]
+
+    def run(text: str) -> list[Any]:
+        result: list[Any] = decode(text)
+        return result
+
+    return run
