@@ -41,3 +41,15 @@ def test_testing_assert_calls_uses_the_grammar() -> None:
     assert_calls(pred, gold, grammar=SCHEMAS / "travel-v2.ek")  # unordered in v2
     with pytest.raises(AssertionError, match="passenger_names: wrong_value"):
         assert_calls(pred, gold, grammar=SCHEMAS / "travel-v1.ek", level="arg")  # order matters in v1
+
+
+def test_testing_assert_calls_long_values_show_where_they_differ() -> None:
+    long_gold = "lorem ipsum " * 40 + "dolor"
+    long_pred = "lorem ipsum " * 40 + "dolar"
+    with pytest.raises(AssertionError) as info:
+        assert_calls(f"[post(body={long_pred!r}, tag='x')]", [("post", {"body": long_gold, "tag": "x"})])
+    text = str(info.value)
+    assert max(map(len, text.splitlines())) <= 160, text
+    check = next(line for line in text.splitlines() if "wrong_value" in line)
+    assert 'dolor"' in check and 'dolar"' in check and "first difference at character 484" in check
+    assert "tag=" in text  # the short argument after the long one is still shown

@@ -74,9 +74,32 @@ def alignment_dict(explanation: Explanation) -> dict[str, Any]:
     }
 
 
+#: Longest value text a diff line shows in full; longer ones are cut (around their first difference in checks).
+CLIP = 60
+
+
+def _clip(text: str, limit: int = CLIP) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _call_text(call: dict[str, Any]) -> str:
-    args = ", ".join(f"{k}={show(v)}" for k, v in call["args"].items())
+    args = ", ".join(f"{k}={_clip(show(v))}" for k, v in call["args"].items())
     return f"{call['name']}({args})"
+
+
+def _differing(expected: str, got: str, limit: int = CLIP) -> tuple[str, str, str]:
+    """Both value texts cut to a window around where they first differ, and a note saying where.
+
+    >>> _differing('"' + "a" * 100 + 'b"', '"' + "a" * 100 + 'c"', 20)
+    ('…aaaaaaaaaaaaaaaaaab"', '…aaaaaaaaaaaaaaaaaac"', ' (first difference at character 101)')
+    """
+    if len(expected) <= limit and len(got) <= limit:
+        return expected, got, ""
+    at = next((i for i, (x, y) in enumerate(zip(expected, got)) if x != y), min(len(expected), len(got)))
+    start = max(0, at - limit // 2 - 8)
+    cut = lambda t: ("…" if start else "") + _clip(t[start:], limit)  # noqa: E731
+    char = at if expected.startswith('"') and got.startswith('"') else at + 1  # 1-based, inside the string
+    return cut(expected), cut(got), f" (first difference at character {char})"
 
 
 def format_alignment(view: dict[str, Any]) -> str:
@@ -110,8 +133,9 @@ def format_alignment(view: dict[str, Any]) -> str:
         for check in pair["checks"]:
             if not check["ok"]:
                 detail = f" ({check['detail']})" if check["detail"] else ""
-                lines.append(f"    {check['arg']}: {check['status']}  expected {check['expected']}, "
-                             f"got {check['got']}{detail}")
+                expected, got, where = _differing(check["expected"], check["got"])
+                lines.append(f"    {check['arg']}: {check['status']}  expected {expected}, "
+                             f"got {got}{where}{detail}")
     for i in view["unmatched_pred"]:
         lines.append(f"extra pred #{i} {_call_text(pred[i])}  ({reason_of_pred.get(i, 'extra_call')})")
     if not lines:
