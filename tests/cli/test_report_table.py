@@ -17,3 +17,11 @@ def test_report_table_escapes_control_characters_and_clips() -> None:
     assert "\x1b" not in text and "\n" not in text.split("\n", 1)[1].replace("\n", "", 1)
     assert "\\x1b[2Jid\\nnext" in text
     assert "x" * 19 + "…" in text
+
+
+def test_report_header_names_every_grammar_used() -> None:
+    from ekcli import EXAMPLE, run_ek
+
+    proc = run_ek("score", EXAMPLE / "corpus.jsonl", "--grammar", EXAMPLE / "travel-v2.ek")
+    header = proc.stdout.split("\n\n", 1)[0]
+    assert "grammars used: " in header and "travel-v2.ek (28 episodes), travel@1 (2 episodes)" in header

@@ -57,6 +57,10 @@ def render_report(report: dict[str, Any], *, max_errors: int = 20) -> str:
     out.append(f"  {c['lines_read']} lines read: {c['episodes_scored']} episodes scored, "
                f"{c['error_lines']} error lines, {c['blank_lines']} blank lines skipped"
                + ("" if c["accounted"] else "  (ACCOUNTING MISMATCH: please report this)"))
+    used = report.get("grammars") or []
+    if len(used) > 1:  # some lines name their own NAME@VERSION
+        out.append("  grammars used: " + ", ".join(f"{_printable(g['grammar'] or 'none')} ({g['episodes']} episodes)"
+                                                   for g in used))
     if c["unparseable_outputs"]:
         out.append(f"  {c['unparseable_outputs']} output(s) could not be parsed (scored as zero predicted calls)")
     out.append("")
