@@ -65,6 +65,33 @@ def test_alias_rename_is_no_change_but_alias_tightening_breaks():
     assert tightened == [("pattern-added", "f.x", True)]
 
 
+@pytest.mark.parametrize(
+    ("old_types", "new_types", "arg", "expected"),
+    [
+        ("", "type C = str /[A-Z]{3}/\n", "list[C]", ("pattern-added", "f.x[]", True)),
+        ("type N = int [1..10]\n", "type N = int [1..5]\n", "list[N]", ("range-tightened", "f.x[]", True)),
+        ("type N = int [1..10]\n", "type N = int [2..10]\n", "list[list[N]]", ("range-tightened", "f.x[][]", True)),
+        ("type E = str\n", "type E = str [1..]\n", "list[E]", ("length-range-tightened", "f.x[]", True)),
+        ("type N = int [1..5]\n", "type N = int [0..]\n", "list[N]", ("range-widened", "f.x[]", False)),
+    ],
+)
+def test_constraints_of_list_items_are_compared(old_types, new_types, arg, expected):
+    """A list item's type may carry constraints through a declared type: tightening them breaks gold lists."""
+    old_arg = arg.replace("C", "str") if "C" not in old_types else arg
+    assert expected in kinds(f"    x: {old_arg}\n", f"    x: {arg}\n", old_types, new_types)
+
+
+def test_defaults_of_different_json_types_differ():
+    """1 == True in Python, but a default of true is not a default of 1 (nor [1] of [true])."""
+    assert ("default-changed", "f.x", True) in kinds("    x: any = [1]\n", "    x: any = [true]\n")
+    assert ("default-changed", "f.x", True) in kinds("    x: any = {a: 0}\n", "    x: any = {a: false}\n")
+    assert kinds("    x: float = 1\n", "    x: float = 1.0\n") == []
+
+
+def test_a_range_moved_both_ways_is_a_breaking_change_not_a_tightening():
+    assert kinds("    x: int [1..9]\n", "    x: int [2..20]\n") == [("range-changed", "f.x", True)]
+
+
 def test_tools_added_removed_reweighted():
     old = parse("grammar t 1\ntool a {\n}\ntool b weight 2 {\n}\n")
     new = parse("grammar t 2\ntool b weight 5 {\n}\ntool c {\n}\n")

@@ -204,9 +204,11 @@ class _Differ:
                 yield Change("enum-member-added", path, f"enum member '{member}' added", False, None, member)
             return
         if isinstance(old, ListType) and isinstance(new, ListType):
-            old_item, _ = _resolve(self.old, old.item, NO_CONSTRAINTS)
-            new_item, _ = _resolve(self.new, new.item, NO_CONSTRAINTS)
+            # An item's constraints come from a declared type (``list[Airport]``): compare them too.
+            old_item, old_c = _resolve(self.old, old.item, NO_CONSTRAINTS)
+            new_item, new_c = _resolve(self.new, new.item, NO_CONSTRAINTS)
             yield from self.types(path + "[]", old_item, new_item)
+            yield from _constraints(path + "[]", old_item, new_item, old_c, new_c)
             return
         if isinstance(old, ObjectType) and isinstance(new, ObjectType):
             yield from self.fields(path, old.fields, new.fields)
@@ -254,7 +256,10 @@ def _constraints(
         before, after = _range_text(old), _range_text(new)
         tighter = _tighter(old.min, new.min, lower=True) or _tighter(old.max, new.max, lower=False)
         looser = _tighter(new.min, old.min, lower=True) or _tighter(new.max, old.max, lower=False)
-        if tighter:
+        if tighter and looser:
+            kind = f"{what.replace(' ', '-')}-changed"
+            yield Change(kind, path, f"{what} changed from {before} to {after} (excludes values allowed before)", True, before, after)
+        elif tighter:
             yield Change(f"{what.replace(' ', '-')}-tightened", path, f"{what} tightened from {before} to {after}", True, before, after)
         elif looser:
             yield Change(f"{what.replace(' ', '-')}-widened", path, f"{what} widened from {before} to {after}", False, before, after)
@@ -286,9 +291,26 @@ def _range_text(c: Constraints) -> str:
     return f"[{lo}..{hi}]"
 
 
+def _same_value(a: Any, b: Any) -> bool:
+    """Equal as JSON values: ``True`` is not ``1`` (as Python says), also inside lists and objects.
+
+    >>> _same_value([1, {"a": 0}], [1.0, {"a": 0}]), _same_value([1], [True]), _same_value({"a": 0}, {"a": False})
+    (True, False, False)
+    """
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
+    if a != b:
+        return False
+    return type(a) is type(b) or (isinstance(a, (int, float)) and isinstance(b, (int, float)))
+
+
 def _defaults(path: str, old: FieldSpec, new: FieldSpec) -> Iterator[Change]:
     if old.has_default and new.has_default:
-        if old.default != new.default or isinstance(old.default, bool) != isinstance(new.default, bool):
+        if not _same_value(old.default, new.default):
             yield Change(
                 "default-changed",
                 path,
