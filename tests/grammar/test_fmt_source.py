@@ -148,3 +148,16 @@ def test_enums_too_long_for_one_line_wrap_one_member_per_line():
     assert format_source(out) == out and parse(out) == parse(text)
     short = "grammar g 1\n\ntool t {\n    x: enum(a, b)\n}\n"
     assert format_source(short) == short
+
+
+@pytest.mark.parametrize(
+    "doc",
+    ['"""Doc\n        """', '"""Doc   \n    more  \n    """', '"""\n    Doc\n\t\n    """', '"""Doc\\t\n  x"""'],
+)
+def test_long_docs_with_trailing_whitespace_format_stably(doc):
+    """Whitespace at the end of a doc's lines is invisible: it must not grow or change on each fmt run."""
+    text = f"grammar d 1\ntool t {{\n    {doc}\n    x: int\n}}\n"
+    once = format_source(text)
+    assert format_source(once) == once
+    assert parse(once) == parse(text)
+    assert not any(line != line.rstrip() for line in once.split("\n"))

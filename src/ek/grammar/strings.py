@@ -15,6 +15,8 @@ _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", '"': '"', "\\": "
 _HEX_ESCAPES = {"x": 2, "u": 4, "U": 8}
 _ENCODE = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\0": "\\0"}
 
+_TRAILING_SPACE = re.compile(r"[ \t\f]+(?=\n|$)")
+
 #: A name that may be written without quotes.
 BARE_NAME = re.compile(r"[^\W\d]\w*")
 
@@ -75,10 +77,21 @@ def decode_string(token: str) -> str:
     'math.hypot'
     >>> decode_string('\"\"\"Cancel.\\n    Cannot be undone.\"\"\"')
     'Cancel.\\nCannot be undone.'
+    >>> decode_string('\"\"\"Cancel.  \\n        \"\"\"')
+    'Cancel.'
     """
     if token.startswith('"""'):
-        return inspect.cleandoc(decode_escapes(token[3:-3], 3))
+        return clean_doc(decode_escapes(token[3:-3], 3))
     return decode_escapes(token[1:-1], 1)
+
+
+def clean_doc(text: str) -> str:
+    """Python's docstring cleaning, and no spaces at line ends (invisible, and fmt could not keep them).
+
+    >>> clean_doc("Doc   \\n        more\\t\\n        ")
+    'Doc\\nmore'
+    """
+    return inspect.cleandoc(_TRAILING_SPACE.sub("", inspect.cleandoc(text)))
 
 
 def encode_string(value: str) -> str:
