@@ -92,6 +92,51 @@ def test_deep_nesting_is_a_schema_error():
         parse(f"grammar g 1\ntool t {{\n    x: {deep}\n}}\n")
 
 
+MAX = 64  # ek.grammar.checker.MAX_NESTING
+
+
+def nested_type(depth: int) -> str:
+    """``depth`` levels alternating list[...] and inline objects, on one line."""
+    text = "int"
+    for level in range(depth):
+        text = f"list[{text}]" if level % 2 else f"{{ y: {text} }}"
+    return text
+
+
+@pytest.mark.parametrize("depth", [MAX + 1, 400, 10_000])
+@pytest.mark.parametrize("where", ["argument", "type", "default"])
+def test_too_deep_nesting_is_reported_at_the_level_past_the_limit(depth, where):
+    """One clear error whatever the Python stack: the same file always gives the same answer, and says where."""
+    if where == "argument":
+        text = f"grammar g 1\ntool t {{\n    x: {nested_type(depth)}\n}}\n"
+    elif where == "type":
+        text = f"grammar g 1\ntype T = {nested_type(depth)}\ntool t {{\n    x: T\n}}\n"
+    else:
+        text = f"grammar g 1\ntool t {{\n    x: any = {'[' * depth}1{']' * depth}\n}}\n"
+    with pytest.raises(SchemaError) as info:
+        parse(text, "d.ek")
+    (d,) = info.value.diagnostics
+    line = text.split("\n")[d.line - 1]
+    prefix = line[: d.column - 1]
+    assert d.line == (2 if where == "type" else 3)
+    assert f"more than {MAX} levels" in d.message
+    assert prefix.count("[") + prefix.count("{") == MAX
+    assert line[d.column - 1] in "l{["
+    with pytest.raises(SchemaError):
+        format_source(text)
+
+
+@pytest.mark.parametrize("where", ["argument", "default"])
+def test_nesting_up_to_the_limit_reads_prints_and_compares(where):
+    if where == "argument":
+        text = f"grammar g 1\ntool t {{\n    x: {nested_type(MAX)}\n}}\n"
+    else:
+        text = f"grammar g 1\ntool t {{\n    x: any = {'[' * MAX}1{']' * MAX}\n}}\n"
+    g = parse(text)
+    assert parse(format_grammar(g)) == g
+    assert parse(format_source(text)) == g
+
+
 def test_lone_surrogate_is_reported_where_it_is():
     with pytest.raises(SchemaError) as info:
         parse('grammar g 1\ntool "a\ud800" {\n}\n', "s.ek")

@@ -174,10 +174,13 @@ class SyntaxBuilder(Transformer):  # type: ignore[type-arg]
         return (self._string(tok) if tok.type == "STRING" else str(tok)), self._tok_loc(tok)
 
     def list_type(self, children: list[Any]) -> TypeSyn:
-        return TypeSyn("list", self._span(children[0], children[-1]), item=children[1])
+        item = children[1]
+        return TypeSyn("list", self._span(children[0], children[-1]), item=item, depth=item.depth + 1)
 
     def object_type(self, children: list[Any]) -> TypeSyn:
-        return TypeSyn("object", children[0].loc, body=children[0])
+        body = children[0]
+        inner = max((a.type.depth for a in body.items if isinstance(a, ArgSyn)), default=0)
+        return TypeSyn("object", body.loc, body=body, depth=inner + 1)
 
     def constraint(self, children: list[Any]) -> RangeSyn | PatternSyn:
         child = children[0]
@@ -205,11 +208,13 @@ class SyntaxBuilder(Transformer):  # type: ignore[type-arg]
 
     def list_lit(self, children: list[Any]) -> Lit:
         items = tuple(c for c in children[1:-1] if c is not None)
-        return Lit("list", items, self._span(children[0], children[-1]))
+        depth = 1 + max((item.depth for item in items), default=0)
+        return Lit("list", items, self._span(children[0], children[-1]), depth)
 
     def object_lit(self, children: list[Any]) -> Lit:
         pairs = tuple(c for c in children[1:-1] if c is not None)
-        return Lit("object", pairs, self._span(children[0], children[-1]))
+        depth = 1 + max((value.depth for _, _, value in pairs), default=0)
+        return Lit("object", pairs, self._span(children[0], children[-1]), depth)
 
     def pair(self, children: list[Any]) -> tuple[str, Location, Lit]:
         (key, key_loc), value = children

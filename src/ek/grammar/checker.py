@@ -40,6 +40,7 @@ from ek.grammar.syntax import (
     DocSyn,
     FileSyn,
     HeaderSyn,
+    Lit,
     Num,
     OptionSyn,
     PatternSyn,
@@ -53,6 +54,11 @@ from ek.grammar.syntax import (
 RESERVED_TYPE_NAMES = frozenset({"enum", "list"})
 
 _TEXT_POLICIES = frozenset({"fold", "bfcl"})
+
+#: Deepest nesting of list[...] and { ... } in a type, or of [...] and {...} in a default. A fixed
+#: limit, checked before anything recurses, so a file's verdict never depends on the Python stack;
+#: real tool schemas nest a few levels, and imported JSON Schemas at most 32.
+MAX_NESTING = 64
 
 
 
@@ -180,7 +186,18 @@ class _Checker:
                 self.check_constraints_fit(self.aliases[decl.name].type, decl.constraints)
         return out
 
+    def too_deep(self, node: TypeSyn | Lit, what: str) -> None:
+        """Report nesting past :data:`MAX_NESTING` at the bracket that opens the first level too many."""
+        for _ in range(MAX_NESTING):
+            node = _deepest_child(node)
+        length = 4 if isinstance(node, TypeSyn) and node.kind == "list" else 1
+        message = f"{what} nested too deeply: more than {MAX_NESTING} levels"
+        self.diags.append(Diagnostic(node.loc.file, node.loc.line, node.loc.column, message, length=length))
+
     def lower_type(self, syn: TypeSyn) -> TypeNode:
+        if syn.depth > MAX_NESTING:
+            self.too_deep(syn, "types are")
+            return PrimitiveType("any", loc=syn.loc)
         if syn.kind == "name":
             if syn.name in PRIMITIVE_TYPES:
                 return PrimitiveType(syn.name, loc=syn.loc)
@@ -367,10 +384,13 @@ class _Checker:
         default: Any = NO_DEFAULT
         if "default" in options:
             lit = options["default"].value
-            try:
-                default = self.defaults.convert(lit, type_node, constraints)
-            except Unresolved:
-                default = lit.value if lit.kind in ("number", "string") else None
+            if lit.depth > MAX_NESTING:
+                self.too_deep(lit, "the default value is")
+            else:
+                try:
+                    default = self.defaults.convert(lit, type_node, constraints)
+                except Unresolved:
+                    default = lit.value if lit.kind in ("number", "string") else None
         required = arg.optional is None and "default" not in options
         return FieldSpec(
             arg.name,
@@ -412,6 +432,19 @@ class _Checker:
         elif syn.name in _TEXT_POLICIES and kind in ("int", "float", "bool"):
             self.error(syn.loc, f"compare {syn.name} folds text and does not apply to {describe(base)}")
         return policy
+
+
+def _deepest_child(node: TypeSyn | Lit) -> TypeSyn | Lit:
+    """The child of a list or object (type or literal) that nests deepest."""
+    if isinstance(node, Lit):
+        children = list(node.value) if node.kind == "list" else [value for _, _, value in node.value]
+    elif node.kind == "list":
+        assert node.item is not None
+        return node.item
+    else:
+        assert node.body is not None
+        children = [item.type for item in node.body.items if isinstance(item, ArgSyn)]
+    return max(children, key=lambda child: child.depth)
 
 
 def _named_refs(syn: TypeSyn) -> Iterable[tuple[str, Location]]:

@@ -25,6 +25,7 @@ class Lit:
     kind: str
     value: Any
     loc: Location
+    depth: int = 0  # levels of [...] and {...} (0 for a number, string or name)
 
 
 @attrs.frozen
@@ -72,6 +73,7 @@ class TypeSyn:
     members: tuple[tuple[str, Location], ...] = ()
     item: TypeSyn | None = None
     body: BodySyn | None = None
+    depth: int = 0  # levels of list[...] and { ... } (0 for a name or enum)
 
 
 @attrs.frozen
