@@ -246,3 +246,36 @@ def test_huge_values_give_verdicts_with_bounded_messages_not_exceptions() -> Non
 def test_bytes_output_is_read_as_text() -> None:
     assert verdict(b"[get_weather(city='SF')]") == Verdict(True)
     assert verdict(b"[get_weather(city='\xff')]").error_type == "ast_decoder:decoder_failed"
+
+
+@pytest.mark.parametrize(
+    ("functions", "answer", "fragment"),
+    [
+        ([{"parameters": {}}], [{"f": {"x": [1]}}], "functions[0]: a function needs a 'name' string"),
+        ("f", [{"f": {"x": [1]}}], "functions must be a list of function objects (or a question entry), got str"),
+        ([{"name": "f", "parameters": []}], [{"f": {"x": [1]}}], "functions[0].parameters must be an object"),
+        ([{"name": "f", "parameters": {"properties": []}}], [{"f": {"x": [1]}}],
+         "functions[0].parameters.properties must be an object"),
+        ([{"name": "f"}], "x", "possible_answer must be a list of {func_name: {param: [values]}}"),
+        ([{"name": "f"}], [], "possible_answer is empty"),
+        ([{"name": "f"}], [{"f": {"x": 1}}], "possible_answer[0]['f']['x'] must be a list of acceptable values"),
+        ([{"name": "f"}], [{"f": {"x": [1]}, "g": {}}], "possible_answer[0] must be {func_name: {param: [values]}}"),
+        ([{"name": "f"}], [{"f": [1]}], "possible_answer[0] must be {func_name: {param: [values]}}"),
+    ],
+)
+def test_malformed_entries_are_value_errors_that_say_where(functions: Any, answer: Any, fragment: str) -> None:
+    with pytest.raises(ValueError) as info:
+        check(functions, "[f(x=1)]", answer, "simple")
+    assert fragment in str(info.value)
+
+
+def test_items_that_are_not_a_schema_are_no_item_type() -> None:
+    funcs = [{"name": "f", "parameters": {"properties": {"x": {"type": "array", "items": "integer"}}}}]
+    assert check(funcs, "[f(x=[1])]", [{"f": {"x": [[1]]}}], "simple").valid
+
+
+def test_gold_calls_name_a_malformed_call() -> None:
+    from ek.bfcl import gold_calls
+
+    with pytest.raises(ValueError, match=r"ground_truth\[1\] must be \{func_name"):
+        gold_calls([{"f": {}}, {"g": [1]}])

@@ -92,7 +92,7 @@ def check(
     'ast_decoder:decoder_failed'
     """
     funcs = _functions(functions)
-    answers = _answers(possible_answer)
+    answers = _answers(possible_answer, category)
     language = language_of(category)
     decoded = _decode(model_output, language)
     if isinstance(decoded, ParseError):
@@ -132,14 +132,47 @@ class _Context:
 
 
 def _functions(functions: Any) -> list[Mapping[str, Any]]:
+    """The entry's function schemas, checked enough that checking cannot crash on them."""
     if isinstance(functions, Mapping):
         functions = functions["function"] if "function" in functions else [functions]
+    if not isinstance(functions, Sequence) or isinstance(functions, str):
+        raise ValueError(f"functions must be a list of function objects (or a question entry), "
+                         f"got {type(functions).__name__}")
+    for i, func in enumerate(functions):
+        if not isinstance(func, Mapping) or not isinstance(func.get("name"), str):
+            raise ValueError(f"functions[{i}]: a function needs a 'name' string, got {func!r:.100}")
+        params = func.get("parameters", {})
+        if not isinstance(params, Mapping):
+            raise ValueError(f"functions[{i}].parameters must be an object, got {type(params).__name__}")
+        if not isinstance(params.get("properties", {}), Mapping):
+            raise ValueError(f"functions[{i}].parameters.properties must be an object, "
+                             f"got {type(params['properties']).__name__}")
+        if not isinstance(params.get("required", []), list):
+            raise ValueError(f"functions[{i}].parameters.required must be a list, "
+                             f"got {type(params['required']).__name__}")
     return list(functions)
 
 
-def _answers(possible_answer: Any) -> list[Mapping[str, Any]]:
+_ANSWER_SHAPE = "{func_name: {param: [values]}}"
+
+
+def _answers(possible_answer: Any, category: str) -> list[Mapping[str, Any]]:
+    """The entry's ground truth, checked to be BFCL's shape (one function per item, lists of values)."""
     if isinstance(possible_answer, Mapping):
         possible_answer = possible_answer.get("ground_truth", [possible_answer])
+    if not isinstance(possible_answer, Sequence) or isinstance(possible_answer, str):
+        raise ValueError(f"possible_answer must be a list of {_ANSWER_SHAPE} (or an answer entry), "
+                         f"got {type(possible_answer).__name__}")
+    if not possible_answer and "relevance" not in category:
+        raise ValueError("possible_answer is empty: it must list one call per expected call")
+    for i, call in enumerate(possible_answer):
+        if not isinstance(call, Mapping) or len(call) != 1 or not isinstance(next(iter(call.values())), Mapping):
+            raise ValueError(f"possible_answer[{i}] must be {_ANSWER_SHAPE}, got {call!r:.100}")
+        ((name, params),) = call.items()
+        for param, options in params.items():
+            if not isinstance(options, list):
+                raise ValueError(f"possible_answer[{i}][{name!r}][{param!r}] must be a list of acceptable values, "
+                                 f"got {options!r:.100}")
     return list(possible_answer)
 
 
@@ -259,7 +292,8 @@ def _check_param(param: str, value: Any, detail: Mapping[str, Any], possible: li
     expected = table.get(type_name)
     if expected is None:
         return _fail("type_error:simple", f"Parameter {param!r} has type {type_name!r}, which BFCL does not define.")
-    item_type = (detail.get("items") or {}).get("type")
+    items = detail.get("items")
+    item_type = items.get("type") if isinstance(items, Mapping) else None
     nested_names = NESTED_PYTHON if ctx.language == PYTHON else NESTED_JAVALIKE
     nested = table.get(item_type) if type_name in nested_names and item_type else None
     if ctx.language in (JAVA, JAVASCRIPT):

@@ -50,7 +50,7 @@ def gold_calls(ground_truth: Sequence[Mapping[str, Mapping[str, Any]]]) -> list[
     """
     steps = []
     for i, call in enumerate(ground_truth):
-        if not isinstance(call, Mapping) or len(call) != 1:
+        if not isinstance(call, Mapping) or len(call) != 1 or not isinstance(next(iter(call.values())), Mapping):
             raise ValueError(f"ground_truth[{i}] must be {{func_name: {{param: [values]}}}}, got {call!r:.100}")
         ((name, params),) = call.items()
         steps.append(Step(name, {param: alternatives(options) for param, options in params.items()}))
