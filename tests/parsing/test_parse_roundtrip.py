@@ -64,3 +64,14 @@ def test_call_like_noise_and_bytes_only_raise_parse_error(output: str | bytes) -
         parse_calls(output)
     except ParseError:
         pass
+
+
+def test_values_python_cannot_write_are_named_with_their_call_and_argument() -> None:
+    import pytest
+
+    from ek.parsing import to_python
+
+    with pytest.raises(ValueError, match=r"call 1 \('g'\), argument 'x'\[1\]: set has no literal form"):
+        to_python([Step("f", {}), Step("g", {"x": [1, {2}]})])
+    with pytest.raises(ValueError, match=r"call 0 \('f'\), argument 'y'\['k'\]: nan has no literal form"):
+        to_python([Step("f", {"y": {"k": float("nan")}})])

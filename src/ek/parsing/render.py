@@ -21,18 +21,40 @@ def _identifier(name: str, what: str) -> str:
     return name
 
 
+class _NoLiteral(ValueError):
+    """A value with no Python literal form; ``where`` grows as it propagates out of containers."""
+
+    def __init__(self, what: str, where: str = "") -> None:
+        super().__init__(what)
+        self.what, self.where = what, where
+
+
 def _py_value(value: Any) -> str:
     if value is None or isinstance(value, (bool, int, str)):
         return repr(value)
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise ValueError(f"{value!r} has no literal form")
+            raise _NoLiteral(f"{value!r} has no literal form")
         return repr(value)
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_py_value(v) for v in value) + "]"
+        return "[" + ", ".join(_py_item(v, f"[{i}]") for i, v in enumerate(value)) + "]"
     if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{_py_value(str(k))}: {_py_value(v)}" for k, v in value.items()) + "}"
-    raise ValueError(f"{type(value).__name__} has no literal form")
+        return "{" + ", ".join(f"{_py_value(str(k))}: {_py_item(v, f'[{str(k)!r}]')}" for k, v in value.items()) + "}"
+    raise _NoLiteral(f"{type(value).__name__} has no literal form")
+
+
+def _py_item(value: Any, step: str) -> str:
+    try:
+        return _py_value(value)
+    except _NoLiteral as exc:
+        raise _NoLiteral(exc.what, step + exc.where) from None
+
+
+def _py_argument(index: int, call: Step, name: str, value: Any) -> str:
+    try:
+        return f"{_identifier(name, 'argument name')}={_py_value(value)}"
+    except _NoLiteral as exc:
+        raise ValueError(f"call {index} ({call.name!r}), argument {name!r}{exc.where}: {exc.what}") from None
 
 
 def to_python(calls: Iterable[Step]) -> str:
@@ -42,9 +64,9 @@ def to_python(calls: Iterable[Step]) -> str:
     "[math.hypot(x=3, y=-4.0), f(s=['a'])]"
     """
     parts = []
-    for call in calls:
+    for index, call in enumerate(calls):
         name = ".".join(_identifier(p, "tool name part") for p in call.name.split("."))
-        args = ", ".join(f"{_identifier(k, 'argument name')}={_py_value(v)}" for k, v in call.args.items())
+        args = ", ".join(_py_argument(index, call, k, v) for k, v in call.args.items())
         parts.append(f"{name}({args})")
     return "[" + ", ".join(parts) + "]"
 
