@@ -230,3 +230,14 @@ def test_unreadable_python_objects_are_named(output: object, reason: str) -> Non
     with pytest.raises(ParseError) as info:
         parse_calls(output)  # type: ignore[arg-type]
     assert info.value.reason == reason
+
+
+@pytest.mark.parametrize("fmt", ["auto", "python", "json"])
+def test_a_byte_order_mark_at_the_start_of_text_is_dropped(fmt: str) -> None:
+    text = '{"name": "f", "arguments": {"x": 1}}' if fmt == "json" else "f(x=1)"
+    assert parse_calls("\ufeff" + text, fmt) == [Step("f", {"x": 1})]
+
+
+def test_python_identifiers_are_nfkc_normalised_as_python_does() -> None:
+    # Python's own parser folds fullwidth letters and ligatures; documented, not hidden.
+    assert parse_calls("\uff46(\uff58=1)") == [Step("f", {"x": 1})]

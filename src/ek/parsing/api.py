@@ -92,7 +92,7 @@ def strip_fence(text: str) -> str:
 
 
 def _from_text(text: str, fmt: str, limits: Limits) -> list[Step]:
-    text = strip_fence(text)
+    text = strip_fence(text.removeprefix("\ufeff"))
     if fmt == "python":
         return parse_python(text, limits)
     if fmt != "auto":
