@@ -108,3 +108,15 @@ def test_fmt_diff_shows_the_change_without_writing(work):
     assert "-tool t{\n" in result.stdout and "+tool t {\n" in result.stdout
     assert "travel-v1.ek" not in result.stdout
     assert (work / "messy.ek").read_text() == MESSY
+
+
+def test_fmt_reports_unreadable_files_like_lint(work):
+    """Missing files and bad UTF-8 get the same FILE:LINE:COL diagnostics from fmt as from lint."""
+    (work / "latin1.ek").write_bytes(b"grammar g 1\ntool t {\n    x: str \"caf\xe9\"\n}\n")
+    for name, expected in (("missing.ek", ":1:1: error: cannot read schema: No such file or directory"),
+                           ("latin1.ek", ":3:16: error: the file is not valid UTF-8")):
+        lint, fmt = ek("lint", str(work / name)), ek("fmt", "--check", str(work / name))
+        assert lint.returncode == fmt.returncode == 1
+        assert f"{work / name}{expected}" in lint.stderr
+        assert f"{work / name}{expected}" in fmt.stderr
+        assert "Errno" not in fmt.stderr and "codec" not in fmt.stderr

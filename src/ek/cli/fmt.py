@@ -9,6 +9,7 @@ import sys
 import tempfile
 
 from ek.grammar import SchemaError
+from ek.grammar.api import decode_utf8, read_bytes
 from ek.grammar.formatter import format_source
 
 
@@ -25,14 +26,10 @@ def run(args: argparse.Namespace) -> int:
     status = 0
     for path in args.files:
         try:
-            text = sys.stdin.read() if path == "-" else _read(path)
+            text = _read_stdin() if path == "-" else decode_utf8(read_bytes(path), path)
             formatted = format_source(text, "<stdin>" if path == "-" else path)
         except SchemaError as err:
             print(err, file=sys.stderr)
-            status = 1
-            continue
-        except (OSError, UnicodeDecodeError) as err:
-            print(f"{path}: error: cannot read schema: {err}", file=sys.stderr)
             status = 1
             continue
         changed = formatted != text
@@ -56,9 +53,8 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
-def _read(path: str) -> str:
-    with open(path, "rb") as handle:
-        return handle.read().decode("utf-8")
+def _read_stdin() -> str:
+    return decode_utf8(sys.stdin.buffer.read(), "<stdin>")
 
 
 def _write_atomically(path: str, text: str) -> None:

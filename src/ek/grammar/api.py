@@ -53,16 +53,25 @@ def parse(text: str, filename: str = "<string>") -> GraphGrammar:
 def load(path: str | os.PathLike[str]) -> GraphGrammar:
     """Read, parse and check a ``.ek`` file; ``source_path`` and ``source_sha256`` describe the file."""
     name = os.fspath(path)
+    data = read_bytes(name)
+    grammar = parse(decode_utf8(data, name), name)
+    return attrs.evolve(grammar, source_path=name, source_sha256=hashlib.sha256(data).hexdigest())
+
+
+def read_bytes(name: str) -> bytes:
+    """A schema file's bytes; a file that cannot be read is a :class:`SchemaError` naming it."""
     try:
         with open(name, "rb") as handle:
-            data = handle.read()
+            return handle.read()
     except OSError as err:
         raise SchemaError([Diagnostic(name, 1, 1, f"cannot read schema: {err.strerror or err}")]) from err
+
+
+def decode_utf8(data: bytes, name: str) -> str:
+    """Schema bytes as text; bad UTF-8 is a :class:`SchemaError` at the line and column of the bad byte."""
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as err:
         line = data[: err.start].count(b"\n") + 1
         column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
         raise SchemaError([Diagnostic(name, line, column, "the file is not valid UTF-8")]) from err
-    grammar = parse(text, name)
-    return attrs.evolve(grammar, source_path=name, source_sha256=hashlib.sha256(data).hexdigest())
