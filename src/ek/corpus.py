@@ -79,10 +79,32 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+#: A ``\\uD800``-``\\uDFFF`` escape: the only way a JSON line can smuggle in text that is not Unicode.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+class NotUnicodeError(ValueError):
+    """A JSON line whose strings hold a lone UTF-16 surrogate: valid JSON syntax, but not text."""
+
+
+def _check_unicode(text: str, obj: Any) -> None:
+    if _SURROGATE_ESCAPE.search(text) is None:  # the common case costs one scan, no re-encoding
+        return
+    try:
+        json.dumps(obj, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start : exc.end].encode("unicode_escape").decode("ascii")
+        raise NotUnicodeError(f"a lone UTF-16 surrogate ({bad}) is not Unicode text; "
+                              "escape pairs must be complete (e.g. \\ud83d\\ude00)") from None
+
+
 def _decode_line(raw: bytes | str) -> Any:
     text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
     # a byte order mark (Windows editors, concatenated files) is not part of the JSON text
-    return json.loads(text.strip().removeprefix("\ufeff"))
+    text = text.strip().removeprefix("\ufeff")
+    obj = json.loads(text)
+    _check_unicode(text, obj)
+    return obj
 
 
 def _json_error(exc: json.JSONDecodeError) -> str:
@@ -142,6 +164,8 @@ def parse_episode(raw: bytes | str, line: int, gold_by_id: Mapping[Any, GoldEntr
         return LineError(line, None, _json_error(exc))
     except RecursionError:
         return LineError(line, None, "invalid JSON: nested too deeply")
+    except NotUnicodeError as exc:
+        return LineError(line, None, str(exc))
     if not isinstance(obj, dict):
         return LineError(line, None, f"expected a JSON object per line, got {type(obj).__name__}: {_short(obj)}")
     episode_id: str | int | None = None
@@ -232,7 +256,7 @@ def load_gold_file(path: str | Path) -> tuple[dict[Any, GoldEntry], list[LineErr
         for number, raw in iter_raw_lines(stream, counts):
             try:
                 obj = _decode_line(raw)
-            except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+            except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, NotUnicodeError) as exc:
                 reason = _json_error(exc) if isinstance(exc, json.JSONDecodeError) else f"unreadable: {exc}"
                 errors.append(LineError(number, None, reason))
                 continue
@@ -261,6 +285,7 @@ __all__ = [
     "GoldEntry",
     "LineCounts",
     "LineError",
+    "NotUnicodeError",
     "PRED_KEYS",
     "iter_raw_lines",
     "load_bfcl_answers",

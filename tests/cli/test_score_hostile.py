@@ -73,3 +73,20 @@ def test_deep_gold_is_an_error_in_a_gold_file_too(tmp_path: Path) -> None:
 def test_a_byte_order_mark_starts_a_line_without_harm() -> None:
     episode = parse_episode(b'\xef\xbb\xbf{"id": "x", "pred": "", "gold": []}\n', 1)
     assert not hasattr(episode, "reason") and episode.id == "x"
+
+
+def test_lone_surrogates_are_error_lines_and_reports_still_write(tmp_path: Path) -> None:
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text(
+        '{"id": "lone\\ud800", "pred": "f()", "gold": []}\n'
+        '{"id": "in-gold", "pred": "f()", "gold": [{"name": "f\\udfff", "arguments": {}}]}\n'
+        '{"id": "pair-ok \\ud83d\\ude00", "pred": "f(x=\'\\\\ud800\')", "gold": [{"name": "f", "arguments": {}}]}\n',
+        encoding="utf-8")
+    out, html = tmp_path / "r.json", tmp_path / "r.html"
+    proc = run_ek("score", corpus, "--json", out, "--html", html)
+    assert "Traceback" not in proc.stderr and proc.returncode == 1, proc.stderr
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert [(e["line"], e["reason"][:22]) for e in report["errors"]] == [(1, "a lone UTF-16 surrogat"),
+                                                                         (2, "a lone UTF-16 surrogat")]
+    assert report["corpus"]["episodes_scored"] == 1 and "\U0001f600" in report["worst_episodes"][0]["id"]
+    assert html.read_text(encoding="utf-8").count('class="episode"') == 1

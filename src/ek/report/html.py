@@ -92,7 +92,7 @@ def render_html(report: dict[str, Any], episodes: Sequence[EpisodeDigest]) -> st
 def write_html(report: dict[str, Any], episodes: Sequence[EpisodeDigest], path: str) -> None:
     """Write the report page to ``path`` (folders created as needed)."""
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w", encoding="utf-8") as out:
+    with open(path, "w", encoding="utf-8", errors="xmlcharrefreplace") as out:  # lone surrogates: U+FFFD
         out.write(render_html(report, episodes))
 
 

@@ -96,7 +96,8 @@ def write_json(report: dict[str, Any], path: str) -> None:
     """Write the report as indented UTF-8 JSON (keys in a fixed order, so files diff cleanly)."""
     parent = os.path.dirname(os.path.abspath(path))
     os.makedirs(parent, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as out:
+    # a lone surrogate parsed out of a model's call text cannot be UTF-8; "\udfff" is its JSON escape
+    with open(path, "w", encoding="utf-8", errors="backslashreplace") as out:
         json.dump(report, out, indent=2, ensure_ascii=False, default=repr)
         out.write("\n")
 
