@@ -220,3 +220,18 @@ def test_line_breaks_in_patterns_become_escapes_the_dsl_can_hold(pattern: str, k
     assert field.constraints.pattern == kept
     assert re.fullmatch(kept, matches) and re.search(pattern, matches)
     assert parse(format_grammar(result.grammar)) == result.grammar
+
+
+@pytest.mark.parametrize(
+    ("data", "source", "hint"),
+    [
+        ([{"type": "function", "function": {"name": "f", "parameters": {}}}], "anthropic", "use --from openai"),
+        ([{"name": "f", "input_schema": {}}], "openai", "use --from anthropic"),
+        ([{"name": "f", "inputSchema": {}}], "anthropic", "use --from mcp"),
+        ([{"id": "simple_0", "question": [], "function": [{"name": "f"}]}], "openai", "use --from bfcl"),
+        ([{"id": "simple_0", "ground_truth": [{"f": {"x": [1]}}]}], "bfcl", "a BFCL possible_answer entry"),
+    ],
+)
+def test_a_file_in_another_format_gets_a_hint(data: Any, source: str, hint: str) -> None:
+    result = import_tools(data, source)
+    assert result.errors and hint in result.errors[0].message, result.issues

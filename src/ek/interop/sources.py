@@ -53,14 +53,42 @@ def _description(obj: Mapping[str, Any], path: str, issues: Issues) -> str | Non
     return None
 
 
+#: The key holding the argument schema in each format, for hints when a file is read as the wrong one.
+_SCHEMA_KEYS = {"input_schema": "anthropic", "inputSchema": "mcp", "parameters": "openai"}
+
+
+def format_hint(obj: Mapping[str, Any], schema_key: str = "") -> str:
+    """`` (... use --from X)`` when ``obj`` looks like a tool of another format, else ``""``.
+
+    >>> format_hint({"name": "f", "inputSchema": {}}, "input_schema")
+    ' (it looks like an mcp tool: use --from mcp)'
+    """
+    if "ground_truth" in obj:
+        return " (it is a BFCL possible_answer entry, not a function: import the question file)"
+    if "question" in obj and "function" in obj:
+        return " (it looks like a BFCL question entry: use --from bfcl)"
+    if isinstance(obj.get("function"), Mapping):
+        return " (it looks like an OpenAI tool: use --from openai)"
+    for key, source in _SCHEMA_KEYS.items():
+        if key != schema_key and key in obj and not (key == "parameters" and schema_key == ""):
+            return f" (it looks like an {source} tool: use --from {source})"
+    return ""
+
+
 def _tool(obj: Any, schema_key: str, path: str, issues: Issues, known: set[str]) -> RawTool | None:
     if not isinstance(obj, Mapping):
         issues.error(path, f"a tool must be an object, got {type(obj).__name__}; skipped")
         return None
     name = obj.get("name")
     if not isinstance(name, str) or not name:
-        issues.error(child(path, "name"), f"a tool needs a non-empty string name, got {name!r}; skipped")
+        issues.error(child(path, "name"), f"a tool needs a non-empty string name, got {name!r}; skipped"
+                                          f"{format_hint(obj, schema_key)}")
         return None
+    if schema_key not in obj:
+        hint = format_hint(obj, schema_key)
+        if hint:
+            issues.error(path, f"tool {name!r} has no {schema_key!r}; skipped{hint}")
+            return None
     schema = obj.get(schema_key, {"type": "object", "properties": {}})
     if not isinstance(schema, Mapping):
         issues.error(child(path, schema_key), f"{schema_key} must be an object; tool {name!r} skipped")
@@ -97,7 +125,8 @@ def anthropic_tools(data: Any, issues: Issues) -> Iterator[RawTool]:
     for i, item in enumerate(items):
         path = child(base, i)
         if isinstance(item, Mapping) and "input_schema" not in item and item.get("type") not in (None, "custom"):
-            issues.error(path, f"server tool of type {item.get('type')!r} has no input schema; skipped")
+            issues.error(path, f"server tool of type {item.get('type')!r} has no input schema; skipped"
+                               f"{format_hint(item, 'input_schema')}")
             continue
         tool = _tool(item, "input_schema", path, issues, {"type"})
         if tool is not None:
