@@ -58,9 +58,13 @@ def test_compare_lists_mismatched_ids(tmp_path: Path) -> None:
     lines = s["strong"].read_text().splitlines()
     short = tmp_path / "short.jsonl"
     short.write_text("\n".join(lines[:-3] + [lines[0]]) + "\n")  # 3 ids missing, one duplicated
-    proc = run_ek("compare", s["weak"], short, "--gold", s["gold"])
+    out = tmp_path / "cmp.json"
+    proc = run_ek("compare", s["weak"], short, "--gold", s["gold"], "--json", out)
     assert proc.returncode == 1
     assert "only in A (3): 'ep-297', 'ep-298', 'ep-299'" in proc.stderr
+    written = json.loads(out.read_text())  # CI gets the mismatches even without a verdict
+    assert written["verdict"] is None and written["only_in_a"] == ["ep-297", "ep-298", "ep-299"]
+    assert written["duplicated"] == ["ep-0"]
     assert "duplicated (1): 'ep-0'" in proc.stderr
     assert "ΔF1" not in proc.stdout
     tolerant = run_ek("compare", s["weak"], short, "--gold", s["gold"], "--allow-errors", "--bootstrap", "100")

@@ -90,3 +90,32 @@ def test_lone_surrogates_are_error_lines_and_reports_still_write(tmp_path: Path)
                                                                          (2, "a lone UTF-16 surrogat")]
     assert report["corpus"]["episodes_scored"] == 1 and "\U0001f600" in report["worst_episodes"][0]["id"]
     assert html.read_text(encoding="utf-8").count('class="episode"') == 1
+
+
+def test_unwritable_report_paths_fail_before_scoring_with_a_clear_error(tmp_path: Path) -> None:
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text(json.dumps({"pred": OK, "gold": G}) + "\n", encoding="utf-8")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    for option, target in (("--json", tmp_path), ("--html", tmp_path), ("--json", blocker / "r.json"),
+                           ("--html", blocker / "sub" / "r.html")):
+        proc = run_ek("score", corpus, option, target)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+        assert f"ek score: error: {option} {target}:" in proc.stderr
+        assert "Overall" not in proc.stdout  # refused before spending time on scoring
+    compare = run_ek("compare", corpus, corpus, "--json", tmp_path)
+    assert compare.returncode == 2 and "ek compare: error: --json" in compare.stderr
+
+
+def test_a_report_that_fails_while_writing_is_an_error_not_a_traceback(tmp_path: Path) -> None:
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text(json.dumps({"pred": OK, "gold": G}) + "\n", encoding="utf-8")
+    proc = run_ek("score", corpus, "--html", "/dev/full")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert "ek score: error: cannot write --html /dev/full:" in proc.stderr
+
+
+def test_numeric_options_say_what_they_expect() -> None:
+    proc = run_ek("score", "-", "--bootstrap", "x")
+    assert proc.returncode == 2 and "_non_negative" not in proc.stderr
+    assert "--bootstrap: expected a whole number 0 or more, got 'x'" in proc.stderr

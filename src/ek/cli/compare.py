@@ -16,7 +16,16 @@ import sys
 from array import array
 from typing import Any
 
-from ek.cli.score import MIN_BOOTSTRAP_EPISODES, add_metric_arguments, check_inputs, run_options, score_file
+from ek.cli.score import (
+    MIN_BOOTSTRAP_EPISODES,
+    add_metric_arguments,
+    check_inputs,
+    fraction,
+    positive,
+    run_options,
+    score_file,
+    write_report,
+)
 
 #: Fewest paired episodes a verdict is given on.
 MIN_PAIRED = MIN_BOOTSTRAP_EPISODES
@@ -28,11 +37,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("a", metavar="A.jsonl", help="corpus of system A (the baseline)")
     parser.add_argument("b", metavar="B.jsonl", help="corpus of system B (the candidate)")
     add_metric_arguments(parser)
-    parser.add_argument("--bootstrap", type=int, default=2000, metavar="N",
+    parser.add_argument("--bootstrap", type=positive, default=2000, metavar="N",
                         help="paired bootstrap replicates (default 2000)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
-    parser.add_argument("--confidence", type=float, default=0.95, help="CI level (default 0.95)")
-    parser.add_argument("--alpha", type=float, default=0.05, help="significance level of the verdict (default 0.05)")
+    parser.add_argument("--confidence", type=fraction, default=0.95, help="CI level (default 0.95)")
+    parser.add_argument("--alpha", type=fraction, default=0.05,
+                        help="significance level of the verdict (default 0.05)")
     parser.add_argument("--json", metavar="OUT.json", help="write the comparison as JSON")
 
 
@@ -85,12 +95,6 @@ def run(args: argparse.Namespace) -> int:
     failed = check_inputs("compare", args, [args.a, args.b])
     if failed is not None:
         return failed
-    if args.bootstrap < 1:
-        print("ek compare: error: --bootstrap must be at least 1", file=sys.stderr)
-        return 2
-    if not 0 < args.confidence < 1 or not 0 < args.alpha < 1:
-        print("ek compare: error: --confidence and --alpha must be between 0 and 1", file=sys.stderr)
-        return 2
     from ek.stats import paired_bootstrap
 
     options = run_options(args, keep_worst=0, keep_details=0, keep_ids=True)
@@ -118,6 +122,10 @@ def run(args: argparse.Namespace) -> int:
     if problems and not args.allow_errors:
         print("not comparing: fix the lines above, or pass --allow-errors to compare the common episodes only",
               file=sys.stderr)
+        if args.json:  # CI still gets the mismatches, with no verdict
+            payload = {**_header(args), "verdict": None, "significant": None, "only_in_a": only_a,
+                       "only_in_b": only_b, "duplicated": dup, "unscored_lines": problems}
+            write_report("compare", "--json", args.json, lambda: _write_json(payload, args.json))
         return 1
     if not idx_a:
         print("not comparing: A and B have no episode in common", file=sys.stderr)
@@ -147,12 +155,22 @@ def run(args: argparse.Namespace) -> int:
                            [[t["tool"], f"{t['f1_a']:.4f}", f"{t['f1_b']:.4f}", f"{t['delta']:+.4f}"] for t in tools],
                            align="lrrr"))
     if args.json:
-        payload = {"schema_version": 1, "a": os.path.abspath(args.a), "b": os.path.abspath(args.b),
-                   "level": args.level, "canonicalizer": args.canonicalizer, "grammar": args.grammar,
-                   **result.to_dict(args.alpha), "verdict": result.verdict(args.alpha),
-                   "per_tool": tools, "only_in_a": only_a, "only_in_b": only_b, "duplicated": dup, "unscored_lines": problems}
-        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
-        with open(args.json, "w", encoding="utf-8") as out:
-            json.dump(payload, out, indent=2, ensure_ascii=False, default=repr)
-            out.write("\n")
+        payload = {**_header(args), **result.to_dict(args.alpha), "verdict": result.verdict(args.alpha),
+                   "per_tool": tools, "only_in_a": only_a, "only_in_b": only_b, "duplicated": dup,
+                   "unscored_lines": problems}
+        failed = write_report("compare", "--json", args.json, lambda: _write_json(payload, args.json))
+        if failed is not None:
+            return failed
     return 0
+
+
+def _header(args: argparse.Namespace) -> dict[str, Any]:
+    return {"schema_version": 1, "a": os.path.abspath(args.a), "b": os.path.abspath(args.b), "level": args.level,
+            "canonicalizer": args.canonicalizer, "grammar": args.grammar}
+
+
+def _write_json(payload: dict[str, Any], path: str) -> None:
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w", encoding="utf-8", errors="backslashreplace") as out:
+        json.dump(payload, out, indent=2, ensure_ascii=False, default=repr)
+        out.write("\n")

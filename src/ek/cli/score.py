@@ -23,24 +23,34 @@ HTML_EPISODES = 200
 MIN_BOOTSTRAP_EPISODES = 2
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+def _whole(text: str, least: int, words: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number {words}, got {text!r}") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(f"expected a whole number {words}, got {value}")
     return value
 
 
-def _non_negative(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
+def positive(text: str) -> int:
+    """argparse type: an integer of at least 1."""
+    return _whole(text, 1, "1 or more")
 
 
-def _confidence(text: str) -> float:
-    value = float(text)
+def non_negative(text: str) -> int:
+    """argparse type: an integer of at least 0."""
+    return _whole(text, 0, "0 or more")
+
+
+def fraction(text: str) -> float:
+    """argparse type: a number strictly between 0 and 1 (a confidence or significance level)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
     if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {value}")
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {value}")
     return value
 
 
@@ -67,7 +77,7 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
                         help="exact optimal assignment of predicted to gold calls (default: deterministic greedy)")
     parser.add_argument("--canonicalizer", choices=sorted(CANONICALIZERS), default="fold",
                         help="how strings are compared where the grammar says nothing (default: fold)")
-    parser.add_argument("--jobs", type=_positive, default=1, metavar="N",
+    parser.add_argument("--jobs", type=positive, default=1, metavar="N",
                         help="score in N processes (results are identical to one process)")
     parser.add_argument("--allow-errors", action="store_true",
                         help="exit 0 even when some lines could not be scored (they are still reported)")
@@ -80,19 +90,44 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_metric_arguments(parser)
     parser.add_argument("--json", metavar="OUT.json", help="write the machine-readable report (docs/report-json.md)")
     parser.add_argument("--html", metavar="OUT.html", help="write the self-contained HTML report")
-    parser.add_argument("--bootstrap", type=_non_negative, default=0, metavar="N",
+    parser.add_argument("--bootstrap", type=non_negative, default=0, metavar="N",
                         help="percentile bootstrap CI of micro F1 with N replicates (0: off)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
-    parser.add_argument("--confidence", type=_confidence, default=0.95, help="CI level (default 0.95)")
-    parser.add_argument("--worst", type=_non_negative, default=10, metavar="K",
+    parser.add_argument("--confidence", type=fraction, default=0.95, help="CI level (default 0.95)")
+    parser.add_argument("--worst", type=non_negative, default=10, metavar="K",
                         help="how many worst episodes to list (default 10)")
-    parser.add_argument("--html-episodes", type=_non_negative, default=HTML_EPISODES, metavar="N",
+    parser.add_argument("--html-episodes", type=non_negative, default=HTML_EPISODES, metavar="N",
                         help=f"how many worst episodes keep their alignment for --html (default {HTML_EPISODES})")
 
 
 def usage_error(command: str, message: str) -> int:
     print(f"ek {command}: error: {message}", file=sys.stderr)
     return 2
+
+
+def output_problem(path: str) -> str | None:
+    """Why a report cannot be written to ``path`` (checked before a long run), or None when it can."""
+    if os.path.isdir(path):
+        return "is a folder; give a file name"
+    folder = os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(folder):  # folders that do not exist yet are created
+        folder = os.path.dirname(folder)
+    if not os.path.isdir(folder):
+        return f"{folder} is a file, not a folder"
+    if not os.access(folder, os.W_OK | os.X_OK) and not os.path.exists(path):
+        return f"no permission to write in {folder}"
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        return "no permission to overwrite it"
+    return None
+
+
+def write_report(command: str, option: str, path: str, write: Any) -> int | None:
+    """Run ``write()``; exit status 2 with a message when the file cannot be written, else None."""
+    try:
+        write()
+    except OSError as exc:
+        return usage_error(command, f"cannot write {option} {path}: {exc.strerror or exc}")
+    return None
 
 
 def check_inputs(command: str, args: argparse.Namespace, paths: list[str]) -> int | None:
@@ -118,6 +153,11 @@ def check_inputs(command: str, args: argparse.Namespace, paths: list[str]) -> in
             read_questions(args.bfcl_questions)
         except BfclDataError as exc:
             return usage_error(command, f"--bfcl-questions: {exc}")
+    for option in ("json", "html"):
+        out = getattr(args, option, None)
+        problem = output_problem(out) if out else None
+        if problem:
+            return usage_error(command, f"--{option} {out}: {problem}")
     for folder in args.search_path:
         if not os.path.isdir(folder):
             return usage_error(command, f"--search-path {folder}: not a folder")
@@ -174,12 +214,17 @@ def run(args: argparse.Namespace) -> int:
     report = build_report(result, options, interval=interval, worst=args.worst)
     print(render_report(report))
     if args.json:
-        write_json(report, args.json)
+        failed = write_report("score", "--json", args.json, lambda: write_json(report, args.json))
+        if failed is not None:
+            return failed
         print(f"\nJSON report: {args.json}")
     if args.html:
         from ek.report.html import write_html
 
-        write_html(report, result.summary.worst(keep_details), args.html)
+        failed = write_report("score", "--html", args.html,
+                              lambda: write_html(report, result.summary.worst(keep_details), args.html))
+        if failed is not None:
+            return failed
         print(f"HTML report: {args.html}")
     if result.summary.episodes == 0:
         print(f"ek score: warning: no episode was scored ({result.counts.read} lines read); "
