@@ -273,6 +273,21 @@ def test_codegen_date_checks_equal_reference(text: str) -> None:
     assert is_datetime(text) == ref_is_datetime(text)
 
 
+# Forms datetime.fromisoformat (3.11) takes that the schema's date/datetime must refuse, and their neighbours.
+ISO_EDGES = [
+    "2025-03-14", "20250314", "2025-W11-5", "2025W115", "2025-W11", "2025-073", "2025-03-1", "2025-03-14\n",
+    "2025-03-14T09:30", "2025-03-14t09:30", "2025-03-14 09:30", "2025-03-14x09:30", "2025-03-14T0930",
+    "2025-03-14T09", "20250314T09:30", "2025-W11-5T09:30", "2025-0314T09:30", "2025-03-14T09:30:00.5+01:00",
+    "2025-03-14T09:30Z", "2025-03-14T09:30:00+0100", "2025-02-29T09:30", "٢٠٢٥-03-14", "2025-03-14T09:3",
+    "2025-03-14T09:30\n", "2025-03-14T24:00", "2025-03-14T09:30:60", "", "-", "2025-03-14Z09:30",
+]
+
+
+@pytest.mark.parametrize("text", ISO_EDGES)
+def test_codegen_date_checks_refuse_the_iso_forms_outside_the_schema(text: str) -> None:
+    assert (is_date(text), is_datetime(text)) == (ref_is_date(text), ref_is_datetime(text))
+
+
 def test_codegen_rich_grammar_round_trips(rich_module: types.ModuleType, tmp_path: Path) -> None:
     assert rich_module.GRAMMAR == RICH
     assert generate(RICH) == generate(rich_module.GRAMMAR)

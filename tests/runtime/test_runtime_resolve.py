@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import ek.grammar
-from ek.codegen import generate, write_modules
+from ek.codegen import GENERATOR_VERSION, generate, write_modules
 from ek.grammar.model import FieldSpec, GraphGrammar, PrimitiveType, ToolSpec
 from ek.runtime import (
     GeneratedModuleError,
@@ -67,8 +67,8 @@ def test_runtime_resolve_refuses_a_stale_module_and_says_what_to_run(layout: tup
 def test_runtime_refuses_a_module_from_an_unknown_generator_version(tmp_path: Path) -> None:
     grammar = GraphGrammar("g", 1, tools=(ToolSpec("t", (FieldSpec("a", PrimitiveType("str")),)),))
     path = tmp_path / "g_v1.py"
-    path.write_text(generate(grammar).replace("GENERATOR_VERSION = 1\n", "GENERATOR_VERSION = 99\n"), encoding="utf-8")
-    with pytest.raises(UnsupportedGeneratorError, match=r"generator version 99; this ek reads version\(s\) 1.*ek gen"):
+    path.write_text(generate(grammar).replace(f"GENERATOR_VERSION = {GENERATOR_VERSION}\n", "GENERATOR_VERSION = 99\n"), encoding="utf-8")
+    with pytest.raises(UnsupportedGeneratorError, match=r"generator version 99; this ek reads version\(s\) 1, 2.*ek gen"):
         load_module(path)
     with pytest.raises(UnsupportedGeneratorError):
         resolve("g@1", search_path=[tmp_path])
@@ -127,3 +127,16 @@ def test_runtime_generated_objects_pickle_by_reference(layout: tuple[Path, Path]
         assert pickle.loads(pickle.dumps(call)) == call
         assert pickle.loads(pickle.dumps(module.validate)) is module.validate
         assert pickle.loads(pickle.dumps(module.GRAMMAR)) == module.GRAMMAR
+
+
+def test_runtime_still_reads_a_module_written_by_generator_1(tmp_path: Path) -> None:
+    """data/travel_v2_generator1.py.txt is `ek gen schemas/travel-v2.ek` output from generator 1, kept as written."""
+    old = tmp_path / "travel_v2.py"
+    shutil.copy(Path(__file__).parent / "data" / "travel_v2_generator1.py.txt", old)
+    shutil.copy(SCHEMAS / "travel-v2.ek", tmp_path / "travel-v2.ek")
+    module = resolve("travel@2", search_path=[tmp_path])
+    assert module.GENERATOR_VERSION == 1 and Path(str(module.__file__)) == old.resolve()
+    current = compile_grammar(ek.grammar.load(SCHEMAS / "travel-v2.ek"))
+    bad = {"origin": "jfk", "date": "2025-02-30", "passengers": 0, "cabin": ["x"], "extra": 1}
+    assert module.validate("search_flights", bad) == current.validate("search_flights", bad) != []
+    assert [str(v) for v in module.validate("search_flights", bad)] == [str(v) for v in current.validate("search_flights", bad)]

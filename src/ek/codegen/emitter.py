@@ -25,7 +25,7 @@ from ek.grammar.model import GraphGrammar, Location
 from ek.runtime.tables import grammar_to_table
 
 #: The layout generated modules follow; ek.runtime refuses modules with a version it cannot read.
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 
 
 @attrs.frozen

@@ -51,7 +51,7 @@ class PathExpr:
     """A JSON-path-like location as a Python expression: literal pieces and loop indexes.
 
     >>> PathExpr.root().key("items").index("i0").key("max-results").code()
-    '\\'$.items[\\' + str(i0) + \\']["max-results"]\\''
+    '(\\'$.items[\\', i0, \\']["max-results"]\\')'
     """
 
     parts: tuple[tuple[str, str], ...]
@@ -80,10 +80,17 @@ class PathExpr:
         return "".join(text if kind == "lit" else "*" for kind, text in self.parts)
 
     def code(self) -> str:
+        """The location as an expression: a ``str`` literal when static, else a tuple of pieces
+        (literals and loop indexes) that ``ek.runtime.Violation`` joins only when its path is read.
+
+        >>> PathExpr.root().key("a").code(), PathExpr.root().key("a").index("i0").code()
+        ("'$.a'", "('$.a[', i0, ']')")
+        """
         merged: list[tuple[str, str]] = []
         for kind, text in self.parts:
             if kind == "lit" and merged and merged[-1][0] == "lit":
                 merged[-1] = ("lit", merged[-1][1] + text)
             else:
                 merged.append((kind, text))
-        return " + ".join(repr(text) if kind == "lit" else f"str({text})" for kind, text in merged)
+        pieces = [repr(text) if kind == "lit" else text for kind, text in merged]
+        return pieces[0] if len(pieces) == 1 else "(" + ", ".join(pieces) + ")"

@@ -135,33 +135,32 @@ class ValidatorEmitter:
         """Checks for one value already bound to ``var``."""
         if code.level > MAX_NESTING:
             raise GenerationError(f"types nest deeper than {MAX_NESTING} levels at {path.text()} (a recursive type?)")
-        got = f"type({var}).__name__"
         if isinstance(node, PrimitiveType):
             name = node.name
             if name == "str":
                 with code.block(f"if not isinstance({var}, str):"):
-                    self._fail(code, path, "expected str, got ", got)
+                    self._fail(code, path, "expected str, got ", "_type_name", var)
                 if cons.min is not None or cons.max is not None or cons.pattern is not None:
                     with code.block("else:"):
                         self._length(code, var, cons, path)
                         self._pattern(code, var, cons.pattern, path)
             elif name == "int":
                 with code.block(f"if type({var}) is not int and (type({var}) is bool or not isinstance({var}, int)):"):
-                    self._fail(code, path, "expected int, got ", got)
+                    self._fail(code, path, "expected int, got ", "_type_name", var)
                 self._range(code, var, cons, path)
             elif name == "float":
                 test = f"type({var}) is not float and (type({var}) is bool or not isinstance({var}, (int, float)))"
                 with code.block(f"if {test}:"):
-                    self._fail(code, path, "expected float, got ", got)
+                    self._fail(code, path, "expected float, got ", "_type_name", var)
                 self._range(code, var, cons, path)
             elif name == "bool":
                 with code.block(f"if type({var}) is not bool:"):
-                    self._fail(code, path, "expected bool, got ", got)
+                    self._fail(code, path, "expected bool, got ", "_type_name", var)
             elif name == "date":  # the checks of ek.runtime.support.is_date, inlined
-                shape = f"{var}[4:8:3] != '--'"
+                shape = f"{var}[7] != '-'"
                 self._parsed(code, var, shape, "_date_fromiso", "expected an ISO date string YYYY-MM-DD, got ", path)
             elif name == "datetime":  # the checks of ek.runtime.support.is_datetime, inlined
-                shape = f"{var}[4:14:3] not in _DT_SEPARATORS"
+                shape = f"{var}[7] != '-' or {var}[13] != ':' or {var}[10] not in 'Tt '"
                 reason = "expected an ISO 8601 datetime string, got "
                 self._parsed(code, var, shape, "_datetime_fromiso", reason, path)
             elif name != "any":
@@ -170,10 +169,10 @@ class ValidatorEmitter:
             table = self.tables.enum(node.members)
             members = ", ".join(repr(m) for m in node.members)
             with code.block(f"if not isinstance({var}, str) or {var} not in {table}:"):
-                self._fail(code, path, f"expected one of {members}, got ", f"repr({var})[:80]")
+                self._fail(code, path, f"expected one of {members}, got ", "_repr80", var, any_type=True)
         elif isinstance(node, ListType):
             with code.block(f"if type({var}) is not list and not isinstance({var}, (list, tuple)):"):
-                self._fail(code, path, "expected list, got ", got)
+                self._fail(code, path, "expected list, got ", "_type_name", var)
             item, item_cons = self.grammar.resolve(node.item)
             has_len = cons.min is not None or cons.max is not None
             if has_len or self._has_checks(item):
@@ -187,7 +186,7 @@ class ValidatorEmitter:
                 with code.block(f"if isinstance({var}, _Mapping):"):
                     code.line(f"{var} = dict({var})")  # any mapping, like the arguments themselves
                 with code.block("else:"):
-                    self._fail(code, path, "expected an object, got ", got)
+                    self._fail(code, path, "expected an object, got ", "_type_name", var)
                     code.line(f"{var} = None")
             with code.block(f"if {var} is not None:"):
                 self.fields(code, var, node.fields, path)
@@ -247,28 +246,44 @@ class ValidatorEmitter:
                 code.line("raise ValueError")
             code.line(f"{parser}({var})")
         with code.block("except (TypeError, ValueError, LookupError):"):
-            self._fail(code, path, reason, f"repr({var})[:80]")
+            self._fail(code, path, reason, "_repr80", var, any_type=True)
 
-    def _fail(self, code: Lines, path: PathExpr, reason: str, dynamic: str | None = None) -> None:
-        """Append a violation; one whose path and reason are fixed is built once, at import."""
-        if dynamic is None and path.is_static:
-            code.line(f"errs.append({self.tables.violation(path.text(), reason)})")
+    def _fail(
+        self, code: Lines, path: PathExpr, reason: str, render: str | None = None, value: str = "",
+        any_type: bool = False,
+    ) -> None:
+        """Append a violation. One whose path and reason are fixed is built once, at import; the
+        others store ``render`` and ``value``, and their reason is only formatted when read.
+
+        ``any_type``: ``value`` may be a mutable object (a list where an enum is due), whose text
+        must not change later, so only a ``str`` is kept as it is; the rest is rendered now.
+        """
+        where = path.code()
+        if render is None:
+            if path.is_static:
+                code.line(f"errs.append({self.tables.violation(path.text(), reason)})")
+            else:
+                code.line(f"errs.append(_V(({where}, {py_literal(reason)})))")
             return
-        msg = py_literal(reason) if dynamic is None else f"{py_literal(reason)} + {dynamic}"
-        code.line(f"errs.append(_V(({path.code()}, {msg})))")
+        text = py_literal(reason)
+        lazy = f"_V(({where}, {text}, {render}, {value}))"
+        if any_type:
+            code.line(f"errs.append({lazy} if type({value}) is str else _V(({where}, {text} + {render}({value}))))")
+        else:
+            code.line(f"errs.append({lazy})")
 
     def _range(self, code: Lines, var: str, cons: Constraints, path: PathExpr) -> None:
         if cons.min is None and cons.max is None:
             return
         with code.block(f"elif {_bounds_test(var, cons.min, cons.max)}:"):
-            self._fail(code, path, f"must be in {_range_text(cons.min, cons.max)}, got ", f"repr({var})")
+            self._fail(code, path, f"must be in {_range_text(cons.min, cons.max)}, got ", "_repr80", var)
 
     def _length(self, code: Lines, var: str, cons: Constraints, path: PathExpr) -> None:
         if cons.min is None and cons.max is None:
             return
         test = f"not {var}" if (cons.min, cons.max) == (1, None) else _bounds_test(f"len({var})", cons.min, cons.max)
         with code.block(f"if {test}:"):
-            self._fail(code, path, f"length must be in {_range_text(cons.min, cons.max)}, got ", f"str(len({var}))")
+            self._fail(code, path, f"length must be in {_range_text(cons.min, cons.max)}, got ", "str", f"len({var})")
 
     def _pattern(self, code: Lines, var: str, pattern: str | None, path: PathExpr) -> None:
         if pattern is None:
@@ -276,4 +291,4 @@ class ValidatorEmitter:
         fast = specialise(pattern, var)
         test = f"not ({fast})" if fast is not None else f"{self.tables.pattern(pattern)}({var}) is None"
         with code.block(f"if {test}:"):
-            self._fail(code, path, f"must fully match /{pattern}/, got ", f"repr({var})[:80]")
+            self._fail(code, path, f"must fully match /{pattern}/, got ", "_repr80", var)

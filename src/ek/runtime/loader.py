@@ -21,7 +21,7 @@ from ek.grammar.model import GraphGrammar
 from ek.runtime.errors import GeneratedModuleError, UnsupportedGeneratorError
 
 #: Generator versions whose modules this runtime can use.
-SUPPORTED_GENERATOR_VERSIONS = frozenset({1})
+SUPPORTED_GENERATOR_VERSIONS = frozenset({1, 2})
 
 _STAMPS = ("GRAMMAR_NAME", "GRAMMAR_VERSION", "SOURCE_SHA256", "GENERATOR_VERSION", "GRAMMAR", "validate")
 

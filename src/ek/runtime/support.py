@@ -19,7 +19,8 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 date_fromisoformat = _dt.date.fromisoformat
 datetime_fromisoformat = _dt.datetime.fromisoformat
 
-#: The characters at offsets 4, 7, 10 and 13 of an extended ISO datetime (``value[4:14:3]``).
+#: The characters at offsets 4, 7, 10 and 13 of an extended ISO datetime (``value[4:14:3]``);
+#: read by modules of generator version 1.
 DATETIME_SEPARATORS = frozenset({"--T:", "--t:", "-- :"})
 
 
@@ -46,11 +47,11 @@ def is_date(value: str) -> bool:
     >>> is_date("2024-02-29"), is_date("2023-02-29"), is_date("20240101"), is_date("2024-01-01\\n")
     (True, False, False, False)
     """
-    if value[4:8:3] != "--":  # with the dashes there, the parser takes only YYYY-MM-DD
-        return False
     try:
+        if value[7] != "-":  # with a dash there, the parser takes only YYYY-MM-DD (not YYYYMMDD, YYYY-Www-D)
+            return False
         date_fromisoformat(value)
-    except ValueError:
+    except (ValueError, IndexError):
         return False
     return True
 
@@ -66,20 +67,27 @@ def is_datetime(value: str) -> bool:
     >>> is_datetime("2024-05-01"), is_datetime("2024-05-01T25:00"), is_datetime("2024-05-01T09")
     (False, False, False)
     """
-    if value[4:14:3] not in DATETIME_SEPARATORS:  # the parser then needs at least HH:MM
-        return False
     try:
+        # a dash at 7 means YYYY-MM-DD (see is_date), so the separator is at 10 and ':' at 13 means HH:MM
+        if value[7] != "-" or value[13] != ":" or value[10] not in "Tt ":
+            return False
         datetime_fromisoformat(value)
-    except ValueError:
+    except (ValueError, IndexError):
         return False
     return True
 
 
-def unknown_keys(errors: list[Violation], mapping: Mapping[Any, Any], known: frozenset[str], path: str) -> None:
-    """Report every key of ``mapping`` that the schema does not declare (sorted, for stable output)."""
+def unknown_keys(
+    errors: list[Violation], mapping: Mapping[Any, Any], known: frozenset[str], path: str | tuple[object, ...]
+) -> None:
+    """Report every key of ``mapping`` that the schema does not declare (sorted, for stable output).
+
+    ``path`` is text, or pieces (literals and list indexes) as generated code passes them.
+    """
+    prefix = path if isinstance(path, str) else "".join(map(str, path))
     extra = [k for k in mapping if k not in known]
     for key in sorted(extra, key=repr):
-        errors.append(Violation(path + key_segment(key), "unknown argument"))
+        errors.append(Violation(prefix + key_segment(key), "unknown argument"))
 
 
 def not_an_object(path: str, value: object) -> list[Violation]:

@@ -1,28 +1,153 @@
-"""What a validator reports: a located violation, and the error ``from_args`` raises."""
+"""What a validator reports: a located violation, and the error ``from_args`` raises.
+
+Validators build violations on their error paths, so building one must be
+cheap: generated code stores the message's pieces, ``(path, text, render,
+value)``, and ``reason`` is only formatted when it is read. To everything
+outside, a violation is the pair ``(path, reason)``.
+"""
 
 from __future__ import annotations
 
-from functools import partial
-from typing import NamedTuple
+from collections.abc import Callable, Iterator
+from typing import Any, SupportsIndex
+
+_tuple_len = tuple.__len__
+_tuple_getitem = tuple.__getitem__
 
 
-class Violation(NamedTuple):
+class _ViolationMeta(type):
+    """Gives ``Violation(path, reason)`` its public signature; generated code skips it (see ``make_violation``)."""
+
+    def __call__(cls, path: str, reason: str) -> Violation:  # type: ignore[override]
+        if not isinstance(path, str) or not isinstance(reason, str):
+            raise TypeError(f"Violation(path, reason) takes two strings, got {type(path).__name__} "
+                            f"and {type(reason).__name__}")
+        return type.__call__(cls, (path, reason))  # type: ignore[no-any-return]
+
+
+def _path_text(path: str | tuple[object, ...]) -> str:
+    """A path given as pieces (``("$.names[", 2, "]")``, built in a list loop) joined into text."""
+    return path if type(path) is str else "".join(map(str, path))  # type: ignore[arg-type]
+
+
+class Violation(tuple, metaclass=_ViolationMeta):  # type: ignore[type-arg]
     """One broken rule: a JSON-path-like ``path`` (``$.passenger_names[2]``) and a ``reason``.
 
-    >>> str(Violation("$.passengers", "must be <= 9, got 12"))
-    '$.passengers: must be <= 9, got 12'
+    It behaves as the pair ``(path, reason)``: it unpacks, indexes, compares
+    and hashes like that tuple, whatever its internal layout.
+
+    >>> v = Violation("$.passengers", "must be in [1..9], got 12")
+    >>> str(v), v == ("$.passengers", "must be in [1..9], got 12")
+    ('$.passengers: must be in [1..9], got 12', True)
+    >>> lazy = make_violation((("$.names[", 2, "]"), "expected str, got ", type_name, 7))
+    >>> lazy
+    Violation(path='$.names[2]', reason='expected str, got int')
+    >>> path, reason = lazy
     """
 
-    path: str
-    reason: str
+    __slots__ = ()
+    _fields = ("path", "reason")
+
+    @property
+    def path(self) -> str:
+        return _path_text(_tuple_getitem(self, 0))
+
+    @property
+    def reason(self) -> str:
+        if _tuple_len(self) == 2:
+            return _tuple_getitem(self, 1)  # type: ignore[no-any-return]
+        render = _tuple_getitem(self, 2)
+        return _tuple_getitem(self, 1) + render(_tuple_getitem(self, 3))  # type: ignore[no-any-return]
+
+    def _pair(self) -> tuple[str, str]:
+        return (self.path, self.reason)
+
+    def _asdict(self) -> dict[str, str]:
+        return {"path": self.path, "reason": self.reason}
+
+    def _replace(self, **changes: str) -> Violation:
+        return Violation(**(self._asdict() | changes))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._pair())
+
+    def __len__(self) -> int:
+        return 2
+
+    def __getitem__(self, index: SupportsIndex | slice) -> Any:  # type: ignore[override]
+        return self._pair()[index]
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._pair()
+
+    def count(self, value: Any) -> int:
+        return self._pair().count(value)
+
+    def index(self, value: Any, *args: Any) -> int:
+        return self._pair().index(value, *args)
+
+    def __hash__(self) -> int:
+        return hash(self._pair())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, tuple) and self._pair() == tuple(other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __lt__(self, other: tuple[Any, ...]) -> bool:
+        return self._pair() < tuple(other)
+
+    def __le__(self, other: tuple[Any, ...]) -> bool:
+        return self._pair() <= tuple(other)
+
+    def __gt__(self, other: tuple[Any, ...]) -> bool:
+        return self._pair() > tuple(other)
+
+    def __ge__(self, other: tuple[Any, ...]) -> bool:
+        return self._pair() >= tuple(other)
+
+    def __add__(self, other: tuple[Any, ...]) -> tuple[Any, ...]:  # type: ignore[override]
+        return self._pair() + other
+
+    def __mul__(self, n: SupportsIndex) -> tuple[Any, ...]:
+        return self._pair() * n
+
+    __rmul__ = __mul__
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Violation, self._pair())
+
+    def __repr__(self) -> str:
+        return f"Violation(path={self.path!r}, reason={self.reason!r})"
 
     def __str__(self) -> str:
         return f"{self.path}: {self.reason}"
 
 
-#: ``make_violation((path, reason))``: builds a Violation without NamedTuple's Python-level ``__new__``
-#: (generated validators use it on their error paths).
-make_violation = partial(tuple.__new__, Violation)
+#: ``make_violation((path, reason))`` or ``make_violation((path, text, render, value))``, whose
+#: reason is ``text + render(value)``, formatted when read. A path may be a tuple of pieces,
+#: joined when read. C-speed: it calls the type without ``Violation(path, reason)``'s checks.
+make_violation: Callable[[tuple[Any, ...]], Violation] = type.__dict__["__call__"].__get__(Violation, type)
+
+
+def type_name(value: object) -> str:
+    """The name of ``value``'s type, for ``expected str, got int``."""
+    return type(value).__name__
+
+
+def short_repr(value: object) -> str:
+    """``repr(value)``, at most 80 characters (bad values can be huge); never raises.
+
+    >>> short_repr("x" * 100)[-3:], short_repr(10 ** 5000)
+    ('xxx', '<int of 16610 bits>')
+    """
+    try:
+        return repr(value)[:80]
+    except Exception:  # an int past the 4300-digit str limit, a broken __repr__
+        if isinstance(value, int):
+            return f"<int of {value.bit_length()} bits>"
+        return f"<{type(value).__name__} object>"
 
 
 class ArgumentsError(ValueError):
