@@ -6,7 +6,8 @@ checking them, in CPU seconds, (semantic checks + model), and prints tools per s
 per-tool time at 5,000 tools relative to 1,000 (1.00 means linear growth).
 Peers measured in the same run: a bare Lark parse tree of the same text (the
 floor for a Lark-based reader) and ``json.loads`` of the same tools written as
-JSON Schema function definitions (no checking at all).
+JSON Schema function definitions (no checking at all). Then the same growth
+check for files with an error in every tool, whose report must stay linear too.
 
     python benchmarks/grammar_parse.py [--repeat 2]
 """
@@ -21,7 +22,7 @@ from importlib import resources
 
 from lark import Lark
 
-from ek.grammar import parse
+from ek.grammar import SchemaError, parse
 from ek.grammar.checker import check
 from ek.grammar.parser import gc_paused, lark_parser, normalize, parse_syntax
 
@@ -48,6 +49,32 @@ def make_grammar(tools: int) -> str:
             "",
         ]
     return "\n".join(out)
+
+
+def make_misspelt(tools: int) -> str:
+    """As many declared types as tools, and every tool misspells the one it uses (an error per tool).
+
+    Each error looks for a "did you mean" among every type name: without a bound that is quadratic.
+    """
+    out = ["grammar misspelt 1"]
+    out += [f"type Type{i} = str" for i in range(tools)]
+    out += [f"tool t{i} {{\n    x: Typo{i}\n}}" for i in range(tools)]
+    return "\n".join(out) + "\n"
+
+
+def errors_cpu(text: str) -> tuple[float, int]:
+    """CPU seconds for ``parse`` to reject ``text`` and render its report, and how many errors it found."""
+    with gc_paused():
+        start = time.process_time()
+        try:
+            parse(text, "bench.ek")
+        except SchemaError as err:
+            report = str(err)
+            found = len(err.diagnostics)
+        else:
+            raise AssertionError("the misspelt grammar parsed")
+        assert report
+        return time.process_time() - start, found
 
 
 def make_json_tools(tools: int) -> str:
@@ -136,6 +163,15 @@ def main() -> None:
     )
     ratio = per_tool[5_000] / per_tool[1_000]
     print(f"per-tool time, 5,000 vs 1,000 tools: {ratio:.2f}x (1.00 = linear growth; well above 1 = super-linear)")
+
+    print("\nfiles with an error in every tool (a misspelt type name among as many declared types):")
+    per_error: dict[int, float] = {}
+    for size in SIZES:
+        seconds, found = errors_cpu(make_misspelt(size))
+        per_error[size] = seconds / found
+        print(f"{size:>6} tools {found:>6} errors {seconds:>8.3f} s {1e6 * seconds / found:>8.0f} us/error")
+    ratio = per_error[5_000] / per_error[1_000]
+    print(f"per-error time, 5,000 vs 1,000 errors: {ratio:.2f}x (1.00 = linear growth)")
 
 
 if __name__ == "__main__":

@@ -169,3 +169,20 @@ def test_source_line_shown_is_the_line_the_parser_counted():
     with pytest.raises(SchemaError) as info:
         parse(text, "s.ek")
     assert str(info.value).split("\n")[1] == "        x: strng"
+
+
+def test_many_misspellings_among_many_names_are_all_reported_and_the_first_get_suggestions():
+    """Suggestions are looked up on a budget (else this file is quadratic: minutes at 5,000 tools)."""
+    n = 400
+    text = "grammar g 1\n" + "".join(f"type Type{i} = str\n" for i in range(n))
+    text += "".join(f"tool t{i} {{\n    x: Typo{i}\n}}\n" for i in range(n))
+    with pytest.raises(SchemaError) as info:
+        parse(text, "m.ek")
+    diags = info.value.diagnostics
+    assert len(diags) == n and all(d.message.startswith(f"unknown type 'Typo{i}'") for i, d in enumerate(diags))
+    assert diags[0].suggestion == "Type0" and diags[0].message.endswith("did you mean 'Type0'?")
+    assert any(d.suggestion is None for d in diags)  # the budget ran out, the errors did not
+    # small candidate lists (policies, keywords) still get suggestions after the budget is spent
+    with pytest.raises(SchemaError) as info:
+        parse(text + "tool late {\n    y: str compare exct\n}\n", "m.ek")
+    assert info.value.diagnostics[-1].suggestion == "exact"

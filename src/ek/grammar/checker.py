@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ek.grammar.defaults import DefaultChecker, Unresolved, describe, kind_of
-from ek.grammar.diagnostics import Diagnostic, diagnostic_at, did_you_mean
+from ek.grammar.diagnostics import Diagnostic, Suggester, diagnostic_at
 from ek.grammar.model import (
     COMPARE_POLICIES,
     NO_CONSTRAINTS,
@@ -76,7 +76,8 @@ class _Checker:
         self.aliases: dict[str, TypeAlias] = {}
         self.alias_syntax: dict[str, TypeDeclSyn] = {}
         self.bad_aliases: set[str] = set()
-        self.defaults = DefaultChecker(self.error, self.resolve)
+        self.suggest = Suggester()
+        self.defaults = DefaultChecker(self.error, self.resolve, self.suggest)
 
     def error(self, loc: Location, message: str, *, suggestion: str | None = None) -> None:
         self.diags.append(diagnostic_at(loc, message, suggestion=suggestion))
@@ -202,7 +203,7 @@ class _Checker:
             if syn.name in PRIMITIVE_TYPES:
                 return PrimitiveType(syn.name, loc=syn.loc)
             if syn.name not in self.alias_syntax:
-                hint = did_you_mean(syn.name, [*PRIMITIVE_TYPES, *self.alias_syntax])
+                hint = self.suggest(syn.name, [*PRIMITIVE_TYPES, *self.alias_syntax])
                 message = f"unknown type '{syn.name}'" + (f"; did you mean '{hint}'?" if hint else "")
                 self.error(syn.loc, message, suggestion=hint)
             return NamedType(syn.name, loc=syn.loc)
@@ -406,7 +407,7 @@ class _Checker:
 
     def lower_compare(self, syn: CompareSyn, type_node: TypeNode) -> ComparePolicy | None:
         if syn.name not in COMPARE_POLICIES:
-            hint = did_you_mean(syn.name, COMPARE_POLICIES)
+            hint = self.suggest(syn.name, COMPARE_POLICIES)
             message = f"unknown compare policy '{syn.name}'" + (f"; did you mean '{hint}'?" if hint else "")
             self.error(syn.loc, message + f" (choose from {', '.join(COMPARE_POLICIES)})", suggestion=hint)
             return None

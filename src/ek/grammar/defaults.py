@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ek.grammar.diagnostics import did_you_mean
@@ -31,6 +31,9 @@ ErrorSink = Callable[..., None]
 #: Follows named types: ``resolve(type, constraints) -> (structural type, merged constraints)``.
 Resolver = Callable[[TypeNode, Constraints], "tuple[TypeNode, Constraints]"]
 
+#: Finds a likely meant word: ``suggest(word, candidates) -> candidate or None``.
+Suggest = Callable[[str, "Iterable[str]"], "str | None"]
+
 
 class Unresolved(Exception):
     """A type that cannot be resolved (unknown or recursive): checks that need it are skipped."""
@@ -39,9 +42,10 @@ class Unresolved(Exception):
 class DefaultChecker:
     """Converts default literals, reporting each misfit through ``error``."""
 
-    def __init__(self, error: ErrorSink, resolve: Resolver) -> None:
+    def __init__(self, error: ErrorSink, resolve: Resolver, suggest: Suggest = did_you_mean) -> None:
         self.error = error
         self.resolve = resolve
+        self.suggest = suggest
 
     def convert(self, lit: Lit, type_node: TypeNode, constraints: Constraints = NO_CONSTRAINTS) -> Any:
         """The Python value of a default literal for ``type_node``; errors are reported, not raised."""
@@ -61,7 +65,7 @@ class DefaultChecker:
             if lit.kind in ("name", "string") and lit.value in base.members:
                 return lit.value
             if lit.kind in ("name", "string"):
-                hint = did_you_mean(lit.value, base.members)
+                hint = self.suggest(lit.value, base.members)
                 message = f"default {shown} is not a member of {describe(base)}"
                 self.error(lit.loc, message + (f"; did you mean '{hint}'?" if hint else ""), suggestion=hint)
             else:
@@ -113,7 +117,7 @@ class DefaultChecker:
         for key, key_loc, value in lit.value:
             spec = base.field(key)
             if spec is None:
-                hint = did_you_mean(key, names)
+                hint = self.suggest(key, names)
                 self.error(
                     key_loc,
                     f"unknown field '{key}' in default" + (f"; did you mean '{hint}'?" if hint else ""),

@@ -95,6 +95,27 @@ def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
     return matches[0] if matches else None
 
 
+class Suggester:
+    """:func:`did_you_mean` on a budget, so a file of thousands of misspellings among thousands of names
+    checks in linear time: each lookup spends one unit per candidate, and once ``budget`` is spent the
+    errors are still reported, only without a suggestion.
+
+    >>> suggest = Suggester(budget=4)
+    >>> suggest("strng", ["str", "int", "float"]), suggest("flot", ["str", "int", "float"]), suggest("bol", ["bool"])
+    ('str', None, 'bool')
+    """
+
+    def __init__(self, budget: int = 30_000) -> None:
+        self.left = budget
+
+    def __call__(self, word: str, candidates: Iterable[str]) -> str | None:
+        pool = candidates if isinstance(candidates, (list, tuple)) else list(candidates)
+        if len(pool) > self.left:
+            return None
+        self.left -= len(pool)
+        return did_you_mean(word, pool)
+
+
 def render_all(diagnostics: Sequence[Diagnostic], sources: dict[str, str] | None = None) -> str:
     """Every diagnostic, each with its source line when the file's text is known."""
     split = {name: text.split("\n") for name, text in (sources or {}).items()}  # once per file, not per error
