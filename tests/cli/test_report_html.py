@@ -121,3 +121,17 @@ def test_report_html_neutralises_bidi_overrides_in_corpus_text(tmp_path: Path) -
     run_ek("score", corpus, "--html", html)
     text = html.read_text(encoding="utf-8")
     assert "evil" in text and rlo not in text  # shown as a visible escape, so it cannot reorder the page
+
+
+def test_report_html_weighted_vs_unweighted_chart_shares_one_scale(tmp_path: Path) -> None:
+    html = tmp_path / "report.html"
+    run_ek("score", EXAMPLE / "corpus.jsonl", "--grammar", EXAMPLE / "travel-v2.ek", "--html", html)
+    text = html.read_text(encoding="utf-8")
+    chart = re.search(r'<svg class="chart chart-weights".*?</svg>', text, re.S).group(0)
+    bars = {title: float(h) for h, title in re.findall(r'<rect [^>]*height="([\d.]+)"[^>]*><title>([^<]*)</title>',
+                                                         chart)}
+    # the example: weighted TP/FP/FN 31/33/37 of 101, units 18/11/13 of 42; bars are shares on one scale
+    weighted_tp = next(h for t, h in bars.items() if t.startswith("cost-weighted TP"))
+    units_tp = next(h for t, h in bars.items() if t.startswith("unweighted units TP"))
+    assert weighted_tp / units_tp == pytest.approx((31 / 101) / (18 / 42), rel=0.02)
+    assert "31%" in chart and "43%" in chart

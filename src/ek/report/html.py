@@ -63,6 +63,15 @@ def _alignment_rows(detail: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+KINDS = ("tp", "fp", "fn")
+
+
+def _shares(counts: dict[str, float]) -> list[tuple[str, float, str]]:
+    """Each kind's percentage of TP + FP + FN: weighted sums and unit counts become comparable on one scale."""
+    total = sum(counts.values()) or 1.0
+    return [(k.upper(), 100.0 * counts[k] / total, KIND_COLOURS[k]) for k in KINDS]
+
+
 def _plots(report: dict[str, Any]) -> dict[str, Any]:
     tools = sorted(report["per_tool"], key=lambda t: (t["f1"], t["tool"]))
     o = report["overall"]
@@ -73,9 +82,10 @@ def _plots(report: dict[str, Any]) -> dict[str, Any]:
                               title="Weight lost per error type", fmt="{:g}", colour=KIND_COLOURS["fp"],
                               css_class="chart chart-reasons"),
         "weighted": grouped_bars(
-            [("cost-weighted", [(k.upper(), o[k], KIND_COLOURS[k]) for k in ("tp", "fp", "fn")]),
-             ("unweighted units", [(k.upper(), o["units"][k], KIND_COLOURS[k]) for k in ("tp", "fp", "fn")])],
-            title="Cost-weighted vs unweighted counts", css_class="chart chart-weights"),
+            [("cost-weighted", _shares({k: o[k] for k in KINDS})),
+             ("unweighted units", _shares({k: o["units"][k] for k in KINDS}))],
+            title="Share of TP / FP / FN: cost-weighted vs unweighted", fmt="{:.0f}%",
+            css_class="chart chart-weights"),
     }
 
 

@@ -69,9 +69,10 @@ def hbar_chart(items: Sequence[tuple[str, float]], *, title: str, max_value: flo
 
 def grouped_bars(groups: Sequence[tuple[str, Sequence[tuple[str, float, str]]]], *, title: str,
                  fmt: str = "{:g}", css_class: str = "chart") -> Markup:
-    """Vertical bar groups: ``(group label, [(series label, value, colour), ...])``, one shared scale per group.
+    """Vertical bar groups: ``(group label, [(series label, value, colour), ...])`` on one shared scale.
 
-    Each group is scaled on its own (weighted totals and unit counts live on different scales).
+    One scale for all groups, so equal heights mean equal values; to compare
+    quantities of different units, pass shares (as :mod:`ek.report.html` does).
     """
     bar, gap, group_gap, plot_h, top = 34, 6, 40, 160, 44
     n_series = max((len(s) for _, s in groups), default=1)
@@ -82,9 +83,9 @@ def grouped_bars(groups: Sequence[tuple[str, Sequence[tuple[str, float, str]]]],
              f'height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label="{_esc(title)}">',
              f'<title>{_esc(title)}</title>',
              f'<text x="0" y="16" class="chart-title">{_esc(title)}</text>']
+    scale = max([v for _, series in groups for _, v, _ in series] + [0.0]) or 1.0
     for g, (group_label, series) in enumerate(groups):
         x0 = group_gap + g * (group_w + group_gap)
-        scale = max([v for _, v, _ in series] + [0.0]) or 1.0
         for s, (label, value, colour) in enumerate(series):
             h = value / scale * plot_h
             x = x0 + s * (bar + gap)
