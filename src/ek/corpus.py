@@ -145,6 +145,15 @@ def _read_gold(value: Any) -> tuple[Step, ...]:
         raise ValueError("'gold' values are nested too deeply") from None
 
 
+def _other_type_hint(episode_id: str | int, gold_by_id: Mapping[Any, GoldEntry]) -> str:
+    """Point out ``7`` vs ``"7"``: ids are compared with their JSON type."""
+    if isinstance(episode_id, int) and str(episode_id) in gold_by_id:
+        return f" (the gold file has the string {str(episode_id)!r}; ids must match in type too)"
+    if isinstance(episode_id, str) and re.fullmatch(r"-?[0-9]{1,30}", episode_id) and int(episode_id) in gold_by_id:
+        return f" (the gold file has the integer {int(episode_id)}; ids must match in type too)"
+    return ""
+
+
 def parse_episode(raw: bytes | str, line: int, gold_by_id: Mapping[Any, GoldEntry] | None = None
                   ) -> Episode | LineError:
     """Decode one non-blank corpus line into an :class:`Episode`, or say why it cannot be scored.
@@ -183,7 +192,8 @@ def parse_episode(raw: bytes | str, line: int, gold_by_id: Mapping[Any, GoldEntr
                 raise KeyError("no 'gold' on the line and no 'id' to look it up in the gold file")
             entry = gold_by_id.get(episode_id)
             if entry is None:
-                raise KeyError(f"no 'gold' on the line and id {episode_id!r} is not in the gold file")
+                raise KeyError(f"no 'gold' on the line and id {episode_id!r} is not in the gold file"
+                               + _other_type_hint(episode_id, gold_by_id))
             gold = entry.gold
             grammar = grammar or entry.grammar
         else:

@@ -119,3 +119,13 @@ def test_numeric_options_say_what_they_expect() -> None:
     proc = run_ek("score", "-", "--bootstrap", "x")
     assert proc.returncode == 2 and "_non_negative" not in proc.stderr
     assert "--bootstrap: expected a whole number 0 or more, got 'x'" in proc.stderr
+
+
+def test_an_id_of_the_other_type_in_the_gold_file_gets_a_hint() -> None:
+    from ek.corpus import GoldEntry
+
+    gold_by_id = {"7": GoldEntry(()), 8: GoldEntry(())}
+    as_int = parse_episode('{"id": 7, "pred": ""}', 1, gold_by_id)
+    as_str = parse_episode('{"id": "8", "pred": ""}', 2, gold_by_id)
+    assert "the gold file has the string '7'" in as_int.reason
+    assert "the gold file has the integer 8" in as_str.reason
