@@ -135,3 +135,10 @@ def test_report_html_weighted_vs_unweighted_chart_shares_one_scale(tmp_path: Pat
     units_tp = next(h for t, h in bars.items() if t.startswith("unweighted units TP"))
     assert weighted_tp / units_tp == pytest.approx((31 / 101) / (18 / 42), rel=0.02)
     assert "31%" in chart and "43%" in chart
+
+
+def test_report_html_does_not_call_a_bad_run_perfect_when_no_worst_episode_is_listed(tmp_path: Path) -> None:
+    html = tmp_path / "report.html"
+    run_ek("score", EXAMPLE / "corpus.jsonl", "--grammar", EXAMPLE / "travel-v2.ek", "--html", html, "--worst", "0")
+    text = html.read_text(encoding="utf-8")
+    assert "every episode is perfect" not in text and "none listed (--worst 0)" in text
