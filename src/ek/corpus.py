@@ -108,6 +108,9 @@ def _decode_line(raw: bytes | str) -> Any:
 
 
 def _json_error(exc: json.JSONDecodeError) -> str:
+    if exc.msg.startswith("Invalid control character") and exc.pos < len(exc.doc):
+        return (f"invalid JSON at column {exc.colno}: a raw control character (U+{ord(exc.doc[exc.pos]):04X}) "
+                "inside a string; JSON needs it escaped (\\t, \\n, \\u0000)")
     cut = exc.pos >= len(exc.doc) or exc.msg.startswith("Unterminated string")
     hint = " (line cut short?)" if cut else ""
     return f"invalid JSON at column {exc.colno}: {exc.msg}{hint}"

@@ -28,7 +28,8 @@ def _hostile_lines() -> list[tuple[bytes, str | None]]:
         (b"\xef\xbb\xbf" + dump({"id": "bom", "pred": OK, "gold": G}), None),      # BOM of a Windows editor
         (dump({"id": "crlf", "pred": OK, "gold": G}) + b"\r", None),
         (os.urandom(64).replace(b"\n", b"-") + b"\xff", "not UTF-8"),
-        (b'{"id": "raw-nul\x00", "pred": "", "gold": []}', "invalid JSON"),
+        (b'{"id": "raw-nul\x00", "pred": "", "gold": []}', "a raw control character (U+0000) inside a string"),
+        (b'{"id": "raw-tab\t", "pred": "", "gold": []}', "a raw control character (U+0009) inside a string"),
         (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
         (dump({"id": "deep-gold-text", "pred": "", "gold": "[" * 100_000 + "]" * 100_000}), "nested too deeply"),
         (dump({"id": "deep-gold", "pred": "", "gold": [gold("f", x=_nested(700))]}), "nested too deeply"),
