@@ -83,8 +83,22 @@ def _short(value: Any, limit: int = 60) -> str:
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
-class NotUnicodeError(ValueError):
+class LineDataError(ValueError):
+    """A line that is JSON by syntax but not usable data (the message says why)."""
+
+
+class NotUnicodeError(LineDataError):
     """A JSON line whose strings hold a lone UTF-16 surrogate: valid JSON syntax, but not text."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` refusing a key given twice (json would silently keep the last one)."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise LineDataError(f"duplicate key {twice!r} in a JSON object: which value is meant is ambiguous")
+    return obj
 
 
 def _check_unicode(text: str, obj: Any) -> None:
@@ -102,7 +116,7 @@ def _decode_line(raw: bytes | str) -> Any:
     text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
     # a byte order mark (Windows editors, concatenated files) is not part of the JSON text
     text = text.strip().removeprefix("\ufeff")
-    obj = json.loads(text)
+    obj = json.loads(text, object_pairs_hook=_unique_keys)
     _check_unicode(text, obj)
     return obj
 
@@ -176,7 +190,7 @@ def parse_episode(raw: bytes | str, line: int, gold_by_id: Mapping[Any, GoldEntr
         return LineError(line, None, _json_error(exc))
     except RecursionError:
         return LineError(line, None, "invalid JSON: nested too deeply")
-    except NotUnicodeError as exc:
+    except LineDataError as exc:
         return LineError(line, None, str(exc))
     if not isinstance(obj, dict):
         return LineError(line, None, f"expected a JSON object per line, got {type(obj).__name__}: {_short(obj)}")
@@ -269,8 +283,9 @@ def load_gold_file(path: str | Path) -> tuple[dict[Any, GoldEntry], list[LineErr
         for number, raw in iter_raw_lines(stream, counts):
             try:
                 obj = _decode_line(raw)
-            except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, NotUnicodeError) as exc:
-                reason = _json_error(exc) if isinstance(exc, json.JSONDecodeError) else f"unreadable: {exc}"
+            except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, LineDataError) as exc:
+                reason = (_json_error(exc) if isinstance(exc, json.JSONDecodeError) else str(exc)
+                          if isinstance(exc, LineDataError) else f"unreadable: {exc}")
                 errors.append(LineError(number, None, reason))
                 continue
             episode_id = None
@@ -297,6 +312,7 @@ __all__ = [
     "GRAMMAR_REF",
     "GoldEntry",
     "LineCounts",
+    "LineDataError",
     "LineError",
     "NotUnicodeError",
     "PRED_KEYS",

@@ -39,6 +39,9 @@ def _hostile_lines() -> list[tuple[bytes, str | None]]:
         (dump({"id": 1.5, "pred": OK, "gold": G}), "'id' must be"),
         (dump({"id": -3, "pred": OK, "gold": G}), None),
         (b"\x00\x00\x00", "invalid JSON"),
+        (b'{"id": "two-preds", "pred": "f()", "gold": [], "pred": "g()"}', "duplicate key 'pred'"),
+        (b'{"id": "dup-arg", "pred": "", "gold": [{"name": "f", "arguments": {"x": 1, "x": 2}}]}',
+         "duplicate key 'x'"),
         (dump({"id": "\u202egnp.exe", "pred": "\u202e" + OK, "gold": G}), None),
     ]
 
