@@ -133,3 +133,8 @@ def test_an_id_of_the_other_type_in_the_gold_file_gets_a_hint() -> None:
     as_str = parse_episode('{"id": "8", "pred": ""}', 2, gold_by_id)
     assert "the gold file has the string '7'" in as_int.reason
     assert "the gold file has the integer 8" in as_str.reason
+
+
+def test_help_states_the_exit_statuses() -> None:
+    assert "exit status: 0 when every line was scored" in run_ek("score", "--help").stdout
+    assert "exit status: 0 with a verdict" in run_ek("compare", "--help").stdout

@@ -34,6 +34,9 @@ FEW_PAIRED = 30
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = ("exit status: 0 with a verdict (significant or not), 1 without one: lines not scored, ids "
+                     "that do not pair up one to one (unless --allow-errors), or fewer than 2 paired episodes; "
+                     "2 for usage errors")
     parser.add_argument("a", metavar="A.jsonl", help="corpus of system A (the baseline)")
     parser.add_argument("b", metavar="B.jsonl", help="corpus of system B (the candidate)")
     add_metric_arguments(parser)

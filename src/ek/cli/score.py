@@ -84,6 +84,9 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = ("exit status: 0 when every line was scored, 1 when some line could not be (0 with "
+                     "--allow-errors), 2 for usage errors: a missing file, a bad option, a --grammar that does "
+                     "not resolve, a report path that cannot be written")
     parser.add_argument("corpus", metavar="CORPUS.jsonl",
                         help="JSON lines, one episode each: id, pred (or output/prediction/completion), gold, "
                              "optional grammar; '-' reads stdin")
