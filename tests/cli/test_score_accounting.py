@@ -104,3 +104,21 @@ def test_score_progress_bar_only_on_a_terminal(tmp_path: Path) -> None:
     assert "lines/s" not in stdout and "Overall" in stdout   # the report, clean on stdout
     piped = subprocess.run([sys.executable, "-m", "ek", "score", str(path)], capture_output=True, text=True)
     assert "lines/s" not in piped.stderr
+
+
+def test_a_scorer_bug_costs_one_line_not_the_run() -> None:
+    from ek.report.grammars import MetricCache
+
+    def broken_metric(pred: object, gold: object) -> object:
+        return 1 / 0
+
+    class Faulty(MetricCache):  # fault injection: the metric of line 2 hits an unexpected bug
+        def for_episode(self, ref, episode_id):  # type: ignore[no-untyped-def]
+            return broken_metric if episode_id == "b" else super().for_episode(ref, episode_id)
+
+    options = RunOptions()
+    cache = Faulty(level="call", canonicalizer="fold", optimal=False, default_grammar=None, search_path=())
+    lines = [(n, json.dumps(g).encode()) for n, g in enumerate(GOOD[:3], 1)]
+    summary = runner.score_lines(options, cache, lines, None)
+    assert summary.episodes == 2 and [e.line for e in summary.errors] == [2]
+    assert "internal error" in summary.errors[0].reason and "ZeroDivisionError" in summary.errors[0].reason

@@ -136,6 +136,11 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
         except RecursionError:  # a value deep enough to exhaust the stack somewhere in the metric
             summary.add_error(LineError(number, item.id, "cannot score: values nested too deeply"))
             continue
+        except Exception as exc:  # noqa: BLE001 - a bug in the scorer must cost one line, not a long run
+            summary.add_error(LineError(number, item.id, f"cannot score: internal error in the scorer "
+                                                         f"({type(exc).__name__}: {exc}); please report it with "
+                                                         "this line"))
+            continue
         summary.add(number, item.id, score, cache.grammar_label(item.grammar))
     summary.attach_details(alignment_dict)
     return summary
