@@ -253,9 +253,9 @@ def test_bytes_output_is_read_as_text() -> None:
     [
         ([{"parameters": {}}], [{"f": {"x": [1]}}], "functions[0]: a function needs a 'name' string"),
         ("f", [{"f": {"x": [1]}}], "functions must be a list of function objects (or a question entry), got str"),
-        ([{"name": "f", "parameters": []}], [{"f": {"x": [1]}}], "functions[0].parameters must be an object"),
+        ([{"name": "f", "parameters": []}], [{"f": {"x": [1]}}], "function 'f': 'parameters' must be an object"),
         ([{"name": "f", "parameters": {"properties": []}}], [{"f": {"x": [1]}}],
-         "functions[0].parameters.properties must be an object"),
+         "function 'f': 'parameters.properties' must be an object"),
         ([{"name": "f"}], "x", "possible_answer must be a list of {func_name: {param: [values]}}"),
         ([{"name": "f"}], [], "possible_answer is empty"),
         ([{"name": "f"}], [{"f": {"x": 1}}], "possible_answer[0]['f']['x'] must be a list of acceptable values"),

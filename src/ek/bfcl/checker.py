@@ -132,25 +132,35 @@ class _Context:
 
 
 def _functions(functions: Any) -> list[Mapping[str, Any]]:
-    """The entry's function schemas, checked enough that checking cannot crash on them."""
+    """The entry's function schemas, each checked to have a name (parameters: when a call is checked)."""
     if isinstance(functions, Mapping):
         functions = functions["function"] if "function" in functions else [functions]
-    if not isinstance(functions, Sequence) or isinstance(functions, str):
-        raise ValueError(f"functions must be a list of function objects (or a question entry), "
-                         f"got {type(functions).__name__}")
+    if type(functions) is not list:
+        if not isinstance(functions, Sequence) or isinstance(functions, str):
+            raise ValueError(f"functions must be a list of function objects (or a question entry), "
+                             f"got {type(functions).__name__}")
+        functions = list(functions)
     for i, func in enumerate(functions):
-        if not isinstance(func, Mapping) or not isinstance(func.get("name"), str):
+        if type(func) is not dict and not isinstance(func, Mapping) or type(func.get("name")) is not str:
             raise ValueError(f"functions[{i}]: a function needs a 'name' string, got {func!r:.100}")
-        params = func.get("parameters", {})
-        if not isinstance(params, Mapping):
-            raise ValueError(f"functions[{i}].parameters must be an object, got {type(params).__name__}")
-        if not isinstance(params.get("properties", {}), Mapping):
-            raise ValueError(f"functions[{i}].parameters.properties must be an object, "
-                             f"got {type(params['properties']).__name__}")
-        if not isinstance(params.get("required", []), list):
-            raise ValueError(f"functions[{i}].parameters.required must be a list, "
-                             f"got {type(params['required']).__name__}")
-    return list(functions)
+    checked: list[Mapping[str, Any]] = functions
+    return checked
+
+
+def _parameters(func: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[str, Any], list[Any]]:
+    """A function's ``parameters``, ``properties`` and ``required``, or a ValueError naming the function."""
+    params = func.get("parameters", {})
+    if not isinstance(params, Mapping):
+        raise ValueError(f"function {func['name']!r}: 'parameters' must be an object, got {type(params).__name__}")
+    details = params.get("properties", {})
+    if not isinstance(details, Mapping):
+        raise ValueError(f"function {func['name']!r}: 'parameters.properties' must be an object, "
+                         f"got {type(details).__name__}")
+    required = params.get("required", [])
+    if not isinstance(required, list):
+        raise ValueError(f"function {func['name']!r}: 'parameters.required' must be a list, "
+                         f"got {type(required).__name__}")
+    return params, details, required
 
 
 _ANSWER_SHAPE = "{func_name: {param: [values]}}"
@@ -160,17 +170,20 @@ def _answers(possible_answer: Any, category: str) -> list[Mapping[str, Any]]:
     """The entry's ground truth, checked to be BFCL's shape (one function per item, lists of values)."""
     if isinstance(possible_answer, Mapping):
         possible_answer = possible_answer.get("ground_truth", [possible_answer])
-    if not isinstance(possible_answer, Sequence) or isinstance(possible_answer, str):
+    if type(possible_answer) is not list and (not isinstance(possible_answer, Sequence)
+                                              or isinstance(possible_answer, str)):
         raise ValueError(f"possible_answer must be a list of {_ANSWER_SHAPE} (or an answer entry), "
                          f"got {type(possible_answer).__name__}")
     if not possible_answer and "relevance" not in category:
         raise ValueError("possible_answer is empty: it must list one call per expected call")
     for i, call in enumerate(possible_answer):
-        if not isinstance(call, Mapping) or len(call) != 1 or not isinstance(next(iter(call.values())), Mapping):
+        if type(call) is not dict and not isinstance(call, Mapping) or len(call) != 1:
             raise ValueError(f"possible_answer[{i}] must be {_ANSWER_SHAPE}, got {call!r:.100}")
         ((name, params),) = call.items()
+        if type(params) is not dict and not isinstance(params, Mapping):
+            raise ValueError(f"possible_answer[{i}] must be {_ANSWER_SHAPE}, got {call!r:.100}")
         for param, options in params.items():
-            if not isinstance(options, list):
+            if type(options) is not list:
                 raise ValueError(f"possible_answer[{i}][{name!r}][{param!r}] must be a list of acceptable values, "
                                  f"got {options!r:.100}")
     return list(possible_answer)
@@ -267,10 +280,9 @@ def _call_checker(func: Mapping[str, Any], call: Step, answer: Mapping[str, Any]
         name = name.replace(".", "_")
     if call.name != name:
         return _fail("simple_function_checker:wrong_func_name", f"Function name {name!r} not found in model output.")
-    params = func.get("parameters", {})
-    details = params.get("properties", {})
+    _, details, required = _parameters(func)
     args = call.args
-    for param in params.get("required", []):
+    for param in required:
         if param not in args:
             return _fail("simple_function_checker:missing_required", f"Missing required parameter: {param!r}.")
     for param, value in args.items():
