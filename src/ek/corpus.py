@@ -187,7 +187,11 @@ def parse_episode(raw: bytes | str, line: int, gold_by_id: Mapping[Any, GoldEntr
     except UnicodeDecodeError as exc:
         return LineError(line, None, f"not UTF-8 text: {exc.reason} at byte {exc.start}")
     except json.JSONDecodeError as exc:
-        return LineError(line, None, _json_error(exc))
+        hint = ""
+        if exc.doc.strip() in ("[", "{"):
+            hint = ("; is the file one indented JSON document? ek score reads JSON lines (one episode per line: "
+                    "e.g. jq -c '.[]' FILE)")
+        return LineError(line, None, _json_error(exc) + hint)
     except RecursionError:
         return LineError(line, None, "invalid JSON: nested too deeply")
     except LineDataError as exc:

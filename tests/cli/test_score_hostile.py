@@ -138,3 +138,25 @@ def test_an_id_of_the_other_type_in_the_gold_file_gets_a_hint() -> None:
 def test_help_states_the_exit_statuses() -> None:
     assert "exit status: 0 when every line was scored" in run_ek("score", "--help").stdout
     assert "exit status: 0 with a verdict" in run_ek("compare", "--help").stdout
+
+
+def test_an_indented_json_document_gets_a_hint(tmp_path: Path) -> None:
+    corpus = tmp_path / "results.json"
+    corpus.write_text(json.dumps([{"id": "a", "pred": OK, "gold": G}], indent=2), encoding="utf-8")
+    proc = run_ek("score", corpus)
+    assert proc.returncode == 1
+    assert "line 1: invalid JSON" in proc.stdout and "one indented JSON document" in proc.stdout
+
+
+def test_a_pipe_path_is_a_corpus_and_a_folder_is_not(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text(json.dumps({"pred": OK, "gold": G}) + "\n", encoding="utf-8")
+    proc = subprocess.run(["bash", "-c", '"$1" -m ek score <(cat "$2")', "-", sys.executable, str(corpus)],
+                          capture_output=True, text=True, timeout=60)  # a /dev/fd/N pipe, as <(zcat ...) gives
+    assert proc.returncode == 0, proc.stderr
+    assert "1 episodes scored" in proc.stdout
+    folder = run_ek("score", tmp_path)
+    assert folder.returncode == 2 and f"{tmp_path}: is a folder" in folder.stderr

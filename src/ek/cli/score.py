@@ -140,8 +140,10 @@ def check_inputs(command: str, args: argparse.Namespace, paths: list[str]) -> in
     if args.grammar and args.bfcl_questions:
         return usage_error(command, "--grammar and --bfcl-questions both choose the grammar; give one of them")
     for path in paths + [p for p in (args.gold, args.bfcl_answers, args.bfcl_questions) if p]:
-        if path != "-" and not os.path.isfile(path):
+        if path != "-" and not os.path.exists(path):  # pipes (<(zcat ...), /dev/stdin) are fine
             return usage_error(command, f"no such file: {path}")
+        if os.path.isdir(path):
+            return usage_error(command, f"{path}: is a folder, not a file")
     if args.bfcl_answers:
         from ek.bfcl import BfclDataError, read_possible_answers
 
