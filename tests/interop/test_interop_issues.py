@@ -235,3 +235,26 @@ def test_line_breaks_in_patterns_become_escapes_the_dsl_can_hold(pattern: str, k
 def test_a_file_in_another_format_gets_a_hint(data: Any, source: str, hint: str) -> None:
     result = import_tools(data, source)
     assert result.errors and hint in result.errors[0].message, result.issues
+
+
+@pytest.mark.parametrize(
+    ("data", "source", "path", "fragment"),
+    [
+        ({"tools": 5}, "mcp", "$.tools", "'tools' must be a list"),
+        ({"tools": "abc"}, "openai", "$.tools", "'tools' must be a list"),
+        ({"result": {"tools": "abc"}}, "mcp", "$.result.tools", "'tools' must be a list"),
+        (None, "openai", "$", "a tool must be an object, got NoneType"),
+    ],
+)
+def test_a_tools_list_that_is_not_a_list_is_an_error_at_its_path(data: Any, source: str, path: str,
+                                                                 fragment: str) -> None:
+    result = import_tools(data, source)
+    assert [(i.path, i.severity) for i in result.issues] == [(path, "error")], result.issues
+    assert fragment in result.issues[0].message
+
+
+def test_export_wants_a_grammar() -> None:
+    from ek.interop import export_tools
+
+    with pytest.raises(TypeError, match="export_tools needs a GraphGrammar .* got str"):
+        export_tools("travel.ek", "openai")  # type: ignore[arg-type]

@@ -131,6 +131,9 @@ def _rename(node: TypeNode, renames: dict[str, str]) -> TypeNode:
 
 def export_tools(grammar: GraphGrammar, target: str) -> tuple[Any, tuple[Issue, ...]]:
     """The grammar's tools as ``target`` (one of :data:`TARGETS`) JSON data, and what could not be kept."""
+    if not isinstance(grammar, GraphGrammar):
+        raise TypeError(f"export_tools needs a GraphGrammar (ek.grammar.load or parse gives one), "
+                        f"got {type(grammar).__name__}")
     issues = Issues()
     data = export(grammar, target, issues)
     return data, tuple(issues.items)

@@ -28,15 +28,27 @@ class RawTool:
     weight: Any = None
 
 
-def _listed(data: Any, key: str) -> tuple[list[Any], str]:
+def _listed(data: Any, key: str, issues: Issues) -> tuple[list[Any], str]:
+    """The tool items of ``data`` (a list, ``{key: [...]}`` or a JSON-RPC ``{"result": {key: [...]}}``) and their path.
+
+    A single object is one tool, at ``$``; a ``key`` that does not hold a list is an error.
+    """
+    container, base = data, "$"
     if isinstance(data, Mapping) and isinstance(data.get("result"), Mapping) and key in data["result"]:
-        return list(data["result"][key]), f"$.result.{key}"
-    if isinstance(data, Mapping) and key in data:
-        value = data[key]
-        return (list(value), f"$.{key}") if isinstance(value, list) else ([], f"$.{key}")
+        container, base = data["result"], "$.result"
+    if isinstance(container, Mapping) and key in container:
+        value, path = container[key], child(base, key)
+        if not isinstance(value, (list, tuple)):
+            issues.error(path, f"{key!r} must be a list of tools, got {type(value).__name__}; nothing imported")
+            return [], path
+        return list(value), path
     if isinstance(data, (list, tuple)):
         return list(data), "$"
     return [data], "$"
+
+
+def _item_path(base: str, index: int, single: bool) -> str:
+    return base if single else child(base, index)
 
 
 def _extra_keys(obj: Mapping[str, Any], known: set[str], path: str, issues: Issues) -> None:
@@ -100,9 +112,10 @@ def _tool(obj: Any, schema_key: str, path: str, issues: Issues, known: set[str])
 
 def openai_tools(data: Any, issues: Issues) -> Iterator[RawTool]:
     """``[{"type": "function", "function": {...}}]``, ``{"tools": [...]}`` or bare function objects."""
-    items, base = _listed(data, "tools")
+    items, base = _listed(data, "tools", issues)
+    single = base == "$" and not isinstance(data, (list, tuple))
     for i, item in enumerate(items):
-        path = child(base, i)
+        path = _item_path(base, i, single)
         if isinstance(item, Mapping) and isinstance(item.get("function"), Mapping):
             if item.get("type", "function") != "function":
                 issues.error(path, f"tool type {item.get('type')!r} is not a function; skipped")
@@ -121,9 +134,10 @@ def openai_tools(data: Any, issues: Issues) -> Iterator[RawTool]:
 
 def anthropic_tools(data: Any, issues: Issues) -> Iterator[RawTool]:
     """``[{"name", "description", "input_schema"}]`` or ``{"tools": [...]}``; server tools are reported."""
-    items, base = _listed(data, "tools")
+    items, base = _listed(data, "tools", issues)
+    single = base == "$" and not isinstance(data, (list, tuple))
     for i, item in enumerate(items):
-        path = child(base, i)
+        path = _item_path(base, i, single)
         if isinstance(item, Mapping) and "input_schema" not in item and item.get("type") not in (None, "custom"):
             issues.error(path, f"server tool of type {item.get('type')!r} has no input schema; skipped"
                                f"{format_hint(item, 'input_schema')}")
@@ -135,16 +149,17 @@ def anthropic_tools(data: Any, issues: Issues) -> Iterator[RawTool]:
 
 def mcp_tools(data: Any, issues: Issues) -> Iterator[RawTool]:
     """An MCP ``tools/list`` result (``{"tools": [...]}``, possibly under ``result``) or a list of tools."""
-    items, base = _listed(data, "tools")
+    items, base = _listed(data, "tools", issues)
+    single = base == "$" and not isinstance(data, (list, tuple))
     for i, item in enumerate(items):
-        tool = _tool(item, "inputSchema", child(base, i), issues, set())
+        tool = _tool(item, "inputSchema", _item_path(base, i, single), issues, set())
         if tool is not None:
             yield tool
 
 
 def jsonschema_tools(data: Any, issues: Issues) -> Iterator[RawTool]:
     """One object schema per tool (or a list of them), each named by its ``title``."""
-    items, base = _listed(data, "tools") if isinstance(data, (list, tuple)) else ([data], "$")
+    items, base = (list(data), "$") if isinstance(data, (list, tuple)) else ([data], "$")
     for i, item in enumerate(items):
         path = child(base, i) if isinstance(data, (list, tuple)) else base
         if not isinstance(item, Mapping):
