@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ek.runtime.violation import Violation
+from ek.runtime.violation import Violation, short_repr
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -36,7 +36,7 @@ def key_segment(name: object) -> str:
         import json
 
         return "[" + json.dumps(name, ensure_ascii=False) + "]"
-    return "[" + repr(name) + "]"
+    return "[" + short_repr(name) + "]"
 
 
 def is_date(value: str) -> bool:
@@ -86,7 +86,7 @@ def unknown_keys(
     """
     prefix = path if isinstance(path, str) else "".join(map(str, path))
     extra = [k for k in mapping if k not in known]
-    for key in sorted(extra, key=repr):
+    for key in sorted(extra, key=short_repr):
         errors.append(Violation(prefix + key_segment(key), "unknown argument"))
 
 
@@ -101,5 +101,5 @@ def short(value: object, limit: int = 60) -> str:
     >>> short("x" * 100, 10)
     "'xxxxxx..."
     """
-    text = repr(value)
+    text = short_repr(value, limit + 1)
     return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -136,14 +136,14 @@ def type_name(value: object) -> str:
     return type(value).__name__
 
 
-def short_repr(value: object) -> str:
-    """``repr(value)``, at most 80 characters (bad values can be huge); never raises.
+def short_repr(value: object, limit: int = 80) -> str:
+    """``repr(value)``, at most ``limit`` characters (bad values can be huge); never raises.
 
     >>> short_repr("x" * 100)[-3:], short_repr(10 ** 5000)
     ('xxx', '<int of 16610 bits>')
     """
     try:
-        return repr(value)[:80]
+        return repr(value)[:limit]
     except Exception:  # an int past the 4300-digit str limit, a broken __repr__
         if isinstance(value, int):
             return f"<int of {value.bit_length()} bits>"
