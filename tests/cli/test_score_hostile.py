@@ -160,3 +160,18 @@ def test_a_pipe_path_is_a_corpus_and_a_folder_is_not(tmp_path: Path) -> None:
     assert "1 episodes scored" in proc.stdout
     folder = run_ek("score", tmp_path)
     assert folder.returncode == 2 and f"{tmp_path}: is a folder" in folder.stderr
+
+
+def test_jobs_read_a_piped_gold_file_once(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from ekcli import gold_file_for, synthetic_corpus
+
+    corpus = synthetic_corpus(tmp_path / "c.jsonl", 1200, with_gold=False)
+    gold_file = gold_file_for(tmp_path / "g.jsonl", 1200)
+    script = '"$1" -m ek score "$2" --gold <(cat "$3") --jobs 2 --json "$4"'
+    proc = subprocess.run(["bash", "-c", script, "-", sys.executable, str(corpus), str(gold_file),
+                           str(tmp_path / "r.json")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    assert json.loads((tmp_path / "r.json").read_text())["corpus"]["episodes_scored"] == 1200

@@ -144,6 +144,9 @@ def check_inputs(command: str, args: argparse.Namespace, paths: list[str]) -> in
             return usage_error(command, f"no such file: {path}")
         if os.path.isdir(path):
             return usage_error(command, f"{path}: is a folder, not a file")
+    for option, path in (("--bfcl-answers", args.bfcl_answers), ("--bfcl-questions", args.bfcl_questions)):
+        if path and not os.path.isfile(path):  # checked here, then read: a pipe would be empty the second time
+            return usage_error(command, f"{option} {path}: must be a regular file, not a pipe")
     if args.bfcl_answers:
         from ek.bfcl import BfclDataError, read_possible_answers
 

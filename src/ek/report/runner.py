@@ -57,8 +57,14 @@ class RunOptions:
     keep_details: int = 0
     keep_ids: bool = False
 
-    def metric_cache(self) -> MetricCache:
-        functions = load_bfcl_functions(self.bfcl_questions) if self.bfcl_questions else None
+    def bfcl_functions(self) -> dict[str, Any] | None:
+        """The function schemas of each BFCL question by id (``--bfcl-questions``), or None."""
+        return load_bfcl_functions(self.bfcl_questions) if self.bfcl_questions else None
+
+    def metric_cache(self, functions: Mapping[str, Any] | None = None) -> MetricCache:
+        """Metrics per grammar; ``functions``: already loaded :meth:`bfcl_functions` (else read here)."""
+        if functions is None:
+            functions = self.bfcl_functions()
         return MetricCache(level=self.level, canonicalizer=self.canonicalizer, optimal=self.optimal,
                            default_grammar=self.grammar, search_path=self.search_path, bfcl_functions=functions)
 
@@ -151,10 +157,12 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(options: RunOptions) -> None:
+def _init_worker(options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] | None,
+                 functions: Mapping[str, Any] | None) -> None:
+    """Workers get the gold and BFCL functions the parent read (input files are read once: they may be pipes)."""
     _WORKER["options"] = options
-    _WORKER["cache"] = options.metric_cache()
-    _WORKER["gold"] = options.load_gold()[0]
+    _WORKER["cache"] = options.metric_cache(functions)
+    _WORKER["gold"] = gold_by_id
 
 
 def _score_chunk(chunk: list[tuple[int, bytes]], floor: tuple[float, float, int] | None) -> Summary:
@@ -212,13 +220,14 @@ def run(path: str, options: RunOptions, *, jobs: int = 1,
     total = options.new_summary()
     with _open(path) as stream:
         metered = _Metered(iter_raw_lines(stream, counts), progress)
+        functions = options.bfcl_functions()
         if jobs <= 1:
-            cache = options.metric_cache()
+            cache = options.metric_cache(functions)
             for chunk in _chunks(iter(metered), CHUNK_LINES):
                 total.merge(score_lines(options, cache, chunk, gold_by_id, total.worst_floor()))
         else:
             context = multiprocessing.get_context(_start_method())
-            with context.Pool(jobs, initializer=_init_worker, initargs=(options,)) as pool:
+            with context.Pool(jobs, initializer=_init_worker, initargs=(options, gold_by_id, functions)) as pool:
                 pending: deque[Any] = deque()
                 for chunk in _chunks(iter(metered), CHUNK_LINES):
                     pending.append(pool.apply_async(_score_chunk, (chunk, total.worst_floor())))
