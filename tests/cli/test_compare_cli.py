@@ -114,3 +114,8 @@ def test_compare_gives_no_verdict_on_a_single_paired_episode(tmp_path: Path) -> 
     b.write_text("".join(json.dumps({"id": f"e{i}", "pred": "f(x=1)"}) + "\n" for i in range(3)))
     few = run_ek("compare", a, b, "--gold", gold)
     assert few.returncode == 0 and "note: only 3 paired episodes" in few.stdout
+
+
+def test_compare_cannot_read_both_systems_from_stdin(tmp_path: Path) -> None:
+    proc = run_ek("compare", "-", "-")
+    assert proc.returncode == 2 and "only one of A and B can be '-'" in proc.stderr

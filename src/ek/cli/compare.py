@@ -95,6 +95,9 @@ def _listing(label: str, ids: list[Any], limit: int = 20) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.a == args.b == "-":
+        print("ek compare: error: only one of A and B can be '-' (stdin can be read once)", file=sys.stderr)
+        return 2
     failed = check_inputs("compare", args, [args.a, args.b])
     if failed is not None:
         return failed
