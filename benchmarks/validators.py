@@ -16,7 +16,6 @@ import sys
 import time
 import timeit
 from collections.abc import Callable
-from functools import partial
 from typing import Annotated, Any, Literal
 
 from ek.grammar import parse
@@ -241,15 +240,18 @@ def peer_msgspec() -> dict[str, Callable[[Any], Any]]:
         metadata: Metadata | None = None
 
     def runner(kind: type) -> Callable[[Any], Any]:
-        convert = msgspec.convert
+        convert = msgspec.convert  # strict=True is its default; passing it by keyword costs ~100 ns
 
         def run(args: Any) -> Any:
             try:
-                return convert(args, kind, strict=True)
+                return convert(args, kind)
             except msgspec.ValidationError as exc:  # stops at the first error
                 return exc
 
-        return with_direct(run, partial(convert, type=kind, strict=True))
+        def direct(args: Any) -> Any:  # cheaper than partial(convert, type=kind), which goes through kwargs
+            return convert(args, kind)
+
+        return with_direct(run, direct)
 
     return {"get_weather": runner(GetWeather), "search_flights": runner(SearchFlights), "create_event": runner(CreateEvent)}
 
