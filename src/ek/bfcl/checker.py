@@ -150,10 +150,10 @@ def _functions(functions: Any) -> list[Mapping[str, Any]]:
 def _parameters(func: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[str, Any], list[Any]]:
     """A function's ``parameters``, ``properties`` and ``required``, or a ValueError naming the function."""
     params = func.get("parameters", {})
-    if not isinstance(params, Mapping):
+    if type(params) is not dict and not isinstance(params, Mapping):
         raise ValueError(f"function {func['name']!r}: 'parameters' must be an object, got {type(params).__name__}")
     details = params.get("properties", {})
-    if not isinstance(details, Mapping):
+    if type(details) is not dict and not isinstance(details, Mapping):
         raise ValueError(f"function {func['name']!r}: 'parameters.properties' must be an object, "
                          f"got {type(details).__name__}")
     required = params.get("required", [])

@@ -21,6 +21,7 @@ from ek.parsing.limits import Limits
 # Text cannot carry an integer past Python's int/str conversion limit; decoded objects are held to the same.
 _DIGITS = sys.get_int_max_str_digits() or 4300
 _BIG_INT = 10**_DIGITS
+_NEG_BIG_INT = -_BIG_INT  # computed once: negating a 4300-digit int per value would cost more than the check
 
 
 class _Budget:
@@ -66,7 +67,7 @@ def _mapping(value: Mapping[Any, Any], path: str, depth: int, limit: int, budget
         if kind is str:  # the common case, kept inline
             budget.left -= len(item)
             out[key] = item
-        elif kind is bool or item is None or (kind is int and -_BIG_INT < item < _BIG_INT):
+        elif kind is bool or item is None or (kind is int and _NEG_BIG_INT < item < _BIG_INT):
             out[key] = item
         else:
             out[key] = _value(item, _sub(path, key), depth, limit, budget, fmt)
@@ -84,7 +85,7 @@ def _value(value: Any, path: str, depth: int, limit: int, budget: _Budget, fmt: 
     if kind is str:
         budget.spend(1 + len(value), path, fmt)
         return value
-    if kind is int and not -_BIG_INT < value < _BIG_INT:
+    if kind is int and not _NEG_BIG_INT < value < _BIG_INT:
         raise ParseError(f"an integer of more than {_DIGITS} digits is not accepted (Python's int/str conversion "
                          f"limit: Exceeds the limit ({_DIGITS} digits))", path, fmt)
     if value is None or kind is bool or kind is int:
