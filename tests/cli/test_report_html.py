@@ -142,3 +142,16 @@ def test_report_html_does_not_call_a_bad_run_perfect_when_no_worst_episode_is_li
     run_ek("score", EXAMPLE / "corpus.jsonl", "--grammar", EXAMPLE / "travel-v2.ek", "--html", html, "--worst", "0")
     text = html.read_text(encoding="utf-8")
     assert "every episode is perfect" not in text and "none listed (--worst 0)" in text
+
+
+def test_report_html_stays_small_when_values_are_huge(tmp_path: Path) -> None:
+    big = "x" * 200_000
+    corpus = write_lines(tmp_path / "c.jsonl", [
+        {"id": f"big{i}", "pred": f"f(x='{big}y', n={i})", "gold": [{"name": "f", "arguments": {"x": big + "z", "n": i}}]}
+        for i in range(10)])
+    html = tmp_path / "r.html"
+    assert run_ek("score", corpus, "--html", html).returncode == 0
+    text = html.read_text(encoding="utf-8")
+    assert len(text) < 400_000, len(text)  # every value is cut to a window, not copied 200k characters at a time
+    assert text.count('class="episode"') == 10
+    assert "first difference at character 200001" in text and "xxxxy&#34;" in text and "xxxxz&#34;" in text

@@ -27,49 +27,78 @@ def plain(value: Any) -> Any:
     return repr(value)
 
 
+class Shown(str):
+    """A value already turned into (cut) display text: :func:`show` prints it as it is."""
+
+    __slots__ = ()
+
+
 def show(value: Any) -> str:
     """Compact JSON text of a value, as it appears in diffs (``<absent>`` when there is none).
 
-    >>> show({"q": "cats"}), show(ABSENT)
-    ('{"q": "cats"}', '<absent>')
+    >>> show({"q": "cats"}), show(ABSENT), show(Shown('"aaa…" (9 characters)'))
+    ('{"q": "cats"}', '<absent>', '"aaa…" (9 characters)')
     """
     if value is ABSENT:
         return "<absent>"
+    if isinstance(value, Shown):
+        return str(value)
     return json.dumps(plain(value), ensure_ascii=False, sort_keys=False)
 
 
-def _unit(u: Unit) -> dict[str, Any]:
+def _kept(value: Any, limit: int | None) -> Any:
+    """``value`` as plain data, or its display text cut to ``limit`` characters when that is longer."""
+    data = plain(value)
+    if limit is None:
+        return data
+    text = show(data)
+    return data if len(text) <= limit else Shown(f"{text[:limit]}… ({len(text):,} characters)")
+
+
+def _unit(u: Unit, limit: int | None) -> dict[str, Any]:
+    text = u.describe()
     out: dict[str, Any] = {"kind": u.kind, "reason": u.reason, "weight": u.weight, "tool": u.tool,
                            "arg": u.arg, "pred_index": u.pred_index, "gold_index": u.gold_index,
-                           "text": u.describe()}
+                           "text": text if limit is None or len(text) <= limit else text[:limit] + "…"}
     if u.expected is not ABSENT:
-        out["expected"] = plain(u.expected)
+        out["expected"] = _kept(u.expected, limit)
     if u.got is not ABSENT:
-        out["got"] = plain(u.got)
+        out["got"] = _kept(u.got, limit)
     if u.detail:
         out["detail"] = u.detail
     return out
 
 
-def alignment_dict(explanation: Explanation) -> dict[str, Any]:
-    """Everything the per-episode view shows: calls, pairs with argument checks, unmatched calls, error units."""
+def _check(c: Any, limit: int | None) -> dict[str, Any]:
+    expected, got, where = show(c.expected), show(c.got), ""
+    if limit is not None:
+        expected, got, where = _differing(expected, got, limit)
+    return {"arg": c.arg, "status": c.status, "weight": c.weight, "ok": c.ok, "expected": expected, "got": got,
+            "where": where.strip(), "detail": c.detail}
+
+
+def alignment_dict(explanation: Explanation, limit: int | None = None) -> dict[str, Any]:
+    """Everything the per-episode view shows: calls, pairs with argument checks, unmatched calls, error units.
+
+    With ``limit``, every value longer than that as text is cut (argument checks
+    keep a window around their first difference), so a report that keeps
+    hundreds of alignments stays small whatever the corpus holds.
+    """
     return {
-        "pred": [{"name": s.name, "args": plain(dict(s.args))} for s in explanation.pred],
-        "gold": [{"name": s.name, "args": plain(dict(s.args))} for s in explanation.gold],
+        "pred": [{"name": s.name, "args": {k: _kept(v, limit) for k, v in s.args.items()}}
+                 for s in explanation.pred],
+        "gold": [{"name": s.name, "args": {k: _kept(v, limit) for k, v in s.args.items()}}
+                 for s in explanation.gold],
         "pairs": [
             {
                 "pred": p.pred_index, "gold": p.gold_index, "tool": p.tool, "exact": p.exact,
-                "checks": [
-                    {"arg": c.arg, "status": c.status, "weight": c.weight, "ok": c.ok,
-                     "expected": show(c.expected), "got": show(c.got), "detail": c.detail}
-                    for c in p.checks
-                ],
+                "checks": [_check(c, limit) for c in p.checks],
             }
             for p in explanation.pairs
         ],
         "unmatched_pred": list(explanation.unmatched_pred),
         "unmatched_gold": list(explanation.unmatched_gold),
-        "errors": [_unit(u) for u in explanation.units if u.kind != TP],
+        "errors": [_unit(u, limit) for u in explanation.units if u.kind != TP],
         "parse_error": explanation.parse_error,
     }
 
@@ -133,7 +162,8 @@ def format_alignment(view: dict[str, Any]) -> str:
         for check in pair["checks"]:
             if not check["ok"]:
                 detail = f" ({check['detail']})" if check["detail"] else ""
-                expected, got, where = _differing(check["expected"], check["got"])
+                expected, got, where = (check["expected"], check["got"], f" {check['where']}") if check.get(
+                    "where") else _differing(check["expected"], check["got"])
                 lines.append(f"    {check['arg']}: {check['status']}  expected {expected}, "
                              f"got {got}{where}{detail}")
     for i in view["unmatched_pred"]:
@@ -143,4 +173,4 @@ def format_alignment(view: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["alignment_dict", "format_alignment", "plain", "show"]
+__all__ = ["Shown", "alignment_dict", "format_alignment", "plain", "show"]

@@ -17,6 +17,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from functools import partial
 from typing import Any, BinaryIO
 
 import attrs
@@ -36,6 +37,9 @@ from ek.report.alignment import alignment_dict
 from ek.report.grammars import GrammarError, MetricCache
 from ek.report.summary import Summary
 from ek.scoring import Score
+
+#: Longest value text an HTML alignment keeps (cut around the first difference), so kept alignments stay small.
+ALIGNMENT_VALUE_LIMIT = 300
 
 #: Lines per chunk handed to a worker: big enough to amortise pickling, small enough to keep memory flat.
 CHUNK_LINES = 512
@@ -148,7 +152,7 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
                                                          "this line"))
             continue
         summary.add(number, item.id, score, cache.grammar_label(item.grammar))
-    summary.attach_details(alignment_dict)
+    summary.attach_details(partial(alignment_dict, limit=ALIGNMENT_VALUE_LIMIT))
     return summary
 
 
