@@ -167,6 +167,14 @@ def _dotted_name(func: ast.expr) -> str:
 
 def _literal(node: ast.expr) -> Any:
     # Recursion follows bracket nesting only, which check_text has bounded.
+    if type(node) is ast.Constant:  # the common cases first, by exact type: this runs once per value
+        constant = node.value
+        kind = type(constant)
+        if kind is str or kind is int or kind is bool or constant is None:
+            return constant
+        return _constant(node)
+    if type(node) is ast.List:
+        return [_literal(elt) for elt in node.elts]
     if isinstance(node, ast.Constant):
         return _constant(node)
     if isinstance(node, ast.UnaryOp):
