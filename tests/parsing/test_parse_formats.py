@@ -241,3 +241,11 @@ def test_a_byte_order_mark_at_the_start_of_text_is_dropped(fmt: str) -> None:
 def test_python_identifiers_are_nfkc_normalised_as_python_does() -> None:
     # Python's own parser folds fullwidth letters and ligatures; documented, not hidden.
     assert parse_calls("\uff46(\uff58=1)") == [Step("f", {"x": 1})]
+
+
+def test_an_object_of_several_calls_gets_a_hint_in_auto_and_is_read_as_bfcl() -> None:
+    several = [{"f": {"x": 1}, "g": {}}]
+    with pytest.raises(ParseError) as info:
+        parse_calls(several)
+    assert "several BFCL calls in one object? read them with format='bfcl'" in info.value.reason
+    assert parse_calls(several, "bfcl") == [Step("f", {"x": 1}), Step("g", {})]

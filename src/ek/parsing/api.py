@@ -174,6 +174,8 @@ def _expected_kind(obj: Mapping[str, Any], fmt: str, path: str) -> str:
         keys = ", ".join(repr(k) for k in list(obj)[:6])
         wanted = "a tool call" if fmt == "auto" else f"an {fmt} tool call" if fmt[0] in "aeiou" else f"a {fmt} call"
         what = f"unrecognised object with keys {keys}" if keys else "an empty object"
+        if fmt == "auto" and len(obj) > 1 and all(isinstance(v, Mapping) for v in obj.values()):
+            what += " (several BFCL calls in one object? read them with format='bfcl')"
         raise ParseError(f"not {wanted}: {what}", path, fmt)
     return kind
 
