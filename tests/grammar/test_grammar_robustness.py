@@ -144,3 +144,28 @@ def test_lone_surrogate_is_reported_where_it_is():
     assert (d.line, d.column, d.message) == (2, 8, "lone surrogate U+D800 is not valid text")
     with pytest.raises(SchemaError):
         format_source('grammar g 1\ntool "a\udfff" {\n}\n')
+
+
+def test_a_backtracking_regex_cannot_hang_the_check_of_defaults():
+    """/(a+)+b/ against 40 a's takes hours in Python's re: each default gets a time limit and the file a budget."""
+    tools = "".join(f'tool t{i} {{\n    x: str /(a+)+b/ = "{"a" * (40 + i)}"\n}}\n' for i in range(5))
+    text = f'grammar g 1\n{tools}tool fine {{\n    y: str /(a+)+b/ = "aab"\n    z: str /(a+)+b/ = "aa"\n}}\n'
+    with pytest.raises(SchemaError) as info:
+        parse(text, "r.ek")
+    messages = [(d.line, d.message) for d in info.value.diagnostics]
+    assert len(messages) == 6
+    assert all("could not be checked against /(a+)+b/" in m for _, m in messages[:5])
+    assert messages[5] == (19, "default 'aa' does not match /(a+)+b/")
+
+
+def test_a_backtracking_regex_is_bounded_off_the_main_thread_too():
+    import threading
+
+    text = 'grammar g 1\ntool t {\n    x: str /(a+)+b/ = "' + "a" * 40 + '"\n    y: str /[a-z]+/ = "ok"\n}\n'
+    outcome: list[BaseException] = []
+    worker = threading.Thread(target=lambda: outcome.append(pytest.raises(SchemaError, parse, text).value))
+    worker.start()
+    worker.join(timeout=30)
+    assert not worker.is_alive()
+    (d,) = outcome[0].diagnostics  # type: ignore[attr-defined]
+    assert d.line == 3 and "could not be checked" in d.message

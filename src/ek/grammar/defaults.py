@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -23,6 +24,7 @@ from ek.grammar.model import (
     PrimitiveType,
     TypeNode,
 )
+from ek.grammar.regexes import MATCH_SECONDS, fullmatch_within
 from ek.grammar.strings import encode_pattern, format_number
 from ek.grammar.syntax import Lit
 
@@ -30,6 +32,10 @@ from ek.grammar.syntax import Lit
 ErrorSink = Callable[..., None]
 #: Follows named types: ``resolve(type, constraints) -> (structural type, merged constraints)``.
 Resolver = Callable[[TypeNode, Constraints], "tuple[TypeNode, Constraints]"]
+
+#: Seconds all of a file's defaults may spend matching their regexes; past it they are reported unchecked.
+REGEX_SECONDS_PER_FILE = 2.0
+MATCH_SECONDS_AFTER_BUDGET = 0.01
 
 #: Finds a likely meant word: ``suggest(word, candidates) -> candidate or None``.
 Suggest = Callable[[str, "Iterable[str]"], "str | None"]
@@ -46,6 +52,7 @@ class DefaultChecker:
         self.error = error
         self.resolve = resolve
         self.suggest = suggest
+        self.regex_seconds_left = REGEX_SECONDS_PER_FILE
 
     def convert(self, lit: Lit, type_node: TypeNode, constraints: Constraints = NO_CONSTRAINTS) -> Any:
         """The Python value of a default literal for ``type_node``; errors are reported, not raised."""
@@ -152,10 +159,22 @@ class DefaultChecker:
             self.error(lit.loc, f"{subject} is outside the range [{lo}..{hi}]")
         if c.pattern is not None and kind == "str" and isinstance(value, str):
             try:
-                ok = re.fullmatch(c.pattern, value) is not None
-            except re.error:
+                re.compile(c.pattern)
+            except (re.error, RecursionError, OverflowError, ValueError):
                 return  # the invalid regex is reported where it is written
-            if not ok:
+            # Once the file's budget is spent, a slice still lets well-behaved regexes answer.
+            seconds = max(MATCH_SECONDS_AFTER_BUDGET, min(MATCH_SECONDS, self.regex_seconds_left))
+            start = time.monotonic()
+            ok = fullmatch_within(c.pattern, value, seconds)
+            self.regex_seconds_left -= time.monotonic() - start
+            if ok is None:
+                self.error(
+                    lit.loc,
+                    f"default {show_literal(lit)} could not be checked against {encode_pattern(c.pattern)} "
+                    f"in {seconds:g} s: the regex backtracks (a repeated group that itself repeats, "
+                    "like (a+)+, takes exponential time)",
+                )
+            elif not ok:
                 self.error(lit.loc, f"default {show_literal(lit)} does not match {encode_pattern(c.pattern)}")
 
 
