@@ -186,3 +186,15 @@ def test_many_misspellings_among_many_names_are_all_reported_and_the_first_get_s
     with pytest.raises(SchemaError) as info:
         parse(text + "tool late {\n    y: str compare exct\n}\n", "m.ek")
     assert info.value.diagnostics[-1].suggestion == "exact"
+
+
+def test_caret_lines_up_under_wide_characters_and_tabs():
+    """Columns count characters; the caret pads by display width so it sits under the token in a terminal."""
+    text = 'grammar g 1\ntool t {\n\t"名前": strng  # 名\n    "日本": { a: 日本語 }\n}\n'
+    with pytest.raises(SchemaError) as info:
+        parse(text, "w.ek")
+    first, second = info.value.diagnostics
+    assert (first.line, first.column, first.length) == (3, 8, 5)
+    assert str(info.value).split("\n")[1:3] == ['    \t"名前": strng  # 名', "    \t" + " " * 8 + "^^^^^"]
+    assert (second.line, second.column, second.length) == (4, 16, 3)
+    assert str(info.value).split("\n")[4:6] == ['        "日本": { a: 日本語 }', " " * 21 + "^^^^^^"]

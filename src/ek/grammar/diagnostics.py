@@ -7,6 +7,7 @@ offending token. :class:`SchemaError` carries every diagnostic of a file at once
 from __future__ import annotations
 
 import difflib
+import unicodedata
 from collections.abc import Iterable, Sequence
 
 import attrs
@@ -66,10 +67,20 @@ class Diagnostic:
         if not 1 <= self.line <= len(lines):
             return self.header
         text = lines[self.line - 1]
-        # Keep tabs as tabs so the caret lines up whatever the terminal's tab width.
-        pad = "".join("\t" if ch == "\t" else " " for ch in text[: self.column - 1])
+        # Keep tabs as tabs so the caret lines up whatever the terminal's tab width; wide
+        # characters (CJK, most emoji) take two cells, combining marks none.
+        pad = "".join("\t" if ch == "\t" else " " * _cells(ch) for ch in text[: self.column - 1])
         width = max(1, min(self.length, max(1, len(text) - self.column + 1)))
-        return f"{self.header}\n    {text}\n    {pad}{'^' * width}"
+        token = text[self.column - 1 : self.column - 1 + width]
+        carets = max(1, sum(_cells(ch) for ch in token)) if token else width
+        return f"{self.header}\n    {text}\n    {pad}{'^' * carets}"
+
+
+def _cells(ch: str) -> int:
+    """Terminal cells a character takes: 2 for wide East Asian characters, 0 for combining marks."""
+    if unicodedata.combining(ch):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
 
 
 def diagnostic_at(
