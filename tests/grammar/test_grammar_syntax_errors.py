@@ -21,6 +21,8 @@ CASES = [
     ("two args on a line", HEAD + "tool t { x: int y: int }\n", 2, 17, "unexpected 'y' in argument 'x'; expected a [range], a /regex/, '?', '= DEFAULT', 'importance N', 'compare POLICY', a doc string or end of line"),
     ("after options", HEAD + "tool t {\n    speed: float compare tol 0.1\n}\n", 3, 30, "unexpected '0.1' in argument 'speed'; expected '= DEFAULT', 'importance N', 'compare POLICY', a doc string or end of line"),
     ("unterminated string", HEAD + 'tool t {\n    "doc\n}\n', 3, 5, 'unterminated string: a "..." string must close on the same line (use """...""" for more lines)'),
+    ("unterminated long doc", HEAD + 'tool t {\n    """Doc\n    x: int\n}\n', 3, 5, 'unterminated """doc string""": no closing """ before the end of the file'),
+    ("unterminated long doc after a closed one", HEAD + 'type A = int """a"""\ntool t {\n  """Doc\n}\n', 4, 3, 'unterminated """doc string""": no closing """ before the end of the file'),
     ("unclosed body at eof", HEAD + "tool t {\n    x: int\n", 3, 11, "unexpected end of file: a '{' is not closed with '}'"),
     ("missing grammar name", "grammar\n", 1, 8, "expected the grammar name after 'grammar', got end of line"),
     ("missing version", "grammar g\n", 1, 10, "expected a version number after the grammar name, got end of line"),

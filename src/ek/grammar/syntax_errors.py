@@ -179,7 +179,13 @@ def syntax_diagnostic(exc: UnexpectedInput, filename: str, lines: list[str], par
             length = tok.end_column - tok.column
     elif isinstance(exc, UnexpectedCharacters):
         char = exc.char
-        if char == '"':
+        text = lines[line - 1] if isinstance(line, int) and 1 <= line <= len(lines) else ""
+        if char == '"' and isinstance(column, int) and column >= 3 and text[column - 3 : column].startswith('"""'):
+            # The lexer read '""' as an empty string, then failed on the third quote.
+            message = 'unterminated """doc string""": no closing """ before the end of the file'
+            column -= 2
+            length = 3
+        elif char == '"':
             message = "unterminated string: a \"...\" string must close on the same line (use \"\"\"...\"\"\" for more lines)"
         elif char == "'":
             message = "strings are written in double quotes: \"...\""
