@@ -249,3 +249,42 @@ def test_an_object_of_several_calls_gets_a_hint_in_auto_and_is_read_as_bfcl() ->
         parse_calls(several)
     assert "several BFCL calls in one object? read them with format='bfcl'" in info.value.reason
     assert parse_calls(several, "bfcl") == [Step("f", {"x": 1}), Step("g", {})]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "f(x=1)\r\ng(y=[1,\r\n 2])\r\n",
+        "\tf(x=1)\n\tg(y=[1, 2])",
+        "f(x=1)  # first\n# nothing here\ng(y=[1,  # inside brackets\n 2])",
+        "f(x=1); g(y=[1, 2]);",
+        "[f(x=1),\n g(y=[1, 2]),\n]",
+        "\x0cf(x=1)\n\ng(y=[1, 2])\n\n",
+        "    f(x=1)\n    g(y=[1,\n        2])\n",  # a model indenting its whole answer
+        "```python\n    f(x=1)\n    g(y=[1, 2])\n```",
+    ],
+)
+def test_layout_crlf_tabs_comments_and_separators_do_not_matter(text: str) -> None:
+    assert parse_calls(text) == [Step("f", {"x": 1}), Step("g", {"y": [1, 2]})]
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("True(x=1)", "the called function must be a name"),
+        ("None(x=1)", "the called function must be a name"),
+        ("f(x=True, y=None, z=none)", "name 'none' is not a literal value; did you mean None?"),
+        ("f(1, x=2)", "positional argument 1 in the call to 'f'"),
+        ("f(x=1)(y=2)", "the called function must be a name"),
+    ],
+)
+def test_odd_callees_and_argument_forms_are_named(text: str, fragment: str) -> None:
+    with pytest.raises(ParseError) as info:
+        parse_calls(text, "python")
+    assert fragment in info.value.reason
+
+
+def test_uneven_indentation_is_still_an_error_at_its_line() -> None:
+    with pytest.raises(ParseError) as info:
+        parse_calls("f(x=1)\n    g(y=2)")
+    assert info.value.position[0] == 2 and "unexpected indent" in info.value.reason  # type: ignore[index]

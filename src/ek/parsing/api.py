@@ -7,6 +7,7 @@ Already-decoded objects (dict/list) are read by their shape.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping
 from typing import Any
 
@@ -83,31 +84,53 @@ def strip_fence(text: str) -> str:
     >>> strip_fence("```json\\n[1]\\n```")
     '[1]'
     """
-    text = text.strip()
-    if text.startswith("```") and text.endswith("```") and len(text) >= 6:
-        first_newline = text.find("\n")
+    return _unfenced(text).strip()
+
+
+def _unfenced(text: str) -> str:
+    """The text inside one surrounding code fence, its lines' indentation kept; else ``text``."""
+    stripped = text.strip()
+    if stripped.startswith("```") and stripped.endswith("```") and len(stripped) >= 6:
+        first_newline = stripped.find("\n")
         if first_newline != -1:
-            return text[first_newline + 1 : -3].strip()
+            return stripped[first_newline + 1 : -3]
     return text
 
 
-def _from_text(text: str, fmt: str, limits: Limits) -> list[Step]:
-    text = strip_fence(text.removeprefix("\ufeff"))
-    if fmt == "python":
+def _python(text: str, raw: str, limits: Limits) -> list[Step]:
+    """Python call text; if every line is indented alike (a model indenting its answer), read it dedented."""
+    try:
         return parse_python(text, limits)
+    except ParseError as error:
+        if error.reason != "invalid Python: unexpected indent":
+            raise
+        dedented = textwrap.dedent(_unfenced(raw)).strip()
+        if dedented == text:
+            raise
+        try:
+            return parse_python(dedented, limits)
+        except ParseError:
+            raise error from None
+
+
+def _from_text(text: str, fmt: str, limits: Limits) -> list[Step]:
+    raw = text.removeprefix("\ufeff")
+    text = strip_fence(raw)
+    if fmt == "python":
+        return _python(text, raw, limits)
     if fmt != "auto":
         return from_object(json_text.loads(text, limits, fmt), fmt, limits)
     if not text:
         return []
     if text[0] not in "[{" or _python_list(text):
-        return parse_python(text, limits)
+        return _python(text, raw, limits)
     try:
         decoded = json_text.loads(text, limits, "json")
     except ParseError as json_error:
         if text[0] == "{" or not json_error.reason.startswith("invalid JSON"):
             raise  # valid JSON syntax with rejected content (duplicates, NaN), or a limit: not Python
         try:
-            return parse_python(text, limits)
+            return _python(text, raw, limits)
         except ParseError as python_error:
             raise ParseError(
                 f"neither JSON ({_short(json_error)}) nor Python calls ({_short(python_error)})", None, "auto"
