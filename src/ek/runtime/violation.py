@@ -9,7 +9,7 @@ outside, a violation is the pair ``(path, reason)``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any, SupportsIndex
+from typing import TYPE_CHECKING, Any, SupportsIndex
 
 _tuple_len = tuple.__len__
 _tuple_getitem = tuple.__getitem__
@@ -18,7 +18,7 @@ _tuple_getitem = tuple.__getitem__
 class _ViolationMeta(type):
     """Gives ``Violation(path, reason)`` its public signature; generated code skips it (see ``make_violation``)."""
 
-    def __call__(cls, path: str, reason: str) -> Violation:  # type: ignore[override]
+    def __call__(cls, path: str, reason: str) -> Violation:
         if not isinstance(path, str) or not isinstance(reason, str):
             raise TypeError(f"Violation(path, reason) takes two strings, got {type(path).__name__} "
                             f"and {type(reason).__name__}")
@@ -27,7 +27,7 @@ class _ViolationMeta(type):
 
 def _path_text(path: str | tuple[object, ...]) -> str:
     """A path given as pieces (``("$.names[", 2, "]")``, built in a list loop) joined into text."""
-    return path if type(path) is str else "".join(map(str, path))  # type: ignore[arg-type]
+    return path if type(path) is str else "".join(map(str, path))
 
 
 class Violation(tuple, metaclass=_ViolationMeta):  # type: ignore[type-arg]
@@ -47,6 +47,10 @@ class Violation(tuple, metaclass=_ViolationMeta):  # type: ignore[type-arg]
 
     __slots__ = ()
     _fields = ("path", "reason")
+
+    if TYPE_CHECKING:  # the public signature; at run time the metaclass provides it
+
+        def __new__(cls, path: str, reason: str) -> Violation: ...
 
     @property
     def path(self) -> str:
@@ -74,7 +78,7 @@ class Violation(tuple, metaclass=_ViolationMeta):  # type: ignore[type-arg]
     def __len__(self) -> int:
         return 2
 
-    def __getitem__(self, index: SupportsIndex | slice) -> Any:  # type: ignore[override]
+    def __getitem__(self, index: SupportsIndex | slice) -> Any:
         return self._pair()[index]
 
     def __contains__(self, item: object) -> bool:
@@ -107,7 +111,7 @@ class Violation(tuple, metaclass=_ViolationMeta):  # type: ignore[type-arg]
     def __ge__(self, other: tuple[Any, ...]) -> bool:
         return self._pair() >= tuple(other)
 
-    def __add__(self, other: tuple[Any, ...]) -> tuple[Any, ...]:  # type: ignore[override]
+    def __add__(self, other: tuple[Any, ...]) -> tuple[Any, ...]:
         return self._pair() + other
 
     def __mul__(self, n: SupportsIndex) -> tuple[Any, ...]:
