@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 
-from ek.cli.import_ import write_output
+from ek.interop.files import write_output
 from ek.interop.targets import TARGETS
 
 

@@ -1,0 +1,94 @@
+"""Reading tool-definition files and writing results for ``ek import``/``ek export``, with located errors.
+
+JSON documents or JSON lines (BFCL's ``.json`` files), strictly: a duplicate
+key is an error with its line and column, since decoders disagree on which
+value wins. Unreadable input and unwritable output are ``ValueError``/stderr
+messages naming the file, never tracebacks.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ek.parsing.json_text import duplicate_position
+
+
+class _DuplicateKey(Exception):
+    """Raised by the decoder hook; the caller finds the key's line and column."""
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicates)
+
+
+def _loads(text: str, where: str, line: int | None = None) -> Any:
+    """One JSON document; duplicate keys are an error (parsers disagree on which value wins)."""
+    at = f"{where}:{line}" if line is not None else where
+    try:
+        return _DECODER.decode(text)
+    except RecursionError:
+        raise ValueError(f"{at}: JSON nests too deeply to read") from None
+    except _DuplicateKey as exc:
+        row, col = duplicate_position(text) or (1, 1)
+        place = f"{where}:{line}:{col}" if line is not None else f"{where}:{row}:{col}"
+        raise ValueError(f"{place}: duplicate key {exc.args[0]!r:.80} in a JSON object (one of its values "
+                         f"would be dropped silently)") from None
+
+
+def read_json_or_lines(text: str, where: str) -> Any:
+    """A JSON document, or JSON lines (as BFCL writes its ``.json`` files) as a list.
+
+    >>> read_json_or_lines('{"a": 1}\\n{"a": 2}\\n', "f.json")
+    [{'a': 1}, {'a': 2}]
+    """
+    try:
+        return _loads(text, where)
+    except json.JSONDecodeError as first:
+        lines = [line for line in text.splitlines() if line.strip()]
+        if len(lines) > 1:
+            out = []
+            for number, line in enumerate(text.splitlines(), 1):
+                if not line.strip():
+                    continue
+                try:
+                    out.append(_loads(line, where, number))
+                except json.JSONDecodeError as exc:
+                    raise ValueError(f"{where}:{number}:{exc.colno}: not JSON or JSON lines: {exc.msg}") from None
+            return out
+        raise ValueError(f"{where}:{first.lineno}:{first.colno}: not JSON: {first.msg}") from None
+
+
+def read_text(path: str) -> str:
+    """The UTF-8 text of ``path`` (``-``: stdin); unreadable files are a ``ValueError`` naming them."""
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        return Path(path).read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8: {exc.reason} at byte {exc.start}") from None
+
+
+def write_output(text: str, path: str | None, command: str) -> bool:
+    """Write ``text`` to ``path`` (stdout if None); False, with the reason on stderr, if it cannot be written."""
+    if path is None:
+        sys.stdout.write(text)
+        return True
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        print(f"ek {command}: error: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
+        return False
+    return True
