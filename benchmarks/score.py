@@ -67,8 +67,7 @@ def _episode(rng: random.Random, i: int) -> dict[str, object]:
 def write_corpus(path: Path, n: int, seed: int = 0) -> None:
     rng = random.Random(seed)
     with open(path, "w", encoding="utf-8") as out:
-        for i in range(n):
-            out.write(json.dumps(_episode(rng, i)) + "\n")
+        out.writelines(json.dumps(_episode(rng, i)) + "\n" for i in range(n))
 
 
 def _cpu() -> float:

@@ -312,14 +312,14 @@ def load_gold_file(path: str | Path) -> tuple[dict[Any, GoldEntry], list[LineErr
 
 
 __all__ = [
-    "Episode",
     "GRAMMAR_REF",
+    "PRED_KEYS",
+    "Episode",
     "GoldEntry",
     "LineCounts",
     "LineDataError",
     "LineError",
     "NotUnicodeError",
-    "PRED_KEYS",
     "iter_raw_lines",
     "load_bfcl_answers",
     "load_bfcl_functions",

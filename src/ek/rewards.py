@@ -28,9 +28,9 @@ RewardFunction = Callable[..., list[float | None]]
 
 
 #: A reasoning model's leading ``<think>...</think>`` block: thoughts, not calls.
-_THINK = re.compile(r"\A\s*<think>.*?</think>", re.S)
+_THINK = re.compile(r"\A\s*<think>.*?</think>", re.DOTALL)
 #: One call in the Hermes/Qwen chat-template format: ``<tool_call>{"name": ..., "arguments": ...}</tool_call>``.
-_TOOL_CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.S)
+_TOOL_CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
 
 
 def text_calls(text: str) -> list[Step]:

@@ -23,8 +23,7 @@ def run_ek(*args: str | Path, cwd: Path | None = None, timeout: float = 120) -> 
 def write_lines(path: Path, lines: list[Any]) -> Path:
     """Write each item as one line: dicts as JSON, strings verbatim (for corrupt lines)."""
     with open(path, "w", encoding="utf-8") as out:
-        for item in lines:
-            out.write((item if isinstance(item, str) else json.dumps(item)) + "\n")
+        out.writelines((item if isinstance(item, str) else json.dumps(item)) + "\n" for item in lines)
     return path
 
 

@@ -80,11 +80,11 @@ def test_report_html_alignment_view_shows_pairs_misses_and_extras(tmp_path: Path
             "got <code>&#34;BK-7718&#34;</code>") in text
     # a gold call nobody predicted, and a predicted call gold never asked for
     missed = re.search(r'<tr class="row-fn">\s*<td><span class="call">#1 book_flight\(flight_id=&#34;WN55&#34;.*?'
-                       r'<td><span class="none">none</span></td>\s*<td class="verdict">missing_call', text, re.S)
+                       r'<td><span class="none">none</span></td>\s*<td class="verdict">missing_call', text, re.DOTALL)
     assert missed
     extra = re.search(r'<tr class="row-fp">\s*<td><span class="none">none</span></td>\s*'
                       r'<td><span class="call">#1 get_weather\(location=&#34;Munich&#34;\)</span></td>\s*'
-                      r'<td class="verdict">extra_call', text, re.S)
+                      r'<td class="verdict">extra_call', text, re.DOTALL)
     assert extra
     assert "output could not be parsed: <code>python: line 1" in text
     episodes = text.count('class="episode"')
@@ -127,7 +127,7 @@ def test_report_html_weighted_vs_unweighted_chart_shares_one_scale(tmp_path: Pat
     html = tmp_path / "report.html"
     run_ek("score", EXAMPLE / "corpus.jsonl", "--grammar", EXAMPLE / "travel-v2.ek", "--html", html)
     text = html.read_text(encoding="utf-8")
-    chart = re.search(r'<svg class="chart chart-weights".*?</svg>', text, re.S).group(0)
+    chart = re.search(r'<svg class="chart chart-weights".*?</svg>', text, re.DOTALL).group(0)
     bars = {title: float(h) for h, title in re.findall(r'<rect [^>]*height="([\d.]+)"[^>]*><title>([^<]*)</title>',
                                                          chart)}
     # the example: weighted TP/FP/FN 31/33/37 of 101, units 18/11/13 of 42; bars are shares on one scale

@@ -65,7 +65,7 @@ def test_score_accounting_nothing_lost_and_chunking_invisible(tmp_path: Path, ki
 def test_score_accounting_episode_fields() -> None:
     ep = parse_episode(json.dumps({"id": "q", "prediction": {"name": "f", "arguments": {}}, "gold": "[]",
                                    "grammar": "travel@2"}), 9)
-    assert not isinstance(ep, type(None)) and ep.label == "q" and ep.grammar == "travel@2" and ep.gold == ()
+    assert not (ep is None) and ep.label == "q" and ep.grammar == "travel@2" and ep.gold == ()
     unnamed = parse_episode('{"pred": "", "gold": []}', 4)
     assert unnamed.label == "line 4"
 

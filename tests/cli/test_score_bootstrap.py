@@ -8,9 +8,9 @@ import random
 from pathlib import Path
 
 import pytest
+from ekcli import run_ek, write_lines
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ekcli import run_ek, write_lines
 
 from ek.stats import bootstrap_f1, micro_f1, paired_bootstrap, percentile
 

@@ -5,7 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ekcli import EXAMPLE, SCHEMAS, gold, gold_file_for, run_ek, synthetic_corpus, write_lines
+from ekcli import (
+    EXAMPLE,
+    SCHEMAS,
+    gold,
+    gold_file_for,
+    run_ek,
+    synthetic_corpus,
+    write_lines,
+)
 
 from ek.agents.toolcalls import ToolCallMetric
 from ek.goldjson import gold_from_json

@@ -21,9 +21,12 @@ def _nested(depth: int) -> object:
     return value
 
 
+def dump(obj: object) -> bytes:
+    return json.dumps(obj).encode()
+
+
 def _hostile_lines() -> list[tuple[bytes, str | None]]:
     """(raw line, words of its error reason, or None when the line must be scored)."""
-    dump = lambda obj: json.dumps(obj).encode()  # noqa: E731
     return [
         (b"\xef\xbb\xbf" + dump({"id": "bom", "pred": OK, "gold": G}), None),      # BOM of a Windows editor
         (dump({"id": "crlf", "pred": OK, "gold": G}) + b"\r", None),
@@ -155,7 +158,7 @@ def test_a_pipe_path_is_a_corpus_and_a_folder_is_not(tmp_path: Path) -> None:
     corpus = tmp_path / "c.jsonl"
     corpus.write_text(json.dumps({"pred": OK, "gold": G}) + "\n", encoding="utf-8")
     proc = subprocess.run(["bash", "-c", '"$1" -m ek score <(cat "$2")', "-", sys.executable, str(corpus)],
-                          capture_output=True, text=True, timeout=60)  # a /dev/fd/N pipe, as <(zcat ...) gives
+                          check=False, capture_output=True, text=True, timeout=60)  # a /dev/fd/N pipe, as <(zcat ...) gives
     assert proc.returncode == 0, proc.stderr
     assert "1 episodes scored" in proc.stdout
     folder = run_ek("score", tmp_path)
@@ -172,6 +175,6 @@ def test_jobs_read_a_piped_gold_file_once(tmp_path: Path) -> None:
     gold_file = gold_file_for(tmp_path / "g.jsonl", 1200)
     script = '"$1" -m ek score "$2" --gold <(cat "$3") --jobs 2 --json "$4"'
     proc = subprocess.run(["bash", "-c", script, "-", sys.executable, str(corpus), str(gold_file),
-                           str(tmp_path / "r.json")], capture_output=True, text=True, timeout=120)
+                           str(tmp_path / "r.json")], check=False, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout[-2000:]
     assert json.loads((tmp_path / "r.json").read_text())["corpus"]["episodes_scored"] == 1200

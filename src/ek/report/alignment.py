@@ -126,9 +126,10 @@ def _differing(expected: str, got: str, limit: int = CLIP) -> tuple[str, str, st
         return expected, got, ""
     at = next((i for i, (x, y) in enumerate(zip(expected, got)) if x != y), min(len(expected), len(got)))
     start = max(0, at - limit // 2 - 8)
-    cut = lambda t: ("…" if start else "") + _clip(t[start:], limit)  # noqa: E731
+    lead = "…" if start else ""
     char = at if expected.startswith('"') and got.startswith('"') else at + 1  # 1-based, inside the string
-    return cut(expected), cut(got), f" (first difference at character {char})"
+    return (lead + _clip(expected[start:], limit), lead + _clip(got[start:], limit),
+            f" (first difference at character {char})")
 
 
 def format_alignment(view: dict[str, Any]) -> str:

@@ -254,4 +254,4 @@ def file_size(path: str) -> int | None:
         return None
 
 
-__all__ = ["RunOptions", "RunResult", "run", "score_episode", "score_lines", "CHUNK_LINES"]
+__all__ = ["CHUNK_LINES", "RunOptions", "RunResult", "run", "score_episode", "score_lines"]
