@@ -198,3 +198,35 @@ def test_caret_lines_up_under_wide_characters_and_tabs():
     assert str(info.value).split("\n")[1:3] == ['    \t"名前": strng  # 名', "    \t" + " " * 8 + "^^^^^"]
     assert (second.line, second.column, second.length) == (4, 16, 3)
     assert str(info.value).split("\n")[4:6] == ['        "日本": { a: 日本語 }', " " * 21 + "^^^^^^"]
+
+
+def test_a_very_long_line_is_shown_as_a_window_around_the_error():
+    """Each diagnostic shows its source line: on a 100k-character line that must be a window, or a file with
+    thousands of errors on one line renders gigabytes (20k duplicate enum members took minutes)."""
+    members = ", ".join(f"m{i}" for i in range(20_000))
+    text = f"grammar g 1\ntool t {{\n    x: enum({members}, m19999, m7)\n}}\n"
+    with pytest.raises(SchemaError) as info:
+        parse(text, "w.ek")
+    first, second = info.value.diagnostics
+    assert first.message == "duplicate enum member 'm19999' (first at line 3)"
+    _, shown, caret = first.render(text).split("\n")
+    assert len(shown) < 200 and shown.startswith("    ...")
+    assert shown[caret.index("^") : caret.index("^") + len("m19999")] == "m19999" and caret.count("^") == 6
+    _, shown, caret = second.render(text).split("\n")
+    assert shown.endswith("m19999, m7)") and shown[caret.index("^") :] == "m7)"
+    many = parse_error_count(f"grammar g 1\ntool t {{\n    x: enum({', '.join(['m'] * 20_000)})\n}}\n")
+    assert many == 19_999
+
+
+def parse_error_count(text: str) -> int:
+    with pytest.raises(SchemaError) as info:
+        parse(text, "w.ek")
+    assert len(str(info.value)) < 400 * len(info.value.diagnostics)
+    return len(info.value.diagnostics)
+
+
+def test_the_window_of_a_long_line_has_ellipses_on_both_sides_in_the_middle():
+    line = "a" * 4999 + "bcd" + "e" * 5000
+    _, shown, caret = Diagnostic("f.ek", 1, 5000, "here", length=3).render(line).split("\n")
+    assert shown.startswith("    ...a") and shown.endswith("e...") and len(shown) == 4 + 3 + 120 + 3
+    assert shown[caret.index("^") :].startswith("bcd") and caret.count("^") == 3

@@ -67,13 +67,23 @@ class Diagnostic:
         if not 1 <= self.line <= len(lines):
             return self.header
         text = lines[self.line - 1]
+        column = self.column
+        if len(text) > _SHOWN_WIDTH:  # show a window around the error, not a 100k-character line
+            start = max(0, column - 1 - _SHOWN_WIDTH // 3)
+            end = start + _SHOWN_WIDTH
+            text = ("..." if start else "") + text[start:end] + ("..." if end < len(text) else "")
+            column = column - start + (3 if start else 0)
         # Keep tabs as tabs so the caret lines up whatever the terminal's tab width; wide
         # characters (CJK, most emoji) take two cells, combining marks none.
-        pad = "".join("\t" if ch == "\t" else " " * _cells(ch) for ch in text[: self.column - 1])
-        width = max(1, min(self.length, max(1, len(text) - self.column + 1)))
-        token = text[self.column - 1 : self.column - 1 + width]
+        pad = "".join("\t" if ch == "\t" else " " * _cells(ch) for ch in text[: column - 1])
+        width = max(1, min(self.length, max(1, len(text) - column + 1)))
+        token = text[column - 1 : column - 1 + width]
         carets = max(1, sum(_cells(ch) for ch in token)) if token else width
         return f"{self.header}\n    {text}\n    {pad}{'^' * carets}"
+
+
+#: Source lines longer than this are shown as a window of this many characters around the error.
+_SHOWN_WIDTH = 120
 
 
 def _cells(ch: str) -> int:
