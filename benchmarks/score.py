@@ -88,7 +88,8 @@ def _child(mode: str, corpus: str, workdir: str) -> None:
         from ek.evaluate import evaluate
         from ek.goldjson import gold_from_json
 
-        rows = [json.loads(line) for line in open(corpus, encoding="utf-8")]
+        with open(corpus, encoding="utf-8") as lines:
+            rows = [json.loads(line) for line in lines]
         metric = ToolCallMetric(grammar=str(GRAMMAR))
         report = evaluate(metric, [(r["id"], r["pred"] if not isinstance(r["pred"], list) else json.dumps(r["pred"]),
                                     gold_from_json(r["gold"])) for r in rows], keep="explanations")

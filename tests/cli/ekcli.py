@@ -16,8 +16,8 @@ SCHEMAS = REPO / "schemas"
 
 def run_ek(*args: str | Path, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """``python -m ek ARGS`` with captured text output (stderr is not a TTY, so no progress bar)."""
-    return subprocess.run([sys.executable, "-m", "ek", *map(str, args)], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run([sys.executable, "-m", "ek", *map(str, args)], cwd=cwd, check=False, capture_output=True,
+                          text=True, timeout=timeout)
 
 
 def write_lines(path: Path, lines: list[Any]) -> Path:

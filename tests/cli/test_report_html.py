@@ -57,7 +57,7 @@ def test_report_html_renders_in_headless_chromium(tmp_path: Path) -> None:
         ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", html.as_uri()],
-        capture_output=True, text=True, timeout=90)
+        check=False, capture_output=True, text=True, timeout=90)
     dom = proc.stdout
     assert proc.returncode == 0, proc.stderr[-2000:]
     marker = re.search(r'data-ek-rendered="svg=(\d+);tables=(\d+)"', dom)

@@ -73,7 +73,7 @@ def test_score_accounting_episode_fields() -> None:
 def test_score_reads_stdin(tmp_path: Path) -> None:
     data = "\n".join(json.dumps(g) for g in GOOD) + "\n"
     proc = subprocess.run([sys.executable, "-m", "ek", "score", "-", "--json", str(tmp_path / "r.json")],
-                          input=data, capture_output=True, text=True, timeout=60)
+                          input=data, check=False, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert json.loads((tmp_path / "r.json").read_text())["corpus"]["episodes_scored"] == len(GOOD)
 
@@ -102,7 +102,8 @@ def test_score_progress_bar_only_on_a_terminal(tmp_path: Path) -> None:
     tty_text = b"".join(chunks).decode()
     assert "lines/s" in tty_text and "600 lines" in tty_text  # the bar, on the terminal
     assert "lines/s" not in stdout and "Overall" in stdout   # the report, clean on stdout
-    piped = subprocess.run([sys.executable, "-m", "ek", "score", str(path)], capture_output=True, text=True)
+    piped = subprocess.run([sys.executable, "-m", "ek", "score", str(path)], check=False, capture_output=True,
+                           text=True, timeout=60)
     assert "lines/s" not in piped.stderr
 
 

@@ -20,7 +20,7 @@ def _plain_entries(limit: int) -> list[dict[str, Any]]:
     out = []
     for raw in ANSWERS.read_text().splitlines():
         entry = json.loads(raw)
-        ((name, params),) = entry["ground_truth"][0].items()
+        ((_name, params),) = entry["ground_truth"][0].items()
         if len(entry["ground_truth"]) == 1 and not any(isinstance(_first_choice(v), dict) for v in params.values()
                                                        if any(o != "" for o in v)):
             out.append(entry)

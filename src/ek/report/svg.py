@@ -46,12 +46,12 @@ def hbar_chart(items: Sequence[tuple[str, float]], *, title: str, max_value: flo
     height = top + row * max(len(items), 1) + pad
     width = label_w + bar_w + 70
     scale = max_value if max_value else max([v for _, v in items] + [0.0]) or 1.0
-    parts = [f'<svg class="{_esc(css_class)}" width="{width}" '
-             f'height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label="{_esc(title)}">',
+    parts = [(f'<svg class="{_esc(css_class)}" width="{width}" '
+              f'height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label="{_esc(title)}">'),
              f'<title>{_esc(title)}</title>',
              f'<text x="0" y="16" class="chart-title">{_esc(title)}</text>',
-             f'<rect x="{label_w}" y="{top - 4}" width="{bar_w}" height="{row * max(len(items), 1)}" '
-             f'fill="#f5f5f5"/>']
+             (f'<rect x="{label_w}" y="{top - 4}" width="{bar_w}" height="{row * max(len(items), 1)}" '
+              f'fill="#f5f5f5"/>')]
     if not items:
         parts.append(f'<text x="{label_w + 8}" y="{top + 14}" class="chart-empty">nothing to show</text>')
     for i, (label, value) in enumerate(items):
@@ -79,8 +79,8 @@ def grouped_bars(groups: Sequence[tuple[str, Sequence[tuple[str, float, str]]]],
     group_w = n_series * (bar + gap)
     width = max(320, len(groups) * (group_w + group_gap) + group_gap)
     height = top + plot_h + 46
-    parts = [f'<svg class="{_esc(css_class)}" width="{width}" '
-             f'height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label="{_esc(title)}">',
+    parts = [(f'<svg class="{_esc(css_class)}" width="{width}" '
+              f'height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label="{_esc(title)}">'),
              f'<title>{_esc(title)}</title>',
              f'<text x="0" y="16" class="chart-title">{_esc(title)}</text>']
     scale = max([v for _, series in groups for _, v, _ in series] + [0.0]) or 1.0
