@@ -33,8 +33,10 @@ def _path_text(path: str | tuple[object, ...]) -> str:
 class Violation(tuple, metaclass=_ViolationMeta):  # type: ignore[type-arg]
     """One broken rule: a JSON-path-like ``path`` (``$.passenger_names[2]``) and a ``reason``.
 
-    It behaves as the pair ``(path, reason)``: it unpacks, indexes, compares
-    and hashes like that tuple, whatever its internal layout.
+    It behaves as the pair ``(path, reason)``: it unpacks, indexes, compares,
+    hashes and JSON-encodes like that tuple, whatever its internal layout. (C
+    code that reads a tuple's slots directly, such as ``"%s: %s" % v``, sees
+    that layout: use ``str(v)`` or the attributes.)
 
     >>> v = Violation("$.passengers", "must be in [1..9], got 12")
     >>> str(v), v == ("$.passengers", "must be in [1..9], got 12")
