@@ -123,3 +123,28 @@ def test_a_scorer_bug_costs_one_line_not_the_run() -> None:
     summary = runner.score_lines(options, cache, lines, None)
     assert summary.episodes == 2 and [e.line for e in summary.errors] == [2]
     assert "internal error" in summary.errors[0].reason and "ZeroDivisionError" in summary.errors[0].reason
+
+
+def test_error_lines_are_all_counted_but_only_the_first_ones_kept(tmp_path: Path) -> None:
+    from ek.report.jsonreport import build_report
+    from ek.report.table import render_report
+
+    path = tmp_path / "c.jsonl"
+    lines = [BAD[0]] * 4 + [json.dumps(GOOD[0])] + [BAD[1]] * 6 + [json.dumps(GOOD[1])]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    options = RunOptions(keep_errors=3)
+    old = runner.CHUNK_LINES
+    try:
+        results = []
+        for chunk in (1, 4, 512):
+            runner.CHUNK_LINES = chunk
+            results.append(run(str(path), options))
+    finally:
+        runner.CHUNK_LINES = old
+    for result in results:  # a wrong 10 GB file must not keep 10 GB of error reasons
+        s = result.summary
+        assert result.accounted and s.error_count == 10 and [e.line for e in s.errors] == [1, 2, 3]
+    report = build_report(results[0], options)
+    assert report["corpus"]["error_lines"] == 10 and len(report["errors"]) == 3 and report["errors_omitted"] == 7
+    assert "Error lines (not scored): 10" in render_report(report, max_errors=2)
+    assert "... and 8 more (the first 3 are in --json)" in render_report(report, max_errors=2)

@@ -108,15 +108,16 @@ def run(args: argparse.Namespace) -> int:
     problems = 0
     for name, result in results.items():
         errors = list(result.summary.errors) + list(result.gold_errors)
+        failed = result.summary.error_count + len(result.gold_errors)
         missing_id = [line for line, i in zip(result.summary.lines, result.summary.ids) if i is None]
-        if errors or missing_id:
-            print(f"{name} ({result.path}): {len(errors)} line(s) not scored" +
+        if failed or missing_id:
+            print(f"{name} ({result.path}): {failed} line(s) not scored" +
                   (f", {len(missing_id)} episode(s) without an id" if missing_id else ""), file=sys.stderr)
             for e in errors[:20]:
                 print(f"  {e}", file=sys.stderr)
             if missing_id:
                 print(f"  lines without an id: {', '.join(map(str, missing_id[:20]))}", file=sys.stderr)
-        problems += len(errors) + len(missing_id)
+        problems += failed + len(missing_id)
     sa, sb = results["A"].summary, results["B"].summary
     idx_a, idx_b, only_a, only_b, dup = _pair(sa.ids, sb.ids)
     if only_a or only_b or dup:

@@ -237,7 +237,7 @@ def run(args: argparse.Namespace) -> int:
     if result.summary.episodes == 0:
         print(f"ek score: warning: no episode was scored ({result.counts.read} lines read); "
               "the figures above describe an empty corpus", file=sys.stderr)
-    failures = len(result.summary.errors) + len(result.gold_errors)
+    failures = result.summary.error_count + len(result.gold_errors)
     if failures and not args.allow_errors:
         print(f"\n{failures} line(s) could not be scored; exit status 1 (use --allow-errors to accept that)",
               file=sys.stderr)

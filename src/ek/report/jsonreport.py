@@ -62,7 +62,7 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
             "lines_read": result.counts.read,
             "blank_lines": result.counts.blank,
             "episodes_scored": summary.episodes,
-            "error_lines": len(summary.errors),
+            "error_lines": summary.error_count,
             "accounted": result.accounted,
             "unparseable_outputs": summary.parse_failures,
         },
@@ -88,6 +88,7 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
         "grammars": [{"grammar": g or None, "episodes": n} for g, n in sorted(summary.grammars.items())],
         "worst_episodes": [_episode(d) for d in summary.worst(worst)],
         "errors": [{"line": e.line, "id": e.id, "reason": e.reason} for e in summary.errors],
+        "errors_omitted": summary.error_count - len(summary.errors),
         "gold_file_errors": [{"line": e.line, "id": e.id, "reason": e.reason} for e in result.gold_errors],
     }
 

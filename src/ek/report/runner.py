@@ -60,6 +60,7 @@ class RunOptions:
     keep_worst: int = 10
     keep_details: int = 0
     keep_ids: bool = False
+    keep_errors: int = 10_000
 
     def bfcl_functions(self) -> dict[str, Any] | None:
         """The function schemas of each BFCL question by id (``--bfcl-questions``), or None."""
@@ -83,7 +84,7 @@ class RunOptions:
 
     def new_summary(self, floor: tuple[float, float, int] | None = None) -> Summary:
         return Summary(keep_worst=self.keep_worst, keep_details=self.keep_details, keep_ids=self.keep_ids,
-                       floor=floor)
+                       keep_errors=self.keep_errors, floor=floor)
 
 
 @attrs.frozen
@@ -100,7 +101,7 @@ class RunResult:
     def accounted(self) -> bool:
         """Every line is scored, an error, or blank: nothing was lost."""
         s = self.summary
-        return self.counts.read == s.episodes + len(s.errors) + self.counts.blank
+        return self.counts.read == s.episodes + s.error_count + self.counts.blank
 
 
 def _prepare_pred(pred: Any) -> Any:

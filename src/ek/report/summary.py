@@ -87,7 +87,10 @@ class Summary:
     rows_fn: array[float] = attrs.Factory(lambda: array("d"))
     lines: array[int] = attrs.Factory(lambda: array("q"))
     ids: list[Any] = attrs.Factory(list)
+    #: the first ``keep_errors`` error lines, in line order (all of them are counted in ``error_count``)
     errors: list[LineError] = attrs.Factory(list)
+    error_count: int = 0
+    keep_errors: int = 10_000
     parse_failures: int = 0
     grammars: Counter[str] = attrs.Factory(Counter)
     #: (tool, argument, status) -> how often that argument failed inside a matched call
@@ -165,7 +168,10 @@ class Summary:
         self._pending.clear()
 
     def add_error(self, error: LineError) -> None:
-        self.errors.append(error)
+        """Count an error line; keep it while fewer than ``keep_errors`` are kept (a wrong file stays cheap)."""
+        self.error_count += 1
+        if len(self.errors) < self.keep_errors:
+            self.errors.append(error)
 
     def merge(self, later: Summary) -> None:
         """Append the summary of the lines that come *after* this one's (order keeps rows aligned)."""
@@ -179,7 +185,8 @@ class Summary:
         self.rows_fn.extend(later.rows_fn)
         self.lines.extend(later.lines)
         self.ids.extend(later.ids)
-        self.errors.extend(later.errors)
+        self.error_count += later.error_count
+        self.errors.extend(later.errors[: max(0, self.keep_errors - len(self.errors))])
         self.parse_failures += later.parse_failures
         self.grammars.update(later.grammars)
         for entry in later._heap:

@@ -113,13 +113,15 @@ def render_report(report: dict[str, Any], *, max_errors: int = 20) -> str:
         errors = report[key]
         if not errors:
             continue
+        total = len(errors) + (report.get("errors_omitted", 0) if key == "errors" else 0)
         out.append("")
-        out.append(f"{title}: {len(errors)}")
+        out.append(f"{title}: {total}")
         for e in errors[:max_errors]:
             who = f" (id {e['id']!r})" if e["id"] is not None else ""
             out.append(f"  line {e['line']}{who}: {_printable(e['reason'])}")
-        if len(errors) > max_errors:
-            out.append(f"  ... and {len(errors) - max_errors} more (all of them are in --json)")
+        if total > max_errors:
+            where = "all of them" if total == len(errors) else f"the first {len(errors):,}"
+            out.append(f"  ... and {total - max_errors:,} more ({where} are in --json)")
     return "\n".join(out)
 
 
