@@ -69,6 +69,14 @@ def test_recovers_to_report_errors_in_later_statements():
     assert [d.line for d in info.value.diagnostics] == [3, 6, 11]
 
 
+def test_recovery_skips_arguments_named_like_keywords_at_the_line_start():
+    """``type: str`` written flush left inside a body is an argument, not the next statement to resume at."""
+    text = HEAD + "tool a {\nx int\ntype: str\ntool: int\ngrammar : int\n}\ntool b {\n    y: = 1\n}\n"
+    with pytest.raises(SchemaError) as info:
+        parse(text, "s.ek")
+    assert [d.line for d in info.value.diagnostics] == [3, 9]
+
+
 def test_unclosed_body_is_named_at_the_next_statement():
     text = HEAD + "tool a {\n    x: int\n\ntool b {\n    y: int\n}\n"
     with pytest.raises(SchemaError) as info:

@@ -26,7 +26,7 @@ from ek.grammar.syntax_errors import syntax_diagnostic
 #: At most this many syntax errors are reported for one file.
 MAX_SYNTAX_ERRORS = 50
 
-_DECL_START = re.compile(r"(tool|type|grammar)\b")
+_DECL_START = re.compile(r"(tool|type|grammar)\b(?![ \t]*[:?])")  # not `type: str`, an argument
 
 
 @contextlib.contextmanager
