@@ -5,12 +5,18 @@ from __future__ import annotations
 
 import keyword
 
+from ek_grammar_strategies import grammars
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ek_grammar_strategies import grammars
-
-from ek.grammar import FieldSpec, GraphGrammar, PrimitiveType, ToolSpec, format_grammar, parse
+from ek.grammar import (
+    FieldSpec,
+    GraphGrammar,
+    PrimitiveType,
+    ToolSpec,
+    format_grammar,
+    parse,
+)
 from ek.grammar.formatter import format_source
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

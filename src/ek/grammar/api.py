@@ -13,7 +13,6 @@ from ek.grammar.diagnostics import Diagnostic, SchemaError
 from ek.grammar.model import GraphGrammar
 from ek.grammar.parser import gc_paused, normalize, parse_syntax, too_deep
 
-
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 

@@ -30,6 +30,7 @@ from ek.grammar.syntax import (
     TypeSyn,
 )
 
+
 class SyntaxBuilder(Transformer):  # type: ignore[type-arg]
     """Builds :mod:`ek.grammar.syntax` nodes as the LALR parser reduces rules (no parse tree).
 

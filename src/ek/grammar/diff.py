@@ -195,8 +195,8 @@ class _Differ:
 
     def types(self, path: str, old: TypeNode, new: TypeNode) -> Iterator[Change]:
         if isinstance(old, EnumType) and isinstance(new, EnumType):
-            kept, before = set(new.members), set(old.members)
-            added = [m for m in new.members if m not in before]
+            kept, had = set(new.members), set(old.members)
+            added = [m for m in new.members if m not in had]
             for member in old.members:
                 if member not in kept:
                     yield Change("enum-member-removed", path, f"enum member '{member}' removed", True, member, None)

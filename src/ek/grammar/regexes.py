@@ -8,19 +8,18 @@ runs past it is reported instead of hanging ``ek lint``.
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import signal
 import subprocess
 import sys
 import threading
+from typing import Any
 
-try:
-    import re._constants as _sre_constants
-    import re._parser as _sre_parser
-except ImportError:  # pragma: no cover - Python < 3.11 names them sre_parse/sre_constants
-    import sre_constants as _sre_constants  # type: ignore[no-redef]
-    import sre_parse as _sre_parser  # type: ignore[no-redef]
+# The regex parser's private modules (re._parser since 3.11, sre_parse before): Any-typed.
+_sre_constants: Any = importlib.import_module("re._constants" if sys.version_info >= (3, 11) else "sre_constants")
+_sre_parser: Any = importlib.import_module("re._parser" if sys.version_info >= (3, 11) else "sre_parse")
 
 _REPEATS = (_sre_constants.MAX_REPEAT, _sre_constants.MIN_REPEAT, getattr(_sre_constants, "POSSESSIVE_REPEAT", None))
 _BRANCH = _sre_constants.BRANCH
@@ -64,14 +63,16 @@ def may_backtrack(pattern: str) -> bool:
     """
     try:
         tree = _sre_parser.parse(pattern)
-    except Exception:  # the caller has compiled it already; be safe if the private parser disagrees
+    except (re.error, ValueError, TypeError, RecursionError, OverflowError):  # compiled by the caller already
         return True
     variable = 0
-    stack: list[tuple[object, bool]] = [(item, False) for item in tree]
+    stack: list[tuple[Any, bool]] = [(item, False) for item in tree]
     while stack:
-        (op, arg), inside_repeat = stack.pop()  # type: ignore[misc]
+        node, inside_repeat = stack.pop()
+        op: Any = node[0]
+        arg: Any = node[1]
         if op in _REPEATS:
-            low, high, body = arg  # type: ignore[misc]
+            low, high, body = arg
             if low != high:
                 variable += 1
                 if inside_repeat:
@@ -80,12 +81,12 @@ def may_backtrack(pattern: str) -> bool:
         elif op is _BRANCH:
             if inside_repeat:
                 return True
-            stack.extend((item, inside_repeat) for alternative in arg[1] for item in alternative)  # type: ignore[index]
+            stack.extend((item, inside_repeat) for alternative in arg[1] for item in alternative)
         elif op is _SUBPATTERN:
-            stack.extend((item, inside_repeat) for item in arg[-1])  # type: ignore[index]
+            stack.extend((item, inside_repeat) for item in arg[-1])
         elif op in _GROUPED:  # lookarounds hold (direction, pattern); an atomic group is the pattern
-            body = arg if op is _ATOMIC else arg[-1]  # type: ignore[index]
-            stack.extend((item, inside_repeat) for item in body)  # type: ignore[union-attr]
+            body = arg if op is _ATOMIC else arg[-1]
+            stack.extend((item, inside_repeat) for item in body)
     return variable >= 3
 
 

@@ -10,7 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from lark import Lark, Token
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.exceptions import (
+    UnexpectedCharacters,
+    UnexpectedEOF,
+    UnexpectedInput,
+    UnexpectedToken,
+)
 
 from ek.grammar.diagnostics import Diagnostic, did_you_mean
 from ek.grammar.model import Location
