@@ -302,3 +302,15 @@ def test_argument_outside_the_schema_is_wrong_even_when_gold_lists_it():
     bad = [u for u in score.explanation.errors() if u.arg == "permeability"]
     assert {(u.kind, u.reason) for u in bad} == {("fp", "invalid_value"), ("fn", "invalid_value")}
     assert bad[0].detail == "$.permeability: unknown argument"
+
+
+def test_decoded_model_output_lists_are_read_like_raw_output():
+    gold = [Step("f", {"x": 1})]
+    anthropic = [{"type": "text", "text": "Sure."}, {"type": "tool_use", "id": "t1", "name": "f", "input": {"x": 1}}]
+    assert ToolCallMetric()(anthropic, gold).f1 == 1.0
+    assert ToolCallMetric()([{"f": {"x": 1}}], gold).f1 == 1.0
+    assert ToolCallMetric()([{"name": "f", "arguments": '{"x": 1}'}], gold).f1 == 1.0
+    broken = ToolCallMetric()([{"no": "call here"}], gold)
+    assert broken.f1 == 0.0 and broken.explanation.parse_error
+    with pytest.raises(TypeError, match="pred call #1"):
+        ToolCallMetric()([("f", {"x": 1}), {"x": 1}, 3], gold)  # mixed structured input stays strict

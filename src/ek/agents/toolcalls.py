@@ -77,6 +77,15 @@ def _short(obj: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _is_decoded_output(pred: Any) -> bool:
+    """A non-empty list of JSON objects: a decoded model output (content blocks, tool calls, BFCL dicts).
+
+    It is read like raw output, so text or reasoning blocks are skipped and an
+    unreadable one scores as zero predicted calls instead of raising.
+    """
+    return isinstance(pred, list) and bool(pred) and all(isinstance(item, Mapping) for item in pred)
+
+
 def coerce_calls(calls: Any, side: str) -> tuple[Step, ...]:
     """Turn a sequence of call-likes into Steps, naming the offending call on bad input.
 
@@ -497,7 +506,7 @@ class ToolCallMetric:
         ctx = self._context(grammar)
         g_steps = coerce_calls(gold, "gold")
         parse_error = None
-        if isinstance(pred, (str, bytes, bytearray, Mapping)):
+        if isinstance(pred, (str, bytes, bytearray, Mapping)) or _is_decoded_output(pred):
             from ek.parsing import ParseError, parse_calls
 
             try:
