@@ -53,3 +53,10 @@ def test_testing_assert_calls_long_values_show_where_they_differ() -> None:
     check = next(line for line in text.splitlines() if "wrong_value" in line)
     assert 'dolor"' in check and 'dolar"' in check and "first difference at character 484" in check
     assert "tag=" in text  # the short argument after the long one is still shown
+
+
+def test_testing_assert_calls_reads_chat_model_text_like_the_reward() -> None:
+    qwen = '<think>the user wants Paris</think>\n<tool_call>\n{"name": "get_weather", "arguments": {"location": "Paris"}}\n</tool_call>'
+    assert_calls(qwen, [("get_weather", {"location": "Paris"})])
+    with pytest.raises(AssertionError, match="output could not be parsed"):
+        assert_calls('<tool_call>{"name": "get_weather", "arguments": {', [("get_weather", {"location": "Paris"})])
