@@ -27,20 +27,26 @@ ONE_OF = "$oneOf"
 OMIT = "$omit"
 
 
-def decode_value(value: Any, where: str = "$") -> Any:
-    """Turn ``$oneOf``/``$omit`` markers into :class:`OneOf`/``OMITTABLE``, recursively."""
+#: How deep gold values may nest (the parser's limit for model output is the same order).
+MAX_DEPTH = 64
+
+
+def decode_value(value: Any, where: str = "$", _depth: int = 0) -> Any:
+    """Turn ``$oneOf``/``$omit`` markers into :class:`OneOf`/``OMITTABLE``, recursively (at most MAX_DEPTH deep)."""
+    if _depth > MAX_DEPTH:
+        raise ValueError(f"{where}: gold value nested more than {MAX_DEPTH} levels deep")
     if isinstance(value, Mapping):
         if ONE_OF in value:
             if len(value) != 1 or not isinstance(value[ONE_OF], list) or not value[ONE_OF]:
                 raise ValueError(f"{where}: {{\"$oneOf\": [...]}} takes a non-empty list and no other keys")
-            return OneOf(*(decode_value(v, f"{where}.$oneOf[{i}]") for i, v in enumerate(value[ONE_OF])))
+            return OneOf(*(decode_value(v, f"{where}.$oneOf[{i}]", _depth + 1) for i, v in enumerate(value[ONE_OF])))
         if OMIT in value:
             if len(value) != 1 or value[OMIT] is not True:
                 raise ValueError(f'{where}: write an omittable argument as {{"$omit": true}}')
             return OMITTABLE
-        return {k: decode_value(v, f"{where}.{k}") for k, v in value.items()}
+        return {k: decode_value(v, f"{where}.{k}", _depth + 1) for k, v in value.items()}
     if isinstance(value, list):
-        return [decode_value(v, f"{where}[{i}]") for i, v in enumerate(value)]
+        return [decode_value(v, f"{where}[{i}]", _depth + 1) for i, v in enumerate(value)]
     return value
 
 

@@ -114,3 +114,15 @@ def test_scores_pickle_for_other_processes_and_machines():
     copy = pickle.loads(pickle.dumps(score))
     assert copy == score and copy.explanation == score.explanation
     assert pickle.loads(pickle.dumps(score.explanation.units[0])) == score.explanation.units[0]
+
+
+def test_gold_json_nesting_is_bounded():
+    deep: list = [1]
+    for _ in range(5000):
+        deep = [deep]
+    with pytest.raises(ValueError, match=r"gold\[0\].arguments.x.*nested more than 64 levels"):
+        gold_from_json([{"name": "t", "arguments": {"x": deep}}])
+    ok: list = [1]
+    for _ in range(60):
+        ok = [ok]
+    assert gold_from_json([{"name": "t", "arguments": {"x": ok}}])[0].args["x"] == ok

@@ -170,7 +170,7 @@ class FieldSpec:
     type: TypeNode
     constraints: Constraints = NO_CONSTRAINTS
     required: bool = True
-    default: Any = NO_DEFAULT
+    default: Any = attrs.field(default=NO_DEFAULT, hash=False)  # list/dict defaults are unhashable: eq only
     importance: float = 1.0
     compare: ComparePolicy | None = None
     doc: str | None = None

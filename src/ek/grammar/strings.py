@@ -157,10 +157,10 @@ def encode_pattern(pattern: str) -> str:
         ch = pattern[i]
         if ch == "\\" and i + 1 < len(pattern):
             nxt = pattern[i + 1]
-            out.append("\\n" if nxt == "\n" else "\\" + nxt)
+            out.append({"\n": "\\n", "\r": "\\r"}.get(nxt, "\\" + nxt))
             i += 2
             continue
-        out.append({"/": "\\/", "\n": "\\n"}.get(ch, "\\\\" if ch == "\\" else ch))
+        out.append({"/": "\\/", "\n": "\\n", "\r": "\\r"}.get(ch, "\\\\" if ch == "\\" else ch))
         i += 1
     return "/" + "".join(out) + "/"
 
