@@ -162,7 +162,7 @@ def from_object(obj: Any, fmt: str, limits: Limits, path: str = "$") -> list[Ste
             ipath = f"{path}[{i}]"
             if not isinstance(item, Mapping):
                 raise ParseError(f"expected a call object, got {type(item).__name__}", ipath, fmt)
-            if fmt in ("auto", "openai") and item.get("type") in shapes.NON_CALL_BLOCKS:
+            if fmt in ("auto", "openai") and shapes.is_non_call(item):
                 continue  # text/thinking blocks, Responses message/reasoning items
             kind = _expected_kind(item, fmt, ipath)
             if kind in ("response", "responses", "openai_message", "anthropic_message"):
@@ -191,7 +191,7 @@ def _expected_kind(obj: Mapping[str, Any], fmt: str, path: str) -> str:
     if fmt == "json":
         return "generic"
     kind = shapes.classify(obj)
-    if kind is None and obj.get("type") in shapes.NON_CALL_BLOCKS and fmt in ("auto", "anthropic", "openai"):
+    if kind is None and shapes.is_non_call(obj) and fmt in ("auto", "anthropic", "openai"):
         return "skipped"
     if kind is None or (fmt != "auto" and kind not in _KINDS_BY_FORMAT[fmt]):
         keys = ", ".join(repr(k) for k in list(obj)[:6])

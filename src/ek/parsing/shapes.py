@@ -21,6 +21,16 @@ ARGUMENT_KEYS = ("arguments", "parameters", "args", "input")
 NON_CALL_BLOCKS = frozenset({"text", "thinking", "redacted_thinking", "message", "reasoning"})
 
 
+def is_non_call(obj: Mapping[str, Any]) -> bool:
+    """Whether a block/item is one of :data:`NON_CALL_BLOCKS` (a non-string ``type``, even a list, is not).
+
+    >>> is_non_call({"type": "text"}), is_non_call({"type": ["text"]})
+    (True, False)
+    """
+    kind = obj.get("type")
+    return isinstance(kind, str) and kind in NON_CALL_BLOCKS
+
+
 def _name(value: object, path: str, fmt: str) -> str:
     if not isinstance(value, str):
         raise ParseError(f"the tool name must be a string, got {type(value).__name__}", path, fmt)
@@ -101,7 +111,7 @@ def openai_responses(obj: Mapping[str, Any], path: str, limits: Limits, fmt: str
     for i, item in enumerate(obj["output"]):
         ipath = f"{path}.output[{i}]"
         item = _mapping(item, ipath, fmt)
-        if item.get("type") in NON_CALL_BLOCKS:
+        if is_non_call(item):
             continue
         if item.get("type") != "function_call":
             raise ParseError(f"unsupported output item type {item.get('type')!r}", f"{ipath}.type", fmt)
@@ -124,7 +134,7 @@ def anthropic_blocks(blocks: list[Any], path: str, limits: Limits, fmt: str = "a
     for i, block in enumerate(blocks):
         bpath = f"{path}[{i}]"
         block = _mapping(block, bpath, fmt)
-        if block.get("type") in NON_CALL_BLOCKS:
+        if is_non_call(block):
             continue
         steps.append(anthropic_block(block, bpath, limits, fmt))
     return steps
