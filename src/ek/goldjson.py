@@ -34,7 +34,8 @@ MAX_DEPTH = 64
 def decode_value(value: Any, where: str = "$", _depth: int = 0) -> Any:
     """Turn ``$oneOf``/``$omit`` markers into :class:`OneOf`/``OMITTABLE``, recursively (at most MAX_DEPTH deep)."""
     if _depth > MAX_DEPTH:
-        raise ValueError(f"{where}: gold value nested more than {MAX_DEPTH} levels deep")
+        at = where if len(where) <= 60 else where[:57] + "..."
+        raise ValueError(f"{at}: gold value nested too deeply (more than {MAX_DEPTH} levels)")
     if isinstance(value, Mapping):
         if ONE_OF in value:
             if len(value) != 1 or not isinstance(value[ONE_OF], list) or not value[ONE_OF]:

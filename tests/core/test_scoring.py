@@ -120,7 +120,7 @@ def test_gold_json_nesting_is_bounded():
     deep: list = [1]
     for _ in range(5000):
         deep = [deep]
-    with pytest.raises(ValueError, match=r"gold\[0\].arguments.x.*nested more than 64 levels"):
+    with pytest.raises(ValueError, match=r"gold\[0\].arguments.x.*nested too deeply \(more than 64 levels\)"):
         gold_from_json([{"name": "t", "arguments": {"x": deep}}])
     ok: list = [1]
     for _ in range(60):
