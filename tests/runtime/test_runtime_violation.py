@@ -8,7 +8,15 @@ import pickle
 import pytest
 
 from ek.codegen import generate
-from ek.grammar.model import Constraints, EnumType, FieldSpec, GraphGrammar, ListType, PrimitiveType, ToolSpec
+from ek.grammar.model import (
+    Constraints,
+    EnumType,
+    FieldSpec,
+    GraphGrammar,
+    ListType,
+    PrimitiveType,
+    ToolSpec,
+)
 from ek.runtime import Violation, compile_grammar
 from ek.runtime.violation import make_violation, short_repr, type_name
 
@@ -20,7 +28,7 @@ def lazy() -> Violation:
 def test_violation_built_lazily_equals_hashes_and_prints_as_the_pair() -> None:
     eager = Violation("$.names[2]", "expected str, got int")
     v = lazy()
-    assert v == eager == ("$.names[2]", "expected str, got int") and not v != eager
+    assert v == eager == ("$.names[2]", "expected str, got int") and (v != eager) is False
     assert hash(v) == hash(eager) == hash(("$.names[2]", "expected str, got int"))
     assert (v.path, v.reason) == tuple(v) == (v[0], v[1]) and len(v) == 2 and v[-1] == v.reason
     path, reason = v

@@ -9,7 +9,7 @@ outside, a violation is the pair ``(path, reason)``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, SupportsIndex
+from typing import TYPE_CHECKING, Any, Self, SupportsIndex
 
 _tuple_len = tuple.__len__
 _tuple_getitem = tuple.__getitem__
@@ -52,7 +52,7 @@ class Violation(tuple, metaclass=_ViolationMeta):  # type: ignore[type-arg]
 
     if TYPE_CHECKING:  # the public signature; at run time the metaclass provides it
 
-        def __new__(cls, path: str, reason: str) -> Violation: ...
+        def __new__(cls, path: str, reason: str) -> Self: ...
 
     @property
     def path(self) -> str:
@@ -150,7 +150,7 @@ def short_repr(value: object, limit: int = 80) -> str:
     """
     try:
         return repr(value)[:limit]
-    except Exception:  # an int past the 4300-digit str limit, a broken __repr__
+    except Exception:  # noqa: BLE001 - an int past the 4300-digit str limit, a broken __repr__: anything
         if isinstance(value, int):
             return f"<int of {value.bit_length()} bits>"
         return f"<{type(value).__name__} object>"
