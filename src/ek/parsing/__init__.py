@@ -1,8 +1,9 @@
 """Reading tool calls out of model outputs, safely: text is parsed, never executed.
 
 ``parse_calls`` takes Python call text, OpenAI ``tool_calls``, Anthropic
-``tool_use`` blocks, ``{"name", "arguments"}`` objects and BFCL's
-``[{"func": {...}}]``, as text, bytes or decoded objects, within size and
+``tool_use`` blocks, ``{"name", "arguments"}`` objects, BFCL's
+``[{"func": {...}}]`` and Hermes/Qwen ``<tool_call>`` chat text (a leading
+``<think>`` skipped), as text, bytes or decoded objects, within size and
 nesting limits. Anything else is a :class:`ParseError` with position and
 reason. ``coerce_call``/``parse_call_list`` read gold calls given as data.
 See ``docs/parsing.md``.
@@ -12,7 +13,7 @@ from ek.parsing.api import FORMATS, parse_calls
 from ek.parsing.coerce import coerce_call, parse_call_list
 from ek.parsing.errors import ParseError, Position
 from ek.parsing.limits import DEFAULT_MAX_DEPTH, DEFAULT_MAX_SIZE, Limits
-from ek.parsing.render import RENDERERS, to_anthropic, to_bfcl, to_json, to_openai, to_python
+from ek.parsing.render import RENDERERS, to_anthropic, to_bfcl, to_hermes, to_json, to_openai, to_python
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
@@ -27,6 +28,7 @@ __all__ = [
     "parse_calls",
     "to_anthropic",
     "to_bfcl",
+    "to_hermes",
     "to_json",
     "to_openai",
     "to_python",

@@ -12,13 +12,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from ek.agents.base import Step
-from ek.parsing import json_text, shapes
+from ek.parsing import chat_text, json_text, shapes
 from ek.parsing.errors import ParseError
-from ek.parsing.limits import DEFAULT_LIMITS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_SIZE, Limits
+from ek.parsing.limits import DEFAULT_LIMITS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_SIZE, Limits, check_text
 from ek.parsing.python_calls import parse_python
 
 #: The names ``format=`` accepts.
-FORMATS = ("auto", "python", "openai", "anthropic", "json", "bfcl")
+FORMATS = ("auto", "python", "openai", "anthropic", "json", "bfcl", "hermes")
 
 
 def parse_calls(
@@ -58,8 +58,8 @@ def parse_calls(
     if isinstance(output, str):
         return _from_text(output, format, limits)
     if isinstance(output, Mapping | list | tuple):
-        if format == "python":
-            raise ParseError("the python format reads text; got a decoded object", "$", format)
+        if format in ("python", "hermes"):
+            raise ParseError(f"the {format} format reads text; got a decoded object", "$", format)
         return from_object(output, format, limits)
     if output is None:
         raise ParseError("cannot read tool calls from None", None, format)
@@ -115,6 +115,34 @@ def _python(text: str, raw: str, limits: Limits) -> list[Step]:
 
 def _from_text(text: str, fmt: str, limits: Limits) -> list[Step]:
     raw = text.removeprefix("\ufeff")
+    if fmt in ("auto", "hermes"):
+        return _chat_text(raw, fmt, limits)
+    return _plain_text(raw, fmt, limits)
+
+
+def _chat_text(raw: str, fmt: str, limits: Limits) -> list[Step]:
+    """Skip a leading ``<think>``; read ``<tool_call>`` blocks, or (auto only) the rest as plain text."""
+    if len(raw) > limits.max_size:
+        check_text(raw, limits, fmt)  # the size message
+    start = chat_text.after_think(raw, fmt)
+    if fmt == "hermes":
+        return chat_text.read_blocks(raw, start, fmt, lambda block: _block(block, limits))
+    if chat_text.has_blocks(raw, start):
+        return chat_text.read_blocks(raw, start, fmt, lambda block: _plain_text(block, "auto", limits))
+    if start == 0:
+        return _plain_text(raw, fmt, limits)
+    try:
+        return _plain_text(raw[start:], fmt, limits)
+    except ParseError as error:
+        raise ParseError(error.reason, chat_text.shift(error.position, raw, start), fmt) from None
+
+
+def _block(text: str, limits: Limits) -> list[Step]:
+    """One Hermes ``<tool_call>`` block: JSON (any call shape, usually ``{"name", "arguments"}``)."""
+    return from_object(json_text.loads(text, limits, "hermes"), "auto", limits)
+
+
+def _plain_text(raw: str, fmt: str, limits: Limits) -> list[Step]:
     text = strip_fence(raw)
     if fmt == "python":
         return _python(text, raw, limits)

@@ -108,11 +108,22 @@ def to_bfcl(calls: Iterable[Step]) -> list[dict[str, Any]]:
     return [{c.name: dict(c.args)} for c in calls]
 
 
-#: format name -> renderer (``python`` gives text, the others decoded JSON objects).
+def to_hermes(calls: Iterable[Step]) -> str:
+    """Hermes/Qwen chat text: one ``<tool_call>`` block per call. ``<`` in values is written ``\\u003c``
+    so no value can close its block early."""
+    return "\n".join(
+        "<tool_call>\n" + json.dumps({"name": c.name, "arguments": dict(c.args)}, allow_nan=False)
+        .replace("<", "\\u003c") + "\n</tool_call>"
+        for c in calls
+    )
+
+
+#: format name -> renderer (``python`` and ``hermes`` give text, the others decoded JSON objects).
 RENDERERS: dict[str, Callable[[Iterable[Step]], Any]] = {
     "python": to_python,
     "openai": to_openai,
     "anthropic": to_anthropic,
     "json": to_json,
     "bfcl": to_bfcl,
+    "hermes": to_hermes,
 }

@@ -183,6 +183,24 @@ def is_bfcl_call(obj: Mapping[str, Any]) -> bool:
     return isinstance(value, (Mapping, str))
 
 
+def is_responses(obj: Mapping[str, Any]) -> bool:
+    """A Responses API response: ``"object": "response"``, or a bare ``{"output": [...]}`` wrapper whose
+    items are all typed objects (as the API's own ``output`` list is).
+
+    >>> is_responses({"output": [{"type": "function_call", "name": "f", "arguments": "{}"}]})
+    True
+    >>> is_responses({"name": "f", "output": [{"type": "x"}]}), is_responses({"output": []})
+    (False, False)
+    """
+    output = obj.get("output")
+    if not isinstance(output, list):
+        return False
+    if obj.get("object") == "response":
+        return True
+    return "name" not in obj and bool(output) and all(
+        isinstance(item, Mapping) and isinstance(item.get("type"), str) for item in output)
+
+
 def classify(obj: Mapping[str, Any]) -> str | None:
     """Which shape a dict is: ``response``, ``responses``, ``openai_message``, ``openai_call``,
     ``openai_item``, ``anthropic_block``, ``anthropic_message``, ``generic``, ``bfcl`` or ``None``.
@@ -194,7 +212,7 @@ def classify(obj: Mapping[str, Any]) -> str | None:
     """
     if "choices" in obj:
         return "response"
-    if isinstance(obj.get("output"), list) and obj.get("object") == "response":
+    if is_responses(obj):
         return "responses"
     if "tool_calls" in obj or "function_call" in obj:
         return "openai_message"

@@ -1,0 +1,131 @@
+"""Chat-model text: a leading ``<think>`` block to skip, and Hermes/Qwen ``<tool_call>`` blocks.
+
+Qwen, Hermes and many open chat templates write each call as
+``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` between prose;
+reasoning models put their thoughts in ``<think>...</think>`` first. Tags are
+found with plain ``str.find`` (linear, no regex backtracking); each block's
+content is handed to a reader given by the caller, and any error it raises is
+moved to the block's line and column in the whole text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ek.agents.base import Step
+from ek.parsing.errors import ParseError, line_col
+
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
+CALL_OPEN, CALL_CLOSE = "<tool_call>", "</tool_call>"
+
+
+def after_think(text: str, fmt: str) -> int:
+    """Offset where the answer starts: after a leading ``<think>...</think>``, else 0.
+
+    A text holding ``</think>`` with no ``<think>`` before it started inside a
+    thought (templates that open ``<think>`` in the prompt): the answer starts
+    after that closing tag.
+
+    >>> text = "<think>hm</think> f()"
+    >>> text[after_think(text, "auto"):]
+    ' f()'
+    >>> after_think("<think>cut short", "auto")
+    Traceback (most recent call last):
+    ...
+    ek.parsing.errors.ParseError: auto: line 1, column 1: a <think> block is not closed by </think> (output cut short?)
+    """
+    start = len(text) - len(text.lstrip())
+    if text.startswith(THINK_OPEN, start):
+        end = text.find(THINK_CLOSE, start + len(THINK_OPEN))
+        if end == -1:
+            raise ParseError("a <think> block is not closed by </think> (output cut short?)", line_col(text, start),
+                             fmt)
+        return end + len(THINK_CLOSE)
+    close = text.find(THINK_CLOSE)
+    if close != -1 and text.find(THINK_OPEN, 0, close) == -1:
+        return close + len(THINK_CLOSE)
+    return 0
+
+
+def has_blocks(text: str, start: int = 0) -> bool:
+    """Whether ``text[start:]`` holds a ``<tool_call>`` or a stray ``</tool_call>`` tag."""
+    return text.find(CALL_OPEN, start) != -1 or text.find(CALL_CLOSE, start) != -1
+
+
+def blocks(text: str, start: int, fmt: str) -> list[tuple[int, int]]:
+    """``(begin, end)`` offsets of each ``<tool_call>`` block's content in ``text[start:]``.
+
+    >>> blocks("a <tool_call>1</tool_call> b <tool_call>2</tool_call>", 0, "hermes")
+    [(13, 14), (40, 41)]
+    """
+    spans: list[tuple[int, int]] = []
+    pos = start
+    while True:
+        opening = text.find(CALL_OPEN, pos)
+        stray = text.find(CALL_CLOSE, pos, len(text) if opening == -1 else opening)
+        if stray != -1:
+            raise ParseError("</tool_call> without an opening <tool_call>", line_col(text, stray), fmt)
+        if opening == -1:
+            return spans
+        begin = opening + len(CALL_OPEN)
+        end = text.find(CALL_CLOSE, begin)
+        inner = text.find(CALL_OPEN, begin, len(text) if end == -1 else end)
+        if inner != -1:
+            raise ParseError(f"<tool_call> inside an unclosed <tool_call> block (opened at line "
+                             f"{line_col(text, opening)[0]}, column {line_col(text, opening)[1]})",
+                             line_col(text, inner), fmt)
+        if end == -1:
+            raise ParseError("a <tool_call> block is not closed by </tool_call> (output cut short?)",
+                             line_col(text, opening), fmt)
+        spans.append((begin, end))
+        pos = end + len(CALL_CLOSE)
+
+
+def _content(text: str, begin: int, end: int) -> tuple[int, str]:
+    """A block's content without surrounding whitespace or Markdown code fence, and its offset."""
+    raw = text[begin:end]
+    lead = len(raw) - len(raw.lstrip())
+    inner = raw.strip()
+    if inner.startswith("```") and inner.endswith("```") and len(inner) >= 6 and "\n" in inner:
+        newline = inner.find("\n")
+        lead += newline + 1
+        inner = inner[newline + 1 : -3]
+        lead += len(inner) - len(inner.lstrip())
+        inner = inner.strip()
+    return begin + lead, inner
+
+
+def read_blocks(text: str, start: int, fmt: str, read: Callable[[str], list[Step]]) -> list[Step]:
+    """The calls of every ``<tool_call>`` block after ``start``, each block's content read by ``read``.
+
+    Errors are re-raised with ``fmt`` and the position in ``text``: a line and
+    column for text positions, ``<tool_call> #k (line, column) $.path`` for
+    paths inside a block's decoded JSON.
+    """
+    steps: list[Step] = []
+    for number, (begin, end) in enumerate(blocks(text, start, fmt), 1):
+        offset, content = _content(text, begin, end)
+        if not content:
+            raise ParseError("an empty <tool_call> block", line_col(text, begin - len(CALL_OPEN)), fmt)
+        try:
+            steps.extend(read(content))
+        except ParseError as error:
+            raise ParseError(error.reason, shift(error.position, text, offset, number), fmt) from None
+    return steps
+
+
+def shift(position: object, text: str, offset: int, block: int | None = None) -> tuple[int, int] | str | None:
+    """A position inside ``text[offset:]`` as a position in ``text``.
+
+    >>> shift((2, 3), "ab\\ncd\\nef\\ngh", 3)
+    (3, 3)
+    >>> shift((1, 2), "ab\\ncd", 3)
+    (2, 2)
+    """
+    line, column = line_col(text, offset)
+    if isinstance(position, tuple):
+        return (line + position[0] - 1, position[1] + (column - 1 if position[0] == 1 else 0))
+    where = f"<tool_call> #{block} (line {line}, column {column})" if block is not None else None
+    if isinstance(position, str):
+        return f"{where} {position}" if where else position
+    return where

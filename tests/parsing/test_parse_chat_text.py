@@ -1,0 +1,128 @@
+"""Chat-model text: Hermes/Qwen ``<tool_call>`` blocks, a leading ``<think>``, and Responses wrappers."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ek.agents.base import Step
+from ek.parsing import ParseError, parse_calls, to_hermes
+
+WEATHER = Step("get_weather", {"location": "Paris"})
+SEARCH = Step("search", {"q": "cats"})
+HERMES = ('Let me look that up.\n<tool_call>\n{"name": "get_weather", "arguments": {"location": "Paris"}}\n'
+          '</tool_call>\nand also\n<tool_call>\n{"name": "search", "arguments": "{\\"q\\": \\"cats\\"}"}\n'
+          '</tool_call>\nDone.')
+
+
+@pytest.mark.parametrize("fmt", ["auto", "hermes"])
+def test_hermes_blocks_with_prose_and_json_string_arguments(fmt: str) -> None:
+    assert parse_calls(HERMES, fmt) == [WEATHER, SEARCH]
+    assert parse_calls(HERMES.encode(), fmt) == [WEATHER, SEARCH]
+
+
+@pytest.mark.parametrize("fmt", ["auto", "hermes"])
+def test_a_leading_think_block_is_skipped(fmt: str) -> None:
+    thought = "<think>\nmaybe get_weather(location='Rome')? <tool_call> no: Paris\n</think>\n"
+    assert parse_calls(thought + HERMES, fmt) == [WEATHER, SEARCH]
+    assert parse_calls("  <think></think><tool_call>{\"name\": \"f\"}</tool_call>", fmt) == [Step("f", {})]
+
+
+def test_think_then_python_or_json_in_auto() -> None:
+    assert parse_calls("<think>two calls</think>\n[get_weather(location='Paris'), search(q='cats')]") == [
+        WEATHER, SEARCH]
+    assert parse_calls('<think>x</think>```json\n{"name": "search", "arguments": {"q": "cats"}}\n```') == [SEARCH]
+
+
+def test_a_prefilled_think_leaves_only_its_closing_tag() -> None:
+    # chat templates that open <think> in the prompt: the completion starts inside the thought
+    assert parse_calls("the user wants Paris\n</think>\n\nget_weather(location='Paris')") == [WEATHER]
+
+
+def test_hermes_format_without_blocks_is_no_calls() -> None:
+    assert parse_calls("It is sunny in Paris, no tool needed.", "hermes") == []
+    assert parse_calls("<think>easy</think>Sunny.", "hermes") == []
+
+
+@pytest.mark.parametrize(("text", "position", "fragment"), [
+    ('ok\n<tool_call>\n{"name": "f", "arguments": {"x": \n</tool_call>', (3, 33), "invalid JSON"),
+    ('<tool_call>{"name": "f"}</tool_call>\n  <tool_call>{"name": "g"', (2, 3), "not closed by </tool_call>"),
+    ('<tool_call>{"name": "f", <tool_call>{"name": "g"}</tool_call>', (1, 26), "inside an unclosed"),
+    ('{"name": "f"}</tool_call>', (1, 14), "without an opening <tool_call>"),
+    ("<think>never finishes [f(x=1)]", (1, 1), "<think> block is not closed"),
+    ("<tool_call>  </tool_call>", (1, 1), "empty <tool_call> block"),
+    ('<tool_call>{"name": "f", "arguments": {"x": 1, "x": 2}}</tool_call>', (1, 48), "duplicate key"),
+])
+@pytest.mark.parametrize("fmt", ["auto", "hermes"])
+def test_broken_blocks_say_where(text: str, position: tuple[int, int], fragment: str, fmt: str) -> None:
+    with pytest.raises(ParseError, match=fragment) as info:
+        parse_calls(text, fmt)
+    assert info.value.position == position
+    assert info.value.format == fmt
+
+
+def test_an_error_inside_a_decoded_block_names_the_block_and_path() -> None:
+    with pytest.raises(ParseError) as info:
+        parse_calls('x\n<tool_call>{"name": "f"}</tool_call>\n<tool_call>\n{"name": ""}</tool_call>', "hermes")
+    assert info.value.position == "<tool_call> #2 (line 4, column 1) $.name"
+    assert info.value.reason == "the tool name is empty"
+
+
+def test_hermes_blocks_are_never_executed_and_python_in_a_block_is_auto_only(tmp_path: Any) -> None:
+    payload = "__import__('os').system('touch " + str(tmp_path / "ran") + "')"
+    with pytest.raises(ParseError):
+        parse_calls(f"<tool_call>{payload}</tool_call>")
+    with pytest.raises(ParseError):
+        parse_calls(f"<tool_call>{payload}</tool_call>", "hermes")
+    assert not (tmp_path / "ran").exists()
+    assert parse_calls("<tool_call>search(q='cats')</tool_call>") == [SEARCH]
+    with pytest.raises(ParseError, match="invalid JSON"):
+        parse_calls("<tool_call>search(q='cats')</tool_call>", "hermes")
+
+
+def test_hermes_text_respects_the_limits() -> None:
+    deep = "<tool_call>" + '{"name": "f", "arguments": {"x": ' + "[" * 100 + "]" * 100 + "}}</tool_call>"
+    with pytest.raises(ParseError, match="max_depth=64") as info:
+        parse_calls("prose\n" + deep, "hermes")
+    assert info.value.position == (2, len('<tool_call>{"name": "f", "arguments": {"x": ') + 63)
+    with pytest.raises(ParseError, match="max_size"):
+        parse_calls("<think>" + "x" * 100 + "</think>", "hermes", max_size=50)
+    with pytest.raises(ParseError, match="reads text"):
+        parse_calls({"name": "f"}, "hermes")
+
+
+def test_responses_wrapper_without_the_object_field() -> None:
+    wrapper = {"output": [{"type": "reasoning", "summary": []},
+                          {"type": "function_call", "call_id": "c1", "name": "get_weather",
+                           "arguments": '{"location": "Paris"}'},
+                          {"type": "message", "content": [{"type": "output_text", "text": "hi"}]}]}
+    assert parse_calls(wrapper) == [WEATHER]
+    assert parse_calls(wrapper, "openai") == [WEATHER]
+    assert parse_calls(json.dumps(wrapper)) == [WEATHER]
+    with pytest.raises(ParseError, match="unsupported output item type 'web_search_call'") as info:
+        parse_calls({"output": [{"type": "web_search_call"}]})
+    assert info.value.position == "$.output[0].type"
+
+
+def test_to_hermes_escapes_tags_inside_values() -> None:
+    steps = [Step("post", {"body": "</tool_call><tool_call>"}), SEARCH]
+    text = to_hermes(steps)
+    assert text.count("<tool_call>") == 2
+    assert parse_calls(text, "hermes") == steps
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(["<think>", "</think>", "<tool_call>", "</tool_call>", '{"name": "f"}', "f()",
+                                 " ", "\n", "x", '"', "{", "}"]), max_size=12).map("".join),
+       st.sampled_from(["auto", "hermes"]))
+def test_tag_soup_only_raises_parse_error(text: str, fmt: str) -> None:
+    try:
+        steps = parse_calls(text, fmt)
+    except ParseError as error:
+        assert error.format == fmt if fmt == "hermes" else error.format in ("auto", "python", "json")
+        return
+    assert all(isinstance(s, Step) for s in steps)
