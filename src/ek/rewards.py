@@ -15,7 +15,6 @@ default) and the reward is the episode's cost-weighted F1 (see docs/rl.md).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -27,42 +26,24 @@ from ek.parsing import ParseError, parse_calls
 RewardFunction = Callable[..., list[float | None]]
 
 
-#: A reasoning model's leading ``<think>...</think>`` block: thoughts, not calls.
-_THINK = re.compile(r"\A\s*<think>.*?</think>", re.DOTALL)
-#: One call in the Hermes/Qwen chat-template format: ``<tool_call>{"name": ..., "arguments": ...}</tool_call>``.
-_TOOL_CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
-
-
 def text_calls(text: str) -> list[Step]:
-    """The calls in generated text, as chat models write it.
+    """The calls in generated text, as chat models write it: :func:`ek.parse_calls` in ``auto`` format.
 
-    A leading ``<think>...</think>`` is dropped; when the text holds
-    ``<tool_call>`` blocks (Hermes/Qwen templates) each block is one call and
-    the prose around them is ignored; otherwise the whole text is parsed
-    (Python calls, JSON, optionally fenced). Raises :class:`ParseError`.
+    That skips a leading ``<think>...</think>``, reads ``<tool_call>`` blocks
+    (Hermes/Qwen templates) and ignores the prose around them, or else reads
+    the text as Python calls or JSON. Raises :class:`ParseError`.
 
     >>> text_calls('<think>weather, then</think> <tool_call>{"name": "f", "arguments": {"x": 1}}</tool_call>')
     [Step(name='f', args={'x': 1})]
     """
-    text = _THINK.sub("", text, count=1)
-    blocks = _TOOL_CALL.findall(text)
-    if text.count("<tool_call>") != len(blocks):
-        raise ParseError("a <tool_call> block is not closed by </tool_call> (output cut short?)")
-    if not blocks:
-        return parse_calls(text)
-    calls: list[Step] = []
-    for block in blocks:
-        calls.extend(parse_calls(block))
-    return calls
+    return parse_calls(text)
 
 
 def _content_calls(content: Any) -> list[Step]:
     """Calls in a message's ``content``: text, Anthropic blocks with ``tool_use``, or text-only blocks."""
-    if isinstance(content, str):
-        return text_calls(content)
     if isinstance(content, list) and content and all(
             isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str) for b in content):
-        return text_calls("\n".join(b["text"] for b in content))  # TRL's block-style (multimodal) messages
+        return parse_calls("\n".join(b["text"] for b in content))  # TRL's block-style (multimodal) messages
     return parse_calls(content)
 
 
@@ -71,16 +52,16 @@ def completion_calls(completion: Any) -> list[Step]:
 
     A message's ``tool_calls`` are read when present, else its ``content``
     (call text as in :func:`text_calls`, text blocks, or Anthropic-style
-    ``tool_use`` blocks). Raises :class:`ParseError`.
+    ``tool_use`` blocks). A Responses API ``{"output": [...]}`` is read by its
+    ``function_call`` items. Raises :class:`ParseError`.
 
     >>> completion_calls([{"role": "assistant", "content": "",
     ...                    "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": {"x": 1}}}]}])
     [Step(name='f', args={'x': 1})]
     """
-    if isinstance(completion, str):
-        return text_calls(completion)
-    if isinstance(completion, bytes):
-        return parse_calls(completion)
+    responses = isinstance(completion, Mapping) and "output" in completion and "role" not in completion
+    if isinstance(completion, str | bytes) or responses:
+        return parse_calls(completion)  # text, or a Responses API response
     if not isinstance(completion, (Mapping, list, tuple)):
         raise ParseError(f"expected text or chat messages, got {type(completion).__name__}")
     messages = [completion] if isinstance(completion, Mapping) else list(completion)

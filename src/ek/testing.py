@@ -16,9 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ek.agents.toolcalls import ToolCallMetric
-from ek.parsing import ParseError
 from ek.report.alignment import alignment_dict, format_alignment
-from ek.rewards import text_calls
 from ek.scoring import Score
 
 
@@ -30,19 +28,14 @@ def assert_calls(pred: Any, gold: Any, grammar: Any = None, level: str = "call",
                  canonicalizer: str | None = None, optimal: bool = False) -> Score:
     """Assert that predicted calls match gold calls exactly (no FP, no FN, output parsed); return the score.
 
-    ``pred`` is raw model output (Python call text, OpenAI/Anthropic JSON, text
-    or decoded; ``<tool_call>`` blocks and a leading ``<think>`` as in
-    :func:`ek.rewards.text_calls`) or a list of calls; ``gold`` is a list of calls (``Step``,
+    ``pred`` is raw model output, anything :func:`ek.parse_calls` reads (Python
+    call text, OpenAI/Anthropic JSON, chat text with ``<tool_call>`` blocks and a
+    leading ``<think>``; text or decoded) or a list of calls; ``gold`` is a list of calls (``Step``,
     ``(name, args)`` or call dicts, :class:`~ek.values.OneOf` values allowed).
     ``grammar`` (schema path, generated module or GraphGrammar) brings weights,
     compare policies, defaults and validation.
     """
     __tracebackhide__ = True  # pytest shows the caller's line, not this helper's
-    if isinstance(pred, str) and ("<tool_call>" in pred or pred.lstrip().startswith("<think>")):
-        try:  # chat-model text, read as the RL reward reads it (ek.rewards.text_calls)
-            pred = text_calls(pred)
-        except ParseError:
-            pass  # the metric reports why the raw text does not parse
     metric = ToolCallMetric(level, grammar=grammar, canonicalizer=canonicalizer, optimal=optimal)
     score = metric(pred, gold)
     explanation = score.explanation

@@ -79,3 +79,12 @@ def test_rewards_read_what_chat_models_really_emit() -> None:
 def test_rewards_odd_completion_objects_are_unparseable_not_a_crash() -> None:
     reward = make_tool_call_reward(unparseable=-1.0)
     assert _trl_call(reward, [None, 123, [["nested"]]], gold_calls=[GOLD] * 3) == [-1.0, -1.0, -1.0]
+
+
+def test_rewards_read_prefilled_thoughts_and_responses_wrappers_like_parse_calls() -> None:
+    # templates that open <think> in the prompt leave only "</think>" in the completion
+    prefilled = "the user wants Paris and cats\n</think>\n[get_weather(location='Paris'), search(q='cats')]"
+    responses = {"output": [{"type": "reasoning", "summary": []},
+                            {"type": "function_call", "name": "get_weather", "arguments": '{"location": "Paris"}'},
+                            {"type": "function_call", "name": "search", "arguments": '{"q": "cats"}'}]}
+    assert _trl_call(tool_call_reward, [prefilled, responses], gold_calls=[GOLD] * 2) == [1.0, 1.0]

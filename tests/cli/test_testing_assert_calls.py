@@ -60,3 +60,9 @@ def test_testing_assert_calls_reads_chat_model_text_like_the_reward() -> None:
     assert_calls(qwen, [("get_weather", {"location": "Paris"})])
     with pytest.raises(AssertionError, match="output could not be parsed"):
         assert_calls('<tool_call>{"name": "get_weather", "arguments": {', [("get_weather", {"location": "Paris"})])
+
+
+def test_testing_assert_calls_says_where_a_chat_block_breaks() -> None:
+    text = 'Sure.\n<tool_call>\n{"name": "get_weather", "arguments": {"location": "Paris"}}\n</tool_call>\n<tool_call>'
+    with pytest.raises(AssertionError, match=r"line 5, column 1: a <tool_call> block is not closed"):
+        assert_calls(text, [("get_weather", {"location": "Paris"})])
