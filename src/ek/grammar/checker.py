@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from ek.grammar.defaults import DefaultChecker, Unresolved, describe, kind_of
+from ek.grammar.defaults import DefaultChecker, Unresolved, describe
 from ek.grammar.diagnostics import Diagnostic, Suggester, diagnostic_at
 from ek.grammar.model import (
     COMPARE_POLICIES,
@@ -30,6 +30,7 @@ from ek.grammar.model import (
     ToolSpec,
     TypeAlias,
     TypeNode,
+    kind_of,
 )
 from ek.grammar.names import safe_identifier
 from ek.grammar.strings import encode_pattern
@@ -302,21 +303,7 @@ class _Checker:
         by_name: dict[str, ToolSyn] = {}
         by_safe: dict[str, ToolSyn] = {}
         for decl in decls:
-            if not decl.name:
-                self.error(decl.name_loc, "a tool name cannot be empty")
-            elif decl.name in by_name:
-                first = by_name[decl.name]
-                self.error(decl.name_loc, f"duplicate tool '{decl.name}' (first declared at line {first.loc.line})")
-            else:
-                by_name[decl.name] = decl
-                safe = safe_identifier(decl.name)
-                other = by_safe.setdefault(safe, decl)
-                if other is not decl:
-                    self.error(
-                        decl.name_loc,
-                        f"tool name '{decl.name}' collides with '{other.name}' (line {other.loc.line}) "
-                        f"once made a Python identifier ('{safe}')",
-                    )
+            self.check_unique_name(decl, by_name, by_safe, "tool", f"duplicate tool '{decl.name}'", "first declared at")
             weight = 1.0
             if decl.weight is not None:
                 weight = self.positive(decl.weight, "weight")
@@ -324,6 +311,25 @@ class _Checker:
             fields = self.lower_fields(decl.body, f"tool '{decl.name}'")
             tools.append(ToolSpec(decl.name, fields, weight, doc, loc=decl.loc))
         return tools
+
+    def check_unique_name(self, item: Any, by_name: dict[str, Any], by_safe: dict[str, Any], kind: str,
+                          duplicate: str, first: str) -> None:
+        """Report an empty name, a repeated one (``duplicate (first line N)``), or one that collides
+        with another once made a Python identifier; remember it otherwise."""
+        if not item.name:
+            self.error(item.name_loc, f"{'an' if kind[0] in 'aeiou' else 'a'} {kind} name cannot be empty")
+        elif item.name in by_name:
+            self.error(item.name_loc, f"{duplicate} ({first} line {by_name[item.name].loc.line})")
+        else:
+            by_name[item.name] = item
+            safe = safe_identifier(item.name)
+            other = by_safe.setdefault(safe, item)
+            if other is not item:
+                self.error(
+                    item.name_loc,
+                    f"{kind} name '{item.name}' collides with '{other.name}' (line {other.loc.line}) "
+                    f"once made a Python identifier ('{safe}')",
+                )
 
     def positive(self, num: Num, what: str) -> float:
         if not num.value > 0:
@@ -347,21 +353,8 @@ class _Checker:
         for arg in body.items:
             if not isinstance(arg, ArgSyn):
                 continue
-            if not arg.name:
-                self.error(arg.name_loc, "an argument name cannot be empty")
-            elif arg.name in by_name:
-                first = by_name[arg.name]
-                self.error(arg.name_loc, f"duplicate argument '{arg.name}' in {owner} (first at line {first.loc.line})")
-            else:
-                by_name[arg.name] = arg
-                safe = safe_identifier(arg.name)
-                other = by_safe.setdefault(safe, arg)
-                if other is not arg:
-                    self.error(
-                        arg.name_loc,
-                        f"argument name '{arg.name}' collides with '{other.name}' (line {other.loc.line}) "
-                        f"once made a Python identifier ('{safe}')",
-                    )
+            self.check_unique_name(arg, by_name, by_safe, "argument", f"duplicate argument '{arg.name}' in {owner}",
+                                   "first at")
             fields.append(self.lower_field(arg))
         return tuple(fields)
 

@@ -21,8 +21,8 @@ from ek.grammar.model import (
     EnumType,
     ListType,
     ObjectType,
-    PrimitiveType,
     TypeNode,
+    kind_of,
 )
 from ek.grammar.regexes import MATCH_SECONDS, fullmatch_within
 from ek.grammar.strings import encode_pattern, format_number
@@ -184,19 +184,6 @@ class _BadValue:
 
 
 _BAD: Any = _BadValue()
-
-
-def kind_of(node: TypeNode) -> str:
-    """``str``, ``int``, ... for primitives; ``enum``, ``list``, ``object`` or ``named`` otherwise."""
-    if isinstance(node, PrimitiveType):
-        return node.name
-    if isinstance(node, EnumType):
-        return "enum"
-    if isinstance(node, ListType):
-        return "list"
-    if isinstance(node, ObjectType):
-        return "object"
-    return "named"
 
 
 def describe(node: TypeNode) -> str:

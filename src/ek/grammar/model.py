@@ -157,6 +157,19 @@ class NamedType:
 TypeNode = Union[PrimitiveType, EnumType, ListType, ObjectType, NamedType]
 
 
+def kind_of(node: TypeNode) -> str:
+    """``str``, ``int``, ... for primitives; ``enum``, ``list``, ``object`` or ``named`` otherwise."""
+    if isinstance(node, PrimitiveType):
+        return node.name
+    if isinstance(node, EnumType):
+        return "enum"
+    if isinstance(node, ListType):
+        return "list"
+    if isinstance(node, ObjectType):
+        return "object"
+    return "named"
+
+
 @attrs.frozen
 class FieldSpec:
     """One argument of a tool (or one field of an inline object).

@@ -31,6 +31,7 @@ from ek.grammar.model import (
     PrimitiveType,
     TypeAlias,
     TypeNode,
+    kind_of,
 )
 from ek.grammar.names import safe_identifier
 from ek.interop.issues import Issues, child
@@ -136,7 +137,7 @@ class Converter:
 
     def compare(self, text: object, type_node: TypeNode, path: str) -> ComparePolicy | None:
         base = self.base(type_node)
-        kind = _kind(base)
+        kind = kind_of(base)
         match = re.fullmatch(r"(fold|exact|bfcl|unordered|ignore)|tol\(([0-9.eE+-]+)\)", text) \
             if isinstance(text, str) else None
         fits = {"tol": kind in ("int", "float"), "unordered": kind == "list",
@@ -424,7 +425,7 @@ class Converter:
                     and not k.startswith("x-ek-")}
         constraints = NO_CONSTRAINTS
         if siblings:
-            kind = _kind(self.base(NamedType(name)))
+            kind = kind_of(self.base(NamedType(name)))
             if kind == "str":
                 constraints = self._string({"type": "string", **siblings}, path)[1]
             elif kind in ("int", "float"):
@@ -479,7 +480,7 @@ class Converter:
         if problem:
             self.issues.warn(path, f"default {value!r:.60} {problem}; dropped")
             return NO_DEFAULT
-        if value is not None and _kind(self.base(type_node)) == "float" and isinstance(value, int):
+        if value is not None and kind_of(self.base(type_node)) == "float" and isinstance(value, int):
             return float(value)
         return value
 
@@ -491,9 +492,9 @@ class Converter:
             if alias is None:
                 return "cannot be checked against a recursive type"
             return self._misfit(value, alias.type, alias.constraints.merged(constraints))
-        kind = _kind(node)
+        kind = kind_of(node)
         if isinstance(node, EnumType):
-            return None if value in node.members else f"is not one of the enum members"
+            return None if value in node.members else "is not one of the enum members"
         if kind == "any":
             return None if _plain(value) else "is not a JSON value"
         if kind in ("str", "date", "datetime"):
@@ -568,18 +569,6 @@ def _item_alias_name(path: str) -> str:
     last = re.split(r"[.\[]", rest)[-1].strip("]'\"")
     base = safe_identifier(last) if any(c.isalnum() for c in last) else "list"
     return base + "_item" * max(levels, 1)
-
-
-def _kind(node: TypeNode) -> str:
-    if isinstance(node, PrimitiveType):
-        return node.name
-    if isinstance(node, EnumType):
-        return "enum"
-    if isinstance(node, ListType):
-        return "list"
-    if isinstance(node, ObjectType):
-        return "object"
-    return "named"
 
 
 def _plain(value: Any) -> bool:
