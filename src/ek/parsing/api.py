@@ -1,7 +1,9 @@
 """``parse_calls``: any supported model output -> list of :class:`Step`, or a :class:`ParseError`.
 
-Text is decoded (bytes must be UTF-8), stripped of a surrounding Markdown code
-fence, size- and depth-checked, then read as JSON or Python call syntax.
+Text is decoded (bytes must be UTF-8); in ``auto``/``hermes`` a leading
+``<think>`` is skipped and ``<tool_call>`` blocks are read one by one
+(:mod:`ek.parsing.chat_text`); other text is stripped of a surrounding Markdown
+code fence, size- and depth-checked, then read as JSON or Python call syntax.
 Already-decoded objects (dict/list) are read by their shape.
 """
 
@@ -40,6 +42,8 @@ def parse_calls(
     [Step(name='f', args={'x': 1})]
     >>> parse_calls([{"type": "text", "text": "ok"}, {"type": "tool_use", "id": "t1", "name": "f", "input": {}}])
     [Step(name='f', args={})]
+    >>> parse_calls('<think>hm</think>Sure. <tool_call>{"name": "f", "arguments": {"x": 1}}</tool_call>')
+    [Step(name='f', args={'x': 1})]
     >>> parse_calls('[{"f": {"x": 1}}]', format="bfcl")
     [Step(name='f', args={'x': 1})]
     >>> parse_calls("f(x=os.system('rm -rf /'))")
