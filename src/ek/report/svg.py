@@ -77,7 +77,8 @@ def grouped_bars(groups: Sequence[tuple[str, Sequence[tuple[str, float, str]]]],
     bar, gap, group_gap, plot_h, top = 34, 6, 40, 160, 44
     n_series = max((len(s) for _, s in groups), default=1)
     group_w = n_series * (bar + gap)
-    width = max(320, len(groups) * (group_w + group_gap) + group_gap)
+    # wide enough for its bars and for its title (about 8 px per character of the bold title font)
+    width = max(320, len(groups) * (group_w + group_gap) + group_gap, 8 * len(title))
     height = top + plot_h + 46
     parts = [(f'<svg class="{_esc(css_class)}" width="{width}" '
               f'height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label="{_esc(title)}">'),
