@@ -151,18 +151,41 @@ def encode_pattern(pattern: str) -> str:
     >>> encode_pattern('a/b\\d')
     '/a\\/b\\d/'
     """
+    pattern = escape_line_breaks(pattern)
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern):
+            out.append(ch + pattern[i + 1])
+            i += 2
+            continue
+        out.append("\\/" if ch == "/" else "\\\\" if ch == "\\" else ch)
+        i += 1
+    return "/" + "".join(out) + "/"
+
+
+def escape_line_breaks(pattern: str) -> str:
+    r"""Raw CR/LF in a regex as ``\r``/``\n`` escapes (same meaning): a DSL ``/regex/`` must fit on one line.
+
+    >>> escape_line_breaks("a\rb"), escape_line_breaks("a\\\nb"), escape_line_breaks("a\\\\\n")
+    ('a\\rb', 'a\\nb', 'a\\\\\\n')
+    """
+    if "\r" not in pattern and "\n" not in pattern:
+        return pattern
+    escapes = {"\r": "\\r", "\n": "\\n"}
     out: list[str] = []
     i = 0
     while i < len(pattern):
         ch = pattern[i]
         if ch == "\\" and i + 1 < len(pattern):
             nxt = pattern[i + 1]
-            out.append({"\n": "\\n", "\r": "\\r"}.get(nxt, "\\" + nxt))
+            out.append(escapes.get(nxt, ch + nxt))
             i += 2
             continue
-        out.append({"/": "\\/", "\n": "\\n", "\r": "\\r"}.get(ch, "\\\\" if ch == "\\" else ch))
+        out.append(escapes.get(ch, ch))
         i += 1
-    return "/" + "".join(out) + "/"
+    return "".join(out)
 
 
 def parse_number(text: str) -> int | float:

@@ -34,6 +34,7 @@ from ek.grammar.model import (
     kind_of,
 )
 from ek.grammar.names import safe_identifier
+from ek.grammar.strings import escape_line_breaks
 from ek.interop.issues import Issues, child
 
 _STR = {"string", "String", "char", "str"}
@@ -603,7 +604,7 @@ def _full_match_pattern(pattern: object) -> str | None:
     """
     if not isinstance(pattern, str) or not pattern:
         return None
-    pattern = _escape_line_breaks(pattern)
+    pattern = escape_line_breaks(pattern)
     try:
         re.compile(pattern)
     except re.error:
@@ -622,29 +623,6 @@ def _full_match_pattern(pattern: object) -> str | None:
     except re.error:
         return None
     return body
-
-
-def _escape_line_breaks(pattern: str) -> str:
-    r"""Raw CR/LF in a regex as ``\r``/``\n`` escapes (same meaning): a DSL ``/regex/`` must fit on one line.
-
-    >>> _escape_line_breaks("a\rb"), _escape_line_breaks("a\\\nb"), _escape_line_breaks("a\\\\\n")
-    ('a\\rb', 'a\\nb', 'a\\\\\\n')
-    """
-    if "\r" not in pattern and "\n" not in pattern:
-        return pattern
-    escapes = {"\r": "\\r", "\n": "\\n"}
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\" and i + 1 < len(pattern):
-            nxt = pattern[i + 1]
-            out.append(escapes.get(nxt, ch + nxt))
-            i += 2
-            continue
-        out.append(escapes.get(ch, ch))
-        i += 1
-    return "".join(out)
 
 
 def _balanced(text: str) -> bool:
