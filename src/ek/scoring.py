@@ -17,6 +17,7 @@ import attrs
 
 from ek.agents.base import Step
 from ek.goldjson import encode_value
+from ek.sentinel import Sentinel
 
 #: Unit kinds.
 TP, FP, FN = "tp", "fp", "fn"
@@ -38,21 +39,11 @@ REASONS: Mapping[str, str] = MappingProxyType(
     }
 )
 
-class _Absent:
+
+class _Absent(Sentinel):
     """Sentinel for "no value on this side" in units and checks (``None`` is a real value)."""
 
-    _instance: _Absent | None = None
-
-    def __new__(cls) -> _Absent:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "ABSENT"
-
-    def __reduce__(self) -> str:
-        return "ABSENT"
+    NAME = "ABSENT"
 
 
 ABSENT: Any = _Absent()

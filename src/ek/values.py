@@ -14,22 +14,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from ek.sentinel import Sentinel
 
-class _Omittable:
+
+class _Omittable(Sentinel):
     """Marker: the gold argument may be absent from the prediction."""
 
-    _instance: _Omittable | None = None
-
-    def __new__(cls) -> _Omittable:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "OMITTABLE"
-
-    def __reduce__(self) -> str:
-        return "OMITTABLE"
+    NAME = "OMITTABLE"
 
 
 #: Use as a gold value (alone or inside :class:`OneOf`): leaving the argument out is correct.

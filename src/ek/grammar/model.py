@@ -11,6 +11,8 @@ from typing import Any, Union
 
 import attrs
 
+from ek.sentinel import Sentinel
+
 #: Names of the built-in scalar types.
 PRIMITIVE_TYPES = ("str", "int", "float", "bool", "date", "datetime", "any")
 
@@ -18,24 +20,13 @@ PRIMITIVE_TYPES = ("str", "int", "float", "bool", "date", "datetime", "any")
 COMPARE_POLICIES = ("fold", "exact", "bfcl", "tol", "unordered", "ignore")
 
 
-class _NoDefault:
+class _NoDefault(Sentinel):
     """Marker for "this argument declares no default" (``None`` is a valid default)."""
 
-    _instance: _NoDefault | None = None
-
-    def __new__(cls) -> _NoDefault:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "NO_DEFAULT"
+    NAME = "NO_DEFAULT"
 
     def __bool__(self) -> bool:
         return False
-
-    def __reduce__(self) -> str:
-        return "NO_DEFAULT"
 
 
 NO_DEFAULT: Any = _NoDefault()
