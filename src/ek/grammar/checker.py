@@ -130,19 +130,8 @@ class _Checker:
             if decl.name in RESERVED_TYPE_NAMES:
                 self.error(decl.name_loc, f"'{decl.name}' is a keyword and cannot name a type")
                 continue
-            if decl.name in self.alias_syntax:
-                first = self.alias_syntax[decl.name]
-                self.error(decl.name_loc, f"duplicate type '{decl.name}' (first declared at line {first.loc.line})")
-                continue
-            self.alias_syntax[decl.name] = decl
-            safe = safe_identifier(decl.name)
-            other = by_safe.setdefault(safe, decl)
-            if other is not decl:
-                self.error(
-                    decl.name_loc,
-                    f"type name '{decl.name}' collides with '{other.name}' (line {other.loc.line}) "
-                    f"once made a Python identifier ('{safe}')",
-                )
+            self.check_unique_name(decl, self.alias_syntax, by_safe, "type", f"duplicate type '{decl.name}'",
+                                   "first declared at")
 
     def find_cycles(self, decls: list[TypeDeclSyn]) -> None:
         """Report each cycle of type aliases once (iterative DFS, linear in the number of references)."""
