@@ -288,3 +288,13 @@ def test_uneven_indentation_is_still_an_error_at_its_line() -> None:
     with pytest.raises(ParseError) as info:
         parse_calls("f(x=1)\n    g(y=2)")
     assert info.value.position[0] == 2 and "unexpected indent" in info.value.reason  # type: ignore[index]
+
+
+def test_model_text_with_invalid_escapes_parses_without_warnings():
+    import warnings
+
+    import ek
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert ek.parse_calls(r'search(q="a\[b")')[0].args == {"q": "a\\[b"}

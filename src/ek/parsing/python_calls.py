@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import math
+import warnings
 from typing import Any
 
 from ek.agents.base import Step
@@ -120,7 +121,10 @@ def _statement(stmt: ast.stmt) -> str:
 
 def _parse(text: str) -> ast.Module:
     try:
-        return ast.parse(text, filename="<model output>", mode="exec")
+        with warnings.catch_warnings():
+            # "invalid escape sequence" and similar compiler warnings are about the model's text, not ek's code
+            warnings.simplefilter("ignore", (DeprecationWarning, SyntaxWarning))
+            return ast.parse(text, filename="<model output>", mode="exec")
     except SyntaxError as exc:
         position = (exc.lineno or 1, exc.offset or 1)
         raise ParseError(f"invalid Python: {exc.msg}", position, FORMAT) from None
