@@ -107,3 +107,11 @@ def test_any_schema_imports_into_a_lint_clean_grammar(document: dict[str, Any], 
         again = import_tools(json.loads(json.dumps(data)), target, name="fuzz", version=1)
         assert again.grammar == grammar
         assert again.issues == ()
+
+
+def test_an_empty_const_is_a_zero_length_string():
+    tool = {"name": "t", "parameters": {"type": "object", "properties": {"a": {"const": ""}}}}
+    result = import_tools(tool, "openai", name="g")
+    field = result.grammar.tools[0].fields[0]
+    assert (str(field.type), field.constraints.min, field.constraints.max) == ("str", 0, 0)
+    assert parse(format_grammar(result.grammar)) == result.grammar

@@ -188,6 +188,8 @@ class Converter:
             return self._ref(schema, path)
         if "const" in schema:
             value = schema["const"]
+            if value == "":  # an enum member cannot be empty, but "the string of length 0" says exactly this
+                return PrimitiveType("str"), Constraints(0, 0)
             if isinstance(value, str):
                 return EnumType((value,)), NO_CONSTRAINTS
             self.issues.warn(child(path, "const"), "a non-string const cannot be expressed; read as its type")
