@@ -102,3 +102,21 @@ def test_codegen_cli_output_that_is_a_file_is_a_clear_error(tmp_path: Path) -> N
     run = ek("gen", v1, "-o", target)
     assert run.returncode == 1
     assert f"{target} exists and is not a folder" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_codegen_cli_written_files_get_umask_permissions_and_keep_their_own(tmp_path: Path) -> None:
+    """Generated modules are readable by whoever may read the folder (not owner-only temp-file modes)."""
+    v1, _ = copy_schemas(tmp_path)
+    out = tmp_path / "gen"
+    run = subprocess.run(
+        [sys.executable, "-c", "import os, sys, runpy; os.umask(0o022); sys.argv = sys.argv[1:]; runpy.run_module('ek', run_name='__main__')",
+         "ek", "gen", str(v1), "-o", str(out)],
+        capture_output=True, text=True, check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    assert {p.name: p.stat().st_mode & 0o777 for p in out.iterdir()} == {"__init__.py": 0o644, "travel_v1.py": 0o644}
+    (out / "travel_v1.py").chmod(0o640)
+    v1.write_text(v1.read_text(encoding="utf-8").replace("tool get_weather {", "tool get_weather weight 2 {"), encoding="utf-8")
+    assert ek("gen", v1, "-o", out).returncode == 0
+    assert (out / "travel_v1.py").stat().st_mode & 0o777 == 0o640
+    assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]

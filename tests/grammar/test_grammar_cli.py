@@ -75,6 +75,13 @@ def test_fmt_check_names_unformatted_files_then_write_fixes_them(work):
     assert ek("fmt", "--check", str(work / "messy.ek")).returncode == 0
 
 
+def test_fmt_write_keeps_the_schema_files_mode(work):
+    (work / "messy.ek").chmod(0o664)
+    assert ek("fmt", "--write", str(work / "messy.ek")).returncode == 0
+    assert (work / "messy.ek").stat().st_mode & 0o777 == 0o664
+    assert sorted(p.name for p in work.iterdir() if p.name.endswith(".tmp")) == []
+
+
 def test_fmt_stdin_and_broken_input(work):
     assert ek("fmt", "-", stdin=MESSY).stdout.startswith("grammar g 1\n\ntool t {")
     broken = ek("fmt", str(work / "bad.ek"))

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import os
 import sys
-import tempfile
 
+from ek.atomicfile import write_text_atomic
 from ek.grammar import SchemaError
 from ek.grammar.api import decode_utf8, read_bytes
 from ek.grammar.formatter import format_source
@@ -46,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
                 )
         elif args.write and path != "-":
             if changed:
-                _write_atomically(path, formatted)
+                write_text_atomic(path, formatted)  # an interrupted run never leaves half a schema
                 print(f"reformatted {path}", file=sys.stderr)
         else:
             sys.stdout.write(formatted)
@@ -55,19 +54,3 @@ def run(args: argparse.Namespace) -> int:
 
 def _read_stdin() -> str:
     return decode_utf8(sys.stdin.buffer.read(), "<stdin>")
-
-
-def _write_atomically(path: str, text: str) -> None:
-    """Replace ``path`` in one step so an interrupted run never leaves half a schema."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".ek-fmt-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        mode = os.stat(path).st_mode & 0o777
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise

@@ -7,7 +7,6 @@ render the jinja2 template, ``compile()`` the result (so it parses), and only th
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 import attrs
 import jinja2
 
+from ek.atomicfile import write_text_atomic
 from ek.codegen.classes import ClassPlanner
 from ek.codegen.errors import GenerationError
 from ek.codegen.literals import py_literal, py_literal_block
@@ -140,16 +140,8 @@ def _table(value: dict[str, Any]) -> str:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temp file in the same folder and ``os.replace``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write ``text`` to ``path`` in one step (see ``ek.atomicfile``)."""
+    write_text_atomic(path, text)
 
 
 def write_modules(grammars: Iterable[GraphGrammar], out_dir: str | os.PathLike[str]) -> list[Path]:
