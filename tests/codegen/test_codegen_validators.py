@@ -25,6 +25,15 @@ def test_codegen_valid_calls_have_no_violations(travel_module: types.ModuleType)
     assert v("math.hypot", {"x": 3, "y": 4.5, "from": "here"}) == []  # int accepted as float
 
 
+def test_codegen_explicit_nulls_are_not_unknown_arguments(travel_module: types.ModuleType) -> None:
+    """An optional argument given as null is known: only the real stranger is reported, at every level."""
+    v = travel_module.validate
+    assert v("get_weather", {"location": "Oslo", "unit": None, "zz": 1}) == [Violation("$.zz", "unknown argument")]
+    event = VALID_EVENT | {"tags": None, "metadata": {"priority": 1, "notes": None, "zz": 2}}
+    assert v("create_event", event) == [Violation("$.metadata.zz", "unknown argument")]
+    assert v("create_event", VALID_EVENT | {"tags": None, "metadata": {"priority": 1, "notes": None}}) == []
+
+
 def test_codegen_required_and_unknown_arguments(travel_module: types.ModuleType) -> None:
     got = travel_module.validate("search_flights", {"origin": "JFK", "dest": "LAX", "max-results": 3})
     assert got == [

@@ -115,14 +115,17 @@ class ValidatorEmitter:
                 if self._has_checks(node):
                     with code.block("else:"):
                         self.value(code, var, node, cons, fpath)
+            elif self._has_checks(node):
+                # One lookup; an explicit None (allowed) is not counted, so it only sends the
+                # key count below to the slow scan, which finds nothing unknown.
+                var = code.fresh("v")
+                code.line(f"{var} = {obj}.get({key})")
+                with code.block(f"if {var} is not None:"):
+                    code.line(f"{count} += 1")
+                    self.value(code, var, node, cons, fpath)
             else:
                 with code.block(f"if {key} in {obj}:"):
                     code.line(f"{count} += 1")
-                    if self._has_checks(node):
-                        var = code.fresh("v")
-                        code.line(f"{var} = {obj}[{key}]")
-                        with code.block(f"if {var} is not None:"):
-                            self.value(code, var, node, cons, fpath)
         keys = self.tables.keyset(tuple(f.name for f in fields))
         with code.block(f"if len({obj}) != {count}:"):
             code.line(f"_unknown(errs, {obj}, {keys}, {path.code()})")
