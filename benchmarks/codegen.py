@@ -81,6 +81,14 @@ def main(argv: list[str] | None = None) -> int:
         compile_grammar(grammar)
         t11 = time.perf_counter()
         print(f"  compile_grammar (in memory, no separate ast.parse) {t11 - t10:7.3f} s")
+        from ek.runtime import GrammarValidator
+
+        t12 = time.perf_counter()
+        lazy = GrammarValidator(grammar)
+        for tool in grammar.tools[:10]:
+            lazy(tool.name, {})
+        t13 = time.perf_counter()
+        print(f"  validator for the scorer, first use of 10 tools (compiled per tool) {t13 - t12:7.3f} s")
 
         t4 = time.perf_counter()
         run = subprocess.run([sys.executable, "-m", "ek", "gen", str(schema), "-o", str(out / "cli")], capture_output=True, text=True, check=False)

@@ -97,3 +97,18 @@ def test_grammar_per_call_overrides_the_metric_default(travel2):
 
 def test_metric_accepts_a_schema_path(travel2):
     assert ToolCallMetric(grammar=str(V2)).grammar == travel2
+
+
+def test_a_generated_module_validates_with_its_own_code(tmp_path):
+    """The module a user passes is the code that runs: an edit to its validator shows in the score."""
+    subprocess.run([sys.executable, "-m", "ek", "gen", str(V2), "-o", str(tmp_path)], check=True)
+    path = tmp_path / "travel_v2.py"
+    text = path.read_text(encoding="utf-8")
+    marker = "def validate_get_weather(args: Any) -> list[Violation]:\n"
+    assert marker in text
+    path.write_text(text.replace(marker, marker + "    return [Violation('$.location', 'edited by hand')]\n"), encoding="utf-8")
+    call = [("get_weather", {"location": "Paris"})]
+    for grammar in (load_module(path), path):
+        score = ToolCallMetric("arg", grammar=grammar)(call, call)
+        assert {u.detail for u in score.explanation.errors()} == {"$.location: edited by hand"} and score.f1 < 1
+    assert ToolCallMetric("arg", grammar=V2)(call, call).f1 == 1.0  # the schema itself is unchanged

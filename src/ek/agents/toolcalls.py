@@ -141,7 +141,9 @@ def _top_arg(path: str) -> str | None:
 class _Context:
     """Per-metric caches: canonicalizer, grammar rules per tool, the schema validator."""
 
-    def __init__(self, canon: Canonicalizer, grammar: GraphGrammar | None, validate: bool) -> None:
+    def __init__(self, canon: Canonicalizer, grammar: GraphGrammar | None, validate: bool, source: Any = None) -> None:
+        """``source``: what the user passed for the grammar; a generated module (or its path)
+        validates with its own code, a schema or GraphGrammar with validators compiled per tool."""
         self.canon = canon
         self.grammar = grammar
         self._rules: dict[str, dict[str, ArgRule] | None] = {}
@@ -150,7 +152,7 @@ class _Context:
         if grammar is not None and validate:
             from ek.runtime import validator_for
 
-            self._validator = validator_for(grammar)
+            self._validator = validator_for(grammar if source is None else source)
 
     def rules(self, tool: str) -> dict[str, ArgRule] | None:
         if tool not in self._rules:
@@ -451,7 +453,7 @@ def match_calls(
     pred_items, gold_items = list(pred), list(gold)
     p_steps = coerce_calls(pred_items, "pred")
     g_steps = coerce_calls(gold_items, "gold")
-    ctx = _Context(get_canonicalizer(canon), _resolve_grammar(grammar), validate=True)
+    ctx = _Context(get_canonicalizer(canon), _resolve_grammar(grammar), validate=True, source=grammar)
     with _depth_guard():
         invalid = [ctx.violations(s) for s in p_steps]
         pairs, up, ug = _assign(p_steps, g_steps, ctx, optimal, invalid)
@@ -492,7 +494,7 @@ class ToolCallMetric:
         self.optimal = optimal
         self.validate = validate
         self.grammar = _resolve_grammar(grammar)
-        self._ctx = _Context(self.canonicalizer, self.grammar, validate)
+        self._ctx = _Context(self.canonicalizer, self.grammar, validate, source=grammar)
 
     def _context(self, grammar: Any) -> _Context:
         if grammar is None:
@@ -500,7 +502,7 @@ class ToolCallMetric:
         resolved = _resolve_grammar(grammar)
         if resolved is self.grammar:
             return self._ctx
-        return _Context(self.canonicalizer, resolved, self.validate)
+        return _Context(self.canonicalizer, resolved, self.validate, source=grammar)
 
     def __call__(self, pred: Any, gold: Any, *, grammar: Any = None) -> Score:
         ctx = self._context(grammar)

@@ -20,7 +20,7 @@ from ek.codegen.errors import GenerationError
 from ek.codegen.literals import py_literal, py_literal_block
 from ek.codegen.naming import MODULE_NAMES, module_filename, module_stem, tool_names
 from ek.codegen.validators import Tables, ValidatorEmitter
-from ek.grammar.model import GraphGrammar, Location
+from ek.grammar.model import GraphGrammar, Location, ToolSpec
 from ek.runtime.tables import grammar_to_table
 
 #: The layout generated modules follow; ek.runtime refuses modules with a version it cannot read.
@@ -90,7 +90,7 @@ def render(grammar: GraphGrammar) -> str:
             _ValidatorPlan(
                 name=tn.validator,
                 tool=py_literal(tool.name),
-                doc=py_literal(f"Violations of the arguments of {tool.name!r}; [] when they fit the schema."),
+                doc=_validator_doc(tool.name),
                 body=checks.tool_body(tool.fields),
                 origin=_origin(tool.loc),
             )
@@ -115,6 +115,31 @@ def render(grammar: GraphGrammar) -> str:
         grammar_table=py_literal_block(grammar_to_table(grammar), levels=2),
     )
     return source
+
+
+#: The function a source from :func:`render_tool_validator` defines.
+TOOL_VALIDATOR_NAME = "validate_args"
+
+
+def render_tool_validator(grammar: GraphGrammar, tool: ToolSpec) -> str:
+    """A small module defining ``validate_args(args)`` for one tool of ``grammar``: the body and
+    tables the full module would have for it, so a grammar of thousands of tools can be validated
+    without generating (or importing classes for) the tools a corpus never calls."""
+    tables = Tables()
+    body = ValidatorEmitter(grammar, tables).tool_body(tool.fields)
+    return _template("tool_validator.py.jinja2").render(
+        module_doc=py_literal(f"The validator of tool {tool.name!r} of grammar {grammar.key}."),
+        generator_version=GENERATOR_VERSION,
+        tables=tables.assignments(),
+        origin=_origin(tool.loc),
+        name=TOOL_VALIDATOR_NAME,
+        doc=_validator_doc(tool.name),
+        body=body,
+    )
+
+
+def _validator_doc(tool_name: str) -> str:
+    return py_literal(f"Violations of the arguments of {tool_name!r}; [] when they fit the schema.")
 
 
 def generate_index(grammars: Iterable[GraphGrammar]) -> str:

@@ -23,6 +23,7 @@ from ek.runtime.errors import (
     StaleModuleError,
     UnsupportedGeneratorError,
 )
+from ek.runtime.lazy import GrammarValidator, grammar_validator
 from ek.runtime.loader import (
     SUPPORTED_GENERATOR_VERSIONS,
     check_module,
@@ -41,8 +42,16 @@ Validator = Callable[[str, Any], list[Violation]]
 def validator_for(obj: Any) -> Validator:
     """``validate(tool_name, args)`` for a GraphGrammar, a generated module, or a path to ``.ek``/``.py``.
 
-    Unknown tools are a violation at ``$``, never an exception.
+    Unknown tools are a violation at ``$``, never an exception. For a grammar or
+    a schema file, each tool's validator is compiled the first time it is used
+    (the code ``ek gen`` would write), so a large grammar costs nothing up front.
     """
+    if isinstance(obj, GraphGrammar):
+        return grammar_validator(obj)
+    import os
+
+    if isinstance(obj, (str, os.PathLike)) and os.fspath(obj).endswith(".ek"):
+        return grammar_validator(load_schema(obj))
     return module_of(obj).validate  # type: ignore[no-any-return]
 
 
@@ -65,6 +74,7 @@ __all__ = [
     "ArgumentsError",
     "GeneratedModuleError",
     "GrammarNotFoundError",
+    "GrammarValidator",
     "StaleModuleError",
     "UnsupportedGeneratorError",
     "Validator",

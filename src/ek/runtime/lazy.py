@@ -1,0 +1,109 @@
+"""Validate against a grammar without generating all of it: each tool's validator is compiled the
+first time a call to that tool is checked.
+
+Scoring only needs validators, and a corpus usually calls a handful of a
+grammar's tools; generating and importing the whole module (every attrs class,
+every validator) for a grammar of thousands of tools (all of BFCL's functions)
+costs seconds and hundreds of megabytes before the first call is scored. The
+code compiled here is what ``ek gen`` writes for the same tool, so the verdicts
+are the same.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import linecache
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ek.grammar.model import GraphGrammar
+from ek.runtime.support import short
+from ek.runtime.violation import Violation
+
+_ToolCheck = Callable[[Any], list[Violation]]
+
+
+class GrammarValidator:
+    """``validator(tool_name, args)`` -> violations for a :class:`GraphGrammar` ([] when valid).
+
+    A name the grammar does not declare gives one violation at ``$``, as the
+    generated module's ``validate`` does. Thread-safe; pickles as its grammar.
+    """
+
+    __slots__ = ("_checks", "_lock", "grammar")
+
+    def __init__(self, grammar: GraphGrammar) -> None:
+        self.grammar = grammar
+        self._checks: dict[str, _ToolCheck] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, tool_name: str, args: Any) -> list[Violation]:
+        check: _ToolCheck | None
+        try:
+            check = self._checks[tool_name]
+        except KeyError:
+            check = self._compile(tool_name)
+        except TypeError:  # an unhashable name is no tool's name
+            check = None
+        if check is None:
+            return [Violation("$", "unknown tool " + short(tool_name))]
+        return check(args)
+
+    def tool_validator(self, tool_name: str) -> _ToolCheck | None:
+        """The compiled ``validate_args(args)`` of one tool, or None for a name the grammar lacks."""
+        try:
+            return self._checks[tool_name]
+        except KeyError:
+            return self._compile(tool_name)
+
+    def _compile(self, tool_name: str) -> _ToolCheck | None:
+        spec = self.grammar.tool(tool_name) if isinstance(tool_name, str) else None
+        if spec is None:
+            return None  # not cached: hostile input must not grow the cache
+        from ek.codegen.emitter import TOOL_VALIDATOR_NAME, render_tool_validator
+
+        with self._lock:
+            check = self._checks.get(tool_name)
+            if check is not None:
+                return check
+            source = render_tool_validator(self.grammar, spec)
+            tag = hashlib.sha256(source.encode("utf-8")).hexdigest()[:12]
+            filename = f"<ek-generated {self.grammar.key} {tool_name!r} {tag}>"
+            linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+            namespace: dict[str, Any] = {"__name__": f"_ek_compiled.tool_{tag}"}
+            exec(compile(source, filename, "exec", dont_inherit=True), namespace)  # noqa: S102 - our own generated source
+            check = namespace[TOOL_VALIDATOR_NAME]
+            self._checks[tool_name] = check
+            return check  # type: ignore[no-any-return]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (GrammarValidator, (self.grammar,))
+
+    def __repr__(self) -> str:
+        return f"<GrammarValidator {self.grammar.key}: {len(self._checks)} of {len(self.grammar.tools)} tools compiled>"
+
+
+#: Validators kept for reuse, most recently used last; old ones are dropped past this many (a run
+#: over BFCL builds a small grammar per entry, and those must not pile up).
+SHARED_LIMIT = 256
+
+_shared: dict[Any, GrammarValidator] = {}
+_shared_lock = threading.Lock()
+
+
+def grammar_validator(grammar: GraphGrammar) -> GrammarValidator:
+    """A shared :class:`GrammarValidator` for ``grammar`` (by schema hash, or by value for a grammar
+    built in code), so metrics built over and over reuse what was compiled."""
+    key: Any = ("sha", grammar.source_sha256, grammar.source_path) if grammar.source_sha256 else grammar
+    with _shared_lock:
+        try:
+            hit = _shared.pop(key, None)
+        except TypeError:  # an unhashable default value somewhere in the grammar: not shared
+            return GrammarValidator(grammar)
+        if hit is None or not (hit.grammar is grammar or hit.grammar == grammar):
+            hit = GrammarValidator(grammar)
+        _shared[key] = hit
+        while len(_shared) > SHARED_LIMIT:
+            del _shared[next(iter(_shared))]
+        return hit
