@@ -256,6 +256,101 @@ def peer_msgspec() -> dict[str, Callable[[Any], Any]]:
     return {"get_weather": runner(GetWeather), "search_flights": runner(SearchFlights), "create_event": runner(CreateEvent)}
 
 
+# ---- the pure-Python floor: the same rules as yes/no checks, hand-written for these three tools ----
+# No violations, no paths, no error branches: about the least work a pure-Python validator can do
+# to accept these inputs. A peer faster than this is out of reach of Python code on that input.
+
+_UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_CABINS = frozenset({"economy", "premium", "business", "first"})
+_iso_date = dt.date.fromisoformat
+_iso_datetime = dt.datetime.fromisoformat
+
+
+def floor_get_weather(a: Any) -> bool:
+    if type(a) is not dict or type(a.get("location")) is not str:
+        return False
+    unit = a.get("unit")
+    return (unit is None or unit == "celsius" or unit == "fahrenheit") and len(a) == 1 + (unit is not None)
+
+
+def floor_search_flights(a: Any) -> bool:
+    if type(a) is not dict:
+        return False
+    o, d, day = a.get("origin"), a.get("destination"), a.get("date")
+    if not (type(o) is str and len(o) == 3 and not o.strip(_UPPER) and type(d) is str and len(d) == 3 and not d.strip(_UPPER)):
+        return False
+    try:
+        if day[7] != "-":
+            return False
+        _iso_date(day)
+    except (TypeError, ValueError, LookupError):
+        return False
+    n = 3
+    p = a.get("passengers")
+    if p is not None:
+        if type(p) is not int or not 1 <= p <= 9:
+            return False
+        n += 1
+    c = a.get("cabin")
+    if c is not None:
+        if type(c) is not str or c not in _CABINS:
+            return False
+        n += 1
+    f = a.get("flexible")
+    if f is not None:
+        if type(f) is not bool:
+            return False
+        n += 1
+    return len(a) == n
+
+
+def floor_create_event(a: Any) -> bool:
+    if type(a) is not dict:
+        return False
+    title, people, start, minutes = a.get("title"), a.get("attendees"), a.get("start"), a.get("duration_minutes")
+    if type(title) is not str or type(people) is not list or not people or type(minutes) is not int or minutes < 1:
+        return False
+    for x in people:
+        if type(x) is not str:
+            return False
+    try:
+        if start[7] != "-" or start[13] != ":" or start[10] not in "Tt ":
+            return False
+        _iso_datetime(start)
+    except (TypeError, ValueError, LookupError):
+        return False
+    n = 4
+    tags = a.get("tags")
+    if tags is not None:
+        if type(tags) is not list:
+            return False
+        for x in tags:
+            if type(x) is not str:
+                return False
+        n += 1
+    meta = a.get("metadata")
+    if meta is not None:
+        if type(meta) is not dict:
+            return False
+        p = meta.get("priority")
+        if type(p) is not int or not 1 <= p <= 5:
+            return False
+        notes = meta.get("notes")
+        if notes is not None and type(notes) is not str:
+            return False
+        if len(meta) != 1 + (notes is not None):
+            return False
+        n += 1
+    return len(a) == n
+
+
+FLOORS: dict[str, Callable[[Any], bool]] = {
+    "get_weather": floor_get_weather,
+    "search_flights": floor_search_flights,
+    "create_event": floor_create_event,
+}
+
+
 PEERS: dict[str, Callable[[], dict[str, Callable[[Any], Any]]]] = {
     "fastjsonschema": peer_fastjsonschema,
     "pydantic": peer_pydantic,
@@ -296,6 +391,22 @@ def semantics(ours: dict[str, Callable[[Any], Any]], peers: dict[str, dict[str, 
             theirs = accepts(fns[tool], args)
             cells.append(f" {('+' if theirs else '-') + ('*' if theirs != mine else ' '):>15}")
         print(f"  {label:<48} {'+' if mine else '-':>4}" + "".join(cells))
+
+
+def floor(ours: dict[str, Callable[[Any], Any]], peers: dict[str, dict[str, Callable[[Any], Any]]], round_s: float,
+          rounds: int) -> None:
+    """Time ek and each peer against the pure-Python floor on valid input (interleaved, like the table)."""
+    for tool, check in FLOORS.items():  # the floors are real checks: they accept the valid and refuse the invalid call
+        assert check(CASES[tool]["valid"]) and not check(CASES[tool]["invalid"]), tool
+    print("\npure-Python floor on valid input (the same rules as hand-written yes/no checks, no violations;"
+          "\nratio = time / floor: ek's overhead over a bare check; a peer below 1.00x beats even that):")
+    print(f"  {'tool':<15} {'floor ns':>9} {'ek':>8}" + "".join(f" {p:>15}" for p in peers))
+    for tool, check in FLOORS.items():
+        args = CASES[tool]["valid"]
+        contenders = {"floor": check, "ek": ours[tool]} | {p: fns[tool].direct for p, fns in peers.items()}
+        times = ns_per_call(contenders, args, round_s, rounds)
+        cells = "".join(f" {times[p] / times['floor']:>14.2f}x" for p in peers)
+        print(f"  {tool:<15} {times['floor']:>9.0f} {times['ek'] / times['floor']:>7.2f}x" + cells)
 
 
 # ---- timing -----------------------------------------------------------------------------------
@@ -389,6 +500,7 @@ def main(argv: list[str] | None = None) -> int:
         met_all &= met
         where = "all tools" if tools is None else ", ".join(tools)
         print(f"  {'MET   ' if met else 'MISSED'} {peer} {'>=' if need > 1 else '>'} {need:g}x on {where}: slowest {worst:.2f}x")
+    floor(ours, peers, round_s, rounds)
     semantics(ours, peers)
     print("\nOn invalid input ek (and pydantic, jsonschema) report every violation with its path; fastjsonschema and "
           "msgspec stop at the first one.")
