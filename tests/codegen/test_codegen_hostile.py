@@ -13,6 +13,7 @@ from conftest import import_source
 
 import ek.grammar
 from ek.codegen import generate, write_modules
+from ek.codegen.emitter import render_tool_validator
 from ek.grammar.model import (
     ComparePolicy,
     Constraints,
@@ -26,7 +27,7 @@ from ek.grammar.model import (
     ToolSpec,
     TypeAlias,
 )
-from ek.runtime import Violation
+from ek.runtime import GrammarValidator, Violation
 
 
 def payloads(marker: Path) -> list[str]:
@@ -132,6 +133,25 @@ def test_codegen_hostile_module_runs_nothing_and_keeps_text(tmp_path: Path) -> N
         Violation('$.obj["{{x}}"][0]', "must be in [0..10], got 11"),
         Violation("$.pat", "must fully match /['\"]{2}\\d\\n?/, got \"''7\\n\\n\""),
     ]
+
+
+def test_codegen_hostile_grammar_compiled_tool_by_tool_runs_nothing_and_agrees(tmp_path: Path) -> None:
+    """The scorer's per-tool validators (ek.runtime.GrammarValidator) come from the same emitter:
+    compiling each hostile tool runs nothing, its source is as safe, and verdicts match the module."""
+    marker = tmp_path / "pwned"
+    grammar = hostile_grammar(marker)
+    module = import_source(generate(grammar), tmp_path, "hostile_lazy_v3")
+    lazy = GrammarValidator(grammar)
+    calls = [(t.name, args) for t in grammar.tools for args in ({}, {"zz": 1}, [], {f.name: None for f in t.fields})]
+    calls.append(("nested", {"obj": {'"""': "nope", "{{x}}": [11]}, "pat": "''7\n\n"}))
+    for name, args in calls:
+        assert lazy(name, args) == module.validate(name, args)
+    assert not marker.exists()
+    for tool in grammar.tools:
+        tree = ast.parse(render_tool_validator(grammar, tool))
+        calls_made = {ast.unparse(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+        assert not {c for c in calls_made if c in {"eval", "exec", "compile", "__import__", "getattr", "open"}}
+        assert [n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)] == ["validate_args"]
 
 
 def test_codegen_hostile_source_imports_only_known_modules_and_defines_only_safe_names(tmp_path: Path) -> None:

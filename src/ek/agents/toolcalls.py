@@ -19,6 +19,7 @@ argument ``importance``.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections import deque
@@ -118,6 +119,10 @@ def _resolve_grammar(grammar: Any) -> GraphGrammar | None:
     return grammar_of(grammar)
 
 
+def _is_schema_path(obj: Any) -> bool:
+    return isinstance(obj, (str, os.PathLike)) and os.fspath(obj).endswith(".ek")
+
+
 _PATH_HEAD = re.compile(r"""^\$(?:\.([^.\[]+)|\[("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')\])""")
 
 
@@ -152,7 +157,8 @@ class _Context:
         if grammar is not None and validate:
             from ek.runtime import validator_for
 
-            self._validator = validator_for(grammar if source is None else source)
+            generated = source is not None and not isinstance(source, GraphGrammar) and not _is_schema_path(source)
+            self._validator = validator_for(source if generated else grammar)
 
     def rules(self, tool: str) -> dict[str, ArgRule] | None:
         if tool not in self._rules:
