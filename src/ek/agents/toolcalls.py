@@ -19,7 +19,6 @@ argument ``importance``.
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from collections import deque
@@ -119,10 +118,6 @@ def _resolve_grammar(grammar: Any) -> GraphGrammar | None:
     return grammar_of(grammar)
 
 
-def _is_schema_path(obj: Any) -> bool:
-    return isinstance(obj, (str, os.PathLike)) and os.fspath(obj).endswith(".ek")
-
-
 _PATH_HEAD = re.compile(r"""^\$(?:\.([^.\[]+)|\[("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')\])""")
 
 
@@ -155,9 +150,9 @@ class _Context:
         self._declared: dict[str, frozenset[str]] = {}
         self._validator: Callable[[str, Mapping[str, Any]], Sequence[Any]] | None = None
         if grammar is not None and validate:
-            from ek.runtime import validator_for
+            from ek.runtime import is_schema_path, validator_for
 
-            generated = source is not None and not isinstance(source, GraphGrammar) and not _is_schema_path(source)
+            generated = source is not None and not isinstance(source, GraphGrammar) and not is_schema_path(source)
             self._validator = validator_for(source if generated else grammar)
 
     def rules(self, tool: str) -> dict[str, ArgRule] | None:

@@ -28,6 +28,7 @@ from ek.runtime.loader import (
     SUPPORTED_GENERATOR_VERSIONS,
     check_module,
     compile_grammar,
+    is_schema_path,
     load_module,
     load_schema,
     module_of,
@@ -48,9 +49,7 @@ def validator_for(obj: Any) -> Validator:
     """
     if isinstance(obj, GraphGrammar):
         return grammar_validator(obj)
-    import os
-
-    if isinstance(obj, (str, os.PathLike)) and os.fspath(obj).endswith(".ek"):
+    if is_schema_path(obj):
         return grammar_validator(load_schema(obj))
     return module_of(obj).validate  # type: ignore[no-any-return]
 
@@ -62,7 +61,7 @@ def grammar_of(obj: Any) -> GraphGrammar:
     import os
     import types
 
-    if isinstance(obj, (str, os.PathLike)) and os.fspath(obj).endswith(".ek"):
+    if is_schema_path(obj):
         return load_schema(obj)
     if isinstance(obj, (types.ModuleType, str, os.PathLike)):
         return module_of(obj).GRAMMAR  # type: ignore[no-any-return]
@@ -83,6 +82,7 @@ __all__ = [
     "check_module",
     "compile_grammar",
     "grammar_of",
+    "is_schema_path",
     "load_module",
     "load_schema",
     "module_of",

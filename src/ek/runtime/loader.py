@@ -160,15 +160,20 @@ def compile_grammar(grammar: GraphGrammar) -> types.ModuleType:
         return module
 
 
+def is_schema_path(obj: Any) -> bool:
+    """True for a path (text or ``os.PathLike``) to a ``.ek`` schema, which is parsed, not imported."""
+    return isinstance(obj, (str, os.PathLike)) and os.fspath(obj).endswith(".ek")
+
+
 def module_of(obj: Any) -> types.ModuleType:
     """A checked generated module for a GraphGrammar, a module, or a path to ``.ek`` / ``.py``."""
     if isinstance(obj, types.ModuleType):
         return check_module(obj)
     if isinstance(obj, GraphGrammar):
         return compile_grammar(obj)
+    if is_schema_path(obj):
+        return compile_grammar(load_schema(obj))
     if isinstance(obj, (str, os.PathLike)):
-        if os.fspath(obj).endswith(".ek"):
-            return compile_grammar(load_schema(obj))
         return load_module(obj)
     raise TypeError(f"expected a GraphGrammar, a generated module or a path, got {type(obj).__name__}")
 
