@@ -164,9 +164,8 @@ def _table(value: dict[str, Any]) -> str:
     return py_literal_block(value, levels=1)
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` in one step (see ``ek.atomicfile``)."""
-    write_text_atomic(path, text)
+#: Write a file in one step (``ek.atomicfile``); kept under the name ``ek.codegen`` exports.
+write_atomic = write_text_atomic
 
 
 def write_modules(grammars: Iterable[GraphGrammar], out_dir: str | os.PathLike[str]) -> list[Path]:
