@@ -72,8 +72,8 @@ def _entries(data: Path) -> list[tuple[str, Any, Any]]:
 
 
 def bench_parsing(entries: list[tuple[str, Any, Any]], repeat: int) -> None:
-    from ek.agents.base import Step
     from ek.bfcl.variants import correct_output
+    from ek.calls import Step
     from ek.parsing import RENDERERS, parse_calls
 
     rng = random.Random(0)
@@ -171,10 +171,10 @@ def bench_hostile(repeat: int) -> None:
 
 
 def bench_check_text(entries: list[tuple[str, Any, Any]], repeat: int) -> None:
-    from ek.agents.base import Step
     from ek.bfcl import check
     from ek.bfcl.oracle import load_bfcl_checker, load_bfcl_decoder
     from ek.bfcl.variants import variants
+    from ek.calls import Step
     from ek.parsing import to_python
 
     rng = random.Random(2)

@@ -8,7 +8,7 @@ Each measurement is a fresh subprocess (so peak RSS is that run's alone):
   JSON + HTML reports built): memory should stay flat as the corpus grows.
 - ``stream-jobs2``: the same with ``--jobs 2`` (identical results).
 - ``naive``: the peer a user would write first: read every line into a list
-  and call :func:`ek.evaluate.evaluate` with ``keep="explanations"``; its
+  and call :func:`ek.scorer.evaluation.evaluate` with ``keep="explanations"``; its
   memory grows with the corpus.
 
 Printed: episodes/s (wall clock, and per CPU-second, which other load on a
@@ -78,15 +78,15 @@ def _cpu() -> float:
 
 def _child(mode: str, corpus: str, workdir: str) -> None:
     """Runs inside the measured subprocess; prints one JSON line."""
-    from ek.report.runner import RunOptions, run
+    from ek.corpus.runner import RunOptions, run
 
     baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     cpu0 = _cpu()
     started = time.perf_counter()
     if mode == "naive":
         from ek.agents.toolcalls import ToolCallMetric
-        from ek.evaluate import evaluate
         from ek.goldjson import gold_from_json
+        from ek.scorer.evaluation import evaluate
 
         with open(corpus, encoding="utf-8") as lines:
             rows = [json.loads(line) for line in lines]

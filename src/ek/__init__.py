@@ -9,17 +9,17 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__version__ = "0.1.0"
+from ek._version import __version__
 
 _EXPORTS: dict[str, str] = {
-    "Step": "ek.agents.base",
+    "Step": "ek.calls",
     "OneOf": "ek.values",
     "OMITTABLE": "ek.values",
     "Omittable": "ek.values",
-    "Score": "ek.scoring",
-    "FieldMetric": "ek.fieldmetric",
-    "evaluate": "ek.evaluate",
-    "EvaluationReport": "ek.evaluate",
+    "Score": "ek.scorer.accounting",
+    "FieldMetric": "ek.scorer.fieldmetric",
+    "evaluate": "ek.scorer.evaluation",
+    "EvaluationReport": "ek.scorer.evaluation",
     "ToolCallMetric": "ek.agents.toolcalls",
     "match_calls": "ek.agents.toolcalls",
     "parse_calls": "ek.parsing",

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ek.agents.base import Step
+from ek.calls import Step
 from ek.values import OMITTABLE, OneOf
 
 ONE_OF = "$oneOf"

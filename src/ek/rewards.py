@@ -18,10 +18,10 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ek.agents.base import Step
-from ek.agents.toolcalls import ToolCallMetric
+from ek.calls import Step
 from ek.goldjson import gold_from_json
 from ek.parsing import ParseError, parse_calls
+from ek.scorer.metric import ToolCallMetric
 
 RewardFunction = Callable[..., list[float | None]]
 

@@ -20,7 +20,7 @@ import attrs
 
 
 def micro_f1(tp: float, fp: float, fn: float) -> float:
-    """F1 of summed counts; 1.0 when there is nothing to count (as :class:`ek.scoring.Score`).
+    """F1 of summed counts; 1.0 when there is nothing to count (as :class:`ek.scorer.accounting.Score`).
 
     >>> micro_f1(2, 1, 1), micro_f1(0, 0, 0)
     (0.6666666666666666, 1.0)

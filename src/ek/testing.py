@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ek.agents.toolcalls import ToolCallMetric
-from ek.report.alignment import alignment_dict, format_alignment
-from ek.scoring import Score
+from ek.scorer.accounting import Score
+from ek.scorer.alignment import alignment_dict, format_alignment
+from ek.scorer.metric import ToolCallMetric
 
 
 def _num(x: float) -> str:

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from ek.agents.base import Step
 from ek.bfcl import Verdict, check
 from ek.bfcl.oracle import load_bfcl_checker
+from ek.calls import Step
 from ek.parsing import ParseError, parse_calls, to_bfcl
 
 WEATHER = {

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ek.agents.base import Step
 from ek.bfcl import BfclDataError, gold_calls, pair_up, read_possible_answers, read_questions
+from ek.calls import Step
 from ek.values import OMITTABLE, OneOf
 
 
@@ -71,10 +71,11 @@ def test_bad_answers_and_unpaired_questions(tmp_path: Path) -> None:
 
 
 def test_load_category_scores_with_the_metric(bfcl_data: Path) -> None:
+    import random
+
     from ek import ToolCallMetric
     from ek.bfcl import load_category
     from ek.bfcl.variants import correct_output
-    import random
 
     episodes = load_category(bfcl_data / "BFCL_v4_parallel.json")
     assert episodes[0].category == "parallel" and episodes[0].id == "parallel_0"

@@ -100,8 +100,8 @@ PYTHON_CATEGORIES = [c for c in CATEGORIES if "java" not in c]
 @pytest.mark.parametrize("category", PYTHON_CATEGORIES)
 def test_text_outputs_agree_with_bfcls_own_decoder_and_checker(category: str) -> None:
     """Outputs written as Python text: BFCL decodes them with its prompting decoder, ek with ek.parsing."""
-    from ek.agents.base import Step
     from ek.bfcl.oracle import load_bfcl_decoder
+    from ek.calls import Step
     from ek.parsing import to_python
 
     decode = load_bfcl_decoder()

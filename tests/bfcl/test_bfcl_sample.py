@@ -83,8 +83,9 @@ def test_ek_agrees_with_bfcl_on_the_sample(bfcl_data: Path) -> None:
 
 @pytest.mark.parametrize("category", CATEGORIES)
 def test_every_sample_ground_truth_passes_its_own_check(bfcl_data: Path, category: str) -> None:
-    from ek.bfcl.variants import correct_output
     import random
+
+    from ek.bfcl.variants import correct_output
 
     questions = read_questions(bfcl_data / f"BFCL_v4_{category}.json")
     answers = read_possible_answers(bfcl_data / "possible_answer" / f"BFCL_v4_{category}.json")

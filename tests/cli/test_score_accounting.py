@@ -13,9 +13,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ek.corpus import parse_episode
-from ek.report import runner
-from ek.report.runner import RunOptions, run
+from ek.corpus import parse_episode, runner
+from ek.corpus.runner import RunOptions, run
 
 WEATHER = "get_weather"
 GOOD = [
@@ -108,7 +107,7 @@ def test_score_progress_bar_only_on_a_terminal(tmp_path: Path) -> None:
 
 
 def test_a_scorer_bug_costs_one_line_not_the_run() -> None:
-    from ek.report.grammars import MetricCache
+    from ek.corpus.grammars import MetricCache
 
     def broken_metric(pred: object, gold: object) -> object:
         return 1 / 0

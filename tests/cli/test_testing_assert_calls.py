@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from ekcli import SCHEMAS
 
-from ek.agents.base import Step
+from ek.calls import Step
 from ek.testing import assert_calls
 from ek.values import OneOf
 

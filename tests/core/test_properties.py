@@ -5,9 +5,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ek.agents.toolcalls import ToolCallMetric, _assign, _Context, _evaluate, coerce_calls
 from ek.canon import fold
-from ek.scoring import Score, merge
+from ek.scorer.accounting import Score, merge
+from ek.scorer.metric import ToolCallMetric, _assign, _Context, _evaluate, coerce_calls
 
 SETTINGS = settings(max_examples=150, deadline=None)
 
@@ -103,9 +103,9 @@ def test_optimal_matches_brute_force_on_small_groups():
         assert o_exact == best[0] and abs(o_agree - best[1]) < 1e-9
 
 
-from ek.agents.toolcalls import _GroupRanker  # noqa: E402
-from ek.compare import arg_keys  # noqa: E402
 from ek.grammar.model import FieldSpec, GraphGrammar, PrimitiveType, ToolSpec  # noqa: E402
+from ek.scorer.agree import arg_keys  # noqa: E402
+from ek.scorer.metric import _GroupRanker  # noqa: E402
 
 RANK_GRAMMAR = GraphGrammar("g", 1, tools=(ToolSpec("s", (
     FieldSpec("x", PrimitiveType("int"), importance=3),

@@ -8,7 +8,7 @@ from ek import OMITTABLE, FieldMetric, OneOf, Score, evaluate
 from ek.agents.toolcalls import ToolCallMetric
 from ek.canon import bfcl, exact, fold, get_canonicalizer
 from ek.goldjson import gold_from_json, gold_to_json
-from ek.scoring import micro_f1
+from ek.scorer.accounting import micro_f1
 
 
 def test_score_is_a_monoid_with_exact_sums():

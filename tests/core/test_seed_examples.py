@@ -31,7 +31,7 @@ def test_seed_examples_pass_verbatim_in_module_namespace():
 
 
 def test_seed_hallucination_counts():
-    from ek.agents.base import Step
+    from ek.calls import Step
 
     gold = [("search", {"q": "cats"}), ("answer", {"a": "meow"})]
     score = toolcalls.ToolCallMetric()([Step("search", {"q": "cats"}), Step("delete_all", {})], gold)

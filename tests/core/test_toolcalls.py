@@ -2,7 +2,7 @@
 
 import pytest
 
-from ek import OMITTABLE, OneOf, Omittable, Step
+from ek import OMITTABLE, Omittable, OneOf, Step
 from ek.agents.toolcalls import ToolCallMetric, match_calls
 from ek.grammar.model import ComparePolicy, FieldSpec, GraphGrammar, ListType, PrimitiveType, ToolSpec
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ek.agents.base import Step
+from ek.calls import Step
 from ek.parsing import ParseError, parse_calls, to_hermes
 
 WEATHER = Step("get_weather", {"location": "Paris"})

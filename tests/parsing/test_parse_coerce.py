@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ek.agents.base import Step
+from ek.calls import Step
 from ek.parsing import coerce_call, parse_call_list
 from ek.values import OMITTABLE, OneOf
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from ek.agents.base import Step
+from ek.calls import Step
 from ek.parsing import FORMATS, ParseError, parse_calls
 
 CALLS = [Step("search", {"q": "cats", "limit": 5}), Step("math.hypot", {"x": 3, "y": -4.5})]

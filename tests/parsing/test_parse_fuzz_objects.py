@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ek.agents.base import Step
+from ek.calls import Step
 from ek.parsing import FORMATS, ParseError, parse_calls
 
 _KEYS = st.sampled_from(["type", "name", "arguments", "input", "function", "tool_calls", "function_call",

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ek.agents.base import Step
+from ek.calls import Step
 from ek.parsing import ParseError, parse_calls
 
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 import ek
-from ek.agents.base import Step
+from ek.calls import Step
 from ek.parsing import RENDERERS
 
 GOLD = [Step("get_weather", {"city": "Paris", "days": 3}), Step("math.hypot", {"x": 3, "y": -4.5})]

@@ -9,7 +9,7 @@ import keyword
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ek.agents.base import Step
+from ek.calls import Step
 from ek.parsing import RENDERERS, ParseError, parse_calls
 
 identifiers = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True).filter(

@@ -3,7 +3,7 @@
 - :func:`read_questions` / :func:`read_possible_answers`: BFCL's JSON-lines files;
   :func:`load_category`: both at once, as :class:`Episode` s.
 - :func:`to_grammar`: an entry's function schemas as a :class:`~ek.grammar.GraphGrammar`.
-- :func:`gold_calls`: a ground truth as gold :class:`~ek.agents.base.Step` s with ``OneOf``/``OMITTABLE``.
+- :func:`gold_calls`: a ground truth as gold :class:`~ek.calls.Step` s with ``OneOf``/``OMITTABLE``.
 - :func:`check`: BFCL's AST checker verdict for one output (see docs/bfcl.md for where ek differs).
 """
 

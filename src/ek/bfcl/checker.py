@@ -20,7 +20,6 @@ from typing import Any, NamedTuple, cast
 
 import attrs
 
-from ek.agents.base import Step
 from ek.bfcl import javalike
 from ek.bfcl.matching import max_matching_lazy
 from ek.bfcl.typemap import (
@@ -32,6 +31,7 @@ from ek.bfcl.typemap import (
     language_of,
     types_for,
 )
+from ek.calls import Step
 from ek.canon import bfcl as standardize
 from ek.parsing import ParseError, parse_calls
 from ek.parsing.limits import DEFAULT_LIMITS

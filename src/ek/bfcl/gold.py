@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ek.agents.base import Step
+from ek.calls import Step
 from ek.values import OMITTABLE, OneOf
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ek.agents.base import Step
+from ek.calls import Step
 from ek.parsing import ParseError
 from ek.parsing.limits import DEFAULT_LIMITS, Limits, check_text
 

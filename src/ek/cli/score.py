@@ -13,8 +13,8 @@ import os
 import sys
 from typing import Any
 
-from ek.agents.toolcalls import LEVELS
 from ek.canon import CANONICALIZERS
+from ek.scorer.metric import LEVELS
 
 #: How many worst episodes keep their full alignment for the HTML report.
 HTML_EPISODES = 200
@@ -170,7 +170,7 @@ def check_inputs(command: str, args: argparse.Namespace, paths: list[str]) -> in
         if not os.path.isdir(folder):
             return usage_error(command, f"--search-path {folder}: not a folder")
     if args.grammar:
-        from ek.report.grammars import GrammarError, load_grammar
+        from ek.corpus.grammars import GrammarError, load_grammar
 
         try:
             load_grammar(args.grammar, args.search_path)
@@ -180,7 +180,7 @@ def check_inputs(command: str, args: argparse.Namespace, paths: list[str]) -> in
 
 
 def run_options(args: argparse.Namespace, **keep: Any) -> Any:
-    from ek.report.runner import RunOptions
+    from ek.corpus.runner import RunOptions
 
     return RunOptions(level=args.level, canonicalizer=args.canonicalizer, optimal=args.optimal,
                       grammar=args.grammar, search_path=tuple(args.search_path), gold_file=args.gold,
@@ -189,8 +189,8 @@ def run_options(args: argparse.Namespace, **keep: Any) -> Any:
 
 def score_file(path: str, options: Any, jobs: int) -> Any:
     """Run the scorer on one file with a progress bar when stderr is a terminal."""
+    from ek.corpus.runner import file_size, run
     from ek.report.progress import ProgressBar
-    from ek.report.runner import file_size, run
 
     bar = ProgressBar.for_terminal(file_size(path))
     try:

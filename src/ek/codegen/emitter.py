@@ -21,7 +21,7 @@ from ek.codegen.literals import py_literal, py_literal_block
 from ek.codegen.naming import MODULE_NAMES, module_filename, module_stem, tool_names
 from ek.codegen.validators import Tables, ValidatorEmitter
 from ek.grammar.model import GraphGrammar, Location, ToolSpec
-from ek.runtime.tables import grammar_to_table
+from ek.grammar.tables import grammar_to_table
 
 #: The layout generated modules follow; ek.runtime refuses modules with a version it cannot read.
 GENERATOR_VERSION = 2

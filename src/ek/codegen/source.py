@@ -7,7 +7,7 @@ from contextlib import contextmanager
 
 import attrs
 
-from ek.runtime.support import key_segment
+from ek.grammar.names import path_segment
 
 
 class Lines:
@@ -61,7 +61,7 @@ class PathExpr:
         return cls((("lit", "$"),))
 
     def key(self, name: str) -> PathExpr:
-        return PathExpr(self.parts + (("lit", key_segment(name)),))
+        return PathExpr(self.parts + (("lit", path_segment(name)),))
 
     def index(self, var: str) -> PathExpr:
         return PathExpr(self.parts + (("lit", "["), ("var", var), ("lit", "]")))

@@ -9,7 +9,9 @@ no dunders, no attrs private-name stripping) and never a digit.
 
 from __future__ import annotations
 
+import json
 import keyword
+import re
 
 #: Identifiers generated code reserves for itself inside classes and functions.
 RESERVED = frozenset({"self", "cls", "args", "errors", "value", "path"})
@@ -39,3 +41,17 @@ def safe_identifier(name: str) -> str:
     if keyword.iskeyword(ident) or keyword.issoftkeyword(ident) or ident in RESERVED:
         ident += "_"
     return ident
+
+
+_PATH_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def path_segment(name: str) -> str:
+    """How an argument name shows in a violation path: ``.name`` for ASCII identifiers, else ``["quoted"]``.
+
+    >>> path_segment("origin"), path_segment("max-results")
+    ('.origin', '["max-results"]')
+    """
+    if _PATH_IDENT.fullmatch(name):
+        return "." + name
+    return "[" + json.dumps(name, ensure_ascii=False) + "]"

@@ -13,7 +13,7 @@ import textwrap
 from collections.abc import Mapping
 from typing import Any
 
-from ek.agents.base import Step
+from ek.calls import Step
 from ek.parsing import chat_text, json_text, shapes
 from ek.parsing.errors import ParseError
 from ek.parsing.limits import DEFAULT_LIMITS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_SIZE, Limits, check_text

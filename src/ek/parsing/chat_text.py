@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ek.agents.base import Step
+from ek.calls import Step
 from ek.parsing.errors import ParseError, line_col
 
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ek.agents.base import Step
+from ek.calls import Step
 from ek.parsing import json_text, shapes
 from ek.parsing.errors import ParseError
 from ek.parsing.limits import DEFAULT_LIMITS

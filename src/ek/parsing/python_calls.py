@@ -15,7 +15,7 @@ import math
 import warnings
 from typing import Any
 
-from ek.agents.base import Step
+from ek.calls import Step
 from ek.parsing.errors import ParseError
 from ek.parsing.limits import Limits, check_text
 

@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from ek.agents.base import Step
+from ek.calls import Step
 
 
 def _identifier(name: str, what: str) -> str:

@@ -17,7 +17,6 @@ from typing import Any
 from ek.parsing.errors import ParseError
 from ek.parsing.limits import Limits
 
-
 # Text cannot carry an integer past Python's int/str conversion limit; decoded objects are held to the same.
 _DIGITS = sys.get_int_max_str_digits() or 4300
 _BIG_INT = 10**_DIGITS

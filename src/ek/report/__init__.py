@@ -1,1 +1,4 @@
-"""Scoring a corpus and reporting it: accumulation, the terminal table, the JSON report and the HTML report."""
+"""Rendering a finished corpus result: the terminal table, the JSON report, the HTML report, the progress bar.
+
+Nothing here scores: :mod:`ek.corpus` produces the result these modules show.
+"""

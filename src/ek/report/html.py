@@ -14,9 +14,9 @@ from typing import Any
 
 import jinja2
 
-from ek.report.alignment import show
-from ek.report.summary import EpisodeDigest
+from ek.corpus.summary import EpisodeDigest
 from ek.report.svg import KIND_COLOURS, grouped_bars, hbar_chart, visible
+from ek.scorer.alignment import show
 
 
 def _finalize(value: Any) -> Any:

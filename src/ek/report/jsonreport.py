@@ -14,10 +14,10 @@ import os
 from fractions import Fraction
 from typing import Any
 
-from ek import __version__
-from ek.report.runner import RunOptions, RunResult
-from ek.report.summary import EpisodeDigest, reason_kinds, unit_counts_by_tool
-from ek.scoring import FN, FP, REASONS, TP, Score
+from ek._version import __version__
+from ek.corpus.runner import RunOptions, RunResult
+from ek.corpus.summary import EpisodeDigest, reason_kinds, unit_counts_by_tool
+from ek.scorer.accounting import FN, FP, REASONS, TP, Score
 from ek.stats import Interval
 
 #: Version of the JSON layout below.

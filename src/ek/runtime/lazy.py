@@ -17,6 +17,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from ek.codegen.emitter import TOOL_VALIDATOR_NAME, render_tool_validator
 from ek.grammar.model import GraphGrammar
 from ek.runtime.support import short
 from ek.runtime.violation import Violation
@@ -61,8 +62,6 @@ class GrammarValidator:
         spec = self.grammar.tool(tool_name) if isinstance(tool_name, str) else None
         if spec is None:
             return None  # not cached: hostile input must not grow the cache
-        from ek.codegen.emitter import TOOL_VALIDATOR_NAME, render_tool_validator
-
         with self._lock:
             check = self._checks.get(tool_name)
             if check is not None:

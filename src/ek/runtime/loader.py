@@ -17,6 +17,9 @@ import types
 from pathlib import Path
 from typing import Any
 
+from ek.codegen import GENERATOR_VERSION, module_stem
+from ek.codegen.emitter import render as generate
+from ek.grammar.api import load
 from ek.grammar.model import GraphGrammar
 from ek.runtime.errors import GeneratedModuleError, UnsupportedGeneratorError
 
@@ -114,11 +117,6 @@ def compile_grammar(grammar: GraphGrammar) -> types.ModuleType:
     show the generated lines. Cached by (schema hash, generator version); a
     grammar without a hash is keyed by the hash of its generated source.
     """
-    from ek.codegen import GENERATOR_VERSION, module_stem
-    from ek.codegen.emitter import (
-        render as generate,  # compile() below parses it anyway
-    )
-
     source: str | None = None
     sha = grammar.source_sha256
     if sha is None:
@@ -180,10 +178,5 @@ def module_of(obj: Any) -> types.ModuleType:
 
 def load_schema(path: str | os.PathLike[str]) -> GraphGrammar:
     """Parse an ``.ek`` file with the DSL parser (raises its SchemaError with diagnostics)."""
-    from ek import grammar as grammar_pkg
-
-    load = getattr(grammar_pkg, "load", None)
-    if load is None:  # pragma: no cover - only while the parser is missing
-        raise RuntimeError("ek.grammar.load is not available in this installation")
     grammar: GraphGrammar = load(os.fspath(path))
     return grammar

@@ -7,13 +7,11 @@ keep working, which is what ``GENERATOR_VERSION`` promises.
 from __future__ import annotations
 
 import datetime as _dt
-import re
 from collections.abc import Mapping
 from typing import Any
 
+from ek.grammar.names import path_segment
 from ek.runtime.violation import Violation, short_repr
-
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 #: The parsers behind the ``date`` and ``datetime`` checks (bound once; generated code imports them).
 date_fromisoformat = _dt.date.fromisoformat
@@ -27,15 +25,14 @@ DATETIME_SEPARATORS = frozenset({"--T:", "--t:", "-- :"})
 def key_segment(name: object) -> str:
     """The path segment for an object key: ``.name`` for identifiers, else ``["quoted"]``.
 
+    Names are written by :func:`ek.grammar.names.path_segment` (the code
+    generator precomputes the same segments); other keys show by ``repr``.
+
     >>> key_segment("origin"), key_segment("max-results"), key_segment(3)
     ('.origin', '["max-results"]', '[3]')
     """
     if isinstance(name, str):
-        if _IDENT.fullmatch(name):
-            return "." + name
-        import json
-
-        return "[" + json.dumps(name, ensure_ascii=False) + "]"
+        return path_segment(name)
     return "[" + short_repr(name) + "]"
 
 

@@ -14,9 +14,11 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ek.agents.toolcalls import ToolCallMetric
-from ek.corpus import GRAMMAR_REF
+from ek.bfcl import to_grammar
+from ek.corpus.reading import GRAMMAR_REF
 from ek.grammar.model import GraphGrammar
+from ek.runtime import grammar_of, resolve
+from ek.scorer.metric import ToolCallMetric
 
 
 class GrammarError(LookupError):
@@ -29,10 +31,6 @@ def load_grammar(spec: str, search_path: Sequence[str] = ()) -> GraphGrammar:
     Anything that is not ``NAME@VERSION`` is an ``.ek`` schema path, a generated
     module's ``.py`` path or an importable module name.
     """
-    try:
-        from ek.runtime import grammar_of, resolve
-    except ImportError as exc:
-        raise GrammarError(f"cannot resolve grammar {spec!r}: ek.runtime is unavailable ({exc})") from None
     try:
         if GRAMMAR_REF.fullmatch(spec) and not os.path.exists(spec):
             return grammar_of(resolve(spec, search_path=list(search_path) or ["."]))
@@ -117,8 +115,6 @@ class MetricCache:
         key = hashlib.sha256(json.dumps(functions, sort_keys=True, default=repr).encode()).hexdigest()
         metric = self._bfcl.get(key)
         if metric is None:
-            from ek.bfcl import to_grammar
-
             metric = ToolCallMetric(grammar=to_grammar(list(functions)).grammar, **self._options)
             self._bfcl[key] = metric
             if len(self._bfcl) > self.BFCL_CACHE:

@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 
-from ek.agents.base import Step
+from ek.calls import Step
 from ek.goldjson import encode_value
 from ek.sentinel import Sentinel
 

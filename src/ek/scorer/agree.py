@@ -31,7 +31,7 @@ from ek.grammar.model import (
     PrimitiveType,
     ToolSpec,
 )
-from ek.scoring import ArgCheck
+from ek.scorer.accounting import ArgCheck
 from ek.values import OMITTABLE, OneOf, is_omittable
 
 
@@ -212,7 +212,7 @@ def compare_records(
     *,
     invalid: Mapping[str, str] | None = None,
 ) -> tuple[ArgCheck, ...]:
-    """Compare two records key by key; one :class:`~ek.scoring.ArgCheck` per argument that counts.
+    """Compare two records key by key; one :class:`~ek.scorer.accounting.ArgCheck` per argument that counts.
 
     ``rules`` (from a grammar) give importance, policy and defaults; without
     them every argument weighs 1 and strings use ``canon``. ``invalid`` maps an

@@ -27,7 +27,8 @@ from typing import Any, BinaryIO
 
 import attrs
 
-from ek.agents.base import Step
+from ek.bfcl import gold_calls, read_possible_answers, read_questions
+from ek.calls import Step
 from ek.goldjson import gold_from_json
 
 #: Keys a predicted output may be stored under, in the order they are looked up (``result``: BFCL result files).
@@ -255,8 +256,6 @@ def load_bfcl_answers(path: str | Path) -> tuple[dict[Any, GoldEntry], list[Line
     Raises :class:`ek.bfcl.BfclDataError` when the file is not BFCL's format;
     an entry whose answer cannot be converted is returned as an error.
     """
-    from ek.bfcl import gold_calls, read_possible_answers
-
     entries: dict[Any, GoldEntry] = {}
     errors: list[LineError] = []
     for number, answer in enumerate(read_possible_answers(path), 1):
@@ -269,8 +268,6 @@ def load_bfcl_answers(path: str | Path) -> tuple[dict[Any, GoldEntry], list[Line
 
 def load_bfcl_functions(path: str | Path) -> dict[str, tuple[Mapping[str, Any], ...]]:
     """The function schemas offered by each BFCL question, by id (raises ``BfclDataError`` on a bad file)."""
-    from ek.bfcl import read_questions
-
     return {q.id: q.functions for q in read_questions(path)}
 
 

@@ -17,8 +17,8 @@ from typing import Any
 
 import attrs
 
-from ek.corpus import LineError
-from ek.scoring import FN, FP, TP, Score, TallyKey
+from ek.corpus.reading import LineError
+from ek.scorer.accounting import FN, FP, TP, Score, TallyKey
 
 
 @attrs.frozen

@@ -12,7 +12,7 @@ from typing import Any
 
 import attrs
 
-from ek.scoring import ZERO, Score
+from ek.scorer.accounting import ZERO, Score
 
 KEEP = ("explanations", "scores", "none")
 
@@ -117,7 +117,7 @@ def evaluate(
     ``on_error="record"`` turns a bad input into an :class:`EpisodeError`;
     ``"raise"`` re-raises it.
 
-    >>> from ek.agents.toolcalls import ToolCallMetric
+    >>> from ek.scorer.metric import ToolCallMetric
     >>> report = evaluate(ToolCallMetric(), [
     ...     ([("search", {"q": "cats"})], [("search", {"q": "cats"})]),
     ...     ([("delete_all", {})], [("search", {"q": "dogs"})]),

@@ -22,7 +22,8 @@ from typing import Any, BinaryIO
 
 import attrs
 
-from ek.corpus import (
+from ek.corpus.grammars import GrammarError, MetricCache
+from ek.corpus.reading import (
     Episode,
     GoldEntry,
     LineCounts,
@@ -33,10 +34,9 @@ from ek.corpus import (
     load_gold_file,
     parse_episode,
 )
-from ek.report.alignment import alignment_dict
-from ek.report.grammars import GrammarError, MetricCache
-from ek.report.summary import Summary
-from ek.scoring import Score
+from ek.corpus.summary import Summary
+from ek.scorer.accounting import Score
+from ek.scorer.alignment import alignment_dict
 
 #: Longest value text an HTML alignment keeps (cut around the first difference), so kept alignments stay small.
 ALIGNMENT_VALUE_LIMIT = 300

@@ -1,7 +1,7 @@
 """TP/FP/FN accounting of two flat records keyed by field name, with per-field weights.
 
 The record's keys are the alignment: no assignment is needed. This is the
-accounting :class:`~ek.agents.toolcalls.ToolCallMetric` reuses for the
+accounting :class:`~ek.scorer.metric.ToolCallMetric` reuses for the
 arguments of every matched (pred, gold) call pair.
 """
 
@@ -11,8 +11,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ek.canon import Canonicalizer, get_canonicalizer
-from ek.compare import ArgRule, compare_records
-from ek.scoring import ABSENT, FN, FP, TP, ArgCheck, Score, Unit, micro_f1
+from ek.scorer.accounting import ABSENT, FN, FP, TP, ArgCheck, Score, Unit, micro_f1
+from ek.scorer.agree import ArgRule, compare_records
 
 #: check status -> the unit kinds it produces
 _KINDS_OF_STATUS: Mapping[str, tuple[str, ...]] = {

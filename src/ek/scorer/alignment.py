@@ -1,6 +1,6 @@
 """An episode's alignment as plain data and as readable text (pred vs gold, every FP/FN with its reason).
 
-:meth:`ek.scoring.Explanation.to_dict` leaves out the per-argument checks of
+:meth:`ek.scorer.accounting.Explanation.to_dict` leaves out the per-argument checks of
 matched pairs; the HTML report and ``assert_calls`` need them, so this module
 builds its own JSON-able view, with gold markers written as in
 :mod:`ek.goldjson` (``{"$oneOf": [...]}``, ``{"$omit": true}``).
@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from ek.goldjson import encode_value
-from ek.scoring import ABSENT, TP, Explanation, Unit
+from ek.scorer.accounting import ABSENT, TP, Explanation, Unit
 
 
 def plain(value: Any) -> Any:
@@ -135,7 +135,7 @@ def _differing(expected: str, got: str, limit: int = CLIP) -> tuple[str, str, st
 def format_alignment(view: dict[str, Any]) -> str:
     """A diff people read: each gold call next to the predicted call it was matched with, then the leftovers.
 
-    >>> from ek.agents.toolcalls import ToolCallMetric
+    >>> from ek.scorer.metric import ToolCallMetric
     >>> e = ToolCallMetric()([("search", {"q": "dogs"}), ("delete_all", {})], [("search", {"q": "cats"})]).explanation
     >>> print(format_alignment(alignment_dict(e)))
     gold #0 search(q="cats")

@@ -1,0 +1,574 @@
+"""Tool-call correctness over a multiset of calls: the metric behind :mod:`ek.agents.toolcalls`.
+
+Predicted calls are first *assigned* to gold calls (:mod:`ek.scorer.assign`);
+each matched pair is then compared argument by argument
+(:mod:`ek.scorer.agree`) and every unit is counted with the grammar's tool
+``weight`` and argument ``importance`` (:mod:`ek.scorer.accounting`).
+
+>>> from ek.calls import Step
+>>> score = ToolCallMetric(level="arg")([Step("search", {"q": "dogs"})], [("search", {"q": "cats"})])
+>>> score.tp, score.fp, score.fn
+(1.0, 1.0, 1.0)
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import attrs
+
+from ek.calls import Step
+from ek.canon import Canonicalizer, get_canonicalizer
+from ek.grammar.model import GraphGrammar
+from ek.parsing import ParseError, coerce_call, parse_calls
+from ek.runtime import grammar_of, is_schema_path, validator_for
+from ek.scorer.accounting import (
+    FN,
+    FP,
+    TP,
+    ArgCheck,
+    Explanation,
+    PairExplanation,
+    Score,
+    Unit,
+    micro_f1,
+)
+from ek.scorer.agree import ArgRule, arg_keys, compare_records, content_order_key, key_of, rules_for_tool
+from ek.scorer.fieldmetric import units_from_checks
+from ek.values import OMITTABLE
+
+LEVELS = ("call", "arg")
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def _to_step(obj: Any, where: str) -> Step:
+    if isinstance(obj, Step):
+        return obj
+    if isinstance(obj, (tuple, list)) and len(obj) == 2 and isinstance(obj[0], str):
+        name, args = obj
+        if not isinstance(args, Mapping):
+            raise TypeError(f"{where} {name!r}: args must be a mapping of argument name to value, "
+                            f"got {type(args).__name__}")
+        return Step(name, args)
+    if isinstance(obj, Mapping):
+        return coerce_call(obj, where)
+    raise TypeError(f"{where}: expected a Step, a (name, args) tuple or a tool-call dict, "
+                    f"got {type(obj).__name__}: {_short(obj)}")
+
+
+def _short(obj: Any, limit: int = 80) -> str:
+    try:
+        text = repr(obj)
+    except RecursionError:
+        text = f"<{type(obj).__name__} nested too deeply to show>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _is_decoded_output(pred: Any) -> bool:
+    """A non-empty list of JSON objects: a decoded model output (content blocks, tool calls, BFCL dicts).
+
+    It is read like raw output, so text or reasoning blocks are skipped and an
+    unreadable one scores as zero predicted calls instead of raising.
+    """
+    return isinstance(pred, list) and bool(pred) and all(isinstance(item, Mapping) for item in pred)
+
+
+def coerce_calls(calls: Any, side: str) -> tuple[Step, ...]:
+    """Turn a sequence of call-likes into Steps, naming the offending call on bad input.
+
+    Raw model output (a ``str``, ``bytes`` or one JSON object) is parsed with
+    :func:`ek.parsing.parse_calls`; a parse failure raises :class:`ek.ParseError`.
+    """
+    if calls is None:
+        return ()
+    if isinstance(calls, (str, bytes, bytearray, Mapping)):
+        return tuple(parse_calls(bytes(calls) if isinstance(calls, bytearray) else calls))
+    if isinstance(calls, Step):
+        raise TypeError(f"{side}: expected a list of calls, got a single Step {calls!r}; wrap it in a list")
+    try:
+        items = list(calls)
+    except TypeError:
+        raise TypeError(f"{side}: expected a list of calls, got {type(calls).__name__}: {_short(calls)}") from None
+    return tuple(_to_step(c, f"{side} call #{i}") for i, c in enumerate(items))
+
+
+# --------------------------------------------------------------------------- grammar context
+
+
+def _resolve_grammar(grammar: Any) -> GraphGrammar | None:
+    if grammar is None or isinstance(grammar, GraphGrammar):
+        return grammar
+    return grammar_of(grammar)
+
+
+_PATH_HEAD = re.compile(r"""^\$(?:\.([^.\[]+)|\[("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')\])""")
+
+
+def _top_arg(path: str) -> str | None:
+    """The argument a JSON-path-like violation location starts with (``$.a[2].b`` -> ``a``)."""
+    m = _PATH_HEAD.match(path)
+    if not m:
+        return None
+    if m.group(1) is not None:
+        return m.group(1)
+    import json
+
+    quoted = m.group(2)
+    try:
+        name = json.loads(quoted if quoted.startswith('"') else '"' + quoted[1:-1].replace('"', '\\"') + '"')
+    except ValueError:
+        return None
+    return name if isinstance(name, str) else None
+
+
+class _Context:
+    """Per-metric caches: canonicalizer, grammar rules per tool, the schema validator."""
+
+    def __init__(self, canon: Canonicalizer, grammar: GraphGrammar | None, validate: bool, source: Any = None) -> None:
+        """``source``: what the user passed for the grammar; a generated module (or its path)
+        validates with its own code, a schema or GraphGrammar with validators compiled per tool."""
+        self.canon = canon
+        self.grammar = grammar
+        self._rules: dict[str, dict[str, ArgRule] | None] = {}
+        self._declared: dict[str, frozenset[str]] = {}
+        self._validator: Callable[[str, Mapping[str, Any]], Sequence[Any]] | None = None
+        if grammar is not None and validate:
+            generated = source is not None and not isinstance(source, GraphGrammar) and not is_schema_path(source)
+            self._validator = validator_for(source if generated else grammar)
+
+    def rules(self, tool: str) -> dict[str, ArgRule] | None:
+        if tool not in self._rules:
+            spec = self.grammar.tool(tool) if self.grammar is not None else None
+            self._rules[tool] = rules_for_tool(self.grammar, spec) if spec is not None else None  # type: ignore[arg-type]
+        return self._rules[tool]
+
+    def weight(self, tool: str) -> float:
+        spec = self.grammar.tool(tool) if self.grammar is not None else None
+        return float(spec.weight) if spec is not None else 1.0
+
+    def known(self, tool: str) -> bool:
+        return self.grammar is None or self.grammar.tool(tool) is not None
+
+    def violations(self, step: Step) -> dict[str, str]:
+        """Schema problems of a predicted call's arguments, keyed by top-level argument.
+
+        Arguments the tool does not declare are always reported (with any grammar);
+        value violations only when validation is on.
+        """
+        if self.grammar is None:
+            return {}
+        spec = self.grammar.tool(step.name)
+        if spec is None:
+            return {}
+        declared = self._declared.get(step.name)
+        if declared is None:
+            declared = self._declared[step.name] = frozenset(f.name for f in spec.fields)
+        out: dict[str, str] = {}
+        if self._validator is not None:
+            for v in self._validator(step.name, step.args):
+                path, reason = (v.path, v.reason) if hasattr(v, "path") else (v[0], v[1])
+                arg = _top_arg(str(path))
+                if arg is not None and arg in step.args:
+                    out.setdefault(arg, f"{path}: {reason}")
+        for arg in step.args:
+            if arg not in declared:
+                out.setdefault(arg, f"$.{arg}: not an argument of {step.name!r} in {self.grammar.key}")
+        return out
+
+
+@contextmanager
+def _depth_guard() -> Iterator[None]:
+    """Turn a RecursionError from absurdly nested argument values into a clear ValueError.
+
+    Parsed model output is already bounded (see ek.parsing); this covers values handed in directly.
+    """
+    try:
+        yield
+    except RecursionError:
+        raise ValueError("argument values are nested too deeply to compare "
+                         f"(Python's recursion limit is {sys.getrecursionlimit()})") from None
+
+
+# --------------------------------------------------------------------------- assignment
+
+
+@attrs.frozen
+class _PairEval:
+    exact: bool
+    agreement: float
+    checks: tuple[ArgCheck, ...]
+
+
+def _evaluate(p: Step, g: Step, ctx: _Context, invalid: Mapping[str, str]) -> _PairEval:
+    checks = compare_records(p.args, g.args, ctx.rules(g.name), ctx.canon, invalid=invalid)
+    agreement = 1.0 + sum(c.weight for c in checks if c.status == "match")
+    return _PairEval(all(c.ok for c in checks), agreement * ctx.weight(g.name), checks)
+
+
+class _GroupRanker:
+    """Ranks candidate (pred, gold) pairs of one tool group: (exact, agreement).
+
+    Plain calls (no OneOf, tolerance or schema violation) are ranked from
+    precomputed per-argument normal forms, which is what keeps large groups
+    fast; anything else goes through the full comparison.
+    """
+
+    def __init__(self, pred: Sequence[Step], gold: Sequence[Step], ctx: _Context, tool: str,
+                 pkeys: Mapping[int, dict[str, Any] | None], gkeys: Mapping[int, dict[str, Any] | None],
+                 invalid: Sequence[Mapping[str, str]]) -> None:
+        self.pred, self.gold, self.ctx, self.invalid = pred, gold, ctx, invalid
+        self.pkeys, self.gkeys = pkeys, gkeys
+        rules = ctx.rules(tool) or {}
+        self.importance = {name: r.importance for name, r in rules.items()}
+        self.weight = ctx.weight(tool)
+
+    def rank(self, i: int, j: int) -> tuple[bool, float]:
+        pk, gk = self.pkeys[i], self.gkeys[j]
+        if pk is None or gk is None:
+            ev = _evaluate(self.pred[i], self.gold[j], self.ctx, self.invalid[i])
+            return ev.exact, ev.agreement
+        p_args, g_args = self.pred[i].args, self.gold[j].args
+        agreement = 1.0
+        for name, key in gk.items():
+            if (name in g_args or name in p_args) and name in pk and pk[name] == key:
+                agreement += self.importance.get(name, 1.0)
+        exact = len(pk) == len(gk) and all(name in pk and pk[name] == key for name, key in gk.items())
+        return exact, agreement * self.weight
+
+
+def _assign(
+    pred: Sequence[Step], gold: Sequence[Step], ctx: _Context, optimal: bool,
+    invalid: Sequence[Mapping[str, str]],
+) -> tuple[list[tuple[int, int, _PairEval]], list[int], list[int]]:
+    by_name: dict[str, tuple[list[int], list[int]]] = {}
+    for i, s in enumerate(pred):
+        by_name.setdefault(s.name, ([], []))[0].append(i)
+    for j, s in enumerate(gold):
+        by_name.setdefault(s.name, ([], []))[1].append(j)
+
+    chosen: list[tuple[int, int]] = []
+    for name in sorted(by_name):
+        p_idx, g_idx = by_name[name]
+        if not p_idx or not g_idx:
+            continue
+        rules = ctx.rules(name)
+        pkeys = {i: None if invalid[i] else arg_keys(pred[i].args, rules, ctx.canon) for i in p_idx}
+        gkeys = {j: arg_keys(gold[j].args, rules, ctx.canon) for j in g_idx}
+        # Fast path: a predicted call whose normal form equals a gold call's is an exact match,
+        # and taking it can never hurt (agreement is an equivalence on such calls).
+        buckets: dict[Any, deque[int]] = {}
+        for j in g_idx:
+            if gkeys[j] is not None:
+                buckets.setdefault(key_of(gkeys[j]), deque()).append(j)  # type: ignore[arg-type]
+        rest_p: list[int] = []
+        taken: set[int] = set()
+        for i in p_idx:
+            keys = pkeys[i]
+            bucket = buckets.get(key_of(keys)) if keys is not None else None
+            if bucket:
+                j = bucket.popleft()
+                taken.add(j)
+                chosen.append((i, j))
+            else:
+                rest_p.append(i)
+        rest_g = [j for j in g_idx if j not in taken]
+        if rest_p and rest_g:
+            ranker = _GroupRanker(pred, gold, ctx, name, pkeys, gkeys, invalid)
+            solver = _assign_optimal if optimal else _assign_greedy
+            chosen.extend(solver(pred, gold, rest_p, rest_g, ranker))
+    chosen.sort(key=lambda ij: (ij[1], ij[0]))
+    pairs = [(i, j, _evaluate(pred[i], gold[j], ctx, invalid[i])) for i, j in chosen]
+    matched_p = {i for i, _ in chosen}
+    matched_g = {j for _, j in chosen}
+    return (pairs, [i for i in range(len(pred)) if i not in matched_p],
+            [j for j in range(len(gold)) if j not in matched_g])
+
+
+def _assign_greedy(
+    pred: Sequence[Step], gold: Sequence[Step], p_idx: list[int], g_idx: list[int], ranker: _GroupRanker,
+) -> list[tuple[int, int]]:
+    """Best-first: exact before partial, more agreement before less, ties by content then position.
+
+    Exact pairs are taken best-first and then grown to a maximum matching, so an
+    exact pair is never lost to another exact pair that merely ranked first
+    (BFCL's "any valid assignment" for parallel calls); partial pairs follow.
+    """
+    p_order = {i: content_order_key(pred[i].args) for i in p_idx}
+    g_order = {j: content_order_key(gold[j].args) for j in g_idx}
+    candidates = []
+    for i in p_idx:
+        for j in g_idx:
+            exact, agreement = ranker.rank(i, j)
+            candidates.append((not exact, -agreement, p_order[i], g_order[j], i, j))
+    candidates.sort()
+    match_p: dict[int, int] = {}
+    match_g: dict[int, int] = {}
+    exact_adj: dict[int, list[int]] = {}
+    for partial, *_, i, j in candidates:
+        if partial:
+            break
+        exact_adj.setdefault(i, []).append(j)
+        if i not in match_p and j not in match_g:
+            match_p[i], match_g[j] = j, i
+    for i in sorted(exact_adj, key=lambda i: (p_order[i], i)):
+        if i not in match_p:
+            _augment(i, exact_adj, match_p, match_g)
+    for partial, *_, i, j in candidates:
+        if partial and i not in match_p and j not in match_g:
+            match_p[i], match_g[j] = j, i
+    return sorted(match_p.items())
+
+
+def _augment(root: int, adj: Mapping[int, list[int]], match_p: dict[int, int], match_g: dict[int, int]) -> bool:
+    """Find an alternating path from the free pred ``root`` to a free gold and flip it (iterative DFS)."""
+    seen: set[int] = set()
+    frames: list[list[Any]] = [[root, iter(adj.get(root, ())), None]]
+    while frames:
+        frame = frames[-1]
+        for j in frame[1]:
+            if j in seen:
+                continue
+            seen.add(j)
+            frame[2] = j
+            owner = match_g.get(j)
+            if owner is None:
+                for fi, _it, fj in frames:  # each pred on the path takes the gold it went through
+                    match_p[fi], match_g[fj] = fj, fi
+                return True
+            frames.append([owner, iter(adj.get(owner, ())), None])
+            break
+        else:
+            frames.pop()
+    return False
+
+
+def _assign_optimal(
+    pred: Sequence[Step], gold: Sequence[Step], p_idx: list[int], g_idx: list[int], ranker: _GroupRanker,
+) -> list[tuple[int, int]]:
+    """Maximum total agreement, exact matches first (Hungarian algorithm, pure Python)."""
+    ranks = [[ranker.rank(i, j) for j in g_idx] for i in p_idx]
+    bonus = 1.0 + sum(max(a for _, a in row) for row in ranks)  # one exact pair outweighs any agreement
+    scores = [[a + (bonus if exact else 0.0) for exact, a in row] for row in ranks]
+    return [(p_idx[r], g_idx[c]) for r, c in max_weight_assignment(scores)]
+
+
+def max_weight_assignment(scores: Sequence[Sequence[float]]) -> list[tuple[int, int]]:
+    """Rows assigned to distinct columns maximising the total score (every row or every column used).
+
+    Shortest augmenting paths with potentials (the Hungarian method), O(n^2 m).
+    Ties resolve towards lower indices, so the result is deterministic.
+
+    >>> max_weight_assignment([[3, 1], [3, 2]])
+    [(0, 0), (1, 1)]
+    >>> max_weight_assignment([[1, 5, 1]])
+    [(0, 1)]
+    """
+    n = len(scores)
+    m = len(scores[0]) if n else 0
+    if n == 0 or m == 0:
+        return []
+    if n > m:
+        flipped = max_weight_assignment([[scores[r][c] for r in range(n)] for c in range(m)])
+        return sorted((r, c) for c, r in flipped)
+    inf = float("inf")
+    cost = [[-float(x) for x in row] for row in scores]
+    u = [0.0] * (n + 1)
+    v = [0.0] * (m + 1)
+    p = [0] * (m + 1)  # p[col] = row (1-based) assigned to col; 0 = none
+    way = [0] * (m + 1)
+    for row in range(1, n + 1):
+        p[0] = row
+        col0 = 0
+        minv = [inf] * (m + 1)
+        used = [False] * (m + 1)
+        while True:
+            used[col0] = True
+            r0 = p[col0]
+            crow = cost[r0 - 1]
+            ur0 = u[r0]
+            delta = inf
+            col1 = 0
+            for col in range(1, m + 1):
+                if not used[col]:
+                    cur = crow[col - 1] - ur0 - v[col]
+                    if cur < minv[col]:
+                        minv[col] = cur
+                        way[col] = col0
+                    if minv[col] < delta:
+                        delta = minv[col]
+                        col1 = col
+            for col in range(m + 1):
+                if used[col]:
+                    u[p[col]] += delta
+                    v[col] -= delta
+                else:
+                    minv[col] -= delta
+            col0 = col1
+            if p[col0] == 0:
+                break
+        while col0:
+            col1 = way[col0]
+            p[col0] = p[col1]
+            col0 = col1
+    return sorted((p[col] - 1, col - 1) for col in range(1, m + 1) if p[col])
+
+
+def match_calls(
+    pred: Iterable[Any],
+    gold: Iterable[Any],
+    *,
+    canon: str | Canonicalizer | None = None,
+    grammar: Any = None,
+    optimal: bool = False,
+) -> tuple[list[tuple[Any, Any]], list[Any], list[Any]]:
+    """Assign predicted calls to gold calls, as multisets grouped by tool name.
+
+    Returns ``(pairs, unmatched_pred, unmatched_gold)`` with the calls as given.
+    The default is a deterministic best-first greedy; ``optimal=True`` solves
+    the assignment exactly (most exact matches, then most agreement).
+
+    >>> pairs, up, ug = match_calls([("s", {"q": "b"}), ("s", {"q": "a"})],
+    ...                             [("s", {"q": "a"}), ("s", {"q": "b"})])
+    >>> len(pairs), up, ug          # order-insensitive within a tool name
+    (2, [], [])
+    """
+    pred_items, gold_items = list(pred), list(gold)
+    p_steps = coerce_calls(pred_items, "pred")
+    g_steps = coerce_calls(gold_items, "gold")
+    ctx = _Context(get_canonicalizer(canon), _resolve_grammar(grammar), validate=True, source=grammar)
+    with _depth_guard():
+        invalid = [ctx.violations(s) for s in p_steps]
+        pairs, up, ug = _assign(p_steps, g_steps, ctx, optimal, invalid)
+    return ([(pred_items[i], gold_items[j]) for i, j, _ in pairs],
+            [pred_items[i] for i in up], [gold_items[j] for j in ug])
+
+
+# --------------------------------------------------------------------------- the metric
+
+
+class ToolCallMetric:
+    """Cost-weighted tool-call correctness (BFCL AST match over a multiset of calls).
+
+    ``level="call"`` counts one unit per call (TP only on an exact match);
+    ``level="arg"`` gives partial credit per argument. ``canonicalizer`` is a
+    name (``"fold"``, ``"exact"``, ``"bfcl"``) or a ``str -> str`` callable.
+    ``grammar`` (a :class:`~ek.grammar.GraphGrammar`, a generated module, or a
+    schema path) supplies tool weights, argument importance, compare policies,
+    defaults and validation. ``optimal=True`` uses the exact assignment.
+
+    The returned :class:`~ek.scorer.accounting.Score` carries ``tp``/``fp``/``fn`` in
+    ``detail`` and an :class:`~ek.scorer.accounting.Explanation` of every unit.
+    """
+
+    def __init__(
+        self,
+        level: str = "call",
+        *,
+        canonicalizer: str | Canonicalizer | None = None,
+        grammar: Any = None,
+        optimal: bool = False,
+        validate: bool = True,
+    ) -> None:
+        if level not in LEVELS:
+            raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
+        self.level = level
+        self.canonicalizer = get_canonicalizer(canonicalizer)
+        self.optimal = optimal
+        self.validate = validate
+        self.grammar = _resolve_grammar(grammar)
+        self._ctx = _Context(self.canonicalizer, self.grammar, validate, source=grammar)
+
+    def _context(self, grammar: Any) -> _Context:
+        if grammar is None:
+            return self._ctx
+        resolved = _resolve_grammar(grammar)
+        if resolved is self.grammar:
+            return self._ctx
+        return _Context(self.canonicalizer, resolved, self.validate, source=grammar)
+
+    def __call__(self, pred: Any, gold: Any, *, grammar: Any = None) -> Score:
+        ctx = self._context(grammar)
+        g_steps = coerce_calls(gold, "gold")
+        parse_error = None
+        if isinstance(pred, (str, bytes, bytearray, Mapping)) or _is_decoded_output(pred):
+            try:
+                p_steps = tuple(parse_calls(bytes(pred) if isinstance(pred, bytearray) else pred))
+            except ParseError as exc:
+                p_steps, parse_error = (), str(exc)
+        else:
+            p_steps = coerce_calls(pred, "pred")
+        return self._score(p_steps, g_steps, ctx, parse_error)
+
+    def _score(self, pred: tuple[Step, ...], gold: tuple[Step, ...], ctx: _Context,
+               parse_error: str | None) -> Score:
+        with _depth_guard():
+            invalid = [ctx.violations(s) for s in pred]
+            pairs, up, ug = _assign(pred, gold, ctx, self.optimal, invalid)
+        units: list[Unit] = []
+        for i, j, ev in pairs:
+            units.extend(self._pair_units(gold[j].name, i, j, ev, ctx))
+        gold_names = {s.name for s in gold}
+        for i in up:
+            units.extend(self._unmatched_units(pred[i], i, None, FP, self._extra_reason(pred[i].name, ctx, gold_names), ctx))
+        for j in ug:
+            reason = "unparseable_output" if parse_error else "missing_call"
+            units.extend(self._unmatched_units(gold[j], None, j, FN, reason, ctx))
+        explanation = Explanation(
+            pred=pred, gold=gold,
+            pairs=tuple(PairExplanation(i, j, gold[j].name, ev.exact, ev.checks) for i, j, ev in pairs),
+            unmatched_pred=tuple(up), unmatched_gold=tuple(ug), units=tuple(units), parse_error=parse_error,
+        )
+        return Score.from_units(units, explanation=explanation)
+
+    @staticmethod
+    def _extra_reason(name: str, ctx: _Context, gold_names: set[str]) -> str:
+        if not ctx.known(name):
+            return "unknown_tool"
+        return "extra_call" if name in gold_names else "wrong_tool"
+
+    def _pair_units(self, tool: str, i: int, j: int, ev: _PairEval, ctx: _Context) -> list[Unit]:
+        w = ctx.weight(tool)
+        if self.level == "call":
+            if ev.exact:
+                return [Unit(TP, "match", w, tool, pred_index=i, gold_index=j)]
+            wrong = "; ".join(f"{c.arg}: {c.status}" for c in ev.checks if not c.ok)
+            return [Unit(kind, "inexact_call", w, tool, pred_index=i, gold_index=j, detail=wrong) for kind in (FP, FN)]
+        units = [Unit(TP, "match", w, tool, pred_index=i, gold_index=j)]
+        units.extend(units_from_checks(ev.checks, tool=tool, scale=w, pred_index=i, gold_index=j))
+        return units
+
+    def _unmatched_units(self, step: Step, i: int | None, j: int | None, kind: str, reason: str,
+                         ctx: _Context) -> list[Unit]:
+        w = ctx.weight(step.name)
+        units = [Unit(kind, reason, w, step.name, pred_index=i, gold_index=j)]
+        if self.level == "arg":
+            rules = ctx.rules(step.name) or {}
+            for arg in sorted(step.args, key=lambda a: (rules[a].order if a in rules else len(rules), a)):
+                value = step.args[arg]
+                rule = rules.get(arg)
+                if value is OMITTABLE or (rule is not None and rule.policy == "ignore"):
+                    continue
+                imp = rule.importance if rule is not None else 1.0
+                side = {"got": value} if kind == FP else {"expected": value}
+                units.append(Unit(kind, reason, w * imp, step.name, arg, pred_index=i, gold_index=j, **side))
+        return units
+
+    def explain(self, pred: Any, gold: Any, *, grammar: Any = None) -> Explanation:
+        """The alignment and every counted unit with its reason."""
+        explanation = self(pred, gold, grammar=grammar).explanation
+        assert explanation is not None
+        return explanation
+
+    def aggregate(self, scores: Iterable[Score]) -> float:
+        """Micro-averaged F1 over a corpus (sum TP/FP/FN, then divide); never a mean of F1s."""
+        return micro_f1(scores)
+
+
+__all__ = ["ToolCallMetric", "match_calls", "coerce_calls", "max_weight_assignment", "LEVELS"]
