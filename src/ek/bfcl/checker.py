@@ -21,7 +21,6 @@ from typing import Any, NamedTuple, cast
 import attrs
 
 from ek.bfcl import javalike
-from ek.bfcl.matching import max_matching_lazy
 from ek.bfcl.typemap import (
     JAVA,
     JAVASCRIPT,
@@ -36,6 +35,7 @@ from ek.canon import bfcl as standardize
 from ek.parsing import ParseError, parse_calls
 from ek.parsing.limits import DEFAULT_LIMITS
 from ek.parsing.values import plain_args
+from ek.scorer.assign import max_matching
 
 
 @attrs.frozen
@@ -257,7 +257,7 @@ def _parallel(funcs: list[Mapping[str, Any]], calls: list[Step], answers: list[M
     def fits(i: int, j: int) -> bool:
         return _call_checker(funcs_for[i], calls[j], answers[i], ctx).valid
 
-    assignment = max_matching_lazy(len(answers), len(calls), fits)
+    assignment = max_matching(len(answers), len(calls), fits)
     for i, matched in enumerate(assignment):
         if matched is None:
             reasons = "; ".join(

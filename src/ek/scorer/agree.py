@@ -32,6 +32,7 @@ from ek.grammar.model import (
     ToolSpec,
 )
 from ek.scorer.accounting import ArgCheck
+from ek.scorer.assign import has_perfect_matching
 from ek.values import OMITTABLE, OneOf, is_omittable
 
 
@@ -170,38 +171,8 @@ def _numbers_agree(gold: int | float, pred: int | float, rule: ArgRule | None) -
 
 
 def _multiset_agree(gold: Sequence[Any], pred: Sequence[Any], rule: ArgRule | None, canon: Canonicalizer) -> bool:
-    """Perfect bipartite matching of equal-length lists under :func:`values_agree` (Kuhn's algorithm)."""
-    n = len(gold)
-    adj = [[j for j in range(n) if values_agree(gold[i], pred[j], rule, canon)] for i in range(n)]
-    owner: list[int | None] = [None] * n
-
-    for i in range(n):
-        seen = [False] * n
-        # iterative augmenting-path search, no recursion
-        stack: list[tuple[int, int]] = [(i, 0)]
-        path: list[tuple[int, int]] = []
-        found = False
-        while stack:
-            g, k = stack.pop()
-            if k >= len(adj[g]):
-                if path:
-                    path.pop()
-                continue
-            stack.append((g, k + 1))
-            j = adj[g][k]
-            if seen[j]:
-                continue
-            seen[j] = True
-            path.append((g, j))
-            if owner[j] is None:
-                found = True
-                break
-            stack.append((owner[j], 0))  # type: ignore[arg-type]
-        if not found:
-            return False
-        for g, j in path:
-            owner[j] = g
-    return True
+    """Equal-length lists that pair up one to one under :func:`values_agree` (a perfect matching)."""
+    return has_perfect_matching(len(gold), lambda i, j: values_agree(gold[i], pred[j], rule, canon))
 
 
 def compare_records(

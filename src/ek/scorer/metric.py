@@ -39,6 +39,7 @@ from ek.scorer.accounting import (
     micro_f1,
 )
 from ek.scorer.agree import ArgRule, arg_keys, compare_records, content_order_key, key_of, rules_for_tool
+from ek.scorer.assign import greedy_assignment, max_weight_assignment
 from ek.scorer.fieldmetric import units_from_checks
 from ek.values import OMITTABLE
 
@@ -294,130 +295,20 @@ def _assign(
 def _assign_greedy(
     pred: Sequence[Step], gold: Sequence[Step], p_idx: list[int], g_idx: list[int], ranker: _GroupRanker,
 ) -> list[tuple[int, int]]:
-    """Best-first: exact before partial, more agreement before less, ties by content then position.
-
-    Exact pairs are taken best-first and then grown to a maximum matching, so an
-    exact pair is never lost to another exact pair that merely ranked first
-    (BFCL's "any valid assignment" for parallel calls); partial pairs follow.
-    """
+    """Best-first over the group's pairs, ties by call content then position (:func:`greedy_assignment`)."""
     p_order = {i: content_order_key(pred[i].args) for i in p_idx}
     g_order = {j: content_order_key(gold[j].args) for j in g_idx}
-    candidates = []
-    for i in p_idx:
-        for j in g_idx:
-            exact, agreement = ranker.rank(i, j)
-            candidates.append((not exact, -agreement, p_order[i], g_order[j], i, j))
-    candidates.sort()
-    match_p: dict[int, int] = {}
-    match_g: dict[int, int] = {}
-    exact_adj: dict[int, list[int]] = {}
-    for partial, *_, i, j in candidates:
-        if partial:
-            break
-        exact_adj.setdefault(i, []).append(j)
-        if i not in match_p and j not in match_g:
-            match_p[i], match_g[j] = j, i
-    for i in sorted(exact_adj, key=lambda i: (p_order[i], i)):
-        if i not in match_p:
-            _augment(i, exact_adj, match_p, match_g)
-    for partial, *_, i, j in candidates:
-        if partial and i not in match_p and j not in match_g:
-            match_p[i], match_g[j] = j, i
-    return sorted(match_p.items())
-
-
-def _augment(root: int, adj: Mapping[int, list[int]], match_p: dict[int, int], match_g: dict[int, int]) -> bool:
-    """Find an alternating path from the free pred ``root`` to a free gold and flip it (iterative DFS)."""
-    seen: set[int] = set()
-    frames: list[list[Any]] = [[root, iter(adj.get(root, ())), None]]
-    while frames:
-        frame = frames[-1]
-        for j in frame[1]:
-            if j in seen:
-                continue
-            seen.add(j)
-            frame[2] = j
-            owner = match_g.get(j)
-            if owner is None:
-                for fi, _it, fj in frames:  # each pred on the path takes the gold it went through
-                    match_p[fi], match_g[fj] = fj, fi
-                return True
-            frames.append([owner, iter(adj.get(owner, ())), None])
-            break
-        else:
-            frames.pop()
-    return False
+    return greedy_assignment(p_idx, g_idx, ranker.rank, p_order, g_order)
 
 
 def _assign_optimal(
     pred: Sequence[Step], gold: Sequence[Step], p_idx: list[int], g_idx: list[int], ranker: _GroupRanker,
 ) -> list[tuple[int, int]]:
-    """Maximum total agreement, exact matches first (Hungarian algorithm, pure Python)."""
+    """Maximum total agreement, exact matches first (:func:`max_weight_assignment`)."""
     ranks = [[ranker.rank(i, j) for j in g_idx] for i in p_idx]
     bonus = 1.0 + sum(max(a for _, a in row) for row in ranks)  # one exact pair outweighs any agreement
     scores = [[a + (bonus if exact else 0.0) for exact, a in row] for row in ranks]
     return [(p_idx[r], g_idx[c]) for r, c in max_weight_assignment(scores)]
-
-
-def max_weight_assignment(scores: Sequence[Sequence[float]]) -> list[tuple[int, int]]:
-    """Rows assigned to distinct columns maximising the total score (every row or every column used).
-
-    Shortest augmenting paths with potentials (the Hungarian method), O(n^2 m).
-    Ties resolve towards lower indices, so the result is deterministic.
-
-    >>> max_weight_assignment([[3, 1], [3, 2]])
-    [(0, 0), (1, 1)]
-    >>> max_weight_assignment([[1, 5, 1]])
-    [(0, 1)]
-    """
-    n = len(scores)
-    m = len(scores[0]) if n else 0
-    if n == 0 or m == 0:
-        return []
-    if n > m:
-        flipped = max_weight_assignment([[scores[r][c] for r in range(n)] for c in range(m)])
-        return sorted((r, c) for c, r in flipped)
-    inf = float("inf")
-    cost = [[-float(x) for x in row] for row in scores]
-    u = [0.0] * (n + 1)
-    v = [0.0] * (m + 1)
-    p = [0] * (m + 1)  # p[col] = row (1-based) assigned to col; 0 = none
-    way = [0] * (m + 1)
-    for row in range(1, n + 1):
-        p[0] = row
-        col0 = 0
-        minv = [inf] * (m + 1)
-        used = [False] * (m + 1)
-        while True:
-            used[col0] = True
-            r0 = p[col0]
-            crow = cost[r0 - 1]
-            ur0 = u[r0]
-            delta = inf
-            col1 = 0
-            for col in range(1, m + 1):
-                if not used[col]:
-                    cur = crow[col - 1] - ur0 - v[col]
-                    if cur < minv[col]:
-                        minv[col] = cur
-                        way[col] = col0
-                    if minv[col] < delta:
-                        delta = minv[col]
-                        col1 = col
-            for col in range(m + 1):
-                if used[col]:
-                    u[p[col]] += delta
-                    v[col] -= delta
-                else:
-                    minv[col] -= delta
-            col0 = col1
-            if p[col0] == 0:
-                break
-        while col0:
-            col1 = way[col0]
-            p[col0] = p[col1]
-            col0 = col1
-    return sorted((p[col] - 1, col - 1) for col in range(1, m + 1) if p[col])
 
 
 def match_calls(
@@ -571,4 +462,4 @@ class ToolCallMetric:
         return micro_f1(scores)
 
 
-__all__ = ["ToolCallMetric", "match_calls", "coerce_calls", "max_weight_assignment", "LEVELS"]
+__all__ = ["ToolCallMetric", "match_calls", "coerce_calls", "LEVELS"]

@@ -3,7 +3,7 @@
 import doctest
 from pathlib import Path
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
 def test_scoring_reference_examples():

@@ -1,0 +1,161 @@
+"""The package graph is one-way: read from the source with ``ast``, counting imports inside functions.
+
+The layers are those of ARCHITECTURE.md. A module may import its own unit
+(a top-level module or a subpackage), units of a lower layer, and units of
+its own layer as long as the graph between units stays acyclic.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import pkgutil
+from pathlib import Path
+
+import pytest
+
+import ek
+
+SRC = Path(ek.__file__).parent
+
+#: Each unit of ek (a top-level module or subpackage) and its layer, bottom up (see ARCHITECTURE.md).
+LAYERS: dict[str, int] = {
+    "ek._version": 0, "ek.sentinel": 0, "ek.calls": 0, "ek.limits": 0, "ek.values": 0, "ek.canon": 0,
+    "ek.atomicfile": 0, "ek.stats": 0, "ek.goldjson": 0,
+    "ek.grammar": 1, "ek.parsing": 1,
+    "ek.codegen": 2, "ek.runtime": 2,
+    "ek.scorer": 3, "ek.agents": 3,
+    "ek.corpus": 4, "ek.interop": 4, "ek.bfcl": 4,
+    "ek.report": 5, "ek.rewards": 5, "ek.testing": 5,
+    "ek.cli": 6, "ek": 6, "ek.__main__": 6,
+}
+
+#: Where a deferred (function-level) import of another unit is allowed: start-up speed only.
+LAZY_LOADERS = {"ek", "ek.cli"}
+
+
+def module_name(path: Path) -> str:
+    parts = ["ek", *path.relative_to(SRC).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def unit_of(module: str) -> str:
+    return ".".join(module.split(".")[:2])
+
+
+def imports_of(path: Path) -> list[tuple[str, bool]]:
+    """(imported ek module, deferred?) for every import in the file; ``from X import y`` counts X and X.y."""
+    module = module_name(path)
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    top_level = {id(node) for node in tree.body}
+    found: list[tuple[str, bool]] = []
+    for node in ast.walk(tree):
+        deferred = id(node) not in top_level
+        if isinstance(node, ast.Import):
+            found += [(alias.name, deferred) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                source = ".".join(base + ([node.module] if node.module else []))
+            else:
+                source = node.module or ""
+            found.append((source, deferred))
+            found += [(f"{source}.{alias.name}", deferred) for alias in node.names]
+    return [(name, deferred) for name, deferred in found if name == "ek" or name.startswith("ek.")]
+
+
+def unit_graph() -> tuple[dict[str, set[str]], list[str], list[str]]:
+    """Edges between units, plus the upward and the deferred cross-unit imports found on the way."""
+    modules = {module_name(p) for p in SRC.rglob("*.py")}
+    edges: dict[str, set[str]] = {}
+    upward: list[str] = []
+    deferred_imports: list[str] = []
+    for path in sorted(SRC.rglob("*.py")):
+        source = module_name(path)
+        src_unit = unit_of(source) if source != "ek" else "ek"
+        for target, deferred in imports_of(path):
+            if target not in modules and target != "ek":
+                continue  # ``from ek.x import name``: the name, not a module
+            dst_unit = unit_of(target) if target != "ek" else "ek"
+            if dst_unit == src_unit:
+                continue
+            edges.setdefault(src_unit, set()).add(dst_unit)
+            if LAYERS[dst_unit] > LAYERS[src_unit]:
+                upward.append(f"{source} (layer {LAYERS[src_unit]}) imports {target} (layer {LAYERS[dst_unit]})")
+            if deferred and src_unit not in LAZY_LOADERS:
+                deferred_imports.append(f"{source} imports {target} inside a function")
+    return edges, upward, deferred_imports
+
+
+def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state and (cycle := visit(nxt)):
+                return cycle
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(edges):
+        if node not in state and (cycle := visit(node)):
+            return cycle
+    return None
+
+
+def test_every_unit_has_a_layer() -> None:
+    units = {unit_of(module_name(p)) if module_name(p) != "ek" else "ek" for p in SRC.rglob("*.py")}
+    assert units - set(LAYERS) == set(), "give each new module or subpackage a layer here and in ARCHITECTURE.md"
+
+
+def test_no_unit_imports_a_higher_layer() -> None:
+    _, upward, _ = unit_graph()
+    assert upward == []
+
+
+def test_the_unit_graph_has_no_cycle() -> None:
+    edges, _, _ = unit_graph()
+    assert find_cycle(edges) is None
+
+
+def test_no_deferred_import_crosses_units_outside_the_lazy_loaders() -> None:
+    _, _, deferred = unit_graph()
+    assert deferred == []
+
+
+def test_the_checker_sees_a_cycle_and_an_upward_import() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": {"c"}}) is None
+
+
+def test_generated_modules_import_only_the_runtime(tmp_path: Path) -> None:
+    from ek.codegen import generate
+    from ek.grammar import load
+
+    source = generate(load(Path(__file__).parents[1] / "schemas" / "travel-v2.ek"))
+    modules = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ek"):
+            modules.add(node.module)
+        elif isinstance(node, ast.Import):
+            modules |= {a.name for a in node.names if a.name.startswith("ek")}
+    assert modules and all(m.startswith("ek.runtime.") for m in modules)
+
+
+@pytest.mark.parametrize("name", sorted(set(ek.__all__) - {"__version__"}))
+def test_from_ek_import_gives_the_object_never_a_module(name: str) -> None:
+    for info in pkgutil.walk_packages(ek.__path__, "ek."):
+        if info.name != "ek.__main__":
+            importlib.import_module(info.name)
+    value = getattr(ek, name)
+    assert not isinstance(value, type(ek)), f"ek.{name} is the module {value.__name__}"
+    exec_ns: dict[str, object] = {}
+    exec(f"from ek import {name}", exec_ns)  # noqa: S102 - a fixed, known statement
+    assert exec_ns[name] is value
