@@ -21,14 +21,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ek.calls import Step
+from ek.limits import GOLD_MAX_DEPTH
 from ek.values import OMITTABLE, OneOf
 
 ONE_OF = "$oneOf"
 OMIT = "$omit"
 
 
-#: How deep gold values may nest (the parser's limit for model output is the same order).
-MAX_DEPTH = 64
+MAX_DEPTH = GOLD_MAX_DEPTH
 
 
 def decode_value(value: Any, where: str = "$", _depth: int = 0) -> Any:

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ek.limits import SCHEMA_MAX_LIST_NESTING, SCHEMA_MAX_NESTING
 from ek.grammar import SchemaError, format_grammar, parse
 from ek.grammar.formatter import format_source
 
@@ -92,14 +93,15 @@ def test_deep_nesting_is_a_schema_error():
         parse(f"grammar g 1\ntool t {{\n    x: {deep}\n}}\n")
 
 
-MAX = 64  # ek.grammar.checker.MAX_NESTING
+MAX = SCHEMA_MAX_NESTING
 
 
-def nested_type(depth: int) -> str:
-    """``depth`` levels alternating list[...] and inline objects, on one line."""
+def nested_type(depth: int, lists: int | None = None) -> str:
+    """``depth`` levels alternating list[...] and inline objects (at most ``lists`` lists), on one line."""
     text = "int"
     for level in range(depth):
-        text = f"list[{text}]" if level % 2 else f"{{ y: {text} }}"
+        use_list = level % 2 and (lists is None or level // 2 < lists)
+        text = f"list[{text}]" if use_list else f"{{ y: {text} }}"
     return text
 
 
@@ -129,7 +131,7 @@ def test_too_deep_nesting_is_reported_at_the_level_past_the_limit(depth, where):
 @pytest.mark.parametrize("where", ["argument", "default"])
 def test_nesting_up_to_the_limit_reads_prints_and_compares(where):
     if where == "argument":
-        text = f"grammar g 1\ntool t {{\n    x: {nested_type(MAX)}\n}}\n"
+        text = f"grammar g 1\ntool t {{\n    x: {nested_type(MAX, lists=SCHEMA_MAX_LIST_NESTING)}\n}}\n"
     else:
         text = f"grammar g 1\ntool t {{\n    x: any = {'[' * MAX}1{']' * MAX}\n}}\n"
     g = parse(text)

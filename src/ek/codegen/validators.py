@@ -23,12 +23,12 @@ from ek.grammar.model import (
     PrimitiveType,
     TypeNode,
 )
+from ek.limits import SCHEMA_MAX_LIST_NESTING
 
-#: Deepest indentation a validator may reach; Python's parser refuses far deeper blocks anyway.
+#: Deepest indentation a validator may reach (Python's tokenizer refuses 100). A checked grammar stays well
+#: inside it (ek.limits.SCHEMA_MAX_NESTING); this guards grammars built in code without the checker.
 MAX_NESTING = 80
-
-#: Lists inside lists become nested ``for`` loops; CPython compiles at most 20 nested blocks.
-MAX_LIST_NESTING = 9
+MAX_LIST_NESTING = SCHEMA_MAX_LIST_NESTING
 
 
 class Tables:

@@ -17,6 +17,7 @@ from typing import Any
 from ek.bfcl import to_grammar
 from ek.corpus.reading import GRAMMAR_REF
 from ek.grammar.model import GraphGrammar
+from ek.limits import BFCL_METRICS_CACHED
 from ek.runtime import grammar_of, resolve
 from ek.scorer.metric import ToolCallMetric
 
@@ -54,7 +55,7 @@ class MetricCache:
     """
 
     #: How many BFCL function sets keep their compiled metric.
-    BFCL_CACHE = 256
+    BFCL_CACHE = BFCL_METRICS_CACHED
 
     def __init__(self, *, level: str, canonicalizer: str, optimal: bool, default_grammar: str | None,
                  search_path: Sequence[str],

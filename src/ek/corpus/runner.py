@@ -35,14 +35,9 @@ from ek.corpus.reading import (
     parse_episode,
 )
 from ek.corpus.summary import Summary
+from ek.limits import ALIGNMENT_VALUE_CHARS, CHUNK_LINES, ERROR_LINES_KEPT
 from ek.scorer.accounting import Score
 from ek.scorer.alignment import alignment_dict
-
-#: Longest value text an HTML alignment keeps (cut around the first difference), so kept alignments stay small.
-ALIGNMENT_VALUE_LIMIT = 300
-
-#: Lines per chunk handed to a worker: big enough to amortise pickling, small enough to keep memory flat.
-CHUNK_LINES = 512
 
 
 @attrs.frozen
@@ -60,7 +55,7 @@ class RunOptions:
     keep_worst: int = 10
     keep_details: int = 0
     keep_ids: bool = False
-    keep_errors: int = 10_000
+    keep_errors: int = ERROR_LINES_KEPT
 
     def bfcl_functions(self) -> dict[str, Any] | None:
         """The function schemas of each BFCL question by id (``--bfcl-questions``), or None."""
@@ -153,7 +148,7 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
                                                          "this line"))
             continue
         summary.add(number, item.id, score, cache.grammar_label(item.grammar))
-    summary.attach_details(partial(alignment_dict, limit=ALIGNMENT_VALUE_LIMIT))
+    summary.attach_details(partial(alignment_dict, limit=ALIGNMENT_VALUE_CHARS))
     return summary
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import attrs
 
 from ek.corpus.reading import LineError
+from ek.limits import ERROR_LINES_KEPT
 from ek.scorer.accounting import FN, FP, TP, Score, TallyKey
 
 
@@ -90,7 +91,7 @@ class Summary:
     #: the first ``keep_errors`` error lines, in line order (all of them are counted in ``error_count``)
     errors: list[LineError] = attrs.Factory(list)
     error_count: int = 0
-    keep_errors: int = 10_000
+    keep_errors: int = ERROR_LINES_KEPT
     parse_failures: int = 0
     grammars: Counter[str] = attrs.Factory(Counter)
     #: (tool, argument, status) -> how often that argument failed inside a matched call

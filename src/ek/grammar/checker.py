@@ -50,16 +50,15 @@ from ek.grammar.syntax import (
     TypeDeclSyn,
     TypeSyn,
 )
+from ek.limits import SCHEMA_MAX_LIST_NESTING, SCHEMA_MAX_NESTING
 
 #: Words that are keywords in type position and so cannot name a type.
 RESERVED_TYPE_NAMES = frozenset({"enum", "list"})
 
 _TEXT_POLICIES = frozenset({"fold", "bfcl"})
 
-#: Deepest nesting of list[...] and { ... } in a type, or of [...] and {...} in a default. A fixed
-#: limit, checked before anything recurses, so a file's verdict never depends on the Python stack;
-#: real tool schemas nest a few levels, and imported JSON Schemas at most 32.
-MAX_NESTING = 64
+#: Checked before anything recurses, so a file's verdict never depends on the Python stack.
+MAX_NESTING = SCHEMA_MAX_NESTING
 
 
 
@@ -75,6 +74,7 @@ class _Checker:
         self.filename = syntax.filename
         self.diags: list[Diagnostic] = []
         self.aliases: dict[str, TypeAlias] = {}
+        self.alias_nesting: dict[str, tuple[int, int]] = {}
         self.alias_syntax: dict[str, TypeDeclSyn] = {}
         self.bad_aliases: set[str] = set()
         self.suggest = Suggester()
@@ -286,6 +286,68 @@ class _Checker:
             hops += 1
         return node, merged.merged(constraints)
 
+    def check_resolved_nesting(self, spec: FieldSpec, arg: ArgSyn) -> None:
+        """Report an argument whose type, followed through named types, nests past what the generator writes.
+
+        The written nesting is checked where it is parsed; this catches nesting built
+        from named types that are each shallow enough (``type A = list[B]`` ...).
+        """
+        if arg.type.depth > MAX_NESTING:
+            return  # already reported at the bracket
+        levels, lists = self.nesting(spec.type)
+        if levels > MAX_NESTING:
+            self.error(arg.type.loc, f"the type of '{arg.name}' nests {levels} levels through its named types, "
+                                     f"more than {MAX_NESTING}")
+        elif lists > SCHEMA_MAX_LIST_NESTING:
+            self.error(arg.type.loc, f"the type of '{arg.name}' nests lists {lists} deep, more than "
+                                     f"{SCHEMA_MAX_LIST_NESTING} (each list level is a loop in the generated validator)")
+
+    def nesting(self, root: TypeNode) -> tuple[int, int]:
+        """(levels of lists and objects, levels of lists) of a type, through named types; iterative, memoised."""
+        memo = self.alias_nesting
+        visiting: set[str] = set()
+        pending: list[str] = []
+
+        def measure(node: TypeNode) -> tuple[int, int] | None:
+            """The nesting of ``node``, or None after queueing the aliases it needs first."""
+            best = (0, 0)
+            missing = False
+            stack: list[tuple[TypeNode, int, int]] = [(node, 0, 0)]
+            while stack:
+                current, levels, lists = stack.pop()
+                if isinstance(current, ListType):
+                    stack.append((current.item, levels + 1, lists + 1))
+                elif isinstance(current, ObjectType):
+                    stack.extend((f.type, levels + 1, lists) for f in current.fields)
+                elif isinstance(current, NamedType):
+                    alias = self.aliases.get(current.name)
+                    if alias is None or current.name in self.bad_aliases or current.name in visiting:
+                        continue
+                    if current.name not in memo:
+                        pending.append(current.name)
+                        missing = True
+                        continue
+                    inner_levels, inner_lists = memo[current.name]
+                    levels, lists = levels + inner_levels, lists + inner_lists
+                best = (max(best[0], levels), max(best[1], lists))
+            return None if missing else best
+
+        result = measure(root)
+        while result is None:
+            while pending:  # depth first: an alias is measured once what it names is known
+                name = pending[-1]
+                if name in memo:
+                    pending.pop()
+                    continue
+                visiting.add(name)
+                measured = measure(self.aliases[name].type)
+                if measured is not None:
+                    memo[name] = measured
+                    visiting.discard(name)
+                    pending.pop()
+            result = measure(root)
+        return result
+
     # --- tools and fields ---------------------------------------------------------
     def lower_tools(self, decls: list[ToolSyn]) -> list[ToolSpec]:
         tools: list[ToolSpec] = []
@@ -298,6 +360,8 @@ class _Checker:
                 weight = self.positive(decl.weight, "weight")
             doc = self.body_doc(decl.body)
             fields = self.lower_fields(decl.body, f"tool '{decl.name}'")
+            for spec, arg in zip(fields, (a for a in decl.body.items if isinstance(a, ArgSyn))):
+                self.check_resolved_nesting(spec, arg)
             tools.append(ToolSpec(decl.name, fields, weight, doc, loc=decl.loc))
         return tools
 

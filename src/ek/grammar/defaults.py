@@ -24,18 +24,16 @@ from ek.grammar.model import (
     TypeNode,
     kind_of,
 )
-from ek.grammar.regexes import MATCH_SECONDS, fullmatch_within
+from ek.grammar.regexes import fullmatch_within
 from ek.grammar.strings import encode_pattern, format_number
 from ek.grammar.syntax import Lit
+from ek.limits import DEFAULT_MATCH_SECONDS, DEFAULT_MATCH_SECONDS_AFTER_BUDGET, DEFAULT_MATCH_SECONDS_PER_FILE
 
 #: Reports a problem: ``error(loc, message, suggestion=None)``.
 ErrorSink = Callable[..., None]
 #: Follows named types: ``resolve(type, constraints) -> (structural type, merged constraints)``.
 Resolver = Callable[[TypeNode, Constraints], "tuple[TypeNode, Constraints]"]
 
-#: Seconds all of a file's defaults may spend matching their regexes; past it they are reported unchecked.
-REGEX_SECONDS_PER_FILE = 2.0
-MATCH_SECONDS_AFTER_BUDGET = 0.01
 
 #: Finds a likely meant word: ``suggest(word, candidates) -> candidate or None``.
 Suggest = Callable[[str, "Iterable[str]"], "str | None"]
@@ -52,7 +50,7 @@ class DefaultChecker:
         self.error = error
         self.resolve = resolve
         self.suggest = suggest
-        self.regex_seconds_left = REGEX_SECONDS_PER_FILE
+        self.regex_seconds_left = DEFAULT_MATCH_SECONDS_PER_FILE
 
     def convert(self, lit: Lit, type_node: TypeNode, constraints: Constraints = NO_CONSTRAINTS) -> Any:
         """The Python value of a default literal for ``type_node``; errors are reported, not raised."""
@@ -163,7 +161,7 @@ class DefaultChecker:
             except (re.error, RecursionError, OverflowError, ValueError):
                 return  # the invalid regex is reported where it is written
             # Once the file's budget is spent, a slice still lets well-behaved regexes answer.
-            seconds = max(MATCH_SECONDS_AFTER_BUDGET, min(MATCH_SECONDS, self.regex_seconds_left))
+            seconds = max(DEFAULT_MATCH_SECONDS_AFTER_BUDGET, min(DEFAULT_MATCH_SECONDS, self.regex_seconds_left))
             start = time.monotonic()
             ok = fullmatch_within(c.pattern, value, seconds)
             self.regex_seconds_left -= time.monotonic() - start

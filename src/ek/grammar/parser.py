@@ -22,9 +22,9 @@ from ek.grammar.builder import BUILDER
 from ek.grammar.diagnostics import Diagnostic, SchemaError
 from ek.grammar.syntax import FileSyn
 from ek.grammar.syntax_errors import syntax_diagnostic
+from ek.limits import SYNTAX_ERRORS_REPORTED
 
-#: At most this many syntax errors are reported for one file.
-MAX_SYNTAX_ERRORS = 50
+MAX_SYNTAX_ERRORS = SYNTAX_ERRORS_REPORTED
 
 _DECL_START = re.compile(r"(tool|type|grammar)\b(?![ \t]*[:?])")  # not `type: str`, an argument
 

@@ -17,6 +17,8 @@ import sys
 import threading
 from typing import Any
 
+from ek.limits import DEFAULT_MATCH_SECONDS
+
 # The regex parser's private modules (re._parser since 3.11, sre_parse before): Any-typed.
 _sre_constants: Any = importlib.import_module("re._constants" if sys.version_info >= (3, 11) else "sre_constants")
 _sre_parser: Any = importlib.import_module("re._parser" if sys.version_info >= (3, 11) else "sre_parse")
@@ -27,8 +29,7 @@ _ATOMIC = getattr(_sre_constants, "ATOMIC_GROUP", None)
 _SUBPATTERN = _sre_constants.SUBPATTERN
 _GROUPED = tuple(getattr(_sre_constants, name) for name in ("ASSERT", "ASSERT_NOT", "ATOMIC_GROUP") if hasattr(_sre_constants, name))
 
-#: Seconds one default may take to match its regex.
-MATCH_SECONDS = 1.0
+MATCH_SECONDS = DEFAULT_MATCH_SECONDS
 
 _CHILD = "import json, re, sys; p, v = json.load(sys.stdin); print(int(re.fullmatch(p, v) is not None))"
 

@@ -36,6 +36,7 @@ from ek.grammar.model import (
 from ek.grammar.names import safe_identifier
 from ek.grammar.strings import escape_line_breaks
 from ek.interop.issues import Issues, child
+from ek.limits import IMPORT_MAX_DEPTH
 
 _STR = {"string", "String", "char", "str"}
 _INT = {"integer", "int", "byte", "short", "long", "Bigint"}
@@ -57,8 +58,7 @@ _BARE = re.compile(r"[^\W\d]\w*")
 _PRIMITIVE_NAMES = {"str", "int", "float", "bool", "date", "datetime", "any", "enum", "list"}
 
 
-#: Deepest schema nesting read (objects in lists in objects ...); deeper is reported and read as ``any``.
-MAX_DEPTH = 32
+MAX_DEPTH = IMPORT_MAX_DEPTH  # deeper is reported and read as ``any``
 
 
 class Converter:

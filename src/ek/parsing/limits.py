@@ -12,12 +12,11 @@ import re
 
 import attrs
 
+from ek.limits import OUTPUT_MAX_DEPTH, OUTPUT_MAX_SIZE
 from ek.parsing.errors import ParseError, line_col
 
-#: Default largest accepted output: 1,000,000 characters (bytes for ``bytes`` input).
-DEFAULT_MAX_SIZE = 1_000_000
-#: Default deepest accepted bracket nesting (calls, lists, dicts all count).
-DEFAULT_MAX_DEPTH = 64
+DEFAULT_MAX_SIZE = OUTPUT_MAX_SIZE
+DEFAULT_MAX_DEPTH = OUTPUT_MAX_DEPTH
 
 
 def _positive(instance: object, attribute: "attrs.Attribute[int]", value: int) -> None:

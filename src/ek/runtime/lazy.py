@@ -19,6 +19,7 @@ from typing import Any
 
 from ek.codegen.emitter import TOOL_VALIDATOR_NAME, render_tool_validator
 from ek.grammar.model import GraphGrammar
+from ek.limits import SHARED_VALIDATORS
 from ek.runtime.support import short
 from ek.runtime.violation import Violation
 
@@ -85,7 +86,7 @@ class GrammarValidator:
 
 #: Validators kept for reuse, most recently used last; old ones are dropped past this many (a run
 #: over BFCL builds a small grammar per entry, and those must not pile up).
-SHARED_LIMIT = 256
+SHARED_LIMIT = SHARED_VALIDATORS
 
 _shared: dict[Any, GrammarValidator] = {}
 _shared_lock = threading.Lock()

@@ -1,0 +1,70 @@
+"""Every size, depth and count limit of ek, each with the reason it has the value it has.
+
+One owner: the DSL checker, the JSON Schema importer, the code generator,
+the output parsers, the gold reader and the corpus engine all read their
+limits here, so a schema that lints clean always generates, an imported
+schema always lints, and a value the parser accepts is one the scorer can
+compare without recursing out.
+"""
+
+from __future__ import annotations
+
+# --- model output and gold values -----------------------------------------------------------------------------
+
+#: Largest model output read, in characters (bytes for ``bytes``); past it the output is a parse error.
+#: A megabyte is far beyond any real tool-call reply and keeps one line's work bounded.
+OUTPUT_MAX_SIZE = 1_000_000
+
+#: Deepest bracket nesting read in model output (calls, lists and objects all count). ``ast.parse`` and
+#: ``json.loads`` recurse, so the limit is checked by an iterative scan first; real calls nest a few levels.
+OUTPUT_MAX_DEPTH = 64
+
+#: Deepest nesting of a gold value (gold JSON, ``OneOf`` alternatives included): the same as model output,
+#: so every gold value is one a prediction could equal.
+GOLD_MAX_DEPTH = OUTPUT_MAX_DEPTH
+
+# --- schemas ----------------------------------------------------------------------------------------------------
+
+#: Deepest nesting of ``list[...]`` and ``{ ... }`` in an argument's type, counted through named types, and of
+#: ``[...]``/``{...}`` in a default. Generated validators indent about two levels per object level and Python's
+#: tokenizer refuses more than 100 indentation levels, so 32 is what the generator can always write; real tool
+#: schemas nest a few levels.
+SCHEMA_MAX_NESTING = 32
+
+#: Deepest nesting of lists within lists (through objects) in one argument's type. Each list level is a ``for``
+#: loop in the generated validator and CPython compiles at most 20 statically nested blocks (loops and ``try``).
+SCHEMA_MAX_LIST_NESTING = 9
+
+#: Deepest JSON Schema nesting ``ek import`` reads (objects in arrays in objects ...); deeper parts are reported
+#: and read as ``any``, so an imported schema always fits :data:`SCHEMA_MAX_NESTING`.
+IMPORT_MAX_DEPTH = SCHEMA_MAX_NESTING
+
+#: Syntax errors reported per schema file before the parser stops resuming: past a few dozen, the rest are
+#: echoes of the first ones.
+SYNTAX_ERRORS_REPORTED = 50
+
+#: Seconds one regex match of a schema's pattern against its own default may take at lint time.
+DEFAULT_MATCH_SECONDS = 1.0
+
+#: Seconds all of one file's default-vs-pattern matches may take together; after that each gets
+#: :data:`DEFAULT_MATCH_SECONDS_AFTER_BUDGET`, enough for a well-behaved regex to answer.
+DEFAULT_MATCH_SECONDS_PER_FILE = 2.0
+DEFAULT_MATCH_SECONDS_AFTER_BUDGET = 0.01
+
+# --- caches and reports ------------------------------------------------------------------------------------------
+
+#: Per-grammar validators kept alive at once (BFCL gives every entry its own grammar: they must not pile up).
+SHARED_VALIDATORS = 256
+
+#: Per-entry BFCL metrics the corpus engine keeps (same reason).
+BFCL_METRICS_CACHED = 256
+
+#: Error lines a corpus report keeps in full; all are counted, so memory stays flat on the wrong file.
+ERROR_LINES_KEPT = 10_000
+
+#: Characters of a value kept in an alignment shown for the worst episodes (a window around the difference).
+ALIGNMENT_VALUE_CHARS = 300
+
+#: Corpus lines sent to a worker at a time with ``--jobs N``: large enough to amortise the hand-off,
+#: small enough to keep workers evenly loaded.
+CHUNK_LINES = 512
