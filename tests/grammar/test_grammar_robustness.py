@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ek.limits import SCHEMA_MAX_LIST_NESTING, SCHEMA_MAX_NESTING
 from ek.grammar import SchemaError, format_grammar, parse
 from ek.grammar.formatter import format_source
+from ek.limits import SCHEMA_MAX_LIST_NESTING, SCHEMA_MAX_NESTING
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
 EXAMPLES = [(SCHEMAS / n).read_text(encoding="utf-8") for n in ("travel-v1.ek", "travel-v2.ek")]
