@@ -39,7 +39,7 @@ CASES = [
     ("default length", HEAD + "tool t {\n    x: str [2..] = \"a\"\n}\n", 3, 20, "default 'a' has length 1, which is outside the range [2..]"),
     ("default alias pattern", HEAD + "type Code = str /[A-Z]{3}/\ntool t {\n    x: Code = \"abc\"\n}\n", 4, 15, "default 'abc' does not match /[A-Z]{3}/"),
     ("default list item", HEAD + "tool t {\n    x: list[int] = [1, \"x\"]\n}\n", 3, 24, "default 'x' does not fit type int"),
-    ("default date", HEAD + "tool t {\n    x: date = \"2024-13-01\"\n}\n", 3, 15, "default '2024-13-01' is not an ISO date"),
+    ("default date", HEAD + "tool t {\n    x: date = \"2024-13-01\"\n}\n", 3, 15, "default '2024-13-01' is not an ISO date YYYY-MM-DD"),
     ("default object field", HEAD + "tool t {\n    o: {\n        a: int?\n    } = {b: 1}\n}\n", 5, 10, "unknown field 'b' in default"),
     ("inverted range", HEAD + "tool t {\n    x: int [9..1]\n}\n", 3, 12, "inverted range [9..1]: the lower bound is greater than the upper bound"),
     ("invalid regex", HEAD + "tool t {\n    x: str /(ab/\n}\n", 3, 12, "invalid regex /(ab/: missing ), unterminated subpattern at position 0"),

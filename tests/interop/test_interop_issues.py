@@ -35,7 +35,7 @@ def _one(props: dict[str, Any], required: list[str] | None = None, **extra: Any)
         ({"type": "integer", "enum": [1, 2]}, "$[0].input_schema.properties.x.enum", "enum of int"),
         ({"type": "string", "pattern": "("}, "$[0].input_schema.properties.x.pattern", "not a regex"),
         ({"type": "integer", "minimum": 5, "maximum": 1}, "$[0].input_schema.properties.x", "inverted range"),
-        ({"type": "integer", "default": "five"}, "$[0].input_schema.properties.x.default", "does not fit type int"),
+        ({"type": "integer", "default": "five"}, "$[0].input_schema.properties.x.default", "does not fit: expected int, got str"),
         ({"type": "string", "title": "X"}, "$[0].input_schema.properties.x.title", "'title'"),
         ({"$ref": "https://example.com/s.json"}, "$[0].input_schema.properties.x.$ref", "does not point"),
         ({"type": "weird"}, "$[0].input_schema.properties.x.type", "unknown type 'weird'"),

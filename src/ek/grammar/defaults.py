@@ -8,13 +8,13 @@ is scored as if it had been given its default.
 
 from __future__ import annotations
 
-import datetime as _dt
 import re
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from ek.grammar.diagnostics import did_you_mean
+from ek.grammar.fits import in_range, is_date, is_datetime, pattern_matches
 from ek.grammar.model import (
     NO_CONSTRAINTS,
     Constraints,
@@ -24,7 +24,6 @@ from ek.grammar.model import (
     TypeNode,
     kind_of,
 )
-from ek.grammar.regexes import fullmatch_within
 from ek.grammar.strings import encode_pattern, format_number
 from ek.grammar.syntax import Lit
 from ek.limits import DEFAULT_MATCH_SECONDS, DEFAULT_MATCH_SECONDS_AFTER_BUDGET, DEFAULT_MATCH_SECONDS_PER_FILE
@@ -93,11 +92,9 @@ class DefaultChecker:
                 return lit.value == "true"
         elif kind in ("date", "datetime"):
             if lit.kind == "string":
-                parse = _dt.date.fromisoformat if kind == "date" else _dt.datetime.fromisoformat
-                try:
-                    parse(lit.value)
-                except ValueError:
-                    self.error(lit.loc, f"default {shown} is not an ISO {kind}")
+                if not (is_date if kind == "date" else is_datetime)(lit.value):
+                    form = "date YYYY-MM-DD" if kind == "date" else "8601 datetime (YYYY-MM-DDTHH:MM...)"
+                    self.error(lit.loc, f"default {shown} is not an ISO {form}")
                     return _BAD
                 return lit.value
         elif kind == "any":
@@ -148,9 +145,7 @@ class DefaultChecker:
             measured, what = value, "value"
         elif kind in ("str", "list") and isinstance(value, (str, list)):
             measured, what = len(value), "length"
-        if measured is not None and (
-            (c.min is not None and measured < c.min) or (c.max is not None and measured > c.max)
-        ):
+        if measured is not None and not in_range(measured, c):
             lo = "" if c.min is None else format_number(c.min)
             hi = "" if c.max is None else format_number(c.max)
             subject = f"default {show_literal(lit)}" if what == "value" else f"default {show_literal(lit)} has length {measured}, which"
@@ -163,7 +158,7 @@ class DefaultChecker:
             # Once the file's budget is spent, a slice still lets well-behaved regexes answer.
             seconds = max(DEFAULT_MATCH_SECONDS_AFTER_BUDGET, min(DEFAULT_MATCH_SECONDS, self.regex_seconds_left))
             start = time.monotonic()
-            ok = fullmatch_within(c.pattern, value, seconds)
+            ok = pattern_matches(c.pattern, value, seconds)
             self.regex_seconds_left -= time.monotonic() - start
             if ok is None:
                 self.error(

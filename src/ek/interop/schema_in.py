@@ -12,12 +12,12 @@ date-time, ``items``, ``properties``/``required``, ``default``,
 
 from __future__ import annotations
 
-import datetime as dt
 import math
 import re
 from collections.abc import Mapping
 from typing import Any
 
+from ek.grammar.fits import violations
 from ek.grammar.model import (
     NO_CONSTRAINTS,
     NO_DEFAULT,
@@ -488,53 +488,32 @@ class Converter:
         return value
 
     def _misfit(self, value: Any, node: TypeNode, constraints: Constraints) -> str | None:
+        """Why a default does not fit (the rules of :mod:`ek.grammar.fits`, as lint applies them), or None."""
         if value is None:
             return None
-        if isinstance(node, NamedType):
+        if not _plain(value):
+            return "is not a JSON value .ek can hold (NaN and infinities are not)"
+        try:
+            problems = violations(value, node, constraints, self._follow_named)
+        except (KeyError, ValueError):
+            return "cannot be checked against a recursive type"
+        if not problems:
+            return None
+        path, reason = problems[0]
+        return f"does not fit: {reason}" if path == "$" else f"does not fit at {path}: {reason}"
+
+    def _follow_named(self, node: TypeNode, constraints: Constraints) -> tuple[TypeNode, Constraints]:
+        """Follow this document's named types (``$ref``) as they are built."""
+        merged = constraints
+        hops = 0
+        while isinstance(node, NamedType):
             alias = self.aliases.get(node.name)
-            if alias is None:
-                return "cannot be checked against a recursive type"
-            return self._misfit(value, alias.type, alias.constraints.merged(constraints))
-        kind = kind_of(node)
-        if isinstance(node, EnumType):
-            return None if value in node.members else "is not one of the enum members"
-        if kind == "any":
-            return None if _plain(value) else "is not a JSON value"
-        if kind in ("str", "date", "datetime"):
-            if not isinstance(value, str):
-                return f"does not fit type {kind}"
-            if kind != "str":
-                try:
-                    (dt.date if kind == "date" else dt.datetime).fromisoformat(value)
-                except ValueError:
-                    return f"is not an ISO {kind}"
-            return _outside(len(value), constraints, "length") or _unmatched(value, constraints)
-        if kind == "bool":
-            return None if isinstance(value, bool) else "does not fit type bool"
-        if kind in ("int", "float"):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind == "int" and isinstance(value, float)):
-                return f"does not fit type {kind}"
-            if not math.isfinite(value):
-                return "is not finite"
-            return _outside(value, constraints, "value")
-        if isinstance(node, ListType):
-            if not isinstance(value, list):
-                return "does not fit a list type"
-            return _outside(len(value), constraints, "length") or next(
-                (p for p in (self._misfit(v, node.item, NO_CONSTRAINTS) for v in value) if p), None)
-        if isinstance(node, ObjectType):
-            if not isinstance(value, Mapping):
-                return "does not fit an object type"
-            names = {f.name: f for f in node.fields}
-            for key, item in value.items():
-                if key not in names:
-                    return f"has field {key!r} the object does not declare"
-                problem = self._misfit(item, names[key].type, names[key].constraints)
-                if problem:
-                    return problem
-            missing = [f.name for f in node.fields if f.required and f.name not in value]
-            return f"misses required field {missing[0]!r}" if missing else None
-        return "cannot be checked"
+            if alias is None or hops > len(self.aliases):
+                raise KeyError(node.name)
+            merged = alias.constraints.merged(merged)
+            node = alias.type
+            hops += 1
+        return node, merged
 
 
 # Keywords that belong to one kind of value; on another kind they are reported as dropped.
@@ -584,18 +563,6 @@ def _plain(value: Any) -> bool:
     if isinstance(value, Mapping):
         return all(isinstance(k, str) and _plain(v) for k, v in value.items())
     return False
-
-
-def _outside(measure: float, c: Constraints, what: str) -> str | None:
-    if (c.min is not None and measure < c.min) or (c.max is not None and measure > c.max):
-        return f"has a {what} outside [{'' if c.min is None else c.min}..{'' if c.max is None else c.max}]"
-    return None
-
-
-def _unmatched(value: str, c: Constraints) -> str | None:
-    if c.pattern is not None and re.fullmatch(c.pattern, value) is None:
-        return "does not match the pattern"
-    return None
 
 
 def _full_match_pattern(pattern: object) -> str | None:

@@ -10,6 +10,7 @@ import datetime as _dt
 from collections.abc import Mapping
 from typing import Any
 
+from ek.grammar.fits import is_date, is_datetime
 from ek.grammar.names import path_segment
 from ek.runtime.violation import Violation, short_repr
 
@@ -34,44 +35,6 @@ def key_segment(name: object) -> str:
     if isinstance(name, str):
         return path_segment(name)
     return "[" + short_repr(name) + "]"
-
-
-def is_date(value: str) -> bool:
-    """True for an ISO calendar date ``YYYY-MM-DD`` that exists (the parser takes ASCII digits only).
-
-    Generated validators inline exactly these checks.
-
-    >>> is_date("2024-02-29"), is_date("2023-02-29"), is_date("20240101"), is_date("2024-01-01\\n")
-    (True, False, False, False)
-    """
-    try:
-        if value[7] != "-":  # with a dash there, the parser takes only YYYY-MM-DD (not YYYYMMDD, YYYY-Www-D)
-            return False
-        date_fromisoformat(value)
-    except (ValueError, IndexError):
-        return False
-    return True
-
-
-def is_datetime(value: str) -> bool:
-    """True for an ISO 8601 date and time: ``YYYY-MM-DD``, ``T``/``t``/space, ``HH:MM``, then
-    optional seconds, fraction and zone, as ``datetime.fromisoformat`` reads them.
-
-    Generated validators inline exactly these checks.
-
-    >>> is_datetime("2024-05-01T09:30:00Z"), is_datetime("2024-05-01 09:30+02:00")
-    (True, True)
-    >>> is_datetime("2024-05-01"), is_datetime("2024-05-01T25:00"), is_datetime("2024-05-01T09")
-    (False, False, False)
-    """
-    try:
-        # a dash at 7 means YYYY-MM-DD (see is_date), so the separator is at 10 and ':' at 13 means HH:MM
-        if value[7] != "-" or value[13] != ":" or value[10] not in "Tt ":
-            return False
-        datetime_fromisoformat(value)
-    except (ValueError, IndexError):
-        return False
-    return True
 
 
 def unknown_keys(

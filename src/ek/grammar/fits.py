@@ -1,0 +1,203 @@
+"""Does this value fit this type? The one answer of ek, as a plain interpreter over the model.
+
+Every place that asks uses this module or is tested against it:
+
+- ``ek lint`` checks each default with the rules below (:mod:`ek.grammar.defaults`
+  converts the written literal, then asks :func:`violations`);
+- ``ek import`` checks JSON Schema defaults with :func:`violations`;
+- generated validators (:mod:`ek.codegen.validators`) are these rules compiled to
+  straight-line code for speed, and a property test drives random types and
+  values through both and asserts the same verdict at the same paths;
+- the scorer's ``invalid_value`` comes from those generated validators.
+
+The rules: ``str`` is a ``str`` whose length is in range and which fully matches
+its pattern; ``int`` an ``int`` (never a ``bool``) in range; ``float`` an ``int``
+or ``float`` (never a ``bool``) in range, NaN being outside every range; ``bool``
+a ``bool``; ``date`` a string ``YYYY-MM-DD`` that exists; ``datetime`` a date,
+``T``/``t``/space, ``HH:MM`` and what ``datetime.fromisoformat`` reads after it;
+an enum one of its member strings; a list a ``list`` or ``tuple`` of fitting
+items with its length in range; an object any mapping whose required fields
+are present, whose declared fields fit (an optional field may be ``None``,
+meaning absent) and which has no other keys; ``any`` anything.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ek.grammar.model import NO_CONSTRAINTS, Constraints, EnumType, FieldSpec, ListType, ObjectType, TypeNode
+from ek.grammar.names import path_segment
+from ek.grammar.regexes import fullmatch_within
+
+#: Follows named types: ``resolve(type, constraints) -> (structural type, merged constraints)``
+#: (:meth:`ek.grammar.model.GraphGrammar.resolve`, or the checker's while a grammar is being built).
+Resolver = Callable[[TypeNode, Constraints], "tuple[TypeNode, Constraints]"]
+
+#: One problem: (path from the argument's root, reason).
+Problem = tuple[str, str]
+
+
+def is_date(value: object) -> bool:
+    """True for an ISO calendar date ``YYYY-MM-DD`` that exists (ASCII digits only).
+
+    >>> is_date("2024-02-29"), is_date("2023-02-29"), is_date("20240101"), is_date("2024-01-01\\n")
+    (True, False, False, False)
+    """
+    if not isinstance(value, str):
+        return False
+    try:
+        if value[7] != "-":  # with a dash there, the parser takes only YYYY-MM-DD (not YYYYMMDD, YYYY-Www-D)
+            return False
+        _dt.date.fromisoformat(value)
+    except (ValueError, IndexError):
+        return False
+    return True
+
+
+def is_datetime(value: object) -> bool:
+    """True for an ISO 8601 date and time: ``YYYY-MM-DD``, ``T``/``t``/space, ``HH:MM``, then
+    optional seconds, fraction and zone, as ``datetime.fromisoformat`` reads them.
+
+    >>> is_datetime("2024-05-01T09:30:00Z"), is_datetime("2024-05-01 09:30+02:00")
+    (True, True)
+    >>> is_datetime("2024-05-01"), is_datetime("2024-05-01T25:00"), is_datetime("20240501T0930")
+    (False, False, False)
+    """
+    if not isinstance(value, str):
+        return False
+    try:
+        # a dash at 7 means YYYY-MM-DD (see is_date), so the separator is at 10 and ':' at 13 means HH:MM
+        if value[7] != "-" or value[13] != ":" or value[10] not in "Tt ":
+            return False
+        _dt.datetime.fromisoformat(value)
+    except (ValueError, IndexError):
+        return False
+    return True
+
+
+def in_range(measure: float, constraints: Constraints) -> bool:
+    """Is a value (numbers) or a length (strings, lists) inside ``[min..max]``? NaN is inside no bounded range.
+
+    >>> in_range(3, Constraints(1, 3)), in_range(float("nan"), Constraints(1, None)), in_range(7, NO_CONSTRAINTS)
+    (True, False, True)
+    """
+    lo, hi = constraints.min, constraints.max
+    if lo is not None and not measure >= lo:
+        return False
+    return hi is None or measure <= hi
+
+
+def pattern_matches(pattern: str, value: str, seconds: float | None = None) -> bool | None:
+    """Does ``value`` match all of ``pattern``? None when the match ran out of ``seconds`` (a backtracking regex)."""
+    return fullmatch_within(pattern, value) if seconds is None else fullmatch_within(pattern, value, seconds)
+
+
+def violations(value: Any, type_node: TypeNode, constraints: Constraints, resolve: Resolver,
+               path: str = "$") -> list[Problem]:
+    """Every way ``value`` fails to fit ``type_node`` with ``constraints``, as (path, reason); ``[]`` when it fits.
+
+    Iterative, so a deeply nested value cannot exhaust the stack; paths are
+    written like the generated validators' (``$.items[2].name``).
+
+    >>> from ek.grammar.model import GraphGrammar, PrimitiveType
+    >>> violations("JFKX", PrimitiveType("str"), Constraints(pattern="[A-Z]{3}"), GraphGrammar("g", 1).resolve)
+    [('$', "must fully match /[A-Z]{3}/, got 'JFKX'")]
+    """
+    problems: list[Problem] = []
+    stack: list[tuple[Any, TypeNode, Constraints, str]] = [(value, type_node, constraints, path)]
+    while stack:
+        value, node, cons, where = stack.pop()
+        node, cons = resolve(node, cons)
+        if isinstance(node, EnumType):
+            if not isinstance(value, str) or value not in node.members:
+                members = ", ".join(repr(m) for m in node.members)
+                problems.append((where, f"expected one of {members}, got {_short(value)}"))
+        elif isinstance(node, ListType):
+            if not isinstance(value, (list, tuple)):
+                problems.append((where, f"expected list, got {type(value).__name__}"))
+                continue
+            if not in_range(len(value), cons):
+                problems.append((where, f"length must be in {_range_text(cons)}, got {len(value)}"))
+            stack.extend((item, node.item, NO_CONSTRAINTS, f"{where}[{i}]") for i, item in reversed(list(enumerate(value))))
+        elif isinstance(node, ObjectType):
+            if not isinstance(value, Mapping):
+                problems.append((where, f"expected an object, got {type(value).__name__}"))
+                continue
+            problems.extend(_field_problems(value, node.fields, where, stack))
+        else:
+            problem = _primitive_problem(value, getattr(node, "name", ""), cons)
+            if problem is not None:
+                problems.append((where, problem))
+    return problems
+
+
+def arguments_violations(args: Any, fields: tuple[FieldSpec, ...], resolve: Resolver) -> list[Problem]:
+    """Every problem of a tool call's arguments against its declared fields (the tool-level check)."""
+    if not isinstance(args, Mapping):
+        return [("$", f"expected an object of arguments, got {type(args).__name__}")]
+    stack: list[tuple[Any, TypeNode, Constraints, str]] = []
+    problems = _field_problems(args, fields, "$", stack)
+    while stack:
+        value, node, cons, where = stack.pop()
+        problems.extend(violations(value, node, cons, resolve, where))
+    return problems
+
+
+def _field_problems(mapping: Mapping[Any, Any], fields: tuple[FieldSpec, ...], where: str,
+                    stack: list[tuple[Any, TypeNode, Constraints, str]]) -> list[Problem]:
+    """Missing and unknown keys now; each present field's value is queued on ``stack`` for checking."""
+    problems: list[Problem] = []
+    for spec in fields:
+        at = where + path_segment(spec.name)
+        if spec.name not in mapping:
+            if spec.required:
+                problems.append((at, "missing required argument"))
+            continue
+        item = mapping[spec.name]
+        if item is None and not spec.required:
+            continue  # an explicit null for an optional argument means it was left out
+        stack.append((item, spec.type, spec.constraints, at))
+    declared = {spec.name for spec in fields}
+    for key in sorted((k for k in mapping if k not in declared), key=repr):
+        at = where + (path_segment(key) if isinstance(key, str) else f"[{key!r:.80}]")
+        problems.append((at, "unknown argument"))
+    return problems
+
+
+def _primitive_problem(value: Any, kind: str, cons: Constraints) -> str | None:
+    if kind == "str":
+        if not isinstance(value, str):
+            return f"expected str, got {type(value).__name__}"
+        if not in_range(len(value), cons):
+            return f"length must be in {_range_text(cons)}, got {len(value)}"
+        if cons.pattern is not None and not pattern_matches(cons.pattern, value):
+            return f"must fully match /{cons.pattern}/, got {_short(value)}"
+        return None
+    if kind in ("int", "float"):
+        if isinstance(value, bool) or not isinstance(value, int if kind == "int" else (int, float)):
+            return f"expected {kind}, got {type(value).__name__}"
+        return None if in_range(value, cons) else f"must be in {_range_text(cons)}, got {_short(value)}"
+    if kind == "bool":
+        return None if isinstance(value, bool) else f"expected bool, got {type(value).__name__}"
+    if kind == "date":
+        return None if is_date(value) else f"expected an ISO date string YYYY-MM-DD, got {_short(value)}"
+    if kind == "datetime":
+        return None if is_datetime(value) else f"expected an ISO 8601 datetime string, got {_short(value)}"
+    if kind == "any":
+        return None
+    raise ValueError(f"unknown primitive type {kind!r}")
+
+
+def _range_text(c: Constraints) -> str:
+    return f"[{'' if c.min is None else repr(c.min)}..{'' if c.max is None else repr(c.max)}]"
+
+
+def _short(value: object, limit: int = 80) -> str:
+    try:
+        return repr(value)[:limit]
+    except Exception:  # noqa: BLE001 - an int past the int-string limit, a broken __repr__: anything
+        if isinstance(value, int):
+            return f"<int of {value.bit_length()} bits>"
+        return f"<{type(value).__name__} object>"
