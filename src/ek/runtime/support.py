@@ -10,7 +10,7 @@ import datetime as _dt
 from collections.abc import Mapping
 from typing import Any
 
-from ek.grammar.fits import is_date, is_datetime
+from ek.grammar.fits import is_date, is_datetime  # noqa: F401 - the runtime's date checks; ek.grammar.fits owns them
 from ek.grammar.names import path_segment
 from ek.runtime.violation import Violation, short_repr
 
