@@ -51,7 +51,7 @@ def _load_all(paths: list[str]) -> list[GraphGrammar] | None:
 
 def expected_files(grammars: list[GraphGrammar], out_dir: Path) -> dict[Path, str]:
     """Each file ``ek gen`` owns in ``out_dir`` and its exact contents."""
-    files = {out_dir / module_filename(g): generate(g) for g in grammars}
+    files = {out_dir / module_filename(g): generate(g, out_dir) for g in grammars}
     files[out_dir / "__init__.py"] = generate_index(grammars)
     return files
 
