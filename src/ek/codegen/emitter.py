@@ -150,9 +150,12 @@ def _validator_doc(tool_name: str) -> str:
     return py_literal(f"Violations of the arguments of {tool_name!r}; [] when they fit the schema.")
 
 
-def generate_index(grammars: Iterable[GraphGrammar]) -> str:
-    """The package ``__init__.py``: ``VERSIONS`` maps each ``NAME@VERSION`` to its module, sorted."""
-    pairs = sorted({(g.name, g.version) for g in grammars})
+def generate_index(grammars: Iterable[GraphGrammar | tuple[str, int]]) -> str:
+    """The package ``__init__.py``: ``VERSIONS`` maps each ``NAME@VERSION`` to its module, sorted.
+
+    ``grammars``: grammars, or ``(name, version)`` pairs of modules already in the folder.
+    """
+    pairs = sorted({g if isinstance(g, tuple) else (g.name, g.version) for g in grammars})
     versions = [(py_literal(f"{n}@{v}"), py_literal(module_stem(n, v))) for n, v in pairs]
     keys = ", ".join(f"{n}@{v}" for n, v in pairs)
     source = _template("index.py.jinja2").render(
