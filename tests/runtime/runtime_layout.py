@@ -1,4 +1,8 @@
-"""Real schema folders and real generated packages shared by the runtime tests."""
+"""Real schema folders and real generated packages shared by the runtime tests.
+
+Not a ``conftest.py``: with ``--doctest-modules`` a second file of that name (beside
+tests/codegen's) collides on import; test modules import the fixture by name instead.
+"""
 
 from __future__ import annotations
 
@@ -22,10 +26,3 @@ def layout(tmp_path: Path) -> tuple[Path, Path]:
         shutil.copy(SCHEMAS / name, schemas / name)
     write_modules([ek.grammar.load(p) for p in sorted(schemas.glob("*.ek"))], gen)
     return schemas, gen
-
-
-def edit(path: Path, old: str, new: str) -> None:
-    """Replace ``old`` (which must be there) by ``new`` in the file at ``path``."""
-    text = path.read_text(encoding="utf-8")
-    assert old in text, f"{old!r} not in {path}"
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
