@@ -1,7 +1,9 @@
-"""Importing generated modules (from files or by name) and compiling grammars in memory.
+"""Importing generated modules (from files, folders or by name) and compiling grammars in memory.
 
 Every module handed out has passed :func:`check_module`: it carries the
-stamps of a generated module and a ``GENERATOR_VERSION`` this runtime reads.
+stamps of a generated module and a ``GENERATOR_VERSION`` this runtime reads;
+and :func:`ek.runtime.freshness.ensure_fresh`: it is not stale against the
+schema it records.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from typing import Any
 
 from ek.grammar.model import GraphGrammar
 from ek.runtime.errors import GeneratedModuleError, UnsupportedGeneratorError
-from ek.runtime.freshness import module_dir, regenerate_hint
+from ek.runtime.freshness import ensure_fresh, module_dir, regenerate_hint, shown
+from ek.runtime.stamps import generated_modules
 
 #: Generator versions whose modules this runtime can use.
 SUPPORTED_GENERATOR_VERSIONS = frozenset({1, 2, 3})
@@ -64,19 +67,37 @@ def check_module(module: types.ModuleType, origin: str | None = None) -> types.M
 
 def _is_path(target: str | os.PathLike[str]) -> bool:
     text = os.fspath(target)
-    return text.endswith(".py") or os.sep in text or "/" in text
+    return text.endswith(".py") or os.sep in text or "/" in text or os.path.isdir(text)
 
 
 def load_module(target: str | os.PathLike[str]) -> types.ModuleType:
-    """Import a generated module from a ``.py`` file or by dotted module name, and check it.
+    """Import a generated module from a ``.py`` file, a folder or a dotted module name; check that it
+    is a module this runtime reads and that it is fresh against the schema it records.
+
+    A folder (``ek gen -o DIR``) names the one generated module in it; a folder
+    holding several is an error listing them. A stale module raises
+    :class:`~ek.runtime.StaleModuleError` naming the ``ek gen`` command that fixes it.
+    """
+    return ensure_fresh(import_generated(target))
+
+
+def import_generated(target: str | os.PathLike[str]) -> types.ModuleType:
+    """:func:`load_module` without the freshness check, for callers that check against a schema of
+    their own choosing (:func:`ek.runtime.resolve`).
 
     A file is imported under a private name derived from its resolved path, so
     two ``travel_v2.py`` files from different folders never shadow each other;
     it is imported again only when the file changed (size, mtime or inode).
     """
     if not _is_path(target):
-        return check_module(importlib.import_module(os.fspath(target)))
+        module = importlib.import_module(os.fspath(target))
+        folder = next(iter(getattr(module, "__path__", ())), None)
+        if folder is not None and not hasattr(module, "GRAMMAR_NAME"):  # a package (``ek gen -o``): its folder
+            return import_generated(Path(folder))
+        return check_module(module)
     path = Path(target).resolve()
+    if path.is_dir():
+        path = _only_module(path, os.fspath(target))
     if not path.is_file():
         raise FileNotFoundError(f"no generated module at {path}")
     digest = hashlib.sha256(str(path).encode("utf-8")).hexdigest()[:12]
@@ -101,6 +122,20 @@ def load_module(target: str | os.PathLike[str]) -> types.ModuleType:
     except BaseException:
         sys.modules.pop(name, None)
         raise
+
+
+def _only_module(folder: Path, named: str) -> Path:
+    """The one generated module in ``folder``, else an error saying what is there and how to name one."""
+    found = generated_modules(folder)
+    if len(found) == 1:
+        return found[0].path
+    if not found:
+        raise FileNotFoundError(f"no generated module in the folder {named} (run: ek gen SCHEMA.ek -o {named})")
+    listed = ", ".join(f"{s.key} ({shown(s.path)})" for s in found)
+    raise GeneratedModuleError(
+        f"the folder {named} holds {len(found)} generated modules: {listed}; name one by its .py path, "
+        f"or by NAME@VERSION with {named} on the search path"
+    )
 
 
 def compile_grammar(grammar: GraphGrammar) -> types.ModuleType:
@@ -164,7 +199,7 @@ def is_schema_path(obj: Any) -> bool:
 def module_of(obj: Any) -> types.ModuleType:
     """A checked generated module for a GraphGrammar, a module, or a path to ``.ek`` / ``.py``."""
     if isinstance(obj, types.ModuleType):
-        return check_module(obj)
+        return ensure_fresh(check_module(obj))
     if isinstance(obj, GraphGrammar):
         return compile_grammar(obj)
     if is_schema_path(obj):

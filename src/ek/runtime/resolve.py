@@ -19,7 +19,7 @@ from typing import Literal
 from ek.grammar.names import safe_identifier
 from ek.runtime.errors import GrammarNotFoundError, StaleModuleError
 from ek.runtime.freshness import check_fresh, recorded_schema
-from ek.runtime.loader import compile_grammar, load_module, load_schema
+from ek.runtime.loader import compile_grammar, import_generated, load_schema
 
 _KEY = re.compile(r"\s*([^@\s]+)@([0-9]+)\s*")
 _HEADER = re.compile(r'^[ \t]*grammar[ \t]+(?:"((?:[^"\\]|\\.)*)"|([^\s#"]+))[ \t]+([0-9]+)', re.MULTILINE)
@@ -83,7 +83,7 @@ def resolve(
     modules = [d / f"{stem}.py" for d in dirs if (d / f"{stem}.py").is_file()]
     schemas = find_schemas(name, version, dirs)
     if modules:
-        module = load_module(modules[0])
+        module = import_generated(modules[0])
         if (module.GRAMMAR_NAME, module.GRAMMAR_VERSION) != (name, version):
             raise StaleModuleError(f"{modules[0]} holds {module.GRAMMAR_NAME}@{module.GRAMMAR_VERSION}, not {key}")
         recorded = recorded_schema(module)
