@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import threading
 import types
 from pathlib import Path
@@ -28,6 +29,8 @@ from ek.runtime.errors import GeneratedModuleError, StaleModuleError
 #: again only when it changed.
 _digests: dict[tuple[str, str, int, int, int], tuple[str, str | None]] = {}
 _DIGESTS_KEPT = 256
+#: (module file, recorded relative path) -> the schema's resolved path; modules are checked often.
+_schemas: dict[tuple[str, str], Path] = {}
 _lock = threading.Lock()
 
 
@@ -55,11 +58,24 @@ def module_dir(module: types.ModuleType) -> Path | None:
 def recorded_schema(module: types.ModuleType) -> Path | None:
     """The schema file ``module`` says it was generated from (it may no longer exist); None when
     the module records none or was compiled in memory."""
-    folder = module_dir(module)
+    file = getattr(module, "__file__", None)
     relative = getattr(module, "SCHEMA_PATH", None) or getattr(module, "SCHEMA_FILE", None)
-    if folder is None or not isinstance(relative, str) or not relative:
+    if not isinstance(file, str) or not isinstance(relative, str) or not relative:
         return None
-    return (folder.resolve() / relative).resolve()
+    key = (file, relative)
+    with _lock:
+        hit = _schemas.get(key)
+    if hit is not None:
+        return hit
+    folder = module_dir(module)
+    if folder is None:
+        return None
+    found = (folder.resolve() / relative).resolve()
+    with _lock:
+        _schemas[key] = found
+        while len(_schemas) > _DIGESTS_KEPT:
+            del _schemas[next(iter(_schemas))]
+    return found
 
 
 def _where(module: types.ModuleType) -> str:
@@ -67,10 +83,10 @@ def _where(module: types.ModuleType) -> str:
     return shown(file) if file and Path(file).is_file() else str(file or module.__name__)
 
 
-def _digest(kind: str, schema: Path) -> tuple[str, str | None]:
+def _digest(kind: str, schema: Path, st: os.stat_result | None = None) -> tuple[str, str | None]:
     """``"grammar"``: the digest of the parsed schema's content, and its key; ``"bytes"``: of its bytes."""
-    stat = schema.stat()
-    key = (kind, str(schema.resolve()), stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    st = st or schema.stat()
+    key = (kind, os.path.abspath(schema), st.st_size, st.st_mtime_ns, st.st_ino)
     with _lock:
         hit = _digests.get(key)
     if hit is not None:
@@ -90,36 +106,44 @@ def _digest(kind: str, schema: Path) -> tuple[str, str | None]:
     return digest
 
 
-def check_fresh(module: types.ModuleType, schema: str | os.PathLike[str]) -> None:
+def check_fresh(module: types.ModuleType, schema: str | os.PathLike[str], st: os.stat_result | None = None) -> None:
     """Raise :class:`StaleModuleError` unless regenerating ``module`` from ``schema`` would give the same
-    grammar; the message names the module, the schema and the ``ek gen`` command that fixes it."""
+    grammar; the message names the module, the schema and the ``ek gen`` command that fixes it.
+    ``st``: the schema's ``os.stat`` result when the caller has it."""
     path = Path(schema)
-    hint = regenerate_hint(shown(path), shown(module_dir(module) or "DIR"))
-    where = _where(module)
     grammar_stamp = getattr(module, "GRAMMAR_SHA256", None)
     stamp, kind = (grammar_stamp, "grammar") if grammar_stamp is not None else (module.SOURCE_SHA256, "bytes")
     try:
-        current, key = _digest(kind, path)
+        current, key = _digest(kind, path, st)
     except SchemaError as err:
         first = err.diagnostics[0].header if err.diagnostics else str(err)
         raise StaleModuleError(
-            f"{where} is stale: its schema {shown(path)} no longer loads ({first}). "
-            f"Fix the schema, then regenerate: {hint}"
+            f"{_where(module)} is stale: its schema {shown(path)} no longer loads ({first}). "
+            f"Fix the schema, then regenerate: {_hint(module, path)}"
         ) from None
     except OSError as err:
-        raise GeneratedModuleError(f"cannot check {where} against its schema {shown(path)}: {err.strerror or err}") from None
-    if current == stamp:
-        return
-    held = f"{module.GRAMMAR_NAME}@{module.GRAMMAR_VERSION}"
+        raise GeneratedModuleError(
+            f"cannot check {_where(module)} against its schema {shown(path)}: {err.strerror or err}"
+        ) from None
+    if current != stamp:
+        raise StaleModuleError(_stale_reason(module, path, kind, str(stamp), current, key))
+
+
+def _hint(module: types.ModuleType, schema: Path) -> str:
+    return regenerate_hint(shown(schema), shown(module_dir(module) or "DIR"))
+
+
+def _stale_reason(module: types.ModuleType, schema: Path, kind: str, stamp: str, current: str, key: str | None) -> str:
+    where, held = _where(module), f"{module.GRAMMAR_NAME}@{module.GRAMMAR_VERSION}"
     if key is not None and key != held:
-        raise StaleModuleError(
-            f"{where} is stale: it holds {held}, but its schema {shown(path)} now declares {key}. "
-            f"Regenerate ({hint}) and delete {where} if {held} is gone"
+        return (
+            f"{where} is stale: it holds {held}, but its schema {shown(schema)} now declares {key}. "
+            f"Regenerate ({_hint(module, schema)}) and delete {where} if {held} is gone"
         )
     what = "GRAMMAR_SHA256" if kind == "grammar" else "SOURCE_SHA256"
-    raise StaleModuleError(
-        f"{where} is stale: {shown(path)} changed since it was generated "
-        f"(module {what} {str(stamp)[:12]}..., schema now {current[:12]}...). Regenerate it: {hint}"
+    return (
+        f"{where} is stale: {shown(schema)} changed since it was generated "
+        f"(module {what} {stamp[:12]}..., schema now {current[:12]}...). Regenerate it: {_hint(module, schema)}"
     )
 
 
@@ -127,6 +151,12 @@ def ensure_fresh(module: types.ModuleType) -> types.ModuleType:
     """``module`` if it is fresh against the schema it records (or records none that exists), else raise
     :class:`StaleModuleError`."""
     schema = recorded_schema(module)
-    if schema is not None and schema.is_file():
-        check_fresh(module, schema)
+    if schema is None:
+        return module
+    try:
+        st = schema.stat()
+    except OSError:  # not there: nothing to compare with
+        return module
+    if stat.S_ISREG(st.st_mode):
+        check_fresh(module, schema, st)
     return module
