@@ -7,6 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # every test runs `ek gen` in a subprocess
+
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
 
 
@@ -82,17 +86,65 @@ def test_codegen_cli_rejects_two_schemas_with_the_same_key(tmp_path: Path) -> No
     assert run.returncode == 1 and "travel@1" in run.stderr
 
 
-def test_codegen_cli_notes_modules_left_from_other_schemas(tmp_path: Path) -> None:
+def test_codegen_cli_subset_gen_keeps_the_other_modules_indexed(tmp_path: Path) -> None:
     v1, v2 = copy_schemas(tmp_path)
     out = tmp_path / "gen"
     assert ek("gen", v1, v2, "-o", out).returncode == 0
+    full = snapshot(out)
     (out / "helper.py").write_text("X = 1\n", encoding="utf-8")
     run = ek("gen", v2, "-o", out)
-    assert run.returncode == 0
-    assert f"note: {out / 'travel_v1.py'} was generated from a schema not given here" in run.stderr
-    assert "helper.py" not in run.stderr
-    assert (out / "travel_v1.py").exists()
+    assert run.returncode == 0 and run.stderr == ""
+    assert f"unchanged: {out / '__init__.py'}" in run.stdout
+    assert {k: v for k, v in snapshot(out).items() if k != "helper.py"} == full  # travel@1 is still indexed
+    (out / "travel_v1.py").unlink()  # how a version is dropped: delete its module, regenerate
+    assert ek("gen", v2, "-o", out).returncode == 0
     assert "travel@1" not in (out / "__init__.py").read_text(encoding="utf-8")
+
+
+def test_codegen_cli_subset_check_checks_only_the_modules_asked_about(tmp_path: Path) -> None:
+    v1, v2 = copy_schemas(tmp_path)
+    out = tmp_path / "gen"
+    assert ek("gen", v1, v2, "-o", out).returncode == 0
+    fresh = ek("gen", "--check", v2, "-o", out)
+    assert fresh.returncode == 0, fresh.stdout + fresh.stderr
+    assert fresh.stdout == f"2 generated file(s) up to date in {out}\n"
+    v1.write_text(v1.read_text(encoding="utf-8").replace("tool get_weather {", "tool get_weather weight 2 {"), encoding="utf-8")
+    assert ek("gen", "--check", v2, "-o", out).returncode == 0  # travel@1 went stale; not asked about
+    stale = ek("gen", "--check", v1, "-o", out)
+    assert stale.returncode == 1 and stale.stdout.splitlines() == [
+        f"stale: {out / 'travel_v1.py'}",
+        f"1 generated file(s) out of date; run: ek gen {v1} -o {out}",
+    ]
+
+
+def test_codegen_cli_comment_edit_is_not_stale_but_a_doc_edit_is(tmp_path: Path) -> None:
+    v1, v2 = copy_schemas(tmp_path)
+    out = tmp_path / "gen"
+    assert ek("gen", v1, v2, "-o", out).returncode == 0
+    text = v2.read_text(encoding="utf-8")
+    v2.write_text("# reviewed 2025-03-01\n\n" + text.replace("tool get_weather {", "# forecast only\ntool get_weather {  # see docs"),
+                  encoding="utf-8")
+    check = ek("gen", "--check", v1, v2, "-o", out)
+    assert check.returncode == 0, check.stdout
+    assert "unchanged: " + str(out / "travel_v2.py") in ek("gen", v1, v2, "-o", out).stdout
+    v2.write_text(text.replace('"Search one-way flights between two airports."', '"Search one-way flights."'), encoding="utf-8")
+    stale = ek("gen", "--check", v1, v2, "-o", out)
+    assert stale.returncode == 1 and f"stale: {out / 'travel_v2.py'}" in stale.stdout
+
+
+def test_codegen_cli_notes_modules_it_leaves_alone(tmp_path: Path) -> None:
+    v1, v2 = copy_schemas(tmp_path)
+    out = tmp_path / "gen"
+    assert ek("gen", v1, v2, "-o", out).returncode == 0
+    (out / "travel_v2.py").rename(out / "renamed.py")
+    v1.unlink()
+    run = ek("gen", v2, "-o", out)
+    assert run.returncode == 0
+    assert f"note: {out / 'renamed.py'} holds travel@2 under another name than travel_v2.py" in run.stderr
+    assert f"note: {out / 'travel_v1.py'} (travel@1) is kept and indexed, but its schema" in run.stderr
+    assert "delete the module to drop travel@1" in run.stderr
+    index = (out / "__init__.py").read_text(encoding="utf-8")
+    assert "'travel@1': 'travel_v1'" in index and "renamed" not in index
 
 
 def test_codegen_cli_output_that_is_a_file_is_a_clear_error(tmp_path: Path) -> None:

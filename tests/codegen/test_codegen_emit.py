@@ -16,6 +16,7 @@ from ek.codegen import (
     GENERATOR_VERSION,
     generate,
     generate_index,
+    grammar_sha256,
     module_filename,
     write_modules,
 )
@@ -48,10 +49,12 @@ def test_codegen_real_schema_round_trips_through_grammar(schema: str, tmp_path: 
     assert path.name == module_filename(grammar) == f"travel_v{grammar.version}.py"
     module = import_source(path.read_text(encoding="utf-8"), tmp_path, path.stem)
     assert module.GRAMMAR == grammar
-    assert module.GRAMMAR.source_sha256 == module.SOURCE_SHA256 == grammar.source_sha256
+    assert module.GRAMMAR_SHA256 == grammar_sha256(grammar) and not hasattr(module, "SOURCE_SHA256")
     assert (module.GRAMMAR_NAME, module.GRAMMAR_VERSION, module.GENERATOR_VERSION) == ("travel", grammar.version, GENERATOR_VERSION)
     assert module.SCHEMA_FILE == schema
-    assert generate(ek.grammar.load(SCHEMAS / schema)) == path.read_text(encoding="utf-8")
+    assert (tmp_path / module.SCHEMA_PATH).resolve() == (SCHEMAS / schema).resolve()
+    assert generate(ek.grammar.load(SCHEMAS / schema), tmp_path) == path.read_text(encoding="utf-8")
+    assert "SCHEMA_PATH = None" in generate(grammar)  # no folder given: nothing to be relative to
 
 
 def test_codegen_hand_model_equals_parsed_schema(travel_model: GraphGrammar) -> None:
@@ -194,3 +197,50 @@ def test_codegen_deep_lists_compile_or_are_refused_clearly(depth: int, ok: bool)
     for _ in range(depth - 1):
         bad = [{"x": bad}]
     assert [v.path for v in module.validate("t", {"a": bad})] == ["$.a" + "[0].x" * depth]
+
+
+def _edited(tmp_path: Path, name: str, edit) -> GraphGrammar:
+    """schemas/travel-v2.ek after ``edit(text)``, saved as ``tmp_path/name/travel-v2.ek`` and loaded."""
+    folder = tmp_path / name
+    folder.mkdir()
+    path = folder / "travel-v2.ek"
+    path.write_text(edit((SCHEMAS / "travel-v2.ek").read_text(encoding="utf-8")), encoding="utf-8")
+    return ek.grammar.load(path)
+
+
+def test_codegen_comment_and_layout_edits_leave_the_module_byte_identical(tmp_path: Path) -> None:
+    """Comments, blank lines and indentation are not the grammar: the module (and what it records) stays."""
+    original = _edited(tmp_path, "a", lambda t: t)
+    commented = _edited(
+        tmp_path,
+        "b",
+        lambda t: "# a new first line shifts every tool down\n\n"
+        + t.replace("tool get_weather {", "# the weather tool\ntool get_weather {   # trailing\n").replace("    location: str", "      location: str"),
+    )
+    assert commented.source_sha256 != original.source_sha256  # the file's bytes did change
+    assert grammar_sha256(commented) == grammar_sha256(original)
+    assert generate(commented, tmp_path / "b" / "gen") == generate(original, tmp_path / "a" / "gen")
+
+
+def test_codegen_doc_and_meaning_edits_change_what_the_module_records(tmp_path: Path) -> None:
+    """A doc becomes a docstring, a weight a table entry: either one changes the module and its GRAMMAR_SHA256."""
+    original = _edited(tmp_path, "a", lambda t: t)
+    for n, edit in enumerate(
+        [
+            lambda t: t.replace('"Search one-way flights between two airports."', '"Search one-way flights."'),
+            lambda t: t.replace("tool get_weather {", "tool get_weather weight 2 {"),
+            lambda t: t.replace("passengers: int [1..9] = 1", "passengers: int [1..8] = 1"),
+        ]
+    ):
+        changed = _edited(tmp_path, f"e{n}", edit)
+        assert grammar_sha256(changed) != grammar_sha256(original)
+        assert generate(changed, tmp_path / f"e{n}" / "gen") != generate(original, tmp_path / "a" / "gen")
+
+
+def test_codegen_schema_path_is_relative_to_the_output_folder(tmp_path: Path) -> None:
+    grammar = ek.grammar.load(SCHEMAS / "travel-v2.ek")
+    inside = generate(grammar, SCHEMAS)
+    assert "SCHEMA_PATH = 'travel-v2.ek'" in inside
+    deep = tmp_path / "a" / "b"
+    assert f"SCHEMA_PATH = {os.path.relpath(SCHEMAS / 'travel-v2.ek', deep)!r}" in generate(grammar, deep)
+    assert str(tmp_path) not in generate(grammar, deep)  # never an absolute path

@@ -8,6 +8,7 @@ import traceback
 from pathlib import Path
 
 import pytest
+from runtime_layout import layout  # noqa: F401 - a fixture
 
 import ek.grammar
 from ek.codegen import GENERATOR_VERSION, generate, write_modules
@@ -23,17 +24,6 @@ from ek.runtime import (
 )
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
-
-
-@pytest.fixture()
-def layout(tmp_path: Path) -> tuple[Path, Path]:
-    """schemas/ with both travel versions, gen/ generated from them."""
-    schemas, gen = tmp_path / "schemas", tmp_path / "gen"
-    schemas.mkdir()
-    for name in ("travel-v1.ek", "travel-v2.ek"):
-        shutil.copy(SCHEMAS / name, schemas / name)
-    write_modules([ek.grammar.load(p) for p in sorted(schemas.glob("*.ek"))], gen)
-    return schemas, gen
 
 
 def test_runtime_resolve_prefers_the_fresh_generated_module(layout: tuple[Path, Path]) -> None:

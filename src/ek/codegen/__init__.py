@@ -8,6 +8,7 @@ from ek.codegen.emitter import (
     write_modules,
 )
 from ek.codegen.errors import GenerationError
+from ek.codegen.fingerprint import grammar_sha256, schema_path
 from ek.codegen.naming import module_filename, module_stem
 
 __all__ = [
@@ -15,8 +16,10 @@ __all__ = [
     "GenerationError",
     "generate",
     "generate_index",
+    "grammar_sha256",
     "module_filename",
     "module_stem",
+    "schema_path",
     "write_atomic",
     "write_modules",
 ]

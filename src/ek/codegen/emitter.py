@@ -17,6 +17,7 @@ import jinja2
 from ek.atomicfile import write_text_atomic
 from ek.codegen.classes import ClassPlanner
 from ek.codegen.errors import GenerationError
+from ek.codegen.fingerprint import grammar_sha256, schema_path
 from ek.codegen.literals import py_literal, py_literal_block
 from ek.codegen.naming import MODULE_NAMES, module_filename, module_stem, tool_names
 from ek.codegen.validators import Tables, ValidatorEmitter
@@ -24,7 +25,10 @@ from ek.grammar.model import GraphGrammar, Location, ToolSpec
 from ek.grammar.tables import grammar_to_table
 
 #: The layout generated modules follow; ek.runtime refuses modules with a version it cannot read.
-GENERATOR_VERSION = 2
+#: 3: ``GRAMMAR_SHA256`` (the grammar's content) and ``SCHEMA_PATH`` replace ``SOURCE_SHA256``
+#: (the schema file's bytes), and validators no longer carry schema line numbers, so an edit
+#: that only touches comments or layout leaves the module byte-identical.
+GENERATOR_VERSION = 3
 
 
 @attrs.frozen
@@ -33,7 +37,6 @@ class _ValidatorPlan:
     tool: str  # repr literal
     doc: str  # repr literal
     body: str
-    origin: str  # "" or a comment naming the schema line (an int, never schema text)
 
 
 def _environment() -> jinja2.Environment:
@@ -67,18 +70,23 @@ def _parsed(source: str, what: str) -> str:
     return source
 
 
-def generate(grammar: GraphGrammar) -> str:
+def generate(grammar: GraphGrammar, out_dir: str | os.PathLike[str] | None = None) -> str:
     """The source of the module for one grammar version; deterministic for equal input.
 
+    ``out_dir``: the folder the module will be written to, so it records where its schema is
+    (``SCHEMA_PATH``, relative to that folder); without it the module records only the file name.
     The source has compiled (so it passes ``ast.parse``); :class:`GenerationError` says why not
     (it is never written then).
     """
-    return _parsed(render(grammar), grammar.key)
+    return _parsed(render(grammar, out_dir), grammar.key)
 
 
-def render(grammar: GraphGrammar) -> str:
+def render(grammar: GraphGrammar, out_dir: str | os.PathLike[str] | None = None) -> str:
     """The module source without the compile gate, for callers that ``compile()`` it at once
-    (compiling parses too, so checking first would parse a large module twice)."""
+    (compiling parses too, so checking first would parse a large module twice).
+
+    Nothing here depends on schema comments, layout or line numbers: only the grammar's content,
+    the schema's file name and its path relative to ``out_dir``."""
     taken = set(MODULE_NAMES)
     names = tool_names(grammar, taken)
     tables = Tables()
@@ -92,7 +100,6 @@ def render(grammar: GraphGrammar) -> str:
                 tool=py_literal(tool.name),
                 doc=_validator_doc(tool.name),
                 body=checks.tool_body(tool.fields),
-                origin=_origin(tool.loc),
             )
         )
         planner.tool_class(tn.cls, tool.name, tn.validator, tool.doc, tool.fields)
@@ -102,8 +109,9 @@ def render(grammar: GraphGrammar) -> str:
         generator_version=GENERATOR_VERSION,
         grammar_name=py_literal(grammar.name),
         grammar_version=py_literal(grammar.version),
-        source_sha256=py_literal(grammar.source_sha256),
+        grammar_sha256=py_literal(grammar_sha256(grammar)),
         schema_file=py_literal(schema_file),
+        schema_path=py_literal(schema_path(grammar, out_dir)),
         tables=tables.assignments(),
         validators=validators,
         classes=planner.plans,
@@ -142,9 +150,12 @@ def _validator_doc(tool_name: str) -> str:
     return py_literal(f"Violations of the arguments of {tool_name!r}; [] when they fit the schema.")
 
 
-def generate_index(grammars: Iterable[GraphGrammar]) -> str:
-    """The package ``__init__.py``: ``VERSIONS`` maps each ``NAME@VERSION`` to its module, sorted."""
-    pairs = sorted({(g.name, g.version) for g in grammars})
+def generate_index(grammars: Iterable[GraphGrammar | tuple[str, int]]) -> str:
+    """The package ``__init__.py``: ``VERSIONS`` maps each ``NAME@VERSION`` to its module, sorted.
+
+    ``grammars``: grammars, or ``(name, version)`` pairs of modules already in the folder.
+    """
+    pairs = sorted({g if isinstance(g, tuple) else (g.name, g.version) for g in grammars})
     versions = [(py_literal(f"{n}@{v}"), py_literal(module_stem(n, v))) for n, v in pairs]
     keys = ", ".join(f"{n}@{v}" for n, v in pairs)
     source = _template("index.py.jinja2").render(
@@ -156,7 +167,8 @@ def generate_index(grammars: Iterable[GraphGrammar]) -> str:
 
 
 def _origin(loc: Location | None) -> str:
-    """``# schema line 12``: where a tool came from, for readers and tracebacks (numbers only)."""
+    """``# schema line 12``: where a tool came from, for tracebacks of in-memory validators (numbers
+    only). Files written by ``ek gen`` leave it out, so a comment above a tool does not make them stale."""
     return "" if loc is None else f"# schema line {int(loc.line)}"
 
 
@@ -175,7 +187,7 @@ def write_modules(grammars: Iterable[GraphGrammar], out_dir: str | os.PathLike[s
     failure leaves ``out_dir`` untouched.
     """
     out = Path(out_dir)
-    rendered = [(out / module_filename(g), generate(g)) for g in grammars]
+    rendered = [(out / module_filename(g), generate(g, out)) for g in grammars]
     for path, text in rendered:
         write_atomic(path, text)
     return [path for path, _ in rendered]

@@ -1,14 +1,14 @@
 """Finding ``NAME@VERSION`` on a search path of generated packages and schema folders.
 
-A generated module is preferred; it is refused when its ``SOURCE_SHA256`` no
-longer matches the schema for the same key found beside it or on the path
-(the error names the ``ek gen`` command that fixes it). Without a module the
-schema is compiled in memory.
+A generated module is preferred; it is refused when it is stale against its
+schema (:func:`ek.runtime.freshness.check_fresh`, the one check every way of
+naming a module goes through; the error names the ``ek gen`` command that
+fixes it). Its schema is the one it records, else the schema for the same key
+beside it or on the path. Without a module the schema is compiled in memory.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import types
@@ -18,13 +18,8 @@ from typing import Literal
 
 from ek.grammar.names import safe_identifier
 from ek.runtime.errors import GrammarNotFoundError, StaleModuleError
-from ek.runtime.loader import (
-    compile_grammar,
-    load_module,
-    load_schema,
-    module_dir,
-    regenerate_hint,
-)
+from ek.runtime.freshness import check_fresh, recorded_schema
+from ek.runtime.loader import compile_grammar, import_generated, load_schema
 
 _KEY = re.compile(r"\s*([^@\s]+)@([0-9]+)\s*")
 _HEADER = re.compile(r'^[ \t]*grammar[ \t]+(?:"((?:[^"\\]|\\.)*)"|([^\s#"]+))[ \t]+([0-9]+)', re.MULTILINE)
@@ -68,21 +63,6 @@ def find_schemas(name: str, version: int, dirs: Iterable[Path]) -> list[Path]:
     return found
 
 
-def file_sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def check_fresh(module: types.ModuleType, schema: Path) -> None:
-    """Raise :class:`StaleModuleError` unless ``module`` was generated from ``schema``'s current bytes."""
-    if module.SOURCE_SHA256 != file_sha256(schema):
-        out_dir = module_dir(module)
-        raise StaleModuleError(
-            f"{getattr(module, '__file__', module.__name__)} is stale: {schema} changed since it was generated "
-            f"(module SOURCE_SHA256 {str(module.SOURCE_SHA256)[:12]}..., schema {file_sha256(schema)[:12]}...). "
-            f"Regenerate it: {regenerate_hint(schema, out_dir)}"
-        )
-
-
 def resolve(
     key: str,
     search_path: Iterable[str | os.PathLike[str]] = (".",),
@@ -93,7 +73,7 @@ def resolve(
 
     Folders are searched in order for ``<name>_v<version>.py`` and for ``.ek``
     files whose header names the key. A module is checked against the
-    schema beside it (else the first on the path); a stale one raises
+    schema it records (else the one beside it, else the first on the path); a stale one raises
     :class:`StaleModuleError`, or with ``on_stale="compile"`` the schema is
     compiled in memory instead.
     """
@@ -103,22 +83,24 @@ def resolve(
     modules = [d / f"{stem}.py" for d in dirs if (d / f"{stem}.py").is_file()]
     schemas = find_schemas(name, version, dirs)
     if modules:
-        module = load_module(modules[0])
+        module = import_generated(modules[0])
         if (module.GRAMMAR_NAME, module.GRAMMAR_VERSION) != (name, version):
             raise StaleModuleError(f"{modules[0]} holds {module.GRAMMAR_NAME}@{module.GRAMMAR_VERSION}, not {key}")
+        recorded = recorded_schema(module)
+        own = [recorded] if recorded is not None and recorded.is_file() else []
         beside = [s for s in schemas if s.parent.resolve() == modules[0].parent.resolve()]
         named = [s for s in schemas if module.SCHEMA_FILE is not None and s.name == module.SCHEMA_FILE]
-        candidates = beside or named or schemas
+        candidates = own or beside or named or schemas
         if not candidates:
             return module
-        schema = candidates[0]
         try:
-            check_fresh(module, schema)
+            check_fresh(module, candidates[0])
             return module
         except StaleModuleError:
-            if on_stale != "compile":
+            fallback = [s for s in candidates[:1] + schemas if schema_key(s) == (name, version)]
+            if on_stale != "compile" or not fallback:
                 raise
-        return compile_grammar(load_schema(schema))
+        return compile_grammar(load_schema(fallback[0]))
     if schemas:
         return compile_grammar(load_schema(schemas[0]))
     where = ", ".join(str(d) for d in dirs) or "(empty search path)"
