@@ -18,7 +18,7 @@ from pathlib import Path, PurePath
 
 from ek.codegen.literals import py_literal
 from ek.grammar.model import GraphGrammar
-from ek.runtime.tables import grammar_to_table
+from ek.grammar.tables import grammar_to_table
 
 
 def grammar_sha256(grammar: GraphGrammar) -> str:

@@ -1,91 +1,49 @@
 """Using generated grammar modules: load, compile in memory, resolve ``NAME@VERSION``, validate.
 
->>> from ek.grammar.model import GraphGrammar, ToolSpec, FieldSpec, PrimitiveType
->>> g = GraphGrammar("demo", 1, tools=(ToolSpec("ping", (FieldSpec("host", PrimitiveType("str")),)),))
->>> check = validator_for(g)
->>> check("ping", {"host": "example.org"})
-[]
->>> check("ping", {"host": 7, "port": 80})
-[Violation(path='$.host', reason='expected str, got int'), Violation(path='$.port', reason='unknown argument')]
->>> grammar_of(g) is g
-True
+
+The public names load on first use; :mod:`ek.runtime.api` holds ``validator_for`` and ``grammar_of``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
 from typing import Any
 
-from ek.grammar.model import GraphGrammar
-from ek.runtime.errors import (
-    GeneratedModuleError,
-    GrammarNotFoundError,
-    StaleModuleError,
-    UnsupportedGeneratorError,
-)
-from ek.runtime.lazy import GrammarValidator, grammar_validator
-from ek.runtime.loader import (
-    SUPPORTED_GENERATOR_VERSIONS,
-    check_module,
-    compile_grammar,
-    is_schema_path,
-    load_module,
-    load_schema,
-    module_of,
-)
-from ek.runtime.resolve import check_fresh, resolve
-from ek.runtime.violation import ArgumentsError, Violation
+# Loaded on first use, for start-up speed: generated modules import ek.runtime.support and friends, and must
+# not pay for the loader, the resolver or the code generator (jinja2) they never call.
+_EXPORTS: dict[str, str] = {
+    "SUPPORTED_GENERATOR_VERSIONS": "ek.runtime.loader",
+    "ArgumentsError": "ek.runtime.violation",
+    "GeneratedModuleError": "ek.runtime.errors",
+    "GrammarNotFoundError": "ek.runtime.errors",
+    "GrammarValidator": "ek.runtime.lazy",
+    "StaleModuleError": "ek.runtime.errors",
+    "UnsupportedGeneratorError": "ek.runtime.errors",
+    "Validator": "ek.runtime.api",
+    "Violation": "ek.runtime.violation",
+    "check_fresh": "ek.runtime.resolve",
+    "check_module": "ek.runtime.loader",
+    "compile_grammar": "ek.runtime.loader",
+    "grammar_of": "ek.runtime.api",
+    "is_schema_path": "ek.runtime.loader",
+    "load_module": "ek.runtime.loader",
+    "load_schema": "ek.runtime.loader",
+    "module_of": "ek.runtime.loader",
+    "resolve": "ek.runtime.resolve",
+    "validator_for": "ek.runtime.api",
+}
 
-#: validator(tool_name, args) -> violations ([] when the call fits the schema)
-Validator = Callable[[str, Any], list[Violation]]
-
-
-def validator_for(obj: Any) -> Validator:
-    """``validate(tool_name, args)`` for a GraphGrammar, a generated module, or a path to ``.ek``/``.py``.
-
-    Unknown tools are a violation at ``$``, never an exception. For a grammar or
-    a schema file, each tool's validator is compiled the first time it is used
-    (the code ``ek gen`` would write), so a large grammar costs nothing up front.
-    """
-    if isinstance(obj, GraphGrammar):
-        return grammar_validator(obj)
-    if is_schema_path(obj):
-        return grammar_validator(load_schema(obj))
-    return module_of(obj).validate  # type: ignore[no-any-return]
+__all__ = sorted(_EXPORTS)
 
 
-def grammar_of(obj: Any) -> GraphGrammar:
-    """The GraphGrammar behind a GraphGrammar, a generated module (its ``GRAMMAR``) or a schema/module path."""
-    if isinstance(obj, GraphGrammar):
-        return obj
-    import os
-    import types
-
-    if is_schema_path(obj):
-        return load_schema(obj)
-    if isinstance(obj, (types.ModuleType, str, os.PathLike)):
-        return module_of(obj).GRAMMAR  # type: ignore[no-any-return]
-    raise TypeError(f"expected a GraphGrammar, a generated module or a path, got {type(obj).__name__}")
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ek.runtime' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 
-__all__ = [
-    "SUPPORTED_GENERATOR_VERSIONS",
-    "ArgumentsError",
-    "GeneratedModuleError",
-    "GrammarNotFoundError",
-    "GrammarValidator",
-    "StaleModuleError",
-    "UnsupportedGeneratorError",
-    "Validator",
-    "Violation",
-    "check_fresh",
-    "check_module",
-    "compile_grammar",
-    "grammar_of",
-    "is_schema_path",
-    "load_module",
-    "load_schema",
-    "module_of",
-    "resolve",
-    "validator_for",
-]
+def __dir__() -> list[str]:
+    return __all__

@@ -22,6 +22,7 @@ import threading
 import types
 from pathlib import Path
 
+from ek.codegen import grammar_sha256
 from ek.grammar import SchemaError, load
 from ek.runtime.errors import GeneratedModuleError, StaleModuleError
 
@@ -94,9 +95,6 @@ def _digest(kind: str, schema: Path, st: os.stat_result | None = None) -> tuple[
     if kind == "bytes":
         digest: tuple[str, str | None] = (hashlib.sha256(schema.read_bytes()).hexdigest(), None)
     else:
-        # Deferred like compile_grammar's: codegen (and jinja2) load only when a schema is compared.
-        from ek.codegen import grammar_sha256
-
         grammar = load(schema)
         digest = (grammar_sha256(grammar), grammar.key)
     with _lock:
