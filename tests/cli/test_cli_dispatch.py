@@ -1,16 +1,11 @@
 """The ``ek`` dispatcher, run as a real subprocess: every command is reachable and documents itself."""
 
-import subprocess
-import sys
 
 import pytest
+from ekcli import run_ek as ek
 
 from ek import __version__
 from ek.cli import COMMANDS
-
-
-def ek(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ek", *args], capture_output=True, text=True, timeout=120)
 
 
 def test_version_and_help_list_every_command():

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ekcli import run_ek
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -71,8 +72,7 @@ def test_score_accounting_episode_fields() -> None:
 
 def test_score_reads_stdin(tmp_path: Path) -> None:
     data = "\n".join(json.dumps(g) for g in GOOD) + "\n"
-    proc = subprocess.run([sys.executable, "-m", "ek", "score", "-", "--json", str(tmp_path / "r.json")],
-                          input=data, check=False, capture_output=True, text=True, timeout=60)
+    proc = run_ek("score", "-", "--json", tmp_path / "r.json", stdin=data, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert json.loads((tmp_path / "r.json").read_text())["corpus"]["episodes_scored"] == len(GOOD)
 
@@ -81,7 +81,7 @@ def test_score_progress_bar_only_on_a_terminal(tmp_path: Path) -> None:
     path = tmp_path / "c.jsonl"
     path.write_text("\n".join(json.dumps(GOOD[i % 4]) for i in range(600)) + "\n")
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "ek", "score", str(path)], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "ek", "score", str(path)], stdout=subprocess.PIPE,  # a pty: not run_ek
                             stderr=slave, text=True)
     os.close(slave)
     chunks = []
@@ -101,8 +101,7 @@ def test_score_progress_bar_only_on_a_terminal(tmp_path: Path) -> None:
     tty_text = b"".join(chunks).decode()
     assert "lines/s" in tty_text and "600 lines" in tty_text  # the bar, on the terminal
     assert "lines/s" not in stdout and "Overall" in stdout   # the report, clean on stdout
-    piped = subprocess.run([sys.executable, "-m", "ek", "score", str(path)], check=False, capture_output=True,
-                           text=True, timeout=60)
+    piped = run_ek("score", path, timeout=60)
     assert "lines/s" not in piped.stderr
 
 

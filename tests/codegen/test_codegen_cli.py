@@ -8,14 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from ekcli import run_ek as ek
 
 pytestmark = pytest.mark.slow  # every test runs `ek gen` in a subprocess
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
-
-
-def ek(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ek", *map(str, args)], capture_output=True, text=True, cwd=cwd, check=False)
 
 
 def copy_schemas(tmp_path: Path) -> tuple[Path, Path]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import attrs
 import pytest
-from conftest import import_source, travel_v2
+from handbuilt import import_source, travel_v2
 
 import ek.grammar
 from ek.codegen import (

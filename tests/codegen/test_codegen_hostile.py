@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import import_source
+from handbuilt import import_source
 
 import ek.grammar
 from ek.codegen import generate, write_modules

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import F, P, import_source
+from handbuilt import F, P, import_source
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -4,21 +4,14 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from ekcli import run_ek as ek
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
 BAD = "grammar g 1\ntool t {\n    x: strng\n    y: int [9..1]\n}\n"
 MESSY = "grammar  g 1\ntool t{\n  x:int   # keep me\n}\n"
-
-
-def ek(*args: str, stdin: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ek", *args], capture_output=True, text=True, input=stdin, cwd=cwd, timeout=60
-    )
 
 
 @pytest.fixture()

@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+
+from ekcli import run_ek as ek
 
 from ek.grammar import load, parse
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def ek(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ek", *args], capture_output=True, text=True, input=stdin,
-                          cwd=ROOT, timeout=60)
 
 
 def test_export_then_import_through_files(tmp_path: Path) -> None:

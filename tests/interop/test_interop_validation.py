@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
 from ek.codegen import generate
-from ek.grammar import EnumType, ListType, NamedType, ObjectType, PrimitiveType, TypeNode, load
+from ek.grammar import EnumType, ListType, NamedType, ObjectType, TypeNode, load
 from ek.grammar.model import NO_CONSTRAINTS, Constraints, FieldSpec, GraphGrammar
 from ek.interop import export_tools
 

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from runtime_layout import layout  # noqa: F401 - a fixture
 
 import ek.grammar
 from ek.agents.toolcalls import ToolCallMetric

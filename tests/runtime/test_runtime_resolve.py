@@ -8,7 +8,6 @@ import traceback
 from pathlib import Path
 
 import pytest
-from runtime_layout import layout  # noqa: F401 - a fixture
 
 import ek.grammar
 from ek.codegen import GENERATOR_VERSION, generate, write_modules

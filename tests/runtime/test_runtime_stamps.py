@@ -5,8 +5,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from runtime_layout import layout  # noqa: F401 - a fixture
-
 import ek.grammar
 from ek.codegen import generate_index
 from ek.runtime.stamps import generated_modules, read_stamps

@@ -1,10 +1,9 @@
 """Scoring with a real grammar: the travel schemas parsed by the DSL, and their generated modules."""
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from ekcli import run_ek
 
 import ek.grammar
 from ek.agents.toolcalls import ToolCallMetric
@@ -22,7 +21,7 @@ def travel2():
 @pytest.fixture(scope="module")
 def travel2_module(tmp_path_factory):
     out = tmp_path_factory.mktemp("gen")
-    subprocess.run([sys.executable, "-m", "ek", "gen", str(V2), "-o", str(out)], check=True)
+    assert run_ek("gen", V2, "-o", out).returncode == 0
     return load_module(out / "travel_v2.py")
 
 
@@ -101,7 +100,7 @@ def test_metric_accepts_a_schema_path(travel2):
 
 def test_a_generated_module_validates_with_its_own_code(tmp_path):
     """The module a user passes is the code that runs: an edit to its validator shows in the score."""
-    subprocess.run([sys.executable, "-m", "ek", "gen", str(V2), "-o", str(tmp_path)], check=True)
+    assert run_ek("gen", V2, "-o", tmp_path).returncode == 0
     path = tmp_path / "travel_v2.py"
     text = path.read_text(encoding="utf-8")
     marker = "def validate_get_weather(args: Any) -> list[Violation]:\n"

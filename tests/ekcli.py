@@ -1,4 +1,4 @@
-"""Helpers for running the real ``ek`` CLI as a subprocess on real corpus files."""
+"""Running the real ``ek`` CLI as a subprocess (the one runner every CLI test uses), and corpus files for it."""
 
 from __future__ import annotations
 
@@ -9,15 +9,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "travel"
 SCHEMAS = REPO / "schemas"
 
 
-def run_ek(*args: str | Path, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """``python -m ek ARGS`` with captured text output (stderr is not a TTY, so no progress bar)."""
+def run_ek(*args: str | Path, stdin: str | None = None, cwd: Path | None = None,
+           timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """``python -m ek ARGS``: the one way tests run the real CLI, with captured text output (stderr is not a
+    TTY, so no progress bar), ``stdin`` as text (no stdin at all when None) and a timeout, so a hang fails."""
     return subprocess.run([sys.executable, "-m", "ek", *map(str, args)], cwd=cwd, check=False, capture_output=True,
-                          text=True, timeout=timeout)
+                          text=True, input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL,
+                          timeout=timeout)
 
 
 def write_lines(path: Path, lines: list[Any]) -> Path:

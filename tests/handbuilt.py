@@ -1,4 +1,4 @@
-"""Hand-built grammars (the DSL's meaning, without the parser) shared by the codegen tests."""
+"""Hand-built grammars (the DSL's meaning, without the parser) and importing generated source, for the tests."""
 
 from __future__ import annotations
 
@@ -7,9 +7,6 @@ import sys
 import types
 from pathlib import Path
 
-import pytest
-
-from ek.codegen import generate, module_filename
 from ek.grammar.model import (
     NO_CONSTRAINTS,
     ComparePolicy,
@@ -109,14 +106,3 @@ def import_source(source: str, directory: Path, stem: str) -> types.ModuleType:
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
-
-
-@pytest.fixture(scope="session")
-def travel_model() -> GraphGrammar:
-    return travel_v2()
-
-
-@pytest.fixture(scope="session")
-def travel_module(travel_model: GraphGrammar, tmp_path_factory: pytest.TempPathFactory) -> types.ModuleType:
-    out = tmp_path_factory.mktemp("gen")
-    return import_source(generate(travel_model), out, module_filename(travel_model)[:-3])
