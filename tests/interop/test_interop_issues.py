@@ -28,7 +28,7 @@ def _one(props: dict[str, Any], required: list[str] | None = None, **extra: Any)
          "free-form map"),
         ({"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": True},
          "$[0].input_schema.properties.x.additionalProperties", "closed"),
-        ({"type": "string", "format": "email"}, "$[0].input_schema.properties.x.format", "format 'email'"),
+        ({"type": "string", "format": "hostname"}, "$[0].input_schema.properties.x.format", "format 'hostname'"),
         ({"type": "array", "uniqueItems": True}, "$[0].input_schema.properties.x.uniqueItems", "uniqueItems"),
         ({"type": ["string", "null"]}, "$[0].input_schema.properties.x.type", "null"),
         ({"type": ["string", "integer"]}, "$[0].input_schema.properties.x.type", "union"),

@@ -35,6 +35,7 @@ from ek.grammar.model import (
 )
 from ek.grammar.names import safe_identifier
 from ek.grammar.strings import escape_line_breaks
+from ek.interop.formats import FORMAT_PATTERNS
 from ek.interop.issues import Issues, child
 
 _STR = {"string", "String", "char", "str"}
@@ -325,8 +326,13 @@ class Converter:
             if not constraints.is_empty:
                 self.issues.warn(path, f"constraints on a {fmt} cannot be expressed; dropped")
             return PrimitiveType("date" if fmt == "date" else "datetime"), NO_CONSTRAINTS
-        if fmt is not None:
-            self.issues.warn(child(path, "format"), f"format {fmt!r} cannot be expressed; read as str")
+        if fmt in FORMAT_PATTERNS:
+            if constraints.pattern is None:
+                return PrimitiveType("str"), Constraints(constraints.min, constraints.max, FORMAT_PATTERNS[fmt])
+            self.issues.warn(child(path, "format"), f"format {fmt!r} beside a pattern cannot be expressed (a .ek "
+                                                    f"type holds one regex); the pattern is kept, the format dropped")
+        elif fmt is not None:
+            self.issues.warn(child(path, "format"), f"format {fmt!r:.40} cannot be expressed; read as str")
         return PrimitiveType("str"), constraints
 
     def _range(self, schema: Mapping[str, Any], kind: str, path: str) -> Constraints:

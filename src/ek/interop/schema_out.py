@@ -22,6 +22,7 @@ from ek.grammar.model import (
     ToolSpec,
     TypeNode,
 )
+from ek.interop.formats import format_of
 
 _PRIMITIVES: dict[str, dict[str, Any]] = {
     "str": {"type": "string"},
@@ -128,5 +129,9 @@ class SchemaWriter:
         if c.max is not None:
             out[keys[1]] = c.max
         if c.pattern is not None:
-            out["pattern"] = export_pattern(c.pattern)
+            fmt = format_of(c.pattern) if keys[0] == "minLength" else None
+            if fmt is not None:
+                out["format"] = fmt
+            else:
+                out["pattern"] = export_pattern(c.pattern)
         return out
