@@ -65,10 +65,11 @@ MAX_DEPTH = 32
 class Converter:
     """Converts schemas of one document, sharing its ``$defs`` as named types."""
 
-    def __init__(self, root: Mapping[str, Any], root_path: str, issues: Issues) -> None:
+    def __init__(self, root: Mapping[str, Any], root_path: str, issues: Issues, *, strict: bool = False) -> None:
         self.root = root
         self.root_path = root_path
         self.issues = issues
+        self.strict = strict  # OpenAI strict mode: a required property that may be null is an optional one
         self.aliases: dict[str, TypeAlias] = {}
         self._alias_names: dict[str, str] = {}  # $ref -> alias name
         self._in_progress: list[str] = []
@@ -108,7 +109,13 @@ class Converter:
         return tuple(out)
 
     def field(self, name: str, schema: Mapping[str, Any], required: bool, path: str) -> FieldSpec:
-        type_node, constraints = self.type_of(schema, path)
+        nulls: list[str] = []
+        type_node, constraints = self.type_of(schema, path, nulls)
+        if nulls:  # an optional argument accepts null as "omitted": the property's null is kept by '?'
+            if required and not self.strict:
+                self.issues.warn(nulls[0], "a required property that may be null cannot be expressed (.ek reads "
+                                           "null as omitted); made optional")
+            required = False
         if schema.get("optional") is True and required:
             required = False
         elif "optional" in schema and not isinstance(schema.get("optional"), bool):
@@ -165,18 +172,30 @@ class Converter:
         return policy
 
     # --- types -------------------------------------------------------------------
-    def type_of(self, schema: Mapping[str, Any], path: str) -> tuple[TypeNode, Constraints]:
-        """A type node and its constraints; unsupported keywords are reported."""
+    def type_of(self, schema: Mapping[str, Any], path: str,
+                nulls: list[str] | None = None) -> tuple[TypeNode, Constraints]:
+        """A type node and its constraints; unsupported keywords are reported.
+
+        ``nulls`` is given for an argument's own schema, which may allow null (an optional argument
+        accepts it): the path of each ``null`` met is added there instead of being reported.
+        """
         if self._depth >= MAX_DEPTH:
             self.issues.error(path, f"schema nests deeper than {MAX_DEPTH} levels; read as any")
             return PrimitiveType("any"), NO_CONSTRAINTS
         self._depth += 1
         try:
-            return self._type_of(schema, path)
+            return self._type_of(schema, path, nulls)
         finally:
             self._depth -= 1
 
-    def _type_of(self, schema: Mapping[str, Any], path: str) -> tuple[TypeNode, Constraints]:
+    def _null(self, path: str, nulls: list[str] | None, message: str) -> None:
+        """A ``null`` the schema allows: kept by the argument's ``?`` when ``nulls`` collects, else reported."""
+        if nulls is not None:
+            nulls.append(path)
+        else:
+            self.issues.warn(path, message)
+
+    def _type_of(self, schema: Mapping[str, Any], path: str, nulls: list[str] | None) -> tuple[TypeNode, Constraints]:
         for key in schema:
             if key not in _HANDLED and not key.startswith("x-ek-") and key not in ("title", "examples"):
                 self.issues.warn(child(path, key), f"keyword {key!r} cannot be expressed in .ek; dropped")
@@ -184,7 +203,7 @@ class Converter:
                 self.issues.warn(child(path, key), f"{key!r} has no place in .ek; dropped")
         for key in ("oneOf", "anyOf", "allOf", "not", "if"):
             if key in schema:
-                return self._combinator(schema, key, path)
+                return self._combinator(schema, key, path, nulls)
         if "$ref" in schema:
             return self._ref(schema, path)
         if "const" in schema:
@@ -194,10 +213,10 @@ class Converter:
             if isinstance(value, str):
                 return EnumType((value,)), NO_CONSTRAINTS
             self.issues.warn(child(path, "const"), "a non-string const cannot be expressed; read as its type")
-        kind = self._kind_name(schema, path)
+        kind = self._kind_name(schema, path, nulls)
         self._inapplicable(schema, kind, path)
         if kind == "str":
-            return self._string(schema, path)
+            return self._string(schema, path, nulls)
         if kind == "int" or kind == "float":
             return PrimitiveType(kind), self._range(schema, kind, path)
         if kind == "bool":
@@ -234,12 +253,12 @@ class Converter:
             return ObjectType(self.fields(schema, path)), NO_CONSTRAINTS
         return PrimitiveType(kind), NO_CONSTRAINTS
 
-    def _kind_name(self, schema: Mapping[str, Any], path: str) -> str:
+    def _kind_name(self, schema: Mapping[str, Any], path: str, nulls: list[str] | None = None) -> str:
         raw = schema.get("type")
         if isinstance(raw, list):
             names = [t for t in raw if t != "null"]
             if "null" in raw:
-                self.issues.warn(child(path, "type"), "null is not a value .ek types allow; the type is read "
+                self._null(child(path, "type"), nulls, "null is not a value .ek types allow; the type is read "
                                                        "without it")
             if len(names) != 1:
                 if names:
@@ -292,7 +311,8 @@ class Converter:
                     message = f"keyword {key!r} does not apply to a {kind}; dropped"
                 self.issues.warn(child(path, key), message)
 
-    def _string(self, schema: Mapping[str, Any], path: str) -> tuple[TypeNode, Constraints]:
+    def _string(self, schema: Mapping[str, Any], path: str,
+                nulls: list[str] | None = None) -> tuple[TypeNode, Constraints]:
         constraints = self._lengths(schema, "minLength", "maxLength", path)
         pattern = schema.get("pattern")
         if pattern is not None:
@@ -304,7 +324,7 @@ class Converter:
         if "enum" in schema:
             members = schema["enum"]
             if isinstance(members, list) and None in members:
-                self.issues.warn(child(path, "enum"), "null is not a value .ek types allow; the enum is read "
+                self._null(child(path, "enum"), nulls, "null is not a value .ek types allow; the enum is read "
                                                        "without it")
                 members = [m for m in members if m is not None]
             if isinstance(members, list) and "" in members:
@@ -390,13 +410,14 @@ class Converter:
             return NO_CONSTRAINTS
         return Constraints(lo, hi) if lo is not None or hi is not None else NO_CONSTRAINTS
 
-    def _combinator(self, schema: Mapping[str, Any], key: str, path: str) -> tuple[TypeNode, Constraints]:
+    def _combinator(self, schema: Mapping[str, Any], key: str, path: str,
+                    nulls: list[str] | None) -> tuple[TypeNode, Constraints]:
         branches = schema.get(key)
         if key in ("anyOf", "oneOf") and isinstance(branches, list):
             non_null = [b for b in branches if not (isinstance(b, Mapping) and b.get("type") == "null")]
             if len(non_null) == 1 and len(branches) == 2 and isinstance(non_null[0], Mapping):
-                self.issues.warn(child(path, key), "null is not a value .ek types allow; read as the other branch")
-                return self.type_of(non_null[0], child(child(path, key), branches.index(non_null[0])))
+                self._null(child(path, key), nulls, "null is not a value .ek types allow; read as the other branch")
+                return self.type_of(non_null[0], child(child(path, key), branches.index(non_null[0])), nulls)
         if key == "allOf" and isinstance(branches, list) and len(branches) == 1 and isinstance(branches[0], Mapping):
             return self.type_of({**{k: v for k, v in schema.items() if k != "allOf"}, **branches[0]},
                                 child(child(path, key), 0))
