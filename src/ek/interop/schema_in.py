@@ -35,7 +35,7 @@ from ek.grammar.model import (
 )
 from ek.grammar.names import safe_identifier
 from ek.grammar.strings import escape_line_breaks
-from ek.interop.formats import FORMAT_PATTERNS
+from ek.interop.formats import FORMAT_PATTERNS, format_of
 from ek.interop.issues import Issues, child
 
 _STR = {"string", "String", "char", "str"}
@@ -260,9 +260,12 @@ class Converter:
             if "null" in raw:
                 self._null(child(path, "type"), nulls, "null is not a value .ek types allow; the type is read "
                                                        "without it")
+            if set(names) == {"integer", "number"}:
+                return "float"  # every integer is a number: the union is exactly "number"
             if len(names) != 1:
                 if names:
-                    self.issues.warn(child(path, "type"), f"a union of types {names} is read as any")
+                    self.issues.warn(child(path, "type"), f"a union of types {names} cannot be expressed (.ek has "
+                                                           f"no union type); widened to any")
                 return "any"
             raw = names[0]
         if raw is None:
@@ -413,16 +416,81 @@ class Converter:
     def _combinator(self, schema: Mapping[str, Any], key: str, path: str,
                     nulls: list[str] | None) -> tuple[TypeNode, Constraints]:
         branches = schema.get(key)
-        if key in ("anyOf", "oneOf") and isinstance(branches, list):
-            non_null = [b for b in branches if not (isinstance(b, Mapping) and b.get("type") == "null")]
-            if len(non_null) == 1 and len(branches) == 2 and isinstance(non_null[0], Mapping):
-                self._null(child(path, key), nulls, "null is not a value .ek types allow; read as the other branch")
-                return self.type_of(non_null[0], child(child(path, key), branches.index(non_null[0])), nulls)
+        where = child(path, key)
+        if key in ("anyOf", "oneOf") and isinstance(branches, list) and branches and all(
+                isinstance(b, Mapping) for b in branches):
+            # Keywords beside anyOf apply to every branch ({"type": "string", "anyOf": [{"format": ...}, ...]}).
+            shared = {k: v for k, v in schema.items() if k in _HANDLED and k not in _NOT_SHARED}
+            kept = [(i, {**shared, **b}) for i, b in enumerate(branches) if b.get("type") != "null"]
+            if len(kept) < len(branches):
+                self._null(where, nulls, "null is not a value .ek types allow; read without the null branch")
+            if len(kept) == 1:
+                i, branch = kept[0]
+                return self.type_of(branch, child(where, i), nulls)
+            if kept:
+                return self._union(key, kept, where, nulls)
         if key == "allOf" and isinstance(branches, list) and len(branches) == 1 and isinstance(branches[0], Mapping):
             return self.type_of({**{k: v for k, v in schema.items() if k != "allOf"}, **branches[0]},
-                                child(child(path, key), 0))
-        self.issues.warn(child(path, key), f"{key} cannot be expressed in .ek; read as any")
+                                child(where, 0), nulls)
+        what = {"allOf": "an intersection (allOf of several schemas)", "not": "a negation (not)",
+                "if": "a conditional (if/then/else)"}.get(key, f"an empty or malformed {key}")
+        self.issues.warn(where, f"{what} cannot be expressed in .ek; widened to any")
         return PrimitiveType("any"), NO_CONSTRAINTS
+
+    def _union(self, key: str, branches: list[tuple[int, Mapping[str, Any]]], where: str,
+               nulls: list[str] | None) -> tuple[TypeNode, Constraints]:
+        """``anyOf``/``oneOf`` of several schemas: exact where .ek can say it, else the common type, reported.
+
+        Exact: branches that are all the same type; string enums and consts (one enum of all their
+        members); integer and number (``float``). Otherwise the branches' common type (``str`` for text
+        of any kind, ``float`` for numbers, ``list[T]`` for lists of one item type, ``any`` for the rest)
+        with a warning naming the branches and what they were widened to.
+        """
+        real, scratch = self.issues, Issues()
+        saved = dict(self.aliases), dict(self._alias_names)
+        self.issues = scratch  # the branches' own issues matter only if their meaning is kept
+        try:
+            read = [self.type_of(b, child(where, i), nulls) for i, b in branches]
+        finally:
+            self.issues = real
+        bases = [(self.base(t), c) for t, c in read]
+        names = " | ".join(_describe(t, c) for t, c in read)
+        if all(r == read[0] for r in read):
+            result: tuple[TypeNode, Constraints] | None = read[0]
+        elif all(isinstance(t, EnumType) and c.is_empty for t, c in bases):
+            members = [m for t, _ in bases for m in t.members]  # type: ignore[union-attr]
+            unique = tuple(dict.fromkeys(members))
+            if key == "oneOf" and len(unique) != len(members):
+                real.warn(where, "a value in several oneOf branches is valid in none; read as in any of them")
+            result = EnumType(unique), NO_CONSTRAINTS
+        elif all(kind_of(t) in ("int", "float") and c.is_empty for t, c in bases):
+            result = PrimitiveType("float"), NO_CONSTRAINTS
+        else:
+            result = None
+        if result is not None:
+            self.issues.items.extend(scratch.items)
+            if result is not read[0]:
+                self.aliases, self._alias_names = saved  # merged enums name no type: keep none of the branches'
+            return result
+        kinds = {kind_of(t) for t, _ in bases}
+        widened: tuple[TypeNode, Constraints]
+        if kinds <= {"str", "enum", "date", "datetime"}:
+            widened = PrimitiveType("str"), NO_CONSTRAINTS
+        elif kinds <= {"int", "float"}:
+            widened = PrimitiveType("int" if kinds == {"int"} else "float"), NO_CONSTRAINTS
+        elif kinds == {"bool"}:
+            widened = PrimitiveType("bool"), NO_CONSTRAINTS
+        elif kinds == {"list"} and len({t.item for t, _ in bases}) == 1:  # type: ignore[union-attr]
+            widened = ListType(bases[0][0].item), NO_CONSTRAINTS  # type: ignore[union-attr]
+        else:
+            widened = PrimitiveType("any"), NO_CONSTRAINTS
+        if isinstance(widened[0], ListType):
+            self.issues.items.extend(scratch.items)  # the items' type, and its issues, are kept
+        else:
+            self.aliases, self._alias_names = saved  # types met only in the dropped branches are not kept
+        real.warn(where, f"{key} of {names} cannot be expressed (.ek has no union type); widened to "
+                         f"{_describe(*widened)}")
+        return widened
 
     # --- $ref ----------------------------------------------------------------------
     def _ref(self, schema: Mapping[str, Any], path: str) -> tuple[TypeNode, Constraints]:
@@ -575,6 +643,23 @@ _APPLIES: dict[str, frozenset[str]] = {
     "any": frozenset({"enum"}),
 }
 _TYPED_KEYWORDS = frozenset().union(*_APPLIES.values())
+
+#: Keywords beside ``anyOf``/``oneOf`` that belong to the property, not to each branch.
+_NOT_SHARED = frozenset({"anyOf", "oneOf", "description", "default", "$schema", "$defs", "definitions", "optional"})
+
+
+def _describe(node: TypeNode, constraints: Constraints) -> str:
+    """A type as a warning names it: ``int [1..5]``, ``enum(a, b)``, ``str /[a-z]+/``, ``{x, y}``."""
+    text = str(node)
+    if constraints.min is not None or constraints.max is not None:
+        lo = "" if constraints.min is None else constraints.min
+        hi = "" if constraints.max is None else constraints.max
+        text += f" [{lo}..{hi}]"
+    if format_of(constraints.pattern) is not None:
+        text += f" (format {format_of(constraints.pattern)})"
+    elif constraints.pattern is not None:
+        text += f" /{constraints.pattern:.40}/"
+    return text
 
 
 def _json_kind(value: object) -> str:
