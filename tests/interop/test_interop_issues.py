@@ -33,7 +33,7 @@ def _one(props: dict[str, Any], required: list[str] | None = None, **extra: Any)
         ({"type": "array", "items": {"type": ["string", "null"]}}, "$[0].input_schema.properties.x.items.type",
          "null"),
         ({"type": ["string", "integer"]}, "$[0].input_schema.properties.x.type", "union"),
-        ({"type": "integer", "enum": [1, 2]}, "$[0].input_schema.properties.x.enum", "enum of int"),
+        ({"type": "number", "enum": [0.5, 2]}, "$[0].input_schema.properties.x.enum", "enum of float"),
         ({"type": "string", "pattern": "("}, "$[0].input_schema.properties.x.pattern", "not a regex"),
         ({"type": "integer", "minimum": 5, "maximum": 1}, "$[0].input_schema.properties.x", "inverted range"),
         ({"type": "integer", "default": "five"}, "$[0].input_schema.properties.x.default", "does not fit type int"),
@@ -132,18 +132,23 @@ def test_deep_schemas_are_cut_off_with_an_error_not_a_recursion_error() -> None:
 @pytest.mark.parametrize(
     ("prop", "expected", "fragment"),
     [
-        ({"enum": [1, 2, 3]}, PrimitiveType("int"), "enum of int"),
+        ({"enum": [1, 2, 3]}, EnumType((1, 2, 3)), None),
+        ({"enum": [1, 2.0]}, EnumType((1, 2)), None),
+        ({"enum": ["auto", 0]}, EnumType(("auto", 0)), None),
         ({"enum": [0.5, 2]}, PrimitiveType("float"), "enum of float"),
-        ({"enum": [True, False]}, PrimitiveType("bool"), "enum of bool"),
-        ({"enum": ["a", 1]}, PrimitiveType("any"), "mixes types"),
+        ({"enum": [True, False]}, PrimitiveType("bool"), None),
+        ({"enum": [True]}, PrimitiveType("bool"), "enum of bool"),
+        ({"enum": ["a", True]}, PrimitiveType("any"), "mixes types"),
     ],
 )
-def test_an_untyped_enum_of_numbers_is_read_as_their_type_not_str(prop: dict[str, Any], expected: Any,
-                                                                   fragment: str) -> None:
+def test_an_untyped_enum_is_read_by_its_members(prop: dict[str, Any], expected: Any, fragment: str | None) -> None:
     result = _one({"x": prop})
     assert result.grammar.tool("t").field("x").type == expected
-    assert [i.path for i in result.issues] == ["$[0].input_schema.properties.x.enum"]
-    assert fragment in result.issues[0].message, result.issues
+    if fragment is None:
+        assert result.issues == ()
+    else:
+        assert [i.path for i in result.issues] == ["$[0].input_schema.properties.x.enum"]
+        assert fragment in result.issues[0].message, result.issues
 
 
 def test_a_nullable_enum_keeps_its_string_members() -> None:

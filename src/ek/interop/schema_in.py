@@ -210,18 +210,30 @@ class Converter:
             value = schema["const"]
             if value == "":  # an enum member cannot be empty, but "the string of length 0" says exactly this
                 return PrimitiveType("str"), Constraints(0, 0)
-            if isinstance(value, str):
-                return EnumType((value,)), NO_CONSTRAINTS
-            self.issues.warn(child(path, "const"), "a non-string const cannot be expressed; read as its type")
+            if isinstance(value, str) or _integral(value):
+                return EnumType((value if isinstance(value, str) else int(value),)), NO_CONSTRAINTS
+            self.issues.warn(child(path, "const"), f"const {value!r:.40} cannot be expressed (.ek enums hold text "
+                                                    f"and integers); read as its type")
         kind = self._kind_name(schema, path, nulls)
         self._inapplicable(schema, kind, path)
         if kind == "str":
             return self._string(schema, path, nulls)
         if kind == "int" or kind == "float":
-            return PrimitiveType(kind), self._range(schema, kind, path)
-        if kind == "bool":
+            constraints = self._range(schema, kind, path)
             if "enum" in schema:
-                self.issues.warn(child(path, "enum"), "an enum of bool values cannot be expressed; read as bool")
+                return self._number_enum(schema["enum"], kind, constraints, child(path, "enum"), nulls)
+            return PrimitiveType(kind), constraints
+        if kind == "mixed":
+            return self._mixed_enum(schema["enum"], child(path, "enum"), nulls)
+        if kind == "bool":
+            members = schema.get("enum")
+            if isinstance(members, list) and None in members:
+                self._null(child(path, "enum"), nulls, "null is not a value .ek types allow; the enum is read "
+                                                       "without it")
+            if "enum" in schema and not (isinstance(members, list) and {m for m in members if m is not None} == {
+                    True, False} and all(isinstance(m, bool) for m in members if m is not None)):
+                self.issues.warn(child(path, "enum"), f"an enum of bool values {members!r:.40} cannot be expressed; "
+                                                       f"widened to bool")
             return PrimitiveType("bool"), NO_CONSTRAINTS
         if kind == "list":
             items = schema.get("items")
@@ -262,6 +274,8 @@ class Converter:
                                                        "without it")
             if set(names) == {"integer", "number"}:
                 return "float"  # every integer is a number: the union is exactly "number"
+            if len(names) > 1 and "enum" in schema:
+                return self._enum_kind(schema["enum"], path)  # the members say which of the types are used
             if len(names) != 1:
                 if names:
                     self.issues.warn(child(path, "type"), f"a union of types {names} cannot be expressed (.ek has "
@@ -300,8 +314,50 @@ class Converter:
             return kinds.pop()
         if kinds <= {"int", "float"}:
             return "float"
-        self.issues.warn(child(path, "enum"), f"enum {members!r:.80} mixes types {sorted(kinds)}; read as any")
+        if kinds == {"str", "int"}:
+            return "mixed"
+        self.issues.warn(child(path, "enum"), f"enum {members!r:.80} mixes types {sorted(kinds)} (.ek enums hold "
+                                               f"text and integers); widened to any")
         return "any"
+
+    def _number_enum(self, members: object, kind: str, constraints: Constraints, path: str,
+                     nulls: list[str] | None) -> tuple[TypeNode, Constraints]:
+        """An enum on ``integer``/``number``: ``enum(1, 2)`` when every member is an integer, else the type."""
+        if not isinstance(members, list):
+            self.issues.warn(path, f"enum {members!r:.40} is not a list; read as {kind}")
+            return PrimitiveType(kind), constraints
+        if None in members:
+            self._null(path, nulls, "null is not a value .ek types allow; the enum is read without it")
+            members = [m for m in members if m is not None]
+        if not members or not all(_integral(m) for m in members):
+            self.issues.warn(path, f"an enum of {kind} values {members!r:.60} cannot be expressed (.ek enums hold "
+                                   f"text and integers); widened to {kind}")
+            return PrimitiveType(kind), constraints
+        values = [int(m) for m in members]
+        inside = [m for m in values if (constraints.min is None or m >= constraints.min)
+                  and (constraints.max is None or m <= constraints.max)]
+        if len(inside) < len(values):  # the range is redundant when every member is inside it
+            outside = [m for m in values if m not in inside]
+            if not inside:
+                self.issues.warn(path, f"no member of enum {values!r:.60} is inside the range; read as {kind}")
+                return PrimitiveType(kind), constraints
+            self.issues.warn(path, f"enum members {outside!r:.60} are outside the range and can never be valid; "
+                                   f"dropped")
+        return self._enum_of(inside, path), NO_CONSTRAINTS
+
+    def _mixed_enum(self, members: list[Any], path: str, nulls: list[str] | None) -> tuple[TypeNode, Constraints]:
+        """An enum of text and integers, as ``enum(auto, 0)``."""
+        if None in members:
+            self._null(path, nulls, "null is not a value .ek types allow; the enum is read without it")
+        if "" in members:
+            self.issues.warn(path, "an empty enum member cannot be expressed in .ek; dropped")
+        return self._enum_of([m for m in members if m is not None and m != ""], path), NO_CONSTRAINTS
+
+    def _enum_of(self, members: list[str | int], path: str) -> EnumType:
+        unique = tuple(dict.fromkeys(members))
+        if len(unique) != len(members):
+            self.issues.warn(path, "repeated enum members merged")
+        return EnumType(unique)
 
     def _inapplicable(self, schema: Mapping[str, Any], kind: str, path: str) -> None:
         """Report keywords of other types (``pattern`` on an integer, ``format: int32``): dropped, never silently."""
@@ -380,8 +436,6 @@ class Converter:
             else:
                 self.issues.warn(child(path, key), f"{key} on a {kind} cannot be expressed (ranges are "
                                                    f"inclusive); dropped")
-        if "enum" in schema:
-            self.issues.warn(child(path, "enum"), f"an enum of {kind} values cannot be expressed; read as {kind}")
         return self._checked_range(lo, hi, path)
 
     def _bound(self, schema: Mapping[str, Any], key: str, kind: str, path: str) -> int | float | None:
@@ -591,8 +645,9 @@ class Converter:
                 return "cannot be checked against a recursive type"
             return self._misfit(value, alias.type, alias.constraints.merged(constraints))
         kind = kind_of(node)
-        if isinstance(node, EnumType):
-            return None if value in node.members else "is not one of the enum members"
+        if isinstance(node, EnumType):  # by type too: True == 1 and 1.0 == 1 in Python, not in an enum
+            fits = any(type(value) is type(m) and value == m for m in node.members)
+            return None if fits else "is not one of the enum members"
         if kind == "any":
             return None if _plain(value) else "is not a JSON value"
         if kind in ("str", "date", "datetime"):
@@ -641,6 +696,7 @@ _APPLIES: dict[str, frozenset[str]] = {
     "list": frozenset({"items", "minItems", "maxItems"}),
     "object": frozenset({"properties", "required", "additionalProperties"}),
     "any": frozenset({"enum"}),
+    "mixed": frozenset({"enum"}),  # an enum of text and integers
 }
 _TYPED_KEYWORDS = frozenset().union(*_APPLIES.values())
 
@@ -670,6 +726,17 @@ def _json_kind(value: object) -> str:
         if isinstance(value, kind):
             return kind.__name__
     return "other"
+
+
+def _integral(value: object) -> bool:
+    """An integer, or a float with an integral value (JSON does not tell ``2`` from ``2.0``); never a bool.
+
+    >>> _integral(2), _integral(2.0), _integral(2.5), _integral(True), _integral(float("inf"))
+    (True, True, False, False, False)
+    """
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, float) and math.isfinite(value) and value.is_integer())
 
 
 def _item_alias_name(path: str) -> str:

@@ -117,6 +117,9 @@ class SchemaWriter:
             if "enum" in schema:
                 schema["enum"] = [*schema["enum"], None]
             return schema
+        if "enum" in schema:
+            schema["enum"] = [*schema["enum"], None]
+            return schema
         if "$ref" in schema:
             return {"anyOf": [schema, {"type": "null"}]}
         self.issues.warn(path, "an optional argument of type any already allows null, so strict mode cannot mark "
@@ -132,7 +135,12 @@ class SchemaWriter:
                 schema.update(self._constraints(base, constraints))
             return schema
         if isinstance(node, EnumType):
-            return {"type": "string", "enum": list(node.members)}
+            kinds = {type(m) for m in node.members}
+            if kinds == {str}:
+                return {"type": "string", "enum": list(node.members)}
+            if kinds == {int}:
+                return {"type": "integer", "enum": list(node.members)}
+            return {"enum": list(node.members)}  # text and integers: the members say it all
         if isinstance(node, ListType):
             schema = {"type": "array", "items": self._type(node.item, NO_CONSTRAINTS, used, child(path, "items"))}
         elif isinstance(node, ObjectType):
@@ -168,5 +176,5 @@ class SchemaWriter:
 def _null_allowed(schema: dict[str, Any]) -> bool:
     """Whether a written property schema accepts null (strict mode lists only those among the optional ones)."""
     kind = schema.get("type")
-    return (isinstance(kind, list) and "null" in kind) or (
+    return (isinstance(kind, list) and "null" in kind) or None in schema.get("enum", ()) or (
         isinstance(schema.get("anyOf"), list) and {"type": "null"} in schema["anyOf"])
