@@ -49,7 +49,8 @@ def test_members_outside_the_range_are_dropped_with_a_warning() -> None:
     ("prop", "expected", "fragment"),
     [
         ({"type": "number", "enum": [0.5, 1]}, PrimitiveType("float"), "widened to float"),
-        ({"type": "integer", "enum": [1, True]}, PrimitiveType("int"), "widened to int"),
+        ({"type": "integer", "enum": [1, True]}, PrimitiveType("int"), "not numbers, which type int never accepts"),
+        ({"type": "integer", "enum": ["1", "dontcare"]}, PrimitiveType("int"), "not numbers"),
         ({"enum": ["a", 1, True]}, PrimitiveType("any"), "widened to any"),
         ({"type": "boolean", "enum": [True]}, PrimitiveType("bool"), "widened to bool"),
         ({"const": 0.5}, PrimitiveType("any"), "const 0.5"),

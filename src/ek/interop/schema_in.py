@@ -329,6 +329,10 @@ class Converter:
         if None in members:
             self._null(path, nulls, "null is not a value .ek types allow; the enum is read without it")
             members = [m for m in members if m is not None]
+        if any(isinstance(m, bool) or not isinstance(m, (int, float)) for m in members):
+            self.issues.warn(path, f"enum {members!r:.60} holds values that are not numbers, which type {kind} "
+                                   f"never accepts; widened to {kind}")
+            return PrimitiveType(kind), constraints
         if not members or not all(_integral(m) for m in members):
             self.issues.warn(path, f"an enum of {kind} values {members!r:.60} cannot be expressed (.ek enums hold "
                                    f"text and integers); widened to {kind}")
