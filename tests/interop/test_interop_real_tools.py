@@ -16,7 +16,8 @@ from typing import Any
 import attrs
 import pytest
 
-from ek.grammar import EnumType, GraphGrammar, NamedType, PrimitiveType, format_grammar, parse
+from ek.grammar import EnumType, GraphGrammar, NamedType, ObjectType, PrimitiveType, format_grammar, parse
+from ek.grammar.model import NO_CONSTRAINTS
 from ek.interop import TARGETS, export_tools, import_tools
 from ek.interop.formats import FORMAT_PATTERNS
 
@@ -114,3 +115,48 @@ def test_the_cli_round_trip_is_byte_identical(name: str, tmp_path: Path) -> None
     assert _ek("export", "--to", source, *extra, str(again_ek), "-o", str(again_json)).returncode == 0
     assert again_json.read_bytes() == first_json.read_bytes()
     assert again_ek.read_text(encoding="utf-8") == first_ek.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", sorted(SETS))
+def test_exported_schemas_are_valid_json_schema_and_strict_accepts_null_for_optional(name: str) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    from ek.runtime import compile_grammar
+
+    source, data = _read(name)
+    grammar = import_tools(data, source).grammar
+    validate = compile_grammar(grammar).validate
+    plain, _ = export_tools(grammar, "openai")
+    strict, _ = export_tools(grammar, "openai", openai_strict=True)
+    for tool, loose, tight in zip(grammar.tools, plain, strict):
+        for schema in (loose["function"]["parameters"], tight["function"]["parameters"]):
+            jsonschema.Draft202012Validator.check_schema(schema)
+        call = _example(ObjectType(tool.fields), NO_CONSTRAINTS, grammar, nulls=False)
+        assert call is not _NO_EXAMPLE, tool.name  # every tool of the real sets is checked
+        assert validate(tool.name, call) == []
+        jsonschema.validate(call, loose["function"]["parameters"])
+        nulls = _example(ObjectType(tool.fields), NO_CONSTRAINTS, grammar, nulls=True)
+        assert validate(tool.name, nulls) == []  # ek reads null for an optional argument as omitted
+        jsonschema.validate(nulls, tight["function"]["parameters"])  # and strict mode says exactly that
+
+
+_NO_EXAMPLE = object()
+
+
+def _example(node: Any, constraints: Any, grammar: GraphGrammar, nulls: bool) -> Any:
+    """The smallest value of a type (optional fields left out, or null with ``nulls``), or _NO_EXAMPLE
+    when this helper cannot make one (a custom regex)."""
+    node, constraints = grammar.resolve(node, constraints)
+    if isinstance(node, EnumType):
+        return node.members[0]
+    if isinstance(node, PrimitiveType):
+        if constraints.pattern is not None:
+            return {FORMAT_PATTERNS["email"]: "a@b.co", FORMAT_PATTERNS["uri"]: "https://x.org",
+                    FORMAT_PATTERNS["uuid"]: "123e4567-e89b-12d3-a456-426614174000"}.get(constraints.pattern, _NO_EXAMPLE)
+        low = constraints.min if constraints.min is not None else 0
+        return {"str": "x" * max(low, 1), "int": low, "float": float(low), "bool": True, "date": "2025-01-31",
+                "datetime": "2025-01-31T10:00:00", "any": 1}[node.name]
+    if hasattr(node, "item"):
+        return []
+    fields = {f.name: _example(f.type, f.constraints, grammar, nulls) if f.required else None
+              for f in node.fields if f.required or nulls}
+    return _NO_EXAMPLE if any(v is _NO_EXAMPLE for v in fields.values()) else fields
