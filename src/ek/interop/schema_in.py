@@ -1,13 +1,17 @@
 """One JSON Schema (or BFCL parameter description) -> ek's typed model, reporting what does not fit.
 
 Handles the keywords the DSL can say: ``type`` (JSON Schema, BFCL and
-Java/JavaScript names), ``enum``, ``minimum``/``maximum`` (and integer
-``exclusiveMinimum``/``exclusiveMaximum``, which become inclusive bounds
-exactly), ``minLength``/``maxLength``, ``minItems``/``maxItems``, ``pattern``
-(search semantics translated to the DSL's full match), ``format`` date and
-date-time, ``items``, ``properties``/``required``, ``default``,
-``description``, local ``$ref`` (as named types) and the ``x-ek-*`` keys
-``ek export`` writes. Everything else is an :class:`~ek.interop.issues.Issue`.
+Java/JavaScript names), ``enum`` and ``const`` of text and integers,
+``minimum``/``maximum`` (and integer ``exclusiveMinimum``/``exclusiveMaximum``,
+which become inclusive bounds exactly), ``minLength``/``maxLength``,
+``minItems``/``maxItems``, ``pattern`` (search semantics translated to the
+DSL's full match), ``format`` (date, date-time; email, uuid, uri as the
+regexes of :mod:`ek.interop.formats`), ``items``, ``properties``/``required``,
+``default``, ``description``, local ``$ref`` (as named types), ``anyOf``/``oneOf``
+where the union is a type .ek has (else widened to the common type, named in
+the warning), null as "optional argument" (OpenAI strict mode) and the
+``x-ek-*`` keys ``ek export`` writes. Everything else is an
+:class:`~ek.interop.issues.Issue`.
 """
 
 from __future__ import annotations
