@@ -96,3 +96,9 @@ def test_the_generated_validator_checks_an_imported_format() -> None:
     assert validate("t", good) == []
     bad = validate("t", {"mail": "not an email", "id": "123", "link": "example.com"})
     assert [v.path for v in bad] == ["$.mail", "$.id", "$.link"], bad
+
+
+def test_a_format_beside_an_enum_is_reported_not_dropped_silently() -> None:
+    result = _import({"x": {"type": "string", "enum": ["a@b.co"], "format": "email"}})
+    (issue,) = result.issues
+    assert issue.path == "$.tools[0].inputSchema.properties.x.format" and "beside an enum" in issue.message

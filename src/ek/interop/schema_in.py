@@ -406,6 +406,9 @@ class Converter:
                     self.issues.warn(child(path, "enum"), "repeated enum members merged")
                 if not constraints.is_empty:
                     self.issues.warn(path, "length and pattern constraints on an enum cannot be expressed; dropped")
+                if "format" in schema:  # the members are the values: a format adds nothing .ek could check
+                    self.issues.warn(child(path, "format"), f"format {schema['format']!r:.40} beside an enum cannot be "
+                                                            f"expressed; dropped (the members are kept)")
                 return EnumType(unique), NO_CONSTRAINTS
             self.issues.warn(child(path, "enum"), f"enum {members!r:.80} is not a list of strings; read as its type")
         fmt = schema.get("format")
