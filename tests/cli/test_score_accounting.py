@@ -14,7 +14,8 @@ from ekcli import run_ek
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ek.corpus import parse_episode, runner
+from ek.corpus import runner
+from ek.corpus.reading import parse_episode
 from ek.corpus.runner import RunOptions, run
 
 WEATHER = "get_weather"

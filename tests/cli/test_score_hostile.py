@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ekcli import gold, run_ek
 
-from ek.corpus import load_gold_file, parse_episode
+from ek.corpus.reading import load_gold_file, parse_episode
 
 G = [gold("get_weather", location="Paris")]
 OK = "get_weather(location='Paris')"
@@ -129,7 +129,7 @@ def test_numeric_options_say_what_they_expect() -> None:
 
 
 def test_an_id_of_the_other_type_in_the_gold_file_gets_a_hint() -> None:
-    from ek.corpus import GoldEntry
+    from ek.corpus.reading import GoldEntry
 
     gold_by_id = {"7": GoldEntry(()), 8: GoldEntry(())}
     as_int = parse_episode('{"id": 7, "pred": ""}', 1, gold_by_id)

@@ -142,3 +142,22 @@ def test_codegen_required_null_is_a_type_error(travel_module: types.ModuleType) 
 def test_codegen_per_tool_validators_are_exposed(travel_module: types.ModuleType) -> None:
     assert travel_module.validate_math_hypot({"x": 1, "y": 2}) == []
     assert set(travel_module.VALIDATORS) == {t.name for t in travel_module.GRAMMAR.tools}
+
+
+def test_codegen_integer_and_mixed_enums(tmp_path) -> None:
+    from conftest import import_source
+
+    from ek.codegen import generate
+    from ek.grammar import parse
+
+    grammar = parse("grammar ints 1\ntool t {\n    n: enum(1, 2, 4)\n    m: enum(auto, 0)?\n"
+                    "    ns: list[enum(1, 2)]?\n}\n")
+    v = import_source(generate(grammar), tmp_path, "ints_v1").validate
+    assert v("t", {"n": 4, "m": "auto", "ns": [1, 2, 1]}) == []
+    assert v("t", {"n": 1, "m": 0}) == []
+    assert v("t", {"n": 3}) == [Violation("$.n", "expected one of 1, 2, 4, got 3")]
+    for bad in (True, 1.0, "1", [1], None):  # True == 1 and 1.0 == 1 in Python: the type is checked first
+        assert paths(v("t", {"n": bad})) == ["$.n"], bad
+    for bad in (False, "0", 0.0, "Auto", {"a": 1}):
+        assert paths(v("t", {"n": 1, "m": bad})) == ["$.m"], bad
+    assert paths(v("t", {"n": 1, "ns": [1, True, 2.0]})) == ["$.ns[1]", "$.ns[2]"]

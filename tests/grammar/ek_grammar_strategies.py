@@ -78,7 +78,8 @@ def typed(draw, aliases: dict[str, TypeAlias], depth: int = 0):
         if kind == "any" and draw(st.booleans()):
             default = draw(st.one_of(st.none(), st.booleans(), st.integers(), texts, st.lists(st.integers(), max_size=3)))
     elif kind == "enum":
-        members = draw(st.lists(names | st.from_regex(r"[a-z]{10,20}", fullmatch=True), min_size=1, max_size=10, unique=True))
+        text_members = names | st.from_regex(r"[a-z]{10,20}", fullmatch=True)
+        members = draw(st.lists(text_members | st.integers(-10**6, 10**6), min_size=1, max_size=10, unique=True))
         node = EnumType(tuple(members))
         if draw(st.booleans()):
             default = draw(st.sampled_from(members))

@@ -32,14 +32,14 @@ def test_import_prints_ek_and_reports_losses_on_stderr(tmp_path: Path) -> None:
     source = tmp_path / "weather.json"
     source.write_text(json.dumps({"tools": [{"name": "get_weather", "description": "Weather now.", "inputSchema": {
         "type": "object", "properties": {"city": {"type": "string", "minLength": 1},
-                                         "units": {"oneOf": [{"const": "c"}, {"const": "f"}]}},
+                                         "units": {"oneOf": [{"const": "c"}, {"type": "integer"}]}},
         "required": ["city"]}}]}))
     result = ek("import", "--from", "mcp", str(source))
     assert result.returncode == 0
     grammar = parse(result.stdout)
     assert grammar.key == "weather@1"
     assert result.stderr.strip() == (f"{source}: $.tools[0].inputSchema.properties.units.oneOf: warning: "
-                                     "oneOf cannot be expressed in .ek; read as any")
+                                     "oneOf of enum(c) | int cannot be expressed (.ek has no union type); widened to any")
     strict = ek("import", "--from", "mcp", str(source), "--strict")
     assert strict.returncode == 1
 

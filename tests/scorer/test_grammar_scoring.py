@@ -111,3 +111,13 @@ def test_a_generated_module_validates_with_its_own_code(tmp_path):
         score = ToolCallMetric("arg", grammar=grammar)(call, call)
         assert {u.detail for u in score.explanation.errors()} == {"$.location: edited by hand"} and score.f1 < 1
     assert ToolCallMetric("arg", grammar=V2)(call, call).f1 == 1.0  # the schema itself is unchanged
+
+
+def test_integer_enum_members_compare_as_ints():
+    from ek.scorer.agree import rules_for_tool, values_agree
+    from ek.canon import fold
+
+    grammar = ek.grammar.parse("grammar g 1\ntool t {\n    n: enum(1, 2)\n    m: enum(a, 1)\n}\n")
+    rules = rules_for_tool(grammar, grammar.tool("t"))
+    assert rules["n"].kind == "int" and rules["m"].kind == "enum"
+    assert values_agree(2, 2, rules["n"], fold) and not values_agree(2, 2.0, rules["n"], fold)

@@ -21,6 +21,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", metavar="PATH", help="write the JSON here instead of stdout")
     parser.add_argument("--indent", type=int, default=2, help="JSON indentation (default 2; 0 for one line)")
     parser.add_argument("--strict", action="store_true", help="exit 1 if anything at all was dropped")
+    parser.add_argument("--openai-strict", action="store_true",
+                        help='with --to openai: OpenAI strict mode ("strict": true, every property required, '
+                             'optional ones typed ["T", "null"])')
 
 
 def run(args: argparse.Namespace) -> int:
@@ -32,7 +35,10 @@ def run(args: argparse.Namespace) -> int:
     except SchemaError as err:
         print(err, file=sys.stderr)
         return 2
-    data, issues = export_tools(grammar, args.target)
+    if args.openai_strict and args.target != "openai":
+        print(f"ek export: error: --openai-strict applies to --to openai only, not {args.target}", file=sys.stderr)
+        return 2
+    data, issues = export_tools(grammar, args.target, openai_strict=args.openai_strict)
     for issue in issues:
         print(f"{args.schema}: {issue}", file=sys.stderr)
     text = json.dumps(data, indent=args.indent or None, ensure_ascii=False) + "\n"

@@ -37,7 +37,7 @@ class Tables:
 
     def __init__(self) -> None:
         self.patterns: dict[str, int] = {}
-        self.enums: dict[frozenset[str], int] = {}
+        self.enums: dict[frozenset[str | int], int] = {}
         self.keysets: dict[frozenset[str], int] = {}
         self.violations: dict[tuple[str, str], int] = {}
 
@@ -48,8 +48,19 @@ class Tables:
     def pattern(self, pattern: str) -> str:
         return f"_FM{self._index(self.patterns, pattern)}"
 
-    def enum(self, members: tuple[str, ...]) -> str:
+    def enum(self, members: tuple[str | int, ...]) -> str:
         return f"_E{self._index(self.enums, frozenset(members))}"
+
+    def enum_bad(self, var: str, members: tuple[str | int, ...]) -> str:
+        """True iff ``var`` is not a member: its type first (a list is unhashable, ``True == 1``), then the set."""
+        kinds = {type(m) for m in members}
+        if kinds == {str}:
+            test = f"not isinstance({var}, str)"
+        elif kinds == {int}:
+            test = f"(type({var}) is not int and (type({var}) is bool or not isinstance({var}, int)))"
+        else:
+            test = f"not (isinstance({var}, str) or (isinstance({var}, int) and type({var}) is not bool))"
+        return f"{test} or {var} not in {self.enum(members)}"
 
     def keyset(self, names: tuple[str, ...]) -> str:
         return f"_K{self._index(self.keysets, frozenset(names))}"
@@ -169,9 +180,8 @@ class ValidatorEmitter:
             elif name != "any":
                 raise ValueError(f"unknown primitive type {name!r}")
         elif isinstance(node, EnumType):
-            table = self.tables.enum(node.members)
             members = ", ".join(repr(m) for m in node.members)
-            with code.block(f"if not isinstance({var}, str) or {var} not in {table}:"):
+            with code.block(f"if {self.tables.enum_bad(var, node.members)}:"):
                 self._fail(code, path, f"expected one of {members}, got ", "_repr80", var, any_type=True)
         elif isinstance(node, ListType):
             with code.block(f"if type({var}) is not list and not isinstance({var}, (list, tuple)):"):
@@ -217,7 +227,7 @@ class ValidatorEmitter:
     def quick_bad(self, var: str, node: TypeNode, cons: Constraints) -> str | None:
         """One expression, True iff ``var`` breaks a rule, for scalar types; None for the rest."""
         if isinstance(node, EnumType):
-            return f"not isinstance({var}, str) or {var} not in {self.tables.enum(node.members)}"
+            return self.tables.enum_bad(var, node.members)
         if not isinstance(node, PrimitiveType):
             return None
         if node.name == "str":

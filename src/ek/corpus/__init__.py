@@ -6,35 +6,3 @@
 :mod:`ek.corpus.summary` accumulates the finished result that
 :mod:`ek.report` renders.
 """
-
-from ek.corpus.reading import (
-    GRAMMAR_REF,
-    PRED_KEYS,
-    Episode,
-    GoldEntry,
-    LineCounts,
-    LineDataError,
-    LineError,
-    NotUnicodeError,
-    iter_raw_lines,
-    load_bfcl_answers,
-    load_bfcl_functions,
-    load_gold_file,
-    parse_episode,
-)
-
-__all__ = [
-    "GRAMMAR_REF",
-    "PRED_KEYS",
-    "Episode",
-    "GoldEntry",
-    "LineCounts",
-    "LineDataError",
-    "LineError",
-    "NotUnicodeError",
-    "iter_raw_lines",
-    "load_bfcl_answers",
-    "load_bfcl_functions",
-    "load_gold_file",
-    "parse_episode",
-]

@@ -170,8 +170,11 @@ class SyntaxBuilder(Transformer):  # type: ignore[type-arg]
     def enum_type(self, children: list[Any]) -> TypeSyn:
         return TypeSyn("enum", self._span(children[0], children[-1]), members=tuple(children[1:-1]))
 
-    def member(self, children: list[Token]) -> tuple[str, Location]:
+    def member(self, children: list[Token]) -> tuple[str | int | float, Location]:
+        """A member: the text of a name or string, the value of a number (the checker allows integers only)."""
         tok = children[0]
+        if tok.type == "NUMBER":
+            return self._number(tok), self._tok_loc(tok)
         return (self._string(tok) if tok.type == "STRING" else str(tok)), self._tok_loc(tok)
 
     def list_type(self, children: list[Any]) -> TypeSyn:

@@ -33,7 +33,7 @@ from ek.grammar.model import (
     kind_of,
 )
 from ek.grammar.names import safe_identifier
-from ek.grammar.strings import encode_pattern
+from ek.grammar.strings import encode_pattern, format_number
 from ek.grammar.syntax import (
     ArgSyn,
     BodySyn,
@@ -198,15 +198,20 @@ class _Checker:
                 self.error(syn.loc, message, suggestion=hint)
             return NamedType(syn.name, loc=syn.loc)
         if syn.kind == "enum":
-            seen: dict[str, Location] = {}
+            seen: dict[str | int, Location] = {}
+            members: list[str | int] = []
             for member, loc in syn.members:
-                if not member:
+                if isinstance(member, float):
+                    self.error(loc, f"an enum member is a name, a \"string\" or an integer, not the number "
+                                    f"{format_number(member)}")
+                elif member == "":
                     self.error(loc, "an enum member cannot be empty")
                 elif member in seen:
-                    self.error(loc, f"duplicate enum member '{member}' (first at line {seen[member].line})")
+                    self.error(loc, f"duplicate enum member {member!r} (first at line {seen[member].line})")
                 else:
                     seen[member] = loc
-            return EnumType(tuple(m for m, _ in syn.members), loc=syn.loc)
+                    members.append(member)
+            return EnumType(tuple(members), loc=syn.loc)
         if syn.kind == "list":
             assert syn.item is not None
             return ListType(self.lower_type(syn.item), loc=syn.loc)

@@ -68,8 +68,10 @@ class DefaultChecker:
         if isinstance(base, EnumType):
             if lit.kind in ("name", "string") and lit.value in base.members:
                 return lit.value
+            if lit.kind == "number" and type(lit.value) is int and lit.value in base.members:
+                return lit.value
             if lit.kind in ("name", "string"):
-                hint = self.suggest(lit.value, base.members)
+                hint = self.suggest(lit.value, [m for m in base.members if isinstance(m, str)])
                 message = f"default {shown} is not a member of {describe(base)}"
                 self.error(lit.loc, message + (f"; did you mean '{hint}'?" if hint else ""), suggestion=hint)
             else:
@@ -182,7 +184,7 @@ _BAD: Any = _BadValue()
 def describe(node: TypeNode) -> str:
     """A type as messages name it (long enums shortened)."""
     if isinstance(node, EnumType):
-        members = ", ".join(node.members[:6]) + (", ..." if len(node.members) > 6 else "")
+        members = ", ".join(map(str, node.members[:6])) + (", ..." if len(node.members) > 6 else "")
         return f"enum({members})"
     if isinstance(node, ObjectType):
         return "an object"

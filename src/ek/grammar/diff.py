@@ -241,8 +241,9 @@ def _widens(old: TypeNode, new: TypeNode) -> bool:
     """Is every value of ``old`` also a value of ``new``?"""
     if isinstance(new, PrimitiveType) and new.name == "any":
         return True
-    if isinstance(old, EnumType) and isinstance(new, PrimitiveType) and new.name == "str":
-        return True
+    if isinstance(old, EnumType) and isinstance(new, PrimitiveType):
+        kinds = {type(m) for m in old.members}
+        return (new.name == "str" and kinds <= {str}) or (new.name in ("int", "float") and kinds <= {int})
     if isinstance(old, PrimitiveType) and isinstance(new, PrimitiveType):
         return (old.name, new.name) in _WIDENINGS
     return False

@@ -15,7 +15,8 @@ its pattern; ``int`` an ``int`` (never a ``bool``) in range; ``float`` an ``int`
 or ``float`` (never a ``bool``) in range, NaN being outside every range; ``bool``
 a ``bool``; ``date`` a string ``YYYY-MM-DD`` that exists; ``datetime`` a date,
 ``T``/``t``/space, ``HH:MM`` and what ``datetime.fromisoformat`` reads after it;
-an enum one of its member strings; a list a ``list`` or ``tuple`` of fitting
+an enum one of its members, a ``str`` or an ``int`` (never a ``bool`` or a
+``float``, though ``True == 1`` and ``1.0 == 1`` in Python); a list a ``list`` or ``tuple`` of fitting
 items with its length in range; an object any mapping whose required fields
 are present, whose declared fields fit (an optional field may be ``None``,
 meaning absent) and which has no other keys; ``any`` anything.
@@ -111,7 +112,7 @@ def violations(value: Any, type_node: TypeNode, constraints: Constraints, resolv
         value, node, cons, where = stack.pop()
         node, cons = resolve(node, cons)
         if isinstance(node, EnumType):
-            if not isinstance(value, str) or value not in node.members:
+            if isinstance(value, bool) or not isinstance(value, (str, int)) or value not in node.members:
                 members = ", ".join(repr(m) for m in node.members)
                 problems.append((where, f"expected one of {members}, got {_short(value)}"))
         elif isinstance(node, ListType):

@@ -101,11 +101,13 @@ class PrimitiveType:
 
 @attrs.frozen
 class EnumType:
-    members: tuple[str, ...]
+    """``enum(a, "b c", 3)``: one of the members, text (``str``) or integers (``int``, never ``bool``)."""
+
+    members: tuple[str | int, ...]
     loc: Location | None = _loc_field()
 
     def __str__(self) -> str:
-        return f"enum({', '.join(self.members)})"
+        return f"enum({', '.join(map(str, self.members))})"
 
 
 @attrs.frozen

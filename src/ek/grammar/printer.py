@@ -26,6 +26,7 @@ from ek.grammar.strings import (
     encode_doc,
     encode_pattern,
     encode_string,
+    format_member,
     format_name,
     format_number,
     format_weight,
@@ -154,7 +155,7 @@ class Printer:
     def type_text(self, node: TypeNode, indent: str, *, wrap: bool = False) -> str:
         """A type expression; ``wrap`` puts each enum member on its own line."""
         if isinstance(node, EnumType):
-            members = [format_name(m) for m in node.members]
+            members = [format_member(m) for m in node.members]
             if wrap:
                 inner = indent + INDENT
                 return "enum(\n" + "".join(f"{inner}{m},\n" for m in members) + indent + ")"

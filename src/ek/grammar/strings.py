@@ -225,6 +225,15 @@ def format_weight(value: float) -> str:
     return format_number(value)
 
 
+def format_member(member: str | int) -> str:
+    """An enum member as written in a schema: an integer as a number, text as :func:`format_name` writes it.
+
+    >>> format_member(3), format_member("3"), format_member("celsius")
+    ('3', '"3"', 'celsius')
+    """
+    return str(member) if isinstance(member, int) else format_name(member)
+
+
 def format_name(name: str) -> str:
     """A name as written in a schema: bare when it is an identifier-like word, else quoted.
 

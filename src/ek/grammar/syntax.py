@@ -70,7 +70,7 @@ class TypeSyn:
     kind: str
     loc: Location
     name: str = ""
-    members: tuple[tuple[str, Location], ...] = ()
+    members: tuple[tuple[str | int | float, Location], ...] = ()
     item: TypeSyn | None = None
     body: BodySyn | None = None
     depth: int = 0  # levels of list[...] and { ... } (0 for a name or enum)

@@ -133,8 +133,9 @@ def _token_message(exc: UnexpectedToken, parser: Lark) -> str:
         return f"expected a type ({_TYPE_HINT}), got {got}"
     if prev_kind == "LIST":
         return f"expected '[' after 'list' (write list[TYPE]), got {got}"
-    if {"NAME", "STRING", "_NL"} <= expected <= {"NAME", "STRING", "_NL", "RPAR"} and prev_kind in ("LPAR", "COMMA"):
-        return 'expected an enum member (a name or "quoted string"), got ' + got
+    if {"NAME", "STRING", "_NL"} <= expected <= {"NAME", "STRING", "NUMBER", "_NL", "RPAR"} and prev_kind in (
+            "LPAR", "COMMA"):
+        return 'expected an enum member (a name, "quoted string" or integer), got ' + got
     if prev_kind == "TOOL":
         return f"expected a tool name after 'tool', got {got}"
     if prev_kind == "GRAMMAR":

@@ -53,7 +53,7 @@ def import_tools(data: Any, source: str, *, name: str = "imported", version: int
     by_name: dict[str, ToolSpec] = {}
     by_safe: dict[str, str] = {}
     for raw in READERS[source](data, issues):
-        converter = Converter(raw.root, raw.path, issues)
+        converter = Converter(raw.root, raw.path, issues, strict=raw.strict)
         if not isinstance(raw.schema.get("type", "object"), str) or raw.schema.get("type", "object") not in (
                 "object", "dict"):
             issues.error(raw.path, f"the arguments of tool {raw.name!r} must be an object schema; tool skipped")
@@ -129,13 +129,17 @@ def _rename(node: TypeNode, renames: dict[str, str]) -> TypeNode:
     return node
 
 
-def export_tools(grammar: GraphGrammar, target: str) -> tuple[Any, tuple[Issue, ...]]:
-    """The grammar's tools as ``target`` (one of :data:`TARGETS`) JSON data, and what could not be kept."""
+def export_tools(grammar: GraphGrammar, target: str, *, openai_strict: bool = False) -> tuple[Any, tuple[Issue, ...]]:
+    """The grammar's tools as ``target`` (one of :data:`TARGETS`) JSON data, and what could not be kept.
+
+    ``openai_strict=True`` (with ``target="openai"``) writes OpenAI's strict mode, which ``import_tools``
+    reads back to the same grammar: every property required, optional ones typed ``["T", "null"]``.
+    """
     if not isinstance(grammar, GraphGrammar):
         raise TypeError(f"export_tools needs a GraphGrammar (ek.grammar.load or parse gives one), "
                         f"got {type(grammar).__name__}")
     issues = Issues()
-    data = export(grammar, target, issues)
+    data = export(grammar, target, issues, openai_strict=openai_strict)
     return data, tuple(issues.items)
 
 

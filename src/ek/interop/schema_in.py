@@ -1,13 +1,17 @@
 """One JSON Schema (or BFCL parameter description) -> ek's typed model, reporting what does not fit.
 
 Handles the keywords the DSL can say: ``type`` (JSON Schema, BFCL and
-Java/JavaScript names), ``enum``, ``minimum``/``maximum`` (and integer
-``exclusiveMinimum``/``exclusiveMaximum``, which become inclusive bounds
-exactly), ``minLength``/``maxLength``, ``minItems``/``maxItems``, ``pattern``
-(search semantics translated to the DSL's full match), ``format`` date and
-date-time, ``items``, ``properties``/``required``, ``default``,
-``description``, local ``$ref`` (as named types) and the ``x-ek-*`` keys
-``ek export`` writes. Everything else is an :class:`~ek.interop.issues.Issue`.
+Java/JavaScript names), ``enum`` and ``const`` of text and integers,
+``minimum``/``maximum`` (and integer ``exclusiveMinimum``/``exclusiveMaximum``,
+which become inclusive bounds exactly), ``minLength``/``maxLength``,
+``minItems``/``maxItems``, ``pattern`` (search semantics translated to the
+DSL's full match), ``format`` (date, date-time; email, uuid, uri as the
+regexes of :mod:`ek.interop.formats`), ``items``, ``properties``/``required``,
+``default``, ``description``, local ``$ref`` (as named types), ``anyOf``/``oneOf``
+where the union is a type .ek has (else widened to the common type, named in
+the warning), null as "optional argument" (OpenAI strict mode) and the
+``x-ek-*`` keys ``ek export`` writes. Everything else is an
+:class:`~ek.interop.issues.Issue`.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from ek.grammar.model import (
 )
 from ek.grammar.names import safe_identifier
 from ek.grammar.strings import escape_line_breaks
+from ek.interop.formats import FORMAT_PATTERNS, format_of
 from ek.interop.issues import Issues, child
 from ek.limits import IMPORT_MAX_DEPTH
 
@@ -64,10 +69,11 @@ MAX_DEPTH = IMPORT_MAX_DEPTH  # deeper is reported and read as ``any``
 class Converter:
     """Converts schemas of one document, sharing its ``$defs`` as named types."""
 
-    def __init__(self, root: Mapping[str, Any], root_path: str, issues: Issues) -> None:
+    def __init__(self, root: Mapping[str, Any], root_path: str, issues: Issues, *, strict: bool = False) -> None:
         self.root = root
         self.root_path = root_path
         self.issues = issues
+        self.strict = strict  # OpenAI strict mode: a required property that may be null is an optional one
         self.aliases: dict[str, TypeAlias] = {}
         self._alias_names: dict[str, str] = {}  # $ref -> alias name
         self._in_progress: list[str] = []
@@ -107,7 +113,13 @@ class Converter:
         return tuple(out)
 
     def field(self, name: str, schema: Mapping[str, Any], required: bool, path: str) -> FieldSpec:
-        type_node, constraints = self.type_of(schema, path)
+        nulls: list[str] = []
+        type_node, constraints = self.type_of(schema, path, nulls)
+        if nulls:  # an optional argument accepts null as "omitted": the property's null is kept by '?'
+            if required and not self.strict:
+                self.issues.warn(nulls[0], "a required property that may be null cannot be expressed (.ek reads "
+                                           "null as omitted); made optional")
+            required = False
         if schema.get("optional") is True and required:
             required = False
         elif "optional" in schema and not isinstance(schema.get("optional"), bool):
@@ -164,18 +176,30 @@ class Converter:
         return policy
 
     # --- types -------------------------------------------------------------------
-    def type_of(self, schema: Mapping[str, Any], path: str) -> tuple[TypeNode, Constraints]:
-        """A type node and its constraints; unsupported keywords are reported."""
+    def type_of(self, schema: Mapping[str, Any], path: str,
+                nulls: list[str] | None = None) -> tuple[TypeNode, Constraints]:
+        """A type node and its constraints; unsupported keywords are reported.
+
+        ``nulls`` is given for an argument's own schema, which may allow null (an optional argument
+        accepts it): the path of each ``null`` met is added there instead of being reported.
+        """
         if self._depth >= MAX_DEPTH:
             self.issues.error(path, f"schema nests deeper than {MAX_DEPTH} levels; read as any")
             return PrimitiveType("any"), NO_CONSTRAINTS
         self._depth += 1
         try:
-            return self._type_of(schema, path)
+            return self._type_of(schema, path, nulls)
         finally:
             self._depth -= 1
 
-    def _type_of(self, schema: Mapping[str, Any], path: str) -> tuple[TypeNode, Constraints]:
+    def _null(self, path: str, nulls: list[str] | None, message: str) -> None:
+        """A ``null`` the schema allows: kept by the argument's ``?`` when ``nulls`` collects, else reported."""
+        if nulls is not None:
+            nulls.append(path)
+        else:
+            self.issues.warn(path, message)
+
+    def _type_of(self, schema: Mapping[str, Any], path: str, nulls: list[str] | None) -> tuple[TypeNode, Constraints]:
         for key in schema:
             if key not in _HANDLED and not key.startswith("x-ek-") and key not in ("title", "examples"):
                 self.issues.warn(child(path, key), f"keyword {key!r} cannot be expressed in .ek; dropped")
@@ -183,25 +207,37 @@ class Converter:
                 self.issues.warn(child(path, key), f"{key!r} has no place in .ek; dropped")
         for key in ("oneOf", "anyOf", "allOf", "not", "if"):
             if key in schema:
-                return self._combinator(schema, key, path)
+                return self._combinator(schema, key, path, nulls)
         if "$ref" in schema:
             return self._ref(schema, path)
         if "const" in schema:
             value = schema["const"]
             if value == "":  # an enum member cannot be empty, but "the string of length 0" says exactly this
                 return PrimitiveType("str"), Constraints(0, 0)
-            if isinstance(value, str):
-                return EnumType((value,)), NO_CONSTRAINTS
-            self.issues.warn(child(path, "const"), "a non-string const cannot be expressed; read as its type")
-        kind = self._kind_name(schema, path)
+            if isinstance(value, str) or _integral(value):
+                return EnumType((value if isinstance(value, str) else int(value),)), NO_CONSTRAINTS
+            self.issues.warn(child(path, "const"), f"const {value!r:.40} cannot be expressed (.ek enums hold text "
+                                                    f"and integers); read as its type")
+        kind = self._kind_name(schema, path, nulls)
         self._inapplicable(schema, kind, path)
         if kind == "str":
-            return self._string(schema, path)
+            return self._string(schema, path, nulls)
         if kind == "int" or kind == "float":
-            return PrimitiveType(kind), self._range(schema, kind, path)
-        if kind == "bool":
+            constraints = self._range(schema, kind, path)
             if "enum" in schema:
-                self.issues.warn(child(path, "enum"), "an enum of bool values cannot be expressed; read as bool")
+                return self._number_enum(schema["enum"], kind, constraints, child(path, "enum"), nulls)
+            return PrimitiveType(kind), constraints
+        if kind == "mixed":
+            return self._mixed_enum(schema["enum"], child(path, "enum"), nulls)
+        if kind == "bool":
+            members = schema.get("enum")
+            if isinstance(members, list) and None in members:
+                self._null(child(path, "enum"), nulls, "null is not a value .ek types allow; the enum is read "
+                                                       "without it")
+            if "enum" in schema and not (isinstance(members, list) and {m for m in members if m is not None} == {
+                    True, False} and all(isinstance(m, bool) for m in members if m is not None)):
+                self.issues.warn(child(path, "enum"), f"an enum of bool values {members!r:.40} cannot be expressed; "
+                                                       f"widened to bool")
             return PrimitiveType("bool"), NO_CONSTRAINTS
         if kind == "list":
             items = schema.get("items")
@@ -233,16 +269,21 @@ class Converter:
             return ObjectType(self.fields(schema, path)), NO_CONSTRAINTS
         return PrimitiveType(kind), NO_CONSTRAINTS
 
-    def _kind_name(self, schema: Mapping[str, Any], path: str) -> str:
+    def _kind_name(self, schema: Mapping[str, Any], path: str, nulls: list[str] | None = None) -> str:
         raw = schema.get("type")
         if isinstance(raw, list):
             names = [t for t in raw if t != "null"]
             if "null" in raw:
-                self.issues.warn(child(path, "type"), "null is not a value .ek types allow; the type is read "
+                self._null(child(path, "type"), nulls, "null is not a value .ek types allow; the type is read "
                                                        "without it")
+            if set(names) == {"integer", "number"}:
+                return "float"  # every integer is a number: the union is exactly "number"
+            if len(names) > 1 and "enum" in schema:
+                return self._enum_kind(schema["enum"], path)  # the members say which of the types are used
             if len(names) != 1:
                 if names:
-                    self.issues.warn(child(path, "type"), f"a union of types {names} is read as any")
+                    self.issues.warn(child(path, "type"), f"a union of types {names} cannot be expressed (.ek has "
+                                                           f"no union type); widened to any")
                 return "any"
             raw = names[0]
         if raw is None:
@@ -277,8 +318,54 @@ class Converter:
             return kinds.pop()
         if kinds <= {"int", "float"}:
             return "float"
-        self.issues.warn(child(path, "enum"), f"enum {members!r:.80} mixes types {sorted(kinds)}; read as any")
+        if kinds == {"str", "int"}:
+            return "mixed"
+        self.issues.warn(child(path, "enum"), f"enum {members!r:.80} mixes types {sorted(kinds)} (.ek enums hold "
+                                               f"text and integers); widened to any")
         return "any"
+
+    def _number_enum(self, members: object, kind: str, constraints: Constraints, path: str,
+                     nulls: list[str] | None) -> tuple[TypeNode, Constraints]:
+        """An enum on ``integer``/``number``: ``enum(1, 2)`` when every member is an integer, else the type."""
+        if not isinstance(members, list):
+            self.issues.warn(path, f"enum {members!r:.40} is not a list; read as {kind}")
+            return PrimitiveType(kind), constraints
+        if None in members:
+            self._null(path, nulls, "null is not a value .ek types allow; the enum is read without it")
+            members = [m for m in members if m is not None]
+        if any(isinstance(m, bool) or not isinstance(m, (int, float)) for m in members):
+            self.issues.warn(path, f"enum {members!r:.60} holds values that are not numbers, which type {kind} "
+                                   f"never accepts; widened to {kind}")
+            return PrimitiveType(kind), constraints
+        if not members or not all(_integral(m) for m in members):
+            self.issues.warn(path, f"an enum of {kind} values {members!r:.60} cannot be expressed (.ek enums hold "
+                                   f"text and integers); widened to {kind}")
+            return PrimitiveType(kind), constraints
+        values = [int(m) for m in members]
+        inside = [m for m in values if (constraints.min is None or m >= constraints.min)
+                  and (constraints.max is None or m <= constraints.max)]
+        if len(inside) < len(values):  # the range is redundant when every member is inside it
+            outside = [m for m in values if m not in inside]
+            if not inside:
+                self.issues.warn(path, f"no member of enum {values!r:.60} is inside the range; read as {kind}")
+                return PrimitiveType(kind), constraints
+            self.issues.warn(path, f"enum members {outside!r:.60} are outside the range and can never be valid; "
+                                   f"dropped")
+        return self._enum_of(inside, path), NO_CONSTRAINTS
+
+    def _mixed_enum(self, members: list[Any], path: str, nulls: list[str] | None) -> tuple[TypeNode, Constraints]:
+        """An enum of text and integers, as ``enum(auto, 0)``."""
+        if None in members:
+            self._null(path, nulls, "null is not a value .ek types allow; the enum is read without it")
+        if "" in members:
+            self.issues.warn(path, "an empty enum member cannot be expressed in .ek; dropped")
+        return self._enum_of([m for m in members if m is not None and m != ""], path), NO_CONSTRAINTS
+
+    def _enum_of(self, members: list[str | int], path: str) -> EnumType:
+        unique = tuple(dict.fromkeys(members))
+        if len(unique) != len(members):
+            self.issues.warn(path, "repeated enum members merged")
+        return EnumType(unique)
 
     def _inapplicable(self, schema: Mapping[str, Any], kind: str, path: str) -> None:
         """Report keywords of other types (``pattern`` on an integer, ``format: int32``): dropped, never silently."""
@@ -291,7 +378,8 @@ class Converter:
                     message = f"keyword {key!r} does not apply to a {kind}; dropped"
                 self.issues.warn(child(path, key), message)
 
-    def _string(self, schema: Mapping[str, Any], path: str) -> tuple[TypeNode, Constraints]:
+    def _string(self, schema: Mapping[str, Any], path: str,
+                nulls: list[str] | None = None) -> tuple[TypeNode, Constraints]:
         constraints = self._lengths(schema, "minLength", "maxLength", path)
         pattern = schema.get("pattern")
         if pattern is not None:
@@ -303,7 +391,7 @@ class Converter:
         if "enum" in schema:
             members = schema["enum"]
             if isinstance(members, list) and None in members:
-                self.issues.warn(child(path, "enum"), "null is not a value .ek types allow; the enum is read "
+                self._null(child(path, "enum"), nulls, "null is not a value .ek types allow; the enum is read "
                                                        "without it")
                 members = [m for m in members if m is not None]
             if isinstance(members, list) and "" in members:
@@ -318,6 +406,9 @@ class Converter:
                     self.issues.warn(child(path, "enum"), "repeated enum members merged")
                 if not constraints.is_empty:
                     self.issues.warn(path, "length and pattern constraints on an enum cannot be expressed; dropped")
+                if "format" in schema:  # the members are the values: a format adds nothing .ek could check
+                    self.issues.warn(child(path, "format"), f"format {schema['format']!r:.40} beside an enum cannot be "
+                                                            f"expressed; dropped (the members are kept)")
                 return EnumType(unique), NO_CONSTRAINTS
             self.issues.warn(child(path, "enum"), f"enum {members!r:.80} is not a list of strings; read as its type")
         fmt = schema.get("format")
@@ -325,8 +416,13 @@ class Converter:
             if not constraints.is_empty:
                 self.issues.warn(path, f"constraints on a {fmt} cannot be expressed; dropped")
             return PrimitiveType("date" if fmt == "date" else "datetime"), NO_CONSTRAINTS
-        if fmt is not None:
-            self.issues.warn(child(path, "format"), f"format {fmt!r} cannot be expressed; read as str")
+        if fmt in FORMAT_PATTERNS:
+            if constraints.pattern is None:
+                return PrimitiveType("str"), Constraints(constraints.min, constraints.max, FORMAT_PATTERNS[fmt])
+            self.issues.warn(child(path, "format"), f"format {fmt!r} beside a pattern cannot be expressed (a .ek "
+                                                    f"type holds one regex); the pattern is kept, the format dropped")
+        elif fmt is not None:
+            self.issues.warn(child(path, "format"), f"format {fmt!r:.40} cannot be expressed; read as str")
         return PrimitiveType("str"), constraints
 
     def _range(self, schema: Mapping[str, Any], kind: str, path: str) -> Constraints:
@@ -351,8 +447,6 @@ class Converter:
             else:
                 self.issues.warn(child(path, key), f"{key} on a {kind} cannot be expressed (ranges are "
                                                    f"inclusive); dropped")
-        if "enum" in schema:
-            self.issues.warn(child(path, "enum"), f"an enum of {kind} values cannot be expressed; read as {kind}")
         return self._checked_range(lo, hi, path)
 
     def _bound(self, schema: Mapping[str, Any], key: str, kind: str, path: str) -> int | float | None:
@@ -384,18 +478,84 @@ class Converter:
             return NO_CONSTRAINTS
         return Constraints(lo, hi) if lo is not None or hi is not None else NO_CONSTRAINTS
 
-    def _combinator(self, schema: Mapping[str, Any], key: str, path: str) -> tuple[TypeNode, Constraints]:
+    def _combinator(self, schema: Mapping[str, Any], key: str, path: str,
+                    nulls: list[str] | None) -> tuple[TypeNode, Constraints]:
         branches = schema.get(key)
-        if key in ("anyOf", "oneOf") and isinstance(branches, list):
-            non_null = [b for b in branches if not (isinstance(b, Mapping) and b.get("type") == "null")]
-            if len(non_null) == 1 and len(branches) == 2 and isinstance(non_null[0], Mapping):
-                self.issues.warn(child(path, key), "null is not a value .ek types allow; read as the other branch")
-                return self.type_of(non_null[0], child(child(path, key), branches.index(non_null[0])))
+        where = child(path, key)
+        if key in ("anyOf", "oneOf") and isinstance(branches, list) and branches and all(
+                isinstance(b, Mapping) for b in branches):
+            # Keywords beside anyOf apply to every branch ({"type": "string", "anyOf": [{"format": ...}, ...]}).
+            shared = {k: v for k, v in schema.items() if k in _HANDLED and k not in _NOT_SHARED}
+            kept = [(i, {**shared, **b}) for i, b in enumerate(branches) if b.get("type") != "null"]
+            if len(kept) < len(branches):
+                self._null(where, nulls, "null is not a value .ek types allow; read without the null branch")
+            if len(kept) == 1:
+                i, branch = kept[0]
+                return self.type_of(branch, child(where, i), nulls)
+            if kept:
+                return self._union(key, kept, where, nulls)
         if key == "allOf" and isinstance(branches, list) and len(branches) == 1 and isinstance(branches[0], Mapping):
             return self.type_of({**{k: v for k, v in schema.items() if k != "allOf"}, **branches[0]},
-                                child(child(path, key), 0))
-        self.issues.warn(child(path, key), f"{key} cannot be expressed in .ek; read as any")
+                                child(where, 0), nulls)
+        what = {"allOf": "an intersection (allOf of several schemas)", "not": "a negation (not)",
+                "if": "a conditional (if/then/else)"}.get(key, f"an empty or malformed {key}")
+        self.issues.warn(where, f"{what} cannot be expressed in .ek; widened to any")
         return PrimitiveType("any"), NO_CONSTRAINTS
+
+    def _union(self, key: str, branches: list[tuple[int, Mapping[str, Any]]], where: str,
+               nulls: list[str] | None) -> tuple[TypeNode, Constraints]:
+        """``anyOf``/``oneOf`` of several schemas: exact where .ek can say it, else the common type, reported.
+
+        Exact: branches that are all the same type; string enums and consts (one enum of all their
+        members); integer and number (``float``). Otherwise the branches' common type (``str`` for text
+        of any kind, ``float`` for numbers, ``list[T]`` for lists of one item type, ``any`` for the rest)
+        with a warning naming the branches and what they were widened to.
+        """
+        real, scratch = self.issues, Issues()
+        saved = dict(self.aliases), dict(self._alias_names)
+        self.issues = scratch  # the branches' own issues matter only if their meaning is kept
+        try:
+            read = [self.type_of(b, child(where, i), nulls) for i, b in branches]
+        finally:
+            self.issues = real
+        bases = [(self.base(t), c) for t, c in read]
+        names = " | ".join(_describe(t, c) for t, c in read)
+        if all(r == read[0] for r in read):
+            result: tuple[TypeNode, Constraints] | None = read[0]
+        elif all(isinstance(t, EnumType) and c.is_empty for t, c in bases):
+            members = [m for t, _ in bases for m in t.members]  # type: ignore[union-attr]
+            unique = tuple(dict.fromkeys(members))
+            if key == "oneOf" and len(unique) != len(members):
+                real.warn(where, "a value in several oneOf branches is valid in none; read as in any of them")
+            result = EnumType(unique), NO_CONSTRAINTS
+        elif all(kind_of(t) in ("int", "float") and c.is_empty for t, c in bases):
+            result = PrimitiveType("float"), NO_CONSTRAINTS
+        else:
+            result = None
+        if result is not None:
+            self.issues.items.extend(scratch.items)
+            if result is not read[0]:
+                self.aliases, self._alias_names = saved  # merged enums name no type: keep none of the branches'
+            return result
+        kinds = {kind_of(t) for t, _ in bases}
+        widened: tuple[TypeNode, Constraints]
+        if kinds <= {"str", "enum", "date", "datetime"}:
+            widened = PrimitiveType("str"), NO_CONSTRAINTS
+        elif kinds <= {"int", "float"}:
+            widened = PrimitiveType("int" if kinds == {"int"} else "float"), NO_CONSTRAINTS
+        elif kinds == {"bool"}:
+            widened = PrimitiveType("bool"), NO_CONSTRAINTS
+        elif kinds == {"list"} and len({t.item for t, _ in bases}) == 1:  # type: ignore[union-attr]
+            widened = ListType(bases[0][0].item), NO_CONSTRAINTS  # type: ignore[union-attr]
+        else:
+            widened = PrimitiveType("any"), NO_CONSTRAINTS
+        if isinstance(widened[0], ListType):
+            self.issues.items.extend(scratch.items)  # the items' type, and its issues, are kept
+        else:
+            self.aliases, self._alias_names = saved  # types met only in the dropped branches are not kept
+        real.warn(where, f"{key} of {names} cannot be expressed (.ek has no union type); widened to "
+                         f"{_describe(*widened)}")
+        return widened
 
     # --- $ref ----------------------------------------------------------------------
     def _ref(self, schema: Mapping[str, Any], path: str) -> tuple[TypeNode, Constraints]:
@@ -525,8 +685,26 @@ _APPLIES: dict[str, frozenset[str]] = {
     "list": frozenset({"items", "minItems", "maxItems"}),
     "object": frozenset({"properties", "required", "additionalProperties"}),
     "any": frozenset({"enum"}),
+    "mixed": frozenset({"enum"}),  # an enum of text and integers
 }
 _TYPED_KEYWORDS = frozenset().union(*_APPLIES.values())
+
+#: Keywords beside ``anyOf``/``oneOf`` that belong to the property, not to each branch.
+_NOT_SHARED = frozenset({"anyOf", "oneOf", "description", "default", "$schema", "$defs", "definitions", "optional"})
+
+
+def _describe(node: TypeNode, constraints: Constraints) -> str:
+    """A type as a warning names it: ``int [1..5]``, ``enum(a, b)``, ``str /[a-z]+/``, ``{x, y}``."""
+    text = str(node)
+    if constraints.min is not None or constraints.max is not None:
+        lo = "" if constraints.min is None else constraints.min
+        hi = "" if constraints.max is None else constraints.max
+        text += f" [{lo}..{hi}]"
+    if format_of(constraints.pattern) is not None:
+        text += f" (format {format_of(constraints.pattern)})"
+    elif constraints.pattern is not None:
+        text += f" /{constraints.pattern:.40}/"
+    return text
 
 
 def _json_kind(value: object) -> str:
@@ -537,6 +715,17 @@ def _json_kind(value: object) -> str:
         if isinstance(value, kind):
             return kind.__name__
     return "other"
+
+
+def _integral(value: object) -> bool:
+    """An integer, or a float with an integral value (JSON does not tell ``2`` from ``2.0``); never a bool.
+
+    >>> _integral(2), _integral(2.0), _integral(2.5), _integral(True), _integral(float("inf"))
+    (True, True, False, False, False)
+    """
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, float) and math.isfinite(value) and value.is_integer())
 
 
 def _item_alias_name(path: str) -> str:

@@ -22,6 +22,8 @@ from ek.grammar.model import (
     ToolSpec,
     TypeNode,
 )
+from ek.interop.formats import format_of
+from ek.interop.issues import Issues, child
 
 _PRIMITIVES: dict[str, dict[str, Any]] = {
     "str": {"type": "string"},
@@ -46,15 +48,22 @@ def export_pattern(pattern: str) -> str:
 
 
 class SchemaWriter:
-    """Writes the schemas of one grammar's tools, collecting the named types each one uses."""
+    """Writes the schemas of one grammar's tools, collecting the named types each one uses.
 
-    def __init__(self, grammar: GraphGrammar) -> None:
+    ``strict`` writes OpenAI's strict-mode shape: every property of every object is in ``required``, and an
+    optional argument says so by allowing ``null`` (``["T", "null"]``, or ``anyOf`` with null around a
+    ``$ref``), which ``ek import`` reads back as ``?``. What cannot take that shape is reported in ``issues``.
+    """
+
+    def __init__(self, grammar: GraphGrammar, *, strict: bool = False, issues: Issues | None = None) -> None:
         self.grammar = grammar
+        self.strict = strict
+        self.issues = issues if issues is not None else Issues()
 
-    def parameters(self, tool: ToolSpec) -> dict[str, Any]:
-        """The ``parameters``/``input_schema`` object of one tool, with its own ``$defs``."""
+    def parameters(self, tool: ToolSpec, path: str = "$") -> dict[str, Any]:
+        """The ``parameters``/``input_schema`` object of one tool (at JSON ``path``), with its own ``$defs``."""
         used: dict[str, None] = {}
-        schema = self._object(tool.fields, used)
+        schema = self._object(tool.fields, used, path)
         defs: dict[str, Any] = {}
         pending = list(used)
         while pending:
@@ -65,7 +74,7 @@ class SchemaWriter:
             if alias is None:
                 continue
             more: dict[str, None] = {}
-            definition = self._type(alias.type, alias.constraints, more)
+            definition = self._type(alias.type, alias.constraints, more, child(child(path, "$defs"), name))
             if alias.doc:
                 definition["description"] = alias.doc
             defs[name] = definition
@@ -74,16 +83,22 @@ class SchemaWriter:
             schema["$defs"] = dict(sorted(defs.items()))
         return schema
 
-    def _object(self, fields: tuple[FieldSpec, ...], used: dict[str, None]) -> dict[str, Any]:
-        schema: dict[str, Any] = {"type": "object", "properties": {f.name: self._field(f, used) for f in fields}}
-        required = [f.name for f in fields if f.required]
-        if required:
+    def _object(self, fields: tuple[FieldSpec, ...], used: dict[str, None], path: str) -> dict[str, Any]:
+        props = {f.name: self._field(f, used, child(child(path, "properties"), f.name)) for f in fields}
+        schema: dict[str, Any] = {"type": "object", "properties": props}
+        if self.strict:
+            required = [f.name for f in fields if f.required or _null_allowed(props[f.name])]
+        else:
+            required = [f.name for f in fields if f.required]
+        if required or self.strict:
             schema["required"] = required
         schema["additionalProperties"] = False
         return schema
 
-    def _field(self, spec: FieldSpec, used: dict[str, None]) -> dict[str, Any]:
-        schema = self._type(spec.type, spec.constraints, used)
+    def _field(self, spec: FieldSpec, used: dict[str, None], path: str) -> dict[str, Any]:
+        schema = self._type(spec.type, spec.constraints, used, path)
+        if self.strict and not spec.required:
+            schema = self._nullable(schema, path)
         if spec.doc:
             schema["description"] = spec.doc
         if spec.has_default:
@@ -94,7 +109,24 @@ class SchemaWriter:
             schema["x-ek-compare"] = str(spec.compare)
         return schema
 
-    def _type(self, node: TypeNode, constraints: Constraints, used: dict[str, None]) -> dict[str, Any]:
+    def _nullable(self, schema: dict[str, Any], path: str) -> dict[str, Any]:
+        """``schema`` also allowing null: how strict mode marks an optional argument."""
+        kind = schema.get("type")
+        if isinstance(kind, str):
+            schema["type"] = [kind, "null"]
+            if "enum" in schema:
+                schema["enum"] = [*schema["enum"], None]
+            return schema
+        if "enum" in schema:
+            schema["enum"] = [*schema["enum"], None]
+            return schema
+        if "$ref" in schema:
+            return {"anyOf": [schema, {"type": "null"}]}
+        self.issues.warn(path, "an optional argument of type any already allows null, so strict mode cannot mark "
+                               "it optional; left out of 'required' (the API refuses such a tool)")
+        return schema
+
+    def _type(self, node: TypeNode, constraints: Constraints, used: dict[str, None], path: str) -> dict[str, Any]:
         if isinstance(node, NamedType):
             used[node.name] = None
             schema: dict[str, Any] = {"$ref": f"#/$defs/{node.name}"}
@@ -103,11 +135,16 @@ class SchemaWriter:
                 schema.update(self._constraints(base, constraints))
             return schema
         if isinstance(node, EnumType):
-            return {"type": "string", "enum": list(node.members)}
+            kinds = {type(m) for m in node.members}
+            if kinds == {str}:
+                return {"type": "string", "enum": list(node.members)}
+            if kinds == {int}:
+                return {"type": "integer", "enum": list(node.members)}
+            return {"enum": list(node.members)}  # text and integers: the members say it all
         if isinstance(node, ListType):
-            schema = {"type": "array", "items": self._type(node.item, NO_CONSTRAINTS, used)}
+            schema = {"type": "array", "items": self._type(node.item, NO_CONSTRAINTS, used, child(path, "items"))}
         elif isinstance(node, ObjectType):
-            schema = self._object(node.fields, used)
+            schema = self._object(node.fields, used, path)
         else:
             schema = dict(_PRIMITIVES[node.name])
         schema.update(self._constraints(node, constraints))
@@ -128,5 +165,16 @@ class SchemaWriter:
         if c.max is not None:
             out[keys[1]] = c.max
         if c.pattern is not None:
-            out["pattern"] = export_pattern(c.pattern)
+            fmt = format_of(c.pattern) if keys[0] == "minLength" else None
+            if fmt is not None:
+                out["format"] = fmt
+            else:
+                out["pattern"] = export_pattern(c.pattern)
         return out
+
+
+def _null_allowed(schema: dict[str, Any]) -> bool:
+    """Whether a written property schema accepts null (strict mode lists only those among the optional ones)."""
+    kind = schema.get("type")
+    return (isinstance(kind, list) and "null" in kind) or None in schema.get("enum", ()) or (
+        isinstance(schema.get("anyOf"), list) and {"type": "null"} in schema["anyOf"])

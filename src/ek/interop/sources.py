@@ -26,6 +26,7 @@ class RawTool:
     root: Mapping[str, Any]  # what "#/..." refers to
     path: str  # JSON path of the argument schema
     weight: Any = None
+    strict: bool = False  # OpenAI strict mode: optional arguments are required properties that may be null
 
 
 def _listed(data: Any, key: str, issues: Issues) -> tuple[list[Any], str]:
@@ -127,8 +128,14 @@ def openai_tools(data: Any, issues: Issues) -> Iterator[RawTool]:
             continue
         tool = _tool(item, "parameters", path, issues, {"type", "strict"})
         if tool is not None:
-            if isinstance(item, Mapping) and "strict" in item:
-                issues.warn(child(path, "strict"), "OpenAI's strict flag has no place in .ek; dropped")
+            if isinstance(item, Mapping) and item.get("strict") is True:
+                issues.warn(child(path, "strict"), "OpenAI's strict flag has no place in .ek (its required "
+                                                   "properties that may be null are read as optional arguments; "
+                                                   "ek export --to openai --openai-strict writes it back); dropped")
+                tool = attrs.evolve(tool, strict=True)
+            elif isinstance(item, Mapping) and "strict" in item:
+                issues.warn(child(path, "strict"), f"OpenAI's strict flag {item['strict']!r:.20} has no place in "
+                                                   f".ek; dropped")
             yield tool
 
 

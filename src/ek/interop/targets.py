@@ -16,8 +16,8 @@ _API_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 JSON_SCHEMA_DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 
-def _parameters(writer: SchemaWriter, tool: ToolSpec) -> dict[str, Any]:
-    schema = writer.parameters(tool)
+def _parameters(writer: SchemaWriter, tool: ToolSpec, path: str) -> dict[str, Any]:
+    schema = writer.parameters(tool, path)
     if tool.weight != 1.0:
         schema["x-ek-weight"] = tool.weight
     return schema
@@ -29,11 +29,22 @@ def _described(tool: ToolSpec, body: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-def export(grammar: GraphGrammar, target: str, issues: Issues) -> Any:
-    """The grammar's tools in ``target`` format; what the target cannot hold is reported."""
+#: Where each target puts a tool's argument schema, as a JSON path from the tool's index.
+_SCHEMA_PATHS = {"openai": "$[{i}].function.parameters", "anthropic": "$[{i}].input_schema",
+                 "mcp": "$.tools[{i}].inputSchema", "jsonschema": "$[{i}]"}
+
+
+def export(grammar: GraphGrammar, target: str, issues: Issues, *, openai_strict: bool = False) -> Any:
+    """The grammar's tools in ``target`` format; what the target cannot hold is reported.
+
+    ``openai_strict`` (``target`` openai only) writes OpenAI's strict mode: ``"strict": true`` on each
+    function and every property required, optional ones allowing null.
+    """
     if target not in TARGETS:
         raise ValueError(f"unknown export format {target!r}; choose one of: {', '.join(TARGETS)}")
-    writer = SchemaWriter(grammar)
+    if openai_strict and target != "openai":
+        raise ValueError(f"OpenAI's strict mode applies to --to openai only, not {target!r}")
+    writer = SchemaWriter(grammar, strict=openai_strict, issues=issues)
     used: set[str] = set()
     out: list[dict[str, Any]] = []
     for i, tool in enumerate(grammar.tools):
@@ -41,10 +52,11 @@ def export(grammar: GraphGrammar, target: str, issues: Issues) -> Any:
             path = f"$[{i}].function.name" if target == "openai" else f"$[{i}].name"
             issues.warn(path, f"{target} accepts tool names matching ^[a-zA-Z0-9_-]{{1,64}}$; "
                               f"{tool.name!r} is kept but the API will refuse it")
-        params = _parameters(writer, tool)
+        params = _parameters(writer, tool, _SCHEMA_PATHS[target].format(i=i))
         used.update(params.get("$defs", {}))
         if target == "openai":
-            out.append({"type": "function", "function": _described(tool, {"name": tool.name}) | {"parameters": params}})
+            function = _described(tool, {"name": tool.name}) | {"parameters": params}
+            out.append({"type": "function", "function": function | {"strict": True} if openai_strict else function})
         elif target == "anthropic":
             out.append(_described(tool, {"name": tool.name}) | {"input_schema": params})
         elif target == "mcp":

@@ -69,8 +69,8 @@ def _rule_for_type(grammar: GraphGrammar, node: Any) -> ArgRule:
     node, _ = grammar.resolve(node)
     if isinstance(node, PrimitiveType):
         return ArgRule(kind=node.name)
-    if isinstance(node, EnumType):
-        return ArgRule(kind="enum")
+    if isinstance(node, EnumType):  # integer members compare as int does: a predicted 1.0 is not a 1
+        return ArgRule(kind="int" if all(type(m) is int for m in node.members) else "enum")
     if isinstance(node, ListType):
         return ArgRule(kind="list", item=_rule_for_type(grammar, node.item))
     if isinstance(node, ObjectType):
