@@ -185,6 +185,40 @@ class Explanation:
 Exact = int | Fraction  # an exact non-negative count: int when integral (fast), else a Fraction
 
 
+#: check status -> the unit kinds it produces
+_KINDS_OF_STATUS: Mapping[str, tuple[str, ...]] = {
+    "match": (TP,),
+    "wrong_value": (FP, FN),
+    "invalid_value": (FP, FN),
+    "missing_arg": (FN,),
+    "hallucinated_arg": (FP,),
+    "ignored": (),
+}
+
+
+def units_from_checks(
+    checks: Iterable[ArgCheck],
+    *,
+    tool: str = "",
+    scale: float = 1.0,
+    pred_index: int | None = None,
+    gold_index: int | None = None,
+) -> list[Unit]:
+    """Turn per-field comparisons into weighted units (weight = ``scale`` x field weight).
+
+    A present-but-invalid value with no gold counterpart is only an FP.
+    """
+    units: list[Unit] = []
+    for c in checks:
+        kinds = _KINDS_OF_STATUS[c.status]
+        if c.status == "invalid_value" and c.expected is ABSENT:
+            kinds = (FP,)
+        for kind in kinds:
+            units.append(Unit(kind, c.status, scale * c.weight, tool, c.arg, c.expected, c.got,
+                              pred_index, gold_index, c.detail))
+    return units
+
+
 def _exact(value: Any) -> Exact:
     if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)):
         raise TypeError(f"score counts must be numbers, got {value!r}")

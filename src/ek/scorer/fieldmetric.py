@@ -11,41 +11,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ek.canon import Canonicalizer, get_canonicalizer
-from ek.scorer.accounting import ABSENT, FN, FP, TP, ArgCheck, Score, Unit, micro_f1
+from ek.scorer.accounting import Score, micro_f1, units_from_checks
 from ek.scorer.agree import ArgRule, compare_records
-
-#: check status -> the unit kinds it produces
-_KINDS_OF_STATUS: Mapping[str, tuple[str, ...]] = {
-    "match": (TP,),
-    "wrong_value": (FP, FN),
-    "invalid_value": (FP, FN),
-    "missing_arg": (FN,),
-    "hallucinated_arg": (FP,),
-    "ignored": (),
-}
-
-
-def units_from_checks(
-    checks: Iterable[ArgCheck],
-    *,
-    tool: str = "",
-    scale: float = 1.0,
-    pred_index: int | None = None,
-    gold_index: int | None = None,
-) -> list[Unit]:
-    """Turn per-field comparisons into weighted units (weight = ``scale`` x field weight).
-
-    A present-but-invalid value with no gold counterpart is only an FP.
-    """
-    units: list[Unit] = []
-    for c in checks:
-        kinds = _KINDS_OF_STATUS[c.status]
-        if c.status == "invalid_value" and c.expected is ABSENT:
-            kinds = (FP,)
-        for kind in kinds:
-            units.append(Unit(kind, c.status, scale * c.weight, tool, c.arg, c.expected, c.got,
-                              pred_index, gold_index, c.detail))
-    return units
 
 
 class FieldMetric:

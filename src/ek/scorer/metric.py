@@ -37,10 +37,10 @@ from ek.scorer.accounting import (
     Score,
     Unit,
     micro_f1,
+    units_from_checks,
 )
 from ek.scorer.agree import ArgRule, arg_keys, compare_records, content_order_key, key_of, rules_for_tool
 from ek.scorer.assign import greedy_assignment, max_weight_assignment
-from ek.scorer.fieldmetric import units_from_checks
 from ek.values import OMITTABLE
 
 LEVELS = ("call", "arg")
