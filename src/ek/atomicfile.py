@@ -1,4 +1,12 @@
-"""Replace a text file in one step, with the permissions a plain write would give it.
+"""Replace a text file in one step, durably, with the permissions a plain write would give it.
+
+Every file ek writes (reports, generated modules, imported or formatted
+schemas) goes through :func:`write_text_atomic`: a sibling temporary file is
+written and flushed to disk (``fsync``), then renamed over the target, and the
+folder is synced so the rename survives a crash. A run killed at any moment
+leaves the previous file or the complete new one, never a truncated one.
+Only regular files are replaced: a device or a pipe (``--json /dev/stdout``)
+is written in place, and a symlink keeps pointing where it pointed.
 
 ``tempfile.mkstemp`` creates its file readable by the owner only, so a file
 renamed from it would be unreadable to everyone else (a generated package
@@ -9,33 +17,70 @@ file here is created with mode ``0o666`` minus the process umask, as
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
+import stat
 from pathlib import Path
+from typing import Any
 
 
-def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
+def write_text_atomic(path: str | os.PathLike[str], text: str, *, errors: str = "strict") -> None:
     """Write ``text`` (UTF-8, ``\\n`` line ends) to ``path`` through a sibling temp file and ``os.replace``.
 
     Readers see the old file or the new one, never half of one; an error
-    removes the temp file and leaves ``path`` as it was.
+    removes the temp file and leaves ``path`` as it was. ``errors`` is the
+    encoder's policy for text UTF-8 cannot hold (a lone surrogate read from a
+    model's output): ``"backslashreplace"`` for JSON, ``"xmlcharrefreplace"`` for HTML.
     """
-    target = Path(path)
+    target = Path(os.path.realpath(path))  # through a symlink: the file it names is replaced, the link kept
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
-        keep_mode: int | None = os.stat(target).st_mode & 0o7777
+        status = os.stat(target)
     except FileNotFoundError:
-        keep_mode = None
+        keep_mode: int | None = None
+    else:
+        if not stat.S_ISREG(status.st_mode):  # /dev/stdout, a pipe, a device: written in place, never replaced
+            with open(target, "w", encoding="utf-8", errors=errors, newline="\n") as handle:
+                handle.write(text)
+            return
+        keep_mode = status.st_mode & 0o7777
     fd, tmp = _create_sibling(target)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+        with os.fdopen(fd, "w", encoding="utf-8", errors=errors, newline="\n") as handle:
             handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
         if keep_mode is not None:
             os.chmod(tmp, keep_mode)
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    _sync_folder(target.parent)
+
+
+def write_json_atomic(path: str | os.PathLike[str], payload: Any) -> None:
+    """``payload`` as indented UTF-8 JSON (keys in the order given, so files diff cleanly), written atomically.
+
+    Values JSON cannot hold are written by ``repr``; a lone surrogate is written as its ``\\udfff`` escape.
+    """
+    text = json.dumps(payload, indent=2, ensure_ascii=False, default=repr) + "\n"
+    write_text_atomic(path, text, errors="backslashreplace")
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make a rename in ``folder`` durable (POSIX); a file system that cannot sync a folder is left as it is."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _create_sibling(target: Path) -> tuple[int, Path]:

@@ -10,12 +10,12 @@ the common episodes only. ``--gold`` lets A and B hold only ``id`` + ``pred``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from array import array
 from typing import Any
 
+from ek.atomicfile import write_json_atomic
 from ek.cli.score import (
     MIN_BOOTSTRAP_EPISODES,
     add_metric_arguments,
@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
         if args.json:  # CI still gets the mismatches, with no verdict
             payload = {**_header(args), "verdict": None, "significant": None, "only_in_a": only_a,
                        "only_in_b": only_b, "duplicated": dup, "unscored_lines": problems}
-            write_report("compare", "--json", args.json, lambda: _write_json(payload, args.json))
+            write_report("compare", "--json", args.json, lambda: write_json_atomic(args.json, payload))
         return 1
     if not idx_a:
         print("not comparing: A and B have no episode in common", file=sys.stderr)
@@ -165,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
         payload = {**_header(args), **result.to_dict(args.alpha), "verdict": result.verdict(args.alpha),
                    "per_tool": tools, "only_in_a": only_a, "only_in_b": only_b, "duplicated": dup,
                    "unscored_lines": problems}
-        failed = write_report("compare", "--json", args.json, lambda: _write_json(payload, args.json))
+        failed = write_report("compare", "--json", args.json, lambda: write_json_atomic(args.json, payload))
         if failed is not None:
             return failed
     return 0
@@ -174,10 +174,3 @@ def run(args: argparse.Namespace) -> int:
 def _header(args: argparse.Namespace) -> dict[str, Any]:
     return {"schema_version": 1, "a": os.path.abspath(args.a), "b": os.path.abspath(args.b), "level": args.level,
             "canonicalizer": args.canonicalizer, "grammar": args.grammar}
-
-
-def _write_json(payload: dict[str, Any], path: str) -> None:
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w", encoding="utf-8", errors="backslashreplace") as out:
-        json.dump(payload, out, indent=2, ensure_ascii=False, default=repr)
-        out.write("\n")

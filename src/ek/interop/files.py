@@ -8,11 +8,14 @@ messages naming the file, never tracebacks.
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
+from ek.atomicfile import write_text_atomic
 from ek.parsing.json_text import duplicate_position
 
 
@@ -87,7 +90,9 @@ def write_output(text: str, path: str | None, command: str) -> bool:
         sys.stdout.write(text)
         return True
     try:
-        Path(path).write_text(text, encoding="utf-8")
+        if not os.path.isdir(os.path.dirname(os.path.abspath(path))):  # -o names a file, never creates folders
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+        write_text_atomic(path, text)
     except OSError as exc:
         print(f"ek {command}: error: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
         return False

@@ -14,6 +14,7 @@ from typing import Any
 
 import jinja2
 
+from ek.atomicfile import write_text_atomic
 from ek.corpus.summary import EpisodeDigest
 from ek.report.svg import KIND_COLOURS, grouped_bars, hbar_chart, visible
 from ek.scorer.alignment import show
@@ -100,10 +101,8 @@ def render_html(report: dict[str, Any], episodes: Sequence[EpisodeDigest]) -> st
 
 
 def write_html(report: dict[str, Any], episodes: Sequence[EpisodeDigest], path: str) -> None:
-    """Write the report page to ``path`` (folders created as needed)."""
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w", encoding="utf-8", errors="xmlcharrefreplace") as out:  # lone surrogates: U+FFFD
-        out.write(render_html(report, episodes))
+    """Write the report page to ``path`` (folders created as needed), atomically."""
+    write_text_atomic(path, render_html(report, episodes), errors="xmlcharrefreplace")  # lone surrogates: &#...;
 
 
 __all__ = ["render_html", "write_html"]

@@ -9,12 +9,12 @@ are both rendered from this dict.
 
 from __future__ import annotations
 
-import json
 import os
 from fractions import Fraction
 from typing import Any
 
 from ek._version import __version__
+from ek.atomicfile import write_json_atomic
 from ek.corpus.runner import RunOptions, RunResult
 from ek.corpus.summary import EpisodeDigest, reason_kinds, unit_counts_by_tool
 from ek.scorer.accounting import FN, FP, REASONS, TP, Score
@@ -94,13 +94,8 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
 
 
 def write_json(report: dict[str, Any], path: str) -> None:
-    """Write the report as indented UTF-8 JSON (keys in a fixed order, so files diff cleanly)."""
-    parent = os.path.dirname(os.path.abspath(path))
-    os.makedirs(parent, exist_ok=True)
-    # a lone surrogate parsed out of a model's call text cannot be UTF-8; "\udfff" is its JSON escape
-    with open(path, "w", encoding="utf-8", errors="backslashreplace") as out:
-        json.dump(report, out, indent=2, ensure_ascii=False, default=repr)
-        out.write("\n")
+    """Write the report as indented UTF-8 JSON (keys in a fixed order, so files diff cleanly), atomically."""
+    write_json_atomic(path, report)
 
 
 __all__ = ["SCHEMA_VERSION", "build_report", "write_json"]
