@@ -9,6 +9,7 @@ import pytest
 
 from ek import OMITTABLE, Omittable, OneOf
 from ek.agents.toolcalls import ToolCallMetric
+from ek.canon import fold
 from ek.grammar import parse
 
 SCHEMA = parse("""grammar sem 1
@@ -125,3 +126,48 @@ def test_infinity_equals_infinity_and_nan_equals_nothing_without_a_tolerance():
     assert m([("t", {"x": math.nan})], [("t", {"x": math.nan})]).f1 == 0.0
     assert m([("t", {"x": [math.nan]})], [("t", {"x": [math.nan]})]).f1 == 0.0
     assert m([("t", {"x": math.nan})], [("t", {"x": OneOf(math.nan, 1)})]).f1 == 0.0
+
+
+# ---------------------------------------------------------------- the fold canonicalizer and Unicode
+
+
+@pytest.mark.parametrize("gold, pred", [
+    ("Café", "Cafe\u0301"),                  # precomposed é vs e + combining acute (NFC)
+    ("Ångström", "A\u030angstro\u0308m"),
+    ("NEW YORK", "ＮＥＷ\u3000ＹＯＲＫ"),        # full-width letters and the ideographic space (NFKC)
+    ("file", "\ufb01le"),                    # the fi ligature
+    ("25 °C", "25 ℃"),
+    ("straße", "STRASSE"),                   # full case folding
+    ("İstanbul", "i\u0307stanbul"),          # İ case-folds to i + combining dot above, and so does its NFD form
+    ("İstanbul", "I\u0307stanbul"),
+])
+def test_fold_normalizes_unicode_before_comparing(gold, pred):
+    assert fold(gold) == fold(pred)
+    assert ToolCallMetric()([("t", {"v": pred})], [("t", {"v": gold})]).f1 == 1.0
+    assert ToolCallMetric(canonicalizer="exact")([("t", {"v": pred})], [("t", {"v": gold})]).f1 == 0.0
+
+
+@pytest.mark.parametrize("gold, pred", [
+    ("İstanbul", "istanbul"),    # default (not Turkish) case folding keeps the dot, as fold keeps every accent
+    ("İstanbul", "Istanbul"),
+    ("café", "cafe"),
+    ("ı", "i"),                  # dotless i stays itself
+])
+def test_fold_keeps_accents_and_the_dot_of_turkish_i(gold, pred):
+    assert fold(gold) != fold(pred)
+
+
+def test_fold_is_idempotent_and_its_result_is_nfkc():
+    import unicodedata
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.text(st.characters(codec="utf-8"), max_size=12))
+    def check(text):
+        folded = fold(text)
+        assert fold(folded) == folded
+        assert unicodedata.is_normalized("NFKC", folded)
+
+    check()
