@@ -171,3 +171,22 @@ def test_fold_is_idempotent_and_its_result_is_nfkc():
         assert unicodedata.is_normalized("NFKC", folded)
 
     check()
+
+
+# ---------------------------------------------------------------- importance inside an object
+
+
+def test_importance_on_an_object_field_is_refused_and_the_argument_carries_it():
+    """Never parsed and ignored: the DSL reports it (tests/grammar), the importer drops it with a warning
+    (tests/interop), the model refuses it; the argument holding the object weighs every mistake inside it."""
+    from ek.grammar.model import FieldSpec, ObjectType, PrimitiveType
+
+    with pytest.raises(ValueError, match="not to object field 'level'"):
+        ObjectType((FieldSpec("level", PrimitiveType("int"), importance=3),))
+    schema = parse("grammar obj 1\ntool t {\n    meta: {\n        level: int\n        note: str?\n    } importance 3\n"
+                   "    name: str\n}\n")
+    m = ToolCallMetric("arg", grammar=schema)
+    gold = [("t", {"meta": {"level": 1, "note": "a"}, "name": "x"})]
+    for wrong_inside in ({"level": 2, "note": "a"}, {"level": 1, "note": "b"}, {"level": 1}):
+        score = m([("t", {"meta": wrong_inside, "name": "x"})], gold)
+        assert (score.tp, score.fp, score.fn) == (2, 3, 3), wrong_inside  # name + `name`; `meta` wrong: 3 each way
