@@ -182,3 +182,32 @@ def test_bfcl_mode_agrees_with_bfcls_checker_on_defaults_required_arguments_and_
         if (score.f1 == 1.0) is not ours or bfcl not in (None, ours):
             disagreements.append((type_name, functions[0]["parameters"]["required"], args, answer, bfcl, ours))
     assert n > 1500 and disagreements == []
+
+
+@pytest.mark.skipif(ORACLE is None, reason="bfcl-eval is not installed (pip install --no-deps bfcl-eval)")
+@pytest.mark.parametrize("category", ["simple_python", "multiple", "parallel", "parallel_multiple", "live_simple",
+                                      "live_multiple", "live_parallel", "live_parallel_multiple"])
+def test_exact_match_is_exactly_check_on_all_of_bfcls_data(category):
+    """Every entry of BFCL v4 and its derived outputs (ek.bfcl.variants): 27 disagreed before BFCL mode
+    followed BFCL on required arguments and defaults (e.g. simple_python_200, live_simple_124-80-0)."""
+    import importlib.util
+    import random
+
+    from ek.bfcl import pair_up, read_possible_answers, read_questions
+    from ek.bfcl.variants import variants
+
+    spec = importlib.util.find_spec("bfcl_eval")
+    assert spec is not None and spec.origin is not None
+    data = Path(spec.origin).parent / "data"
+    pairs = pair_up(read_questions(data / f"BFCL_v4_{category}.json"),
+                    read_possible_answers(data / "possible_answer" / f"BFCL_v4_{category}.json"))
+    rng = random.Random(category)
+    disagreements = []
+    for question, answer in pairs:
+        metric = ToolCallMetric(canonicalizer="bfcl", grammar=to_grammar(question.functions).grammar, validate=False)
+        gold = gold_calls(answer.ground_truth)
+        for label, output in variants(question.functions, answer.ground_truth, category, rng):
+            verdict = check(question.functions, output, answer.ground_truth, category)
+            if (metric(output, gold).f1 == 1.0) is not verdict.valid:
+                disagreements.append((question.id, label, verdict.error_type))
+    assert disagreements == []

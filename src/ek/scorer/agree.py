@@ -133,11 +133,11 @@ def values_agree(gold: Any, pred: Any, rule: ArgRule | None, canon: Canonicalize
     True
     """
     if isinstance(gold, OneOf):
-        if gold.omittable and omission_accepts(gold, pred, rule, canon, top=top):
+        if gold.omittable and _omission_accepts(gold, pred, rule, canon, top=top):
             return True
         return any(values_agree(alt, pred, rule, canon) for alt in gold.values)
     if gold is OMITTABLE:
-        return omission_accepts(gold, pred, rule, canon, top=top)
+        return _omission_accepts(gold, pred, rule, canon, top=top)
     if rule is not None and rule.policy == "ignore":
         return True
     if gold is None or pred is None:
@@ -173,7 +173,7 @@ _BFCL_TYPES: Mapping[str, type] = {
 }
 
 
-def omission_accepts(gold: Any, pred: Any, rule: ArgRule | None, canon: Canonicalizer, *, top: bool) -> bool:
+def _omission_accepts(gold: Any, pred: Any, rule: ArgRule | None, canon: Canonicalizer, *, top: bool) -> bool:
     """Whether a *given* value ``pred`` satisfies the ``OMITTABLE`` alternative of ``gold``.
 
     Leaving the argument out is what ``OMITTABLE`` accepts; a given value does
@@ -294,7 +294,7 @@ def _compare_arg(name: str, g: Any, p: Any, rule: ArgRule | None, weight: float,
                  violation: str | None, default: Any, required: bool, *, top: bool) -> ArgCheck | None:
     """One argument: ``g``/``p`` are the gold and predicted values, ``ABSENT`` when not given."""
     if g is OMITTABLE and not (is_bfcl_mode(canon) and p is not ABSENT and violation is None
-                               and omission_accepts(g, p, rule, canon, top=top)):
+                               and _omission_accepts(g, p, rule, canon, top=top)):
         g = ABSENT  # a bare OMITTABLE counts exactly as if gold left the argument out (BFCL: but for "")
     if p is ABSENT:
         if required:
