@@ -193,21 +193,17 @@ def test_exact_match_is_exactly_check_on_all_of_bfcls_data(category):
     import importlib.util
     import random
 
-    from ek.bfcl import pair_up, read_possible_answers, read_questions
     from ek.bfcl.variants import variants
 
     spec = importlib.util.find_spec("bfcl_eval")
     assert spec is not None and spec.origin is not None
-    data = Path(spec.origin).parent / "data"
-    pairs = pair_up(read_questions(data / f"BFCL_v4_{category}.json"),
-                    read_possible_answers(data / "possible_answer" / f"BFCL_v4_{category}.json"))
     rng = random.Random(category)
     disagreements = []
-    for question, answer in pairs:
-        metric = ToolCallMetric(canonicalizer="bfcl", grammar=to_grammar(question.functions).grammar, validate=False)
-        gold = gold_calls(answer.ground_truth)
-        for label, output in variants(question.functions, answer.ground_truth, category, rng):
-            verdict = check(question.functions, output, answer.ground_truth, category)
+    for e in load_category(Path(spec.origin).parent / "data" / f"BFCL_v4_{category}.json"):
+        metric = ToolCallMetric(canonicalizer="bfcl", grammar=e.grammar(), validate=False)
+        gold = e.gold()
+        for label, output in variants(e.functions, e.ground_truth, category, rng):
+            verdict = check(e.functions, output, e.ground_truth, category)
             if (metric(output, gold).f1 == 1.0) is not verdict.valid:
-                disagreements.append((question.id, label, verdict.error_type))
+                disagreements.append((e.id, label, verdict.error_type))
     assert disagreements == []
