@@ -7,6 +7,7 @@ selected by name: ``"fold"`` (the default), ``"exact"`` and ``"bfcl"``.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -19,14 +20,27 @@ _BFCL_DROPPED = re.compile(r"[ ,./\-_*^]")
 
 @lru_cache(maxsize=1 << 16)  # corpora repeat the same strings; folding is pure
 def fold(text: str) -> str:
-    """Unicode case-fold, fold whitespace runs to one space, strip the ends.
+    """Unicode-normalise (NFKC), case-fold, fold whitespace runs to one space, strip the ends.
+
+    NFKC makes the same text in two encodings equal (``"e\\u0301"`` and ``"é"``)
+    and also its compatibility forms: full-width letters, ligatures, ``℃``;
+    so ``"x²"`` folds to ``"x2"`` (use ``compare exact`` where that matters).
+    Case folding is Unicode's default, language-independent one: ``İ`` folds
+    to ``i`` plus a combining dot (U+0307), never to a plain ``i``, as fold
+    keeps accents. NFKC is applied again after case folding, so the result is
+    normalised and ``fold(fold(x)) == fold(x)``.
 
     >>> fold("  New\\tYORK  city ")
     'new york city'
-    >>> fold("Straße") == fold("STRASSE")
-    True
+    >>> fold("Straße") == fold("STRASSE"), fold("ＮＹＣ") == fold("nyc"), fold("Cafe\\u0301") == fold("Café")
+    (True, True, True)
+    >>> fold("İstanbul") == fold("i\\u0307stanbul"), fold("İstanbul") == fold("istanbul")
+    (True, False)
     """
-    return _WHITESPACE_RUN.sub(" ", text.casefold()).strip()
+    if text.isascii():  # ASCII is already NFKC, and its case folding is lower()
+        return _WHITESPACE_RUN.sub(" ", text.lower()).strip()
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
+    return _WHITESPACE_RUN.sub(" ", folded).strip()
 
 
 def exact(text: str) -> str:

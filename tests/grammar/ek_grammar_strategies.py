@@ -112,7 +112,9 @@ def fields(draw, aliases, depth=0):
     name = draw(names)
     node, constraints, default, compare = draw(typed(aliases, depth))
     optional = default is not NO_DEFAULT or draw(st.booleans())
-    importance = draw(st.sampled_from([1.0, 2.0])) if draw(st.booleans()) else draw(positive)
+    importance = 1.0  # a field of an object has no importance of its own (its argument is one unit)
+    if depth == 0:
+        importance = draw(st.sampled_from([1.0, 2.0])) if draw(st.booleans()) else draw(positive)
     doc = draw(st.none() | texts)
     return FieldSpec(name, node, constraints, not optional, default, importance, compare, doc)
 

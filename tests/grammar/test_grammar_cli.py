@@ -45,6 +45,18 @@ def test_lint_json_lines(work):
     assert records[0]["message"] == "unknown type 'strng'; did you mean 'str'?" and records[0]["severity"] == "error"
 
 
+def test_lint_rejects_importance_on_an_object_field_at_its_place(work):
+    """Scoring counts each argument as one unit, so a nested importance could only be ignored: lint says so."""
+    path = work / "nested.ek"
+    path.write_text("grammar g 1\ntool t {\n    meta: {\n        level: int importance 3\n    } importance 2\n}\n",
+                    encoding="utf-8")
+    result = ek("lint", str(path))
+    assert result.returncode == 1
+    assert (f"{path}:4:20: error: importance applies to a tool's arguments, not to object field 'level': each "
+            "argument is scored as one unit, so put the importance on the argument that holds the object") in result.stderr
+    assert result.stderr.rstrip().endswith("1 error in 1 file")
+
+
 def test_lint_missing_file(work):
     result = ek("lint", str(work / "nope.ek"))
     assert result.returncode == 1 and "cannot read schema" in result.stderr

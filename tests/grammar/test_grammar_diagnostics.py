@@ -60,6 +60,12 @@ CASES = [
     ("policy arguments", HEAD + "tool t {\n    x: str compare exact(1)\n}\n", 3, 20, "compare policy 'exact' takes no arguments"),
     ("zero weight", HEAD + "tool t weight 0 {\n}\n", 2, 15, "weight must be a positive number, got 0"),
     ("negative importance", HEAD + "tool t {\n    x: str importance -1\n}\n", 3, 23, "importance must be a positive number, got -1"),
+    ("importance on an object field", HEAD + "tool t {\n    x: {\n        a: int importance 2\n    }\n}\n", 4, 16,
+     "importance applies to a tool's arguments, not to object field 'a': each argument is scored as one unit, so put "
+     "the importance on the argument that holds the object"),
+    ("importance on a field of an object type", HEAD + "type P = {\n    a: int importance 2\n}\ntool t {\n    p: P\n}\n", 3,
+     12, "importance applies to a tool's arguments, not to object field 'a': each argument is scored as one unit, so "
+         "put the importance on the argument that holds the object"),
     ("self alias", HEAD + "type C = C\n", 2, 10, "recursive type alias: C -> C"),
     ("alias cycle", HEAD + "type A = B\ntype B = list[A]\n", 3, 15, "recursive type alias: A -> B -> A"),
     ("missing header", "tool t {\n    x: int\n}\n", 1, 1, "missing grammar header: a schema must start with 'grammar NAME VERSION'"),

@@ -40,6 +40,8 @@ def _one(props: dict[str, Any], required: list[str] | None = None, **extra: Any)
         ({"type": "string", "title": "X"}, "$[0].input_schema.properties.x.title", "'title'"),
         ({"$ref": "https://example.com/s.json"}, "$[0].input_schema.properties.x.$ref", "does not point"),
         ({"type": "weird"}, "$[0].input_schema.properties.x.type", "unknown type 'weird'"),
+        ({"type": "object", "properties": {"a": {"type": "string", "x-ek-importance": 3}}},
+         "$[0].input_schema.properties.x.properties.a['x-ek-importance']", "not to object field 'a'"),
     ],
 )
 def test_each_loss_is_reported_at_its_path(prop: dict[str, Any], path: str, fragment: str) -> None:

@@ -5,7 +5,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ek.canon import fold
+from ek.canon import bfcl, fold
 from ek.scorer.accounting import Score, merge
 from ek.scorer.metric import ToolCallMetric, _assign, _Context, _evaluate, coerce_calls
 
@@ -112,18 +112,20 @@ RANK_GRAMMAR = GraphGrammar("g", 1, tools=(ToolSpec("s", (
     FieldSpec("y", PrimitiveType("str"), required=False, default="a"),
     FieldSpec("z", PrimitiveType("any"), required=False),
 ), weight=2),))
-plain_values = st.one_of(st.integers(-1, 1), st.sampled_from(["a", "A ", "b"]), st.none(), st.floats(-1, 1, width=16))
+plain_values = st.one_of(st.integers(-1, 1), st.sampled_from(["a", "A ", "b", "", " "]), st.none(),
+                         st.floats(-1, 1, width=16))
 plain_args = st.dictionaries(st.sampled_from(["x", "y", "z", "w"]), plain_values, max_size=4)
 
 
 @SETTINGS
-@given(plain_args, plain_args, st.booleans())
-def test_fast_ranking_equals_full_comparison(p_args, g_args, with_grammar):
+@given(plain_args, plain_args, st.booleans(), st.sampled_from([fold, bfcl]))
+def test_fast_ranking_equals_full_comparison(p_args, g_args, with_grammar, canon):
+    """Also in BFCL mode, where defaults play no part and a required argument must be given."""
     grammar = RANK_GRAMMAR if with_grammar else None
-    ctx = _Context(fold, grammar, validate=False)
+    ctx = _Context(canon, grammar, validate=False)
     pred, gold = coerce_calls([("s", p_args)], "p"), coerce_calls([("s", g_args)], "g")
     rules = ctx.rules("s")
-    ranker = _GroupRanker(pred, gold, ctx, "s", {0: arg_keys(p_args, rules, fold)},
-                          {0: arg_keys(g_args, rules, fold)}, [{}])
+    ranker = _GroupRanker(pred, gold, ctx, "s", {0: arg_keys(p_args, rules, canon)},
+                          {0: arg_keys(g_args, rules, canon)}, [{}])
     full = _evaluate(pred[0], gold[0], ctx, {})
     assert ranker.rank(0, 0) == (full.exact, full.agreement)

@@ -31,6 +31,7 @@ from ek.grammar.model import (
     TypeAlias,
     TypeNode,
     kind_of,
+    nested_importance_message,
 )
 from ek.grammar.names import safe_identifier
 from ek.grammar.strings import encode_pattern, format_number
@@ -219,7 +220,7 @@ class _Checker:
         for item in syn.body.items:
             if isinstance(item, DocSyn):
                 self.error(item.loc, "an inline object has no doc string; write the doc at the end of its argument's line")
-        return ObjectType(self.lower_fields(syn.body, "object"), loc=syn.loc)
+        return ObjectType(self.lower_fields(syn.body, "object", nested=True), loc=syn.loc)
 
     # --- constraints ----------------------------------------------------------
     def lower_constraints(self, items: Iterable[RangeSyn | PatternSyn]) -> Constraints:
@@ -404,7 +405,7 @@ class _Checker:
                     self.error(item.loc, "a tool's doc string must come first in its body, before the arguments")
         return doc
 
-    def lower_fields(self, body: BodySyn, owner: str) -> tuple[FieldSpec, ...]:
+    def lower_fields(self, body: BodySyn, owner: str, *, nested: bool = False) -> tuple[FieldSpec, ...]:
         fields: list[FieldSpec] = []
         by_name: dict[str, ArgSyn] = {}
         by_safe: dict[str, ArgSyn] = {}
@@ -413,10 +414,10 @@ class _Checker:
                 continue
             self.check_unique_name(arg, by_name, by_safe, "argument", f"duplicate argument '{arg.name}' in {owner}",
                                    "first at")
-            fields.append(self.lower_field(arg))
+            fields.append(self.lower_field(arg, nested=nested))
         return tuple(fields)
 
-    def lower_field(self, arg: ArgSyn) -> FieldSpec:
+    def lower_field(self, arg: ArgSyn, *, nested: bool = False) -> FieldSpec:
         type_node = self.lower_type(arg.type)
         constraints = self.lower_constraints(arg.constraints)
         self.check_constraints_fit(type_node, arg.constraints)
@@ -428,7 +429,9 @@ class _Checker:
             else:
                 options[opt.kind] = opt
         importance = 1.0
-        if "importance" in options:
+        if "importance" in options and nested:
+            self.error(options["importance"].loc, nested_importance_message(arg.name))
+        elif "importance" in options:
             importance = self.positive(options["importance"].value, "importance")
         compare = None
         if "compare" in options:

@@ -119,11 +119,28 @@ class ListType:
         return f"list[{self.item}]"
 
 
+def nested_importance_message(field: str) -> str:
+    """Why ``importance`` on a field of an object is refused (the DSL, the importer and the model say the same)."""
+    return (f"importance applies to a tool's arguments, not to object field '{field}': each argument is "
+            f"scored as one unit, so put the importance on the argument that holds the object")
+
+
+def _fields_unweighted(_instance: Any, _attribute: Any, fields: tuple[FieldSpec, ...]) -> None:
+    for f in fields:
+        if f.importance != 1.0:
+            raise ValueError(nested_importance_message(f.name))
+
+
 @attrs.frozen
 class ObjectType:
-    """An inline object: named fields, like a tool's arguments."""
+    """An inline object: named fields, like a tool's arguments.
 
-    fields: tuple[FieldSpec, ...]
+    Its fields carry no ``importance``: the scorer counts a tool's argument as
+    one unit, whatever is wrong inside it (docs/scoring.md), so an importance
+    here could only be ignored; constructing one raises ``ValueError``.
+    """
+
+    fields: tuple[FieldSpec, ...] = attrs.field(validator=_fields_unweighted)
     loc: Location | None = _loc_field()
 
     def field(self, name: str) -> FieldSpec | None:

@@ -36,6 +36,7 @@ from ek.grammar.model import (
     TypeAlias,
     TypeNode,
     kind_of,
+    nested_importance_message,
 )
 from ek.grammar.names import safe_identifier
 from ek.grammar.strings import escape_line_breaks
@@ -80,8 +81,8 @@ class Converter:
         self._depth = 0
 
     # --- fields ------------------------------------------------------------------
-    def fields(self, schema: Mapping[str, Any], path: str) -> tuple[FieldSpec, ...]:
-        """The properties of an object schema as fields, in order."""
+    def fields(self, schema: Mapping[str, Any], path: str, *, nested: bool = False) -> tuple[FieldSpec, ...]:
+        """The properties of an object schema as fields, in order (``nested``: of an object value, not a tool)."""
         props = schema.get("properties") or {}
         if not isinstance(props, Mapping):
             self.issues.error(child(path, "properties"), "'properties' must be an object; no fields read")
@@ -109,10 +110,11 @@ class Converter:
             if not isinstance(sub, Mapping):
                 self.issues.warn(fpath, f"a property schema must be an object, got {type(sub).__name__}; read as any")
                 sub = {}
-            out.append(self.field(name, sub, name in required, fpath))
+            out.append(self.field(name, sub, name in required, fpath, nested=nested))
         return tuple(out)
 
-    def field(self, name: str, schema: Mapping[str, Any], required: bool, path: str) -> FieldSpec:
+    def field(self, name: str, schema: Mapping[str, Any], required: bool, path: str, *,
+              nested: bool = False) -> FieldSpec:
         nulls: list[str] = []
         type_node, constraints = self.type_of(schema, path, nulls)
         if nulls:  # an optional argument accepts null as "omitted": the property's null is kept by '?'
@@ -132,7 +134,9 @@ class Converter:
                                                          "(a default makes an argument optional); default dropped")
                 default = NO_DEFAULT
         importance = 1.0
-        if "x-ek-importance" in schema:
+        if "x-ek-importance" in schema and nested:
+            self.issues.warn(child(path, "x-ek-importance"), nested_importance_message(name) + "; dropped")
+        elif "x-ek-importance" in schema:
             value = schema["x-ek-importance"]
             if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 and math.isfinite(value):
                 importance = float(value)
@@ -266,7 +270,7 @@ class Converter:
             if extra not in (None, False):
                 self.issues.warn(child(path, "additionalProperties"),
                                  "extra properties cannot be allowed in .ek (objects are closed); dropped")
-            return ObjectType(self.fields(schema, path)), NO_CONSTRAINTS
+            return ObjectType(self.fields(schema, path, nested=True)), NO_CONSTRAINTS
         return PrimitiveType(kind), NO_CONSTRAINTS
 
     def _kind_name(self, schema: Mapping[str, Any], path: str, nulls: list[str] | None = None) -> str:

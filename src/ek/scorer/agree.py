@@ -7,8 +7,14 @@ The rules (see docs/scoring.md):
   schema types the argument ``int``, where a predicted float never matches;
 - lists compare element by element in order (``unordered``: as multisets);
   dicts key by key, recursively, canonicalizing nested strings too;
+- numbers within ``tol(X)`` are compared on their written decimals, exactly;
 - a gold :class:`~ek.values.OneOf` accepts any alternative, at any depth;
-- an omitted argument equals its declared default.
+- defaults are symmetric: the *effective* value (given, or the declared default
+  when omitted) is compared on both sides; a bare ``OMITTABLE`` gold value
+  counts exactly as if gold left the argument out;
+- in BFCL mode (the metric's canonicalizer is :func:`ek.canon.bfcl`) schema
+  defaults play no part, a required argument must be given, and BFCL's
+  omission marker ``""`` is also a value, as in BFCL's AST checker.
 """
 
 from __future__ import annotations
@@ -16,11 +22,12 @@ from __future__ import annotations
 import datetime as _dt
 import math
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from typing import Any
 
 import attrs
 
-from ek.canon import CANONICALIZERS, Canonicalizer
+from ek.canon import CANONICALIZERS, Canonicalizer, bfcl
 from ek.grammar.model import (
     NO_DEFAULT,
     EnumType,
@@ -31,7 +38,7 @@ from ek.grammar.model import (
     PrimitiveType,
     ToolSpec,
 )
-from ek.scorer.accounting import ArgCheck
+from ek.scorer.accounting import ABSENT, ArgCheck
 from ek.scorer.assign import has_perfect_matching
 from ek.values import OMITTABLE, OneOf, is_omittable
 
@@ -48,6 +55,7 @@ class ArgRule:
     item: ArgRule | None = None
     fields: Mapping[str, ArgRule] | None = None
     order: int = 0
+    required: bool = False
 
 
 def rule_for_field(grammar: GraphGrammar, spec: FieldSpec, order: int = 0) -> ArgRule:
@@ -62,6 +70,7 @@ def rule_for_field(grammar: GraphGrammar, spec: FieldSpec, order: int = 0) -> Ar
         tolerance=None if policy is None else policy.tolerance,
         default=spec.default,
         order=order,
+        required=spec.required,
     )
 
 
@@ -106,8 +115,16 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def values_agree(gold: Any, pred: Any, rule: ArgRule | None, canon: Canonicalizer) -> bool:
+def is_bfcl_mode(canon: Canonicalizer) -> bool:
+    """True when the metric's canonicalizer is BFCL's: scoring then follows BFCL's AST checker (docs/bfcl.md)."""
+    return canon is bfcl
+
+
+def values_agree(gold: Any, pred: Any, rule: ArgRule | None, canon: Canonicalizer, *, top: bool = False) -> bool:
     """True when a predicted value is acceptable for a gold value under ``rule``.
+
+    ``top``: the value is a tool's argument (not a field or item inside one);
+    only BFCL mode tells the two apart, as BFCL type-checks top-level values only.
 
     >>> from ek.canon import fold
     >>> values_agree("New York", " new  york", None, fold), values_agree(True, 1, None, fold)
@@ -116,9 +133,11 @@ def values_agree(gold: Any, pred: Any, rule: ArgRule | None, canon: Canonicalize
     True
     """
     if isinstance(gold, OneOf):
+        if gold.omittable and _omission_accepts(gold, pred, rule, canon, top=top):
+            return True
         return any(values_agree(alt, pred, rule, canon) for alt in gold.values)
     if gold is OMITTABLE:
-        return False  # only absence satisfies a bare OMITTABLE
+        return _omission_accepts(gold, pred, rule, canon, top=top)
     if rule is not None and rule.policy == "ignore":
         return True
     if gold is None or pred is None:
@@ -143,8 +162,51 @@ def values_agree(gold: Any, pred: Any, rule: ArgRule | None, canon: Canonicalize
         return all(values_agree(g, p, item_rule, canon) for g, p in zip(gold, pred))
     if isinstance(gold, Mapping) and isinstance(pred, Mapping):
         fields = rule.fields if rule is not None else None
-        return all(c.ok for c in compare_records(pred, gold, fields, canon))
+        return all(c.ok for c in compare_records(pred, gold, fields, canon, nested=True))
     return type(gold) is type(pred) and bool(gold == pred)
+
+
+#: BFCL's Python type of each argument kind (``any`` is checked as a string, like BFCL's ``any``).
+_BFCL_TYPES: Mapping[str, type] = {
+    "str": str, "enum": str, "any": str, "date": str, "datetime": str,
+    "int": int, "float": float, "bool": bool, "list": list, "object": dict,
+}
+
+
+def _omission_accepts(gold: Any, pred: Any, rule: ArgRule | None, canon: Canonicalizer, *, top: bool) -> bool:
+    """Whether a *given* value ``pred`` satisfies the ``OMITTABLE`` alternative of ``gold``.
+
+    Leaving the argument out is what ``OMITTABLE`` accepts; a given value does
+    too when it is what leaving it out means:
+
+    - outside BFCL mode, the declared default (defaults are symmetric);
+    - in BFCL mode, BFCL's omission marker ``""`` read as a value, as BFCL's
+      checker reads it: a string standardised to ``""`` for a string-typed
+      argument or any nested dict value, ``[]`` for a list-typed argument, and
+      exactly ``""`` where the answer is a "variable" (its type is not the
+      declared type).
+    """
+    if not is_bfcl_mode(canon):
+        if rule is None or rule.default is NO_DEFAULT or rule.policy == "ignore":
+            return False
+        return values_agree(rule.default, pred, rule, canon)
+    if not top:  # BFCL's dict_checker: standardised value among the standardised alternatives
+        return isinstance(pred, str) and _canon_for(rule, canon)(pred) == _canon_for(rule, canon)("")
+    present = gold.values if isinstance(gold, OneOf) else ()
+    answer_type = type(present[0]) if present else None
+    kind = rule.kind if rule is not None else None
+    declared = _BFCL_TYPES.get(kind) if kind is not None else None
+    if kind == "any" and answer_type is dict:
+        declared = dict  # an untyped BFCL dict was read as `any` (docs/bfcl.md)
+    if declared is None:  # no schema: the value's own type decides, as a schema of that type would
+        declared = list if isinstance(pred, (list, tuple)) else str
+    if answer_type is not None and answer_type is not declared:  # a BFCL "variable": `pred in answers`
+        return pred == "" and type(pred) is str and str in (declared, answer_type)
+    if declared is str:
+        return isinstance(pred, str) and _canon_for(rule, canon)(pred) == _canon_for(rule, canon)("")
+    if declared is list:
+        return isinstance(pred, (list, tuple)) and len(pred) == 0
+    return False
 
 
 def _item_rule(rule: ArgRule | None, canon: Canonicalizer) -> ArgRule | None:
@@ -161,13 +223,23 @@ def _numbers_agree(gold: int | float, pred: int | float, rule: ArgRule | None) -
     if isinstance(gold, float) and math.isnan(gold) or isinstance(pred, float) and math.isnan(pred):
         return False
     if rule is not None and rule.policy == "tol" and rule.tolerance is not None:
-        try:
-            return abs(gold - pred) <= rule.tolerance
-        except OverflowError:
-            return False
+        if isinstance(gold, float) and math.isinf(gold) or isinstance(pred, float) and math.isinf(pred):
+            return gold == pred
+        return abs(written(gold) - written(pred)) <= written(rule.tolerance)
     if rule is not None and rule.kind == "int" and isinstance(pred, float):
         return False  # the schema says int: a predicted 1.0 is a type error, not a 1
     return gold == pred
+
+
+def written(number: int | float) -> Fraction:
+    """The exact value of a number as written: a float's shortest ``repr`` (``0.1`` is 1/10, not 0.1000000000000000055...).
+
+    Tolerances compare these, so ``0.7`` and ``0.8`` are within ``tol(0.1)``.
+
+    >>> written(0.1), written(3), written(1e-05)
+    (Fraction(1, 10), Fraction(3, 1), Fraction(1, 100000))
+    """
+    return Fraction(repr(number)) if isinstance(number, float) else Fraction(number)
 
 
 def _multiset_agree(gold: Sequence[Any], pred: Sequence[Any], rule: ArgRule | None, canon: Canonicalizer) -> bool:
@@ -182,55 +254,75 @@ def compare_records(
     canon: Canonicalizer,
     *,
     invalid: Mapping[str, str] | None = None,
+    nested: bool = False,
 ) -> tuple[ArgCheck, ...]:
     """Compare two records key by key; one :class:`~ek.scorer.accounting.ArgCheck` per argument that counts.
 
     ``rules`` (from a grammar) give importance, policy and defaults; without
     them every argument weighs 1 and strings use ``canon``. ``invalid`` maps an
     argument name to a schema violation found in the predicted value.
+    ``nested``: the records are the fields of an object value, not a call's arguments.
     """
     rules = rules or {}
     invalid = invalid or {}
+    bfcl_mode = is_bfcl_mode(canon)
     checks: list[ArgCheck] = []
-    for name in _ordered_names(pred, gold, rules):
+    enforce_required = bfcl_mode and not nested
+    for name in _ordered_names(pred, gold, rules, with_required=enforce_required):
         rule = rules.get(name)
         weight = rule.importance if rule is not None else 1.0
-        in_gold, in_pred = name in gold, name in pred
         if rule is not None and rule.policy == "ignore":
             checks.append(ArgCheck(name, "ignored", weight))
             continue
-        has_default = rule is not None and rule.default is not NO_DEFAULT
-        if in_gold:
-            g = gold[name]
-            if in_pred:
-                p = pred[name]
-                if name in invalid:
-                    checks.append(ArgCheck(name, "invalid_value", weight, g, p, invalid[name]))
-                elif values_agree(g, p, rule, canon):
-                    checks.append(ArgCheck(name, "match", weight, g, p))
-                else:
-                    checks.append(ArgCheck(name, "wrong_value", weight, g, p))
-            elif g is OMITTABLE:
-                continue  # nothing expected, nothing given: no unit
-            elif is_omittable(g) or (has_default and values_agree(g, rule.default, rule, canon)):  # type: ignore[union-attr]
-                checks.append(ArgCheck(name, "match", weight, g))
-            else:
-                checks.append(ArgCheck(name, "missing_arg", weight, g))
-        else:
-            p = pred[name]
-            if name in invalid and rule is not None:
-                checks.append(ArgCheck(name, "invalid_value", weight, got=p, detail=invalid[name]))
-            elif has_default:
-                default = rule.default  # type: ignore[union-attr]
-                status = "match" if values_agree(default, p, rule, canon) else "wrong_value"
-                checks.append(ArgCheck(name, status, weight, default, p, "gold omits it: its default applies"))
-            else:
-                checks.append(ArgCheck(name, "hallucinated_arg", weight, got=p))
+        g = gold[name] if name in gold else ABSENT
+        p = pred[name] if name in pred else ABSENT
+        default = NO_DEFAULT if rule is None or bfcl_mode else rule.default
+        # BFCL's simple_function_checker: a required parameter must be given, whatever the answer allows.
+        required = enforce_required and rule is not None and rule.required
+        check = _compare_arg(name, g, p, rule, weight, canon, invalid.get(name), default, required, top=not nested)
+        if check is not None:
+            checks.append(check)
     return tuple(checks)
 
 
-def _ordered_names(pred: Mapping[str, Any], gold: Mapping[str, Any], rules: Mapping[str, ArgRule]) -> list[str]:
+_PRED_OMITS = "the prediction omits it: its default applies"
+_GOLD_OMITS = "gold omits it: its default applies"
+_REQUIRED = "a required argument (BFCL: missing_required)"
+
+
+def _compare_arg(name: str, g: Any, p: Any, rule: ArgRule | None, weight: float, canon: Canonicalizer,
+                 violation: str | None, default: Any, required: bool, *, top: bool) -> ArgCheck | None:
+    """One argument: ``g``/``p`` are the gold and predicted values, ``ABSENT`` when not given."""
+    if g is OMITTABLE and not (is_bfcl_mode(canon) and p is not ABSENT and violation is None
+                               and _omission_accepts(g, p, rule, canon, top=top)):
+        g = ABSENT  # a bare OMITTABLE counts exactly as if gold left the argument out (BFCL: but for "")
+    if p is ABSENT:
+        if required:
+            return ArgCheck(name, "missing_arg", weight, g, detail=_REQUIRED)
+        if g is ABSENT:
+            return None  # nothing expected, nothing given: no unit
+        if is_omittable(g):
+            return ArgCheck(name, "match", weight, g)
+        if default is not NO_DEFAULT:  # the prediction's effective value is the default
+            status = "match" if values_agree(g, default, rule, canon, top=top) else "wrong_value"
+            return ArgCheck(name, status, weight, g, default, _PRED_OMITS)
+        return ArgCheck(name, "missing_arg", weight, g)
+    if violation is not None and (g is not ABSENT or rule is not None):
+        return ArgCheck(name, "invalid_value", weight, g, p, violation)
+    if g is ABSENT:
+        if default is not NO_DEFAULT:  # gold's effective value is the default
+            status = "match" if values_agree(default, p, rule, canon, top=top) else "wrong_value"
+            return ArgCheck(name, status, weight, default, p, _GOLD_OMITS)
+        return ArgCheck(name, "hallucinated_arg", weight, got=p)
+    status = "match" if values_agree(g, p, rule, canon, top=top) else "wrong_value"
+    return ArgCheck(name, status, weight, g, p)
+
+
+def _ordered_names(pred: Mapping[str, Any], gold: Mapping[str, Any], rules: Mapping[str, ArgRule], *,
+                   with_required: bool = False) -> list[str]:
     names = set(gold) | set(pred)
+    if with_required:
+        names.update(name for name, rule in rules.items() if rule.required)
     big = len(rules)
     return sorted(names, key=lambda n: (rules[n].order if n in rules else big, n))
 
@@ -245,9 +337,11 @@ def arg_keys(args: Mapping[str, Any], rules: Mapping[str, ArgRule] | None, canon
 
     Two plain values agree exactly when their keys are equal. ``None`` is
     returned for anything whose agreement is not an equivalence:
-    ``OneOf``/``OMITTABLE`` gold values, ``tol`` tolerances, NaN, exotic types.
+    ``OneOf``/``OMITTABLE`` gold values, ``tol`` tolerances, NaN, exotic types,
+    and (BFCL mode) a required argument left out.
     """
     rules = rules or {}
+    bfcl_mode = is_bfcl_mode(canon)
     keys: dict[str, Any] = {}
     for name in args:
         rule = rules.get(name)
@@ -257,8 +351,14 @@ def arg_keys(args: Mapping[str, Any], rules: Mapping[str, ArgRule] | None, canon
         if key is _NOT_PLAIN:
             return None
         keys[name] = key
-    for name, rule in rules.items():  # an omitted argument equals its default
-        if name not in args and rule.default is not NO_DEFAULT and rule.policy != "ignore":
+    for name, rule in rules.items():  # an omitted argument equals its default (BFCL: no defaults)
+        if name in args or rule.policy == "ignore":
+            continue
+        if bfcl_mode:
+            if rule.required:
+                return None  # a required argument left out is a mistake whatever gold says
+            continue
+        if rule.default is not NO_DEFAULT:
             key = _value_key(rule.default, rule, canon)
             if key is _NOT_PLAIN:
                 return None
