@@ -18,6 +18,7 @@ from typing import Any
 
 from ek.cli.score import (
     MIN_BOOTSTRAP_EPISODES,
+    aborted,
     add_metric_arguments,
     check_inputs,
     fraction,
@@ -36,7 +37,7 @@ FEW_PAIRED = 30
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = ("exit status: 0 with a verdict (significant or not), 1 without one: lines not scored, ids "
                      "that do not pair up one to one (unless --allow-errors), or fewer than 2 paired episodes; "
-                     "2 for usage errors")
+                     "2 for usage errors; 3 when scoring was cut short (a --jobs worker process died)")
     parser.add_argument("a", metavar="A.jsonl", help="corpus of system A (the baseline)")
     parser.add_argument("b", metavar="B.jsonl", help="corpus of system B (the candidate)")
     add_metric_arguments(parser)
@@ -104,7 +105,12 @@ def run(args: argparse.Namespace) -> int:
     from ek.stats import paired_bootstrap
 
     options = run_options(args, keep_worst=0, keep_details=0, keep_ids=True)
-    results = {name: score_file(path, options, args.jobs) for name, path in (("A", args.a), ("B", args.b))}
+    from ek.corpus.runner import WorkerDiedError
+
+    try:
+        results = {name: score_file(path, options, args.jobs) for name, path in (("A", args.a), ("B", args.b))}
+    except WorkerDiedError as exc:
+        return aborted("compare", exc)
     problems = 0
     for name, result in results.items():
         errors = list(result.summary.errors) + list(result.gold_errors)

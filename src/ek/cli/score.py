@@ -3,7 +3,8 @@
 Prints a terminal summary (overall micro precision/recall/F1, per tool, per
 error type, worst episodes, every line that could not be scored) and writes
 ``--json`` and ``--html`` reports. Exit status: 0 when every line was scored,
-1 when some line failed (unless ``--allow-errors``), 2 for usage errors.
+1 when some line failed (unless ``--allow-errors``), 2 for usage errors, 3 when
+the run was cut short (a ``--jobs`` worker process died) and no report was written.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from ek.scorer.metric import LEVELS
 
 #: How many worst episodes keep their full alignment for the HTML report.
 HTML_EPISODES = 200
+
+#: Exit status of a run that could not finish (a worker process died): there is no result to report.
+ABORTED = 3
 
 #: Resampling one episode (or none) gives the same corpus every time: no interval to speak of.
 MIN_BOOTSTRAP_EPISODES = 2
@@ -86,7 +90,8 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = ("exit status: 0 when every line was scored, 1 when some line could not be (0 with "
                      "--allow-errors), 2 for usage errors: a missing file, a bad option, a --grammar that does "
-                     "not resolve, a report path that cannot be written")
+                     "not resolve, a report path that cannot be written; 3 when the run was cut short (a --jobs "
+                     "worker process was killed, e.g. out of memory) and no report was written")
     parser.add_argument("corpus", metavar="CORPUS.jsonl",
                         help="JSON lines, one episode each: id, pred (or output/prediction/completion), gold, "
                              "optional grammar; '-' reads stdin")
@@ -187,8 +192,17 @@ def run_options(args: argparse.Namespace, **keep: Any) -> Any:
                       bfcl_answers=args.bfcl_answers, bfcl_questions=args.bfcl_questions, **keep)
 
 
+def aborted(command: str, error: Exception) -> int:
+    """Say why a run could not finish (a worker process died) and return :data:`ABORTED`."""
+    print(f"ek {command}: error: {error}", file=sys.stderr)
+    return ABORTED
+
+
 def score_file(path: str, options: Any, jobs: int) -> Any:
-    """Run the scorer on one file with a progress bar when stderr is a terminal."""
+    """Run the scorer on one file with a progress bar when stderr is a terminal.
+
+    Raises :class:`ek.corpus.runner.WorkerDiedError` when a worker process dies.
+    """
     from ek.corpus.runner import file_size, run
     from ek.report.progress import ProgressBar
 
@@ -209,7 +223,12 @@ def run(args: argparse.Namespace) -> int:
 
     keep_details = args.html_episodes if args.html else 0
     options = run_options(args, keep_worst=args.worst, keep_details=keep_details)
-    result = score_file(args.corpus, options, args.jobs)
+    from ek.corpus.runner import WorkerDiedError
+
+    try:
+        result = score_file(args.corpus, options, args.jobs)
+    except WorkerDiedError as exc:
+        return aborted("score", exc)
     interval = None
     if args.bootstrap and result.summary.episodes < MIN_BOOTSTRAP_EPISODES:
         print(f"ek score: note: no confidence interval: a bootstrap needs at least {MIN_BOOTSTRAP_EPISODES} "

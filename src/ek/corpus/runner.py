@@ -12,10 +12,13 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import signal
 import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from functools import partial
 from typing import Any, BinaryIO
@@ -175,9 +178,76 @@ def _score_chunk(chunk: list[tuple[int, bytes]], floor: tuple[float, float, int]
 
 
 def _start_method() -> str:
-    """``fork`` on Linux (workers start in milliseconds with ek already imported; the CLI runs no threads),
-    ``spawn`` elsewhere (macOS and Windows, where fork is unsafe or missing)."""
+    """``fork`` on Linux (workers start in milliseconds with ek already imported; the CLI runs no threads,
+    and with fork the executor starts all its workers before its own manager thread), ``spawn`` elsewhere
+    (macOS and Windows, where fork is unsafe or missing)."""
     return "fork" if sys.platform == "linux" and "fork" in multiprocessing.get_all_start_methods() else "spawn"
+
+
+class WorkerDiedError(RuntimeError):
+    """A worker process of a ``--jobs`` run ended before returning its lines (killed by a signal or the
+    out-of-memory killer): the run cannot be completed, and its totals must not be reported as if it had."""
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _death(pool: ProcessPoolExecutor, wait: float = 2.0) -> str:
+    """How the worker that broke ``pool`` ended, as far as its exit status tells (best effort).
+
+    Its pipe closes a moment before it can be reaped, so its status is polled for up to ``wait`` seconds.
+    """
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # private, so read defensively
+    deadline = time.monotonic() + wait
+    while True:
+        codes = [p.exitcode for p in processes]
+        # the executor terminates the survivors (SIGTERM) once one dies: any other code is the cause
+        cause = next((c for c in codes if c not in (None, 0, -signal.SIGTERM)), None)
+        if cause is not None or None not in codes or time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
+    if cause is None:
+        return "ended unexpectedly"
+    if cause < 0:
+        hint = " (the system may have run out of memory)" if -cause == signal.SIGKILL else ""
+        return f"was killed by {_signal_name(-cause)}{hint}"
+    return f"exited with status {cause}"
+
+
+def _score_in_workers(options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] | None,
+                      functions: Mapping[str, Any] | None, chunks: Iterator[list[tuple[int, bytes]]],
+                      total: Summary, jobs: int) -> None:
+    """Score ``chunks`` in ``jobs`` processes, merging their summaries into ``total`` in line order.
+
+    A worker that dies (SIGKILL, the OOM killer) raises :class:`WorkerDiedError` at once: a
+    ``multiprocessing.Pool`` would wait forever for the lost chunk, while this executor watches
+    its workers' sentinels and fails every pending chunk.
+    """
+    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(_start_method()),
+                               initializer=_init_worker, initargs=(options, gold_by_id, functions))
+    pending: deque[tuple[int, Future[Summary]]] = deque()
+    try:
+        try:
+            for chunk in chunks:
+                pending.append((chunk[0][0], pool.submit(_score_chunk, chunk, total.worst_floor())))
+                while len(pending) >= 2 * jobs:
+                    total.merge(pending[0][1].result())
+                    pending.popleft()
+            while pending:
+                total.merge(pending[0][1].result())
+                pending.popleft()
+        except BrokenProcessPool:
+            first = pending[0][0] if pending else None
+            where = f"; lines from {first} on were not scored" if first is not None else ""
+            raise WorkerDiedError(f"a worker process {_death(pool)} while scoring{where}. The run is "
+                                  "incomplete, so no report was written; try fewer --jobs or more "
+                                  "memory") from None
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _chunks(lines: Iterator[tuple[int, bytes]], size: int) -> Iterator[list[tuple[int, bytes]]]:
@@ -231,15 +301,7 @@ def run(path: str, options: RunOptions, *, jobs: int = 1,
             for chunk in _chunks(iter(metered), CHUNK_LINES):
                 total.merge(score_lines(options, cache, chunk, gold_by_id, total.worst_floor()))
         else:
-            context = multiprocessing.get_context(_start_method())
-            with context.Pool(jobs, initializer=_init_worker, initargs=(options, gold_by_id, functions)) as pool:
-                pending: deque[Any] = deque()
-                for chunk in _chunks(iter(metered), CHUNK_LINES):
-                    pending.append(pool.apply_async(_score_chunk, (chunk, total.worst_floor())))
-                    while len(pending) >= 2 * jobs:
-                        total.merge(pending.popleft().get())
-                while pending:
-                    total.merge(pending.popleft().get())
+            _score_in_workers(options, gold_by_id, functions, _chunks(iter(metered), CHUNK_LINES), total, jobs)
         if progress is not None:
             progress(metered.bytes, counts.read)
     return RunResult(path, total, counts, tuple(gold_errors), time.perf_counter() - started)
@@ -255,4 +317,4 @@ def file_size(path: str) -> int | None:
         return None
 
 
-__all__ = ["CHUNK_LINES", "RunOptions", "RunResult", "run", "score_episode", "score_lines"]
+__all__ = ["CHUNK_LINES", "RunOptions", "RunResult", "WorkerDiedError", "run", "score_episode", "score_lines"]
