@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from ekcli import synthetic_corpus
+from hostile_support import synthetic_corpus
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads worker pids from /proc")]

@@ -30,6 +30,7 @@ import attrs
 from ek.bfcl import gold_calls, read_possible_answers, read_questions
 from ek.calls import Step
 from ek.goldjson import gold_from_json
+from ek.parsing.values import long_int_reason
 
 #: Keys a predicted output may be stored under, in the order they are looked up (``result``: BFCL result files).
 PRED_KEYS = ("pred", "output", "prediction", "completion", "result")
@@ -117,7 +118,12 @@ def _decode_line(raw: bytes | str) -> Any:
     text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
     # a byte order mark (Windows editors, concatenated files) is not part of the JSON text
     text = text.strip().removeprefix("\ufeff")
-    obj = json.loads(text, object_pairs_hook=_unique_keys)
+    try:
+        obj = json.loads(text, object_pairs_hook=_unique_keys)
+    except (json.JSONDecodeError, LineDataError):
+        raise
+    except ValueError as exc:  # the only other one json raises: an integer past Python's int/str limit
+        raise LineDataError(long_int_reason(exc)) from None
     _check_unicode(text, obj)
     return obj
 
@@ -157,6 +163,8 @@ def _read_gold(value: Any) -> tuple[Step, ...]:
             raise ValueError(f"'gold' is a string but not JSON: {exc.msg} at column {exc.colno}") from None
         except RecursionError:
             raise ValueError("'gold' is a string holding JSON nested too deeply") from None
+        except ValueError as exc:
+            raise ValueError(f"'gold' is a string holding {long_int_reason(exc)}") from None
     try:
         return tuple(gold_from_json(value, "gold"))
     except RecursionError:
