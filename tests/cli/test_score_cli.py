@@ -238,12 +238,12 @@ def test_score_grammar_as_schema_module_or_name_at_version_agree(tmp_path: Path)
     assert json.loads(plain.read_text())["overall"] != reports["schema"]["overall"]
 
 
-def test_score_empty_corpus_warns(tmp_path: Path) -> None:
+def test_score_empty_corpus_is_an_error(tmp_path: Path) -> None:  # more in tests/hostile/test_nothing_scored.py
     corpus = tmp_path / "empty.jsonl"
     corpus.write_text("\n\n")
     out = tmp_path / "r.json"
     proc = run_ek("score", corpus, "--json", out, "--html", tmp_path / "r.html")
-    assert proc.returncode == 0 and "no episode was scored (2 lines read)" in proc.stderr
+    assert proc.returncode == 1 and "nothing was scored (2 lines read: 0 error lines, 2 blank)" in proc.stderr
     assert json.loads(out.read_text())["corpus"]["blank_lines"] == 2
 
 

@@ -124,6 +124,8 @@ def run(args: argparse.Namespace) -> int:
             if missing_id:
                 print(f"  lines without an id: {', '.join(map(str, missing_id[:20]))}", file=sys.stderr)
         problems += failed + len(missing_id)
+        if result.summary.episodes == 0:
+            print(f"{name} ({result.path}): nothing was scored", file=sys.stderr)
     sa, sb = results["A"].summary, results["B"].summary
     idx_a, idx_b, only_a, only_b, dup = _pair(sa.ids, sb.ids)
     if only_a or only_b or dup:

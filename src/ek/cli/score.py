@@ -3,7 +3,9 @@
 Prints a terminal summary (overall micro precision/recall/F1, per tool, per
 error type, worst episodes, every line that could not be scored) and writes
 ``--json`` and ``--html`` reports. Exit status: 0 when every line was scored,
-1 when some line failed (unless ``--allow-errors``), 2 for usage errors, 3 when
+1 when some line failed (unless ``--allow-errors``) or when nothing was scored
+at all (an empty corpus, every line an error: there is no figure to report,
+whatever ``--allow-errors`` says), 2 for usage errors, 3 when
 the run was cut short (a ``--jobs`` worker process died) and no report was written.
 """
 
@@ -89,9 +91,10 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = ("exit status: 0 when every line was scored, 1 when some line could not be (0 with "
-                     "--allow-errors), 2 for usage errors: a missing file, a bad option, a --grammar that does "
-                     "not resolve, a report path that cannot be written; 3 when the run was cut short (a --jobs "
-                     "worker process was killed, e.g. out of memory) and no report was written")
+                     "--allow-errors) or when nothing was scored at all (even with --allow-errors), 2 for usage "
+                     "errors: a missing file, a bad option, a --grammar that does not resolve, a report path that "
+                     "cannot be written; 3 when the run was cut short (a --jobs worker process was killed, e.g. "
+                     "out of memory) and no report was written")
     parser.add_argument("corpus", metavar="CORPUS.jsonl",
                         help="JSON lines, one episode each: id, pred (or output/prediction/completion), gold, "
                              "optional grammar; '-' reads stdin")
@@ -253,9 +256,11 @@ def run(args: argparse.Namespace) -> int:
         if failed is not None:
             return failed
         print(f"HTML report: {args.html}")
-    if result.summary.episodes == 0:
-        print(f"ek score: warning: no episode was scored ({result.counts.read} lines read); "
-              "the figures above describe an empty corpus", file=sys.stderr)
+    if result.summary.episodes == 0:  # not even --allow-errors makes "no result" a success
+        c = result.counts
+        print(f"\nek score: error: nothing was scored ({c.read} lines read: {result.summary.error_count} error "
+              f"lines, {c.blank} blank); there are no figures, so the exit status is 1", file=sys.stderr)
+        return 1
     failures = result.summary.error_count + len(result.gold_errors)
     if failures and not args.allow_errors:
         print(f"\n{failures} line(s) could not be scored; exit status 1 (use --allow-errors to accept that)",

@@ -54,6 +54,9 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
             "fn": {"weight": kinds.get(FN, (0.0, 0))[0], "count": kinds.get(FN, (0.0, 0))[1]},
         })
     tp, fp, fn = total.exact_counts
+    overall = _counts(total, total.unit_counts())
+    if summary.episodes == 0:  # no episode, no figures: a ratio of nothing is not a perfect 1.0
+        overall.update(precision=None, recall=None, f1=None)
     return {
         "schema_version": SCHEMA_VERSION,
         "generator": f"ek {__version__}",
@@ -76,7 +79,7 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
             "bfcl_answers": options.bfcl_answers,
             "bfcl_questions": options.bfcl_questions,
         },
-        "overall": {**_counts(total, total.unit_counts()),
+        "overall": {**overall,
                     "exact": {"tp": _fraction(tp), "fp": _fraction(fp), "fn": _fraction(fn)}},
         "confidence_interval": None if interval is None else {"metric": "micro_f1", **interval.to_dict()},
         "per_tool": [{"tool": tool, **_counts(score, by_tool_units.get(tool, {}))}

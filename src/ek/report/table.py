@@ -64,12 +64,16 @@ def render_report(report: dict[str, Any], *, max_errors: int = 20) -> str:
     if c["unparseable_outputs"]:
         out.append(f"  {c['unparseable_outputs']} output(s) could not be parsed (scored as zero predicted calls)")
     out.append("")
-    out.append("Overall (micro-averaged: TP, FP, FN summed over episodes, cost-weighted)")
-    units = o["units"]
-    rows = [[_ratio(o["precision"]), _ratio(o["recall"]), _ratio(o["f1"]), _num(o["tp"]), _num(o["fp"]),
-             _num(o["fn"]), f"{units['tp']}/{units['fp']}/{units['fn']}"]]
-    out.append(format_table(["precision", "recall", "F1", "TP", "FP", "FN", "units TP/FP/FN"], rows,
-                            align="rrrrrrr"))
+    if o["f1"] is None:
+        out.append("Nothing was scored: no line holds an episode that could be scored, so there are no figures "
+                   "(precision, recall and F1 are null in --json)")
+    else:
+        out.append("Overall (micro-averaged: TP, FP, FN summed over episodes, cost-weighted)")
+        units = o["units"]
+        rows = [[_ratio(o["precision"]), _ratio(o["recall"]), _ratio(o["f1"]), _num(o["tp"]), _num(o["fp"]),
+                 _num(o["fn"]), f"{units['tp']}/{units['fp']}/{units['fn']}"]]
+        out.append(format_table(["precision", "recall", "F1", "TP", "FP", "FN", "units TP/FP/FN"], rows,
+                                align="rrrrrrr"))
     ci = report.get("confidence_interval")
     if ci:
         out.append(f"  F1 {ci['confidence']:.0%} CI [{ci['low']:.4f}, {ci['high']:.4f}] "
