@@ -70,7 +70,7 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
                              "more (default: the current folder, plus the --grammar schema's folder)")
     parser.add_argument("--gold", metavar="GOLD.jsonl",
                         help="gold calls by id (lines with id, gold and optional grammar) for corpus lines "
-                             "that hold only id and pred")
+                             "that hold only id and pred (ek compare: the gold and grammar of every line)")
     parser.add_argument("--bfcl-answers", metavar="POSSIBLE_ANSWER.json",
                         help="gold calls by id from a BFCL possible_answer file, for BFCL result files "
                              "(lines with id and result)")

@@ -180,9 +180,12 @@ def _other_type_hint(episode_id: str | int, gold_by_id: Mapping[Any, GoldEntry])
     return ""
 
 
-def parse_episode(raw: bytes | str, line: int, gold_by_id: Mapping[Any, GoldEntry] | None = None
-                  ) -> Episode | LineError:
+def parse_episode(raw: bytes | str, line: int, gold_by_id: Mapping[Any, GoldEntry] | None = None,
+                  *, shared_gold: bool = False) -> Episode | LineError:
     """Decode one non-blank corpus line into an :class:`Episode`, or say why it cannot be scored.
+
+    A line's own ``gold`` and ``grammar`` win over ``gold_by_id``; with ``shared_gold`` (``ek compare
+    --gold``: two runs scored against one answer key) the gold file's entry wins and theirs are ignored.
 
     >>> parse_episode('{"id": 1, "pred": "f(x=1)", "gold": [{"name": "f", "arguments": {"x": 1}}]}', 3)
     Episode(line=3, id=1, pred='f(x=1)', gold=(Step(name='f', args={'x': 1}),), grammar=None)
@@ -214,15 +217,17 @@ def parse_episode(raw: bytes | str, line: int, gold_by_id: Mapping[Any, GoldEntr
         if pred_key is None:
             keys = ", ".join(repr(k) for k in PRED_KEYS)
             raise KeyError(f"no predicted output: expected one of the keys {keys}")
-        grammar = _read_grammar(obj)
-        if "gold" in obj:
+        shared = shared_gold and gold_by_id is not None
+        grammar = None if shared else _read_grammar(obj)
+        if "gold" in obj and not shared:
             gold = _read_gold(obj["gold"])
         elif gold_by_id is not None:
+            lacks = "the shared gold file is the gold of every line" if shared else "no 'gold' on the line"
             if episode_id is None:
-                raise KeyError("no 'gold' on the line and no 'id' to look it up in the gold file")
+                raise KeyError(f"{lacks} and no 'id' to look it up in the gold file")
             entry = gold_by_id.get(episode_id)
             if entry is None:
-                raise KeyError(f"no 'gold' on the line and id {episode_id!r} is not in the gold file"
+                raise KeyError(f"{lacks} and id {episode_id!r} is not in the gold file"
                                + _other_type_hint(episode_id, gold_by_id))
             gold = entry.gold
             grammar = grammar or entry.grammar

@@ -9,6 +9,7 @@ does not grow with the corpus.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import multiprocessing
 import os
@@ -25,6 +26,7 @@ from typing import Any, BinaryIO
 
 import attrs
 
+from ek.calls import Step
 from ek.corpus.grammars import GrammarError, MetricCache
 from ek.corpus.reading import (
     Episode,
@@ -38,6 +40,8 @@ from ek.corpus.reading import (
     parse_episode,
 )
 from ek.corpus.summary import Summary
+from ek.goldjson import gold_to_json
+from ek.runtime.violation import safe_repr
 from ek.scorer.accounting import Score
 from ek.scorer.alignment import alignment_dict
 
@@ -58,6 +62,8 @@ class RunOptions:
     grammar: str | None = None
     search_path: tuple[str, ...] = ()
     gold_file: str | None = None
+    #: the gold file is the gold (and grammar) of every line, whatever the line holds (``ek compare --gold``)
+    shared_gold: bool = False
     bfcl_answers: str | None = None
     bfcl_questions: str | None = None
     keep_worst: int = 10
@@ -119,6 +125,15 @@ def _prepare_pred(pred: Any) -> Any:
                     f"{json.dumps(pred)[:60]}")
 
 
+def gold_digest(gold: tuple[Step, ...]) -> str:
+    """A short fingerprint of gold calls (markers included, key order ignored): equal gold, equal digest."""
+    try:
+        text = json.dumps(gold_to_json(gold), sort_keys=True, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):  # not JSON-able (gold built in code): its repr, never raising
+        text = safe_repr(gold)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
 def score_episode(cache: MetricCache, episode: Episode) -> Score:
     """Score one episode with its grammar's metric (raises GrammarError, TypeError, ValueError)."""
     metric = cache.for_episode(episode.grammar, episode.id)
@@ -135,7 +150,7 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
     """
     summary = options.new_summary(floor)
     for number, raw in lines:
-        item = parse_episode(raw, number, gold_by_id)
+        item = parse_episode(raw, number, gold_by_id, shared_gold=options.shared_gold)
         if isinstance(item, LineError):
             summary.add_error(item)
             continue
@@ -155,7 +170,8 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
                                                          f"({type(exc).__name__}: {exc}); please report it with "
                                                          "this line"))
             continue
-        summary.add(number, item.id, score, cache.grammar_label(item.grammar))
+        source = (cache.grammar_identity(item.grammar), gold_digest(item.gold)) if options.keep_ids else None
+        summary.add(number, item.id, score, cache.grammar_label(item.grammar), source)
     summary.attach_details(partial(alignment_dict, limit=ALIGNMENT_VALUE_LIMIT))
     return summary
 

@@ -87,6 +87,9 @@ class Summary:
     rows_fn: array[float] = attrs.Factory(lambda: array("d"))
     lines: array[int] = attrs.Factory(lambda: array("q"))
     ids: list[Any] = attrs.Factory(list)
+    #: with ``keep_ids``: per episode, what it was scored against, ``(grammar identity, gold digest)``, so two
+    #: runs can be checked to compare like with like (``ek compare``)
+    sources: list[tuple[str, str]] = attrs.Factory(list)
     #: the first ``keep_errors`` error lines, in line order (all of them are counted in ``error_count``)
     errors: list[LineError] = attrs.Factory(list)
     error_count: int = 0
@@ -112,8 +115,10 @@ class Summary:
         """The rank key of the least bad episode kept once the heap is full (later chunks must beat it)."""
         return self._heap[0][0] if self.heap_size and len(self._heap) >= self.heap_size else None
 
-    def add(self, line: int, episode_id: Any, score: Score, grammar: str | None) -> None:
-        """Count one scored episode (its explanation is kept only while it ranks among the worst)."""
+    def add(self, line: int, episode_id: Any, score: Score, grammar: str | None,
+            source: tuple[str, str] | None = None) -> None:
+        """Count one scored episode (its explanation is kept only while it ranks among the worst);
+        ``source``: what it was scored against, kept with its id (see :attr:`sources`)."""
         tp, fp, fn = score.exact_counts
         self.tp += tp
         self.fp += fp
@@ -129,6 +134,8 @@ class Summary:
         self.lines.append(line)
         if self.keep_ids:
             self.ids.append(episode_id)
+            if source is not None:
+                self.sources.append(source)
         if score.explanation is not None and score.explanation.parse_error:
             self.parse_failures += 1
         self.grammars[grammar or ""] += 1
@@ -185,6 +192,7 @@ class Summary:
         self.rows_fn.extend(later.rows_fn)
         self.lines.extend(later.lines)
         self.ids.extend(later.ids)
+        self.sources.extend(later.sources)
         self.error_count += later.error_count
         self.errors.extend(later.errors[: max(0, self.keep_errors - len(self.errors))])
         self.parse_failures += later.parse_failures
