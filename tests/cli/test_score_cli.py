@@ -155,9 +155,12 @@ def test_score_line_grammar_overrides_the_default(tmp_path: Path) -> None:
         {"id": "default", "pred": call, "gold": gold_calls},
     ])
     out = tmp_path / "r.json"
-    proc = run_ek("score", corpus, "--grammar", SCHEMAS / "travel-v2.ek", "--json", out, "--worst", "5")
+    # the gold breaks travel@2 too: scored anyway with --invalid-gold warn, and counted
+    proc = run_ek("score", corpus, "--grammar", SCHEMAS / "travel-v2.ek", "--json", out, "--worst", "5",
+                  "--invalid-gold", "warn")
     assert proc.returncode == 0, proc.stderr
     report = json.loads(out.read_text())
+    assert report["corpus"]["gold_warnings"] == 2 and [w["id"] for w in report["gold_warnings"]] == ["v2", "default"]
     assert report["overall"]["tp"] == 1.0  # only the travel@1 line is exact
     assert sorted(e["id"] for e in report["worst_episodes"]) == ["default", "v2"]
     assert {g["grammar"]: g["episodes"] for g in report["grammars"]} == {

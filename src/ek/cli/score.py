@@ -83,6 +83,10 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
                         help="exact optimal assignment of predicted to gold calls (default: deterministic greedy)")
     parser.add_argument("--canonicalizer", choices=sorted(CANONICALIZERS), default="fold",
                         help="how strings are compared where the grammar says nothing (default: fold)")
+    parser.add_argument("--invalid-gold", choices=("error", "warn"), default="error",
+                        help="gold calls the grammar rejects (unknown tool, missing required argument, a value "
+                             "the schema refuses; every $oneOf alternative must fit): error (default: the line is "
+                             "an error line, not scored) or warn (scored, and counted as a warning in the report)")
     parser.add_argument("--jobs", type=positive, default=1, metavar="N",
                         help="score in N processes (results are identical to one process)")
     parser.add_argument("--allow-errors", action="store_true",
@@ -192,6 +196,7 @@ def run_options(args: argparse.Namespace, **keep: Any) -> Any:
 
     return RunOptions(level=args.level, canonicalizer=args.canonicalizer, optimal=args.optimal,
                       grammar=args.grammar, search_path=tuple(args.search_path), gold_file=args.gold,
+                      invalid_gold=args.invalid_gold,
                       bfcl_answers=args.bfcl_answers, bfcl_questions=args.bfcl_questions, **keep)
 
 

@@ -44,6 +44,7 @@ from ek.goldjson import gold_to_json
 from ek.runtime.violation import safe_repr
 from ek.scorer.accounting import Score
 from ek.scorer.alignment import alignment_dict
+from ek.scorer.metric import ToolCallMetric
 
 #: Longest value text an HTML alignment keeps (cut around the first difference), so kept alignments stay small.
 ALIGNMENT_VALUE_LIMIT = 300
@@ -70,6 +71,8 @@ class RunOptions:
     keep_details: int = 0
     keep_ids: bool = False
     keep_errors: int = 10_000
+    #: gold the grammar rejects: "error" (the line is not scored) or "warn" (scored, and counted as a warning)
+    invalid_gold: str = "error"
 
     def bfcl_functions(self) -> dict[str, Any] | None:
         """The function schemas of each BFCL question by id (``--bfcl-questions``), or None."""
@@ -134,6 +137,17 @@ def gold_digest(gold: tuple[Step, ...]) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
+#: How many of a line's gold problems its reason lists (the rest are counted).
+GOLD_PROBLEMS_SHOWN = 5
+
+
+def invalid_gold_reason(metric: ToolCallMetric, problems: tuple[str, ...]) -> str:
+    """Why a line's gold does not fit its grammar: the grammar, then its first problems."""
+    grammar = metric.grammar.key if metric.grammar is not None else "the grammar"
+    more = f"; and {len(problems) - GOLD_PROBLEMS_SHOWN} more" if len(problems) > GOLD_PROBLEMS_SHOWN else ""
+    return f"gold does not fit {grammar}: " + "; ".join(problems[:GOLD_PROBLEMS_SHOWN]) + more
+
+
 def score_episode(cache: MetricCache, episode: Episode) -> Score:
     """Score one episode with its grammar's metric (raises GrammarError, TypeError, ValueError)."""
     metric = cache.for_episode(episode.grammar, episode.id)
@@ -155,7 +169,12 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
             summary.add_error(item)
             continue
         try:
-            score = score_episode(cache, item)
+            metric = cache.for_episode(item.grammar, item.id)
+            problems = metric.gold_problems(item.gold)
+            if problems and options.invalid_gold == "error":
+                summary.add_error(LineError(number, item.id, invalid_gold_reason(metric, problems)))
+                continue
+            score = metric(_prepare_pred(item.pred), item.gold)
         except GrammarError as exc:
             summary.add_error(LineError(number, item.id, f"unknown grammar: {exc}"))
             continue
@@ -170,6 +189,8 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
                                                          f"({type(exc).__name__}: {exc}); please report it with "
                                                          "this line"))
             continue
+        if problems:
+            summary.add_gold_warning(LineError(number, item.id, invalid_gold_reason(metric, problems)))
         source = (cache.grammar_identity(item.grammar), gold_digest(item.gold)) if options.keep_ids else None
         summary.add(number, item.id, score, cache.grammar_label(item.grammar), source)
     summary.attach_details(partial(alignment_dict, limit=ALIGNMENT_VALUE_LIMIT))

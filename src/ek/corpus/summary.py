@@ -94,6 +94,9 @@ class Summary:
     errors: list[LineError] = attrs.Factory(list)
     error_count: int = 0
     keep_errors: int = 10_000
+    #: scored lines whose gold the grammar rejects (``--invalid-gold warn``): the first ``keep_errors``, and all counted
+    gold_warnings: list[LineError] = attrs.Factory(list)
+    gold_warning_count: int = 0
     parse_failures: int = 0
     grammars: Counter[str] = attrs.Factory(Counter)
     #: (tool, argument, status) -> how often that argument failed inside a matched call
@@ -180,6 +183,12 @@ class Summary:
         if len(self.errors) < self.keep_errors:
             self.errors.append(error)
 
+    def add_gold_warning(self, warning: LineError) -> None:
+        """Count a scored line whose gold does not fit its grammar; keep it as :meth:`add_error` keeps errors."""
+        self.gold_warning_count += 1
+        if len(self.gold_warnings) < self.keep_errors:
+            self.gold_warnings.append(warning)
+
     def merge(self, later: Summary) -> None:
         """Append the summary of the lines that come *after* this one's (order keeps rows aligned)."""
         self.tp += later.tp
@@ -195,6 +204,8 @@ class Summary:
         self.sources.extend(later.sources)
         self.error_count += later.error_count
         self.errors.extend(later.errors[: max(0, self.keep_errors - len(self.errors))])
+        self.gold_warning_count += later.gold_warning_count
+        self.gold_warnings.extend(later.gold_warnings[: max(0, self.keep_errors - len(self.gold_warnings))])
         self.parse_failures += later.parse_failures
         self.grammars.update(later.grammars)
         for entry in later._heap:

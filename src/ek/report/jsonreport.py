@@ -68,6 +68,7 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
             "error_lines": summary.error_count,
             "accounted": result.accounted,
             "unparseable_outputs": summary.parse_failures,
+            "gold_warnings": summary.gold_warning_count,
         },
         "options": {
             "level": options.level,
@@ -78,6 +79,7 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
             "gold_file": options.gold_file,
             "bfcl_answers": options.bfcl_answers,
             "bfcl_questions": options.bfcl_questions,
+            "invalid_gold": options.invalid_gold,
         },
         "overall": {**overall,
                     "exact": {"tp": _fraction(tp), "fp": _fraction(fp), "fn": _fraction(fn)}},
@@ -93,6 +95,7 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
         "errors": [{"line": e.line, "id": e.id, "reason": e.reason} for e in summary.errors],
         "errors_omitted": summary.error_count - len(summary.errors),
         "gold_file_errors": [{"line": e.line, "id": e.id, "reason": e.reason} for e in result.gold_errors],
+        "gold_warnings": [{"line": e.line, "id": e.id, "reason": e.reason} for e in summary.gold_warnings],
     }
 
 

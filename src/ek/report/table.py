@@ -113,11 +113,14 @@ def render_report(report: dict[str, Any], *, max_errors: int = 20) -> str:
               ", ".join(f"{r['reason']} {_num(r['weight'])}" for r in e["reasons"][:3])]
              for e in report["worst_episodes"]],
             align="rlrrl", max_width=60))
-    for title, key in (("Error lines (not scored)", "errors"), ("Gold file errors", "gold_file_errors")):
-        errors = report[key]
+    for title, key in (("Error lines (not scored)", "errors"), ("Gold file errors", "gold_file_errors"),
+                       ("Gold warnings (gold the grammar rejects, scored anyway: --invalid-gold warn)",
+                        "gold_warnings")):
+        errors = report.get(key) or []
         if not errors:
             continue
-        total = len(errors) + (report.get("errors_omitted", 0) if key == "errors" else 0)
+        total = (c["error_lines"] if key == "errors" else c.get("gold_warnings", 0) if key == "gold_warnings"
+                 else len(errors))
         out.append("")
         out.append(f"{title}: {total}")
         for e in errors[:max_errors]:
