@@ -82,7 +82,7 @@ def _unlike(sa: Any, sb: Any, idx_a: list[int], idx_b: list[int]) -> dict[str, A
     first one (in A's order) with its lines and grammars; None when the runs compare like with like."""
     first: tuple[int, int, str] | None = None
     counts = {"gold": 0, "grammar": 0}
-    for i, j in zip(idx_a, idx_b):
+    for i, j in zip(idx_a, idx_b, strict=True):
         (grammar_a, gold_a), (grammar_b, gold_b) = sa.sources[i], sb.sources[j]
         what = "grammar" if grammar_a != grammar_b else "gold" if gold_a != gold_b else None
         if what is not None:

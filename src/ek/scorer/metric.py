@@ -460,8 +460,10 @@ class ToolCallMetric:
         >>> from ek.grammar.model import EnumType, FieldSpec, GraphGrammar, ToolSpec
         >>> unit = FieldSpec("unit", EnumType(("celsius", "fahrenheit")))
         >>> metric = ToolCallMetric(grammar=GraphGrammar("weather", 1, tools=(ToolSpec("get_weather", (unit,)),)))
-        >>> metric.gold_problems([Step("get_weather", {"unit": "kelvin"}), Step("get_weather", {})])
-        ("gold[0] get_weather: $.unit: expected one of 'celsius', 'fahrenheit', got 'kelvin'", 'gold[1] get_weather: $.unit: missing required argument')
+        >>> for problem in metric.gold_problems([Step("get_weather", {"unit": "kelvin"}), Step("get_weather", {})]):
+        ...     print(problem)
+        gold[0] get_weather: $.unit: expected one of 'celsius', 'fahrenheit', got 'kelvin'
+        gold[1] get_weather: $.unit: missing required argument
         """
         validate = self._context(grammar)._validator
         return () if validate is None else gold_problems(validate, coerce_calls(gold, "gold"))
