@@ -15,12 +15,14 @@ default) and the reward is the episode's cost-weighted F1 (see docs/rl.md).
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ek.calls import Step
 from ek.goldjson import gold_from_json
 from ek.parsing import ParseError, parse_calls
+from ek.parsing.values import long_int_reason
 from ek.scorer.metric import ToolCallMetric
 
 RewardFunction = Callable[..., list[float | None]]
@@ -79,6 +81,8 @@ def completion_calls(completion: Any) -> list[Step]:
 
 
 def _gold(value: Any, index: int) -> list[Step] | None:
+    """The row's gold calls; None when there are none, or when they hold a number Python cannot read (the
+    row is skipped with a warning: one broken row must not stop a training run)."""
     if value is None:
         return None
     if isinstance(value, str):
@@ -86,6 +90,10 @@ def _gold(value: Any, index: int) -> list[Step] | None:
             value = json.loads(value)
         except json.JSONDecodeError as exc:
             raise ValueError(f"gold calls of completion {index} are a string but not JSON: {exc}") from None
+        except ValueError as exc:  # an integer past Python's int/str conversion limit
+            warnings.warn(f"gold calls of completion {index}: {long_int_reason(exc)}; its reward is None",
+                          RuntimeWarning, stacklevel=3)
+            return None
     return gold_from_json(value, f"gold[{index}]")
 
 

@@ -109,12 +109,16 @@ def test_score_progress_bar_only_on_a_terminal(tmp_path: Path) -> None:
 def test_a_scorer_bug_costs_one_line_not_the_run() -> None:
     from ek.corpus.grammars import MetricCache
 
-    def broken_metric(pred: object, gold: object) -> object:
-        return 1 / 0
+    class BrokenMetric:
+        def gold_problems(self, gold: object) -> tuple[str, ...]:
+            return ()
+
+        def __call__(self, pred: object, gold: object) -> object:
+            return 1 / 0
 
     class Faulty(MetricCache):  # fault injection: the metric of line 2 hits an unexpected bug
         def for_episode(self, ref, episode_id):  # type: ignore[no-untyped-def]
-            return broken_metric if episode_id == "b" else super().for_episode(ref, episode_id)
+            return BrokenMetric() if episode_id == "b" else super().for_episode(ref, episode_id)
 
     options = RunOptions()
     cache = Faulty(level="call", canonicalizer="fold", optimal=False, default_grammar=None, search_path=())

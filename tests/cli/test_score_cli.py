@@ -155,9 +155,12 @@ def test_score_line_grammar_overrides_the_default(tmp_path: Path) -> None:
         {"id": "default", "pred": call, "gold": gold_calls},
     ])
     out = tmp_path / "r.json"
-    proc = run_ek("score", corpus, "--grammar", SCHEMAS / "travel-v2.ek", "--json", out, "--worst", "5")
+    # the gold breaks travel@2 too: scored anyway with --invalid-gold warn, and counted
+    proc = run_ek("score", corpus, "--grammar", SCHEMAS / "travel-v2.ek", "--json", out, "--worst", "5",
+                  "--invalid-gold", "warn")
     assert proc.returncode == 0, proc.stderr
     report = json.loads(out.read_text())
+    assert report["corpus"]["gold_warnings"] == 2 and [w["id"] for w in report["gold_warnings"]] == ["v2", "default"]
     assert report["overall"]["tp"] == 1.0  # only the travel@1 line is exact
     assert sorted(e["id"] for e in report["worst_episodes"]) == ["default", "v2"]
     assert {g["grammar"]: g["episodes"] for g in report["grammars"]} == {
@@ -238,12 +241,12 @@ def test_score_grammar_as_schema_module_or_name_at_version_agree(tmp_path: Path)
     assert json.loads(plain.read_text())["overall"] != reports["schema"]["overall"]
 
 
-def test_score_empty_corpus_warns(tmp_path: Path) -> None:
+def test_score_empty_corpus_is_an_error(tmp_path: Path) -> None:  # more in tests/hostile/test_nothing_scored.py
     corpus = tmp_path / "empty.jsonl"
     corpus.write_text("\n\n")
     out = tmp_path / "r.json"
     proc = run_ek("score", corpus, "--json", out, "--html", tmp_path / "r.html")
-    assert proc.returncode == 0 and "no episode was scored (2 lines read)" in proc.stderr
+    assert proc.returncode == 1 and "nothing was scored (2 lines read: 0 error lines, 2 blank)" in proc.stderr
     assert json.loads(out.read_text())["corpus"]["blank_lines"] == 2
 
 

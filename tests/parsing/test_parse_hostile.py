@@ -104,7 +104,10 @@ DEEP = 100_000
         ({"tool_calls": [{"function": {"name": "f", "arguments": '{"x": 1, "x": 1}'}}]}, "duplicate key 'x'"),
         ("f(x=1, x=1)", "repeated"),
         ("f(x=" + "9" * 100_000 + ")", "Exceeds the limit (4300 digits)"),
-        ('[{"f": {"x": ' + "9" * 100_000 + "}}]", "Exceeds the limit (4300 digits)"),
+        ('[{"f": {"x": ' + "9" * 100_000 + "}}]", "an integer of 100000 digits, more than"),
+        ("f(x=0x" + "f" * 5_000 + ")", "more than 4300 digits"),  # hex is not limited, but no report could print it
+        ("f(x=[-0x" + "f" * 5_000 + "])", "more than 4300 digits"),
+        ({"name": "f", "arguments": {"x": 1 << 20_000}}, "more than 4300 digits"),
         ("f(x=b'\\x00')", "bytes literals"),
         ("f(x={1, 2, 3})", "set literals"),
         ("f(x=~1)", "unary operators"),

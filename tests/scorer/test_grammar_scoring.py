@@ -114,8 +114,8 @@ def test_a_generated_module_validates_with_its_own_code(tmp_path):
 
 
 def test_integer_enum_members_compare_as_ints():
-    from ek.scorer.agree import rules_for_tool, values_agree
     from ek.canon import fold
+    from ek.scorer.agree import rules_for_tool, values_agree
 
     grammar = ek.grammar.parse("grammar g 1\ntool t {\n    n: enum(1, 2)\n    m: enum(a, 1)\n}\n")
     rules = rules_for_tool(grammar, grammar.tool("t"))

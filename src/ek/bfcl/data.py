@@ -16,6 +16,8 @@ from typing import Any
 
 import attrs
 
+from ek.parsing.values import long_int_reason
+
 
 class BfclDataError(ValueError):
     """A BFCL data line that is not what BFCL writes: ``FILE:LINE: reason``."""
@@ -58,6 +60,8 @@ def _lines(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
                     from None
             except RecursionError:
                 raise BfclDataError(f"{path}:{number}: JSON nests too deeply to read") from None
+            except ValueError as exc:  # an integer past Python's int/str conversion limit
+                raise BfclDataError(f"{path}:{number}: {long_int_reason(exc)}") from None
             if not isinstance(entry, dict):
                 raise BfclDataError(f"{path}:{number}: expected a JSON object, got {type(entry).__name__}")
             yield number, entry

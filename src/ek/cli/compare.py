@@ -4,7 +4,9 @@ Both corpora are scored with the same settings, paired by episode ``id``, and
 a paired bootstrap over episodes gives ΔF1 = F1(B) - F1(A) with a confidence
 interval and a two-sided p-value. Ids must match one to one: a mismatch is
 listed and fails the run (exit 1) unless ``--allow-errors``, which compares
-the common episodes only. ``--gold`` lets A and B hold only ``id`` + ``pred``.
+the common episodes only. ``--gold`` lets A and B hold only ``id`` + ``pred``;
+it is then the gold and grammar of every line of both. Paired ids scored against
+different gold or grammars are refused (exit 1, even with ``--allow-errors``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 from ek.atomicfile import write_json_atomic
 from ek.cli.score import (
     MIN_BOOTSTRAP_EPISODES,
+    aborted,
     add_metric_arguments,
     check_inputs,
     fraction,
@@ -35,8 +38,9 @@ FEW_PAIRED = 30
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = ("exit status: 0 with a verdict (significant or not), 1 without one: lines not scored, ids "
-                     "that do not pair up one to one (unless --allow-errors), or fewer than 2 paired episodes; "
-                     "2 for usage errors")
+                     "that do not pair up one to one (unless --allow-errors), paired ids scored against different "
+                     "gold or grammars (pass one shared --gold), or fewer than 2 paired episodes; "
+                     "2 for usage errors; 3 when scoring was cut short (a --jobs worker process died)")
     parser.add_argument("a", metavar="A.jsonl", help="corpus of system A (the baseline)")
     parser.add_argument("b", metavar="B.jsonl", help="corpus of system B (the candidate)")
     add_metric_arguments(parser)
@@ -73,6 +77,37 @@ def _pair(ids_a: list[Any], ids_b: list[Any]) -> tuple[list[int], list[int], lis
     return idx_a, idx_b, only_a, only_b, dup
 
 
+def _unlike(sa: Any, sb: Any, idx_a: list[int], idx_b: list[int]) -> dict[str, Any] | None:
+    """Paired ids scored against different gold or a different grammar in A and B: how many, and the
+    first one (in A's order) with its lines and grammars; None when the runs compare like with like."""
+    first: tuple[int, int, str] | None = None
+    counts = {"gold": 0, "grammar": 0}
+    for i, j in zip(idx_a, idx_b, strict=True):
+        (grammar_a, gold_a), (grammar_b, gold_b) = sa.sources[i], sb.sources[j]
+        what = "grammar" if grammar_a != grammar_b else "gold" if gold_a != gold_b else None
+        if what is not None:
+            counts[what] += 1
+            first = first or (i, j, what)
+    if first is None:
+        return None
+    i, j, what = first
+    return {"first_id": sa.ids[i], "differs_in": what, "a_line": sa.lines[i], "b_line": sb.lines[j],
+            "a_grammar": sa.sources[i][0], "b_grammar": sb.sources[j][0],
+            "ids_with_different_gold": counts["gold"], "ids_with_different_grammar": counts["grammar"],
+            "paired_ids": len(idx_a)}
+
+
+def _unlike_message(unlike: dict[str, Any]) -> str:
+    u = unlike
+    what = (f"different grammars ({u['a_grammar']} vs {u['b_grammar']})" if u["differs_in"] == "grammar"
+            else "different gold")
+    return (f"not comparing: A and B score id {u['first_id']!r} (A line {u['a_line']}, B line {u['b_line']}) "
+            f"against {what}; of {u['paired_ids']} paired ids, "
+            f"{u['ids_with_different_gold']} have different gold and {u['ids_with_different_grammar']} a "
+            "different grammar. Scores against different answer keys are not comparable: pass one shared "
+            "--gold (it is then the gold and grammar of both runs)")
+
+
 def _columns(rows: tuple[array[float], array[float], array[float]], idx: list[int]) -> tuple[list[float], ...]:
     return tuple([col[k] for k in idx] for col in rows)
 
@@ -103,8 +138,14 @@ def run(args: argparse.Namespace) -> int:
         return failed
     from ek.stats import paired_bootstrap
 
-    options = run_options(args, keep_worst=0, keep_details=0, keep_ids=True)
-    results = {name: score_file(path, options, args.jobs) for name, path in (("A", args.a), ("B", args.b))}
+    # with --gold, that one file is the gold (and grammar) of both runs, whatever their lines hold
+    options = run_options(args, keep_worst=0, keep_details=0, keep_ids=True, shared_gold=bool(args.gold))
+    from ek.corpus.runner import WorkerDiedError
+
+    try:
+        results = {name: score_file(path, options, args.jobs) for name, path in (("A", args.a), ("B", args.b))}
+    except WorkerDiedError as exc:
+        return aborted("compare", exc)
     problems = 0
     for name, result in results.items():
         errors = list(result.summary.errors) + list(result.gold_errors)
@@ -118,6 +159,8 @@ def run(args: argparse.Namespace) -> int:
             if missing_id:
                 print(f"  lines without an id: {', '.join(map(str, missing_id[:20]))}", file=sys.stderr)
         problems += failed + len(missing_id)
+        if result.summary.episodes == 0:
+            print(f"{name} ({result.path}): nothing was scored", file=sys.stderr)
     sa, sb = results["A"].summary, results["B"].summary
     idx_a, idx_b, only_a, only_b, dup = _pair(sa.ids, sb.ids)
     if only_a or only_b or dup:
@@ -126,6 +169,13 @@ def run(args: argparse.Namespace) -> int:
             if ids:
                 print(_listing(label, ids), file=sys.stderr)
         problems += len(only_a) + len(only_b) + len(dup)
+    unlike = _unlike(sa, sb, idx_a, idx_b)
+    if unlike:  # not even --allow-errors compares different answer keys
+        print(_unlike_message(unlike), file=sys.stderr)
+        if args.json:
+            payload = {**_header(args), "verdict": None, "significant": None, "unlike": unlike}
+            write_report("compare", "--json", args.json, lambda: write_json_atomic(args.json, payload))
+        return 1
     if problems and not args.allow_errors:
         print("not comparing: fix the lines above, or pass --allow-errors to compare the common episodes only",
               file=sys.stderr)

@@ -3,7 +3,10 @@
 Prints a terminal summary (overall micro precision/recall/F1, per tool, per
 error type, worst episodes, every line that could not be scored) and writes
 ``--json`` and ``--html`` reports. Exit status: 0 when every line was scored,
-1 when some line failed (unless ``--allow-errors``), 2 for usage errors.
+1 when some line failed (unless ``--allow-errors``) or when nothing was scored
+at all (an empty corpus, every line an error: there is no figure to report,
+whatever ``--allow-errors`` says), 2 for usage errors, 3 when
+the run was cut short (a ``--jobs`` worker process died) and no report was written.
 """
 
 from __future__ import annotations
@@ -18,6 +21,9 @@ from ek.scorer.metric import LEVELS
 
 #: How many worst episodes keep their full alignment for the HTML report.
 HTML_EPISODES = 200
+
+#: Exit status of a run that could not finish (a worker process died): there is no result to report.
+ABORTED = 3
 
 #: Resampling one episode (or none) gives the same corpus every time: no interval to speak of.
 MIN_BOOTSTRAP_EPISODES = 2
@@ -64,7 +70,7 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
                              "more (default: the current folder, plus the --grammar schema's folder)")
     parser.add_argument("--gold", metavar="GOLD.jsonl",
                         help="gold calls by id (lines with id, gold and optional grammar) for corpus lines "
-                             "that hold only id and pred")
+                             "that hold only id and pred (ek compare: the gold and grammar of every line)")
     parser.add_argument("--bfcl-answers", metavar="POSSIBLE_ANSWER.json",
                         help="gold calls by id from a BFCL possible_answer file, for BFCL result files "
                              "(lines with id and result)")
@@ -77,6 +83,10 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
                         help="exact optimal assignment of predicted to gold calls (default: deterministic greedy)")
     parser.add_argument("--canonicalizer", choices=sorted(CANONICALIZERS), default="fold",
                         help="how strings are compared where the grammar says nothing (default: fold)")
+    parser.add_argument("--invalid-gold", choices=("error", "warn"), default="error",
+                        help="gold calls the grammar rejects (unknown tool, missing required argument, a value "
+                             "the schema refuses; every $oneOf alternative must fit): error (default: the line is "
+                             "an error line, not scored) or warn (scored, and counted as a warning in the report)")
     parser.add_argument("--jobs", type=positive, default=1, metavar="N",
                         help="score in N processes (results are identical to one process)")
     parser.add_argument("--allow-errors", action="store_true",
@@ -85,8 +95,10 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = ("exit status: 0 when every line was scored, 1 when some line could not be (0 with "
-                     "--allow-errors), 2 for usage errors: a missing file, a bad option, a --grammar that does "
-                     "not resolve, a report path that cannot be written")
+                     "--allow-errors) or when nothing was scored at all (even with --allow-errors), 2 for usage "
+                     "errors: a missing file, a bad option, a --grammar that does not resolve, a report path that "
+                     "cannot be written; 3 when the run was cut short (a --jobs worker process was killed, e.g. "
+                     "out of memory) and no report was written")
     parser.add_argument("corpus", metavar="CORPUS.jsonl",
                         help="JSON lines, one episode each: id, pred (or output/prediction/completion), gold, "
                              "optional grammar; '-' reads stdin")
@@ -184,11 +196,21 @@ def run_options(args: argparse.Namespace, **keep: Any) -> Any:
 
     return RunOptions(level=args.level, canonicalizer=args.canonicalizer, optimal=args.optimal,
                       grammar=args.grammar, search_path=tuple(args.search_path), gold_file=args.gold,
+                      invalid_gold=args.invalid_gold,
                       bfcl_answers=args.bfcl_answers, bfcl_questions=args.bfcl_questions, **keep)
 
 
+def aborted(command: str, error: Exception) -> int:
+    """Say why a run could not finish (a worker process died) and return :data:`ABORTED`."""
+    print(f"ek {command}: error: {error}", file=sys.stderr)
+    return ABORTED
+
+
 def score_file(path: str, options: Any, jobs: int) -> Any:
-    """Run the scorer on one file with a progress bar when stderr is a terminal."""
+    """Run the scorer on one file with a progress bar when stderr is a terminal.
+
+    Raises :class:`ek.corpus.runner.WorkerDiedError` when a worker process dies.
+    """
     from ek.corpus.runner import file_size, run
     from ek.report.progress import ProgressBar
 
@@ -209,7 +231,12 @@ def run(args: argparse.Namespace) -> int:
 
     keep_details = args.html_episodes if args.html else 0
     options = run_options(args, keep_worst=args.worst, keep_details=keep_details)
-    result = score_file(args.corpus, options, args.jobs)
+    from ek.corpus.runner import WorkerDiedError
+
+    try:
+        result = score_file(args.corpus, options, args.jobs)
+    except WorkerDiedError as exc:
+        return aborted("score", exc)
     interval = None
     if args.bootstrap and result.summary.episodes < MIN_BOOTSTRAP_EPISODES:
         print(f"ek score: note: no confidence interval: a bootstrap needs at least {MIN_BOOTSTRAP_EPISODES} "
@@ -234,9 +261,11 @@ def run(args: argparse.Namespace) -> int:
         if failed is not None:
             return failed
         print(f"HTML report: {args.html}")
-    if result.summary.episodes == 0:
-        print(f"ek score: warning: no episode was scored ({result.counts.read} lines read); "
-              "the figures above describe an empty corpus", file=sys.stderr)
+    if result.summary.episodes == 0:  # not even --allow-errors makes "no result" a success
+        c = result.counts
+        print(f"\nek score: error: nothing was scored ({c.read} lines read: {result.summary.error_count} error "
+              f"lines, {c.blank} blank); there are no figures, so the exit status is 1", file=sys.stderr)
+        return 1
     failures = result.summary.error_count + len(result.gold_errors)
     if failures and not args.allow_errors:
         print(f"\n{failures} line(s) could not be scored; exit status 1 (use --allow-errors to accept that)",

@@ -106,6 +106,17 @@ class MetricCache:
             return BFCL_QUESTION_GRAMMAR
         return ref if ref is not None else self.default_grammar
 
+    def grammar_identity(self, ref: str | None) -> str:
+        """Which grammar an episode is scored with, for telling two runs apart: ``NAME@VERSION`` and the
+        schema's sha256 when known (a schema and the module generated from it agree), ``none``, or
+        :data:`BFCL_QUESTION_GRAMMAR`. The default grammar counts as what it resolves to."""
+        if ref is None and self.bfcl_functions is not None:
+            return BFCL_QUESTION_GRAMMAR
+        grammar = self.metric(ref).grammar
+        if grammar is None:
+            return "none"
+        return f"{grammar.key} (sha256 {grammar.source_sha256[:12]})" if grammar.source_sha256 else grammar.key
+
     def for_episode(self, ref: str | None, episode_id: Any) -> ToolCallMetric:
         """The metric of one episode: its own grammar ref, else its BFCL question's functions, else the default."""
         if ref is not None or self.bfcl_functions is None:

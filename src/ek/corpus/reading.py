@@ -30,6 +30,7 @@ import attrs
 from ek.bfcl import gold_calls, read_possible_answers, read_questions
 from ek.calls import Step
 from ek.goldjson import gold_from_json
+from ek.parsing.values import long_int_reason
 
 #: Keys a predicted output may be stored under, in the order they are looked up (``result``: BFCL result files).
 PRED_KEYS = ("pred", "output", "prediction", "completion", "result")
@@ -117,7 +118,12 @@ def _decode_line(raw: bytes | str) -> Any:
     text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
     # a byte order mark (Windows editors, concatenated files) is not part of the JSON text
     text = text.strip().removeprefix("\ufeff")
-    obj = json.loads(text, object_pairs_hook=_unique_keys)
+    try:
+        obj = json.loads(text, object_pairs_hook=_unique_keys)
+    except (json.JSONDecodeError, LineDataError):
+        raise
+    except ValueError as exc:  # the only other one json raises: an integer past Python's int/str limit
+        raise LineDataError(long_int_reason(exc)) from None
     _check_unicode(text, obj)
     return obj
 
@@ -157,6 +163,8 @@ def _read_gold(value: Any) -> tuple[Step, ...]:
             raise ValueError(f"'gold' is a string but not JSON: {exc.msg} at column {exc.colno}") from None
         except RecursionError:
             raise ValueError("'gold' is a string holding JSON nested too deeply") from None
+        except ValueError as exc:
+            raise ValueError(f"'gold' is a string holding {long_int_reason(exc)}") from None
     try:
         return tuple(gold_from_json(value, "gold"))
     except RecursionError:
@@ -172,9 +180,12 @@ def _other_type_hint(episode_id: str | int, gold_by_id: Mapping[Any, GoldEntry])
     return ""
 
 
-def parse_episode(raw: bytes | str, line: int, gold_by_id: Mapping[Any, GoldEntry] | None = None
-                  ) -> Episode | LineError:
+def parse_episode(raw: bytes | str, line: int, gold_by_id: Mapping[Any, GoldEntry] | None = None,
+                  *, shared_gold: bool = False) -> Episode | LineError:
     """Decode one non-blank corpus line into an :class:`Episode`, or say why it cannot be scored.
+
+    A line's own ``gold`` and ``grammar`` win over ``gold_by_id``; with ``shared_gold`` (``ek compare
+    --gold``: two runs scored against one answer key) the gold file's entry wins and theirs are ignored.
 
     >>> parse_episode('{"id": 1, "pred": "f(x=1)", "gold": [{"name": "f", "arguments": {"x": 1}}]}', 3)
     Episode(line=3, id=1, pred='f(x=1)', gold=(Step(name='f', args={'x': 1}),), grammar=None)
@@ -206,15 +217,17 @@ def parse_episode(raw: bytes | str, line: int, gold_by_id: Mapping[Any, GoldEntr
         if pred_key is None:
             keys = ", ".join(repr(k) for k in PRED_KEYS)
             raise KeyError(f"no predicted output: expected one of the keys {keys}")
-        grammar = _read_grammar(obj)
-        if "gold" in obj:
+        shared = shared_gold and gold_by_id is not None
+        grammar = None if shared else _read_grammar(obj)
+        if "gold" in obj and not shared:
             gold = _read_gold(obj["gold"])
         elif gold_by_id is not None:
+            lacks = "the shared gold file is the gold of every line" if shared else "no 'gold' on the line"
             if episode_id is None:
-                raise KeyError("no 'gold' on the line and no 'id' to look it up in the gold file")
+                raise KeyError(f"{lacks} and no 'id' to look it up in the gold file")
             entry = gold_by_id.get(episode_id)
             if entry is None:
-                raise KeyError(f"no 'gold' on the line and id {episode_id!r} is not in the gold file"
+                raise KeyError(f"{lacks} and id {episode_id!r} is not in the gold file"
                                + _other_type_hint(episode_id, gold_by_id))
             gold = entry.gold
             grammar = grammar or entry.grammar

@@ -9,19 +9,24 @@ does not grow with the corpus.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import multiprocessing
 import os
+import signal
 import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from functools import partial
 from typing import Any, BinaryIO
 
 import attrs
 
+from ek.calls import Step
 from ek.corpus.grammars import GrammarError, MetricCache
 from ek.corpus.reading import (
     Episode,
@@ -35,9 +40,12 @@ from ek.corpus.reading import (
     parse_episode,
 )
 from ek.corpus.summary import Summary
+from ek.goldjson import gold_to_json
 from ek.limits import ALIGNMENT_VALUE_CHARS, CHUNK_LINES, ERROR_LINES_KEPT
+from ek.runtime.violation import safe_repr
 from ek.scorer.accounting import Score
 from ek.scorer.alignment import alignment_dict
+from ek.scorer.metric import ToolCallMetric
 
 
 @attrs.frozen
@@ -50,12 +58,16 @@ class RunOptions:
     grammar: str | None = None
     search_path: tuple[str, ...] = ()
     gold_file: str | None = None
+    #: the gold file is the gold (and grammar) of every line, whatever the line holds (``ek compare --gold``)
+    shared_gold: bool = False
     bfcl_answers: str | None = None
     bfcl_questions: str | None = None
     keep_worst: int = 10
     keep_details: int = 0
     keep_ids: bool = False
     keep_errors: int = ERROR_LINES_KEPT
+    #: gold the grammar rejects: "error" (the line is not scored) or "warn" (scored, and counted as a warning)
+    invalid_gold: str = "error"
 
     def bfcl_functions(self) -> dict[str, Any] | None:
         """The function schemas of each BFCL question by id (``--bfcl-questions``), or None."""
@@ -111,6 +123,26 @@ def _prepare_pred(pred: Any) -> Any:
                     f"{json.dumps(pred)[:60]}")
 
 
+def gold_digest(gold: tuple[Step, ...]) -> str:
+    """A short fingerprint of gold calls (markers included, key order ignored): equal gold, equal digest."""
+    try:
+        text = json.dumps(gold_to_json(gold), sort_keys=True, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):  # not JSON-able (gold built in code): its repr, never raising
+        text = safe_repr(gold)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+#: How many of a line's gold problems its reason lists (the rest are counted).
+GOLD_PROBLEMS_SHOWN = 5
+
+
+def invalid_gold_reason(metric: ToolCallMetric, problems: tuple[str, ...]) -> str:
+    """Why a line's gold does not fit its grammar: the grammar, then its first problems."""
+    grammar = metric.grammar.key if metric.grammar is not None else "the grammar"
+    more = f"; and {len(problems) - GOLD_PROBLEMS_SHOWN} more" if len(problems) > GOLD_PROBLEMS_SHOWN else ""
+    return f"gold does not fit {grammar}: " + "; ".join(problems[:GOLD_PROBLEMS_SHOWN]) + more
+
+
 def score_episode(cache: MetricCache, episode: Episode) -> Score:
     """Score one episode with its grammar's metric (raises GrammarError, TypeError, ValueError)."""
     metric = cache.for_episode(episode.grammar, episode.id)
@@ -127,12 +159,17 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
     """
     summary = options.new_summary(floor)
     for number, raw in lines:
-        item = parse_episode(raw, number, gold_by_id)
+        item = parse_episode(raw, number, gold_by_id, shared_gold=options.shared_gold)
         if isinstance(item, LineError):
             summary.add_error(item)
             continue
         try:
-            score = score_episode(cache, item)
+            metric = cache.for_episode(item.grammar, item.id)
+            problems = metric.gold_problems(item.gold)
+            if problems and options.invalid_gold == "error":
+                summary.add_error(LineError(number, item.id, invalid_gold_reason(metric, problems)))
+                continue
+            score = metric(_prepare_pred(item.pred), item.gold)
         except GrammarError as exc:
             summary.add_error(LineError(number, item.id, f"unknown grammar: {exc}"))
             continue
@@ -147,7 +184,10 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
                                                          f"({type(exc).__name__}: {exc}); please report it with "
                                                          "this line"))
             continue
-        summary.add(number, item.id, score, cache.grammar_label(item.grammar))
+        if problems:
+            summary.add_gold_warning(LineError(number, item.id, invalid_gold_reason(metric, problems)))
+        source = (cache.grammar_identity(item.grammar), gold_digest(item.gold)) if options.keep_ids else None
+        summary.add(number, item.id, score, cache.grammar_label(item.grammar), source)
     summary.attach_details(partial(alignment_dict, limit=ALIGNMENT_VALUE_CHARS))
     return summary
 
@@ -170,9 +210,76 @@ def _score_chunk(chunk: list[tuple[int, bytes]], floor: tuple[float, float, int]
 
 
 def _start_method() -> str:
-    """``fork`` on Linux (workers start in milliseconds with ek already imported; the CLI runs no threads),
-    ``spawn`` elsewhere (macOS and Windows, where fork is unsafe or missing)."""
+    """``fork`` on Linux (workers start in milliseconds with ek already imported; the CLI runs no threads,
+    and with fork the executor starts all its workers before its own manager thread), ``spawn`` elsewhere
+    (macOS and Windows, where fork is unsafe or missing)."""
     return "fork" if sys.platform == "linux" and "fork" in multiprocessing.get_all_start_methods() else "spawn"
+
+
+class WorkerDiedError(RuntimeError):
+    """A worker process of a ``--jobs`` run ended before returning its lines (killed by a signal or the
+    out-of-memory killer): the run cannot be completed, and its totals must not be reported as if it had."""
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _death(pool: ProcessPoolExecutor, wait: float = 2.0) -> str:
+    """How the worker that broke ``pool`` ended, as far as its exit status tells (best effort).
+
+    Its pipe closes a moment before it can be reaped, so its status is polled for up to ``wait`` seconds.
+    """
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # private, so read defensively
+    deadline = time.monotonic() + wait
+    while True:
+        codes = [p.exitcode for p in processes]
+        # the executor terminates the survivors (SIGTERM) once one dies: any other code is the cause
+        cause = next((c for c in codes if c not in (None, 0, -signal.SIGTERM)), None)
+        if cause is not None or None not in codes or time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
+    if cause is None:
+        return "ended unexpectedly"
+    if cause < 0:
+        hint = " (the system may have run out of memory)" if -cause == signal.SIGKILL else ""
+        return f"was killed by {_signal_name(-cause)}{hint}"
+    return f"exited with status {cause}"
+
+
+def _score_in_workers(options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] | None,
+                      functions: Mapping[str, Any] | None, chunks: Iterator[list[tuple[int, bytes]]],
+                      total: Summary, jobs: int) -> None:
+    """Score ``chunks`` in ``jobs`` processes, merging their summaries into ``total`` in line order.
+
+    A worker that dies (SIGKILL, the OOM killer) raises :class:`WorkerDiedError` at once: a
+    ``multiprocessing.Pool`` would wait forever for the lost chunk, while this executor watches
+    its workers' sentinels and fails every pending chunk.
+    """
+    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(_start_method()),
+                               initializer=_init_worker, initargs=(options, gold_by_id, functions))
+    pending: deque[tuple[int, Future[Summary]]] = deque()
+    try:
+        try:
+            for chunk in chunks:
+                pending.append((chunk[0][0], pool.submit(_score_chunk, chunk, total.worst_floor())))
+                while len(pending) >= 2 * jobs:
+                    total.merge(pending[0][1].result())
+                    pending.popleft()
+            while pending:
+                total.merge(pending[0][1].result())
+                pending.popleft()
+        except BrokenProcessPool:
+            first = pending[0][0] if pending else None
+            where = f"; lines from {first} on were not scored" if first is not None else ""
+            raise WorkerDiedError(f"a worker process {_death(pool)} while scoring{where}. The run is "
+                                  "incomplete, so no report was written; try fewer --jobs or more "
+                                  "memory") from None
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _chunks(lines: Iterator[tuple[int, bytes]], size: int) -> Iterator[list[tuple[int, bytes]]]:
@@ -226,15 +333,7 @@ def run(path: str, options: RunOptions, *, jobs: int = 1,
             for chunk in _chunks(iter(metered), CHUNK_LINES):
                 total.merge(score_lines(options, cache, chunk, gold_by_id, total.worst_floor()))
         else:
-            context = multiprocessing.get_context(_start_method())
-            with context.Pool(jobs, initializer=_init_worker, initargs=(options, gold_by_id, functions)) as pool:
-                pending: deque[Any] = deque()
-                for chunk in _chunks(iter(metered), CHUNK_LINES):
-                    pending.append(pool.apply_async(_score_chunk, (chunk, total.worst_floor())))
-                    while len(pending) >= 2 * jobs:
-                        total.merge(pending.popleft().get())
-                while pending:
-                    total.merge(pending.popleft().get())
+            _score_in_workers(options, gold_by_id, functions, _chunks(iter(metered), CHUNK_LINES), total, jobs)
         if progress is not None:
             progress(metered.bytes, counts.read)
     return RunResult(path, total, counts, tuple(gold_errors), time.perf_counter() - started)
@@ -250,4 +349,4 @@ def file_size(path: str) -> int | None:
         return None
 
 
-__all__ = ["CHUNK_LINES", "RunOptions", "RunResult", "run", "score_episode", "score_lines"]
+__all__ = ["CHUNK_LINES", "RunOptions", "RunResult", "WorkerDiedError", "run", "score_episode", "score_lines"]

@@ -88,10 +88,16 @@ class Summary:
     rows_fn: array[float] = attrs.Factory(lambda: array("d"))
     lines: array[int] = attrs.Factory(lambda: array("q"))
     ids: list[Any] = attrs.Factory(list)
+    #: with ``keep_ids``: per episode, what it was scored against, ``(grammar identity, gold digest)``, so two
+    #: runs can be checked to compare like with like (``ek compare``)
+    sources: list[tuple[str, str]] = attrs.Factory(list)
     #: the first ``keep_errors`` error lines, in line order (all of them are counted in ``error_count``)
     errors: list[LineError] = attrs.Factory(list)
     error_count: int = 0
     keep_errors: int = ERROR_LINES_KEPT
+    #: scored lines whose gold the grammar rejects (``--invalid-gold warn``): the first ``keep_errors``, and all counted
+    gold_warnings: list[LineError] = attrs.Factory(list)
+    gold_warning_count: int = 0
     parse_failures: int = 0
     grammars: Counter[str] = attrs.Factory(Counter)
     #: (tool, argument, status) -> how often that argument failed inside a matched call
@@ -113,8 +119,10 @@ class Summary:
         """The rank key of the least bad episode kept once the heap is full (later chunks must beat it)."""
         return self._heap[0][0] if self.heap_size and len(self._heap) >= self.heap_size else None
 
-    def add(self, line: int, episode_id: Any, score: Score, grammar: str | None) -> None:
-        """Count one scored episode (its explanation is kept only while it ranks among the worst)."""
+    def add(self, line: int, episode_id: Any, score: Score, grammar: str | None,
+            source: tuple[str, str] | None = None) -> None:
+        """Count one scored episode (its explanation is kept only while it ranks among the worst);
+        ``source``: what it was scored against, kept with its id (see :attr:`sources`)."""
         tp, fp, fn = score.exact_counts
         self.tp += tp
         self.fp += fp
@@ -130,6 +138,8 @@ class Summary:
         self.lines.append(line)
         if self.keep_ids:
             self.ids.append(episode_id)
+            if source is not None:
+                self.sources.append(source)
         if score.explanation is not None and score.explanation.parse_error:
             self.parse_failures += 1
         self.grammars[grammar or ""] += 1
@@ -174,6 +184,12 @@ class Summary:
         if len(self.errors) < self.keep_errors:
             self.errors.append(error)
 
+    def add_gold_warning(self, warning: LineError) -> None:
+        """Count a scored line whose gold does not fit its grammar; keep it as :meth:`add_error` keeps errors."""
+        self.gold_warning_count += 1
+        if len(self.gold_warnings) < self.keep_errors:
+            self.gold_warnings.append(warning)
+
     def merge(self, later: Summary) -> None:
         """Append the summary of the lines that come *after* this one's (order keeps rows aligned)."""
         self.tp += later.tp
@@ -186,8 +202,11 @@ class Summary:
         self.rows_fn.extend(later.rows_fn)
         self.lines.extend(later.lines)
         self.ids.extend(later.ids)
+        self.sources.extend(later.sources)
         self.error_count += later.error_count
         self.errors.extend(later.errors[: max(0, self.keep_errors - len(self.errors))])
+        self.gold_warning_count += later.gold_warning_count
+        self.gold_warnings.extend(later.gold_warnings[: max(0, self.keep_errors - len(self.gold_warnings))])
         self.parse_failures += later.parse_failures
         self.grammars.update(later.grammars)
         for entry in later._heap:

@@ -15,6 +15,7 @@ from typing import Any
 
 from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import Limits, check_text
+from ek.parsing.values import long_int_reason
 
 
 class _Rejected(Exception):
@@ -73,7 +74,7 @@ def loads(text: str, limits: Limits, fmt: str = "json", path: str | None = None)
         where = f"{path} (line {exc.lineno}, column {exc.colno})" if path else (exc.lineno, exc.colno)
         raise ParseError(f"invalid JSON: {exc.msg}", where, fmt) from None
     except ValueError as exc:  # int-string conversion limit on huge integers
-        raise ParseError(f"number not accepted: {exc}", path, fmt) from None
+        raise ParseError(long_int_reason(exc), path, fmt) from None
     except RecursionError:  # unreachable after check_text; kept so it can never escape
         raise ParseError("JSON nests too deeply", path, fmt) from None
 

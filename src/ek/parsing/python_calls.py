@@ -18,6 +18,7 @@ from typing import Any
 from ek.calls import Step
 from ek.parsing.errors import ParseError
 from ek.parsing.limits import Limits, check_text
+from ek.parsing.values import int_too_long, long_int_reason
 
 FORMAT = "python"
 
@@ -174,7 +175,7 @@ def _literal(node: ast.expr) -> Any:
     if type(node) is ast.Constant:  # the common cases first, by exact type: this runs once per value
         constant = node.value
         kind = type(constant)
-        if kind is str or kind is int or kind is bool or constant is None:
+        if kind is str or kind is bool or constant is None or (kind is int and not int_too_long(constant)):
             return constant
         return _constant(node)
     if type(node) is ast.List:
@@ -215,6 +216,8 @@ def _literal(node: ast.expr) -> Any:
 
 def _constant(node: ast.Constant) -> Any:
     value = node.value
+    if isinstance(value, int) and not isinstance(value, bool) and int_too_long(value):
+        raise _fail(long_int_reason() + "; a hex literal spells it, but no report could print it", node)
     if value is None or isinstance(value, (str, bool, int)):
         return value
     if isinstance(value, float):

@@ -10,6 +10,7 @@ objects, NaN) is a :class:`ParseError` at its JSON path.
 from __future__ import annotations
 
 import math
+import re
 import sys
 from collections.abc import Mapping
 from typing import Any
@@ -17,10 +18,40 @@ from typing import Any
 from ek.parsing.errors import ParseError
 from ek.parsing.limits import Limits
 
-# Text cannot carry an integer past Python's int/str conversion limit; decoded objects are held to the same.
-_DIGITS = sys.get_int_max_str_digits() or 4300
+#: Most decimal digits an integer may have: Python's int/str conversion limit. Text cannot carry a longer
+#: one (``int()`` and ``json.loads`` refuse it), ``str()``/``repr()``/``json.dumps`` cannot write one, so
+#: every reader of ek refuses it (a hex literal can still spell it) and every renderer shows it without ``str``.
+MAX_INT_DIGITS = sys.get_int_max_str_digits() or 4300
+_DIGITS = MAX_INT_DIGITS
 _BIG_INT = 10**_DIGITS
 _NEG_BIG_INT = -_BIG_INT  # computed once: negating a 4300-digit int per value would cost more than the check
+
+
+def int_too_long(value: int) -> bool:
+    """True for an int with more than :data:`MAX_INT_DIGITS` decimal digits (``str`` would raise on it).
+
+    >>> int_too_long(10 ** 4299), int_too_long(-(10 ** 4300)), int_too_long(0x1 << 20_000)
+    (False, True, True)
+    """
+    return not _NEG_BIG_INT < value < _BIG_INT
+
+
+def long_int_reason(error: BaseException | None = None) -> str:
+    """Why such an integer is refused; ``error``: Python's own ValueError, whose digit count is kept.
+
+    >>> long_int_reason()
+    "an integer of more than 4300 digits, past Python's int/str conversion limit"
+    >>> try:
+    ...     int("9" * 5000)
+    ... except ValueError as exc:
+    ...     long_int_reason(exc)
+    "an integer of 5000 digits, more than Python's int/str conversion limit (4300 digits)"
+    """
+    found = re.search(r"value has ([0-9]{1,12}) digits", str(error)) if error is not None else None
+    if found:
+        return (f"an integer of {found.group(1)} digits, more than Python's int/str conversion limit "
+                f"({MAX_INT_DIGITS} digits)")
+    return f"an integer of more than {MAX_INT_DIGITS} digits, past Python's int/str conversion limit"
 
 
 class _Budget:
@@ -85,8 +116,7 @@ def _value(value: Any, path: str, depth: int, limit: int, budget: _Budget, fmt: 
         budget.spend(1 + len(value), path, fmt)
         return value
     if kind is int and not _NEG_BIG_INT < value < _BIG_INT:
-        raise ParseError(f"an integer of more than {_DIGITS} digits is not accepted (Python's int/str conversion "
-                         f"limit: Exceeds the limit ({_DIGITS} digits))", path, fmt)
+        raise ParseError(long_int_reason(), path, fmt)
     if value is None or kind is bool or kind is int:
         budget.spend(1, path, fmt)
         return value

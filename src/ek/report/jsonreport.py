@@ -54,6 +54,9 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
             "fn": {"weight": kinds.get(FN, (0.0, 0))[0], "count": kinds.get(FN, (0.0, 0))[1]},
         })
     tp, fp, fn = total.exact_counts
+    overall = _counts(total, total.unit_counts())
+    if summary.episodes == 0:  # no episode, no figures: a ratio of nothing is not a perfect 1.0
+        overall.update(precision=None, recall=None, f1=None)
     return {
         "schema_version": SCHEMA_VERSION,
         "generator": f"ek {__version__}",
@@ -65,6 +68,7 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
             "error_lines": summary.error_count,
             "accounted": result.accounted,
             "unparseable_outputs": summary.parse_failures,
+            "gold_warnings": summary.gold_warning_count,
         },
         "options": {
             "level": options.level,
@@ -75,8 +79,9 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
             "gold_file": options.gold_file,
             "bfcl_answers": options.bfcl_answers,
             "bfcl_questions": options.bfcl_questions,
+            "invalid_gold": options.invalid_gold,
         },
-        "overall": {**_counts(total, total.unit_counts()),
+        "overall": {**overall,
                     "exact": {"tp": _fraction(tp), "fp": _fraction(fp), "fn": _fraction(fn)}},
         "confidence_interval": None if interval is None else {"metric": "micro_f1", **interval.to_dict()},
         "per_tool": [{"tool": tool, **_counts(score, by_tool_units.get(tool, {}))}
@@ -90,6 +95,7 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
         "errors": [{"line": e.line, "id": e.id, "reason": e.reason} for e in summary.errors],
         "errors_omitted": summary.error_count - len(summary.errors),
         "gold_file_errors": [{"line": e.line, "id": e.id, "reason": e.reason} for e in result.gold_errors],
+        "gold_warnings": [{"line": e.line, "id": e.id, "reason": e.reason} for e in summary.gold_warnings],
     }
 
 

@@ -64,12 +64,16 @@ def render_report(report: dict[str, Any], *, max_errors: int = 20) -> str:
     if c["unparseable_outputs"]:
         out.append(f"  {c['unparseable_outputs']} output(s) could not be parsed (scored as zero predicted calls)")
     out.append("")
-    out.append("Overall (micro-averaged: TP, FP, FN summed over episodes, cost-weighted)")
-    units = o["units"]
-    rows = [[_ratio(o["precision"]), _ratio(o["recall"]), _ratio(o["f1"]), _num(o["tp"]), _num(o["fp"]),
-             _num(o["fn"]), f"{units['tp']}/{units['fp']}/{units['fn']}"]]
-    out.append(format_table(["precision", "recall", "F1", "TP", "FP", "FN", "units TP/FP/FN"], rows,
-                            align="rrrrrrr"))
+    if o["f1"] is None:
+        out.append("Nothing was scored: no line holds an episode that could be scored, so there are no figures "
+                   "(precision, recall and F1 are null in --json)")
+    else:
+        out.append("Overall (micro-averaged: TP, FP, FN summed over episodes, cost-weighted)")
+        units = o["units"]
+        rows = [[_ratio(o["precision"]), _ratio(o["recall"]), _ratio(o["f1"]), _num(o["tp"]), _num(o["fp"]),
+                 _num(o["fn"]), f"{units['tp']}/{units['fp']}/{units['fn']}"]]
+        out.append(format_table(["precision", "recall", "F1", "TP", "FP", "FN", "units TP/FP/FN"], rows,
+                                align="rrrrrrr"))
     ci = report.get("confidence_interval")
     if ci:
         out.append(f"  F1 {ci['confidence']:.0%} CI [{ci['low']:.4f}, {ci['high']:.4f}] "
@@ -109,11 +113,14 @@ def render_report(report: dict[str, Any], *, max_errors: int = 20) -> str:
               ", ".join(f"{r['reason']} {_num(r['weight'])}" for r in e["reasons"][:3])]
              for e in report["worst_episodes"]],
             align="rlrrl", max_width=60))
-    for title, key in (("Error lines (not scored)", "errors"), ("Gold file errors", "gold_file_errors")):
-        errors = report[key]
+    for title, key in (("Error lines (not scored)", "errors"), ("Gold file errors", "gold_file_errors"),
+                       ("Gold warnings (gold the grammar rejects, scored anyway: --invalid-gold warn)",
+                        "gold_warnings")):
+        errors = report.get(key) or []
         if not errors:
             continue
-        total = len(errors) + (report.get("errors_omitted", 0) if key == "errors" else 0)
+        total = (c["error_lines"] if key == "errors" else c.get("gold_warnings", 0) if key == "gold_warnings"
+                 else len(errors))
         out.append("")
         out.append(f"{title}: {total}")
         for e in errors[:max_errors]:

@@ -17,6 +17,7 @@ import attrs
 
 from ek.calls import Step
 from ek.goldjson import encode_value
+from ek.runtime.violation import safe_repr
 from ek.sentinel import Sentinel
 
 #: Unit kinds.
@@ -50,7 +51,7 @@ ABSENT: Any = _Absent()
 
 
 def _repr_missing(value: Any) -> str:
-    return "<absent>" if value is ABSENT else repr(value)
+    return "<absent>" if value is ABSENT else safe_repr(value)  # an int past the int/str limit too
 
 
 @attrs.frozen

@@ -38,6 +38,7 @@ from ek.grammar.model import (
     PrimitiveType,
     ToolSpec,
 )
+from ek.parsing.values import int_too_long
 from ek.scorer.accounting import ABSENT, ArgCheck
 from ek.scorer.assign import has_perfect_matching
 from ek.values import OMITTABLE, OneOf, is_omittable
@@ -399,7 +400,7 @@ def _value_key(value: Any, rule: ArgRule | None, canon: Canonicalizer) -> Any:
         if any(k is _NOT_PLAIN for k in keys):
             return _NOT_PLAIN
         if rule is not None and rule.policy == "unordered":
-            return ("bag", tuple(sorted(keys, key=repr)))
+            return ("bag", tuple(sorted(keys, key=_order_text)))
         return ("list", tuple(keys))
     if isinstance(value, Mapping):
         if not all(isinstance(k, str) for k in value):
@@ -422,5 +423,16 @@ def _stable_repr(value: Any) -> str:
         return "{" + ",".join(f"{k!r}:{_stable_repr(v)}" for k, v in sorted(value.items(), key=lambda kv: repr(kv[0]))) + "}"
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(_stable_repr(v) for v in value) + "]"
+    if type(value) is int and int_too_long(value):  # repr refuses it; hex is exact and unlimited
+        return f"int:{value:#x}"
     return f"{type(value).__name__}:{value!r}"
+
+
+def _order_text(value: Any) -> str:
+    """``repr(value)`` as a sort key, or (for what repr refuses: an int past Python's int/str limit) its
+    :func:`_stable_repr`; only used to put equal multisets in one order."""
+    try:
+        return repr(value)
+    except ValueError:
+        return _stable_repr(value)
 

@@ -12,19 +12,27 @@ import json
 from typing import Any
 
 from ek.goldjson import encode_value
+from ek.parsing.values import int_too_long
+from ek.runtime.violation import safe_repr
 from ek.scorer.accounting import ABSENT, TP, Explanation, Unit
 
 
 def plain(value: Any) -> Any:
-    """A JSON-able copy of a call value (gold markers encoded, tuples as lists, the rest by ``repr``)."""
+    """A JSON-able copy of a call value (gold markers encoded, tuples as lists, the rest by ``repr``).
+
+    An int past Python's int/str conversion limit, which no JSON writer can print, becomes the text
+    ``<int of N bits>``.
+    """
     value = encode_value(value)
     if isinstance(value, dict):
         return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
+    if isinstance(value, int) and not isinstance(value, bool) and int_too_long(value):
+        return safe_repr(value)
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
-    return repr(value)
+    return safe_repr(value)
 
 
 class Shown(str):

@@ -41,6 +41,7 @@ from ek.scorer.accounting import (
 )
 from ek.scorer.agree import ArgRule, arg_keys, compare_records, content_order_key, key_of, rules_for_tool
 from ek.scorer.assign import greedy_assignment, max_weight_assignment
+from ek.scorer.goldcheck import gold_problems
 from ek.values import OMITTABLE
 
 LEVELS = ("call", "arg")
@@ -450,6 +451,22 @@ class ToolCallMetric:
                 side = {"got": value} if kind == FP else {"expected": value}
                 units.append(Unit(kind, reason, w * imp, step.name, arg, pred_index=i, gold_index=j, **side))
         return units
+
+    def gold_problems(self, gold: Any, *, grammar: Any = None) -> tuple[str, ...]:
+        """What in the gold calls the grammar rejects: unknown tools, missing required arguments, values the
+        schema refuses (every ``OneOf`` alternative must fit; see :mod:`ek.scorer.goldcheck`). Empty without
+        a grammar or with ``validate=False``. Scoring does not call it; ``ek score`` does, per line.
+
+        >>> from ek.grammar.model import EnumType, FieldSpec, GraphGrammar, ToolSpec
+        >>> unit = FieldSpec("unit", EnumType(("celsius", "fahrenheit")))
+        >>> metric = ToolCallMetric(grammar=GraphGrammar("weather", 1, tools=(ToolSpec("get_weather", (unit,)),)))
+        >>> for problem in metric.gold_problems([Step("get_weather", {"unit": "kelvin"}), Step("get_weather", {})]):
+        ...     print(problem)
+        gold[0] get_weather: $.unit: expected one of 'celsius', 'fahrenheit', got 'kelvin'
+        gold[1] get_weather: $.unit: missing required argument
+        """
+        validate = self._context(grammar)._validator
+        return () if validate is None else gold_problems(validate, coerce_calls(gold, "gold"))
 
     def explain(self, pred: Any, gold: Any, *, grammar: Any = None) -> Explanation:
         """The alignment and every counted unit with its reason."""

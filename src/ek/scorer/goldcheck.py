@@ -1,0 +1,127 @@
+"""Gold calls checked against the grammar they are scored with: a broken answer key is reported, never
+silently held against the model.
+
+A gold call must name a tool of the grammar, give every required argument and hold values the schema
+accepts, checked by the same validator that checks predictions (:func:`ek.runtime.validator_for`).
+Gold markers (:mod:`ek.values`) are read as what they promise:
+
+- ``OMITTABLE`` among ``OneOf`` alternatives: the argument may be left out; its present alternatives
+  are checked. A bare ``OMITTABLE`` (nothing but absence is right) on an argument the schema requires
+  is a problem: a model that follows the schema could never match it;
+- ``OneOf``: **every** alternative must fit. Each one is an answer the key accepts, and one the schema
+  rejects can never be matched by a prediction the schema accepts (such a prediction is an
+  ``invalid_value``): it is a mistake in the key, even when another alternative fits.
+
+``OneOf`` may sit at any depth. An argument is checked in ``K`` variants, ``K`` the most alternatives
+of any of its ``OneOf`` values: variant ``k`` takes the ``k``-th alternative of every ``OneOf`` (its
+last when it has fewer). Every alternative is checked once, and the work grows with ``K`` times the
+argument's size, never with the product of the alternatives.
+
+>>> from ek.calls import Step
+>>> from ek.grammar.model import FieldSpec, GraphGrammar, PrimitiveType, ToolSpec
+>>> from ek.runtime import validator_for
+>>> from ek.values import OMITTABLE, OneOf, Omittable
+>>> g = GraphGrammar("demo", 1, tools=(ToolSpec("ping", (FieldSpec("host", PrimitiveType("str")),)),))
+>>> gold_problems(validator_for(g), [Step("ping", {"host": OneOf("a.org", 7)}), Step("pong", {})])
+('gold[0] ping: $.host: expected str, got int', "gold[1] pong: $: unknown tool 'pong'")
+>>> gold_problems(validator_for(g), [Step("ping", {"host": Omittable("a.org")})])
+()
+>>> gold_problems(validator_for(g), [Step("ping", {"host": OMITTABLE})])
+('gold[0] ping: $.host: missing required argument (the gold accepts only leaving it out)',)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ek.calls import Step
+from ek.grammar.names import path_segment
+from ek.values import OMITTABLE, OneOf
+
+#: validate(tool_name, args) -> violations, each a (path, reason) pair
+Validate = Callable[[str, Any], Sequence[Any]]
+
+_DROP = object()  # an OMITTABLE inside a list or object: the item or key is left out
+
+
+def _alternatives(value: Any) -> int:
+    """The most present alternatives of any ``OneOf`` in ``value``: 1 with one, 0 without any marker."""
+    kind = type(value)
+    if kind is str or kind is int or kind is float or kind is bool or value is None:
+        return 0  # the common case first
+    if value is OMITTABLE:
+        return 1
+    if isinstance(value, OneOf):
+        return max([max(len(value.values), 1)] + [_alternatives(v) for v in value.values])
+    if isinstance(value, Mapping):
+        return max([0] + [_alternatives(v) for v in value.values()])
+    if isinstance(value, (list, tuple)):
+        return max([0] + [_alternatives(v) for v in value])
+    return 0
+
+
+def _pick(value: Any, k: int) -> Any:
+    """``value`` with every ``OneOf`` replaced by its ``k``-th present alternative (its last when fewer)."""
+    if value is OMITTABLE:
+        return _DROP
+    if isinstance(value, OneOf):
+        present = value.values
+        return _pick(present[min(k, len(present) - 1)], k) if present else _DROP
+    if isinstance(value, Mapping):
+        picked = {key: _pick(v, k) for key, v in value.items()}
+        return {key: v for key, v in picked.items() if v is not _DROP}
+    if isinstance(value, (list, tuple)):
+        return [v for v in (_pick(item, k) for item in value) if v is not _DROP]
+    return value
+
+
+def _under(path: str, prefix: str) -> bool:
+    """True when a violation ``path`` is ``prefix`` or inside it (``$.a`` holds ``$.a[0]`` and ``$.a.b``)."""
+    return path == prefix or (path.startswith(prefix) and path[len(prefix)] in ".[")
+
+
+def call_problems(validate: Validate, step: Step) -> list[tuple[str, str]]:
+    """``(path, reason)`` of everything in one gold call that the grammar rejects, in the validator's order."""
+    present: dict[str, Any] = {}
+    prefix: dict[str, str] = {}
+    omitted: set[str] = set()  # paths of arguments whose gold accepts nothing but absence
+    for name, value in step.args.items():
+        prefix[name] = "$" + path_segment(name) if isinstance(name, str) else "$"
+        if value is OMITTABLE or (isinstance(value, OneOf) and not value.values):
+            omitted.add(prefix[name])
+        else:
+            present[name] = value
+    counts = {name: _alternatives(value) for name, value in present.items()}
+    found: dict[tuple[str, str], None] = {}
+    for k in range(max(max(counts.values(), default=1), 1)):
+        # variant 0 checks the whole call; later ones only the arguments that still have alternatives
+        names = list(present) if k == 0 else [n for n, c in counts.items() if c > k]
+        if k == 0 and not omitted and not any(counts.values()):
+            args = step.args  # plain gold, no marker anywhere: checked as it is
+        else:
+            args = {n: _pick(present[n], k) if counts[n] else present[n] for n in names}
+        for violation in validate(step.name, args):
+            path, reason = violation
+            if k == 0 and path in omitted:
+                reason += " (the gold accepts only leaving it out)"
+            if k > 0 and not any(_under(path, prefix[n]) for n in names):
+                continue  # "missing required" for an argument left out of this variant
+            found.setdefault((path, reason), None)
+    return list(found)
+
+
+def gold_problems(validate: Validate, gold: Sequence[Step]) -> tuple[str, ...]:
+    """Every problem of the gold calls against the grammar, as ``gold[i] TOOL: PATH: REASON`` lines."""
+    out: list[str] = []
+    for i, step in enumerate(gold):
+        try:
+            problems = call_problems(validate, step)
+        except RecursionError:
+            out.append(f"gold[{i}] {step.name}: values nested too deeply to check")
+            continue
+        out.extend(f"gold[{i}] {step.name}: {path}: {reason}" for path, reason in problems)
+    return tuple(out)
+
+
+__all__ = ["call_problems", "gold_problems"]
