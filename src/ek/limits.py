@@ -9,6 +9,8 @@ compare without recursing out.
 
 from __future__ import annotations
 
+import sys
+
 # --- model output and gold values -----------------------------------------------------------------------------
 
 #: Largest model output read, in characters (bytes for ``bytes``); past it the output is a parse error.
@@ -18,6 +20,11 @@ OUTPUT_MAX_SIZE = 1_000_000
 #: Deepest bracket nesting read in model output (calls, lists and objects all count). ``ast.parse`` and
 #: ``json.loads`` recurse, so the limit is checked by an iterative scan first; real calls nest a few levels.
 OUTPUT_MAX_DEPTH = 64
+
+#: Most decimal digits an integer may have: Python's int/str conversion limit. Text cannot carry a longer one
+#: (``int()`` and ``json.loads`` refuse it), ``str()``/``repr()``/``json.dumps`` cannot write one, so every
+#: reader of ek refuses it (a hex literal can still spell it) and every renderer shows it without ``str``.
+MAX_INT_DIGITS = sys.get_int_max_str_digits() or 4300
 
 #: Deepest nesting of a gold value (gold JSON, ``OneOf`` alternatives included): the same as model output,
 #: so every gold value is one a prediction could equal.

@@ -11,17 +11,13 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 from collections.abc import Mapping
 from typing import Any
 
+from ek.limits import MAX_INT_DIGITS
 from ek.parsing.errors import ParseError
 from ek.parsing.limits import Limits
 
-#: Most decimal digits an integer may have: Python's int/str conversion limit. Text cannot carry a longer
-#: one (``int()`` and ``json.loads`` refuse it), ``str()``/``repr()``/``json.dumps`` cannot write one, so
-#: every reader of ek refuses it (a hex literal can still spell it) and every renderer shows it without ``str``.
-MAX_INT_DIGITS = sys.get_int_max_str_digits() or 4300
 _DIGITS = MAX_INT_DIGITS
 _BIG_INT = 10**_DIGITS
 _NEG_BIG_INT = -_BIG_INT  # computed once: negating a 4300-digit int per value would cost more than the check
