@@ -6,9 +6,7 @@ The public names below are imported lazily, so ``import ek`` stays cheap and
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
+from ek._lazy import lazy_exports
 from ek._version import __version__
 
 _EXPORTS: dict[str, str] = {
@@ -29,14 +27,4 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted(_EXPORTS) + ["__version__"]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ek' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)

@@ -6,8 +6,7 @@ The public names load on first use; :mod:`ek.runtime.api` holds ``validator_for`
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from ek._lazy import lazy_exports
 
 # Loaded on first use, for start-up speed: generated modules import ek.runtime.support and friends, and must
 # not pay for the loader, the resolver or the code generator (jinja2) they never call.
@@ -36,14 +35,4 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ek.runtime' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)
