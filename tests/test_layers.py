@@ -156,13 +156,19 @@ def test_generated_modules_import_only_the_runtime(tmp_path: Path) -> None:
     assert modules and all(m.startswith("ek.runtime.") for m in modules)
 
 
-@pytest.mark.parametrize("name", sorted(set(ek.__all__) - {"__version__"}))
-def test_from_ek_import_gives_the_object_never_a_module(name: str) -> None:
+LAZY_PACKAGES = ("ek", "ek.runtime")
+
+
+@pytest.mark.parametrize(("package", "name"), [(package, name) for package in LAZY_PACKAGES
+                                               for name in sorted(importlib.import_module(package).__all__)
+                                               if name != "__version__"])
+def test_from_a_lazy_package_import_gives_the_object_never_a_module(package: str, name: str) -> None:
+    """A submodule named like an exported name would replace it once imported (``ek.evaluate``, ``ek.runtime.resolve``)."""
     for info in pkgutil.walk_packages(ek.__path__, "ek."):
         if info.name != "ek.__main__":
             importlib.import_module(info.name)
-    value = getattr(ek, name)
-    assert not isinstance(value, type(ek)), f"ek.{name} is the module {value.__name__}"
+    value = getattr(importlib.import_module(package), name)
+    assert not isinstance(value, type(ek)), f"{package}.{name} is the module {value.__name__}"
     exec_ns: dict[str, object] = {}
-    exec(f"from ek import {name}", exec_ns)  # noqa: S102 - a fixed, known statement
+    exec(f"from {package} import {name}", exec_ns)  # noqa: S102 - a fixed, known statement
     assert exec_ns[name] is value

@@ -20,7 +20,7 @@ _EXPORTS: dict[str, str] = {
     "UnsupportedGeneratorError": "ek.runtime.errors",
     "Validator": "ek.runtime.api",
     "Violation": "ek.runtime.violation",
-    "check_fresh": "ek.runtime.resolve",
+    "check_fresh": "ek.runtime.resolution",
     "check_module": "ek.runtime.loader",
     "compile_grammar": "ek.runtime.loader",
     "grammar_of": "ek.runtime.api",
@@ -28,7 +28,7 @@ _EXPORTS: dict[str, str] = {
     "load_module": "ek.runtime.loader",
     "load_schema": "ek.runtime.loader",
     "module_of": "ek.runtime.loader",
-    "resolve": "ek.runtime.resolve",
+    "resolve": "ek.runtime.resolution",
     "validator_for": "ek.runtime.api",
 }
 
