@@ -36,7 +36,7 @@ REASONS: Mapping[str, str] = MappingProxyType(
         "wrong_tool": "call to a tool that gold never calls",
         "unknown_tool": "call to a tool the grammar does not declare",
         "missing_call": "gold call with no predicted call",
-        "out_of_order": "right tool, but keeping the pair would break the order gold requires (FP and FN)",
+        "out_of_order": "right tool, but the pair breaks the order gold requires",
         "unparseable_output": "the model output could not be parsed; gold calls count as missed",
     }
 )
