@@ -37,6 +37,10 @@ GOLD_MAX_DEPTH = OUTPUT_MAX_DEPTH
 #: tool's assignment; real trajectories (a few constraints, a few conflicts) need a handful of nodes.
 ORDER_MAX_NODES = 2_000
 
+#: Most assignment work (the sum of k²·l over the k x l tool assignments the search solves) for one episode's
+#: ``after`` constraints: about a second of pure Python, so a large tool group refuses in a second, not minutes.
+ORDER_MAX_WORK = 20_000_000
+
 # --- schemas ----------------------------------------------------------------------------------------------------
 
 #: Deepest nesting of ``list[...]`` and ``{ ... }`` in an argument's type, counted through named types, and of

@@ -131,3 +131,11 @@ def test_entangled_constraints_are_refused_not_guessed() -> None:
     with pytest.raises(OrderTooComplex, match="too entangled to score exactly"):
         ordered_assignment(values, chain, max_nodes=3)
     assert len(ordered_assignment(values, chain)) == n  # within the default limit it is solved
+
+
+def test_a_large_entangled_group_is_refused_by_work_not_after_minutes() -> None:
+    n = 12
+    values = {(i, j): 1.0 + (i + j == n - 1) for i in range(n) for j in range(n)}
+    chain = tuple(frozenset(range(j)) for j in range(n))
+    with pytest.raises(OrderTooComplex, match="steps of assignment work"):
+        ordered_assignment(values, chain, max_work=n ** 3 * 3)

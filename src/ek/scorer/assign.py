@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence, Set
 from typing import Any
 
-from ek.limits import ORDER_MAX_NODES
+from ek.limits import ORDER_MAX_NODES, ORDER_MAX_WORK
 
 Neighbours = Callable[[int], Iterable[int]]
 
@@ -237,7 +237,8 @@ def weighted_lcs(rows: int, cols: int, value: Callable[[int, int], float | None]
 
 
 class OrderTooComplex(ValueError):
-    """The order constraints of one episode need more search than :data:`ek.limits.ORDER_MAX_NODES` allows."""
+    """The order constraints of one episode need more search than :data:`ek.limits.ORDER_MAX_NODES` (nodes)
+    or :data:`ek.limits.ORDER_MAX_WORK` (assignment work) allows."""
 
 
 Edge = tuple[int, int]
@@ -266,6 +267,7 @@ class _Blocks:
         self.block_of = {e: b for b, edges in enumerate(self.edges) for e in edges}
         self.values = values
         self._memo: dict[tuple[int, frozenset[Edge]], tuple[float, tuple[Edge, ...]]] = {}
+        self.work = 0  # sum of k²·l over the assignments solved
 
     def solve(self, block: int, closed: frozenset[Edge]) -> tuple[float, tuple[Edge, ...]]:
         """Best matching of one block without the ``closed`` edges (those of the block only): total and pairs."""
@@ -278,6 +280,7 @@ class _Blocks:
         cols = sorted({j for _, j in edges})
         at_row = {i: r for r, i in enumerate(rows)}
         at_col = {j: c for c, j in enumerate(cols)}
+        self.work += min(len(rows), len(cols)) ** 2 * max(len(rows), len(cols))
         scores = [[0.0] * len(cols) for _ in rows]
         for i, j in edges:
             scores[at_row[i]][at_col[j]] = self.values[(i, j)]
@@ -291,6 +294,7 @@ def ordered_assignment(
     values: Mapping[Edge, float],
     before: Sequence[Set[int]],
     max_nodes: int = ORDER_MAX_NODES,
+    max_work: int = ORDER_MAX_WORK,
 ) -> list[Edge]:
     """Pairs ``(row, col)`` of the largest total ``value`` in which rows (a sequence) respect a partial order on cols.
 
@@ -303,7 +307,8 @@ def ordered_assignment(
     broken constraint is branched on (kept, with every pair it conflicts with removed; or removed), the
     kept branch first. Subtrees whose bound cannot beat the best found are cut. At most ``max_nodes``
     nodes, each one block's assignment (O(k²·l) for a block of k rows and l cols) and an O(p²) scan of
-    its p pairs; past that :class:`OrderTooComplex` is raised: never a greedy answer. Deterministic:
+    its p pairs, and at most ``max_work`` for the sum of those k²·l; past either :class:`OrderTooComplex`
+    is raised: never a greedy answer. Deterministic:
     branching and ties follow indices.
 
     >>> before = [frozenset(), frozenset({0})]        # col 1 must come after col 0
@@ -325,9 +330,10 @@ def ordered_assignment(
     while stack:
         kept, closed = stack.pop()
         nodes += 1
-        if nodes > max_nodes:
-            raise OrderTooComplex(f"the order constraints are too entangled to score exactly (more than "
-                                  f"{max_nodes} search nodes; ek.limits.ORDER_MAX_NODES)")
+        if nodes > max_nodes or blocks.work > max_work:
+            what = (f"{max_nodes} search nodes; ek.limits.ORDER_MAX_NODES" if nodes > max_nodes
+                    else f"{max_work:,} steps of assignment work; ek.limits.ORDER_MAX_WORK")
+            raise OrderTooComplex(f"the order constraints are too entangled to score exactly (more than {what})")
         used_rows = {i for i, _ in kept}
         used_cols = {j for _, j in kept}
         total = sum(values[e] for e in kept)

@@ -408,10 +408,10 @@ def _align(
     the other tools are assigned as without order), then the calls left over are paired tool by tool as
     without order: those pairs are out of order.
     """
-    after = after_of(gold) if order != "any" else ()
-    if order == "any" or (order == "gold" and not any(after)):
-        pairs, up, ug = _assign(pred, gold, ctx, optimal, invalid)
+    if order == "any" or (order == "gold" and not any(getattr(g, "after", ()) for g in gold)):
+        pairs, up, ug = _assign(pred, gold, ctx, optimal, invalid)  # no order to honour: today's path, as it was
         return pairs, up, ug, []
+    after = after_of(gold)
     before: tuple[frozenset[int], ...] | None
     if order == "strict":
         before, tools = None, {s.name for s in gold}
