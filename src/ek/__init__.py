@@ -11,6 +11,7 @@ from ek._version import __version__
 
 _EXPORTS: dict[str, str] = {
     "Step": "ek.calls",
+    "GoldCall": "ek.calls",
     "OneOf": "ek.values",
     "OMITTABLE": "ek.values",
     "Omittable": "ek.values",

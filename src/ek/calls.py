@@ -1,8 +1,8 @@
-"""The unit every scorer works on: one tool call of an agent's trajectory."""
+"""The unit every scorer works on: one tool call of an agent's trajectory, and gold calls' order constraints."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -34,3 +34,108 @@ class Step:
 
     name: str = attrs.field(validator=_check_name)
     args: Mapping[str, Any] = attrs.field(factory=dict, validator=_check_args)
+
+
+def _check_after(instance: GoldCall, attribute: attrs.Attribute, value: tuple[Any, ...]) -> None:
+    for index in value:
+        if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+            raise TypeError(f"GoldCall {instance.name!r}: after must hold gold indices (ints >= 0), got {index!r}")
+
+
+def _to_indices(value: Any) -> tuple[Any, ...]:
+    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"after must be a list of gold indices, got {type(value).__name__}: {value!r:.60}")
+    return tuple(value)
+
+
+@attrs.frozen(hash=False)
+class GoldCall(Step):
+    """A gold call that names the gold calls which must come before it (``after``: 0-based indices into its list).
+
+    Only the gold side carries order; a plain :class:`Step` in a gold list has no constraint.
+
+    >>> GoldCall("book", {"id": 3}, after=[0])
+    GoldCall(name='book', args={'id': 3}, after=(0,))
+    """
+
+    after: tuple[int, ...] = attrs.field(default=(), converter=_to_indices, validator=_check_after)
+
+
+def after_of(gold: Sequence[Step], where: str = "gold") -> tuple[tuple[int, ...], ...]:
+    """Each gold call's ``after`` indices (sorted, deduplicated), checked: in range, not itself, no cycle.
+
+    The one check of order constraints: gold JSON, the metric and the corpus reader all ask it, and a bad
+    constraint is a ``ValueError`` that names the call and the constraint.
+
+    >>> after_of([Step("search"), GoldCall("book", after=[0]), GoldCall("pay", after=[1, 0])])
+    ((), (0,), (0, 1))
+    >>> after_of([GoldCall("a", after=[1]), GoldCall("b", after=[0])])
+    Traceback (most recent call last):
+    ...
+    ValueError: gold: the after constraints form a cycle: gold #0 a after #1 b after #0 a
+    """
+    size = len(gold)
+    out = []
+    for j, call in enumerate(gold):
+        after = getattr(call, "after", ())
+        for k in after:
+            if k >= size:
+                raise ValueError(f"{where}[{j}] {call.name}: after index {k} is out of range "
+                                 f"(the gold list has {size} call{'s' if size != 1 else ''}, indices 0 to {size - 1})")
+            if k == j:
+                raise ValueError(f"{where}[{j}] {call.name}: a call cannot come after itself (after holds {j})")
+        out.append(tuple(sorted(set(after))))
+    cycle = _find_cycle(out)
+    if cycle:
+        path = " after ".join(f"#{j} {gold[j].name}" for j in cycle)
+        raise ValueError(f"{where}: the after constraints form a cycle: gold {path}")
+    return tuple(out)
+
+
+def _find_cycle(after: Sequence[Sequence[int]]) -> list[int]:
+    """One cycle of the "comes after" graph as a closed walk (first node repeated last), or ``[]``."""
+    pending = [len(a) for a in after]
+    followers: list[list[int]] = [[] for _ in after]
+    for j, before in enumerate(after):
+        for k in before:
+            followers[k].append(j)
+    ready = [j for j, n in enumerate(pending) if n == 0]
+    while ready:
+        k = ready.pop()
+        for j in followers[k]:
+            pending[j] -= 1
+            if pending[j] == 0:
+                ready.append(j)
+    if not any(pending):
+        return []
+    node = min(j for j, n in enumerate(pending) if n)  # every node left sits on or behind a cycle: walk back
+    seen: dict[int, int] = {}
+    walk: list[int] = []
+    while node not in seen:
+        seen[node] = len(walk)
+        walk.append(node)
+        node = next(k for k in after[node] if pending[k])
+    return walk[seen[node]:] + [node]
+
+
+def must_precede(after: Sequence[Sequence[int]]) -> tuple[frozenset[int], ...]:
+    """For each gold call, every gold call that must come before it: the transitive closure of ``after``.
+
+    ``after`` must be acyclic (as :func:`after_of` returns it).
+
+    >>> must_precede([(), (0,), (1,)])
+    (frozenset(), frozenset({0}), frozenset({0, 1}))
+    """
+    closure: list[frozenset[int] | None] = [None] * len(after)
+    for start in range(len(after)):
+        stack = [start]
+        while stack:  # iterative post-order: a call's set is built once all of its direct predecessors have theirs
+            j = stack[-1]
+            todo = [k for k in after[j] if closure[k] is None]
+            if todo:
+                stack.extend(todo)
+                continue
+            stack.pop()
+            if closure[j] is None:
+                closure[j] = frozenset(after[j]).union(*(closure[k] for k in after[j]))  # type: ignore[misc]
+    return tuple(c or frozenset() for c in closure)

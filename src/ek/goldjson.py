@@ -7,6 +7,10 @@ Inside argument values, at any depth:
 - ``{"$omit": true}`` is :data:`~ek.values.OMITTABLE` (leaving the argument out is right),
   alone or as one of the ``$oneOf`` alternatives.
 
+A call may also say which gold calls must come before it: ``"after": [0, 2]``
+(0-based indices into the same list) makes it a :class:`~ek.calls.GoldCall`;
+an index out of range or a cycle is refused (:func:`ek.calls.after_of`).
+
 >>> calls = gold_from_json([{"name": "get_weather",
 ...     "arguments": {"unit": {"$oneOf": ["celsius", {"$omit": True}]}}}])
 >>> calls
@@ -20,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ek.calls import Step
+from ek.calls import GoldCall, Step, after_of
 from ek.limits import GOLD_MAX_DEPTH
 from ek.values import OMITTABLE, OneOf
 
@@ -76,10 +80,26 @@ def gold_from_json(calls: Any, where: str = "gold") -> list[Step]:
         args = call.get("arguments", call.get("args", {}))
         if not isinstance(args, Mapping):
             raise TypeError(f"{here} {call['name']!r}: arguments must be an object, got {type(args).__name__}")
-        out.append(Step(call["name"], decode_value(dict(args), f"{here}.arguments")))
+        args = decode_value(dict(args), f"{here}.arguments")
+        if call.get("after") is None:
+            out.append(Step(call["name"], args))
+            continue
+        after = call["after"]
+        if not isinstance(after, list) or not all(isinstance(k, int) and not isinstance(k, bool) and k >= 0
+                                                  for k in after):
+            raise TypeError(f"{here} {call['name']!r}: after must be a list of gold indices (integers from 0), "
+                            f"got {after!r:.60}")
+        out.append(GoldCall(call["name"], args, after=after) if after else Step(call["name"], args))
+    after_of(out, where)
     return out
 
 
 def gold_to_json(calls: Sequence[Step]) -> list[dict[str, Any]]:
-    """Encode Steps (possibly holding OneOf/OMITTABLE) as JSON-able gold calls."""
-    return [{"name": s.name, "arguments": encode_value(dict(s.args))} for s in calls]
+    """Encode Steps (possibly holding OneOf/OMITTABLE, or GoldCalls with ``after``) as JSON-able gold calls."""
+    out: list[dict[str, Any]] = []
+    for s in calls:
+        call: dict[str, Any] = {"name": s.name, "arguments": encode_value(dict(s.args))}
+        if getattr(s, "after", ()):
+            call["after"] = list(s.after)  # type: ignore[attr-defined]
+        out.append(call)
+    return out

@@ -30,6 +30,17 @@ MAX_INT_DIGITS = sys.get_int_max_str_digits() or 4300
 #: so every gold value is one a prediction could equal.
 GOLD_MAX_DEPTH = OUTPUT_MAX_DEPTH
 
+# --- order constraints ------------------------------------------------------------------------------------------
+
+#: Most search nodes the exact scorer of ``after`` constraints (``order="gold"``) visits for one episode; past
+#: it the episode is refused ("too entangled to score exactly") instead of scored greedily. Each node solves one
+#: tool's assignment; real trajectories (a few constraints, a few conflicts) need a handful of nodes.
+ORDER_MAX_NODES = 2_000
+
+#: Most assignment work (the sum of k²·l over the k x l tool assignments the search solves) for one episode's
+#: ``after`` constraints: about a second of pure Python, so a large tool group refuses in a second, not minutes.
+ORDER_MAX_WORK = 20_000_000
+
 # --- schemas ----------------------------------------------------------------------------------------------------
 
 #: Deepest nesting of ``list[...]`` and ``{ ... }`` in an argument's type, counted through named types, and of

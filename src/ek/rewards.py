@@ -99,16 +99,17 @@ def _gold(value: Any, index: int) -> list[Step] | None:
 
 def make_tool_call_reward(level: str = "call", grammar: Any = None, gold_column: str = "gold_calls", *,
                           canonicalizer: str | None = None, optimal: bool = False,
-                          unparseable: float = 0.0) -> RewardFunction:
+                          unparseable: float = 0.0, order: str = "gold") -> RewardFunction:
     """A GRPO reward function: cost-weighted F1 of each completion's calls against the row's gold calls.
 
     ``level="arg"`` gives partial credit per argument (a denser signal);
     ``grammar`` brings weights, compare policies, defaults and validation.
     A completion whose output cannot be parsed gets ``unparseable`` (so
     garbage never earns the 1.0 of "no call expected, none made"). A row whose
-    gold is ``None`` gets ``None`` (TRL skips it for this reward).
+    gold is ``None`` gets ``None`` (TRL skips it for this reward). ``order``: ``any``, ``strict`` or ``gold``
+    (default: the gold calls' ``"after"`` constraints), as in ``ek score --order``.
     """
-    metric = ToolCallMetric(level, grammar=grammar, canonicalizer=canonicalizer, optimal=optimal)
+    metric = ToolCallMetric(level, grammar=grammar, canonicalizer=canonicalizer, optimal=optimal, order=order)
 
     def reward(completions: Sequence[Any], **kwargs: Any) -> list[float | None]:
         if gold_column not in kwargs:

@@ -25,7 +25,7 @@ def _num(x: float) -> str:
 
 
 def assert_calls(pred: Any, gold: Any, grammar: Any = None, level: str = "call", *,
-                 canonicalizer: str | None = None, optimal: bool = False) -> Score:
+                 canonicalizer: str | None = None, optimal: bool = False, order: str = "gold") -> Score:
     """Assert that predicted calls match gold calls exactly (no FP, no FN, output parsed); return the score.
 
     ``pred`` is raw model output, anything :func:`ek.parse_calls` reads (Python
@@ -33,10 +33,12 @@ def assert_calls(pred: Any, gold: Any, grammar: Any = None, level: str = "call",
     leading ``<think>``; text or decoded) or a list of calls; ``gold`` is a list of calls (``Step``,
     ``(name, args)`` or call dicts, :class:`~ek.values.OneOf` values allowed).
     ``grammar`` (schema path, generated module or GraphGrammar) brings weights,
-    compare policies, defaults and validation.
+    compare policies, defaults and validation. ``order`` (``any``, ``strict`` or ``gold``: the ``after``
+    constraints of :class:`~ek.calls.GoldCall` entries) fails calls made in the wrong order (``out_of_order``).
     """
     __tracebackhide__ = True  # pytest shows the caller's line, not this helper's
-    metric = ToolCallMetric(level, grammar=grammar, canonicalizer=canonicalizer, optimal=optimal)
+    metric = ToolCallMetric(level, grammar=grammar, canonicalizer=canonicalizer, optimal=optimal,
+                            order=order)
     score = metric(pred, gold)
     explanation = score.explanation
     assert explanation is not None

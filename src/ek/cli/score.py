@@ -17,7 +17,7 @@ import sys
 from typing import Any
 
 from ek.canon import CANONICALIZERS
-from ek.scorer.metric import LEVELS
+from ek.scorer.metric import LEVELS, ORDERS
 
 #: How many worst episodes keep their full alignment for the HTML report.
 HTML_EPISODES = 200
@@ -81,6 +81,10 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
                         help="call: one unit per call, TP only on an exact match; arg: partial credit per argument")
     parser.add_argument("--optimal", action="store_true",
                         help="exact optimal assignment of predicted to gold calls (default: deterministic greedy)")
+    parser.add_argument("--order", choices=ORDERS, default="gold",
+                        help="how the order of calls counts: any (a multiset), strict (gold list order) or gold "
+                             "(default: each gold call's \"after\" constraints, free elsewhere); a call that breaks "
+                             "the order is out_of_order (FP and FN)")
     parser.add_argument("--canonicalizer", choices=sorted(CANONICALIZERS), default="fold",
                         help="how strings are compared where the grammar says nothing (default: fold)")
     parser.add_argument("--invalid-gold", choices=("error", "warn"), default="error",
@@ -195,7 +199,7 @@ def run_options(args: argparse.Namespace, **keep: Any) -> Any:
     from ek.corpus.runner import RunOptions
 
     return RunOptions(level=args.level, canonicalizer=args.canonicalizer, optimal=args.optimal,
-                      grammar=args.grammar, search_path=tuple(args.search_path), gold_file=args.gold,
+                      order=args.order, grammar=args.grammar, search_path=tuple(args.search_path), gold_file=args.gold,
                       invalid_gold=args.invalid_gold,
                       bfcl_answers=args.bfcl_answers, bfcl_questions=args.bfcl_questions, **keep)
 

@@ -55,6 +55,8 @@ class RunOptions:
     level: str = "call"
     canonicalizer: str = "fold"
     optimal: bool = False
+    #: how the order of calls counts: any, strict or gold (see ek.scorer.metric.ORDERS)
+    order: str = "gold"
     grammar: str | None = None
     search_path: tuple[str, ...] = ()
     gold_file: str | None = None
@@ -78,7 +80,7 @@ class RunOptions:
         if functions is None:
             functions = self.bfcl_functions()
         return MetricCache(level=self.level, canonicalizer=self.canonicalizer, optimal=self.optimal,
-                           default_grammar=self.grammar, search_path=self.search_path, bfcl_functions=functions)
+                           order=self.order, default_grammar=self.grammar, search_path=self.search_path, bfcl_functions=functions)
 
     def load_gold(self) -> tuple[dict[Any, GoldEntry] | None, list[LineError]]:
         """Gold calls by id from ``--gold`` or ``--bfcl-answers`` (None when lines carry their own gold)."""

@@ -74,6 +74,7 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
             "level": options.level,
             "canonicalizer": options.canonicalizer,
             "optimal": options.optimal,
+            "order": options.order,
             "grammar": options.grammar,
             "search_path": list(options.search_path),
             "gold_file": options.gold_file,

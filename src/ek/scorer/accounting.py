@@ -36,6 +36,7 @@ REASONS: Mapping[str, str] = MappingProxyType(
         "wrong_tool": "call to a tool that gold never calls",
         "unknown_tool": "call to a tool the grammar does not declare",
         "missing_call": "gold call with no predicted call",
+        "out_of_order": "right tool, but the pair breaks the order gold requires",
         "unparseable_output": "the model output could not be parsed; gold calls count as missed",
     }
 )
@@ -150,6 +151,9 @@ class Explanation:
     unmatched_gold: tuple[int, ...]
     units: tuple[Unit, ...]
     parse_error: str | None = None
+    #: (pred, gold) pairs that agree on the tool but could not be kept without breaking the order; both
+    #: indices are also in ``unmatched_pred``/``unmatched_gold`` (they count as FP and FN, ``out_of_order``)
+    out_of_order: tuple[tuple[int, int], ...] = ()
 
     def errors(self) -> tuple[Unit, ...]:
         """The FP and FN units, each with its reason."""
@@ -162,7 +166,9 @@ class Explanation:
         for pair in self.pairs:
             mark = "exact" if pair.exact else "inexact"
             lines.append(f"pred #{pair.pred_index} -> gold #{pair.gold_index} {pair.tool}: {mark}")
-        lines.extend(f"pred #{i} {self.pred[i].name}: unmatched" for i in self.unmatched_pred)
+        late = dict(self.out_of_order)
+        lines.extend(f"pred #{i} {self.pred[i].name}: " + (f"out of order (gold #{late[i]})" if i in late
+                                                           else "unmatched") for i in self.unmatched_pred)
         lines.extend(f"gold #{i} {self.gold[i].name}: unmatched" for i in self.unmatched_gold)
         lines.extend("  " + u.describe() for u in self.units if u.kind != TP)
         return "\n".join(lines) if lines else "nothing predicted, nothing expected"
@@ -178,6 +184,7 @@ class Explanation:
             ],
             "unmatched_pred": list(self.unmatched_pred),
             "unmatched_gold": list(self.unmatched_gold),
+            "out_of_order": [{"pred": i, "gold": j} for i, j in self.out_of_order],
             "units": [u.to_dict() for u in self.units],
             "parse_error": self.parse_error,
         }

@@ -106,6 +106,7 @@ def alignment_dict(explanation: Explanation, limit: int | None = None) -> dict[s
         ],
         "unmatched_pred": list(explanation.unmatched_pred),
         "unmatched_gold": list(explanation.unmatched_gold),
+        "out_of_order": [{"pred": i, "gold": j} for i, j in explanation.out_of_order],
         "errors": [_unit(u, limit) for u in explanation.units if u.kind != TP],
         "parse_error": explanation.parse_error,
     }
@@ -160,9 +161,15 @@ def format_alignment(view: dict[str, Any]) -> str:
     reason_of_gold = {u["gold_index"]: u["reason"] for u in view["errors"]
                       if u["pred_index"] is None and u["gold_index"] is not None}
     pair_of_gold = {p["gold"]: p for p in view["pairs"]}
+    late = {p["gold"]: p["pred"] for p in view.get("out_of_order", ())}
+    why_late = {u["gold_index"]: u.get("detail", "") for u in view["errors"]
+                if u["reason"] == "out_of_order" and u["pred_index"] is None}
     for j, call in enumerate(gold):
         lines.append(f"gold #{j} {_call_text(call)}")
         pair = pair_of_gold.get(j)
+        if pair is None and j in late:
+            lines.append(f" pred #{late[j]} {_call_text(pred[late[j]])}  OUT OF ORDER: {why_late.get(j, '')}")
+            continue
         if pair is None:
             lines.append(f" pred: none  ({reason_of_gold.get(j, 'missing_call')})")
             continue
@@ -176,6 +183,8 @@ def format_alignment(view: dict[str, Any]) -> str:
                 lines.append(f"    {check['arg']}: {check['status']}  expected {expected}, "
                              f"got {got}{where}{detail}")
     for i in view["unmatched_pred"]:
+        if i in late.values():
+            continue
         lines.append(f"extra pred #{i} {_call_text(pred[i])}  ({reason_of_pred.get(i, 'extra_call')})")
     if not lines:
         lines.append("nothing predicted, nothing expected")

@@ -5,7 +5,7 @@ each matched pair is then compared argument by argument
 (:mod:`ek.scorer.agree`) and every unit is counted with the grammar's tool
 ``weight`` and argument ``importance`` (:mod:`ek.scorer.accounting`).
 
->>> from ek.calls import Step
+>>> from ek.calls import Step, after_of, must_precede
 >>> score = ToolCallMetric(level="arg")([Step("search", {"q": "dogs"})], [("search", {"q": "cats"})])
 >>> score.tp, score.fp, score.fn
 (1.0, 1.0, 1.0)
@@ -22,7 +22,7 @@ from typing import Any
 
 import attrs
 
-from ek.calls import Step
+from ek.calls import Step, after_of, must_precede
 from ek.canon import Canonicalizer, get_canonicalizer
 from ek.grammar.model import GraphGrammar
 from ek.parsing import ParseError, coerce_call, parse_calls
@@ -40,11 +40,15 @@ from ek.scorer.accounting import (
     units_from_checks,
 )
 from ek.scorer.agree import ArgRule, arg_keys, compare_records, content_order_key, key_of, rules_for_tool
-from ek.scorer.assign import greedy_assignment, max_weight_assignment
+from ek.scorer.assign import greedy_assignment, max_weight_assignment, ordered_assignment, weighted_lcs
 from ek.scorer.goldcheck import gold_problems
 from ek.values import OMITTABLE
 
 LEVELS = ("call", "arg")
+
+#: How the order of calls counts: ``any`` (a multiset), ``strict`` (gold list order), ``gold`` (each gold call's
+#: ``after`` constraints, free elsewhere; with no ``after`` anywhere it is ``any``).
+ORDERS = ("any", "strict", "gold")
 
 
 # --------------------------------------------------------------------------- inputs
@@ -249,11 +253,33 @@ def _assign(
     pred: Sequence[Step], gold: Sequence[Step], ctx: _Context, optimal: bool,
     invalid: Sequence[Mapping[str, str]],
 ) -> tuple[list[tuple[int, int, _PairEval]], list[int], list[int]]:
+    chosen = _pair_up(pred, gold, ctx, optimal, invalid, range(len(pred)), range(len(gold)))
+    return _finish(pred, gold, ctx, invalid, chosen)
+
+
+def _finish(
+    pred: Sequence[Step], gold: Sequence[Step], ctx: _Context, invalid: Sequence[Mapping[str, str]],
+    chosen: list[tuple[int, int]],
+) -> tuple[list[tuple[int, int, _PairEval]], list[int], list[int]]:
+    """The chosen pairs in gold order with their comparison, and the calls left over on each side."""
+    chosen.sort(key=lambda ij: (ij[1], ij[0]))
+    pairs = [(i, j, _evaluate(pred[i], gold[j], ctx, invalid[i])) for i, j in chosen]
+    matched_p = {i for i, _ in chosen}
+    matched_g = {j for _, j in chosen}
+    return (pairs, [i for i in range(len(pred)) if i not in matched_p],
+            [j for j in range(len(gold)) if j not in matched_g])
+
+
+def _pair_up(
+    pred: Sequence[Step], gold: Sequence[Step], ctx: _Context, optimal: bool,
+    invalid: Sequence[Mapping[str, str]], p_only: Iterable[int], g_only: Iterable[int],
+) -> list[tuple[int, int]]:
+    """Today's unordered assignment of the calls ``p_only`` to ``g_only``, tool by tool."""
     by_name: dict[str, tuple[list[int], list[int]]] = {}
-    for i, s in enumerate(pred):
-        by_name.setdefault(s.name, ([], []))[0].append(i)
-    for j, s in enumerate(gold):
-        by_name.setdefault(s.name, ([], []))[1].append(j)
+    for i in p_only:
+        by_name.setdefault(pred[i].name, ([], []))[0].append(i)
+    for j in g_only:
+        by_name.setdefault(gold[j].name, ([], []))[1].append(j)
 
     chosen: list[tuple[int, int]] = []
     for name in sorted(by_name):
@@ -285,12 +311,7 @@ def _assign(
             ranker = _GroupRanker(pred, gold, ctx, name, pkeys, gkeys, invalid)
             solver = _assign_optimal if optimal else _assign_greedy
             chosen.extend(solver(pred, gold, rest_p, rest_g, ranker))
-    chosen.sort(key=lambda ij: (ij[1], ij[0]))
-    pairs = [(i, j, _evaluate(pred[i], gold[j], ctx, invalid[i])) for i, j in chosen]
-    matched_p = {i for i, _ in chosen}
-    matched_g = {j for _, j in chosen}
-    return (pairs, [i for i in range(len(pred)) if i not in matched_p],
-            [j for j in range(len(gold)) if j not in matched_g])
+    return chosen
 
 
 def _assign_greedy(
@@ -312,6 +333,108 @@ def _assign_optimal(
     return [(p_idx[r], g_idx[c]) for r, c in max_weight_assignment(scores)]
 
 
+# --------------------------------------------------------------------------- order
+
+
+@attrs.frozen
+class _Late:
+    """A pair that agrees on the tool but could not be kept without breaking the order, and why."""
+
+    pred_index: int
+    gold_index: int
+    why: str
+
+
+def _pair_values(
+    pred: Sequence[Step], gold: Sequence[Step], ctx: _Context, invalid: Sequence[Mapping[str, str]],
+    tools: set[str] | None,
+) -> dict[tuple[int, int], float]:
+    """Every same-tool pair's weight (of ``tools``; all when None): its agreement, exact pairs first.
+
+    The objective of :func:`_assign_optimal`, over the whole episode: one exact pair outweighs any sum of
+    agreements, so the kept pairs hold the most exact pairs, then the most agreement.
+    """
+    by_name: dict[str, tuple[list[int], list[int]]] = {}
+    for i, s in enumerate(pred):
+        if tools is None or s.name in tools:
+            by_name.setdefault(s.name, ([], []))[0].append(i)
+    for j, s in enumerate(gold):
+        if s.name in by_name:
+            by_name[s.name][1].append(j)
+    ranks: dict[tuple[int, int], tuple[bool, float]] = {}
+    for name, (p_idx, g_idx) in sorted(by_name.items()):
+        if not g_idx:
+            continue
+        rules = ctx.rules(name)
+        pkeys = {i: None if invalid[i] else arg_keys(pred[i].args, rules, ctx.canon) for i in p_idx}
+        gkeys = {j: arg_keys(gold[j].args, rules, ctx.canon) for j in g_idx}
+        ranker = _GroupRanker(pred, gold, ctx, name, pkeys, gkeys, invalid)
+        for i in p_idx:
+            for j in g_idx:
+                ranks[(i, j)] = ranker.rank(i, j)
+    best_of_row: dict[int, float] = {}
+    for (i, _), (_, agreement) in ranks.items():
+        best_of_row[i] = max(best_of_row.get(i, 0.0), agreement)
+    bonus = 1.0 + sum(best_of_row.values())
+    return {ij: agreement + (bonus if exact else 0.0) for ij, (exact, agreement) in ranks.items()}
+
+
+def _broken(i: int, j: int, kept: Sequence[tuple[int, int]], gold: Sequence[Step],
+            after: Sequence[Sequence[int]], before: Sequence[frozenset[int]] | None) -> str:
+    """Which constraint pairing predicted #i with gold #j breaks, against which kept pair (``before``: None = strict)."""
+    clashes = []
+    for i2, j2 in kept:
+        if (j2 < j if before is None else j2 in before[j]) and i2 > i:
+            clashes.append((not (before is None or j2 in after[j]), j2, i2, "after", "before"))
+        elif (j < j2 if before is None else j in before[j2]) and i > i2:
+            clashes.append((not (before is None or j in after[j2]), j2, i2, "before", "after"))
+    if not clashes:  # cannot happen with positive pair weights and an optimal choice; said plainly if it did
+        return "not kept: a pair of more weight holds its place in the order"
+    indirect, j2, i2, must, came = min(clashes)
+    how = " (strict order)" if before is None else " (through other after constraints)" if indirect else ""
+    return (f"gold #{j} {gold[j].name} must come {must} gold #{j2} {gold[j2].name}{how}; "
+            f"predicted #{i} came {came} predicted #{i2}")
+
+
+def _align(
+    pred: Sequence[Step], gold: Sequence[Step], ctx: _Context, optimal: bool,
+    invalid: Sequence[Mapping[str, str]], order: str,
+) -> tuple[list[tuple[int, int, _PairEval]], list[int], list[int], list[_Late]]:
+    """Pairs, unmatched calls and out-of-order pairs under ``order`` (see :data:`ORDERS`).
+
+    Without order (``any``, or ``gold`` with no ``after``) this is :func:`_assign`, unchanged. Otherwise the
+    kept pairs are chosen exactly (:func:`ek.scorer.assign.weighted_lcs` for ``strict``,
+    :func:`ek.scorer.assign.ordered_assignment` for ``gold`` over the tools that some constraint touches;
+    the other tools are assigned as without order), then the calls left over are paired tool by tool as
+    without order: those pairs are out of order.
+    """
+    if order == "any" or (order == "gold" and not any(getattr(g, "after", ()) for g in gold)):
+        pairs, up, ug = _assign(pred, gold, ctx, optimal, invalid)  # no order to honour: today's path, as it was
+        return pairs, up, ug, []
+    after = after_of(gold)
+    before: tuple[frozenset[int], ...] | None
+    if order == "strict":
+        before, tools = None, {s.name for s in gold}
+        values = _pair_values(pred, gold, ctx, invalid, None)
+        kept = weighted_lcs(len(pred), len(gold), lambda i, j: values.get((i, j)))
+        free: list[tuple[int, int]] = []
+    else:
+        before = must_precede(after)
+        tied = {j for j, a in enumerate(after) if a} | {k for a in after for k in a}
+        tools = {gold[j].name for j in tied}
+        kept = ordered_assignment(_pair_values(pred, gold, ctx, invalid, tools), before)
+        free = _pair_up(pred, gold, ctx, optimal, invalid,
+                        [i for i, s in enumerate(pred) if s.name not in tools],
+                        [j for j, s in enumerate(gold) if s.name not in tools])
+    used_p, used_g = {i for i, _ in kept}, {j for _, j in kept}
+    late_pairs = _pair_up(pred, gold, ctx, optimal, invalid,
+                          [i for i, s in enumerate(pred) if i not in used_p and s.name in tools],
+                          [j for j, s in enumerate(gold) if j not in used_g and s.name in tools])
+    late = [_Late(i, j, _broken(i, j, kept, gold, after, before)) for i, j in sorted(late_pairs)]
+    pairs, up, ug = _finish(pred, gold, ctx, invalid, list(kept) + free)
+    return pairs, up, ug, late
+
+
 def match_calls(
     pred: Iterable[Any],
     gold: Iterable[Any],
@@ -319,12 +442,15 @@ def match_calls(
     canon: str | Canonicalizer | None = None,
     grammar: Any = None,
     optimal: bool = False,
+    order: str = "gold",
 ) -> tuple[list[tuple[Any, Any]], list[Any], list[Any]]:
     """Assign predicted calls to gold calls, as multisets grouped by tool name.
 
     Returns ``(pairs, unmatched_pred, unmatched_gold)`` with the calls as given.
     The default is a deterministic best-first greedy; ``optimal=True`` solves
     the assignment exactly (most exact matches, then most agreement).
+    ``order`` (:data:`ORDERS`) keeps only pairs that respect the order; the
+    out-of-order calls are among the unmatched ones.
 
     >>> pairs, up, ug = match_calls([("s", {"q": "b"}), ("s", {"q": "a"})],
     ...                             [("s", {"q": "a"}), ("s", {"q": "b"})])
@@ -334,15 +460,21 @@ def match_calls(
     pred_items, gold_items = list(pred), list(gold)
     p_steps = coerce_calls(pred_items, "pred")
     g_steps = coerce_calls(gold_items, "gold")
+    _check_order(order)
     ctx = _Context(get_canonicalizer(canon), _resolve_grammar(grammar), validate=True, source=grammar)
     with _depth_guard():
         invalid = [ctx.violations(s) for s in p_steps]
-        pairs, up, ug = _assign(p_steps, g_steps, ctx, optimal, invalid)
+        pairs, up, ug, _late = _align(p_steps, g_steps, ctx, optimal, invalid, order)
     return ([(pred_items[i], gold_items[j]) for i, j, _ in pairs],
             [pred_items[i] for i in up], [gold_items[j] for j in ug])
 
 
 # --------------------------------------------------------------------------- the metric
+
+
+def _check_order(order: str) -> None:
+    if order not in ORDERS:
+        raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
 
 
 class ToolCallMetric:
@@ -354,6 +486,10 @@ class ToolCallMetric:
     ``grammar`` (a :class:`~ek.grammar.GraphGrammar`, a generated module, or a
     schema path) supplies tool weights, argument importance, compare policies,
     defaults and validation. ``optimal=True`` uses the exact assignment.
+    ``order`` (:data:`ORDERS`, default ``"gold"``): ``any`` scores calls as a
+    multiset; ``strict`` keeps only pairs in gold list order; ``gold`` honours
+    the ``after`` constraints of :class:`~ek.calls.GoldCall` entries. A pair
+    that agrees on the tool but breaks the order counts FP and FN, ``out_of_order``.
 
     The returned :class:`~ek.scorer.accounting.Score` carries ``tp``/``fp``/``fn`` in
     ``detail`` and an :class:`~ek.scorer.accounting.Explanation` of every unit.
@@ -367,10 +503,13 @@ class ToolCallMetric:
         grammar: Any = None,
         optimal: bool = False,
         validate: bool = True,
+        order: str = "gold",
     ) -> None:
         if level not in LEVELS:
             raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
+        _check_order(order)
         self.level = level
+        self.order = order
         self.canonicalizer = get_canonicalizer(canonicalizer)
         self.optimal = optimal
         self.validate = validate
@@ -402,20 +541,30 @@ class ToolCallMetric:
                parse_error: str | None) -> Score:
         with _depth_guard():
             invalid = [ctx.violations(s) for s in pred]
-            pairs, up, ug = _assign(pred, gold, ctx, self.optimal, invalid)
+            pairs, up, ug, late = _align(pred, gold, ctx, self.optimal, invalid, self.order)
         units: list[Unit] = []
         for i, j, ev in pairs:
             units.extend(self._pair_units(gold[j].name, i, j, ev, ctx))
         gold_names = {s.name for s in gold}
+        late_pred = {x.pred_index: x.why for x in late}
+        late_gold = {x.gold_index: x.why for x in late}
         for i in up:
-            units.extend(self._unmatched_units(pred[i], i, None, FP, self._extra_reason(pred[i].name, ctx, gold_names), ctx))
+            if i in late_pred:
+                units.extend(self._unmatched_units(pred[i], i, None, FP, "out_of_order", ctx, late_pred[i]))
+            else:
+                reason = self._extra_reason(pred[i].name, ctx, gold_names)
+                units.extend(self._unmatched_units(pred[i], i, None, FP, reason, ctx))
         for j in ug:
             reason = "unparseable_output" if parse_error else "missing_call"
-            units.extend(self._unmatched_units(gold[j], None, j, FN, reason, ctx))
+            if j in late_gold:
+                units.extend(self._unmatched_units(gold[j], None, j, FN, "out_of_order", ctx, late_gold[j]))
+            else:
+                units.extend(self._unmatched_units(gold[j], None, j, FN, reason, ctx))
         explanation = Explanation(
             pred=pred, gold=gold,
             pairs=tuple(PairExplanation(i, j, gold[j].name, ev.exact, ev.checks) for i, j, ev in pairs),
             unmatched_pred=tuple(up), unmatched_gold=tuple(ug), units=tuple(units), parse_error=parse_error,
+            out_of_order=tuple((x.pred_index, x.gold_index) for x in late),
         )
         return Score.from_units(units, explanation=explanation)
 
@@ -437,9 +586,9 @@ class ToolCallMetric:
         return units
 
     def _unmatched_units(self, step: Step, i: int | None, j: int | None, kind: str, reason: str,
-                         ctx: _Context) -> list[Unit]:
+                         ctx: _Context, detail: str = "") -> list[Unit]:
         w = ctx.weight(step.name)
-        units = [Unit(kind, reason, w, step.name, pred_index=i, gold_index=j)]
+        units = [Unit(kind, reason, w, step.name, pred_index=i, gold_index=j, detail=detail)]
         if self.level == "arg":
             rules = ctx.rules(step.name) or {}
             for arg in sorted(step.args, key=lambda a: (rules[a].order if a in rules else len(rules), a)):
@@ -449,7 +598,8 @@ class ToolCallMetric:
                     continue
                 imp = rule.importance if rule is not None else 1.0
                 side = {"got": value} if kind == FP else {"expected": value}
-                units.append(Unit(kind, reason, w * imp, step.name, arg, pred_index=i, gold_index=j, **side))
+                units.append(Unit(kind, reason, w * imp, step.name, arg, pred_index=i, gold_index=j, detail=detail,
+                                  **side))
         return units
 
     def gold_problems(self, gold: Any, *, grammar: Any = None) -> tuple[str, ...]:
@@ -479,4 +629,4 @@ class ToolCallMetric:
         return micro_f1(scores)
 
 
-__all__ = ["ToolCallMetric", "match_calls", "coerce_calls", "LEVELS"]
+__all__ = ["ToolCallMetric", "match_calls", "coerce_calls", "LEVELS", "ORDERS"]

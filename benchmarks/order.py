@@ -1,0 +1,93 @@
+"""Benchmark of order-constrained scoring: strict (weighted LCS) growth, and gold ``after`` constraints on
+realistic and adversarial episodes (how long, and how often the exact search refuses).
+
+Run: ``python benchmarks/order.py [--quick]``
+
+1. ``order="strict"``, one tool, n predicted vs n gold calls with distinct arguments, the prediction reversed
+   (n = 10, 100, 1000 or 300 with --quick): seconds, and the growth per x10 (~x100 means O(n²)).
+2. ``order="gold"``: random episodes of 4-12 calls over 4 tools, each gold call after an earlier one with
+   probability 0.3, the prediction shuffled and partly wrong: episodes per second and refusals.
+3. ``order="gold"``, adversarial: one tool, a chain of n identical-name calls with distinct arguments, the
+   prediction reversed (every unordered optimum breaks every constraint).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+from ek.calls import GoldCall, Step
+from ek.scorer.metric import ToolCallMetric
+
+TOOLS = ["search", "book", "weather", "cancel"]
+
+
+def _strict(sizes: list[int]) -> None:
+    metric = ToolCallMetric(order="strict")
+    last = None
+    for n in sizes:
+        gold = [Step("s", {"i": i}) for i in range(n)]
+        pred = gold[::-1]
+        start = time.perf_counter()
+        metric(pred, gold)
+        took = time.perf_counter() - start
+        growth = f"  x{took / last:.0f}" if last else ""
+        print(f"  strict n={n:5d}: {took:8.3f} s{growth}")
+        last = took
+
+
+def _random_gold(rnd: random.Random) -> list[Step]:
+    gold: list[Step] = []
+    for j in range(rnd.randint(4, 12)):
+        name, args = rnd.choice(TOOLS), {"x": rnd.randint(0, 3)}
+        after = [k for k in range(j) if rnd.random() < 0.3]
+        gold.append(GoldCall(name, args, after=after) if after else Step(name, args))
+    return gold
+
+
+def _gold_random(episodes: int) -> None:
+    rnd = random.Random(7)
+    metric = ToolCallMetric(level="arg", order="gold")
+    refused = 0
+    start = time.perf_counter()
+    for _ in range(episodes):
+        gold = _random_gold(rnd)
+        pred = [Step(g.name, dict(g.args) if rnd.random() < 0.7 else {"x": 9}) for g in gold if rnd.random() < 0.9]
+        rnd.shuffle(pred)
+        try:
+            metric(pred, gold)
+        except ValueError:
+            refused += 1
+    took = time.perf_counter() - start
+    print(f"  gold, {episodes} random episodes: {episodes / took:8.0f} episodes/s, {refused} refused")
+
+
+def _gold_chain(sizes: list[int]) -> None:
+    metric = ToolCallMetric(order="gold")
+    for n in sizes:
+        gold = [GoldCall("s", {"i": i}, after=[i - 1]) if i else Step("s", {"i": 0}) for i in range(n)]
+        pred = [Step("s", {"i": i}) for i in reversed(range(n))]
+        start = time.perf_counter()
+        try:
+            metric(pred, gold)
+            verdict = "solved"
+        except ValueError as exc:
+            verdict = f"refused ({exc})"
+        print(f"  gold chain n={n:3d}: {time.perf_counter() - start:8.3f} s  {verdict}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    quick = parser.parse_args().quick
+    print("1. strict order (weighted LCS)")
+    _strict([10, 100] if quick else [10, 100, 1000])
+    print("2. gold order, realistic episodes")
+    _gold_random(300 if quick else 3000)
+    print("3. gold order, adversarial chains")
+    _gold_chain([5, 10, 20] if quick else [5, 10, 20, 40, 80])
+
+
+if __name__ == "__main__":
+    main()

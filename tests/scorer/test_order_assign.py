@@ -1,0 +1,141 @@
+"""ek.scorer.assign under order: weighted LCS and the partially ordered assignment against brute force."""
+
+from __future__ import annotations
+
+import itertools
+from functools import lru_cache
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ek.calls import must_precede
+from ek.scorer.assign import OrderTooComplex, ordered_assignment, weighted_lcs
+
+Edge = tuple[int, int]
+
+
+@st.composite
+def instances(draw: st.DrawFn, max_rows: int = 5, max_cols: int = 5) -> tuple[int, int, dict[Edge, float]]:
+    rows, cols = draw(st.integers(0, max_rows)), draw(st.integers(0, max_cols))
+    values = {}
+    for i in range(rows):
+        for j in range(cols):
+            v = draw(st.one_of(st.none(), st.integers(1, 6)))  # integers: sums are exact, ties are real ties
+            if v is not None:
+                values[(i, j)] = float(v)
+    return rows, cols, values
+
+
+@st.composite
+def posets(draw: st.DrawFn, cols: int) -> tuple[frozenset[int], ...]:
+    """A random acyclic ``after`` relation (edges follow a random linear order), transitively closed."""
+    rank = draw(st.permutations(range(cols)))
+    after: list[list[int]] = [[] for _ in range(cols)]
+    for a, b in itertools.combinations(range(cols), 2):
+        if draw(st.booleans()) and draw(st.booleans()):
+            lo, hi = (a, b) if rank.index(a) < rank.index(b) else (b, a)
+            after[hi].append(lo)
+    return must_precede(after)
+
+
+def _matchings(values: dict[Edge, float]) -> list[tuple[Edge, ...]]:
+    edges = sorted(values)
+    out = []
+    for size in range(len(edges) + 1):
+        for subset in itertools.combinations(edges, size):
+            if len({i for i, _ in subset}) == size and len({j for _, j in subset}) == size:
+                out.append(subset)
+    return out
+
+
+def _respects(pairs: tuple[Edge, ...] | list[Edge], before: tuple[frozenset[int], ...]) -> bool:
+    return all(not (a in before[b] and r > s) for (r, a), (s, b) in itertools.permutations(pairs, 2))
+
+
+def _is_matching(pairs: list[Edge], values: dict[Edge, float]) -> bool:
+    return (all(e in values for e in pairs) and len({i for i, _ in pairs}) == len(pairs)
+            and len({j for _, j in pairs}) == len(pairs))
+
+
+def _textbook_lcs(rows: int, cols: int, values: dict[Edge, float]) -> float:
+    @lru_cache(maxsize=None)
+    def best(i: int, j: int) -> float:
+        if i == rows or j == cols:
+            return 0.0
+        options = [best(i + 1, j), best(i, j + 1)]
+        if (i, j) in values:
+            options.append(values[(i, j)] + best(i + 1, j + 1))
+        return max(options)
+
+    return best(0, 0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(instances(6, 6))
+def test_weighted_lcs_is_the_textbook_optimum(instance: tuple[int, int, dict[Edge, float]]) -> None:
+    rows, cols, values = instance
+    pairs = weighted_lcs(rows, cols, lambda i, j: values.get((i, j)))
+    assert _is_matching(pairs, values)
+    assert all(r1 < r2 and c1 < c2 for (r1, c1), (r2, c2) in zip(pairs, pairs[1:]))
+    assert sum(values[e] for e in pairs) == _textbook_lcs(rows, cols, values)
+
+
+def test_weighted_lcs_prefers_weight_over_length() -> None:
+    values = {(0, 2): 10.0, (1, 0): 1.0, (2, 1): 1.0}
+    assert weighted_lcs(3, 3, lambda i, j: values.get((i, j))) == [(0, 2)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(instances(4, 4).flatmap(lambda inst: st.tuples(st.just(inst), posets(inst[1]))))
+def test_ordered_assignment_is_the_brute_force_optimum(case: tuple[tuple[int, int, dict[Edge, float]], tuple]) -> None:
+    (rows, cols, values), before = case
+    pairs = ordered_assignment(values, before)
+    assert _is_matching(pairs, values)
+    assert _respects(pairs, before)
+    best = max(sum(values[e] for e in m) for m in _matchings(values) if _respects(m, before))
+    assert sum(values[e] for e in pairs) == best
+    assert ordered_assignment(values, before) == pairs  # deterministic
+
+
+@settings(max_examples=200, deadline=None)
+@given(instances(4, 4).flatmap(lambda inst: st.tuples(st.just(inst), posets(inst[1]), st.permutations(range(inst[1])))))
+def test_ordered_assignment_total_does_not_depend_on_gold_numbering(case: tuple) -> None:
+    (rows, cols, values), before, perm = case
+    renamed = {(i, perm[j]): v for (i, j), v in values.items()}
+    renamed_before = [frozenset()] * cols
+    for j in range(cols):
+        renamed_before[perm[j]] = frozenset(perm[k] for k in before[j])
+    total = sum(values[e] for e in ordered_assignment(values, before))
+    assert sum(renamed[e] for e in ordered_assignment(renamed, tuple(renamed_before))) == total
+
+
+@settings(max_examples=200, deadline=None)
+@given(instances(5, 5))
+def test_a_total_order_is_the_weighted_lcs(instance: tuple[int, int, dict[Edge, float]]) -> None:
+    rows, cols, values = instance
+    chain = tuple(frozenset(range(j)) for j in range(cols))
+    assert (sum(values[e] for e in ordered_assignment(values, chain))
+            == sum(values[e] for e in weighted_lcs(rows, cols, lambda i, j: values.get((i, j)))))
+
+
+def test_no_order_is_the_unordered_optimum() -> None:
+    values = {(0, 1): 3.0, (1, 0): 3.0, (0, 0): 1.0}
+    assert ordered_assignment(values, (frozenset(), frozenset())) == [(0, 1), (1, 0)]
+
+
+def test_entangled_constraints_are_refused_not_guessed() -> None:
+    n = 7  # gold is a chain, the prediction its reverse: every unordered optimum breaks every constraint
+    values = {(i, j): 1.0 + (i + j == n - 1) for i in range(n) for j in range(n)}
+    chain = tuple(frozenset(range(j)) for j in range(n))
+    with pytest.raises(OrderTooComplex, match="too entangled to score exactly"):
+        ordered_assignment(values, chain, max_nodes=3)
+    assert len(ordered_assignment(values, chain)) == n  # within the default limit it is solved
+
+
+def test_a_large_entangled_group_is_refused_by_work_not_after_minutes() -> None:
+    n = 12
+    values = {(i, j): 1.0 + (i + j == n - 1) for i in range(n) for j in range(n)}
+    chain = tuple(frozenset(range(j)) for j in range(n))
+    with pytest.raises(OrderTooComplex, match="steps of assignment work"):
+        ordered_assignment(values, chain, max_work=n ** 3 * 3)
