@@ -306,7 +306,13 @@ _TRIED = ("python", "json", "hermes", "llama3", "mistral", "qwen3-coder", "deeps
 def _auto_plain(raw: str, limits: Limits) -> list[Step]:
     """Text with no marker: a JSON or Python answer, calls in fences or bare JSON in prose, or prose."""
     text = strip_fence(raw)
-    if not text or text[0] in "[{#" or _CALL_START.match(text):
+    if text.startswith("{"):
+        try:
+            return _plain_text(raw, "auto", limits)
+        except ParseError as error:
+            if not error.reason.startswith("invalid JSON: Extra data"):
+                raise  # one broken object; several objects (Llama's `{...}; {...}`) are read below
+    elif not text or text[0] in "[#" or _CALL_START.match(text):
         return _plain_text(raw, "auto", limits)
     check_text(raw, limits, "auto")
     blocks = [b for b in prose.fenced_blocks(raw, "auto") if b[0] in prose.CALL_FENCES]

@@ -131,7 +131,7 @@ def decode_at(text: str, start: int, limits: Limits, fmt: str) -> tuple[Any, int
     except _Rejected as exc:
         raise ParseError(str(exc), line_col(text, pos), fmt) from None
     except json.JSONDecodeError as exc:
-        if exc.pos >= len(text.rstrip()) and pos < len(text):
+        if (exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")) and pos < len(text):
             raise ParseError("the output ends inside this JSON value (cut short, e.g. by max_tokens?)",
                              line_col(text, pos), fmt) from None
         raise ParseError(f"invalid JSON: {exc.msg}", line_col(text, exc.pos), fmt) from None
