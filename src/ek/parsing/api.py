@@ -323,6 +323,7 @@ def _auto_plain(raw: str, limits: Limits) -> list[Step]:
         return steps
     spans = prose.json_objects(raw, "auto")
     if spans:
+        _no_other_calls(raw, spans)
         steps = []
         for begin, _ in spans:
             value, _end = json_text.decode_at(raw, begin, limits, "auto")
@@ -336,6 +337,17 @@ def _auto_plain(raw: str, limits: Limits) -> list[Step]:
         return []  # prose: a reply with no call in it
     raise ParseError(f"call syntax in prose, but no tool call ek can read (tried: {', '.join(_TRIED)}); "
                      "pass format= if the model writes calls another way", line_col(raw, found.start()), "auto")
+
+
+def _no_other_calls(raw: str, spans: list[tuple[int, int]]) -> None:
+    """Prose around JSON calls must not hold other call syntax: half an output is never scored as all of it."""
+    edges = [0, *(p for span in spans for p in span), len(raw)]
+    for begin, end in zip(edges[::2], edges[1::2], strict=True):
+        found = _CALL_SYNTAX.search(raw, begin, end)
+        if found is not None:
+            raise ParseError("call syntax outside the JSON calls found in this text; ek reads all of an output "
+                             "or none of it (pass format= to name how the model writes calls)",
+                             line_col(raw, found.start()), "auto")
 
 
 def _block_at(raw: str, begin: int, end: int, limits: Limits) -> list[Step]:
