@@ -145,3 +145,13 @@ def test_a_registered_parser_cannot_hand_over_values_a_model_could_not_write() -
             parse_calls("x", "bad")
     finally:
         unregister_format("bad")
+
+
+DELIMITERS = ["</parameter>", "</function>", "<tool_call>", "</tool_call>", "[TOOL_CALLS]", "[ARGS]", "<|python_tag|>",
+              "<｜tool▁call▁end｜>", "```", "functools[", "<|eom_id|>", "; {", "3", "true", "null", " padded ", "\n"]
+
+
+@pytest.mark.parametrize("fmt", sorted(ek.parsing.RENDERERS))
+def test_render_then_parse_gives_the_calls_back_with_each_formats_delimiters_in_strings(fmt: str) -> None:
+    calls = [Step("f", {"s": d, "n": 3, "l": [d, 1.5, None], "o": {"k": d}}) for d in DELIMITERS] + [Step("g", {})]
+    assert parse_calls(ek.parsing.render(calls, fmt), fmt) == calls

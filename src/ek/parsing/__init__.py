@@ -18,7 +18,7 @@ from ek.parsing.registry import register_format, unregister_format
 from ek.parsing.coerce import coerce_call, parse_call_list
 from ek.parsing.errors import ParseError, Position
 from ek.parsing.limits import DEFAULT_MAX_DEPTH, DEFAULT_MAX_SIZE, Limits
-from ek.parsing.render import RENDERERS, to_anthropic, to_bfcl, to_hermes, to_json, to_openai, to_python
+from ek.parsing.render import RENDERERS, render, to_anthropic, to_bfcl, to_hermes, to_json, to_openai, to_python
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
@@ -32,6 +32,7 @@ __all__ = [
     "format_names",
     "get_format",
     "register_format",
+    "render",
     "unregister_format",
     "parse_call_list",
     "parse_calls",

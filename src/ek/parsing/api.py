@@ -450,6 +450,8 @@ def _expected_kind(obj: Mapping[str, Any], fmt: str, path: str) -> str:
     kind = shapes.classify(obj)
     if kind is None and shapes.is_non_call(obj) and fmt in ("auto", "anthropic", "openai"):
         return "skipped"
+    if kind == "anthropic_message" and fmt == "bedrock" and not obj["content"]:
+        kind = "bedrock_message"  # an empty content list is either; no calls in both
     if kind == "bfcl" and fmt == "auto":
         kind = None  # a one-key object is a BFCL call only in the bfcl format
     if kind is None or (fmt != "auto" and kind not in _KINDS_BY_FORMAT[fmt]):
@@ -516,7 +518,15 @@ def _text_reader(name: str, read: Any) -> Any:
     def reader(output: Any, reading: Reading) -> list[Step]:
         if not isinstance(output, str):
             raise ParseError(f"the {name} format reads text; got a decoded object", "$", name)
-        return read(output.removeprefix("\ufeff"), reading.limits, reading.types, name)
+        text = output.removeprefix("\ufeff")
+        inner = _unfenced(text)
+        if inner is text:
+            return read(text, reading.limits, reading.types, name)
+        offset = text.find(inner)  # a whole output in one code fence: read inside, errors placed in the whole
+        try:
+            return read(inner, reading.limits, reading.types, name)
+        except ParseError as error:
+            raise ParseError(error.reason, chat_text.shift(error.position, text, offset), error.format) from None
 
     return reader
 
