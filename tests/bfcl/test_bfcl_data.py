@@ -79,7 +79,7 @@ def test_load_category_scores_with_the_metric(bfcl_data: Path) -> None:
 
     episodes = load_category(bfcl_data / "BFCL_v4_parallel.json")
     assert episodes[0].category == "parallel" and episodes[0].id == "parallel_0"
-    metric = ToolCallMetric()
+    metric = ToolCallMetric(format="bfcl")
     for episode in episodes:
         grammar = episode.grammar()
         assert {t.name for t in grammar.tools} == {f["name"] for f in episode.functions}

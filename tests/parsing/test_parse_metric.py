@@ -15,7 +15,7 @@ GOLD = [Step("get_weather", {"city": "Paris", "days": 3}), Step("math.hypot", {"
 
 @pytest.mark.parametrize("fmt", sorted(RENDERERS))
 def test_rendered_outputs_of_every_format_score_perfectly_as_text_bytes_and_decoded(fmt: str) -> None:
-    metric = ek.ToolCallMetric()
+    metric = ek.ToolCallMetric(format="bfcl" if fmt == "bfcl" else "auto")  # auto never guesses BFCL's shape
     rendered = RENDERERS[fmt](GOLD)
     text = rendered if isinstance(rendered, str) else json.dumps(rendered)
     outputs: list[object] = [text, text.encode("utf-8"), f"```\n{text}\n```"]

@@ -39,8 +39,9 @@ calls = st.lists(
 def test_parse_of_render_is_identity(steps: list[Step], fmt: str) -> None:
     rendered = RENDERERS[fmt](steps)
     assert parse_calls(rendered, fmt) == steps
-    assert parse_calls(rendered) == steps
-    if fmt not in ("python", "hermes"):
+    if fmt != "bfcl":  # auto never takes a one-key object for a BFCL call
+        assert parse_calls(rendered) == steps
+    if not isinstance(rendered, str):
         assert parse_calls(json.dumps(rendered), fmt) == steps
 
 

@@ -41,7 +41,7 @@ GRAMMARS: dict = {}
 def _metric(e, validate):
     key = (e.id, validate)
     if key not in GRAMMARS:
-        GRAMMARS[key] = ToolCallMetric(canonicalizer="bfcl", grammar=to_grammar(e.functions).grammar,
+        GRAMMARS[key] = ToolCallMetric(canonicalizer="bfcl", format="bfcl", grammar=to_grammar(e.functions).grammar,
                                        validate=validate)
     return GRAMMARS[key]
 
@@ -93,7 +93,7 @@ def _verdicts(functions, call_args, answer, level="call"):
     """(BFCL's verdict or None, ek.bfcl.check's verdict, ToolCallMetric's score) for one call."""
     output, truth = [{functions[0]["name"]: call_args}], [{functions[0]["name"]: answer}]
     bfcl = ORACLE(json.loads(json.dumps(functions)), output, truth, "simple_python")["valid"] if ORACLE else None
-    metric = ToolCallMetric(level, canonicalizer="bfcl", grammar=to_grammar(functions).grammar, validate=False)
+    metric = ToolCallMetric(level, canonicalizer="bfcl", format="bfcl", grammar=to_grammar(functions).grammar, validate=False)
     return bfcl, check(functions, output, truth, "simple_python").valid, metric(output, gold_calls(truth))
 
 
@@ -108,7 +108,7 @@ def test_bfcl_mode_an_explicit_default_is_unexpected_when_gold_leaves_it_out():
     assert bfcl in (None, False) and ours is False
     assert [(u.kind, u.reason, u.arg) for u in score.explanation.errors()] == [("fn", "missing_arg", "unit")]
     # outside BFCL mode the default is the effective value of the omitted argument (docs/scoring.md)
-    fold = ToolCallMetric(grammar=to_grammar(WEATHER).grammar, validate=False)
+    fold = ToolCallMetric(grammar=to_grammar(WEATHER).grammar, validate=False, format="bfcl")
     assert fold([("weather", {"city": "Paris", "days": 1, "unit": "celsius"})], [("weather", {"city": "Paris", "days": 1})]).f1 == 1.0
 
 
@@ -119,7 +119,7 @@ def test_bfcl_mode_an_omitted_required_argument_is_missing_even_where_gold_allow
         missing = [(u.kind, u.reason, u.arg, u.detail) for u in score.explanation.errors()]
         assert missing == [("fn", "missing_arg", "days", "a required argument (BFCL: missing_required)")], answer
     # outside BFCL mode gold decides: an omittable gold argument may be left out
-    fold = ToolCallMetric(grammar=to_grammar(WEATHER).grammar, validate=False)
+    fold = ToolCallMetric(grammar=to_grammar(WEATHER).grammar, validate=False, format="bfcl")
     assert fold([("weather", {"city": "Paris"})], [("weather", {"city": "Paris", "days": OneOf(1, OMITTABLE)})]).f1 == 1.0
 
 
@@ -200,7 +200,7 @@ def test_exact_match_is_exactly_check_on_all_of_bfcls_data(category):
     rng = random.Random(category)
     disagreements = []
     for e in load_category(Path(spec.origin).parent / "data" / f"BFCL_v4_{category}.json"):
-        metric = ToolCallMetric(canonicalizer="bfcl", grammar=e.grammar(), validate=False)
+        metric = ToolCallMetric(canonicalizer="bfcl", format="bfcl", grammar=e.grammar(), validate=False)
         gold = e.gold()
         for label, output in variants(e.functions, e.ground_truth, category, rng):
             verdict = check(e.functions, output, e.ground_truth, category)

@@ -308,7 +308,7 @@ def test_decoded_model_output_lists_are_read_like_raw_output():
     gold = [Step("f", {"x": 1})]
     anthropic = [{"type": "text", "text": "Sure."}, {"type": "tool_use", "id": "t1", "name": "f", "input": {"x": 1}}]
     assert ToolCallMetric()(anthropic, gold).f1 == 1.0
-    assert ToolCallMetric()([{"f": {"x": 1}}], gold).f1 == 1.0
+    assert ToolCallMetric(format="bfcl")([{"f": {"x": 1}}], gold).f1 == 1.0  # BFCL shape: named, never guessed
     assert ToolCallMetric()([{"name": "f", "arguments": '{"x": 1}'}], gold).f1 == 1.0
     broken = ToolCallMetric()([{"no": "call here"}], gold)
     assert broken.f1 == 0.0 and broken.explanation.parse_error

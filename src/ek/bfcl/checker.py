@@ -221,7 +221,7 @@ def _decode(model_output: Any, language: str = PYTHON) -> list[Step] | ParseErro
                 text = "[" + text
             if not text.endswith("]"):
                 text = text + "]"
-            return parse_calls(text, "auto")
+            return parse_calls(text, "bfcl")  # BFCL output: Python calls or its one-key JSON objects
         return parse_calls(model_output, "bfcl")
     except ParseError as exc:
         return exc

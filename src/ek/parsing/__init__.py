@@ -2,9 +2,11 @@
 
 ``parse_calls`` takes Python call text, OpenAI ``tool_calls``, Anthropic
 ``tool_use`` blocks, ``{"name", "arguments"}`` objects, BFCL's
-``[{"func": {...}}]`` and Hermes/Qwen ``<tool_call>`` chat text (a leading
-``<think>`` skipped), as text, bytes or decoded objects, within size and
-nesting limits. Anything else is a :class:`ParseError` with position and
+``[{"func": {...}}]``, Hermes/Qwen ``<tool_call>`` chat text (a leading
+``<think>`` skipped), the native formats of Llama, Mistral, Qwen3-Coder,
+DeepSeek, Granite and Phi-4, and Gemini, Bedrock, LangChain and Ollama
+objects and whole transcripts, as text, bytes or decoded objects, within size
+and nesting limits. ``register_format`` adds a format. Anything else is a :class:`ParseError` with position and
 reason. ``coerce_call``/``parse_call_list`` read gold calls given as data.
 See ``docs/parsing.md``.
 """
@@ -13,7 +15,10 @@ from ek.parsing.api import FORMATS, parse_calls
 from ek.parsing.coerce import coerce_call, parse_call_list
 from ek.parsing.errors import ParseError, Position
 from ek.parsing.limits import DEFAULT_MAX_DEPTH, DEFAULT_MAX_SIZE, Limits
-from ek.parsing.render import RENDERERS, to_anthropic, to_bfcl, to_hermes, to_json, to_openai, to_python
+from ek.parsing.registry import get as get_format
+from ek.parsing.registry import names as format_names
+from ek.parsing.registry import register_format, unregister_format
+from ek.parsing.render import RENDERERS, render, to_anthropic, to_bfcl, to_hermes, to_json, to_openai, to_python
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
@@ -24,6 +29,11 @@ __all__ = [
     "Position",
     "RENDERERS",
     "coerce_call",
+    "format_names",
+    "get_format",
+    "register_format",
+    "render",
+    "unregister_format",
     "parse_call_list",
     "parse_calls",
     "to_anthropic",

@@ -9,18 +9,23 @@ Already-decoded objects (dict/list) are read by their shape.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Mapping
 from typing import Any
 
 from ek.calls import Step
-from ek.parsing import chat_text, json_text, shapes
-from ek.parsing.errors import ParseError
+from ek.parsing import chat_text, json_text, native, prose, registry, shapes
+from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import DEFAULT_LIMITS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_SIZE, Limits, check_text
 from ek.parsing.python_calls import parse_python
+from ek.parsing.registry import Reading
 
-#: The names ``format=`` accepts.
-FORMATS = ("auto", "python", "openai", "anthropic", "json", "bfcl", "hermes")
+#: The built-in format names (``registry.names()`` adds the registered ones).
+FORMATS = ("auto", "python", "openai", "anthropic", "json", "bfcl", "hermes", "llama3", "mistral", "qwen3-coder",
+           "deepseek", "granite", "phi4", "gemini", "bedrock", "langchain", "ollama")
+#: Formats read from text only (bytes are decoded first); a decoded object is an error.
+TEXT_FORMATS = frozenset({"python", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4"})
 
 
 def parse_calls(
@@ -29,12 +34,18 @@ def parse_calls(
     *,
     max_size: int = DEFAULT_MAX_SIZE,
     max_depth: int = DEFAULT_MAX_DEPTH,
+    types: registry.TypeHint | None = None,
 ) -> list[Step]:
     """Read the tool calls in a model's output, never executing any of it.
 
-    ``format`` is one of :data:`FORMATS`; ``"auto"`` tells them apart by shape.
+    ``format`` is a registered format name (:data:`FORMATS` and any added with
+    :func:`ek.parsing.register_format`); ``"auto"`` tells them apart by their
+    markers and keys, and reports two possible readings rather than picking one.
     ``max_size`` (characters; bytes for ``bytes``) and ``max_depth`` (bracket
-    nesting) bound the work. Empty text means no calls.
+    nesting) bound the work. Empty text, and in ``auto`` prose with no call
+    syntax, means no calls. ``types(tool, argument)`` names an argument's
+    declared type, for formats that write values as bare text (``qwen3-coder``;
+    see :func:`ek.parsing.native.typed_text`): the scorer passes its grammar's.
 
     >>> parse_calls('[search(q="cats"), math.hypot(x=3, y=-4)]')
     [Step(name='search', args={'q': 'cats'}), Step(name='math.hypot', args={'x': 3, 'y': -4})]
@@ -51,24 +62,21 @@ def parse_calls(
     ...
     ek.parsing.errors.ParseError: python: line 1, column 5: a call is not a value (nested calls are never evaluated)
     """
-    if format not in FORMATS:
-        raise ValueError(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
+    fmt = registry.get(format) if isinstance(format, str) else None
+    if fmt is None:
+        raise ValueError(f"format must be a string, got {type(format).__name__}")
     if max_size == DEFAULT_MAX_SIZE and max_depth == DEFAULT_MAX_DEPTH:
         limits = DEFAULT_LIMITS
     else:
         limits = Limits(max_size=max_size, max_depth=max_depth)
     if isinstance(output, bytes | bytearray | memoryview):
         output = _decode(bytes(output), limits, format)
-    if isinstance(output, str):
-        return _from_text(output, format, limits)
-    if isinstance(output, Mapping | list | tuple):
-        if format in ("python", "hermes"):
-            raise ParseError(f"the {format} format reads text; got a decoded object", "$", format)
-        return from_object(output, format, limits)
     if output is None:
         raise ParseError("cannot read tool calls from None", None, format)
-    kind = type(output).__name__
-    raise ParseError(f"cannot read tool calls from {'an' if kind[0] in 'aeiou' else 'a'} {kind}", None, format)
+    if not isinstance(output, str | Mapping | list | tuple):
+        kind = type(output).__name__
+        raise ParseError(f"cannot read tool calls from {'an' if kind[0] in 'aeiou' else 'a'} {kind}", None, format)
+    return fmt.read(output, Reading(limits, types, format))
 
 
 def _decode(data: bytes, limits: Limits, fmt: str) -> str:
@@ -117,6 +125,9 @@ def _python(text: str, raw: str, limits: Limits) -> list[Step]:
             raise error from None
 
 
+# --------------------------------------------------------------------------- text
+
+
 def _from_text(text: str, fmt: str, limits: Limits) -> list[Step]:
     raw = text.removeprefix("\ufeff")
     if fmt in ("auto", "hermes"):
@@ -125,20 +136,11 @@ def _from_text(text: str, fmt: str, limits: Limits) -> list[Step]:
 
 
 def _chat_text(raw: str, fmt: str, limits: Limits) -> list[Step]:
-    """Skip a leading ``<think>``; read ``<tool_call>`` blocks, or (auto only) the rest as plain text."""
+    """``hermes``: skip a leading ``<think>``, read the ``<tool_call>`` blocks."""
     if len(raw) > limits.max_size:
         check_text(raw, limits, fmt)  # the size message
     start = chat_text.after_think(raw, fmt)
-    if fmt == "hermes":
-        return chat_text.read_blocks(raw, start, fmt, lambda block: _block(block, limits))
-    if chat_text.has_blocks(raw, start):
-        return chat_text.read_blocks(raw, start, fmt, lambda block: _plain_text(block, "auto", limits))
-    if start == 0:
-        return _plain_text(raw, fmt, limits)
-    try:
-        return _plain_text(raw[start:], fmt, limits)
-    except ParseError as error:
-        raise ParseError(error.reason, chat_text.shift(error.position, raw, start), fmt) from None
+    return chat_text.read_blocks(raw, start, fmt, lambda block: _block(block, limits))
 
 
 def _block(text: str, limits: Limits) -> list[Step]:
@@ -150,6 +152,8 @@ def _plain_text(raw: str, fmt: str, limits: Limits) -> list[Step]:
     text = strip_fence(raw)
     if fmt == "python":
         return _python(text, raw, limits)
+    if fmt == "bfcl" and text and (text[0] not in "[{" or _python_list(text)):
+        return _python(text, raw, limits)  # BFCL's own decoder reads Python call text too
     if fmt != "auto":
         return from_object(json_text.loads(text, limits, fmt), fmt, limits)
     if not text:
@@ -182,23 +186,210 @@ def _short(error: ParseError) -> str:
     return str(error).split(": ", 1)[1] if ": " in str(error) else str(error)
 
 
+# --------------------------------------------------------------------------- auto
+
+
+#: Built-in text formats ``auto`` recognises, each by its markers (found with ``str.find``).
+_MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("llama3", (native.PYTHON_TAG, native.PYTHON_START)),
+    ("mistral", (native.TOOL_CALLS,)),
+    ("deepseek", (native.DS_CALLS_BEGIN, native.DS_CALL_BEGIN)),
+    ("granite", (native.GRANITE_TAG,)),
+)
+# A call's start (``name(`` at the very beginning) and call syntax anywhere (``x(``, ``[``, ``{``). Possessive
+# runs and no nested quantifiers: linear on any text.
+_CALL_START = re.compile(r"""[^\s()\[\]{}.,;:!?"'#][^\s()]*+[ \t]*+\(""")
+_CALL_SYNTAX = re.compile(r"""[^\s()\[\]{}.,;:!?"'][(]|[\[{]""")
+
+
+def detect_text(text: str, start: int = 0) -> list[tuple[str, int]]:
+    """The built-in formats whose markers appear in ``text[start:]``, with where each was first seen.
+
+    >>> detect_text('[TOOL_CALLS]f[ARGS]{}')
+    [('mistral', 0)]
+    >>> detect_text('<tool_call>\\n<function=f>\\n</function>\\n</tool_call>')
+    [('qwen3-coder', 0)]
+    """
+    found: list[tuple[str, int]] = []
+    for name, markers in _MARKERS:
+        hits = [p for p in (text.find(m, start) for m in markers) if p != -1]
+        if hits:
+            found.append((name, min(hits)))
+    phi = native.find_phi4(text[start:]) if "functools" in text else -1
+    if phi != -1:
+        found.append(("phi4", start + phi))
+    call = text.find(chat_text.CALL_OPEN, start)
+    stray = text.find(chat_text.CALL_CLOSE, start)
+    if call != -1:
+        after = native._skip_space(text, call + len(chat_text.CALL_OPEN))
+        if text.startswith(native.FUNCTION_OPEN, after):
+            found.append(("qwen3-coder", call))
+        elif stray == -1 and text.startswith("[", after) and not any(n == "granite" for n, _ in found):
+            found.append(("granite", call))
+        else:
+            found.append(("hermes", call))
+    elif stray != -1:
+        found.append(("hermes", stray))
+    if not any(n == "llama3" for n, _ in found):
+        tail = text.rstrip()
+        for end in native.LLAMA_ENDS[:2]:
+            if tail.endswith(end):
+                found.append(("llama3", len(tail) - len(end)))
+                break
+    return found
+
+
+def _read_auto(output: Any, reading: Reading) -> list[Step]:
+    limits = reading.limits
+    users = [f for f in registry.user_formats() if f.detect(output)]
+    if isinstance(output, str):
+        raw = output.removeprefix("\ufeff")
+        if len(raw) > limits.max_size:
+            check_text(raw, limits, "auto")  # the size message
+        start = chat_text.after_think(raw, "auto")
+        found = detect_text(raw, start)
+        claims = [(f.name, None) for f in users] + found
+        if len(claims) > 1:
+            raise ParseError(_ambiguous(raw, claims), None, "auto")
+        if users:
+            return users[0].read(output, Reading(limits, reading.types, users[0].name))
+        if found:
+            return _native_auto(raw, start, found[0][0], reading)
+        return _shifted_plain(raw, start, limits)
+    if len(users) > 1:
+        raise ParseError(_ambiguous("", [(f.name, None) for f in users]), None, "auto")
+    if users:
+        return users[0].read(output, Reading(limits, reading.types, users[0].name))
+    return from_object(output, "auto", limits)
+
+
+def _ambiguous(text: str, claims: list[tuple[str, int | None]]) -> str:
+    parts = []
+    for name, offset in claims:
+        if offset is None:
+            parts.append(f"{name} (its detect() accepts it)")
+        else:
+            line, column = line_col(text, offset)
+            parts.append(f"{name} (a marker at line {line}, column {column})")
+    return (f"two readings are possible: {' and '.join(parts)}; pass format= (--format, a line's \"format\") "
+            "to choose one")
+
+
+def _native_auto(raw: str, start: int, name: str, reading: Reading) -> list[Step]:
+    """Read the text after any ``<think>`` as format ``name``; error positions point into the whole text."""
+    if name == "hermes":
+        return chat_text.read_blocks(raw, start, "hermes",
+                                     lambda block: _plain_text(block, "auto", reading.limits))
+    reader = registry.get(name).read
+    try:
+        return reader(raw[start:] if start else raw, Reading(reading.limits, reading.types, name))
+    except ParseError as error:
+        if not start:
+            raise
+        raise ParseError(error.reason, chat_text.shift(error.position, raw, start), error.format) from None
+
+
+def _shifted_plain(raw: str, start: int, limits: Limits) -> list[Step]:
+    try:
+        return _auto_plain(raw[start:] if start else raw, limits)
+    except ParseError as error:
+        if not start:
+            raise
+        raise ParseError(error.reason, chat_text.shift(error.position, raw, start), error.format) from None
+
+
+#: What ``auto`` tries on text with no format's marker, named in its error.
+_TRIED = ("python", "json", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
+          "JSON or Python in ``` fences")
+
+
+def _auto_plain(raw: str, limits: Limits) -> list[Step]:
+    """Text with no marker: a JSON or Python answer, calls in fences or bare JSON in prose, or prose."""
+    text = strip_fence(raw)
+    if text.startswith("{"):
+        try:
+            return _plain_text(raw, "auto", limits)
+        except ParseError as error:
+            if not error.reason.startswith("invalid JSON: Extra data"):
+                raise  # one broken object; several objects (Llama's `{...}; {...}`) are read below
+    elif not text or text[0] in "[#" or _CALL_START.match(text):
+        return _plain_text(raw, "auto", limits)
+    check_text(raw, limits, "auto")
+    blocks = [b for b in prose.fenced_blocks(raw, "auto") if b[0] in prose.CALL_FENCES]
+    if blocks:
+        steps: list[Step] = []
+        for _, begin, end in blocks:
+            steps.extend(_block_at(raw, begin, end, limits))
+        return steps
+    spans = prose.json_objects(raw, "auto")
+    if spans:
+        _no_other_calls(raw, spans)
+        steps = []
+        for begin, _ in spans:
+            value, _end = json_text.decode_at(raw, begin, limits, "auto")
+            try:
+                steps.extend(from_object(value, "auto", limits))
+            except ParseError as error:
+                raise ParseError(error.reason, prose.where(raw, begin, error.position), "auto") from None
+        return steps
+    found = _CALL_SYNTAX.search(raw)
+    if found is None:
+        return []  # prose: a reply with no call in it
+    raise ParseError(f"call syntax in prose, but no tool call ek can read (tried: {', '.join(_TRIED)}); "
+                     "pass format= if the model writes calls another way", line_col(raw, found.start()), "auto")
+
+
+def _no_other_calls(raw: str, spans: list[tuple[int, int]]) -> None:
+    """Prose around JSON calls must not hold other call syntax: half an output is never scored as all of it."""
+    edges = [0, *(p for span in spans for p in span), len(raw)]
+    for begin, end in zip(edges[::2], edges[1::2], strict=True):
+        found = _CALL_SYNTAX.search(raw, begin, end)
+        if found is not None:
+            raise ParseError("call syntax outside the JSON calls found in this text; ek reads all of an output "
+                             "or none of it (pass format= to name how the model writes calls)",
+                             line_col(raw, found.start()), "auto")
+
+
+def _block_at(raw: str, begin: int, end: int, limits: Limits) -> list[Step]:
+    inner = raw[begin:end]
+    lead = len(inner) - len(inner.lstrip())
+    try:
+        return _plain_text(inner, "auto", limits)
+    except ParseError as error:
+        raise ParseError(error.reason, chat_text.shift(error.position, raw, begin + lead), "auto") from None
+
+
+# --------------------------------------------------------------------------- decoded objects
+
+
 def from_object(obj: Any, fmt: str, limits: Limits, path: str = "$") -> list[Step]:
     """Steps from a decoded dict or list, read as format ``fmt`` (``"auto"``: by shape)."""
     if isinstance(obj, Mapping):
         return _from_mapping(obj, fmt, limits, path)
     if isinstance(obj, list | tuple):
-        if fmt == "anthropic":
-            return shapes.anthropic_blocks(list(obj), path, limits, fmt)
+        items = list(obj)
+        if fmt == "anthropic" and not _is_transcript(items):
+            return shapes.anthropic_blocks(items, path, limits, fmt)
+        if fmt in ("auto", "bedrock") and shapes.is_bedrock_content(items):
+            return shapes.bedrock_blocks(items, path, limits, _named(fmt, "bedrock"))
+        if fmt in ("auto", "gemini") and any(isinstance(i, Mapping) and shapes.gemini_part_call(i) is not None
+                                             for i in items):
+            return shapes.gemini_parts(items, path, limits, _named(fmt, "gemini"))
+        transcript = fmt not in ("json", "bfcl") and _is_transcript(items)
         steps: list[Step] = []
-        for i, item in enumerate(obj):
+        for i, item in enumerate(items):
             ipath = f"{path}[{i}]"
             if not isinstance(item, Mapping):
                 raise ParseError(f"expected a call object, got {type(item).__name__}", ipath, fmt)
-            if fmt in ("auto", "openai") and shapes.is_non_call(item):
-                continue  # text/thinking blocks, Responses message/reasoning items
+            if fmt in ("auto", "openai") and (shapes.is_non_call(item) or item.get("type") == "function_call_output"):
+                continue  # text/thinking blocks, Responses message/reasoning items, tool results
+            if transcript and _is_message(item):
+                if _is_assistant(item):
+                    steps.extend(_from_mapping(item, fmt, limits, ipath))
+                continue  # user, system and tool-result messages are context, never calls
             kind = _expected_kind(item, fmt, ipath)
-            if kind in ("response", "responses", "openai_message", "anthropic_message"):
-                raise ParseError("a list of calls cannot hold whole messages; pass one message", ipath, fmt)
+            if kind in ("response", "responses", "gemini_response", "bedrock_response"):
+                raise ParseError("a list of calls cannot hold whole responses; pass one response", ipath, fmt)
             if kind == "skipped":
                 continue
             steps.extend(_one(item, kind, fmt, limits, ipath))
@@ -206,15 +397,49 @@ def from_object(obj: Any, fmt: str, limits: Limits, path: str = "$") -> list[Ste
     raise ParseError(f"expected a JSON object or array of calls, got {type(obj).__name__}", path, fmt)
 
 
+_MESSAGE_TYPES = frozenset({"human", "ai", "system", "tool", "function", "chat"})
+
+
+def _is_message(item: Any) -> bool:
+    """A chat message (OpenAI, Anthropic, Gemini ``role``; LangChain ``type``), not a call or a block."""
+    if not isinstance(item, Mapping):
+        return False
+    if isinstance(item.get("role"), str):
+        return True
+    kind = item.get("type")
+    return isinstance(kind, str) and kind in _MESSAGE_TYPES and "content" in item
+
+
+def _is_assistant(item: Mapping[str, Any]) -> bool:
+    return item.get("role") in shapes.ASSISTANT_ROLES or (item.get("role") is None and item.get("type") == "ai")
+
+
+def _is_transcript(items: list[Any]) -> bool:
+    return any(_is_message(i) for i in items)
+
+
+def _named(fmt: str, name: str) -> str:
+    return name if fmt == "auto" else fmt
+
+
 _KINDS_BY_FORMAT = {
-    "openai": ("response", "responses", "openai_message", "openai_call", "openai_item"),
-    "anthropic": ("anthropic_message", "anthropic_block"),
+    "openai": ("response", "responses", "openai_message", "openai_call", "openai_item", "transcript"),
+    "anthropic": ("anthropic_message", "anthropic_block", "transcript"),
     "json": ("generic",),
     "bfcl": ("bfcl",),
+    "gemini": ("gemini_response", "gemini_content", "gemini_part", "transcript"),
+    "bedrock": ("bedrock_response", "bedrock_message", "bedrock_block", "wrapped", "transcript"),
+    "langchain": ("langchain_message", "transcript"),
+    "ollama": ("wrapped", "openai_message", "openai_call", "transcript"),
 }
 
-
 _KIND_FORMAT = {kind: name for name, kinds in _KINDS_BY_FORMAT.items() for kind in kinds}
+_KIND_FORMAT.update({"transcript": "auto", "wrapped": "auto"})
+
+#: The shapes ``auto`` knows, named in the error for an object that is none of them.
+_SHAPES = ("OpenAI message/response/tool call", "Responses API output", "Anthropic message/tool_use",
+           "Gemini response/Content/functionCall", "Bedrock Converse message/toolUse", "LangChain AIMessage",
+           "Ollama chat response", "{\"name\", \"arguments\"}")
 
 
 def _expected_kind(obj: Mapping[str, Any], fmt: str, path: str) -> str:
@@ -225,12 +450,19 @@ def _expected_kind(obj: Mapping[str, Any], fmt: str, path: str) -> str:
     kind = shapes.classify(obj)
     if kind is None and shapes.is_non_call(obj) and fmt in ("auto", "anthropic", "openai"):
         return "skipped"
+    if kind == "anthropic_message" and fmt == "bedrock" and not obj["content"]:
+        kind = "bedrock_message"  # an empty content list is either; no calls in both
+    if kind == "bfcl" and fmt == "auto":
+        kind = None  # a one-key object is a BFCL call only in the bfcl format
     if kind is None or (fmt != "auto" and kind not in _KINDS_BY_FORMAT[fmt]):
         keys = ", ".join(repr(k) for k in list(obj)[:6])
-        wanted = "a tool call" if fmt == "auto" else f"an {fmt} tool call" if fmt[0] in "aeiou" else f"a {fmt} call"
         what = f"unrecognised object with keys {keys}" if keys else "an empty object"
-        if fmt == "auto" and len(obj) > 1 and all(isinstance(v, Mapping) for v in obj.values()):
-            what += " (several BFCL calls in one object? read them with format='bfcl')"
+        if fmt == "auto":
+            hint = " (a one-key {\"tool\": {...}} is a BFCL call only with format='bfcl')" \
+                if shapes.is_bfcl_call(obj) or (len(obj) > 1 and all(isinstance(v, Mapping) for v in obj.values())) \
+                else ""
+            raise ParseError(f"not a tool call: {what}; tried {', '.join(_SHAPES)}{hint}", path, fmt)
+        wanted = f"an {fmt} tool call" if fmt[0] in "aeiou" else f"a {fmt} call"
         raise ParseError(f"not {wanted}: {what}", path, fmt)
     return kind
 
@@ -258,4 +490,93 @@ def _one(obj: Mapping[str, Any], kind: str, fmt: str, limits: Limits, path: str)
         return [shapes.anthropic_block(obj, path, limits, f)]
     if kind == "generic":
         return [shapes.generic_call(obj, path, limits, f)]
+    if kind == "gemini_response":
+        return shapes.gemini_response(obj, path, limits, f)
+    if kind == "gemini_content":
+        return shapes.gemini_parts(obj["parts"], f"{path}.parts", limits, f)
+    if kind == "gemini_part":
+        return [shapes.gemini_call(obj, path, limits, f)]
+    if kind == "bedrock_block":
+        return [shapes.bedrock_block(obj, path, limits, f)]
+    if kind == "bedrock_message":
+        return shapes.bedrock_blocks(obj["content"], f"{path}.content", limits, f)
+    if kind == "bedrock_response":
+        return from_object(obj["output"]["message"], fmt, limits, f"{path}.output.message")
+    if kind == "wrapped":
+        return from_object(obj["message"], fmt, limits, f"{path}.message")
+    if kind == "transcript":
+        return from_object(obj["messages"], fmt, limits, f"{path}.messages")
+    if kind == "langchain_message":
+        return shapes.langchain_message(obj, path, limits, f)
     return shapes.bfcl_call(obj, path, limits, f)
+
+
+# --------------------------------------------------------------------------- the built-in formats
+
+
+def _text_reader(name: str, read: Any) -> Any:
+    def reader(output: Any, reading: Reading) -> list[Step]:
+        if not isinstance(output, str):
+            raise ParseError(f"the {name} format reads text; got a decoded object", "$", name)
+        text = output.removeprefix("\ufeff")
+        inner = _unfenced(text)
+        if inner is text:
+            return read(text, reading.limits, reading.types, name)
+        offset = text.find(inner)  # a whole output in one code fence: read inside, errors placed in the whole
+        try:
+            return read(inner, reading.limits, reading.types, name)
+        except ParseError as error:
+            raise ParseError(error.reason, chat_text.shift(error.position, text, offset), error.format) from None
+
+    return reader
+
+
+def _object_reader(name: str) -> Any:
+    def reader(output: Any, reading: Reading) -> list[Step]:
+        if isinstance(output, str):
+            if name in ("python", "hermes"):
+                return _from_text(output, name, reading.limits)
+            return _plain_text(output.removeprefix("\ufeff"), name, reading.limits)
+        if name in ("python", "hermes"):
+            raise ParseError(f"the {name} format reads text; got a decoded object", "$", name)
+        return from_object(output, name, reading.limits)
+
+    return reader
+
+
+_SUMMARIES = {
+    "auto": "every built-in format, told apart by markers and keys",
+    "python": "Python call syntax: [f(a=1), g()]",
+    "openai": "Chat Completions / Responses API messages, responses and tool calls",
+    "anthropic": "Messages API content with tool_use blocks",
+    "json": '{"name": ..., "arguments": {...}}, one or a list',
+    "bfcl": 'BFCL: [{"f": {"a": 1}}] or Python call text',
+    "hermes": "Hermes/Qwen <tool_call>{...}</tool_call> blocks in chat text",
+    "llama3": "Llama 3.x/4: <|python_tag|> JSON, plain JSON, pythonic lists",
+    "mistral": "[TOOL_CALLS] JSON list, or [TOOL_CALLS]name[ARGS]{...}",
+    "qwen3-coder": "<tool_call><function=f><parameter=p>value</parameter></function></tool_call>",
+    "deepseek": "DeepSeek V3/R1/V3.1 <｜tool▁call▁begin｜> blocks",
+    "granite": "Granite <|tool_call|>[...] or <tool_call>[...]",
+    "phi4": "Phi-4-mini functools[...]",
+    "gemini": "Gemini GenerateContentResponse, Content or functionCall parts",
+    "bedrock": "Bedrock Converse responses, messages and toolUse blocks",
+    "langchain": "LangChain AIMessage dicts with tool_calls [{name, args, id}]",
+    "ollama": "Ollama chat responses and messages (arguments as objects)",
+}
+
+
+def _register_builtins() -> None:
+    text_readers = {"llama3": native.read_llama3, "mistral": native.read_mistral,
+                    "qwen3-coder": native.read_qwen3_coder, "deepseek": native.read_deepseek,
+                    "granite": native.read_granite, "phi4": native.read_phi4}
+    for name in FORMATS:
+        if name == "auto":
+            read = _read_auto
+        elif name in text_readers:
+            read = _text_reader(name, text_readers[name])
+        else:
+            read = _object_reader(name)
+        registry.add(registry.Format(name, read, builtin=True, summary=_SUMMARIES[name]))
+
+
+_register_builtins()

@@ -107,3 +107,35 @@ def duplicate_position(text: str) -> tuple[int, int] | None:
             stack[-1].add(key)
         previous = match
     return None
+
+
+def decode_at(text: str, start: int, limits: Limits, fmt: str) -> tuple[Any, int]:
+    """Decode one JSON value at ``text[start:]`` (after whitespace); return it and where it ends.
+
+    The caller has size- and depth-checked ``text`` as a whole. Errors carry
+    line and column in ``text``; a value that runs to the end of the text
+    unfinished is reported as cut short (a completion stopped by ``max_tokens``).
+
+    >>> decode_at('name[ARGS]{"a": 1} tail', 10, Limits(), "mistral")
+    ({'a': 1}, 18)
+    >>> decode_at('x {"a": [1, ', 2, Limits(), "mistral")
+    Traceback (most recent call last):
+    ...
+    ek.parsing.errors.ParseError: mistral: line 1, column 3: the output ends inside this JSON value (cut short, e.g. by max_tokens?)
+    """
+    pos = start
+    while pos < len(text) and text[pos] in " \t\r\n":
+        pos += 1
+    try:
+        return _DECODER.raw_decode(text, pos)
+    except _Rejected as exc:
+        raise ParseError(str(exc), line_col(text, pos), fmt) from None
+    except json.JSONDecodeError as exc:
+        if (exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")) and pos < len(text):
+            raise ParseError("the output ends inside this JSON value (cut short, e.g. by max_tokens?)",
+                             line_col(text, pos), fmt) from None
+        raise ParseError(f"invalid JSON: {exc.msg}", line_col(text, exc.pos), fmt) from None
+    except ValueError as exc:
+        raise ParseError(long_int_reason(exc), line_col(text, pos), fmt) from None
+    except RecursionError:
+        raise ParseError("JSON nests too deeply", line_col(text, pos), fmt) from None

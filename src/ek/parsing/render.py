@@ -118,6 +118,85 @@ def to_hermes(calls: Iterable[Step]) -> str:
     )
 
 
+def _json(value: Any) -> str:
+    """Compact-ish JSON with ``<`` written ``\\u003c``: no string value can form a format's tag."""
+    return json.dumps(value, allow_nan=False, ensure_ascii=False).replace("<", "\\u003c")
+
+
+def to_llama3(calls: Iterable[Step]) -> str:
+    """Llama 3.1 custom tools: ``<|python_tag|>`` then ``{"name", "parameters"}`` objects joined by ``; ``."""
+    calls = list(calls)
+    if not calls:
+        return ""  # no calls: the model writes no tag at all
+    return "<|python_tag|>" + "; ".join(_json({"name": c.name, "parameters": dict(c.args)}) for c in calls)
+
+
+def to_mistral(calls: Iterable[Step]) -> str:
+    """Mistral (v11+ templates): ``[TOOL_CALLS]name[ARGS]{...}`` per call."""
+    return "".join(f"[TOOL_CALLS]{c.name}[ARGS]{_json(dict(c.args))}" for c in calls)
+
+
+def to_qwen3_coder(calls: Iterable[Step]) -> str:
+    """Qwen3-Coder XML, one ``<tool_call>`` per call; values as :func:`ek.parsing.native.render_xml_value` writes
+    them, so reading without a grammar gives them back."""
+    from ek.parsing.native import render_xml_value  # the reader owns the value convention it reads
+
+    return "\n".join(
+        "<tool_call>\n<function=" + c.name + ">\n"
+        + "".join(f"<parameter={k}>\n{render_xml_value(v)}\n</parameter>\n" for k, v in c.args.items())
+        + "</function>\n</tool_call>"
+        for c in calls)
+
+
+def to_deepseek(calls: Iterable[Step]) -> str:
+    """DeepSeek V3/R1: typed calls with a fenced JSON object each, inside the calls block."""
+    calls = list(calls)
+    if not calls:
+        return ""  # no calls: the model writes no tag at all
+    body = "".join(f"<｜tool▁call▁begin｜>function<｜tool▁sep｜>{c.name}\n```json\n{_json(dict(c.args))}\n```"
+                   "<｜tool▁call▁end｜>" for c in calls)
+    return f"<｜tool▁calls▁begin｜>{body}<｜tool▁calls▁end｜>"
+
+
+def to_granite(calls: Iterable[Step]) -> str:
+    """Granite 3.0: ``<|tool_call|>`` then a JSON list of ``{"name", "arguments"}``."""
+    calls = list(calls)
+    if not calls:
+        return ""  # no calls: the model writes no tag at all
+    return "<|tool_call|>" + _json(to_json(calls))
+
+
+def to_phi4(calls: Iterable[Step]) -> str:
+    """Phi-4-mini: ``functools`` then a JSON list of ``{"name", "arguments"}``."""
+    calls = list(calls)
+    if not calls:
+        return ""  # no calls: the model writes no tag at all
+    return "functools" + _json(to_json(calls))
+
+
+def to_gemini(calls: Iterable[Step]) -> dict[str, Any]:
+    """A Gemini ``Content`` of the model with one ``functionCall`` part per call."""
+    return {"role": "model", "parts": [{"functionCall": {"name": c.name, "args": dict(c.args)}} for c in calls]}
+
+
+def to_bedrock(calls: Iterable[Step]) -> dict[str, Any]:
+    """A Bedrock Converse assistant message with ``toolUse`` content blocks."""
+    return {"role": "assistant", "content": [{"toolUse": {"toolUseId": f"tooluse_{i}", "name": c.name,
+                                                          "input": dict(c.args)}} for i, c in enumerate(calls)]}
+
+
+def to_langchain(calls: Iterable[Step]) -> dict[str, Any]:
+    """A LangChain ``AIMessage`` as a dict, ``tool_calls`` as ``{"name", "args", "id"}``."""
+    return {"type": "ai", "content": "", "tool_calls": [{"name": c.name, "args": dict(c.args), "id": f"call_{i}",
+                                                        "type": "tool_call"} for i, c in enumerate(calls)]}
+
+
+def to_ollama(calls: Iterable[Step]) -> dict[str, Any]:
+    """An Ollama chat message: ``tool_calls`` with arguments as objects."""
+    return {"role": "assistant", "content": "",
+            "tool_calls": [{"function": {"name": c.name, "arguments": dict(c.args)}} for c in calls]}
+
+
 #: format name -> renderer (``python`` and ``hermes`` give text, the others decoded JSON objects).
 RENDERERS: dict[str, Callable[[Iterable[Step]], Any]] = {
     "python": to_python,
@@ -126,4 +205,27 @@ RENDERERS: dict[str, Callable[[Iterable[Step]], Any]] = {
     "json": to_json,
     "bfcl": to_bfcl,
     "hermes": to_hermes,
+    "llama3": to_llama3,
+    "mistral": to_mistral,
+    "qwen3-coder": to_qwen3_coder,
+    "deepseek": to_deepseek,
+    "granite": to_granite,
+    "phi4": to_phi4,
+    "gemini": to_gemini,
+    "bedrock": to_bedrock,
+    "langchain": to_langchain,
+    "ollama": to_ollama,
 }
+
+
+def render(calls: Iterable[Step], format: str) -> Any:
+    """``calls`` written as ``format`` writes them (text for chat-text formats, decoded JSON otherwise).
+
+    >>> render([Step("f", {"x": 1})], "mistral")
+    '[TOOL_CALLS]f[ARGS]{"x": 1}'
+    """
+    try:
+        renderer = RENDERERS[format]
+    except KeyError:
+        raise ValueError(f"no renderer for format {format!r}; formats with one: {', '.join(RENDERERS)}") from None
+    return renderer(list(calls))

@@ -169,6 +169,9 @@ def _json_kind(value: object) -> str:
     return names.get(type(value), type(value).__name__)
 
 
+json_kind = _json_kind
+
+
 def _mapping(value: object, path: str, fmt: str) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
         raise ParseError(f"expected an object, got {type(value).__name__}", path, fmt)
@@ -203,17 +206,40 @@ def is_responses(obj: Mapping[str, Any]) -> bool:
 
 def classify(obj: Mapping[str, Any]) -> str | None:
     """Which shape a dict is: ``response``, ``responses``, ``openai_message``, ``openai_call``,
-    ``openai_item``, ``anthropic_block``, ``anthropic_message``, ``generic``, ``bfcl`` or ``None``.
+    ``openai_item``, ``anthropic_block``, ``anthropic_message``, ``gemini_response``, ``gemini_content``,
+    ``gemini_part``, ``bedrock_response``, ``bedrock_message``, ``bedrock_block``, ``langchain_message``,
+    ``wrapped`` (``{"message": {...}}``: Ollama's response, Bedrock's ``output``), ``transcript``
+    (``{"messages": [...]}``), ``generic``, ``bfcl`` or ``None``.
+
+    ``bfcl`` (any one-key object) is only a guess from the shape: callers reading model output take it
+    as a call in BFCL's format only, never when telling formats apart.
 
     >>> classify({"name": "f", "arguments": "{}"})
     'generic'
-    >>> classify({"f": {"x": 1}})
-    'bfcl'
+    >>> classify({"f": {"x": 1}}), classify({"functionCall": {"name": "f", "args": {}}})
+    ('bfcl', 'gemini_part')
     """
     if "choices" in obj:
         return "response"
+    if "candidates" in obj:
+        return "gemini_response"
     if is_responses(obj):
         return "responses"
+    if isinstance(obj.get("parts"), list):
+        return "gemini_content"
+    if gemini_part_call(obj) is not None:
+        return "gemini_part"
+    if isinstance(obj.get("toolUse"), Mapping):
+        return "bedrock_block"
+    output = obj.get("output")
+    if isinstance(output, Mapping) and isinstance(output.get("message"), Mapping):
+        return "bedrock_response"
+    if isinstance(obj.get("message"), Mapping) and "name" not in obj:
+        return "wrapped"
+    if isinstance(obj.get("messages"), list) and "name" not in obj:
+        return "transcript"
+    if is_langchain_calls(obj.get("tool_calls")) or obj.get("type") == "ai":
+        return "langchain_message"
     if "tool_calls" in obj or "function_call" in obj:
         return "openai_message"
     kind = obj.get("type")
@@ -221,8 +247,9 @@ def classify(obj: Mapping[str, Any]) -> str | None:
         return "anthropic_block"
     if kind == "function_call":
         return "openai_item"
-    if isinstance(obj.get("content"), list):
-        return "anthropic_message"
+    content = obj.get("content")
+    if isinstance(content, list):
+        return "bedrock_message" if is_bedrock_content(content) else "anthropic_message"
     if "role" in obj:  # a message with text only: no calls
         return "openai_message"
     if isinstance(obj.get("function"), Mapping):
@@ -232,3 +259,118 @@ def classify(obj: Mapping[str, Any]) -> str | None:
     if is_bfcl_call(obj):
         return "bfcl"
     return None
+
+
+# --------------------------------------------------------------------------- Gemini, Bedrock, LangChain
+
+#: Gemini parts that are not calls: text, thoughts, code the model ran, results it was given.
+GEMINI_NON_CALL_PARTS = frozenset({"text", "thought", "thoughtSignature", "thought_signature", "executableCode",
+                                   "executable_code", "codeExecutionResult", "code_execution_result",
+                                   "inlineData", "inline_data", "fileData", "file_data"})
+#: Roles whose messages hold the model's calls in a transcript; every other role is context.
+ASSISTANT_ROLES = frozenset({"assistant", "model", "ai"})
+
+
+def gemini_part_call(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """A Gemini part's ``functionCall`` (REST) or ``function_call`` (Python SDK, with ``args``), or None."""
+    call = obj.get("functionCall")
+    if isinstance(call, Mapping):
+        return call
+    call = obj.get("function_call")
+    if isinstance(call, Mapping) and "args" in call and "arguments" not in call:
+        return call
+    return None
+
+
+def gemini_call(obj: Mapping[str, Any], path: str, limits: Limits, fmt: str = "gemini") -> Step:
+    """A part ``{"functionCall": {"name": ..., "args": {...}}}`` (or the SDK's ``function_call``)."""
+    key = "functionCall" if "functionCall" in obj else "function_call"
+    call = _mapping(obj.get(key), f"{path}.{key}", fmt)
+    cpath = f"{path}.{key}"
+    return Step(_name(call.get("name"), f"{cpath}.name", fmt), plain_args(call.get("args") or {}, f"{cpath}.args",
+                                                                           limits, fmt))
+
+
+def gemini_parts(parts: object, path: str, limits: Limits, fmt: str = "gemini") -> list[Step]:
+    """The calls of a Content's ``parts``: text and thought parts skipped, anything unknown an error."""
+    if not isinstance(parts, list):
+        raise ParseError("'parts' must be a list", path, fmt)
+    steps = []
+    for i, part in enumerate(parts):
+        ppath = f"{path}[{i}]"
+        part = _mapping(part, ppath, fmt)
+        if gemini_part_call(part) is not None:
+            steps.append(gemini_call(part, ppath, limits, fmt))
+        elif not part.keys() <= GEMINI_NON_CALL_PARTS:
+            keys = ", ".join(repr(k) for k in list(part)[:6])
+            raise ParseError(f"not a Gemini part ek reads: keys {keys}", ppath, fmt)
+    return steps
+
+
+def gemini_response(obj: Mapping[str, Any], path: str, limits: Limits, fmt: str = "gemini") -> list[Step]:
+    """A GenerateContentResponse: the calls of its one candidate's content."""
+    candidates = obj.get("candidates")
+    if not isinstance(candidates, list) or len(candidates) != 1:
+        count = len(candidates) if isinstance(candidates, list) else type(candidates).__name__
+        raise ParseError(f"expected a response with exactly one candidate, got {count}; pass one candidate's "
+                         "content", f"{path}.candidates", fmt)
+    candidate = _mapping(candidates[0], f"{path}.candidates[0]", fmt)
+    content = candidate.get("content")
+    if content is None:
+        return []  # a candidate stopped before writing anything (safety, max tokens)
+    content = _mapping(content, f"{path}.candidates[0].content", fmt)
+    return gemini_parts(content.get("parts", []), f"{path}.candidates[0].content.parts", limits, fmt)
+
+
+def bedrock_block(obj: Mapping[str, Any], path: str, limits: Limits, fmt: str = "bedrock") -> Step:
+    """A Converse content block ``{"toolUse": {"toolUseId": ..., "name": ..., "input": {...}}}``."""
+    use = _mapping(obj.get("toolUse"), f"{path}.toolUse", fmt)
+    upath = f"{path}.toolUse"
+    if "input" not in use:
+        raise ParseError("a toolUse block needs an 'input' object", upath, fmt)
+    return Step(_name(use.get("name"), f"{upath}.name", fmt), plain_args(use["input"], f"{upath}.input", limits, fmt))
+
+
+def bedrock_blocks(blocks: list[Any], path: str, limits: Limits, fmt: str = "bedrock") -> list[Step]:
+    """A Converse message's content: the ``toolUse`` blocks (text, reasoning and others skipped)."""
+    steps = []
+    for i, block in enumerate(blocks):
+        bpath = f"{path}[{i}]"
+        block = _mapping(block, bpath, fmt)
+        if "toolUse" in block:
+            steps.append(bedrock_block(block, bpath, limits, fmt))
+    return steps
+
+
+def is_bedrock_content(blocks: list[Any]) -> bool:
+    """Converse blocks are keyed by kind (``{"text": ...}``, ``{"toolUse": ...}``), never typed."""
+    return bool(blocks) and all(isinstance(b, Mapping) and "type" not in b for b in blocks) and any(
+        "toolUse" in b or "text" in b or "reasoningContent" in b for b in blocks)
+
+
+def langchain_message(obj: Mapping[str, Any], path: str, limits: Limits, fmt: str = "langchain") -> list[Step]:
+    """An AIMessage as a dict: ``tool_calls: [{"name", "args", "id"}]``; calls LangChain itself could not
+    parse (``invalid_tool_calls``) are an error naming LangChain's reason."""
+    invalid = obj.get("invalid_tool_calls")
+    if isinstance(invalid, list) and invalid:
+        first = invalid[0] if isinstance(invalid[0], Mapping) else {}
+        raise ParseError(f"LangChain could not parse call {first.get('name')!r}: {first.get('error')}",
+                         f"{path}.invalid_tool_calls[0]", fmt)
+    calls = obj.get("tool_calls")
+    if calls is None:
+        return []
+    if not isinstance(calls, list):
+        raise ParseError("'tool_calls' must be a list", f"{path}.tool_calls", fmt)
+    steps = []
+    for i, call in enumerate(calls):
+        cpath = f"{path}.tool_calls[{i}]"
+        call = _mapping(call, cpath, fmt)
+        steps.append(Step(_name(call.get("name"), f"{cpath}.name", fmt),
+                          _arguments(call.get("args"), f"{cpath}.args", limits, fmt)))
+    return steps
+
+
+def is_langchain_calls(calls: object) -> bool:
+    """LangChain's ``tool_calls`` items carry ``args`` and no OpenAI ``function`` object."""
+    return isinstance(calls, list) and bool(calls) and all(
+        isinstance(c, Mapping) and "function" not in c and "args" in c for c in calls)

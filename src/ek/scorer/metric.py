@@ -25,7 +25,7 @@ import attrs
 from ek.calls import Step, after_of, must_precede
 from ek.canon import Canonicalizer, get_canonicalizer
 from ek.grammar.model import GraphGrammar
-from ek.parsing import ParseError, coerce_call, parse_calls
+from ek.parsing import ParseError, coerce_call, get_format, parse_calls
 from ek.runtime import grammar_of, is_schema_path, validator_for
 from ek.scorer.accounting import (
     FN,
@@ -161,6 +161,13 @@ class _Context:
 
     def known(self, tool: str) -> bool:
         return self.grammar is None or self.grammar.tool(tool) is not None
+
+    def arg_type(self, tool: str, arg: str) -> str | None:
+        """The declared kind of ``tool``'s argument (``int``, ``str``, ...), or None: the parser's type hint
+        for formats that write values as bare text (qwen3-coder), so ``"3"`` for an int argument is 3."""
+        rules = self.rules(tool) if self.grammar is not None else None
+        rule = rules.get(arg) if rules else None
+        return rule.kind if rule is not None else None
 
     def violations(self, step: Step) -> dict[str, str]:
         """Schema problems of a predicted call's arguments, keyed by top-level argument.
@@ -504,10 +511,13 @@ class ToolCallMetric:
         optimal: bool = False,
         validate: bool = True,
         order: str = "gold",
+        format: str = "auto",
     ) -> None:
         if level not in LEVELS:
             raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
         _check_order(order)
+        get_format(format)  # an unknown name fails here, not on the first output
+        self.format = format
         self.level = level
         self.order = order
         self.canonicalizer = get_canonicalizer(canonicalizer)
@@ -524,13 +534,15 @@ class ToolCallMetric:
             return self._ctx
         return _Context(self.canonicalizer, resolved, self.validate, source=grammar)
 
-    def __call__(self, pred: Any, gold: Any, *, grammar: Any = None) -> Score:
+    def __call__(self, pred: Any, gold: Any, *, grammar: Any = None, format: str | None = None) -> Score:
+        """Score ``pred`` (raw output in ``format``, default the metric's; or calls) against ``gold``."""
         ctx = self._context(grammar)
         g_steps = coerce_calls(gold, "gold")
         parse_error = None
         if isinstance(pred, (str, bytes, bytearray, Mapping)) or _is_decoded_output(pred):
             try:
-                p_steps = tuple(parse_calls(bytes(pred) if isinstance(pred, bytearray) else pred))
+                p_steps = tuple(parse_calls(bytes(pred) if isinstance(pred, bytearray) else pred,
+                                            format or self.format, types=ctx.arg_type))
             except ParseError as exc:
                 p_steps, parse_error = (), str(exc)
         else:

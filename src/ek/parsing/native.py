@@ -1,0 +1,461 @@
+"""Open models' native tool-call text: Llama 3/4, Mistral, Qwen3-Coder, DeepSeek, Granite and Phi-4.
+
+Each family's chat template writes calls its own way, and the serving stacks
+(vLLM, SGLang, llama.cpp, Ollama) each ship a parser per family. These read
+the same text, never executing any of it. Markers are found with ``str.find``
+and JSON is decoded in place (:func:`ek.parsing.json_text.decode_at`), so the
+work is linear in the text and a delimiter inside a JSON string never ends a
+call early. Every error carries the family's name, a line and column, and
+what was expected there; a completion that stops inside a call (``max_tokens``)
+says it was cut short.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from ek.calls import Step
+from ek.parsing import chat_text, json_text, shapes
+from ek.parsing.errors import ParseError, line_col
+from ek.parsing.limits import Limits, check_text
+from ek.parsing.prose import calls_from_json, read_prose, where
+from ek.parsing.python_calls import parse_python
+from ek.parsing.registry import TypeHint
+
+PYTHON_TAG, PYTHON_START, PYTHON_END = "<|python_tag|>", "<|python_start|>", "<|python_end|>"
+LLAMA_ENDS = ("<|eom_id|>", "<|eot_id|>", "<|end_of_text|>", "<|eot|>")
+TOOL_CALLS, ARGS, CALL_ID = "[TOOL_CALLS]", "[ARGS]", "[CALL_ID]"
+MISTRAL_ENDS = ("</s>",)
+DS_CALLS_BEGIN, DS_CALLS_END = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
+DS_CALL_BEGIN, DS_CALL_END, DS_SEP = "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>", "<｜tool▁sep｜>"
+DS_ENDS = ("<｜end▁of▁sentence｜>",)
+GRANITE_TAG = "<|tool_call|>"
+PHI4_TAG = "functools"
+FUNCTION_OPEN, FUNCTION_CLOSE = "<function=", "</function>"
+PARAMETER_OPEN, PARAMETER_CLOSE = "<parameter=", "</parameter>"
+
+
+def _skip_space(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in " \t\r\n":
+        pos += 1
+    return pos
+
+
+def _strip_ends(text: str, ends: tuple[str, ...]) -> str:
+    """``text`` without trailing end-of-turn tokens (and the whitespace around them)."""
+    stripped = text.rstrip()
+    changed = True
+    while changed:
+        changed = False
+        for end in ends:
+            if stripped.endswith(end):
+                stripped = stripped[: -len(end)].rstrip()
+                changed = True
+    return stripped
+
+
+def _expect_end(text: str, pos: int, fmt: str, what: str) -> None:
+    """Only whitespace may follow the last call; anything else is an error saying what was expected."""
+    pos = _skip_space(text, pos)
+    if pos < len(text):
+        raise ParseError(f"unexpected text after the calls: expected {what} or the end of the output",
+                         line_col(text, pos), fmt)
+
+
+# --------------------------------------------------------------------------- llama3
+
+
+def read_llama3(text: str, limits: Limits, types: TypeHint | None = None, fmt: str = "llama3") -> list[Step]:
+    """Llama 3.x/4: ``<|python_tag|>`` + JSON ``{"name", "parameters"}`` (one, or ``;``-separated) or a
+    built-in tool's Python call; plain JSON without the tag (prose around it allowed); Llama 3.2/4 pythonic
+    lists ``[f(a=1), g()]`` (``<|python_start|>...<|python_end|>`` around them); ``<|eom_id|>`` and
+    ``<|eot_id|>`` at the end are dropped.
+
+    >>> read_llama3('<|python_tag|>{"name": "f", "parameters": {"x": 1}}; {"name": "g", "parameters": {}}<|eom_id|>',
+    ...             Limits())
+    [Step(name='f', args={'x': 1}), Step(name='g', args={})]
+    """
+    check_text(text, limits, fmt)
+    body = _strip_ends(text, LLAMA_ENDS)
+    start = body.find(PYTHON_START)
+    if start != -1:
+        end = body.find(PYTHON_END, start)
+        inner_end = len(body) if end == -1 else end
+        if end != -1:
+            _expect_end(body, end + len(PYTHON_END), fmt, "nothing")
+        return _shifted(lambda t: parse_python(t, limits), body, start + len(PYTHON_START), inner_end, fmt)
+    tag = body.find(PYTHON_TAG)
+    if tag != -1:
+        pos = _skip_space(body, tag + len(PYTHON_TAG))
+        if pos < len(body) and body[pos] != "{":
+            return _shifted(lambda t: parse_python(t, limits), body, pos, len(body), fmt)
+        return _json_sequence(body, pos, limits, fmt)
+    first = _skip_space(body, 0)
+    if first < len(body) and body[first] == "[" and not body.startswith(("[{", "[ {"), first):
+        return _shifted(lambda t: parse_python(t, limits), body, first, len(body), fmt)
+    return read_prose(body, limits, fmt)
+
+
+def _json_sequence(text: str, pos: int, limits: Limits, fmt: str) -> list[Step]:
+    """JSON call objects separated by ``;`` (Llama's parallel calls), from ``pos`` to the end."""
+    steps: list[Step] = []
+    while True:
+        value, end = json_text.decode_at(text, pos, limits, fmt)
+        steps.extend(calls_from_json(value, text, pos, limits, fmt))
+        pos = _skip_space(text, end)
+        if pos >= len(text):
+            return steps
+        if text[pos] != ";":
+            raise ParseError("expected ';' between calls or the end of the output", line_col(text, pos), fmt)
+        pos = _skip_space(text, pos + 1)
+        if pos >= len(text):
+            return steps
+
+
+def _shifted(read: Callable[[str], list[Step]], text: str, begin: int, end: int, fmt: str) -> list[Step]:
+    """Read ``text[begin:end]`` with ``read``; an error's line and column are moved into ``text``."""
+    inner = text[begin:end]
+    lead = len(inner) - len(inner.lstrip())
+    try:
+        return read(inner.strip())
+    except ParseError as error:
+        raise ParseError(error.reason, chat_text.shift(error.position, text, begin + lead), fmt) from None
+
+
+# --------------------------------------------------------------------------- mistral
+
+
+def read_mistral(text: str, limits: Limits, types: TypeHint | None = None, fmt: str = "mistral") -> list[Step]:
+    """Mistral: ``[TOOL_CALLS]`` + a JSON list of ``{"name", "arguments"}`` (older templates), or
+    ``[TOOL_CALLS]name[ARGS]{...}`` repeated (``[CALL_ID]id`` before ``[ARGS]`` where the template writes
+    one; ``name{...}`` without ``[ARGS]`` as some tokenizers decode it). Prose before the first
+    ``[TOOL_CALLS]`` is allowed; text with no ``[TOOL_CALLS]`` is no calls.
+
+    >>> read_mistral('[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}[TOOL_CALLS]f[ARGS]{}', Limits())
+    [Step(name='get_weather', args={'city': 'Paris'}), Step(name='f', args={})]
+    >>> read_mistral('[TOOL_CALLS] [{"name": "add", "arguments": {"a": 3.5, "b": 4}}]', Limits())
+    [Step(name='add', args={'a': 3.5, 'b': 4})]
+    """
+    check_text(text, limits, fmt)
+    body = _strip_ends(text, MISTRAL_ENDS)
+    pos = body.find(TOOL_CALLS)
+    if pos == -1:
+        return []
+    steps: list[Step] = []
+    while pos != -1:
+        pos = _skip_space(body, pos + len(TOOL_CALLS))
+        if pos >= len(body):
+            raise ParseError("[TOOL_CALLS] with nothing after it (cut short?)", line_col(body, pos), fmt)
+        if body[pos] in "[{":
+            value, end = json_text.decode_at(body, pos, limits, fmt)
+            steps.extend(calls_from_json(value, body, pos, limits, fmt))
+        else:
+            step, end = _mistral_compact(body, pos, limits, fmt)
+            steps.append(step)
+        pos = _skip_space(body, end)
+        if pos >= len(body):
+            return steps
+        if not body.startswith(TOOL_CALLS, pos):
+            raise ParseError("unexpected text after a call: expected [TOOL_CALLS] or the end of the output",
+                             line_col(body, pos), fmt)
+    return steps
+
+
+def _mistral_compact(text: str, pos: int, limits: Limits, fmt: str) -> tuple[Step, int]:
+    """``name[CALL_ID]id[ARGS]{...}`` at ``pos``: the call and where it ends."""
+    brace = text.find("{", pos)
+    args_at = text.find(ARGS, pos, len(text) if brace == -1 else brace)
+    id_at = text.find(CALL_ID, pos, len(text) if args_at == -1 else args_at)
+    name_end = min(i for i in (brace, args_at, id_at, len(text)) if i != -1)
+    name = text[pos:name_end].strip()
+    if not name or any(c in name for c in " \t\r\n[]{}\"'"):
+        raise ParseError("expected a tool name then [ARGS] and a JSON object of arguments",
+                         line_col(text, pos), fmt)
+    if brace == -1:
+        raise ParseError(f"no JSON arguments after the tool name {name!r} (cut short?)", line_col(text, pos), fmt)
+    args_from = brace
+    if args_at != -1:
+        if text[args_at + len(ARGS): brace].strip():
+            raise ParseError("expected a JSON object right after [ARGS]", line_col(text, args_at + len(ARGS)), fmt)
+    value, end = json_text.decode_at(text, args_from, limits, fmt)
+    if not isinstance(value, dict):
+        raise ParseError(f"arguments must be a JSON object, got {shapes.json_kind(value)}",
+                         line_col(text, args_from), fmt)
+    try:
+        return shapes.generic_call({"name": name, "arguments": value}, "$", limits, fmt), end
+    except ParseError as error:
+        raise ParseError(error.reason, where(text, args_from, error.position), fmt) from None
+
+
+# --------------------------------------------------------------------------- deepseek
+
+
+def read_deepseek(text: str, limits: Limits, types: TypeHint | None = None, fmt: str = "deepseek") -> list[Step]:
+    """DeepSeek V3/R1: ``<｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME`` + a fenced JSON object +
+    ``<｜tool▁call▁end｜>``, inside ``<｜tool▁calls▁begin｜>...<｜tool▁calls▁end｜>``; V3.1:
+    ``<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{...}<｜tool▁call▁end｜>``. Prose before is allowed.
+
+    >>> read_deepseek('<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{"x": 1}<｜tool▁call▁end｜>'
+    ...               '<｜tool▁calls▁end｜>', Limits())
+    [Step(name='f', args={'x': 1})]
+    """
+    check_text(text, limits, fmt)
+    body = _strip_ends(text, DS_ENDS)
+    begin = body.find(DS_CALLS_BEGIN)
+    first = body.find(DS_CALL_BEGIN)
+    if begin == -1 and first == -1:
+        return []
+    pos = first if begin == -1 else begin + len(DS_CALLS_BEGIN)
+    steps: list[Step] = []
+    while True:
+        pos = _skip_space(body, pos)
+        if body.startswith(DS_CALLS_END, pos):
+            _expect_end(body, pos + len(DS_CALLS_END), fmt, "nothing")
+            return steps
+        if pos >= len(body):
+            if begin != -1:
+                raise ParseError(f"the calls are not closed by {DS_CALLS_END} (output cut short?)",
+                                 line_col(body, begin), fmt)
+            return steps
+        if not body.startswith(DS_CALL_BEGIN, pos):
+            raise ParseError(f"expected {DS_CALL_BEGIN} or {DS_CALLS_END}", line_col(body, pos), fmt)
+        step, pos = _deepseek_call(body, pos, limits, fmt)
+        steps.append(step)
+
+
+def _deepseek_call(text: str, start: int, limits: Limits, fmt: str) -> tuple[Step, int]:
+    head = start + len(DS_CALL_BEGIN)
+    sep = text.find(DS_SEP, head)
+    if sep == -1:
+        raise ParseError(f"a call without {DS_SEP} (output cut short?)", line_col(text, start), fmt)
+    before = text[head:sep].strip()
+    after = sep + len(DS_SEP)
+    first = _skip_space(text, after)
+    if first < len(text) and text[first] == "{":
+        # V3.1: NAME<｜tool▁sep｜>{...}
+        name, args_at = before, first
+        value, end = json_text.decode_at(text, first, limits, fmt)
+    else:
+        # V3/R1: TYPE<｜tool▁sep｜>NAME, then a fenced JSON object on the next lines.
+        if before != "function":
+            raise ParseError(f"unsupported call type {before!r} (expected 'function')", line_col(text, head), fmt)
+        line_end = _line_end(text, after)
+        name = text[after:line_end].strip()
+        pos = _skip_space(text, line_end)
+        if not text.startswith("```", pos):
+            what = " (output cut short?)" if pos >= len(text) else ""
+            raise ParseError(f"expected a ```json fence holding the arguments{what}", line_col(text, pos), fmt)
+        args_at = _line_end(text, pos)
+        value, end = json_text.decode_at(text, args_at, limits, fmt)
+        end = _skip_space(text, end)
+        if not text.startswith("```", end):
+            raise ParseError("expected ``` closing the arguments' fence", line_col(text, end), fmt)
+        end += 3
+    end = _skip_space(text, end)
+    if not text.startswith(DS_CALL_END, end):
+        what = "(output cut short?)" if end >= len(text) else ""
+        raise ParseError(f"expected {DS_CALL_END} after the arguments {what}".rstrip(), line_col(text, end), fmt)
+    if not isinstance(value, dict):
+        raise ParseError(f"arguments must be a JSON object, got {shapes.json_kind(value)}",
+                         line_col(text, args_at), fmt)
+    try:
+        step = shapes.generic_call({"name": name, "arguments": value}, "$", limits, fmt)
+    except ParseError as error:
+        raise ParseError(error.reason, where(text, start, error.position), fmt) from None
+    return step, end + len(DS_CALL_END)
+
+
+def _line_end(text: str, pos: int) -> int:
+    end = text.find("\n", pos)
+    return len(text) if end == -1 else end
+
+
+# --------------------------------------------------------------------------- granite, phi4
+
+
+def read_granite(text: str, limits: Limits, types: TypeHint | None = None, fmt: str = "granite") -> list[Step]:
+    """IBM Granite 3.x: ``<|tool_call|>`` (3.0) or ``<tool_call>`` (3.1, no closing tag) followed by a
+    JSON list of ``{"name", "arguments"}``. Text with neither tag is no calls.
+
+    >>> read_granite('<|tool_call|>[{"name": "f", "arguments": {"x": 1}}]', Limits())
+    [Step(name='f', args={'x': 1})]
+    """
+    check_text(text, limits, fmt)
+    tag = text.find(GRANITE_TAG)
+    size = len(GRANITE_TAG)
+    if tag == -1:
+        tag, size = text.find(chat_text.CALL_OPEN), len(chat_text.CALL_OPEN)
+    if tag == -1:
+        return []
+    return _tagged_list(text, tag + size, limits, fmt)
+
+
+def read_phi4(text: str, limits: Limits, types: TypeHint | None = None, fmt: str = "phi4") -> list[Step]:
+    """Phi-4-mini: ``functools[{"name": ..., "arguments": {...}}, ...]``. Text without ``functools[`` is no calls.
+
+    >>> read_phi4('functools[{"name": "f", "arguments": {}}]', Limits())
+    [Step(name='f', args={})]
+    """
+    check_text(text, limits, fmt)
+    tag = find_phi4(text)
+    if tag == -1:
+        return []
+    return _tagged_list(text, tag + len(PHI4_TAG), limits, fmt)
+
+
+def find_phi4(text: str) -> int:
+    """Where ``functools[`` starts (optional spaces before the bracket), or -1."""
+    pos = text.find(PHI4_TAG)
+    while pos != -1:
+        after = _skip_space(text, pos + len(PHI4_TAG))
+        if after < len(text) and text[after] == "[":
+            return pos
+        pos = text.find(PHI4_TAG, pos + 1)
+    return -1
+
+
+def _tagged_list(text: str, pos: int, limits: Limits, fmt: str) -> list[Step]:
+    """The JSON list (or one object) of calls after a tag; prose after it is allowed."""
+    pos = _skip_space(text, pos)
+    if pos >= len(text):
+        raise ParseError("a tool-call tag with nothing after it (cut short?)", line_col(text, pos), fmt)
+    if text[pos] not in "[{":
+        raise ParseError("expected a JSON list of calls after the tag", line_col(text, pos), fmt)
+    value, _ = json_text.decode_at(text, pos, limits, fmt)
+    return calls_from_json(value, text, pos, limits, fmt)
+
+
+# --------------------------------------------------------------------------- qwen3-coder
+
+
+def read_qwen3_coder(text: str, limits: Limits, types: TypeHint | None = None,
+                     fmt: str = "qwen3-coder") -> list[Step]:
+    """Qwen3-Coder XML: ``<tool_call><function=NAME><parameter=P>value</parameter>...</function></tool_call>``.
+
+    A parameter's text (one newline either side dropped) is typed by ``types`` when given (see
+    :func:`typed_text`); without it, text that parses as JSON is that JSON value, anything else the text.
+
+    >>> read_qwen3_coder('<tool_call>\\n<function=f>\\n<parameter=n>\\n3\\n</parameter>\\n'
+    ...                  '<parameter=city>\\nParis\\n</parameter>\\n</function>\\n</tool_call>', Limits())
+    [Step(name='f', args={'n': 3, 'city': 'Paris'})]
+    """
+    if len(text) > limits.max_size:
+        check_text(text, limits, fmt)
+    start = chat_text.after_think(text, fmt)
+    steps: list[Step] = []
+    for begin, end in chat_text.blocks(text, start, fmt):
+        steps.append(_xml_function(text, begin, end, limits, types, fmt))
+    return steps
+
+
+def _xml_function(text: str, begin: int, end: int, limits: Limits, types: TypeHint | None, fmt: str) -> Step:
+    pos = _skip_space(text, begin)
+    if not text.startswith(FUNCTION_OPEN, pos):
+        raise ParseError("expected <function=NAME> inside <tool_call>", line_col(text, pos), fmt)
+    name_end = text.find(">", pos, end)
+    if name_end == -1:
+        raise ParseError("<function= is not closed by '>'", line_col(text, pos), fmt)
+    name = text[pos + len(FUNCTION_OPEN): name_end].strip()
+    if not name:
+        raise ParseError("the tool name is empty", line_col(text, pos), fmt)
+    close = text.rfind(FUNCTION_CLOSE, name_end, end)
+    if close == -1:
+        raise ParseError("<function=...> is not closed by </function> before </tool_call>", line_col(text, pos), fmt)
+    _expect_blank(text, close + len(FUNCTION_CLOSE), end, fmt, "</tool_call>")
+    args: dict[str, Any] = {}
+    pos = name_end + 1
+    while True:
+        pos = _skip_space(text, pos)
+        if pos >= close:
+            break
+        if not text.startswith(PARAMETER_OPEN, pos):
+            raise ParseError("expected <parameter=NAME> or </function>", line_col(text, pos), fmt)
+        key_end = text.find(">", pos, close)
+        if key_end == -1:
+            raise ParseError("<parameter= is not closed by '>'", line_col(text, pos), fmt)
+        key = text[pos + len(PARAMETER_OPEN): key_end].strip()
+        if not key:
+            raise ParseError("a parameter with an empty name", line_col(text, pos), fmt)
+        value_end = text.find(PARAMETER_CLOSE, key_end, close)
+        if value_end == -1:
+            raise ParseError(f"parameter {key!r} is not closed by </parameter>", line_col(text, pos), fmt)
+        if key in args:
+            raise ParseError(f"parameter {key!r} given twice", line_col(text, pos), fmt)
+        raw = text[key_end + 1: value_end]
+        raw = raw[1:] if raw.startswith("\n") else raw
+        raw = raw[:-1] if raw.endswith("\n") else raw
+        kind = types(name, key) if types is not None else None
+        args[key] = typed_text(raw, kind, limits, fmt, line_col(text, key_end + 1))
+        pos = value_end + len(PARAMETER_CLOSE)
+    return Step(name, args)
+
+
+def _expect_blank(text: str, pos: int, end: int, fmt: str, what: str) -> None:
+    if text[pos:end].strip():
+        raise ParseError(f"unexpected text: expected {what}", line_col(text, _skip_space(text, pos)), fmt)
+
+
+_TEXT_KINDS = frozenset({"str", "string", "date", "datetime"})
+_INT_KINDS = frozenset({"int", "integer"})
+_NUMBER_KINDS = frozenset({"float", "number"})
+_BOOL_KINDS = frozenset({"bool", "boolean"})
+
+
+def typed_text(raw: str, kind: str | None, limits: Limits, fmt: str, where: tuple[int, int] | None = None) -> Any:
+    """A parameter written as bare text, read as the type its tool declares.
+
+    ``kind`` is a declared type name (JSON Schema's ``string``/``integer``/``number``/``boolean``/
+    ``array``/``object`` or ek's ``str``/``int``/``float``/``bool``/``list``/``object``/``date``...),
+    or None when no grammar is known. Text-typed parameters keep the text; numbers and booleans are
+    read when the text is one (else the text is kept, so the scorer reports the wrong type); anything
+    else, and every parameter without a declared type, is the JSON value when the text parses as JSON,
+    else the text.
+
+    >>> [typed_text("3", k, Limits(), "qwen3-coder") for k in ("integer", "string", None)]
+    [3, '3', 3]
+    >>> typed_text("Paris", None, Limits(), "qwen3-coder"), typed_text("True", "bool", Limits(), "qwen3-coder")
+    ('Paris', True)
+    """
+    if kind in _TEXT_KINDS:
+        return raw
+    text = raw.strip()
+    if kind in _BOOL_KINDS:
+        lowered = text.lower()
+        return True if lowered == "true" else False if lowered == "false" else raw
+    if kind in _INT_KINDS or kind in _NUMBER_KINDS:
+        try:
+            value = json_text.loads(text, limits, fmt)
+        except ParseError:
+            return raw
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return raw
+        if kind in _NUMBER_KINDS or isinstance(value, int):
+            return value
+        return int(value) if value.is_integer() else raw
+    if not text or text[0] not in '[{"-0123456789tfn':
+        return raw  # cannot be JSON: no decoder call for ordinary text
+    try:
+        return json_text.loads(text, limits, fmt)
+    except ParseError as error:
+        if error.reason.startswith("invalid JSON"):
+            return raw
+        raise ParseError(error.reason, where, fmt) from None
+
+
+def render_xml_value(value: Any) -> str:
+    """How :func:`ek.parsing.render.to_qwen3_coder` writes a value so that untyped reading gives it back.
+
+    Plain text is written as is; text that would read as JSON, that has surrounding whitespace, or that
+    holds ``</parameter>`` (the format has no escaping) is written as a JSON string, ``<`` as ``\\u003c``.
+
+    >>> render_xml_value("Paris"), render_xml_value("3"), render_xml_value(3)
+    ('Paris', '"3"', '3')
+    """
+    if isinstance(value, str):
+        plain = (value == value.strip() and value and "<" not in value and
+                 typed_text(value, None, Limits(), "qwen3-coder") == value)
+        if plain:
+            return value
+    return json.dumps(value, allow_nan=False, ensure_ascii=False).replace("<", "\\u003c")

@@ -1,0 +1,128 @@
+"""Calls inside prose: Markdown code fences, and bare JSON objects between sentences.
+
+Models asked for JSON often answer "Sure! Here it is: ```json {...}```" or
+"Here is the result: {"name": ...} Anything else?". These functions find
+those pieces in one left-to-right pass: fences with ``str.find``, a JSON
+object by walking its tokens (strings skipped with a possessive regex) to the
+brace that closes it. Nothing is guessed: a piece that is found but cannot be
+read is an error at its line and column, and an object that starts and never
+closes is reported as cut short.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ek.calls import Step
+from ek.parsing import json_text, shapes
+from ek.parsing.errors import ParseError, line_col
+from ek.parsing.limits import Limits, check_text
+
+FENCE = "```"
+#: Fence info strings whose blocks hold calls; other languages (```bash) are prose.
+CALL_FENCES = frozenset({"", "json", "jsonc", "python", "py", "tool_call", "tool_calls", "tool_code"})
+
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]++|\\.)*+"|[{}\[\]]', re.S)
+
+
+def fenced_blocks(text: str, fmt: str) -> list[tuple[str, int, int]]:
+    """``(info, begin, end)`` of every fenced block (content offsets), in order.
+
+    >>> text = "a\\n```json\\n{}\\n```\\nb ```python\\nf()\\n```"
+    >>> [(info, text[b:e]) for info, b, e in fenced_blocks(text, "auto")]
+    [('json', '{}\\n'), ('python', 'f()\\n')]
+    """
+    blocks = []
+    pos = text.find(FENCE)
+    while pos != -1:
+        line_end = text.find("\n", pos + 3)
+        if line_end == -1:
+            raise ParseError("a ``` fence with no content (output cut short?)", line_col(text, pos), fmt)
+        info = text[pos + 3: line_end].strip().lower()
+        close = text.find(FENCE, line_end)
+        if close == -1:
+            raise ParseError("a ``` fence is not closed (output cut short?)", line_col(text, pos), fmt)
+        blocks.append((info, line_end + 1, close))
+        pos = text.find(FENCE, close + 3)
+    return blocks
+
+
+def json_objects(text: str, fmt: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """``(begin, end)`` of each top-level JSON object starting ``{"`` in ``text[start:end]``.
+
+    A ``{`` not followed by a quoted key is prose (``{braces}``, a set in maths) and skipped.
+
+    >>> text = 'Result: {"name": "f", "parameters": {"q": "} {"}}; {"name": "g"} bye {x}'
+    >>> [text[b:e] for b, e in json_objects(text, "llama3")]
+    ['{"name": "f", "parameters": {"q": "} {"}}', '{"name": "g"}']
+    """
+    stop = len(text) if end is None else end
+    spans = []
+    pos = text.find("{", start, stop)
+    while pos != -1:
+        after = pos + 1
+        while after < stop and text[after] in " \t\r\n":
+            after += 1
+        if after >= stop or text[after] != '"':
+            pos = text.find("{", pos + 1, stop)
+            continue
+        depth = 0
+        close = -1
+        for match in _JSON_TOKENS.finditer(text, pos, stop):
+            token = match.group()
+            if token in "{[":
+                depth += 1
+            elif token in "}]":
+                depth -= 1
+                if depth == 0:
+                    close = match.end()
+                    break
+        if close == -1:
+            raise ParseError("a JSON object starts here and is never closed (output cut short?)",
+                             line_col(text, pos), fmt)
+        spans.append((pos, close))
+        pos = text.find("{", close, stop)
+    return spans
+
+
+def read_prose(text: str, limits: Limits, fmt: str) -> list[Step]:
+    """``{"name", "arguments"|"parameters"}`` calls in prose: in fenced blocks if there are any, else bare.
+
+    >>> read_prose('Here: {"name": "f", "parameters": {}} Would you like more?', Limits(), "llama3")
+    [Step(name='f', args={})]
+    """
+    check_text(text, limits, fmt)
+    steps: list[Step] = []
+    blocks = [b for b in fenced_blocks(text, fmt) if b[0] in CALL_FENCES]
+    spans = [s for _, begin, end in blocks for s in json_objects(text, fmt, begin, end)] if blocks \
+        else json_objects(text, fmt)
+    for begin, end in spans:
+        value, _ = json_text.decode_at(text, begin, limits, fmt)
+        steps.extend(calls_from_json(value, text, begin, limits, fmt))
+    return steps
+
+
+def calls_from_json(value: Any, text: str, start: int, limits: Limits, fmt: str) -> list[Step]:
+    """``{"name", "arguments"|"parameters"}`` objects (one, or a list) decoded at ``text[start]``."""
+    items = value if isinstance(value, list) else [value]
+    steps = []
+    for i, item in enumerate(items):
+        path = f"$[{i}]" if isinstance(value, list) else "$"
+        at = where(text, start, path)
+        if not isinstance(item, dict):
+            raise ParseError(f"expected a call object {{\"name\": ..., \"arguments\": {{...}}}}, got "
+                             f"{shapes.json_kind(item)}", at, fmt)
+        if "name" not in item:
+            keys = ", ".join(repr(k) for k in list(item)[:6]) or "none"
+            raise ParseError(f"expected a call object with a 'name' (keys: {keys})", at, fmt)
+        try:
+            steps.append(shapes.generic_call(item, path, limits, fmt))
+        except ParseError as error:
+            raise ParseError(error.reason, where(text, start, error.position), fmt) from None
+    return steps
+
+
+def where(text: str, start: int, path: object) -> str:
+    line, column = line_col(text, start)
+    return f"line {line}, column {column} {path}" if isinstance(path, str) else f"line {line}, column {column}"

@@ -1,0 +1,157 @@
+"""Real completions of each model family (tests/data/formats, each line naming its source) read as the
+serving stacks read them, by their own format and by auto; and what each format refuses, with where and why."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import ek
+from ek.calls import Step
+from ek.parsing import ParseError, parse_calls, register_format, unregister_format
+
+CORPUS = Path(__file__).parent.parent / "data" / "formats" / "completions.jsonl"
+LINES = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("line", LINES, ids=[f"{i}-{line['format']}" for i, line in enumerate(LINES)])
+def test_real_completions_read_by_their_format_and_by_auto(line: dict) -> None:
+    assert line["source"]
+    expected = [Step(name, args) for name, args in line["calls"]]
+    assert parse_calls(line["completion"], line["format"]) == expected
+    assert parse_calls(line["completion"]) == expected
+
+
+def test_every_native_family_is_in_the_corpus() -> None:
+    assert {line["format"] for line in LINES} >= {"llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
+                                                  "gemini", "bedrock", "langchain", "ollama"}
+
+
+@pytest.mark.parametrize(("output", "fmt", "fragment"), [
+    ('[TOOL_CALLS]get_weather[ARGS]{"city": "Par', "mistral", "cut short"),
+    ('[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"} and then', "mistral", "expected [TOOL_CALLS] or the end"),
+    ('<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{"a": 1}\n```', "deepseek",
+     "expected <｜tool▁call▁end｜>"),
+    ("<tool_call>\n<function=f>\n<parameter=x>\n1\n</function>\n</tool_call>", "qwen3-coder", "not closed by </parameter>"),
+    ('<|python_tag|>{"name": "f", "parameters": {}} {"name": "g"}', "llama3", "expected ';' between calls"),
+    ('functools[{"name": "func", "arguments": {', "phi4", "cut short"),
+    ('<|tool_call|> [{"name": "func", "arguments": "not a dict"}]', "granite", "invalid JSON"),
+])
+def test_broken_native_output_names_format_position_and_expectation(output: str, fmt: str, fragment: str) -> None:
+    for how in (fmt, "auto"):
+        with pytest.raises(ParseError, match=re.escape(fragment)) as info:
+            parse_calls(output, how)
+        assert info.value.format == fmt  # auto names the format its markers picked
+        assert info.value.position is not None
+
+
+@pytest.mark.parametrize("output", [
+    {"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}},
+    {"function_call": {"name": "get_weather", "args": {"city": "Paris"}}},
+    {"role": "model", "parts": [{"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}]},
+    {"toolUse": {"toolUseId": "t", "name": "get_weather", "input": {"city": "Paris"}}},
+    {"message": {"role": "assistant", "content": [{"toolUse": {"toolUseId": "t", "name": "get_weather",
+                                                               "input": {"city": "Paris"}}}]}},
+])
+def test_shapes_once_misread_are_read_as_what_they_are(output: dict) -> None:
+    # these were scored as calls to tools named functionCall/toolUse/message, or as {} arguments
+    assert parse_calls(output) == [Step("get_weather", {"city": "Paris"})]
+
+
+def test_an_unknown_one_key_object_is_an_error_naming_the_shapes_tried() -> None:
+    with pytest.raises(ParseError, match="tried OpenAI.*Gemini.*Bedrock.*format='bfcl'"):
+        parse_calls({"weather": {"city": "Paris"}})
+    assert parse_calls({"weather": {"city": "Paris"}}, "bfcl") == [Step("weather", {"city": "Paris"})]
+
+
+def test_two_formats_markers_are_an_ambiguity_error_not_a_choice() -> None:
+    text = '[TOOL_CALLS]f[ARGS]{}\n<tool_call>{"name": "g", "arguments": {}}</tool_call>'
+    with pytest.raises(ParseError, match="two readings are possible: mistral .* and hermes"):
+        parse_calls(text)
+    assert parse_calls(text, "hermes") == [Step("g", {})]  # named, either reading is available
+
+
+@pytest.mark.parametrize(("text", "calls"), [
+    ("I can't help with that, but the weather is nice.", 0),
+    ("Sure. The answer is 42.", 0),
+    ('Here you go:\n```json\n{"name": "f", "arguments": {"x": 1}}\n```\nand\n```json\n{"name": "g", "arguments": {}}\n```', 2),
+    ('Calling it now: {"name": "f", "arguments": {"x": 1}}. Done.', 1),
+])
+def test_prose_is_no_calls_and_calls_in_prose_are_found(text: str, calls: int) -> None:
+    assert len(parse_calls(text)) == calls
+
+
+@pytest.mark.parametrize("text", ['[get_weather(location="Paris")', 'Let me call get_weather(location="Paris"',
+                                  '{"name": "f", "arguments": {"x": '])
+def test_a_call_that_breaks_off_stays_unparseable(text: str) -> None:
+    with pytest.raises(ParseError):
+        parse_calls(text)
+
+
+def test_strict_formats_keep_their_errors_on_prose() -> None:
+    for fmt in ("python", "json"):
+        with pytest.raises(ParseError):
+            parse_calls("Sure. The answer is 42.", fmt)
+
+
+def test_transcripts_read_assistant_calls_in_order_and_never_user_or_tool_messages() -> None:
+    transcript = [
+        {"role": "system", "content": "be brief"},
+        {"role": "user", "content": "weather?", "tool_calls": [{"type": "function", "function": {"name": "x", "arguments": "{}"}}]},
+        {"role": "assistant", "content": None, "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "1", "content": '{"name": "y", "arguments": {}}'},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "g", "input": {"a": 1}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]},
+    ]
+    assert parse_calls(transcript) == [Step("f", {}), Step("g", {"a": 1})]
+    assert parse_calls({"messages": transcript}) == [Step("f", {}), Step("g", {"a": 1})]
+    score = ek.ToolCallMetric()(transcript, [Step("f", {}), Step("g", {"a": 1})])
+    assert score.f1 == 1.0
+
+
+def test_qwen3_coder_text_values_are_typed_by_the_grammar_hint() -> None:
+    text = "<tool_call>\n<function=f>\n<parameter=n>\n3\n</parameter>\n<parameter=zip>\n02139\n</parameter>\n</function>\n</tool_call>"
+    kinds = {"n": "int", "zip": "str"}
+    assert parse_calls(text, types=lambda tool, arg: kinds.get(arg)) == [Step("f", {"n": 3, "zip": "02139"})]
+    assert parse_calls(text, types=lambda tool, arg: "str") == [Step("f", {"n": "3", "zip": "02139"})]
+
+
+def test_registered_formats_work_in_parse_calls_auto_and_the_metric() -> None:
+    def pipes(text: str) -> list[tuple[str, dict]]:
+        return [(name, {"q": arg}) for name, arg in (line[1:].split("|") for line in text.splitlines())]
+
+    register_format("pipes", pipes, detect=lambda out: isinstance(out, str) and out.startswith("@"))
+    try:
+        assert parse_calls("@search|cats", "pipes") == [Step("search", {"q": "cats"})]
+        assert parse_calls("@search|cats") == [Step("search", {"q": "cats"})]
+        assert ek.ToolCallMetric(format="pipes")("@search|cats", [Step("search", {"q": "cats"})]).f1 == 1.0
+        with pytest.raises(ValueError, match="already registered"):
+            register_format("pipes", pipes)
+        with pytest.raises(ValueError, match="already registered"):
+            register_format("json", pipes)
+    finally:
+        unregister_format("pipes")
+    with pytest.raises(ValueError, match="unknown format 'pipes'"):
+        parse_calls("@search|cats", "pipes")
+
+
+def test_a_registered_parser_cannot_hand_over_values_a_model_could_not_write() -> None:
+    register_format("bad", lambda text: [("f", {"x": {1, 2}})])
+    try:
+        with pytest.raises(ParseError, match="bad: .*set"):
+            parse_calls("x", "bad")
+    finally:
+        unregister_format("bad")
+
+
+DELIMITERS = ["</parameter>", "</function>", "<tool_call>", "</tool_call>", "[TOOL_CALLS]", "[ARGS]", "<|python_tag|>",
+              "<｜tool▁call▁end｜>", "```", "functools[", "<|eom_id|>", "; {", "3", "true", "null", " padded ", "\n"]
+
+
+@pytest.mark.parametrize("fmt", sorted(ek.parsing.RENDERERS))
+def test_render_then_parse_gives_the_calls_back_with_each_formats_delimiters_in_strings(fmt: str) -> None:
+    calls = [Step("f", {"s": d, "n": 3, "l": [d, 1.5, None], "o": {"k": d}}) for d in DELIMITERS] + [Step("g", {})]
+    assert parse_calls(ek.parsing.render(calls, fmt), fmt) == calls
