@@ -85,3 +85,22 @@ def test_bfcl_multi_turn_results_are_scored_turn_by_turn(tmp_path: Path) -> None
     assert len(rows) == len(answers) - len(refused)
     assert report["per_category"][0]["category"] == "multi_turn_base"
     assert report["per_turn"][0]["episodes"] == len(rows)
+
+
+def _samples(path: Path, tasks: int, per_task: int, right: set[tuple[int, int]]) -> Path:
+    return write_lines(path, [{"task": f"t{t}", "pred": "f(x=1)" if (t, s) in right else "f(x=2)",
+                               "gold": [call("f", x=1)]} for t in range(tasks) for s in range(per_task)])
+
+
+def test_compare_pairs_by_task_when_tasks_repeat(tmp_path: Path) -> None:
+    a = _samples(tmp_path / "a.jsonl", 12, 3, {(t, 0) for t in range(12)})              # 1 of 3 right
+    b = _samples(tmp_path / "b.jsonl", 12, 2, {(t, s) for t in range(12) for s in range(2)})  # all right
+    done = run_ek("compare", a, b, "--json", tmp_path / "cmp.json", "--bootstrap", "300")
+    assert done.returncode == 0, done.stderr  # no ids at all: tasks pair the runs
+    payload = json.loads((tmp_path / "cmp.json").read_text(encoding="utf-8"))
+    assert payload["paired_by"] == "task" and payload["episodes"] == 12
+    assert payload["f1_a"] == 1 / 3 and payload["f1_b"] == 1.0
+    assert "12 paired tasks" in done.stdout
+    c = _samples(tmp_path / "c.jsonl", 13, 2, set())
+    mismatch = run_ek("compare", a, c)
+    assert mismatch.returncode == 1 and "only in B (1): 't12'" in mismatch.stderr
