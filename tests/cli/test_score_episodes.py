@@ -104,3 +104,14 @@ def test_compare_pairs_by_task_when_tasks_repeat(tmp_path: Path) -> None:
     c = _samples(tmp_path / "c.jsonl", 13, 2, set())
     mismatch = run_ek("compare", a, c)
     assert mismatch.returncode == 1 and "only in B (1): 't12'" in mismatch.stderr
+
+
+def test_html_shows_accuracy_turns_categories_and_repeats(tmp_path: Path) -> None:
+    corpus = write_lines(tmp_path / "c.jsonl", LINES)
+    for extra in ((), ("--bootstrap", "50")):
+        done = run_ek("score", corpus, "--html", tmp_path / "r.html", *extra)
+        assert done.returncode == 0, done.stderr
+        page = (tmp_path / "r.html").read_text(encoding="utf-8")
+        for section in ('id="accuracy"', 'id="per-turn"', 'id="per-category"', 'id="repeats"'):
+            assert section in page
+        assert ("% CI [" in page.split('id="accuracy"')[1].split("</div></div>")[0]) == bool(extra)
