@@ -157,12 +157,14 @@ def render_report(report: dict[str, Any], *, max_errors: int = 20) -> str:
     if report["worst_episodes"]:
         out.append("")
         out.append("Worst episodes (most weight lost first)")
+        multi = any(e.get("turns", 1) > 1 for e in report["worst_episodes"])
         out.append(format_table(
-            ["line", "id", "F1", "lost", "main reasons"],
+            ["line", "id", "F1", "lost", *(["first failing turn"] if multi else []), "main reasons"],
             [[e["line"], "" if e["id"] is None else e["id"], _ratio(e["f1"]), _num(e["lost"]),
+              *([f"{e['first_failing_turn']} of {e['turns']}"] if multi else []),
               ", ".join(f"{r['reason']} {_num(r['weight'])}" for r in e["reasons"][:3])]
              for e in report["worst_episodes"]],
-            align="rlrrl", max_width=60))
+            align="rlrrrl" if multi else "rlrrl", max_width=60))
     for title, key in (("Error lines (not scored)", "errors"), ("Gold file errors", "gold_file_errors"),
                        ("Gold warnings (gold the grammar rejects, scored anyway: --invalid-gold warn)",
                         "gold_warnings")):
