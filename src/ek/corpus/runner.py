@@ -48,7 +48,7 @@ from ek.runtime.violation import safe_repr
 from ek.scorer.accounting import Score
 from ek.scorer.alignment import alignment_dict
 from ek.scorer.metric import ToolCallMetric
-from ek.scorer.turns import EpisodeScore
+from ek.scorer.turns import EpisodeScore, score_turns
 
 
 @attrs.frozen
@@ -163,8 +163,12 @@ def _turn_pred(turn: Turn) -> Any:
 
 def score_episode(cache: MetricCache, episode: Episode) -> EpisodeScore:
     """Score one episode, turn by turn, with its grammar's metric (raises GrammarError, TypeError, ValueError)."""
-    metric = cache.for_episode(episode.grammar, episode.id)
-    return metric.score_turns((_turn_pred(t), t.gold) for t in episode.all_turns())
+    return _score_with(cache.for_episode(episode.grammar, episode.id), episode)
+
+
+def _score_with(metric: ToolCallMetric, episode: Episode) -> EpisodeScore:
+    """Each turn scored on its own by ``metric`` (:func:`ek.scorer.turns.score_turns`: matches never cross turns)."""
+    return score_turns(metric, ((_turn_pred(t), t.gold) for t in episode.all_turns()))
 
 
 def episode_gold_problems(metric: ToolCallMetric, episode: Episode) -> tuple[str, ...]:
@@ -194,7 +198,7 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
             if problems and options.invalid_gold == "error":
                 summary.add_error(LineError(number, item.id, invalid_gold_reason(metric, problems)))
                 continue
-            score = metric.score_turns((_turn_pred(t), t.gold) for t in item.all_turns())
+            score = _score_with(metric, item)
         except GrammarError as exc:
             summary.add_error(LineError(number, item.id, f"unknown grammar: {exc}"))
             continue
