@@ -32,29 +32,32 @@ def is_exact(score: Score) -> bool:
     return not any(n for (kind, _tool, _reason), (_w, n) in score.tally.items() if kind in (FP, FN))
 
 
+def _sum_turns(episode: EpisodeScore) -> Score:
+    if len(episode.turns) == 1:
+        return episode.turns[0]
+    total = merge(episode.turns)
+    tp, fp, fn = total.exact_counts
+    return Score(tp=tp, fp=fp, fn=fn, tally=total.tally, episodes=1)
+
+
+def _turns_exact(episode: EpisodeScore) -> tuple[bool, ...]:
+    return tuple(is_exact(t) for t in episode.turns)
+
+
 @attrs.frozen
 class EpisodeScore:
-    """The scores of an episode's turns, in order, and what follows from them."""
+    """The scores of an episode's turns, in order, and what follows from them (computed once)."""
 
     turns: tuple[Score, ...] = attrs.field()
+    #: the episode's score: the exact sum of its turns (one episode, not one per turn)
+    total: Score = attrs.field(init=False, default=attrs.Factory(_sum_turns, takes_self=True))
+    #: per turn, no FP and no FN
+    turn_exact: tuple[bool, ...] = attrs.field(init=False, default=attrs.Factory(_turns_exact, takes_self=True))
 
     @turns.validator
     def _some_turn(self, _attribute: Any, value: tuple[Score, ...]) -> None:
         if not value:
             raise ValueError("an episode has at least one turn")
-
-    @property
-    def total(self) -> Score:
-        """The episode's score: the exact sum of its turns (one episode, not one per turn)."""
-        if len(self.turns) == 1:
-            return self.turns[0]
-        total = merge(self.turns)
-        return Score(tp=total.exact_counts[0], fp=total.exact_counts[1], fn=total.exact_counts[2],
-                     tally=total.tally, episodes=1)
-
-    @property
-    def turn_exact(self) -> tuple[bool, ...]:
-        return tuple(is_exact(t) for t in self.turns)
 
     @property
     def exact(self) -> bool:
