@@ -21,8 +21,10 @@ import json
 import os
 import secrets
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str, *, errors: str = "strict") -> None:
@@ -33,6 +35,15 @@ def write_text_atomic(path: str | os.PathLike[str], text: str, *, errors: str = 
     encoder's policy for text UTF-8 cannot hold (a lone surrogate read from a
     model's output): ``"backslashreplace"`` for JSON, ``"xmlcharrefreplace"`` for HTML.
     """
+    with open_text_atomic(path, errors=errors) as handle:
+        handle.write(text)
+
+
+@contextmanager
+def open_text_atomic(path: str | os.PathLike[str], *, errors: str = "strict") -> Iterator[TextIO]:
+    """A text handle whose whole content replaces ``path`` when the block ends without an error, as
+    :func:`write_text_atomic` does; for files written piece by piece (``--episodes-out``, chunk by chunk).
+    An exception in the block removes the temp file and leaves ``path`` as it was."""
     target = Path(os.path.realpath(path))  # through a symlink: the file it names is replaced, the link kept
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -42,13 +53,13 @@ def write_text_atomic(path: str | os.PathLike[str], text: str, *, errors: str = 
     else:
         if not stat.S_ISREG(status.st_mode):  # /dev/stdout, a pipe, a device: written in place, never replaced
             with open(target, "w", encoding="utf-8", errors=errors, newline="\n") as handle:
-                handle.write(text)
+                yield handle
             return
         keep_mode = status.st_mode & 0o7777
     fd, tmp = _create_sibling(target)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", errors=errors, newline="\n") as handle:
-            handle.write(text)
+            yield handle
             handle.flush()
             os.fsync(handle.fileno())
         if keep_mode is not None:

@@ -14,7 +14,8 @@ from __future__ import annotations
 import bisect
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from fractions import Fraction
 
 import attrs
 
@@ -140,6 +141,62 @@ def bootstrap_f1(tp: Sequence[float], fp: Sequence[float], fn: Sequence[float], 
     return _interval(estimate, values, confidence, replicates, seed)
 
 
+def bootstrap_mean(values: Sequence[float], *, replicates: int = 1000, seed: int = 0,
+                   confidence: float = 0.95) -> Interval:
+    """Percentile bootstrap CI of a mean over episodes (episode accuracy: one 0/1 exact flag per episode).
+
+    >>> ci = bootstrap_mean([1, 1, 0, 1], replicates=200, seed=7)
+    >>> ci.estimate, ci.low <= 0.75 <= ci.high, ci == bootstrap_mean([1, 1, 0, 1], replicates=200, seed=7)
+    (0.75, True, True)
+    """
+    _check(replicates, confidence)
+    n = len(values)
+    estimate = math.fsum(values) / n if n else 0.0
+    if n == 0:
+        return Interval(estimate, estimate, estimate, confidence, replicates, seed)
+    rng = random.Random(seed)
+    resampler = _Resampler((values,))
+    replicate_means = sorted(resampler.sums(rng)[0] / n for _ in range(replicates))
+    return _interval(estimate, replicate_means, confidence, replicates, seed)
+
+
+def pass_at_k(n: int, c: int, k: int) -> Fraction:
+    """Unbiased pass@k of one task with ``c`` exact samples out of ``n``: the chance that ``k`` samples drawn
+    without replacement hold at least one exact one, ``1 - C(n-c, k) / C(n, k)`` (Chen et al. 2021).
+
+    >>> pass_at_k(4, 1, 1), pass_at_k(4, 1, 2), pass_at_k(4, 0, 4), pass_at_k(3, 3, 2)
+    (Fraction(1, 4), Fraction(1, 2), Fraction(0, 1), Fraction(1, 1))
+    """
+    _check_k(n, c, k)
+    return 1 - Fraction(math.comb(n - c, k), math.comb(n, k))
+
+
+def pass_hat_k(n: int, c: int, k: int) -> Fraction:
+    """Unbiased pass^k of one task (tau-bench): the chance that ``k`` samples drawn without replacement are all
+    exact, ``C(c, k) / C(n, k)``; tau-bench averages it over tasks (``display_metrics`` in its ``run.py``).
+
+    >>> pass_hat_k(4, 1, 1), pass_hat_k(4, 2, 2), pass_hat_k(4, 4, 4), pass_hat_k(4, 3, 4)
+    (Fraction(1, 4), Fraction(1, 6), Fraction(1, 1), Fraction(0, 1))
+    """
+    _check_k(n, c, k)
+    return Fraction(math.comb(c, k), math.comb(n, k))
+
+
+def _check_k(n: int, c: int, k: int) -> None:
+    if not 0 <= c <= n or not 1 <= k <= n:
+        raise ValueError(f"need 0 <= c <= n and 1 <= k <= n, got n={n}, c={c}, k={k}")
+
+
+def mean_over_tasks(estimator: Callable[[int, int, int], Fraction], counts: Iterable[tuple[int, int]], k: int) -> float:
+    """``estimator(n, c, k)`` averaged over tasks' ``(n, c)``, summed exactly, then one division.
+
+    >>> mean_over_tasks(pass_hat_k, [(2, 2), (2, 1)], 1)
+    0.75
+    """
+    values = [estimator(n, c, k) for n, c in counts]
+    return float(sum(values, Fraction(0)) / len(values)) if values else 0.0
+
+
 @attrs.frozen
 class PairedResult:
     """B minus A: the F1 of each, the difference with its interval, and a two-sided bootstrap p-value."""
@@ -208,4 +265,5 @@ def paired_bootstrap(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]],
     return PairedResult(f1_a, f1_b, _interval(estimate, deltas, confidence, replicates, seed), p_value, n)
 
 
-__all__ = ["Interval", "PairedResult", "bootstrap_f1", "micro_f1", "paired_bootstrap", "percentile"]
+__all__ = ["Interval", "PairedResult", "bootstrap_f1", "bootstrap_mean", "mean_over_tasks", "micro_f1",
+           "paired_bootstrap", "pass_at_k", "pass_hat_k", "percentile"]

@@ -16,7 +16,8 @@ from ek.grammar import format_grammar, parse
 from ek.interop import TARGETS, export_tools, import_tools
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "bfcl"
-FILES = sorted(DATA.glob("BFCL_v4_*.json"))
+#: multi-turn questions carry no function schemas (BFCL keeps them in multi_turn_func_doc), so nothing to import
+FILES = sorted(p for p in DATA.glob("BFCL_v4_*.json") if "multi_turn" not in p.name)
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)

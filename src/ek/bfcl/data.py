@@ -16,6 +16,7 @@ from typing import Any
 
 import attrs
 
+from ek.bfcl.multiturn import is_multi_turn_answer
 from ek.parsing.values import long_int_reason
 
 
@@ -37,7 +38,12 @@ class PossibleAnswer:
     """One BFCL ground truth: a list of ``{func_name: {param: [alternatives]}}``."""
 
     id: str
-    ground_truth: tuple[Mapping[str, Any], ...]
+    ground_truth: tuple[Any, ...]
+
+    @property
+    def multi_turn(self) -> bool:
+        """Per-turn lists of call strings (``multi_turn_*`` categories) rather than ``{func: {param: [...]}}``."""
+        return is_multi_turn_answer(self.ground_truth)
 
 
 def _lines(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -93,6 +99,9 @@ def read_possible_answers(path: str | Path) -> list[PossibleAnswer]:
     for number, entry in _lines(path):
         where = f"{path}:{number}"
         truth = _require(entry, "ground_truth", list, where)
+        if is_multi_turn_answer(truth):  # multi_turn_*: per turn, a list of call strings
+            out.append(PossibleAnswer(_require(entry, "id", str, where), tuple(truth)))
+            continue
         for i, call in enumerate(truth):
             if not isinstance(call, dict) or len(call) != 1 or not isinstance(next(iter(call.values())), dict):
                 raise BfclDataError(f"{where}: ground_truth[{i}] must be {{func_name: {{param: [values]}}}}")

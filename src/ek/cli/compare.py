@@ -2,7 +2,10 @@
 
 Both corpora are scored with the same settings, paired by episode ``id``, and
 a paired bootstrap over episodes gives ΔF1 = F1(B) - F1(A) with a confidence
-interval and a two-sided p-value. Ids must match one to one: a mismatch is
+interval and a two-sided p-value. When lines name a ``task`` and some task
+repeats (several samples of one task), A and B are paired by task instead:
+each task's samples are summed into one row, so the bootstrap resamples
+tasks. Ids (or tasks) must match one to one: a mismatch is
 listed and fails the run (exit 1) unless ``--allow-errors``, which compares
 the common episodes only. ``--gold`` lets A and B hold only ``id`` + ``pred``;
 it is then the gold and grammar of every line of both. Paired ids scored against
@@ -108,8 +111,38 @@ def _unlike_message(unlike: dict[str, Any]) -> str:
             "--gold (it is then the gold and grammar of both runs)")
 
 
-def _columns(rows: tuple[array[float], array[float], array[float]], idx: list[int]) -> tuple[list[float], ...]:
+def _columns(rows: tuple[array[float], array[float], array[float]], idx: list[Any]) -> tuple[list[float], ...]:
+    """Per paired unit, its (tp, fp, fn) row: one episode (an index), or the sum of a task's samples (a list)."""
+    if idx and isinstance(idx[0], list):
+        return tuple([sum(col[k] for k in group) for group in idx] for col in rows)
     return tuple([col[k] for k in idx] for col in rows)
+
+
+def _repeats(summary: Any) -> bool:
+    """Some task has more than one sample in this run."""
+    seen: set[Any] = set()
+    for task in summary.task_ids:
+        if task is not None and task in seen:
+            return True
+        seen.add(task)
+    return False
+
+
+def _pair_tasks(sa: Any, sb: Any) -> tuple[list[list[int]], list[list[int]], list[Any], list[Any], int]:
+    """Episode indices of each task present in both runs (in A's order of first appearance), tasks only in A /
+    only in B, and how many episodes name no task (they cannot be paired)."""
+    groups: list[dict[Any, list[int]]] = [{}, {}]
+    untasked = 0
+    for side, summary in zip(groups, (sa, sb), strict=True):
+        for k, task in enumerate(summary.task_ids):
+            if task is None:
+                untasked += 1
+            else:
+                side.setdefault(task, []).append(k)
+    a, b = groups
+    common = [t for t in a if t in b]
+    return [a[t] for t in common], [b[t] for t in common], [t for t in a if t not in b], \
+        [t for t in b if t not in a], untasked
 
 
 def _per_tool(a: Any, b: Any) -> list[dict[str, Any]]:
@@ -147,10 +180,13 @@ def run(args: argparse.Namespace) -> int:
     except WorkerDiedError as exc:
         return aborted("compare", exc)
     problems = 0
+    sa, sb = results["A"].summary, results["B"].summary
+    by_task = _repeats(sa) or _repeats(sb)
     for name, result in results.items():
         errors = list(result.summary.errors) + list(result.gold_errors)
         failed = result.summary.error_count + len(result.gold_errors)
-        missing_id = [line for line, i in zip(result.summary.lines, result.summary.ids) if i is None]
+        missing_id = [] if by_task else [line for line, i in zip(result.summary.lines, result.summary.ids)
+                                         if i is None]
         if failed or missing_id:
             print(f"{name} ({result.path}): {failed} line(s) not scored" +
                   (f", {len(missing_id)} episode(s) without an id" if missing_id else ""), file=sys.stderr)
@@ -161,15 +197,27 @@ def run(args: argparse.Namespace) -> int:
         problems += failed + len(missing_id)
         if result.summary.episodes == 0:
             print(f"{name} ({result.path}): nothing was scored", file=sys.stderr)
-    sa, sb = results["A"].summary, results["B"].summary
-    idx_a, idx_b, only_a, only_b, dup = _pair(sa.ids, sb.ids)
+    if by_task:  # samples of one task: pair tasks, each the sum of its samples
+        groups_a, groups_b, only_a, only_b, untasked = _pair_tasks(sa, sb)
+        dup = []
+        idx_a: list[Any] = groups_a
+        idx_b: list[Any] = groups_b
+        if untasked:
+            print(f"{untasked} episode(s) name no task, so they cannot be paired by task", file=sys.stderr)
+            problems += untasked
+        first_a, first_b = [g[0] for g in groups_a], [g[0] for g in groups_b]
+        unit = "task"
+    else:
+        idx_a, idx_b, only_a, only_b, dup = _pair(sa.ids, sb.ids)
+        first_a, first_b = idx_a, idx_b
+        unit = "episode"
     if only_a or only_b or dup:
-        print("episode ids do not match between A and B:", file=sys.stderr)
+        print(f"{unit} {'tasks' if by_task else 'ids'} do not match between A and B:", file=sys.stderr)
         for label, ids in (("only in A", only_a), ("only in B", only_b), ("duplicated", dup)):
             if ids:
                 print(_listing(label, ids), file=sys.stderr)
         problems += len(only_a) + len(only_b) + len(dup)
-    unlike = _unlike(sa, sb, idx_a, idx_b)
+    unlike = _unlike(sa, sb, first_a, first_b)
     if unlike:  # not even --allow-errors compares different answer keys
         print(_unlike_message(unlike), file=sys.stderr)
         if args.json:
@@ -197,7 +245,7 @@ def run(args: argparse.Namespace) -> int:
     d = result.delta
     print(f"A {args.a}: F1 {result.f1_a:.4f}")
     print(f"B {args.b}: F1 {result.f1_b:.4f}")
-    print(f"{result.episodes} paired episodes; paired bootstrap, {d.replicates} replicates, seed {d.seed}, "
+    print(f"{result.episodes} paired {'tasks (samples summed per task)' if by_task else 'episodes'}; paired bootstrap, {d.replicates} replicates, seed {d.seed}, "
           f"{d.confidence:.0%} CI")
     print(result.verdict(args.alpha))
     if result.episodes < FEW_PAIRED:
@@ -212,7 +260,8 @@ def run(args: argparse.Namespace) -> int:
                            [[t["tool"], f"{t['f1_a']:.4f}", f"{t['f1_b']:.4f}", f"{t['delta']:+.4f}"] for t in tools],
                            align="lrrr"))
     if args.json:
-        payload = {**_header(args), **result.to_dict(args.alpha), "verdict": result.verdict(args.alpha),
+        payload = {**_header(args), **result.to_dict(args.alpha), "paired_by": unit,
+                   "verdict": result.verdict(args.alpha),
                    "per_tool": tools, "only_in_a": only_a, "only_in_b": only_b, "duplicated": dup,
                    "unscored_lines": problems}
         failed = write_report("compare", "--json", args.json, lambda: write_json_atomic(args.json, payload))

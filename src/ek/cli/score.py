@@ -109,8 +109,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_metric_arguments(parser)
     parser.add_argument("--json", metavar="OUT.json", help="write the machine-readable report (docs/report-json.md)")
     parser.add_argument("--html", metavar="OUT.html", help="write the self-contained HTML report")
+    parser.add_argument("--episodes-out", metavar="FILE",
+                        help="write one row per scored episode (id, line, category, task, weighted and unit "
+                             "TP/FP/FN, F1, exact, reasons, parse error): CSV for a .csv name, else JSON lines")
     parser.add_argument("--bootstrap", type=non_negative, default=0, metavar="N",
-                        help="percentile bootstrap CI of micro F1 with N replicates (0: off)")
+                        help="percentile bootstrap CIs of micro F1 and of episode accuracy with N replicates "
+                             "(0: off)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
     parser.add_argument("--confidence", type=fraction, default=0.95, help="CI level (default 0.95)")
     parser.add_argument("--worst", type=non_negative, default=10, metavar="K",
@@ -177,11 +181,11 @@ def check_inputs(command: str, args: argparse.Namespace, paths: list[str]) -> in
             read_questions(args.bfcl_questions)
         except BfclDataError as exc:
             return usage_error(command, f"--bfcl-questions: {exc}")
-    for option in ("json", "html"):
+    for option in ("json", "html", "episodes_out"):
         out = getattr(args, option, None)
         problem = output_problem(out) if out else None
         if problem:
-            return usage_error(command, f"--{option} {out}: {problem}")
+            return usage_error(command, f"--{option.replace('_', '-')} {out}: {problem}")
     for folder in args.search_path:
         if not os.path.isdir(folder):
             return usage_error(command, f"--search-path {folder}: not a folder")
@@ -210,8 +214,8 @@ def aborted(command: str, error: Exception) -> int:
     return ABORTED
 
 
-def score_file(path: str, options: Any, jobs: int) -> Any:
-    """Run the scorer on one file with a progress bar when stderr is a terminal.
+def score_file(path: str, options: Any, jobs: int, export: Any = None) -> Any:
+    """Run the scorer on one file with a progress bar when stderr is a terminal (``export``: see ``run``).
 
     Raises :class:`ek.corpus.runner.WorkerDiedError` when a worker process dies.
     """
@@ -220,10 +224,22 @@ def score_file(path: str, options: Any, jobs: int) -> Any:
 
     bar = ProgressBar.for_terminal(file_size(path))
     try:
-        return run(path, options, jobs=jobs, progress=bar)
+        return run(path, options, jobs=jobs, progress=bar, export=export)
     finally:
         if bar is not None:
             bar.close()
+
+
+def score_with_export(path: str, options: Any, jobs: int, out: str | None) -> Any:
+    """:func:`score_file`, writing ``--episodes-out`` as the run goes (the file appears only if the run ends)."""
+    if not out:
+        return score_file(path, options, jobs)
+    from ek.atomicfile import open_text_atomic
+    from ek.report.episodes import EpisodeWriter, export_format
+
+    with open_text_atomic(out, errors="backslashreplace") as handle:
+        writer = EpisodeWriter(handle, export_format(out))
+        return score_file(path, options, jobs, export=writer.write)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -234,29 +250,38 @@ def run(args: argparse.Namespace) -> int:
     from ek.report.table import render_report
 
     keep_details = args.html_episodes if args.html else 0
-    options = run_options(args, keep_worst=args.worst, keep_details=keep_details)
+    options = run_options(args, keep_worst=args.worst, keep_details=keep_details,
+                          keep_export=bool(args.episodes_out))
     from ek.corpus.runner import WorkerDiedError
 
     try:
-        result = score_file(args.corpus, options, args.jobs)
+        result = score_with_export(args.corpus, options, args.jobs, args.episodes_out)
     except WorkerDiedError as exc:
         return aborted("score", exc)
-    interval = None
+    except OSError as exc:
+        if not args.episodes_out:
+            raise
+        return usage_error("score", f"cannot write --episodes-out {args.episodes_out}: {exc.strerror or exc}")
+    interval = accuracy_interval = None
     if args.bootstrap and result.summary.episodes < MIN_BOOTSTRAP_EPISODES:
         print(f"ek score: note: no confidence interval: a bootstrap needs at least {MIN_BOOTSTRAP_EPISODES} "
               f"scored episodes, got {result.summary.episodes}", file=sys.stderr)
     elif args.bootstrap:
-        from ek.stats import bootstrap_f1
+        from ek.stats import bootstrap_f1, bootstrap_mean
 
         interval = bootstrap_f1(*result.summary.rows(), replicates=args.bootstrap, seed=args.seed,
                                 confidence=args.confidence)
-    report = build_report(result, options, interval=interval, worst=args.worst)
+        accuracy_interval = bootstrap_mean(result.summary.exact_rows, replicates=args.bootstrap, seed=args.seed,
+                                           confidence=args.confidence)
+    report = build_report(result, options, interval=interval, worst=args.worst, accuracy_interval=accuracy_interval)
     print(render_report(report))
     if args.json:
         failed = write_report("score", "--json", args.json, lambda: write_json(report, args.json))
         if failed is not None:
             return failed
         print(f"\nJSON report: {args.json}")
+    if args.episodes_out:
+        print(f"Episodes: {args.episodes_out}")
     if args.html:
         from ek.report.html import write_html
 

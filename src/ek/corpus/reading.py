@@ -28,6 +28,7 @@ from typing import Any, BinaryIO
 import attrs
 
 from ek.bfcl import gold_calls, read_possible_answers, read_questions
+from ek.bfcl.multiturn import category_of_id, ground_truth_turns, is_steps
 from ek.calls import Step
 from ek.goldjson import gold_from_json
 from ek.parsing.values import long_int_reason
@@ -40,19 +41,43 @@ GRAMMAR_REF = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*@[1-9][0-9]*")
 
 
 @attrs.frozen
+class Turn:
+    """One turn of an episode: its raw predicted output and its gold calls.
+
+    ``steps``: the output is a list of step outputs (BFCL multi-turn results: each step is one model reply),
+    read one by one (:func:`ek.bfcl.multiturn.turn_calls`) rather than as one output.
+    """
+
+    pred: Any
+    gold: tuple[Step, ...]
+    steps: bool = False
+
+
+@attrs.frozen
 class Episode:
-    """One scorable line: where it was, its id, the raw predicted output and the decoded gold calls."""
+    """One scorable line: where it was, its id, the raw predicted output and the decoded gold calls.
+
+    A multi-turn line has ``turns`` (and ``pred=None``, ``gold=()``); ``task`` and ``category`` are optional
+    labels from the line (or, for ``category``, from BFCL's id).
+    """
 
     line: int
     id: str | int | None
     pred: Any
     gold: tuple[Step, ...]
     grammar: str | None = None
+    turns: tuple[Turn, ...] | None = None
+    task: str | int | None = None
+    category: str | None = None
 
     @property
     def label(self) -> str:
         """How people see this episode: its id, or its line number when it has none."""
         return f"line {self.line}" if self.id is None else str(self.id)
+
+    def all_turns(self) -> tuple[Turn, ...]:
+        """The episode's turns; a single-turn line is one turn."""
+        return self.turns if self.turns is not None else (Turn(self.pred, self.gold),)
 
 
 @attrs.frozen
@@ -70,10 +95,15 @@ class LineError:
 
 @attrs.frozen
 class GoldEntry:
-    """Gold calls (and the grammar they were written against) of one id in a separate gold file."""
+    """Gold calls (and the grammar they were written against) of one id in a separate gold file.
+
+    ``turns``: per-turn gold of a multi-turn entry (BFCL ``multi_turn_*``); ``category``: its BFCL category.
+    """
 
     gold: tuple[Step, ...]
     grammar: str | None = None
+    turns: tuple[tuple[Step, ...], ...] | None = None
+    category: str | None = None
 
 
 def _short(value: Any, limit: int = 60) -> str:
@@ -171,6 +201,57 @@ def _read_gold(value: Any) -> tuple[Step, ...]:
         raise ValueError("'gold' values are nested too deeply") from None
 
 
+def _read_label(obj: Mapping[str, Any], key: str, kinds: tuple[type, ...]) -> Any:
+    """An optional ``task`` (string or integer) or ``category`` (string) field."""
+    value = obj.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, kinds):
+        what = " or ".join("a string" if k is str else "an integer" for k in kinds)
+        raise TypeError(f"{key!r} must be {what}, got {type(value).__name__}: {_short(value)}")
+    return value
+
+
+def _read_turns(value: Any) -> tuple[Turn, ...]:
+    """The ``turns`` of a multi-turn line: a non-empty list of objects, each with a predicted output and gold."""
+    if not isinstance(value, list) or not value:
+        raise TypeError(f"'turns' must be a non-empty list of {{\"pred\": ..., \"gold\": [...]}} objects, "
+                        f"got {_short(value)}")
+    turns = []
+    for i, turn in enumerate(value):
+        if not isinstance(turn, dict):
+            raise TypeError(f"turn {i}: expected an object with 'pred' and 'gold', got {type(turn).__name__}: "
+                            f"{_short(turn)}")
+        pred_key = next((k for k in PRED_KEYS if k in turn), None)
+        if pred_key is None:
+            keys = ", ".join(repr(k) for k in PRED_KEYS)
+            raise KeyError(f"turn {i}: no predicted output: expected one of the keys {keys}")
+        if "gold" not in turn:
+            raise KeyError(f"turn {i}: no 'gold' calls: every turn needs its own 'gold' (a list, [] for a turn "
+                           "where no call is expected)")
+        try:
+            gold = _read_gold(turn["gold"])
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"turn {i}: {exc}") from None
+        turns.append(Turn(turn[pred_key], gold))
+    return tuple(turns)
+
+
+def _join_turns(pred: Any, gold_turns: tuple[tuple[Step, ...], ...]) -> tuple[Turn, ...]:
+    """A BFCL multi-turn result (one output per turn) joined with per-turn gold.
+
+    Turns the output lacks (a run cut short) are scored as turns with no call; more turns than gold is an error.
+    """
+    if not isinstance(pred, list):
+        raise TypeError(f"the gold of this id has {len(gold_turns)} turns, so the output must be a list with one "
+                        f"item per turn, got {type(pred).__name__}: {_short(pred)}")
+    if len(pred) > len(gold_turns):
+        raise ValueError(f"the output has {len(pred)} turns, the gold only {len(gold_turns)}")
+    turns = [Turn(item, gold, steps=is_steps(item)) for item, gold in zip(pred, gold_turns)]
+    turns.extend(Turn([], gold, steps=True) for gold in gold_turns[len(pred):])
+    return tuple(turns)
+
+
 def _other_type_hint(episode_id: str | int, gold_by_id: Mapping[Any, GoldEntry]) -> str:
     """Point out ``7`` vs ``"7"``: ids are compared with their JSON type."""
     if isinstance(episode_id, int) and str(episode_id) in gold_by_id:
@@ -187,8 +268,11 @@ def parse_episode(raw: bytes | str, line: int, gold_by_id: Mapping[Any, GoldEntr
     A line's own ``gold`` and ``grammar`` win over ``gold_by_id``; with ``shared_gold`` (``ek compare
     --gold``: two runs scored against one answer key) the gold file's entry wins and theirs are ignored.
 
-    >>> parse_episode('{"id": 1, "pred": "f(x=1)", "gold": [{"name": "f", "arguments": {"x": 1}}]}', 3)
-    Episode(line=3, id=1, pred='f(x=1)', gold=(Step(name='f', args={'x': 1}),), grammar=None)
+    >>> ep = parse_episode('{"id": 1, "pred": "f(x=1)", "gold": [{"name": "f", "arguments": {"x": 1}}]}', 3)
+    >>> ep.line, ep.id, ep.pred, ep.gold, ep.turns
+    (3, 1, 'f(x=1)', (Step(name='f', args={'x': 1}),), None)
+    >>> print(parse_episode('{"turns": [{"pred": "f()", "gold": []}, {"pred": "g()"}]}', 6))
+    line 6: turn 1: no 'gold' calls: every turn needs its own 'gold' (a list, [] for a turn where no call is expected)
     >>> print(parse_episode('{"id": "a", "gold": []}', 4))  # doctest: +ELLIPSIS
     line 4 (id 'a'): no predicted output: expected one of the keys 'pred', 'output', ..., 'result'
     >>> print(parse_episode('{"id": "b", "pred": "f()"', 5))
@@ -213,6 +297,10 @@ def parse_episode(raw: bytes | str, line: int, gold_by_id: Mapping[Any, GoldEntr
     episode_id: str | int | None = None
     try:
         episode_id = _read_id(obj)
+        task = _read_label(obj, "task", (str, int))
+        category = _read_label(obj, "category", (str,))
+        if "turns" in obj:
+            return _multi_turn_line(obj, line, episode_id, task, category, gold_by_id, shared_gold)
         pred_key = next((k for k in PRED_KEYS if k in obj), None)
         if pred_key is None:
             keys = ", ".join(repr(k) for k in PRED_KEYS)
@@ -222,13 +310,11 @@ def parse_episode(raw: bytes | str, line: int, gold_by_id: Mapping[Any, GoldEntr
         if "gold" in obj and not shared:
             gold = _read_gold(obj["gold"])
         elif gold_by_id is not None:
-            lacks = "the shared gold file is the gold of every line" if shared else "no 'gold' on the line"
-            if episode_id is None:
-                raise KeyError(f"{lacks} and no 'id' to look it up in the gold file")
-            entry = gold_by_id.get(episode_id)
-            if entry is None:
-                raise KeyError(f"{lacks} and id {episode_id!r} is not in the gold file"
-                               + _other_type_hint(episode_id, gold_by_id))
+            entry = _gold_entry(episode_id, gold_by_id, shared)
+            category = category or entry.category
+            if entry.turns is not None:
+                turns = _join_turns(obj[pred_key], entry.turns)
+                return Episode(line, episode_id, None, (), grammar or entry.grammar, turns, task, category)
             gold = entry.gold
             grammar = grammar or entry.grammar
         else:
@@ -236,7 +322,31 @@ def parse_episode(raw: bytes | str, line: int, gold_by_id: Mapping[Any, GoldEntr
     except (KeyError, TypeError, ValueError) as exc:
         reason = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
         return LineError(line, episode_id, str(reason))
-    return Episode(line, episode_id, obj[pred_key], gold, grammar)
+    return Episode(line, episode_id, obj[pred_key], gold, grammar, None, task, category)
+
+
+def _gold_entry(episode_id: Any, gold_by_id: Mapping[Any, GoldEntry], shared: bool) -> GoldEntry:
+    lacks = "the shared gold file is the gold of every line" if shared else "no 'gold' on the line"
+    if episode_id is None:
+        raise KeyError(f"{lacks} and no 'id' to look it up in the gold file")
+    entry = gold_by_id.get(episode_id)
+    if entry is None:
+        raise KeyError(f"{lacks} and id {episode_id!r} is not in the gold file"
+                       + _other_type_hint(episode_id, gold_by_id))
+    return entry
+
+
+def _multi_turn_line(obj: Mapping[str, Any], line: int, episode_id: Any, task: Any, category: Any,
+                     gold_by_id: Mapping[Any, GoldEntry] | None, shared_gold: bool) -> Episode:
+    """A line with ``turns``: per-turn outputs and gold, never mixed with a top-level ``pred``/``gold``."""
+    mixed = [k for k in (*PRED_KEYS, "gold") if k in obj]
+    if mixed:
+        raise ValueError(f"'turns' holds the output and gold of every turn, but the line also has top-level "
+                         f"{', '.join(repr(k) for k in mixed)}: give either 'turns' or a single-turn "
+                         "'pred' and 'gold'")
+    if shared_gold and gold_by_id is not None:
+        raise ValueError("the shared --gold file holds single-turn gold, but this line has 'turns'")
+    return Episode(line, episode_id, None, (), _read_grammar(obj), _read_turns(obj["turns"]), task, category)
 
 
 @attrs.define
@@ -273,7 +383,11 @@ def load_bfcl_answers(path: str | Path) -> tuple[dict[Any, GoldEntry], list[Line
     errors: list[LineError] = []
     for number, answer in enumerate(read_possible_answers(path), 1):
         try:
-            entries[answer.id] = GoldEntry(tuple(gold_calls(answer.ground_truth)))
+            category = category_of_id(answer.id)
+            if answer.multi_turn:
+                entries[answer.id] = GoldEntry((), turns=ground_truth_turns(answer.ground_truth), category=category)
+            else:
+                entries[answer.id] = GoldEntry(tuple(gold_calls(answer.ground_truth)), category=category)
         except (TypeError, ValueError) as exc:
             errors.append(LineError(number, answer.id, f"entry {number}: {exc}"))
     return entries, errors
@@ -330,6 +444,7 @@ __all__ = [
     "LineDataError",
     "LineError",
     "NotUnicodeError",
+    "Turn",
     "iter_raw_lines",
     "load_bfcl_answers",
     "load_bfcl_functions",

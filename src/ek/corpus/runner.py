@@ -28,6 +28,7 @@ import attrs
 
 from ek.calls import Step
 from ek.corpus.grammars import GrammarError, MetricCache
+from ek.bfcl.multiturn import turn_calls
 from ek.corpus.reading import (
     Episode,
     GoldEntry,
@@ -38,6 +39,7 @@ from ek.corpus.reading import (
     load_bfcl_functions,
     load_gold_file,
     parse_episode,
+    Turn,
 )
 from ek.corpus.summary import Summary
 from ek.goldjson import gold_to_json
@@ -46,6 +48,7 @@ from ek.runtime.violation import safe_repr
 from ek.scorer.accounting import Score
 from ek.scorer.alignment import alignment_dict
 from ek.scorer.metric import ToolCallMetric
+from ek.scorer.turns import EpisodeScore, score_turns
 
 
 @attrs.frozen
@@ -68,6 +71,8 @@ class RunOptions:
     keep_details: int = 0
     keep_ids: bool = False
     keep_errors: int = ERROR_LINES_KEPT
+    #: keep one row per episode for ``--episodes-out`` (the runner hands them to ``export`` chunk by chunk)
+    keep_export: bool = False
     #: gold the grammar rejects: "error" (the line is not scored) or "warn" (scored, and counted as a warning)
     invalid_gold: str = "error"
 
@@ -93,7 +98,7 @@ class RunOptions:
 
     def new_summary(self, floor: tuple[float, float, int] | None = None) -> Summary:
         return Summary(keep_worst=self.keep_worst, keep_details=self.keep_details, keep_ids=self.keep_ids,
-                       keep_errors=self.keep_errors, floor=floor)
+                       keep_errors=self.keep_errors, floor=floor, export=[] if self.keep_export else None)
 
 
 @attrs.frozen
@@ -134,6 +139,14 @@ def gold_digest(gold: tuple[Step, ...]) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
+def episode_gold_digest(episode: Episode) -> str:
+    """:func:`gold_digest` of a single-turn episode's gold; of a multi-turn one, of its turns' digests."""
+    if episode.turns is None:
+        return gold_digest(episode.gold)
+    joined = "/".join(gold_digest(t.gold) for t in episode.turns)
+    return "turns:" + hashlib.sha256(joined.encode("ascii")).hexdigest()[:24]
+
+
 #: How many of a line's gold problems its reason lists (the rest are counted).
 GOLD_PROBLEMS_SHOWN = 5
 
@@ -145,10 +158,26 @@ def invalid_gold_reason(metric: ToolCallMetric, problems: tuple[str, ...]) -> st
     return f"gold does not fit {grammar}: " + "; ".join(problems[:GOLD_PROBLEMS_SHOWN]) + more
 
 
-def score_episode(cache: MetricCache, episode: Episode) -> Score:
-    """Score one episode with its grammar's metric (raises GrammarError, TypeError, ValueError)."""
-    metric = cache.for_episode(episode.grammar, episode.id)
-    return metric(_prepare_pred(episode.pred), episode.gold)
+def _turn_pred(turn: Turn) -> Any:
+    """A turn's output as the metric takes it: BFCL step outputs become the calls of all steps, in order."""
+    return turn_calls(turn.pred) if turn.steps else _prepare_pred(turn.pred)
+
+
+def score_episode(cache: MetricCache, episode: Episode) -> EpisodeScore:
+    """Score one episode, turn by turn, with its grammar's metric (raises GrammarError, TypeError, ValueError)."""
+    return _score_with(cache.for_episode(episode.grammar, episode.id), episode)
+
+
+def _score_with(metric: ToolCallMetric, episode: Episode) -> EpisodeScore:
+    """Each turn scored on its own by ``metric`` (:func:`ek.scorer.turns.score_turns`: matches never cross turns)."""
+    return score_turns(metric, ((_turn_pred(t), t.gold) for t in episode.all_turns()))
+
+
+def episode_gold_problems(metric: ToolCallMetric, episode: Episode) -> tuple[str, ...]:
+    """What the grammar rejects in an episode's gold, each problem of a multi-turn episode with its turn."""
+    if episode.turns is None:
+        return metric.gold_problems(episode.gold)
+    return tuple(f"turn {i}: {p}" for i, t in enumerate(episode.turns) for p in metric.gold_problems(t.gold))
 
 
 def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[int, bytes]],
@@ -167,11 +196,11 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
             continue
         try:
             metric = cache.for_episode(item.grammar, item.id)
-            problems = metric.gold_problems(item.gold)
+            problems = episode_gold_problems(metric, item)
             if problems and options.invalid_gold == "error":
                 summary.add_error(LineError(number, item.id, invalid_gold_reason(metric, problems)))
                 continue
-            score = metric(_prepare_pred(item.pred), item.gold)
+            score = _score_with(metric, item)
         except GrammarError as exc:
             summary.add_error(LineError(number, item.id, f"unknown grammar: {exc}"))
             continue
@@ -188,8 +217,9 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
             continue
         if problems:
             summary.add_gold_warning(LineError(number, item.id, invalid_gold_reason(metric, problems)))
-        source = (cache.grammar_identity(item.grammar), gold_digest(item.gold)) if options.keep_ids else None
-        summary.add(number, item.id, score, cache.grammar_label(item.grammar), source)
+        source = (cache.grammar_identity(item.grammar), episode_gold_digest(item)) if options.keep_ids else None
+        summary.add(number, item.id, score, cache.grammar_label(item.grammar), source, task=item.task,
+                    category=item.category)
     summary.attach_details(partial(alignment_dict, limit=ALIGNMENT_VALUE_CHARS))
     return summary
 
@@ -254,13 +284,14 @@ def _death(pool: ProcessPoolExecutor, wait: float = 2.0) -> str:
 
 def _score_in_workers(options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] | None,
                       functions: Mapping[str, Any] | None, chunks: Iterator[list[tuple[int, bytes]]],
-                      total: Summary, jobs: int) -> None:
+                      total: Summary, jobs: int, absorb: Callable[[Summary], None] | None = None) -> None:
     """Score ``chunks`` in ``jobs`` processes, merging their summaries into ``total`` in line order.
 
     A worker that dies (SIGKILL, the OOM killer) raises :class:`WorkerDiedError` at once: a
     ``multiprocessing.Pool`` would wait forever for the lost chunk, while this executor watches
-    its workers' sentinels and fails every pending chunk.
+    its workers' sentinels and fails every pending chunk. ``absorb`` merges a chunk (default ``total.merge``).
     """
+    absorb = absorb or total.merge
     pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(_start_method()),
                                initializer=_init_worker, initargs=(options, gold_by_id, functions))
     pending: deque[tuple[int, Future[Summary]]] = deque()
@@ -269,10 +300,10 @@ def _score_in_workers(options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] |
             for chunk in chunks:
                 pending.append((chunk[0][0], pool.submit(_score_chunk, chunk, total.worst_floor())))
                 while len(pending) >= 2 * jobs:
-                    total.merge(pending[0][1].result())
+                    absorb(pending[0][1].result())
                     pending.popleft()
             while pending:
-                total.merge(pending[0][1].result())
+                absorb(pending[0][1].result())
                 pending.popleft()
         except BrokenProcessPool:
             first = pending[0][0] if pending else None
@@ -321,21 +352,33 @@ class _Metered:
 
 
 def run(path: str, options: RunOptions, *, jobs: int = 1,
-        progress: Callable[[int, int], None] | None = None) -> RunResult:
-    """Score the corpus at ``path`` (``-`` reads stdin). ``progress(bytes_read, lines_read)`` is called as it goes."""
+        progress: Callable[[int, int], None] | None = None,
+        export: Callable[[list[dict[str, Any]]], None] | None = None) -> RunResult:
+    """Score the corpus at ``path`` (``-`` reads stdin). ``progress(bytes_read, lines_read)`` is called as it goes;
+    with ``options.keep_export``, ``export(rows)`` gets each chunk's episode rows, in line order."""
     started = time.perf_counter()
     gold_by_id, gold_errors = options.load_gold()
     counts = LineCounts()
     total = options.new_summary()
+
+    def absorb(part: Summary) -> None:
+        """Merge the next chunk's summary, then hand its episode rows to ``export`` (memory stays flat)."""
+        total.merge(part)
+        if total.export:
+            if export is not None:
+                export(list(total.export))
+            total.export.clear()
+
     with _open(path) as stream:
         metered = _Metered(iter_raw_lines(stream, counts), progress)
         functions = options.bfcl_functions()
         if jobs <= 1:
             cache = options.metric_cache(functions)
             for chunk in _chunks(iter(metered), CHUNK_LINES):
-                total.merge(score_lines(options, cache, chunk, gold_by_id, total.worst_floor()))
+                absorb(score_lines(options, cache, chunk, gold_by_id, total.worst_floor()))
         else:
-            _score_in_workers(options, gold_by_id, functions, _chunks(iter(metered), CHUNK_LINES), total, jobs)
+            _score_in_workers(options, gold_by_id, functions, _chunks(iter(metered), CHUNK_LINES), total, jobs,
+                              absorb)
         if progress is not None:
             progress(metered.bytes, counts.read)
     return RunResult(path, total, counts, tuple(gold_errors), time.perf_counter() - started)

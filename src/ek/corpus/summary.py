@@ -1,10 +1,15 @@
 """What a corpus run keeps: exact totals, tallies, compact per-episode rows, the worst episodes, every error.
 
-Memory stays flat as the corpus grows: per episode only three floats (for the
-bootstrap) and its line number are kept, plus a bounded heap of the worst
-episodes. Summaries of consecutive chunks merge (:meth:`Summary.merge`) into
-exactly what one pass would have produced, so ``--jobs N`` gives identical
-reports.
+Memory stays flat as the corpus grows: per episode only three floats and one
+exact flag (for the bootstrap) and its line number are kept, plus a bounded
+heap of the worst episodes. Tallies per turn index, per category and per task
+grow with the number of turn indices, categories and tasks, not episodes: a
+task keeps ``[n, bits]``, its sample count and its samples' exact flags as the
+bits of one integer (so per-sample accuracy needs no per-episode list).
+Rows for ``--episodes-out`` are kept only until the runner writes them, one
+chunk at a time. Summaries of consecutive chunks merge (:meth:`Summary.merge`)
+into exactly what one pass would have produced, so ``--jobs N`` gives
+identical reports.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import attrs
 from ek.corpus.reading import LineError
 from ek.limits import ERROR_LINES_KEPT
 from ek.scorer.accounting import FN, FP, TP, Score, TallyKey
+from ek.scorer.turns import EpisodeScore
 
 
 @attrs.frozen
@@ -35,6 +41,8 @@ class EpisodeDigest:
     reasons: tuple[tuple[str, float], ...]
     parse_error: str | None = None
     detail: dict[str, Any] | None = None
+    turns: int = 1
+    first_failing_turn: int | None = None
 
     @property
     def lost(self) -> float:
@@ -54,11 +62,46 @@ def _reasons(score: Score) -> tuple[tuple[str, float], ...]:
     return tuple((reason, weight) for reason, (weight, _n) in score.by_reason().items())
 
 
-def digest(line: int, episode_id: str | int | None, score: Score, detail: dict[str, Any] | None) -> EpisodeDigest:
-    """The compact record of one scored episode."""
-    parse_error = score.explanation.parse_error if score.explanation is not None else None
-    return EpisodeDigest(line, episode_id, score.tp, score.fp, score.fn, score.f1, _reasons(score),
-                         parse_error, detail)
+def _parse_error(episode: EpisodeScore) -> str | None:
+    errors = [(i, e) for i, e in enumerate(episode.parse_errors) if e]
+    if not errors:
+        return None
+    if len(episode.turns) == 1:
+        return errors[0][1]
+    return f"turn {errors[0][0]}: {errors[0][1]}" + (f" (and {len(errors) - 1} more turns)" if len(errors) > 1 else "")
+
+
+def _as_episode(score: Score | EpisodeScore) -> EpisodeScore:
+    return score if isinstance(score, EpisodeScore) else EpisodeScore((score,))
+
+
+def digest(line: int, episode_id: str | int | None, score: Score | EpisodeScore,
+           detail: dict[str, Any] | None) -> EpisodeDigest:
+    """The compact record of one scored episode (a :class:`Score` is a one-turn episode)."""
+    episode = _as_episode(score)
+    total = episode.total
+    return EpisodeDigest(line, episode_id, total.tp, total.fp, total.fn, total.f1, _reasons(total),
+                         _parse_error(episode), detail, len(episode.turns), episode.first_failing_turn)
+
+
+def _explained(episode: EpisodeScore) -> Any:
+    """The explanation an episode's alignment shows: its first failing turn's (its only turn's when single)."""
+    turn = episode.first_failing_turn
+    return episode.turns[turn if turn is not None else 0].explanation
+
+
+def export_row(line: int, episode_id: Any, episode: EpisodeScore, task: Any, category: Any) -> dict[str, Any]:
+    """One ``--episodes-out`` row: who the episode is, its weighted and unit counts, F1, exact, and why it lost."""
+    total = episode.total
+    tp, fp, fn = total.exact_counts
+    units = total.unit_counts()
+    return {"id": episode_id, "line": line, "category": category, "task": task,
+            "tp": float(tp), "fp": float(fp), "fn": float(fn),
+            "units_tp": units[TP], "units_fp": units[FP], "units_fn": units[FN],
+            "f1": total.f1, "exact": episode.exact, "turns": len(episode.turns),
+            "first_failing_turn": episode.first_failing_turn,
+            "reasons": [reason for reason, _w in _reasons(total)],
+            "parse_error": _parse_error(episode)}
 
 
 def _add_tally(into: dict[TallyKey, list[Any]], items: Any) -> None:
@@ -104,6 +147,21 @@ class Summary:
     arg_failures: Counter[tuple[str, str, str]] = attrs.Factory(Counter)
     #: rank key an episode must beat to be kept as one of the worst (from the run so far); None: no bar yet
     floor: tuple[float, float, int] | None = None
+    #: episodes with no FP and no FN (every turn exact), and that flag per episode (for the bootstrap)
+    exact_count: int = 0
+    exact_rows: array[int] = attrs.Factory(lambda: array("b"))
+    #: turn index -> [tp, fp, fn, exact turns, episodes with that turn] (exact sums)
+    per_turn: dict[int, list[Any]] = attrs.Factory(dict)
+    #: turn index -> how many episodes first fail there
+    first_failing: Counter[int] = attrs.Factory(Counter)
+    #: category ("" for none) -> [tally, episodes, exact episodes]
+    categories: dict[str, list[Any]] = attrs.Factory(dict)
+    #: task -> [samples n, exact flags as bits in line order] (lines without a task are not counted)
+    tasks: dict[Any, list[int]] = attrs.Factory(dict)
+    #: per episode its task (with ``keep_ids``: ``ek compare`` pairs by task when tasks repeat)
+    task_ids: list[Any] = attrs.Factory(list)
+    #: ``--episodes-out`` rows not yet written (the runner writes and clears them after each chunk); None: off
+    export: list[dict[str, Any]] | None = None
     _heap: list[tuple[tuple[float, float, int], EpisodeDigest]] = attrs.Factory(list)
     _pending: dict[int, Any] = attrs.Factory(dict)
 
@@ -119,49 +177,79 @@ class Summary:
         """The rank key of the least bad episode kept once the heap is full (later chunks must beat it)."""
         return self._heap[0][0] if self.heap_size and len(self._heap) >= self.heap_size else None
 
-    def add(self, line: int, episode_id: Any, score: Score, grammar: str | None,
-            source: tuple[str, str] | None = None) -> None:
+    def add(self, line: int, episode_id: Any, score: Score | EpisodeScore, grammar: str | None,
+            source: tuple[str, str] | None = None, *, task: Any = None, category: str | None = None) -> None:
         """Count one scored episode (its explanation is kept only while it ranks among the worst);
-        ``source``: what it was scored against, kept with its id (see :attr:`sources`)."""
-        tp, fp, fn = score.exact_counts
+        ``source``: what it was scored against, kept with its id (see :attr:`sources`); ``score``: an
+        :class:`EpisodeScore` (its turns), or a :class:`Score` for a one-turn episode."""
+        episode = _as_episode(score)
+        total = episode.total
+        tp, fp, fn = total.exact_counts
+        exact = episode.exact
         self.tp += tp
         self.fp += fp
         self.fn += fn
-        _add_tally(self.tally, score.tally.items())
-        if score.explanation is not None:
-            for pair in score.explanation.pairs:
-                if not pair.exact:
-                    self.arg_failures.update((pair.tool, c.arg, c.status) for c in pair.checks if not c.ok)
+        _add_tally(self.tally, total.tally.items())
+        for turn in episode.turns:
+            if turn.explanation is not None:
+                for pair in turn.explanation.pairs:
+                    if not pair.exact:
+                        self.arg_failures.update((pair.tool, c.arg, c.status) for c in pair.checks if not c.ok)
         self.rows_tp.append(float(tp))
         self.rows_fp.append(float(fp))
         self.rows_fn.append(float(fn))
+        self.exact_rows.append(1 if exact else 0)
+        self.exact_count += exact
         self.lines.append(line)
+        for index, (turn, ok) in enumerate(zip(episode.turns, episode.turn_exact, strict=True)):
+            slot = self.per_turn.setdefault(index, [0, 0, 0, 0, 0])
+            t_tp, t_fp, t_fn = turn.exact_counts
+            slot[0] += t_tp
+            slot[1] += t_fp
+            slot[2] += t_fn
+            slot[3] += ok
+            slot[4] += 1
+        if episode.first_failing_turn is not None:
+            self.first_failing[episode.first_failing_turn] += 1
+        cat = self.categories.setdefault(category or "", [{}, 0, 0])
+        _add_tally(cat[0], total.tally.items())
+        cat[1] += 1
+        cat[2] += exact
+        if task is not None:
+            n_bits = self.tasks.setdefault(task, [0, 0])
+            n_bits[1] |= int(exact) << n_bits[0]
+            n_bits[0] += 1
         if self.keep_ids:
             self.ids.append(episode_id)
+            self.task_ids.append(task)
             if source is not None:
                 self.sources.append(source)
-        if score.explanation is not None and score.explanation.parse_error:
+        if any(episode.parse_errors):
             self.parse_failures += 1
         self.grammars[grammar or ""] += 1
-        if fp or fn:
-            self._offer(line, episode_id, score)
+        if self.export is not None:
+            self.export.append(export_row(line, episode_id, episode, task, category))
+        if not exact:
+            self._offer(line, episode_id, episode)
 
-    def _offer(self, line: int, episode_id: Any, score: Score) -> None:
+    def _offer(self, line: int, episode_id: Any, episode: EpisodeScore) -> None:
         size = self.heap_size
         if size <= 0:
             return
-        _tp, fp, fn = score.exact_counts
-        key = (float(fp + fn), -score.f1, -line)
+        total = episode.total
+        _tp, fp, fn = total.exact_counts
+        key = (float(fp + fn), -total.f1, -line)
         if (self.floor is not None and key <= self.floor) or (len(self._heap) >= size and key <= self._heap[0][0]):
             return
-        entry = (key, digest(line, episode_id, score, None))
+        entry = (key, digest(line, episode_id, episode, None))
         if len(self._heap) < size:
             heapq.heappush(self._heap, entry)
         else:
             dropped = heapq.heapreplace(self._heap, entry)
             self._pending.pop(dropped[1].line, None)
-        if self.keep_details and score.explanation is not None:
-            self._pending[line] = score.explanation
+        explanation = _explained(episode)
+        if self.keep_details and explanation is not None:
+            self._pending[line] = explanation
 
     def attach_details(self, detail_of: Any) -> None:
         """Turn the explanations of the episodes still kept into alignment dicts (``detail_of(explanation)``).
@@ -209,6 +297,25 @@ class Summary:
         self.gold_warnings.extend(later.gold_warnings[: max(0, self.keep_errors - len(self.gold_warnings))])
         self.parse_failures += later.parse_failures
         self.grammars.update(later.grammars)
+        self.exact_rows.extend(later.exact_rows)
+        self.exact_count += later.exact_count
+        for index, theirs in later.per_turn.items():
+            mine = self.per_turn.setdefault(index, [0, 0, 0, 0, 0])
+            for k, value in enumerate(theirs):
+                mine[k] += value
+        self.first_failing.update(later.first_failing)
+        for category, (tally, episodes, exact) in later.categories.items():
+            mine = self.categories.setdefault(category, [{}, 0, 0])
+            _add_tally(mine[0], tally.items())
+            mine[1] += episodes
+            mine[2] += exact
+        for task, (n, bits) in later.tasks.items():  # later samples come after ours: their bits shift past ours
+            mine = self.tasks.setdefault(task, [0, 0])
+            mine[1] |= bits << mine[0]
+            mine[0] += n
+        self.task_ids.extend(later.task_ids)
+        if self.export is not None and later.export is not None:
+            self.export.extend(later.export)
         for entry in later._heap:
             if len(self._heap) < self.heap_size:
                 heapq.heappush(self._heap, entry)
@@ -230,6 +337,22 @@ class Summary:
 
     def rows(self) -> tuple[array[float], array[float], array[float]]:
         return self.rows_tp, self.rows_fp, self.rows_fn
+
+    def task_counts(self) -> dict[Any, tuple[int, int]]:
+        """Per task, ``(samples n, exact samples c)``."""
+        return {task: (n, bits.bit_count()) for task, (n, bits) in self.tasks.items()}
+
+    def sample_accuracy(self, samples: int) -> list[float]:
+        """Accuracy of the r-th sample of every task (r < ``samples``, in line order): one figure per run when
+        a corpus holds ``samples`` runs of the same tasks."""
+        if not self.tasks:
+            return []
+        return [sum((bits >> r) & 1 for _n, bits in self.tasks.values()) / len(self.tasks) for r in range(samples)]
+
+    def category_scores(self) -> dict[str, tuple[Score, int]]:
+        """Per category ("" for episodes without one): its exact :class:`Score` and its exact episodes."""
+        return {category: (Score.from_tally({k: (w, n) for k, (w, n) in tally.items()}, episodes=episodes), exact)
+                for category, (tally, episodes, exact) in sorted(self.categories.items())}
 
 
 def unit_counts_by_tool(total: Score) -> dict[str, dict[str, int]]:
@@ -255,4 +378,4 @@ def reason_kinds(total: Score) -> dict[str, dict[str, tuple[float, int]]]:
     return out
 
 
-__all__ = ["EpisodeDigest", "Summary", "digest", "reason_kinds", "unit_counts_by_tool"]
+__all__ = ["EpisodeDigest", "Summary", "digest", "export_row", "reason_kinds", "unit_counts_by_tool"]

@@ -18,7 +18,7 @@ from ek.atomicfile import write_json_atomic
 from ek.corpus.runner import RunOptions, RunResult
 from ek.corpus.summary import EpisodeDigest, reason_kinds, unit_counts_by_tool
 from ek.scorer.accounting import FN, FP, REASONS, TP, Score
-from ek.stats import Interval
+from ek.stats import Interval, mean_over_tasks, pass_at_k, pass_hat_k
 
 #: Version of the JSON layout below.
 SCHEMA_VERSION = 1
@@ -35,11 +35,57 @@ def _counts(score: Score, units: dict[str, int]) -> dict[str, Any]:
 
 def _episode(d: EpisodeDigest) -> dict[str, Any]:
     return {"line": d.line, "id": d.id, "tp": d.tp, "fp": d.fp, "fn": d.fn, "f1": d.f1, "lost": d.lost,
-            "reasons": [{"reason": r, "weight": w} for r, w in d.reasons], "parse_error": d.parse_error}
+            "reasons": [{"reason": r, "weight": w} for r, w in d.reasons], "parse_error": d.parse_error,
+            "turns": d.turns, "first_failing_turn": d.first_failing_turn}
+
+
+def _accuracy(episodes: int, exact: int, interval: Interval | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"episodes": episodes, "exact": exact, "value": exact / episodes if episodes else None}
+    if interval is not None:
+        out["interval"] = interval.to_dict()
+    return out
+
+
+def _per_turn(summary: Any) -> list[dict[str, Any]]:
+    rows = []
+    for turn, (tp, fp, fn, exact, episodes) in sorted(summary.per_turn.items()):
+        score = Score(tp=tp, fp=fp, fn=fn, episodes=episodes)
+        rows.append({"turn": turn, "tp": score.tp, "fp": score.fp, "fn": score.fn, "f1": score.f1,
+                     "exact": exact, "episodes": episodes})
+    return rows
+
+
+def _per_category(summary: Any) -> list[dict[str, Any]]:
+    rows = []
+    for category, (score, exact) in summary.category_scores().items():
+        rows.append({"category": category or None, **_counts(score, score.unit_counts()),
+                     "accuracy": _accuracy(score.episodes, exact)})
+    return rows
+
+
+def _repeats(summary: Any) -> dict[str, Any] | None:
+    """pass@k, pass^k and the spread of per-sample accuracy over tasks (null when no line names a task)."""
+    counts = summary.task_counts()
+    if not counts:
+        return None
+    samples_min = min(n for n, _c in counts.values())
+    ks = range(1, samples_min + 1)
+    values = summary.sample_accuracy(samples_min)
+    mean = sum(values) / len(values)
+    return {
+        "tasks": len(counts),
+        "samples": sum(n for n, _c in counts.values()),
+        "samples_min": samples_min,
+        "samples_max": max(n for n, _c in counts.values()),
+        "pass_at_k": {str(k): mean_over_tasks(pass_at_k, counts.values(), k) for k in ks},
+        "pass_hat_k": {str(k): mean_over_tasks(pass_hat_k, counts.values(), k) for k in ks},
+        "sample_accuracy": {"values": values, "min": min(values), "max": max(values), "mean": mean,
+                            "stdev": (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5},
+    }
 
 
 def build_report(result: RunResult, options: RunOptions, *, interval: Interval | None = None,
-                 worst: int = 10) -> dict[str, Any]:
+                 worst: int = 10, accuracy_interval: Interval | None = None) -> dict[str, Any]:
     """The report dict of a finished run (see ``docs/report-json.md``)."""
     summary = result.summary
     total = summary.total()
@@ -85,6 +131,11 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
         "overall": {**overall,
                     "exact": {"tp": _fraction(tp), "fp": _fraction(fp), "fn": _fraction(fn)}},
         "confidence_interval": None if interval is None else {"metric": "micro_f1", **interval.to_dict()},
+        "accuracy": _accuracy(summary.episodes, summary.exact_count, accuracy_interval),
+        "per_turn": _per_turn(summary),
+        "first_failing_turn": [{"turn": t, "episodes": n} for t, n in sorted(summary.first_failing.items())],
+        "per_category": _per_category(summary),
+        "repeats": _repeats(summary),
         "per_tool": [{"tool": tool, **_counts(score, by_tool_units.get(tool, {}))}
                      for tool, score in total.by_tool().items()],
         "per_reason": per_reason,

@@ -46,6 +46,55 @@ def _ratio(x: float) -> str:
     return f"{x:.4f}"
 
 
+def _accuracy_text(acc: dict[str, Any]) -> str:
+    text = f"{_ratio(acc['value'])} ({acc['exact']}/{acc['episodes']} episodes with no FP and no FN)"
+    ci = acc.get("interval")
+    if ci:
+        text += f", {ci['confidence']:.0%} CI [{ci['low']:.4f}, {ci['high']:.4f}]"
+    return text
+
+
+def _episode_sections(report: dict[str, Any]) -> list[str]:
+    """Episode accuracy, per turn (when some episode has more than one), per category, and repeated runs."""
+    out: list[str] = []
+    acc = report.get("accuracy")
+    if acc and acc["value"] is not None:
+        out.append(f"  episode accuracy {_accuracy_text(acc)}")
+    turns = report.get("per_turn") or []
+    if len(turns) > 1:
+        failing = {f["turn"]: f["episodes"] for f in report.get("first_failing_turn") or []}
+        out.append("")
+        out.append("Per turn (turn 0 is the first; each turn matched on its own)")
+        out.append(format_table(
+            ["turn", "episodes", "F1", "TP", "FP", "FN", "exact", "first failing here"],
+            [[t["turn"], t["episodes"], _ratio(t["f1"]), _num(t["tp"]), _num(t["fp"]), _num(t["fn"]), t["exact"],
+              failing.get(t["turn"], 0)] for t in turns],
+            align="rrrrrrrr"))
+    categories = report.get("per_category") or []
+    if len(categories) > 1 or (categories and categories[0]["category"] is not None):
+        out.append("")
+        out.append("Per category")
+        out.append(format_table(
+            ["category", "episodes", "accuracy", "F1", "TP", "FP", "FN"],
+            [["(none)" if c["category"] is None else c["category"], c["accuracy"]["episodes"],
+              _ratio(c["accuracy"]["value"]), _ratio(c["f1"]), _num(c["tp"]), _num(c["fp"]), _num(c["fn"])]
+             for c in categories],
+            align="lrrrrrr"))
+    rep = report.get("repeats")
+    if rep:
+        out.append("")
+        out.append(f"Repeated runs: {rep['tasks']} tasks, {rep['samples']} samples "
+                   f"({rep['samples_min']} to {rep['samples_max']} per task)")
+        out.append(format_table(
+            ["k", "pass@k (some sample exact)", "pass^k (all k exact)"],
+            [[k, _ratio(rep["pass_at_k"][k]), _ratio(rep["pass_hat_k"][k])] for k in rep["pass_at_k"]],
+            align="rrr"))
+        spread = rep["sample_accuracy"]
+        out.append(f"  per-sample accuracy over {len(spread['values'])} samples: mean {_ratio(spread['mean'])}, "
+                   f"min {_ratio(spread['min'])}, max {_ratio(spread['max'])}, stdev {_ratio(spread['stdev'])}")
+    return out
+
+
 def render_report(report: dict[str, Any], *, max_errors: int = 20) -> str:
     """The terminal summary of an ``ek score`` report dict (see :mod:`ek.report.jsonreport`)."""
     c, o, opts = report["corpus"], report["overall"], report["options"]
@@ -79,6 +128,7 @@ def render_report(report: dict[str, Any], *, max_errors: int = 20) -> str:
     if ci:
         out.append(f"  F1 {ci['confidence']:.0%} CI [{ci['low']:.4f}, {ci['high']:.4f}] "
                    f"(percentile bootstrap over episodes, {ci['replicates']} replicates, seed {ci['seed']})")
+    out.extend(_episode_sections(report))
     if report["per_tool"]:
         out.append("")
         out.append("Per tool (worst F1 first)")
@@ -108,12 +158,14 @@ def render_report(report: dict[str, Any], *, max_errors: int = 20) -> str:
     if report["worst_episodes"]:
         out.append("")
         out.append("Worst episodes (most weight lost first)")
+        multi = any(e.get("turns", 1) > 1 for e in report["worst_episodes"])
         out.append(format_table(
-            ["line", "id", "F1", "lost", "main reasons"],
+            ["line", "id", "F1", "lost", *(["first failing turn"] if multi else []), "main reasons"],
             [[e["line"], "" if e["id"] is None else e["id"], _ratio(e["f1"]), _num(e["lost"]),
+              *([f"{e['first_failing_turn']} of {e['turns']}"] if multi else []),
               ", ".join(f"{r['reason']} {_num(r['weight'])}" for r in e["reasons"][:3])]
              for e in report["worst_episodes"]],
-            align="rlrrl", max_width=60))
+            align="rlrrrl" if multi else "rlrrl", max_width=60))
     for title, key in (("Error lines (not scored)", "errors"), ("Gold file errors", "gold_file_errors"),
                        ("Gold warnings (gold the grammar rejects, scored anyway: --invalid-gold warn)",
                         "gold_warnings")):

@@ -42,6 +42,7 @@ from ek.scorer.accounting import (
 from ek.scorer.agree import ArgRule, arg_keys, compare_records, content_order_key, key_of, rules_for_tool
 from ek.scorer.assign import greedy_assignment, max_weight_assignment, ordered_assignment, weighted_lcs
 from ek.scorer.goldcheck import gold_problems
+from ek.scorer.turns import EpisodeScore, score_turns
 from ek.values import OMITTABLE
 
 LEVELS = ("call", "arg")
@@ -613,6 +614,16 @@ class ToolCallMetric:
                 units.append(Unit(kind, reason, w * imp, step.name, arg, pred_index=i, gold_index=j, detail=detail,
                                   **side))
         return units
+
+    def score_turns(self, turns: Iterable[tuple[Any, Any]], *, grammar: Any = None) -> EpisodeScore:
+        """Score a multi-turn episode: each ``(pred, gold)`` turn is its own multiset match (matches never
+        cross turns; :mod:`ek.scorer.turns`), and the episode's totals are the sums over its turns.
+
+        >>> ep = ToolCallMetric().score_turns([("f(x=1)", [("f", {"x": 1})]), ("f(x=1)", [("g", {})])])
+        >>> [t.f1 for t in ep.turns], ep.total.f1, ep.exact, ep.first_failing_turn
+        ([1.0, 0.0], 0.5, False, 1)
+        """
+        return score_turns(lambda pred, gold: self(pred, gold, grammar=grammar), turns)
 
     def gold_problems(self, gold: Any, *, grammar: Any = None) -> tuple[str, ...]:
         """What in the gold calls the grammar rejects: unknown tools, missing required arguments, values the

@@ -19,6 +19,9 @@ CATEGORIES = (
     "live_simple", "live_multiple", "live_parallel", "live_parallel_multiple",
     "simple_java", "simple_javascript",
 )
+#: Multi-turn categories: questions and answers are copied (ek scores them turn by turn; BFCL's checker
+#: executes them, so there are no AST verdicts to record).
+MULTI_TURN = ("multi_turn_base",)
 PER_CATEGORY = 20
 #: Entries docs/bfcl.md cites as examples of where ek and BFCL differ.
 CITED = {"parallel_178", "simple_python_13", "live_simple_116-72-0", "simple_java_35", "simple_java_78"}
@@ -64,6 +67,12 @@ def main() -> int:
     with open(HERE / "verdicts.jsonl", "w", encoding="utf-8") as handle:
         for verdict in verdicts:
             handle.write(json.dumps(verdict, separators=(",", ":")) + "\n")
+    for category in MULTI_TURN:
+        questions = _select(data / f"BFCL_v4_{category}.json", None)
+        ids = {json.loads(line)["id"] for line in questions}
+        answers = _select(data / "possible_answer" / f"BFCL_v4_{category}.json", ids)
+        (HERE / f"BFCL_v4_{category}.json").write_text("\n".join(questions) + "\n", encoding="utf-8")
+        (HERE / "possible_answer" / f"BFCL_v4_{category}.json").write_text("\n".join(answers) + "\n", encoding="utf-8")
     irrelevance = _select(data / "BFCL_v4_irrelevance.json", None)
     (HERE / "BFCL_v4_irrelevance.json").write_text("\n".join(irrelevance) + "\n", encoding="utf-8")
     print(f"{len(verdicts)} verdicts written", file=sys.stderr)

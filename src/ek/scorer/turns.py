@@ -1,0 +1,89 @@
+"""A multi-turn episode's score: one multiset match per turn, summed.
+
+The rule "matches never cross turns" lives here and only here: each turn's
+predicted calls are assigned to that turn's gold calls by the metric (a
+right call made one turn early is an FP in one turn and an FN in the other),
+and the episode's totals are the exact sum of its turns' scores. A single-turn
+episode is the one-turn case, so every episode has a turn 0.
+
+An episode is *exact* when no turn has an FP or FN unit; its *first failing
+turn* is the first turn that is not exact (``None`` for an exact episode).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import attrs
+
+from ek.scorer.accounting import FN, FP, Score, merge
+
+
+def is_exact(score: Score) -> bool:
+    """No FP and no FN: neither weight (exact sums) nor any unit, so a zero-weight mistake still counts.
+
+    >>> is_exact(Score(tp=2)), is_exact(Score(tp=2, fn=1)), is_exact(Score())
+    (True, False, True)
+    """
+    _tp, fp, fn = score.exact_counts
+    if fp or fn:
+        return False
+    return not any(n for (kind, _tool, _reason), (_w, n) in score.tally.items() if kind in (FP, FN))
+
+
+def _sum_turns(episode: EpisodeScore) -> Score:
+    if len(episode.turns) == 1:
+        return episode.turns[0]
+    total = merge(episode.turns)
+    tp, fp, fn = total.exact_counts
+    return Score(tp=tp, fp=fp, fn=fn, tally=total.tally, episodes=1)
+
+
+def _turns_exact(episode: EpisodeScore) -> tuple[bool, ...]:
+    return tuple(is_exact(t) for t in episode.turns)
+
+
+@attrs.frozen
+class EpisodeScore:
+    """The scores of an episode's turns, in order, and what follows from them (computed once)."""
+
+    turns: tuple[Score, ...] = attrs.field()
+    #: the episode's score: the exact sum of its turns (one episode, not one per turn)
+    total: Score = attrs.field(init=False, default=attrs.Factory(_sum_turns, takes_self=True))
+    #: per turn, no FP and no FN
+    turn_exact: tuple[bool, ...] = attrs.field(init=False, default=attrs.Factory(_turns_exact, takes_self=True))
+
+    @turns.validator
+    def _some_turn(self, _attribute: Any, value: tuple[Score, ...]) -> None:
+        if not value:
+            raise ValueError("an episode has at least one turn")
+
+    @property
+    def exact(self) -> bool:
+        """Every turn exact (no FP, no FN anywhere in the episode)."""
+        return all(self.turn_exact)
+
+    @property
+    def first_failing_turn(self) -> int | None:
+        """Index (0-based) of the first turn that is not exact, or None when every turn is."""
+        return next((i for i, ok in enumerate(self.turn_exact) if not ok), None)
+
+    @property
+    def parse_errors(self) -> tuple[str | None, ...]:
+        """Per turn, why its output could not be parsed (None where it could)."""
+        return tuple(t.explanation.parse_error if t.explanation is not None else None for t in self.turns)
+
+
+def score_turns(score_one: Callable[[Any, Any], Score], turns: Iterable[tuple[Any, Any]]) -> EpisodeScore:
+    """Score each ``(pred, gold)`` turn on its own with ``score_one`` (a metric), never matching across turns.
+
+    >>> from ek.scorer.metric import ToolCallMetric
+    >>> ep = score_turns(ToolCallMetric(), [("f(x=1)", [("f", {"x": 1})]), ("", [("g", {})])])
+    >>> ep.total.tp, ep.total.fn, ep.exact, ep.first_failing_turn
+    (1.0, 1.0, False, 1)
+    """
+    return EpisodeScore(tuple(score_one(pred, gold) for pred, gold in turns))
+
+
+__all__ = ["EpisodeScore", "is_exact", "score_turns"]

@@ -1,0 +1,151 @@
+"""Multi-turn lines, tasks and categories through the corpus engine, in-process on real files."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ek.corpus import runner
+from ek.corpus.reading import Episode, LineError, parse_episode
+from ek.corpus.runner import RunOptions, run
+from ek.report.jsonreport import build_report
+from ek.stats import pass_at_k, pass_hat_k
+
+
+def call(name: str, **args: Any) -> dict[str, Any]:
+    return {"name": name, "arguments": args}
+
+
+@pytest.mark.parametrize(("line", "reason"), [
+    ({"turns": [{"pred": "f()", "gold": []}], "pred": "f()"}, "also has top-level 'pred'"),
+    ({"turns": [{"pred": "f()", "gold": []}], "gold": []}, "also has top-level 'gold'"),
+    ({"turns": [{"pred": "f()", "gold": []}, {"pred": "g()"}]}, "turn 1: no 'gold' calls"),
+    ({"turns": [{"gold": []}]}, "turn 0: no predicted output"),
+    ({"turns": []}, "'turns' must be a non-empty list"),
+    ({"turns": {"pred": "f()", "gold": []}}, "'turns' must be a non-empty list"),
+    ({"turns": ["f()"]}, "turn 0: expected an object"),
+    ({"turns": [{"pred": "f()", "gold": [{"arguments": {}}]}]}, "turn 0: "),
+    ({"task": 1.5, "pred": "f()", "gold": []}, "'task' must be a string or an integer"),
+    ({"category": 3, "pred": "f()", "gold": []}, "'category' must be a string"),
+])
+def test_bad_multi_turn_lines_are_error_lines_with_their_reason(line: dict[str, Any], reason: str) -> None:
+    item = parse_episode(json.dumps({"id": "x", **line}), 4)
+    assert isinstance(item, LineError) and item.line == 4 and item.id == "x"
+    assert reason in item.reason
+
+
+def test_a_multi_turn_line_reads_its_turns_task_and_category() -> None:
+    item = parse_episode(json.dumps({"id": 1, "task": "t", "category": "travel", "turns": [
+        {"pred": "f(x=1)", "gold": [call("f", x=1)]}, {"output": "", "gold": []}]}), 2)
+    assert isinstance(item, Episode)
+    assert [len(t.gold) for t in item.all_turns()] == [1, 0]
+    assert (item.task, item.category) == ("t", "travel")
+
+
+def _corpus(path: Path, n: int, seed: int = 3) -> Path:
+    """Multi-turn and single-turn lines, 3 to 5 samples per task, some wrong, in several categories."""
+    rng = random.Random(seed)
+    with open(path, "w", encoding="utf-8") as out:
+        for i in range(n):
+            task = f"task-{i // 4}" if i % 9 else f"task-{i // 5}"
+            turns = []
+            for t in range(1 + i % 3):
+                right = rng.random() < 0.7
+                gold = [call("f", x=t)] if t % 2 == 0 else [call("g", q=str(i))]
+                pred = (f"f(x={t})" if t % 2 == 0 else f"g(q='{i}')") if right else rng.choice(["", "f(x=9)", "h()"])
+                turns.append({"pred": pred, "gold": gold})
+            line: dict[str, Any] = {"id": i, "task": task, "category": ["a", "b", "c"][i % 3]}
+            if len(turns) == 1:
+                line.update(pred=turns[0]["pred"], gold=turns[0]["gold"])
+            else:
+                line["turns"] = turns
+            out.write(json.dumps(line) + "\n")
+    return path
+
+
+def _report(path: Path, jobs: int, rows: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    options = RunOptions(keep_export=rows is not None)
+    result = run(str(path), options, jobs=jobs, export=rows.extend if rows is not None else None)
+    report = build_report(result, options)
+    report["corpus"].pop("path")
+    return report
+
+
+def test_jobs_and_chunking_change_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus = _corpus(tmp_path / "c.jsonl", 1400)  # past CHUNK_LINES, so chunks merge
+    rows_1: list[dict[str, Any]] = []
+    rows_2: list[dict[str, Any]] = []
+    one = _report(corpus, 1, rows_1)
+    two = _report(corpus, 2, rows_2)
+    monkeypatch.setattr(runner, "CHUNK_LINES", 7)  # many small chunks: task samples split across them
+    small = _report(corpus, 1)
+    assert json.dumps(one) == json.dumps(two) == json.dumps(small)
+    assert rows_1 == rows_2 and [r["line"] for r in rows_1] == list(range(1, 1401))
+
+
+def test_figures_follow_from_the_episodes(tmp_path: Path) -> None:
+    corpus = _corpus(tmp_path / "c.jsonl", 300)
+    rows: list[dict[str, Any]] = []
+    report = _report(corpus, 1, rows)
+    exact = [r["exact"] for r in rows]
+    assert report["accuracy"] == {"episodes": 300, "exact": sum(exact), "value": sum(exact) / 300}
+    # per turn: turn t counts the episodes that have it
+    turns = [r["turns"] for r in rows]
+    assert [t["episodes"] for t in report["per_turn"]] == [sum(1 for n in turns if n > t) for t in range(3)]
+    failing = {f["turn"]: f["episodes"] for f in report["first_failing_turn"]}
+    assert sum(failing.values()) == 300 - sum(exact)
+    assert failing == {t: sum(1 for r in rows if r["first_failing_turn"] == t) for t in failing}
+    # per category: episodes and exact split by the line's category
+    for cat in report["per_category"]:
+        mine = [r for r in rows if r["category"] == cat["category"]]
+        assert cat["accuracy"]["episodes"] == len(mine)
+        assert cat["accuracy"]["exact"] == sum(r["exact"] for r in mine)
+        assert cat["tp"] == pytest.approx(sum(r["tp"] for r in mine))
+
+
+def _brute(samples: list[bool], k: int, every: bool) -> Fraction:
+    """Share of all k-subsets of the samples in which all (pass^k) or some (pass@k) sample is exact."""
+    subsets = list(itertools.combinations(samples, k))
+    good = sum(1 for s in subsets if (all(s) if every else any(s)))
+    return Fraction(good, len(subsets))
+
+
+def test_pass_at_k_and_pass_hat_k_are_averages_over_tasks_of_all_k_subsets(tmp_path: Path) -> None:
+    corpus = _corpus(tmp_path / "c.jsonl", 200)
+    rows: list[dict[str, Any]] = []
+    report = _report(corpus, 1, rows)
+    by_task: dict[str, list[bool]] = {}
+    for r in rows:
+        by_task.setdefault(r["task"], []).append(r["exact"])
+    rep = report["repeats"]
+    assert rep["tasks"] == len(by_task) and rep["samples_min"] == min(map(len, by_task.values()))
+    for k in range(1, rep["samples_min"] + 1):
+        hat = sum((_brute(s, k, True) for s in by_task.values()), Fraction(0)) / len(by_task)
+        at = sum((_brute(s, k, False) for s in by_task.values()), Fraction(0)) / len(by_task)
+        assert rep["pass_hat_k"][str(k)] == float(hat)
+        assert rep["pass_at_k"][str(k)] == float(at)
+    first = [samples[0] for samples in by_task.values()]
+    assert rep["sample_accuracy"]["values"][0] == sum(first) / len(first)
+
+
+def test_estimators_match_tau_bench_and_codex_formulas() -> None:
+    assert pass_hat_k(5, 3, 2) == Fraction(3, 10)   # C(3,2)/C(5,2)
+    assert pass_at_k(5, 3, 2) == Fraction(9, 10)    # 1 - C(2,2)/C(5,2)
+    with pytest.raises(ValueError):
+        pass_hat_k(2, 3, 1)
+
+
+def test_no_task_no_repeats(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps({"pred": "f()", "gold": [call("f")]}) + "\n", encoding="utf-8")
+    report = _report(path, 1)
+    assert report["repeats"] is None
+    assert report["per_turn"] == [{"turn": 0, "tp": 1.0, "fp": 0.0, "fn": 0.0, "f1": 1.0, "exact": 1,
+                                   "episodes": 1}]
+    assert report["per_category"][0]["category"] is None
