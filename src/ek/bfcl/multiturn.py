@@ -41,7 +41,7 @@ def ground_truth_turns(ground_truth: Sequence[Sequence[str]]) -> tuple[tuple[Ste
         steps: list[Step] = []
         for c, text in enumerate(calls):
             try:
-                steps.extend(parse_calls(text))
+                steps.extend(parse_calls(text, "bfcl"))
             except ParseError as exc:
                 raise ValueError(f"ground_truth turn {t} call {c} {text[:80]!r}: {exc}") from None
         turns.append(tuple(steps))
@@ -72,7 +72,7 @@ def turn_calls(steps: Sequence[Any]) -> tuple[Step, ...]:
         if step is None or step == [] or step == "":
             continue
         try:
-            calls.extend(parse_calls(step))
+            calls.extend(parse_calls(step, "bfcl"))  # BFCL output: Python calls or its one-key JSON objects
         except ParseError:
             continue
     return tuple(calls)

@@ -26,26 +26,25 @@ from typing import Any, BinaryIO
 
 import attrs
 
+from ek.bfcl.multiturn import turn_calls
 from ek.calls import Step
 from ek.corpus.grammars import GrammarError, MetricCache
-from ek.bfcl.multiturn import turn_calls
 from ek.corpus.reading import (
     Episode,
     GoldEntry,
     LineCounts,
     LineError,
+    Turn,
     iter_raw_lines,
     load_bfcl_answers,
     load_bfcl_functions,
     load_gold_file,
     parse_episode,
-    Turn,
 )
 from ek.corpus.summary import Summary
 from ek.goldjson import gold_to_json
 from ek.limits import ALIGNMENT_VALUE_CHARS, CHUNK_LINES, ERROR_LINES_KEPT
 from ek.runtime.violation import safe_repr
-from ek.scorer.accounting import Score
 from ek.scorer.alignment import alignment_dict
 from ek.scorer.metric import ToolCallMetric
 from ek.scorer.turns import EpisodeScore, score_turns
