@@ -17,6 +17,7 @@ import sys
 from typing import Any
 
 from ek.canon import CANONICALIZERS
+from ek.parsing import get_format
 from ek.scorer.metric import LEVELS, ORDERS
 
 #: How many worst episodes keep their full alignment for the HTML report.
@@ -60,6 +61,22 @@ def fraction(text: str) -> float:
     return value
 
 
+def output_format(text: str) -> str:
+    """A registered model-output format name (built-in or from an ``ek.formats`` entry point)."""
+    try:
+        get_format(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def run_format(args: argparse.Namespace) -> str:
+    """The format of lines that name none: ``--format``, else ``bfcl`` for BFCL result files, else ``auto``."""
+    if args.format is not None:
+        return str(args.format)
+    return "bfcl" if args.bfcl_answers or args.bfcl_questions else "auto"
+
+
 def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
     """Options shared by ``ek score`` and ``ek compare``: how episodes are scored."""
     parser.add_argument("--grammar", metavar="SCHEMA.ek|MODULE|NAME@VERSION",
@@ -77,6 +94,11 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bfcl-questions", metavar="QUESTIONS.json",
                         help="score each episode against the function schemas of its BFCL question (by id): "
                              "types, enums and defaults from BFCL's own data")
+    parser.add_argument("--format", type=output_format, default=None, metavar="FORMAT",
+                        help="how model outputs are written: auto (default; bfcl with --bfcl-answers or "
+                             "--bfcl-questions), python, openai, anthropic, json, bfcl, hermes, llama3, mistral, "
+                             "qwen3-coder, deepseek, granite, phi4, gemini, bedrock, langchain, ollama, or a "
+                             "registered format; a line's own \"format\" field overrides it")
     parser.add_argument("--level", choices=LEVELS, default="call",
                         help="call: one unit per call, TP only on an exact match; arg: partial credit per argument")
     parser.add_argument("--optimal", action="store_true",
@@ -203,7 +225,7 @@ def run_options(args: argparse.Namespace, **keep: Any) -> Any:
     from ek.corpus.runner import RunOptions
 
     return RunOptions(level=args.level, canonicalizer=args.canonicalizer, optimal=args.optimal,
-                      order=args.order, grammar=args.grammar, search_path=tuple(args.search_path), gold_file=args.gold,
+                      order=args.order, format=run_format(args), grammar=args.grammar, search_path=tuple(args.search_path), gold_file=args.gold,
                       invalid_gold=args.invalid_gold,
                       bfcl_answers=args.bfcl_answers, bfcl_questions=args.bfcl_questions, **keep)
 

@@ -60,9 +60,9 @@ class MetricCache:
     def __init__(self, *, level: str, canonicalizer: str, optimal: bool, default_grammar: str | None,
                  search_path: Sequence[str],
                  bfcl_functions: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
-                 order: str = "gold") -> None:
+                 order: str = "gold", format: str = "auto") -> None:
         self._options: dict[str, Any] = {"level": level, "canonicalizer": canonicalizer, "optimal": optimal,
-                                         "order": order}
+                                         "order": order, "format": format}
         self.default_grammar = default_grammar
         self.search_path = tuple(search_path)
         if default_grammar is not None and os.path.isfile(default_grammar):

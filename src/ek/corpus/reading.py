@@ -31,6 +31,7 @@ from ek.bfcl import gold_calls, read_possible_answers, read_questions
 from ek.bfcl.multiturn import category_of_id, ground_truth_turns, is_steps
 from ek.calls import Step
 from ek.goldjson import gold_from_json
+from ek.parsing import get_format
 from ek.parsing.values import long_int_reason
 
 #: Keys a predicted output may be stored under, in the order they are looked up (``result``: BFCL result files).
@@ -69,6 +70,8 @@ class Episode:
     turns: tuple[Turn, ...] | None = None
     task: str | int | None = None
     category: str | None = None
+    #: the line's model-output format (a registered name, see ek.parsing.format_names); None: the run's
+    format: str | None = None
 
     @property
     def label(self) -> str:
@@ -212,6 +215,18 @@ def _read_label(obj: Mapping[str, Any], key: str, kinds: tuple[type, ...]) -> An
     return value
 
 
+def _read_format(obj: Mapping[str, Any]) -> str | None:
+    """An optional ``format``: the name of a registered model-output format (``llama3``, ``bfcl``, ...)."""
+    value = obj.get("format")
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"'format' must be a string naming a model-output format, got {type(value).__name__}: "
+                        f"{_short(value)}")
+    get_format(value)  # an unknown name is this line's error, with the known names
+    return value
+
+
 def _read_turns(value: Any) -> tuple[Turn, ...]:
     """The ``turns`` of a multi-turn line: a non-empty list of objects, each with a predicted output and gold."""
     if not isinstance(value, list) or not value:
@@ -299,8 +314,10 @@ def parse_episode(raw: bytes | str, line: int, gold_by_id: Mapping[Any, GoldEntr
         episode_id = _read_id(obj)
         task = _read_label(obj, "task", (str, int))
         category = _read_label(obj, "category", (str,))
+        output_format = _read_format(obj)
         if "turns" in obj:
-            return _multi_turn_line(obj, line, episode_id, task, category, gold_by_id, shared_gold)
+            episode = _multi_turn_line(obj, line, episode_id, task, category, gold_by_id, shared_gold)
+            return attrs.evolve(episode, format=output_format) if isinstance(episode, Episode) else episode
         pred_key = next((k for k in PRED_KEYS if k in obj), None)
         if pred_key is None:
             keys = ", ".join(repr(k) for k in PRED_KEYS)
@@ -314,7 +331,8 @@ def parse_episode(raw: bytes | str, line: int, gold_by_id: Mapping[Any, GoldEntr
             category = category or entry.category
             if entry.turns is not None:
                 turns = _join_turns(obj[pred_key], entry.turns)
-                return Episode(line, episode_id, None, (), grammar or entry.grammar, turns, task, category)
+                return Episode(line, episode_id, None, (), grammar or entry.grammar, turns, task, category,
+                               output_format)
             gold = entry.gold
             grammar = grammar or entry.grammar
         else:
@@ -322,7 +340,7 @@ def parse_episode(raw: bytes | str, line: int, gold_by_id: Mapping[Any, GoldEntr
     except (KeyError, TypeError, ValueError) as exc:
         reason = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
         return LineError(line, episode_id, str(reason))
-    return Episode(line, episode_id, obj[pred_key], gold, grammar, None, task, category)
+    return Episode(line, episode_id, obj[pred_key], gold, grammar, None, task, category, output_format)
 
 
 def _gold_entry(episode_id: Any, gold_by_id: Mapping[Any, GoldEntry], shared: bool) -> GoldEntry:

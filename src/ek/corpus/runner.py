@@ -59,6 +59,8 @@ class RunOptions:
     optimal: bool = False
     #: how the order of calls counts: any, strict or gold (see ek.scorer.metric.ORDERS)
     order: str = "gold"
+    #: the model-output format of every line that names none (``auto``; ``bfcl`` for BFCL result files)
+    format: str = "auto"
     grammar: str | None = None
     search_path: tuple[str, ...] = ()
     gold_file: str | None = None
@@ -84,7 +86,8 @@ class RunOptions:
         if functions is None:
             functions = self.bfcl_functions()
         return MetricCache(level=self.level, canonicalizer=self.canonicalizer, optimal=self.optimal,
-                           order=self.order, default_grammar=self.grammar, search_path=self.search_path, bfcl_functions=functions)
+                           order=self.order, format=self.format, default_grammar=self.grammar,
+                           search_path=self.search_path, bfcl_functions=functions)
 
     def load_gold(self) -> tuple[dict[Any, GoldEntry] | None, list[LineError]]:
         """Gold calls by id from ``--gold`` or ``--bfcl-answers`` (None when lines carry their own gold)."""
@@ -168,8 +171,10 @@ def score_episode(cache: MetricCache, episode: Episode) -> EpisodeScore:
 
 
 def _score_with(metric: ToolCallMetric, episode: Episode) -> EpisodeScore:
-    """Each turn scored on its own by ``metric`` (:func:`ek.scorer.turns.score_turns`: matches never cross turns)."""
-    return score_turns(metric, ((_turn_pred(t), t.gold) for t in episode.all_turns()))
+    """Each turn scored on its own by ``metric`` (:func:`ek.scorer.turns.score_turns`: matches never cross turns),
+    reading the outputs in the line's own ``format`` when it names one."""
+    score_one = metric if episode.format is None else partial(metric, format=episode.format)
+    return score_turns(score_one, ((_turn_pred(t), t.gold) for t in episode.all_turns()))
 
 
 def episode_gold_problems(metric: ToolCallMetric, episode: Episode) -> tuple[str, ...]:

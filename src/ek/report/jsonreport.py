@@ -121,6 +121,7 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
             "canonicalizer": options.canonicalizer,
             "optimal": options.optimal,
             "order": options.order,
+            "format": options.format,
             "grammar": options.grammar,
             "search_path": list(options.search_path),
             "gold_file": options.gold_file,
