@@ -23,11 +23,14 @@ from ek.scorer.accounting import FN, FP, Score, merge
 def is_exact(score: Score) -> bool:
     """No FP and no FN: neither weight (exact sums) nor any unit, so a zero-weight mistake still counts.
 
+    An output that could not be parsed is never exact, even where gold is ``[]`` (it has no unit to count):
+    garbage is not an abstention, the same verdict as ``assert_calls`` and the reward functions give.
+
     >>> is_exact(Score(tp=2)), is_exact(Score(tp=2, fn=1)), is_exact(Score())
     (True, False, True)
     """
     _tp, fp, fn = score.exact_counts
-    if fp or fn:
+    if fp or fn or (score.explanation is not None and score.explanation.parse_error):
         return False
     return not any(n for (kind, _tool, _reason), (_w, n) in score.tally.items() if kind in (FP, FN))
 
