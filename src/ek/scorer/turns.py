@@ -35,6 +35,25 @@ def is_exact(score: Score) -> bool:
     return not any(n for (kind, _tool, _reason), (_w, n) in score.tally.items() if kind in (FP, FN))
 
 
+#: What :func:`abstention` can say about one turn, in report order.
+ABSTENTION_OUTCOMES = ("abstained", "spurious_call", "unparseable", "missed_call")
+
+
+def abstention(score: Score) -> str | None:
+    """A turn's abstention outcome: gold ``[]`` answered with no call (``abstained``, right), with calls
+    (``spurious_call``) or with an unreadable output (``unparseable``); gold with calls answered with no call
+    at all (``missed_call``); ``None`` for a turn where both sides hold calls (or no explanation is kept).
+    """
+    explanation = score.explanation
+    if explanation is None:
+        return None
+    if not explanation.gold:
+        return "unparseable" if explanation.parse_error else "spurious_call" if explanation.pred else "abstained"
+    if not explanation.pred and not explanation.parse_error:
+        return "missed_call"
+    return None
+
+
 def _sum_turns(episode: EpisodeScore) -> Score:
     if len(episode.turns) == 1:
         return episode.turns[0]
