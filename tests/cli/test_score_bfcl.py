@@ -94,3 +94,48 @@ def test_score_bfcl_questions_bring_each_entrys_function_schemas(tmp_path: Path)
     assert rq["grammars"] == [{"grammar": "bfcl:question", "episodes": len(entries)}]
     clash = run_ek("score", corpus, "--bfcl-questions", QUESTIONS, "--grammar", "x.ek")
     assert clash.returncode == 2 and "give one of them" in clash.stderr
+
+
+IRRELEVANCE = REPO / "tests" / "data" / "bfcl" / "BFCL_v4_irrelevance.json"
+
+
+def test_abstention_is_one_verdict_everywhere(tmp_path: Path) -> None:
+    """Gold [] (BFCL irrelevance): the reward function, assert_calls and `ek score` agree on every output,
+    and `ek score` agrees with BFCL's rule (right iff no call decodes) where ek reads the output."""
+    import pytest
+
+    from ek.bfcl import check, read_questions
+    from ek.rewards import make_tool_call_reward
+    from ek.testing import assert_calls
+
+    questions = read_questions(IRRELEVANCE)[:5]
+    name = questions[2].functions[0]["name"]
+    outputs = ["I cannot help with that.", "[]", f"[{name}()]", "", f"[{name}(x=1), {name}(x=2)]"]
+    reward = make_tool_call_reward()(outputs, gold_calls=["[]"] * len(outputs))
+    passes = []
+    for out in outputs:
+        try:
+            assert_calls(out, [])
+            passes.append(True)
+        except AssertionError:
+            passes.append(False)
+    bfcl = [check(q.functions, out, [], "irrelevance").valid for q, out in zip(questions, outputs, strict=True)]
+    lines = [{"id": q.id, "result": out} for q, out in zip(questions, outputs, strict=True)]
+    report = tmp_path / "r.json"
+    proc = run_ek("score", write_lines(tmp_path / "res.json", lines), "--bfcl-questions", IRRELEVANCE,
+                  "--canonicalizer", "bfcl", "--json", report, "--episodes-out", tmp_path / "eps.jsonl")
+    assert proc.returncode == 0, proc.stderr
+    exact = [json.loads(r)["exact"] for r in (tmp_path / "eps.jsonl").read_text().splitlines()]
+    expected = [True, True, False, True, False]
+    assert [r == 1.0 for r in reward] == passes == exact == bfcl == expected
+    data = json.loads(report.read_text())
+    assert data["abstention"] == {"no_call_expected": 5, "abstained": 3, "spurious_call": 2, "unparseable": 0,
+                                  "missed_call": 0}
+    spurious = {r["reason"]: r["fp"]["count"] for r in data["per_reason"]}
+    assert sum(spurious.values()) == 3 and set(spurious) <= {"spurious_call", "unknown_tool"}
+    assert "Abstention" in proc.stdout and "spurious_call" in proc.stdout
+    # an unreadable output is no abstention anywhere (BFCL counts a decoder failure as one: docs/bfcl.md)
+    broken = "[" + name + "(x="
+    assert make_tool_call_reward()([broken], gold_calls=["[]"]) == [0.0]
+    with pytest.raises(AssertionError):
+        assert_calls(broken, [])

@@ -314,3 +314,17 @@ def test_decoded_model_output_lists_are_read_like_raw_output():
     assert broken.f1 == 0.0 and broken.explanation.parse_error
     with pytest.raises(TypeError, match="pred call #1"):
         ToolCallMetric()([("f", {"x": 1}), {"x": 1}, 3], gold)  # mixed structured input stays strict
+
+
+def test_abstention_reasons_spurious_call_and_missed_call():
+    """Gold [] and no call is exact; a call where gold is [] is spurious_call; no call at all where gold
+    wants some is missed_call (missing_call stays for a gold call left out beside other calls)."""
+    metric = ToolCallMetric()
+    right = metric("I cannot help with that.", [])
+    assert (right.tp, right.fp, right.fn, right.f1) == (0, 0, 0, 1.0)
+    spurious = metric("[get_weather(city='Paris')]", [])
+    assert [(u.kind, u.reason) for u in spurious.explanation.units] == [("fp", "spurious_call")]
+    missed = metric("Sorry, no.", [("get_weather", {"city": "Paris"})])
+    assert [(u.kind, u.reason) for u in missed.explanation.units] == [("fn", "missed_call")]
+    partial = metric("[f(x=1)]", [("f", {"x": 1}), ("g", {})])
+    assert sorted(u.reason for u in partial.explanation.units) == ["match", "missing_call"]

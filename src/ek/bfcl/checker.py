@@ -21,6 +21,7 @@ from typing import Any, NamedTuple, cast
 import attrs
 
 from ek.bfcl import javalike
+from ek.bfcl.gold import expects_no_call
 from ek.bfcl.typemap import (
     JAVA,
     JAVASCRIPT,
@@ -115,7 +116,7 @@ def check(
 
 
 def _relevance(category: str, *, has_calls: bool, detail: str) -> Verdict:
-    if "irrelevance" in category:
+    if expects_no_call(category):
         if has_calls:
             return _fail("irrelevance_error:decoder_success", "Valid syntax. Successfully decode AST when it should not.")
         return OK

@@ -13,6 +13,18 @@ from ek.calls import Step
 from ek.values import OMITTABLE, OneOf
 
 
+def expects_no_call(category: str | None) -> bool:
+    """Whether a BFCL category's right answer is to call nothing: ``irrelevance`` and ``live_irrelevance``.
+
+    BFCL ships no possible answers for them; its checker passes an entry iff no call decodes, which is
+    ek's gold ``[]`` (docs/bfcl.md). ``live_relevance`` is the opposite question (some call, any call).
+
+    >>> expects_no_call("irrelevance"), expects_no_call("live_irrelevance"), expects_no_call("live_relevance")
+    (True, True, False)
+    """
+    return category is not None and "irrelevance" in category
+
+
 def alternatives(options: Sequence[Any]) -> Any:
     """A BFCL alternatives list as one gold value.
 

@@ -27,7 +27,7 @@ from typing import Any, BinaryIO
 
 import attrs
 
-from ek.bfcl import gold_calls, read_possible_answers, read_questions
+from ek.bfcl import expects_no_call, gold_calls, read_possible_answers, read_questions
 from ek.bfcl.multiturn import category_of_id, ground_truth_turns, is_steps
 from ek.calls import Step
 from ek.goldjson import gold_from_json
@@ -416,6 +416,16 @@ def load_bfcl_functions(path: str | Path) -> dict[str, tuple[Mapping[str, Any], 
     return {q.id: q.functions for q in read_questions(path)}
 
 
+def load_bfcl_abstentions(path: str | Path) -> dict[str, GoldEntry]:
+    """Gold ``[]`` by id for the questions of BFCL's ``irrelevance`` categories, which have no possible answers."""
+    entries = {}
+    for question in read_questions(path):
+        category = category_of_id(question.id)
+        if expects_no_call(category):
+            entries[question.id] = GoldEntry((), category=category)
+    return entries
+
+
 def load_gold_file(path: str | Path) -> tuple[dict[Any, GoldEntry], list[LineError], LineCounts]:
     """Read a gold file (JSON lines with ``id`` and ``gold``, optional ``grammar``) into a dict by id.
 
@@ -464,6 +474,7 @@ __all__ = [
     "NotUnicodeError",
     "Turn",
     "iter_raw_lines",
+    "load_bfcl_abstentions",
     "load_bfcl_answers",
     "load_bfcl_functions",
     "load_gold_file",

@@ -36,6 +36,7 @@ from ek.corpus.reading import (
     LineError,
     Turn,
     iter_raw_lines,
+    load_bfcl_abstentions,
     load_bfcl_answers,
     load_bfcl_functions,
     load_gold_file,
@@ -94,9 +95,12 @@ class RunOptions:
         if self.gold_file:
             entries, errors, _ = load_gold_file(self.gold_file)
             return entries, errors
-        if self.bfcl_answers:
-            return load_bfcl_answers(self.bfcl_answers)
-        return None, []
+        entries, errors = load_bfcl_answers(self.bfcl_answers) if self.bfcl_answers else (None, [])
+        if self.bfcl_questions:  # irrelevance questions have no possible answer: their gold is []
+            abstentions = load_bfcl_abstentions(self.bfcl_questions)
+            if abstentions:
+                entries = {**abstentions, **(entries or {})}
+        return entries, errors
 
     def new_summary(self, floor: tuple[float, float, int] | None = None) -> Summary:
         return Summary(keep_worst=self.keep_worst, keep_details=self.keep_details, keep_ids=self.keep_ids,

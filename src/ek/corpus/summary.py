@@ -25,7 +25,7 @@ import attrs
 from ek.corpus.reading import LineError
 from ek.limits import ERROR_LINES_KEPT
 from ek.scorer.accounting import FN, FP, TP, Score, TallyKey
-from ek.scorer.turns import EpisodeScore
+from ek.scorer.turns import EpisodeScore, abstention
 
 
 @attrs.frozen
@@ -156,6 +156,8 @@ class Summary:
     first_failing: Counter[int] = attrs.Factory(Counter)
     #: category ("" for none) -> [tally, episodes, exact episodes]
     categories: dict[str, list[Any]] = attrs.Factory(dict)
+    #: abstention outcome of each turn (ek.scorer.turns.abstention) -> how many turns had it
+    abstention: Counter[str] = attrs.Factory(Counter)
     #: task -> [samples n, exact flags as bits in line order] (lines without a task are not counted)
     tasks: dict[Any, list[int]] = attrs.Factory(dict)
     #: per episode its task (with ``keep_ids``: ``ek compare`` pairs by task when tasks repeat)
@@ -209,6 +211,9 @@ class Summary:
             slot[2] += t_fn
             slot[3] += ok
             slot[4] += 1
+            outcome = abstention(turn)
+            if outcome is not None:
+                self.abstention[outcome] += 1
         if episode.first_failing_turn is not None:
             self.first_failing[episode.first_failing_turn] += 1
         cat = self.categories.setdefault(category or "", [{}, 0, 0])
@@ -297,6 +302,7 @@ class Summary:
         self.gold_warnings.extend(later.gold_warnings[: max(0, self.keep_errors - len(self.gold_warnings))])
         self.parse_failures += later.parse_failures
         self.grammars.update(later.grammars)
+        self.abstention.update(later.abstention)
         self.exact_rows.extend(later.exact_rows)
         self.exact_count += later.exact_count
         for index, theirs in later.per_turn.items():

@@ -18,6 +18,7 @@ from ek.atomicfile import write_json_atomic
 from ek.corpus.runner import RunOptions, RunResult
 from ek.corpus.summary import EpisodeDigest, reason_kinds, unit_counts_by_tool
 from ek.scorer.accounting import FN, FP, REASONS, TP, Score
+from ek.scorer.turns import ABSTENTION_OUTCOMES
 from ek.stats import Interval, mean_over_tasks, pass_at_k, pass_hat_k
 
 #: Version of the JSON layout below.
@@ -61,6 +62,13 @@ def _per_category(summary: Any) -> list[dict[str, Any]]:
         rows.append({"category": category or None, **_counts(score, score.unit_counts()),
                      "accuracy": _accuracy(score.episodes, exact)})
     return rows
+
+
+def _abstention(summary: Any) -> dict[str, int]:
+    """Turns by abstention outcome: gold ``[]`` answered right (``abstained``), with calls or unreadably;
+    gold with calls answered with no call at all (``missed_call``)."""
+    counts = {outcome: summary.abstention.get(outcome, 0) for outcome in ABSTENTION_OUTCOMES}
+    return {"no_call_expected": counts["abstained"] + counts["spurious_call"] + counts["unparseable"], **counts}
 
 
 def _repeats(summary: Any) -> dict[str, Any] | None:
@@ -136,6 +144,7 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
         "per_turn": _per_turn(summary),
         "first_failing_turn": [{"turn": t, "episodes": n} for t, n in sorted(summary.first_failing.items())],
         "per_category": _per_category(summary),
+        "abstention": _abstention(summary),
         "repeats": _repeats(summary),
         "per_tool": [{"tool": tool, **_counts(score, by_tool_units.get(tool, {}))}
                      for tool, score in total.by_tool().items()],

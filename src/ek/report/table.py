@@ -54,12 +54,26 @@ def _accuracy_text(acc: dict[str, Any]) -> str:
     return text
 
 
+def _abstention_rows(ab: dict[str, int] | None) -> list[str]:
+    """Abstention as its own rows, when some turn expected no call or some output made none wrongly."""
+    if not ab or not (ab["no_call_expected"] or ab["missed_call"]):
+        return []
+    return ["", "Abstention (turns; gold [] means calling nothing is right)", format_table(
+        ["outcome", "turns", "meaning"],
+        [["abstained", ab["abstained"], "gold [], no call: right"],
+         ["spurious_call", ab["spurious_call"], "gold [], but the model called"],
+         ["unparseable", ab["unparseable"], "gold [], output unreadable: not an abstention"],
+         ["missed_call", ab["missed_call"], "gold has calls, the model made none"]],
+        align="lrl")]
+
+
 def _episode_sections(report: dict[str, Any]) -> list[str]:
     """Episode accuracy, per turn (when some episode has more than one), per category, and repeated runs."""
     out: list[str] = []
     acc = report.get("accuracy")
     if acc and acc["value"] is not None:
         out.append(f"  episode accuracy {_accuracy_text(acc)}")
+    out.extend(_abstention_rows(report.get("abstention")))
     turns = report.get("per_turn") or []
     if len(turns) > 1:
         failing = {f["turn"]: f["episodes"] for f in report.get("first_failing_turn") or []}

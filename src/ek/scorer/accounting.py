@@ -36,6 +36,8 @@ REASONS: Mapping[str, str] = MappingProxyType(
         "wrong_tool": "call to a tool that gold never calls",
         "unknown_tool": "call to a tool the grammar does not declare",
         "missing_call": "gold call with no predicted call",
+        "spurious_call": "a call where gold wants none (gold is []: the model should have abstained)",
+        "missed_call": "gold call missed because the model made no call at all (it abstained wrongly)",
         "out_of_order": "right tool, but the pair breaks the order gold requires",
         "unparseable_output": "the model output could not be parsed; gold calls count as missed",
     }

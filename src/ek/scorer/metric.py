@@ -568,7 +568,7 @@ class ToolCallMetric:
                 reason = self._extra_reason(pred[i].name, ctx, gold_names)
                 units.extend(self._unmatched_units(pred[i], i, None, FP, reason, ctx))
         for j in ug:
-            reason = "unparseable_output" if parse_error else "missing_call"
+            reason = "unparseable_output" if parse_error else "missed_call" if not pred else "missing_call"
             if j in late_gold:
                 units.extend(self._unmatched_units(gold[j], None, j, FN, "out_of_order", ctx, late_gold[j]))
             else:
@@ -585,6 +585,8 @@ class ToolCallMetric:
     def _extra_reason(name: str, ctx: _Context, gold_names: set[str]) -> str:
         if not ctx.known(name):
             return "unknown_tool"
+        if not gold_names:
+            return "spurious_call"  # gold is []: calling nothing was right
         return "extra_call" if name in gold_names else "wrong_tool"
 
     def _pair_units(self, tool: str, i: int, j: int, ev: _PairEval, ctx: _Context) -> list[Unit]:

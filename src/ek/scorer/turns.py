@@ -23,13 +23,35 @@ from ek.scorer.accounting import FN, FP, Score, merge
 def is_exact(score: Score) -> bool:
     """No FP and no FN: neither weight (exact sums) nor any unit, so a zero-weight mistake still counts.
 
+    An output that could not be parsed is never exact, even where gold is ``[]`` (it has no unit to count):
+    garbage is not an abstention, the same verdict as ``assert_calls`` and the reward functions give.
+
     >>> is_exact(Score(tp=2)), is_exact(Score(tp=2, fn=1)), is_exact(Score())
     (True, False, True)
     """
     _tp, fp, fn = score.exact_counts
-    if fp or fn:
+    if fp or fn or (score.explanation is not None and score.explanation.parse_error):
         return False
     return not any(n for (kind, _tool, _reason), (_w, n) in score.tally.items() if kind in (FP, FN))
+
+
+#: What :func:`abstention` can say about one turn, in report order.
+ABSTENTION_OUTCOMES = ("abstained", "spurious_call", "unparseable", "missed_call")
+
+
+def abstention(score: Score) -> str | None:
+    """A turn's abstention outcome: gold ``[]`` answered with no call (``abstained``, right), with calls
+    (``spurious_call``) or with an unreadable output (``unparseable``); gold with calls answered with no call
+    at all (``missed_call``); ``None`` for a turn where both sides hold calls (or no explanation is kept).
+    """
+    explanation = score.explanation
+    if explanation is None:
+        return None
+    if not explanation.gold:
+        return "unparseable" if explanation.parse_error else "spurious_call" if explanation.pred else "abstained"
+    if not explanation.pred and not explanation.parse_error:
+        return "missed_call"
+    return None
 
 
 def _sum_turns(episode: EpisodeScore) -> Score:
