@@ -152,7 +152,11 @@ def _plain_text(raw: str, fmt: str, limits: Limits) -> list[Step]:
     text = strip_fence(raw)
     if fmt == "python":
         return _python(text, raw, limits)
-    if fmt == "bfcl" and text and (text[0] not in "[{" or _python_list(text)):
+    if fmt == "bfcl" and not text:
+        return []  # BFCL's empty answer: no call
+    if fmt == "bfcl" and (text[0] not in "[{" or _python_list(text)):
+        if text[0] not in "[{" and _CALL_SYNTAX.search(text) is None:
+            return []  # prose: BFCL's answer to an irrelevant question (its decoder finds no call)
         return _python(text, raw, limits)  # BFCL's own decoder reads Python call text too
     if fmt != "auto":
         return from_object(json_text.loads(text, limits, fmt), fmt, limits)
