@@ -535,6 +535,19 @@ class ToolCallMetric:
             return self._ctx
         return _Context(self.canonicalizer, resolved, self.validate, source=grammar)
 
+    def read(self, output: Any, *, grammar: Any = None, format: str | None = None) -> tuple[Step, ...]:
+        """The calls in raw ``output``, read as this metric scores it: in ``format`` (default the metric's),
+        with the grammar's declared argument types as the hint for formats that write values as bare text.
+
+        Raises :class:`ek.ParseError`. ``assert_calls`` and the rewards read outputs through here, so a
+        format behaves the same everywhere.
+        """
+        return self._read(output, self._context(grammar), format)
+
+    def _read(self, output: Any, ctx: _Context, format: str | None) -> tuple[Step, ...]:
+        return tuple(parse_calls(bytes(output) if isinstance(output, bytearray) else output,
+                                 format or self.format, types=ctx.arg_type))
+
     def __call__(self, pred: Any, gold: Any, *, grammar: Any = None, format: str | None = None) -> Score:
         """Score ``pred`` (raw output in ``format``, default the metric's; or calls) against ``gold``."""
         ctx = self._context(grammar)
@@ -542,8 +555,7 @@ class ToolCallMetric:
         parse_error = None
         if isinstance(pred, (str, bytes, bytearray, Mapping)) or _is_decoded_output(pred):
             try:
-                p_steps = tuple(parse_calls(bytes(pred) if isinstance(pred, bytearray) else pred,
-                                            format or self.format, types=ctx.arg_type))
+                p_steps = self._read(pred, ctx, format)
             except ParseError as exc:
                 p_steps, parse_error = (), str(exc)
         else:
