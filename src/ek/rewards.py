@@ -28,32 +28,42 @@ from ek.scorer.metric import ToolCallMetric
 RewardFunction = Callable[..., list[float | None]]
 
 
-def text_calls(text: str) -> list[Step]:
-    """The calls in generated text, as chat models write it: :func:`ek.parse_calls` in ``auto`` format.
+#: How a completion's raw pieces are read: ``(output, format) -> calls`` (the reward passes its metric's).
+Reader = Callable[[Any, str], Sequence[Step]]
 
-    That skips a leading ``<think>...</think>``, reads ``<tool_call>`` blocks
-    (Hermes/Qwen templates) and ignores the prose around them, or else reads
-    the text as Python calls or JSON. Raises :class:`ParseError`.
+
+def _parse(output: Any, format: str) -> Sequence[Step]:
+    return parse_calls(output, format)
+
+
+def text_calls(text: str, format: str = "auto") -> list[Step]:
+    """The calls in generated text, as chat models write it: :func:`ek.parse_calls` in ``format``.
+
+    In ``auto`` that skips a leading ``<think>...</think>``, reads ``<tool_call>``
+    blocks (Hermes/Qwen templates) and the other native formats by their markers,
+    ignoring the prose around them, or else reads the text as Python calls or
+    JSON. Raises :class:`ParseError`.
 
     >>> text_calls('<think>weather, then</think> <tool_call>{"name": "f", "arguments": {"x": 1}}</tool_call>')
     [Step(name='f', args={'x': 1})]
     """
-    return parse_calls(text)
+    return parse_calls(text, format)
 
 
-def _content_calls(content: Any) -> list[Step]:
+def _content_calls(content: Any, format: str, read: Reader) -> list[Step]:
     """Calls in a message's ``content``: text, Anthropic blocks with ``tool_use``, or text-only blocks."""
     if isinstance(content, list) and content and all(
             isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str) for b in content):
-        return parse_calls("\n".join(b["text"] for b in content))  # TRL's block-style (multimodal) messages
-    return parse_calls(content)
+        return list(read("\n".join(b["text"] for b in content), format))  # TRL's block-style (multimodal) messages
+    return list(read(content, format))
 
 
-def completion_calls(completion: Any) -> list[Step]:
+def completion_calls(completion: Any, format: str = "auto") -> list[Step]:
     """The calls in one completion: text, one chat message, or a list of chat messages (assistant turns only).
 
-    A message's ``tool_calls`` are read when present, else its ``content``
-    (call text as in :func:`text_calls`, text blocks, or Anthropic-style
+    A message's ``tool_calls`` are read when present (they are already
+    structured, so always by their shape), else its ``content`` (call text in
+    ``format`` as in :func:`text_calls`, text blocks, or Anthropic-style
     ``tool_use`` blocks). A Responses API ``{"output": [...]}`` is read by its
     ``function_call`` items. Raises :class:`ParseError`.
 
@@ -61,9 +71,13 @@ def completion_calls(completion: Any) -> list[Step]:
     ...                    "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": {"x": 1}}}]}])
     [Step(name='f', args={'x': 1})]
     """
+    return _completion_calls(completion, format, _parse)
+
+
+def _completion_calls(completion: Any, format: str, read: Reader) -> list[Step]:
     responses = isinstance(completion, Mapping) and "output" in completion and "role" not in completion
     if isinstance(completion, str | bytes) or responses:
-        return parse_calls(completion)  # text, or a Responses API response
+        return list(read(completion, format))  # text, or a Responses API response
     if not isinstance(completion, (Mapping, list, tuple)):
         raise ParseError(f"expected text or chat messages, got {type(completion).__name__}")
     messages = [completion] if isinstance(completion, Mapping) else list(completion)
@@ -74,9 +88,9 @@ def completion_calls(completion: Any) -> list[Step]:
         if message.get("role", "assistant") != "assistant":
             continue
         if message.get("tool_calls"):
-            calls.extend(parse_calls({"role": "assistant", "tool_calls": message["tool_calls"]}))
+            calls.extend(read({"role": "assistant", "tool_calls": message["tool_calls"]}, "auto"))
         elif message.get("content"):
-            calls.extend(_content_calls(message["content"]))
+            calls.extend(_content_calls(message["content"], format, read))
     return calls
 
 
@@ -99,7 +113,7 @@ def _gold(value: Any, index: int) -> list[Step] | None:
 
 def make_tool_call_reward(level: str = "call", grammar: Any = None, gold_column: str = "gold_calls", *,
                           canonicalizer: str | None = None, optimal: bool = False,
-                          unparseable: float = 0.0, order: str = "gold") -> RewardFunction:
+                          unparseable: float = 0.0, order: str = "gold", format: str = "auto") -> RewardFunction:
     """A GRPO reward function: cost-weighted F1 of each completion's calls against the row's gold calls.
 
     ``level="arg"`` gives partial credit per argument (a denser signal);
@@ -107,9 +121,15 @@ def make_tool_call_reward(level: str = "call", grammar: Any = None, gold_column:
     A completion whose output cannot be parsed gets ``unparseable`` (so
     garbage never earns the 1.0 of "no call expected, none made"). A row whose
     gold is ``None`` gets ``None`` (TRL skips it for this reward). ``order``: ``any``, ``strict`` or ``gold``
-    (default: the gold calls' ``"after"`` constraints), as in ``ek score --order``.
+    (default: the gold calls' ``"after"`` constraints), as in ``ek score --order``. ``format`` names how
+    the completions write calls (any registered format, as in ``ek score --format``); they are read by the
+    metric, so a grammar's declared argument types type bare-text values (``qwen3-coder``) here too.
     """
-    metric = ToolCallMetric(level, grammar=grammar, canonicalizer=canonicalizer, optimal=optimal, order=order)
+    metric = ToolCallMetric(level, grammar=grammar, canonicalizer=canonicalizer, optimal=optimal, order=order,
+                            format=format)
+
+    def read(output: Any, fmt: str) -> Sequence[Step]:
+        return metric.read(output, format=fmt)
 
     def reward(completions: Sequence[Any], **kwargs: Any) -> list[float | None]:
         if gold_column not in kwargs:
@@ -126,7 +146,7 @@ def make_tool_call_reward(level: str = "call", grammar: Any = None, gold_column:
                 rewards.append(None)
                 continue
             try:
-                calls = completion_calls(completion)
+                calls = _completion_calls(completion, format, read)
             except ParseError:
                 rewards.append(unparseable)
                 continue

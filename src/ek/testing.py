@@ -25,7 +25,8 @@ def _num(x: float) -> str:
 
 
 def assert_calls(pred: Any, gold: Any, grammar: Any = None, level: str = "call", *,
-                 canonicalizer: str | None = None, optimal: bool = False, order: str = "gold") -> Score:
+                 canonicalizer: str | None = None, optimal: bool = False, order: str = "gold",
+                 format: str = "auto") -> Score:
     """Assert that predicted calls match gold calls exactly (no FP, no FN, output parsed); return the score.
 
     ``pred`` is raw model output, anything :func:`ek.parse_calls` reads (Python
@@ -35,10 +36,12 @@ def assert_calls(pred: Any, gold: Any, grammar: Any = None, level: str = "call",
     ``grammar`` (schema path, generated module or GraphGrammar) brings weights,
     compare policies, defaults and validation. ``order`` (``any``, ``strict`` or ``gold``: the ``after``
     constraints of :class:`~ek.calls.GoldCall` entries) fails calls made in the wrong order (``out_of_order``).
+    ``format`` names how ``pred`` is written (any :func:`ek.parsing.format_names` entry, including formats
+    added with :func:`ek.parsing.register_format`), read exactly as :class:`~ek.ToolCallMetric` reads it.
     """
     __tracebackhide__ = True  # pytest shows the caller's line, not this helper's
     metric = ToolCallMetric(level, grammar=grammar, canonicalizer=canonicalizer, optimal=optimal,
-                            order=order)
+                            order=order, format=format)
     score = metric(pred, gold)
     explanation = score.explanation
     assert explanation is not None

@@ -88,3 +88,41 @@ def test_rewards_read_prefilled_thoughts_and_responses_wrappers_like_parse_calls
                             {"type": "function_call", "name": "get_weather", "arguments": '{"location": "Paris"}'},
                             {"type": "function_call", "name": "search", "arguments": '{"q": "cats"}'}]}
     assert _trl_call(tool_call_reward, [prefilled, responses], gold_calls=[GOLD] * 2) == [1.0, 1.0]
+
+
+@pytest.fixture
+def pipes_format():
+    """A team's own format, registered for the test: one ``tool|query`` call per line."""
+    from ek.parsing import register_format, unregister_format
+
+    def pipes(text: str) -> list[tuple[str, dict[str, str]]]:
+        return [(name, {"q": arg}) for name, arg in (line.split("|", 1) for line in text.splitlines())]
+
+    register_format("test-pipes", pipes)
+    yield "test-pipes"
+    unregister_format("test-pipes")
+
+
+def test_rewards_read_a_registered_format(pipes_format: str) -> None:
+    gold = json.dumps([{"name": "search", "arguments": {"q": "cats"}}])
+    completions = ["search|cats", "search|dogs", [{"role": "assistant", "content": "search|cats"}],
+                   'search(q="cats")']  # the last is Python, but this reward reads pipes: no '|', unparseable
+    reward = make_tool_call_reward(format=pipes_format, unparseable=-1.0)
+    assert _trl_call(reward, completions, gold_calls=[gold] * 4) == [1.0, 0.0, 1.0, -1.0]
+    assert [s.args for s in completion_calls("search|cats", format=pipes_format)] == [{"q": "cats"}]
+
+
+def test_rewards_explicit_format_and_grammar_types() -> None:
+    from ekcli import SCHEMAS
+
+    qwen = ("<tool_call>\n<function=book_flight>\n<parameter=flight_id>\n123\n</parameter>\n"
+            "<parameter=passenger_names>\n[\"Ann\"]\n</parameter>\n</function>\n</tool_call>")
+    gold = json.dumps([{"name": "book_flight", "arguments": {"flight_id": "123", "passenger_names": ["Ann"]}}])
+    typed = make_tool_call_reward(format="qwen3-coder", grammar=SCHEMAS / "travel-v2.ek")
+    untyped = make_tool_call_reward(format="qwen3-coder")
+    assert _trl_call(typed, [qwen], gold_calls=[gold]) == [1.0]  # flight_id is a str in the grammar
+    assert _trl_call(untyped, [qwen], gold_calls=[gold]) == [0.0]  # without it, bare 123 is a number
+    python_only = make_tool_call_reward(format="python", unparseable=-1.0)
+    assert _trl_call(python_only, ['[TOOL_CALLS]f[ARGS]{}'], gold_calls=["[]"]) == [-1.0]
+    with pytest.raises(ValueError, match="unknown format"):
+        make_tool_call_reward(format="nope")

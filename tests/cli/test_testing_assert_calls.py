@@ -66,3 +66,43 @@ def test_testing_assert_calls_says_where_a_chat_block_breaks() -> None:
     text = 'Sure.\n<tool_call>\n{"name": "get_weather", "arguments": {"location": "Paris"}}\n</tool_call>\n<tool_call>'
     with pytest.raises(AssertionError, match=r"line 5, column 1: a <tool_call> block is not closed"):
         assert_calls(text, [("get_weather", {"location": "Paris"})])
+
+
+@pytest.fixture
+def pipes_format():
+    """A team's own format, registered for the test: one ``tool|query`` call per line."""
+    from ek.parsing import register_format, unregister_format
+
+    def pipes(text: str) -> list[tuple[str, dict[str, str]]]:
+        return [(name, {"q": arg}) for name, arg in (line.split("|", 1) for line in text.splitlines())]
+
+    register_format("test-pipes", pipes)
+    yield "test-pipes"
+    unregister_format("test-pipes")
+
+
+def test_testing_assert_calls_reads_a_registered_format(pipes_format: str) -> None:
+    assert assert_calls("search|cats\nsearch|dogs", [("search", {"q": "dogs"}), ("search", {"q": "cats"})],
+                        format=pipes_format).f1 == 1.0
+    with pytest.raises(AssertionError, match='q: wrong_value  expected "cats", got "cows"'):
+        assert_calls("search|cows", [("search", {"q": "cats"})], format=pipes_format)
+    with pytest.raises(AssertionError, match="missing_call"):
+        assert_calls("search|cats", [("search", {"q": "cats"})])  # auto does not pick it (no detect): prose
+
+
+def test_testing_assert_calls_explicit_format_and_unknown_name() -> None:
+    mistral = '[TOOL_CALLS]search[ARGS]{"q": "cats"}'
+    assert_calls(mistral, [("search", {"q": "cats"})], format="mistral")
+    with pytest.raises(AssertionError, match="output could not be parsed: python"):
+        assert_calls(mistral, [("search", {"q": "cats"})], format="python")
+    with pytest.raises(ValueError, match="unknown format 'nope'"):
+        assert_calls(mistral, [], format="nope")
+
+
+def test_testing_assert_calls_types_bare_text_values_by_the_grammar() -> None:
+    qwen = ("<tool_call>\n<function=book_flight>\n<parameter=flight_id>\n123\n</parameter>\n"
+            "<parameter=passenger_names>\n[\"Ann\"]\n</parameter>\n</function>\n</tool_call>")
+    gold = [("book_flight", {"flight_id": "123", "passenger_names": ["Ann"]})]
+    assert_calls(qwen, gold, grammar=SCHEMAS / "travel-v2.ek", format="qwen3-coder")  # flight_id: str
+    with pytest.raises(AssertionError, match="flight_id"):
+        assert_calls(qwen, gold, format="qwen3-coder")  # no grammar: bare 123 reads as a number

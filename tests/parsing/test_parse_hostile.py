@@ -225,3 +225,111 @@ def test_decoded_integers_past_the_text_limit_are_refused_as_in_text() -> None:
         parse_calls([{"f": {"x": [1, 10**5000]}}], "bfcl")
     assert info.value.position == "$[0]['f'].x[1]" and "4300 digits" in info.value.reason
     assert parse_calls([{"f": {"x": 10**4299}}], "bfcl") == [Step("f", {"x": 10**4299})]
+
+
+# --------------------------------------------------------------------------- every registered format
+
+import subprocess  # noqa: E402
+import textwrap  # noqa: E402
+
+from ek.parsing import format_names  # noqa: E402
+from ek.parsing import native  # noqa: E402
+
+#: Each format's own markers: what its reader searches for, repeated 100k times below.
+MARKERS = {
+    "auto": ["<tool_call>", "<think>", "```json\n", '{"name": "f", '],
+    "python": ["f(", "[f(x=1), "],
+    "openai": ['{"tool_calls": [', '{"type": "function", "function": '],
+    "anthropic": ['{"type": "tool_use", "name": "f", "input": '],
+    "json": ['{"name": "f", "arguments": '],
+    "bfcl": ['[{"f": ', "f(x="],
+    "hermes": ["<tool_call>", "</tool_call>", "<think>"],
+    "llama3": [native.PYTHON_TAG, native.PYTHON_START, native.LLAMA_ENDS[0], '{"name": "f", "parameters": '],
+    "mistral": [native.TOOL_CALLS, native.ARGS, native.CALL_ID, f"{native.TOOL_CALLS}f"],
+    "qwen3-coder": ["<tool_call>", native.FUNCTION_OPEN, native.PARAMETER_OPEN, native.PARAMETER_CLOSE],
+    "deepseek": [native.DS_CALLS_BEGIN, native.DS_CALL_BEGIN, native.DS_SEP, f"{native.DS_CALL_BEGIN}f{native.DS_SEP}"],
+    "granite": [native.GRANITE_TAG, "<tool_call>["],
+    "phi4": ["functools", "functools["],
+    "gemini": ['{"functionCall": {"name": "f", "args": '],
+    "bedrock": ['{"toolUse": {"name": "f", "input": '],
+    "langchain": ['{"type": "ai", "tool_calls": ['],
+    "ollama": ['{"message": {"tool_calls": ['],
+}
+HUGE_INT = "9" * 5000  # past Python's int-string conversion limit (4300 digits)
+
+
+def _wrapped(fmt: str, inner: str) -> str:
+    """``inner`` (JSON arguments) inside one call as format ``fmt`` writes it."""
+    call = '{"name": "f", "arguments": {"x": %s}}' % inner
+    return {"python": f"f(x={inner})", "bfcl": '[{"f": {"x": %s}}]' % inner,
+            "hermes": f"<tool_call>{call}</tool_call>", "llama3": f"{native.PYTHON_TAG}{call}",
+            "mistral": f"{native.TOOL_CALLS}f{native.ARGS}" + '{"x": %s}' % inner,
+            "qwen3-coder": f"<tool_call>\n<function=f>\n<parameter=x>\n{inner}\n</parameter>\n</function>\n</tool_call>",
+            "deepseek": f"{native.DS_CALL_BEGIN}f{native.DS_SEP}" + '{"x": %s}' % inner + native.DS_CALL_END,
+            "granite": f"{native.GRANITE_TAG}[{call}]", "phi4": f"functools[{call}]"}.get(fmt, call)
+
+
+def _decided(text: str, fmt: str, **limits: int) -> object:
+    """A result or a ParseError; any other exception fails the test."""
+    try:
+        return parse_calls(text, fmt, **limits)
+    except ParseError as error:
+        return error
+
+
+def test_every_registered_format_has_hostile_markers() -> None:
+    assert set(format_names()) <= set(MARKERS), "add the new format's markers to MARKERS"
+
+
+@pytest.mark.parametrize("fmt", format_names())
+def test_hostile_outputs_in_every_format_are_decided(fmt: str) -> None:
+    over = _wrapped(fmt, '"' + "a" * 2000 + '"')
+    error = _decided(over, fmt, max_size=1000)
+    assert isinstance(error, ParseError) and "max_size" in error.reason
+    for opener in ("[", "{", "("):
+        deep = _wrapped(fmt, opener * DEEP)
+        outcome = _decided(deep, fmt)
+        if isinstance(outcome, list):  # qwen3-coder: a parameter's bare text is text, never nested
+            assert fmt == "qwen3-coder" and outcome == [Step("f", {"x": opener * DEEP})]
+        else:
+            assert isinstance(outcome, ParseError) and "nesting deeper" in outcome.reason, (opener, outcome)
+    huge = _decided(_wrapped(fmt, HUGE_INT), fmt)
+    assert isinstance(huge, ParseError) or huge == [Step("f", {"x": HUGE_INT})], huge  # qwen3-coder keeps text
+    for marker in MARKERS[fmt]:
+        outcome = _decided(marker * 1000, fmt)
+        assert isinstance(outcome, ParseError | list), (marker, outcome)
+
+
+_HEAVY = textwrap.dedent('''
+    import sys
+    from ek.parsing import ParseError, parse_calls
+    fmt, markers = sys.argv[1], sys.argv[2:]
+    big = 1_000_000
+    texts = [
+        ("unterminated JSON string", '{"name": "f", "arguments": {"x": "' + "a" * (big - 40)),
+        ("unterminated Python string", 'f(x="' + "a" * (big - 10)),
+        ("unclosed block", "<tool_call>" + "a" * (big - 20)),
+        ("unclosed think", "<think>" + "a" * (big - 20)),
+        ("unclosed fence", "```json\\n" + "a" * (big - 20)),
+        *((f"marker {m!r} x100k", m * 100_000) for m in markers),
+    ]
+    for label, text in texts:
+        try:
+            parse_calls(text, fmt, max_size=max(len(text), 1))
+            print(label, "result")
+        except ParseError as error:
+            print(label, "ParseError cut_short" if error.cut_short else "ParseError")
+''')
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", format_names())
+def test_heavy_hostile_outputs_in_every_format_finish_in_bounded_time(fmt: str) -> None:
+    """1 MB unterminated strings and blocks, and the format's markers 100k times (size limit raised so the
+    reader really scans them): each a result or a ParseError, the whole set within the timeout."""
+    done = subprocess.run([sys.executable, "-c", _HEAVY, fmt, *MARKERS[fmt]], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert len(lines) == 5 + len(MARKERS[fmt]), done.stdout
+    assert all(line.endswith(("result", "ParseError", "cut_short")) for line in lines), done.stdout

@@ -173,7 +173,8 @@ def _plain_text(raw: str, fmt: str, limits: Limits) -> list[Step]:
             return _python(text, raw, limits)
         except ParseError as python_error:
             raise ParseError(
-                f"neither JSON ({_short(json_error)}) nor Python calls ({_short(python_error)})", None, "auto"
+                f"neither JSON ({_short(json_error)}) nor Python calls ({_short(python_error)})", None, "auto",
+                cut_short=json_error.cut_short or python_error.cut_short,
             ) from None
     return from_object(decoded, "auto", limits)
 
@@ -290,7 +291,7 @@ def _native_auto(raw: str, start: int, name: str, reading: Reading) -> list[Step
     except ParseError as error:
         if not start:
             raise
-        raise ParseError(error.reason, chat_text.shift(error.position, raw, start), error.format) from None
+        raise error.moved(chat_text.shift(error.position, raw, start), error.format) from None
 
 
 def _shifted_plain(raw: str, start: int, limits: Limits) -> list[Step]:
@@ -299,7 +300,7 @@ def _shifted_plain(raw: str, start: int, limits: Limits) -> list[Step]:
     except ParseError as error:
         if not start:
             raise
-        raise ParseError(error.reason, chat_text.shift(error.position, raw, start), error.format) from None
+        raise error.moved(chat_text.shift(error.position, raw, start), error.format) from None
 
 
 #: What ``auto`` tries on text with no format's marker, named in its error.
@@ -334,7 +335,7 @@ def _auto_plain(raw: str, limits: Limits) -> list[Step]:
             try:
                 steps.extend(from_object(value, "auto", limits))
             except ParseError as error:
-                raise ParseError(error.reason, prose.where(raw, begin, error.position), "auto") from None
+                raise error.moved(prose.where(raw, begin, error.position), "auto") from None
         return steps
     found = _CALL_SYNTAX.search(raw)
     if found is None:
@@ -360,7 +361,7 @@ def _block_at(raw: str, begin: int, end: int, limits: Limits) -> list[Step]:
     try:
         return _plain_text(inner, "auto", limits)
     except ParseError as error:
-        raise ParseError(error.reason, chat_text.shift(error.position, raw, begin + lead), "auto") from None
+        raise error.moved(chat_text.shift(error.position, raw, begin + lead), "auto") from None
 
 
 # --------------------------------------------------------------------------- decoded objects
@@ -530,7 +531,7 @@ def _text_reader(name: str, read: Any) -> Any:
         try:
             return read(inner, reading.limits, reading.types, name)
         except ParseError as error:
-            raise ParseError(error.reason, chat_text.shift(error.position, text, offset), error.format) from None
+            raise error.moved(chat_text.shift(error.position, text, offset), error.format) from None
 
     return reader
 

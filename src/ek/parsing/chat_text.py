@@ -39,7 +39,7 @@ def after_think(text: str, fmt: str) -> int:
         end = text.find(THINK_CLOSE, start + len(THINK_OPEN))
         if end == -1:
             raise ParseError("a <think> block is not closed by </think> (output cut short?)", line_col(text, start),
-                             fmt)
+                             fmt, cut_short=True)
         return end + len(THINK_CLOSE)
     close = text.find(THINK_CLOSE)
     if close != -1 and text.find(THINK_OPEN, 0, close) == -1:
@@ -76,7 +76,7 @@ def blocks(text: str, start: int, fmt: str) -> list[tuple[int, int]]:
                              line_col(text, inner), fmt)
         if end == -1:
             raise ParseError("a <tool_call> block is not closed by </tool_call> (output cut short?)",
-                             line_col(text, opening), fmt)
+                             line_col(text, opening), fmt, cut_short=True)
         spans.append((begin, end))
         pos = end + len(CALL_CLOSE)
 
@@ -110,7 +110,7 @@ def read_blocks(text: str, start: int, fmt: str, read: Callable[[str], list[Step
         try:
             steps.extend(read(content))
         except ParseError as error:
-            raise ParseError(error.reason, shift(error.position, text, offset, number), fmt) from None
+            raise error.moved(shift(error.position, text, offset, number), fmt) from None
     return steps
 
 

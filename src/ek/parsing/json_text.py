@@ -62,7 +62,7 @@ def loads(text: str, limits: Limits, fmt: str = "json", path: str | None = None)
         if path is None:
             raise
         inner = f" (line {exc.position[0]}, column {exc.position[1]})" if isinstance(exc.position, tuple) else ""
-        raise ParseError(exc.reason, f"{path}{inner}", fmt) from None
+        raise exc.moved(f"{path}{inner}", fmt) from None
     try:
         return _DECODER.decode(text)
     except _Rejected as exc:
@@ -72,11 +72,28 @@ def loads(text: str, limits: Limits, fmt: str = "json", path: str | None = None)
         raise ParseError(str(exc), found or path, fmt) from None
     except json.JSONDecodeError as exc:
         where = f"{path} (line {exc.lineno}, column {exc.colno})" if path else (exc.lineno, exc.colno)
+        if ends_inside(text, exc):
+            raise ParseError(f"invalid JSON: {exc.msg} (the output ends inside this JSON value: cut short?)",
+                             where, fmt, cut_short=True) from None
         raise ParseError(f"invalid JSON: {exc.msg}", where, fmt) from None
     except ValueError as exc:  # int-string conversion limit on huge integers
         raise ParseError(long_int_reason(exc), path, fmt) from None
     except RecursionError:  # unreachable after check_text; kept so it can never escape
         raise ParseError("JSON nests too deeply", path, fmt) from None
+
+
+def ends_inside(text: str, error: json.JSONDecodeError) -> bool:
+    """Whether the decoder stopped because ``text`` ended inside a value (a string, array or object left
+    open), not at a wrong character: the mark of a completion cut short by ``max_tokens``."""
+    if error.msg.startswith("Unterminated string"):
+        return True
+    tail = text[error.pos:].rstrip()
+    # nothing left, or only the start of a number (``3.``, ``1e``) or of a literal (``tru``, ``nul``)
+    return not tail or all(c in _NUMBER_CHARS for c in tail) or any(w.startswith(tail) for w in _LITERALS)
+
+
+_NUMBER_CHARS = frozenset("0123456789.eE+-")
+_LITERALS = ("true", "false", "null")
 
 
 _JSON_TOKENS = re.compile(r'"(?:[^"\\]++|\\.)*+"|[{}\[\]:,]')
@@ -131,9 +148,9 @@ def decode_at(text: str, start: int, limits: Limits, fmt: str) -> tuple[Any, int
     except _Rejected as exc:
         raise ParseError(str(exc), line_col(text, pos), fmt) from None
     except json.JSONDecodeError as exc:
-        if (exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")) and pos < len(text):
+        if ends_inside(text, exc):
             raise ParseError("the output ends inside this JSON value (cut short, e.g. by max_tokens?)",
-                             line_col(text, pos), fmt) from None
+                             line_col(text, pos), fmt, cut_short=True) from None
         raise ParseError(f"invalid JSON: {exc.msg}", line_col(text, exc.pos), fmt) from None
     except ValueError as exc:
         raise ParseError(long_int_reason(exc), line_col(text, pos), fmt) from None

@@ -121,7 +121,7 @@ def _shifted(read: Callable[[str], list[Step]], text: str, begin: int, end: int,
     try:
         return read(inner.strip())
     except ParseError as error:
-        raise ParseError(error.reason, chat_text.shift(error.position, text, begin + lead), fmt) from None
+        raise error.moved(chat_text.shift(error.position, text, begin + lead), fmt) from None
 
 
 # --------------------------------------------------------------------------- mistral
@@ -147,7 +147,8 @@ def read_mistral(text: str, limits: Limits, types: TypeHint | None = None, fmt: 
     while pos != -1:
         pos = _skip_space(body, pos + len(TOOL_CALLS))
         if pos >= len(body):
-            raise ParseError("[TOOL_CALLS] with nothing after it (cut short?)", line_col(body, pos), fmt)
+            raise ParseError("[TOOL_CALLS] with nothing after it (cut short?)", line_col(body, pos), fmt,
+                             cut_short=True)
         if body[pos] in "[{":
             value, end = json_text.decode_at(body, pos, limits, fmt)
             steps.extend(calls_from_json(value, body, pos, limits, fmt))
@@ -170,11 +171,15 @@ def _mistral_compact(text: str, pos: int, limits: Limits, fmt: str) -> tuple[Ste
     id_at = text.find(CALL_ID, pos, len(text) if args_at == -1 else args_at)
     name_end = min(i for i in (brace, args_at, id_at, len(text)) if i != -1)
     name = text[pos:name_end].strip()
+    if brace == -1 and args_at == -1 and id_at == -1 and not any(c in name for c in " \t\r\n{}\"'"):
+        raise ParseError(f"the output ends after the tool name {name!r}, before its arguments (cut short?)",
+                         line_col(text, pos), fmt, cut_short=True)  # also inside [ARGS] itself: ``f[AR``
     if not name or any(c in name for c in " \t\r\n[]{}\"'"):
         raise ParseError("expected a tool name then [ARGS] and a JSON object of arguments",
                          line_col(text, pos), fmt)
     if brace == -1:
-        raise ParseError(f"no JSON arguments after the tool name {name!r} (cut short?)", line_col(text, pos), fmt)
+        raise ParseError(f"no JSON arguments after the tool name {name!r} (cut short?)", line_col(text, pos), fmt,
+                         cut_short=True)
     args_from = brace
     if args_at != -1:
         if text[args_at + len(ARGS): brace].strip():
@@ -186,7 +191,7 @@ def _mistral_compact(text: str, pos: int, limits: Limits, fmt: str) -> tuple[Ste
     try:
         return shapes.generic_call({"name": name, "arguments": value}, "$", limits, fmt), end
     except ParseError as error:
-        raise ParseError(error.reason, where(text, args_from, error.position), fmt) from None
+        raise error.moved(where(text, args_from, error.position), fmt) from None
 
 
 # --------------------------------------------------------------------------- deepseek
@@ -217,7 +222,7 @@ def read_deepseek(text: str, limits: Limits, types: TypeHint | None = None, fmt:
         if pos >= len(body):
             if begin != -1:
                 raise ParseError(f"the calls are not closed by {DS_CALLS_END} (output cut short?)",
-                                 line_col(body, begin), fmt)
+                                 line_col(body, begin), fmt, cut_short=True)
             return steps
         if not body.startswith(DS_CALL_BEGIN, pos):
             raise ParseError(f"expected {DS_CALL_BEGIN} or {DS_CALLS_END}", line_col(body, pos), fmt)
@@ -229,7 +234,8 @@ def _deepseek_call(text: str, start: int, limits: Limits, fmt: str) -> tuple[Ste
     head = start + len(DS_CALL_BEGIN)
     sep = text.find(DS_SEP, head)
     if sep == -1:
-        raise ParseError(f"a call without {DS_SEP} (output cut short?)", line_col(text, start), fmt)
+        raise ParseError(f"a call without {DS_SEP} (output cut short?)", line_col(text, start), fmt,
+                         cut_short=True)
     before = text[head:sep].strip()
     after = sep + len(DS_SEP)
     first = _skip_space(text, after)
@@ -245,8 +251,9 @@ def _deepseek_call(text: str, start: int, limits: Limits, fmt: str) -> tuple[Ste
         name = text[after:line_end].strip()
         pos = _skip_space(text, line_end)
         if not text.startswith("```", pos):
-            what = " (output cut short?)" if pos >= len(text) else ""
-            raise ParseError(f"expected a ```json fence holding the arguments{what}", line_col(text, pos), fmt)
+            what = " (output cut short?)" if "```".startswith(text[pos:].rstrip()) else ""
+            raise ParseError(f"expected a ```json fence holding the arguments{what}", line_col(text, pos), fmt,
+                             cut_short=bool(what))
         args_at = _line_end(text, pos)
         value, end = json_text.decode_at(text, args_at, limits, fmt)
         end = _skip_space(text, end)
@@ -256,14 +263,15 @@ def _deepseek_call(text: str, start: int, limits: Limits, fmt: str) -> tuple[Ste
     end = _skip_space(text, end)
     if not text.startswith(DS_CALL_END, end):
         what = "(output cut short?)" if end >= len(text) else ""
-        raise ParseError(f"expected {DS_CALL_END} after the arguments {what}".rstrip(), line_col(text, end), fmt)
+        raise ParseError(f"expected {DS_CALL_END} after the arguments {what}".rstrip(), line_col(text, end), fmt,
+                         cut_short=bool(what))
     if not isinstance(value, dict):
         raise ParseError(f"arguments must be a JSON object, got {shapes.json_kind(value)}",
                          line_col(text, args_at), fmt)
     try:
         step = shapes.generic_call({"name": name, "arguments": value}, "$", limits, fmt)
     except ParseError as error:
-        raise ParseError(error.reason, where(text, start, error.position), fmt) from None
+        raise error.moved(where(text, start, error.position), fmt) from None
     return step, end + len(DS_CALL_END)
 
 
@@ -320,7 +328,8 @@ def _tagged_list(text: str, pos: int, limits: Limits, fmt: str) -> list[Step]:
     """The JSON list (or one object) of calls after a tag; prose after it is allowed."""
     pos = _skip_space(text, pos)
     if pos >= len(text):
-        raise ParseError("a tool-call tag with nothing after it (cut short?)", line_col(text, pos), fmt)
+        raise ParseError("a tool-call tag with nothing after it (cut short?)", line_col(text, pos), fmt,
+                         cut_short=True)
     if text[pos] not in "[{":
         raise ParseError("expected a JSON list of calls after the tag", line_col(text, pos), fmt)
     value, _ = json_text.decode_at(text, pos, limits, fmt)
@@ -441,7 +450,7 @@ def typed_text(raw: str, kind: str | None, limits: Limits, fmt: str, where: tupl
     except ParseError as error:
         if error.reason.startswith("invalid JSON"):
             return raw
-        raise ParseError(error.reason, where, fmt) from None
+        raise error.moved(where, fmt) from None
 
 
 def render_xml_value(value: Any) -> str:

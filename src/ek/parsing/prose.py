@@ -38,11 +38,13 @@ def fenced_blocks(text: str, fmt: str) -> list[tuple[str, int, int]]:
     while pos != -1:
         line_end = text.find("\n", pos + 3)
         if line_end == -1:
-            raise ParseError("a ``` fence with no content (output cut short?)", line_col(text, pos), fmt)
+            raise ParseError("a ``` fence with no content (output cut short?)", line_col(text, pos), fmt,
+                             cut_short=True)
         info = text[pos + 3: line_end].strip().lower()
         close = text.find(FENCE, line_end)
         if close == -1:
-            raise ParseError("a ``` fence is not closed (output cut short?)", line_col(text, pos), fmt)
+            raise ParseError("a ``` fence is not closed (output cut short?)", line_col(text, pos), fmt,
+                             cut_short=True)
         blocks.append((info, line_end + 1, close))
         pos = text.find(FENCE, close + 3)
     return blocks
@@ -80,7 +82,7 @@ def json_objects(text: str, fmt: str, start: int = 0, end: int | None = None) ->
                     break
         if close == -1:
             raise ParseError("a JSON object starts here and is never closed (output cut short?)",
-                             line_col(text, pos), fmt)
+                             line_col(text, pos), fmt, cut_short=True)
         spans.append((pos, close))
         pos = text.find("{", close, stop)
     return spans
@@ -119,7 +121,7 @@ def calls_from_json(value: Any, text: str, start: int, limits: Limits, fmt: str)
         try:
             steps.append(shapes.generic_call(item, path, limits, fmt))
         except ParseError as error:
-            raise ParseError(error.reason, where(text, start, error.position), fmt) from None
+            raise error.moved(where(text, start, error.position), fmt) from None
     return steps
 
 

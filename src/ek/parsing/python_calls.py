@@ -83,6 +83,9 @@ def parse_python(text: str, limits: Limits) -> list[Step]:
                 steps.append(_call(elt))
         elif isinstance(value, ast.Call):
             steps.append(_call(value))
+        elif isinstance(value, (ast.Name, ast.Attribute)) and _at_end(text, value):
+            raise ParseError(f"the output ends after the tool name {ast.unparse(value)!r}, before its arguments "
+                             "(cut short?)", _pos(value), FORMAT, cut_short=True)
         else:
             raise _fail("expected a call like f(x=1) or a list of calls", value)
     return steps
@@ -128,6 +131,9 @@ def _parse(text: str) -> ast.Module:
             return ast.parse(text, filename="<model output>", mode="exec")
     except SyntaxError as exc:
         position = (exc.lineno or 1, exc.offset or 1)
+        if _ends_inside(text, exc):
+            raise ParseError(f"invalid Python: {exc.msg} (the output ends inside this call: cut short?)", position,
+                             FORMAT, cut_short=True) from None
         raise ParseError(f"invalid Python: {exc.msg}", position, FORMAT) from None
     except (RecursionError, MemoryError):
         # Chained operators (1+1+...+1, ------1, a.b.c...) nest without brackets;
@@ -135,6 +141,25 @@ def _parse(text: str) -> ast.Module:
         raise ParseError("expression nests too deeply for Python's parser", None, FORMAT) from None
     except ValueError as exc:  # e.g. null bytes in the source
         raise ParseError(f"invalid Python: {exc}", None, FORMAT) from None
+
+
+def _at_end(text: str, node: ast.expr) -> bool:
+    """Whether ``node`` ends where the text does (trailing whitespace aside)."""
+    lines = text.rstrip().split("\n")
+    return node.end_lineno == len(lines) and node.end_col_offset == len(lines[-1].encode("utf-8"))
+
+
+#: Python's words for a text that stops inside a bracket or a string (3.11-3.13).
+_UNFINISHED = ("was never closed", "unexpected EOF", "unterminated triple-quoted string")
+
+
+def _ends_inside(text: str, error: SyntaxError) -> bool:
+    """Whether ``ast.parse`` failed because ``text`` ended inside a call, a bracket or a string: an open
+    bracket never closed, or an unterminated string on the last line (one on an earlier line is garbled)."""
+    if any(words in error.msg for words in _UNFINISHED):
+        return True
+    last_line = text.rstrip().count("\n") + 1
+    return error.msg.startswith("unterminated string literal") and (error.lineno or 0) >= last_line
 
 
 def _call(node: ast.Call) -> Step:

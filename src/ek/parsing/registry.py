@@ -113,7 +113,7 @@ def _user_reader(name: str, parse: Callable[[Any], Iterable[Any]]) -> Callable[[
             calls = parse(output)
             items = list(calls) if calls is not None else []
         except ParseError as error:
-            raise ParseError(error.reason, error.position, name) from None
+            raise error.moved(error.position, name) from None
         except ValueError as error:
             raise ParseError(str(error) or type(error).__name__, None, name) from None
         return [_user_step(item, f"$[{i}]", reading.limits, name) for i, item in enumerate(items)]

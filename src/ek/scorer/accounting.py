@@ -153,6 +153,8 @@ class Explanation:
     unmatched_gold: tuple[int, ...]
     units: tuple[Unit, ...]
     parse_error: str | None = None
+    #: the output could not be parsed because it ends inside a call (``ParseError.cut_short``: ``max_tokens``)
+    cut_short: bool = False
     #: (pred, gold) pairs that agree on the tool but could not be kept without breaking the order; both
     #: indices are also in ``unmatched_pred``/``unmatched_gold`` (they count as FP and FN, ``out_of_order``)
     out_of_order: tuple[tuple[int, int], ...] = ()
@@ -189,6 +191,7 @@ class Explanation:
             "out_of_order": [{"pred": i, "gold": j} for i, j in self.out_of_order],
             "units": [u.to_dict() for u in self.units],
             "parse_error": self.parse_error,
+            "cut_short": self.cut_short,
         }
 
 

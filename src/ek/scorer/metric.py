@@ -480,6 +480,10 @@ def match_calls(
 # --------------------------------------------------------------------------- the metric
 
 
+#: The detail of an unparseable output's units when it ends inside a call.
+_CUT_SHORT = "output cut short inside a call (max_tokens?)"
+
+
 def _check_order(order: str) -> None:
     if order not in ORDERS:
         raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
@@ -535,23 +539,35 @@ class ToolCallMetric:
             return self._ctx
         return _Context(self.canonicalizer, resolved, self.validate, source=grammar)
 
+    def read(self, output: Any, *, grammar: Any = None, format: str | None = None) -> tuple[Step, ...]:
+        """The calls in raw ``output``, read as this metric scores it: in ``format`` (default the metric's),
+        with the grammar's declared argument types as the hint for formats that write values as bare text.
+
+        Raises :class:`ek.ParseError`. ``assert_calls`` and the rewards read outputs through here, so a
+        format behaves the same everywhere.
+        """
+        return self._read(output, self._context(grammar), format)
+
+    def _read(self, output: Any, ctx: _Context, format: str | None) -> tuple[Step, ...]:
+        return tuple(parse_calls(bytes(output) if isinstance(output, bytearray) else output,
+                                 format or self.format, types=ctx.arg_type))
+
     def __call__(self, pred: Any, gold: Any, *, grammar: Any = None, format: str | None = None) -> Score:
         """Score ``pred`` (raw output in ``format``, default the metric's; or calls) against ``gold``."""
         ctx = self._context(grammar)
         g_steps = coerce_calls(gold, "gold")
-        parse_error = None
+        parse_error, cut_short = None, False
         if isinstance(pred, (str, bytes, bytearray, Mapping)) or _is_decoded_output(pred):
             try:
-                p_steps = tuple(parse_calls(bytes(pred) if isinstance(pred, bytearray) else pred,
-                                            format or self.format, types=ctx.arg_type))
+                p_steps = self._read(pred, ctx, format)
             except ParseError as exc:
-                p_steps, parse_error = (), str(exc)
+                p_steps, parse_error, cut_short = (), str(exc), exc.cut_short
         else:
             p_steps = coerce_calls(pred, "pred")
-        return self._score(p_steps, g_steps, ctx, parse_error)
+        return self._score(p_steps, g_steps, ctx, parse_error, cut_short)
 
     def _score(self, pred: tuple[Step, ...], gold: tuple[Step, ...], ctx: _Context,
-               parse_error: str | None) -> Score:
+               parse_error: str | None, cut_short: bool = False) -> Score:
         with _depth_guard():
             invalid = [ctx.violations(s) for s in pred]
             pairs, up, ug, late = _align(pred, gold, ctx, self.optimal, invalid, self.order)
@@ -572,11 +588,13 @@ class ToolCallMetric:
             if j in late_gold:
                 units.extend(self._unmatched_units(gold[j], None, j, FN, "out_of_order", ctx, late_gold[j]))
             else:
-                units.extend(self._unmatched_units(gold[j], None, j, FN, reason, ctx))
+                units.extend(self._unmatched_units(gold[j], None, j, FN, reason, ctx,
+                                                   _CUT_SHORT if cut_short else ""))
         explanation = Explanation(
             pred=pred, gold=gold,
             pairs=tuple(PairExplanation(i, j, gold[j].name, ev.exact, ev.checks) for i, j, ev in pairs),
             unmatched_pred=tuple(up), unmatched_gold=tuple(ug), units=tuple(units), parse_error=parse_error,
+            cut_short=cut_short,
             out_of_order=tuple((x.pred_index, x.gold_index) for x in late),
         )
         return Score.from_units(units, explanation=explanation)

@@ -1,0 +1,111 @@
+"""``ParseError.cut_short``: a completion that stops inside a call (``max_tokens``) is told from a garbled one.
+
+Real completions (tests/data/formats/completions.jsonl) are cut at several points inside their first call;
+every cut must be a ParseError with ``cut_short`` set, in the completion's own format and in ``auto``.
+Garbled completions (complete, but wrong inside) must not be.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from ek.calls import Step
+from ek.parsing import ParseError, parse_calls, render
+from ek.scorer.metric import ToolCallMetric
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "formats" / "completions.jsonl"
+TEXT = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
+TEXT = [c for c in TEXT if isinstance(c["completion"], str) and c["calls"]]
+
+
+def _cuts(text: str, name: str) -> list[int]:
+    """Offsets inside the last call: from just after its name to just before the output's last closing
+    bracket or tag (three points spread over that span, plus both ends)."""
+    start = [m.end() for m in re.finditer(rf"(?<![\w.]){re.escape(name)}(?![\w.])", text)][-1]
+    end = max(text.rfind("}"), text.rfind(")"), text.rfind("]"), text.rfind("</tool_call>"))
+    assert end > start, text
+    return sorted({start, end, *(start + (end - start) * k // 4 for k in (1, 2, 3))})
+
+
+def _cut_cases() -> list[tuple[str, str, str]]:
+    cases = []
+    for n, case in enumerate(TEXT):
+        text, name = case["completion"], case["calls"][-1][0]
+        cases.extend((case["format"], text[:p], f"{case['format']}-{n}@{p}") for p in _cuts(text, name))
+    return cases
+
+
+CUTS = _cut_cases()
+
+
+@pytest.mark.parametrize(("fmt", "text", "label"), CUTS, ids=[c[2] for c in CUTS])
+def test_parse_cut_short_real_completion_cut_inside_its_call(fmt: str, text: str, label: str) -> None:
+    for name in (fmt, "auto"):
+        with pytest.raises(ParseError) as info:
+            parse_calls(text, name)
+        assert info.value.cut_short, f"{name}: {info.value}"
+        assert "cut short" in str(info.value)
+
+
+CALLS = [Step("search", {"q": "cats", "n": [1, 2]}), Step("get_weather", {"city": "Paris"})]
+
+
+@pytest.mark.parametrize("fmt", ["python", "json", "bfcl", "openai", "anthropic", "hermes"])
+def test_parse_cut_short_rendered_calls_in_the_other_text_formats(fmt: str) -> None:
+    rendered = render(CALLS, fmt)
+    text = rendered if isinstance(rendered, str) else json.dumps(rendered)
+    assert parse_calls(text, fmt) == CALLS
+    for p in _cuts(text, "get_weather"):
+        with pytest.raises(ParseError) as info:
+            parse_calls(text[:p], fmt)
+        assert info.value.cut_short, f"{fmt} cut at {p}: {info.value}"
+
+
+GARBLED = {
+    "python": '[search(q="cats",, n=1)]',
+    "json": '{"name": "search", "arguments": {"q": "cats",, "n": 1}}',
+    "bfcl": '[{"search": {"q": "cats" "n": 1}}]',
+    "hermes": '<tool_call>{"name": "search", "arguments": {"q": "cats",, "n": 1}}</tool_call>',
+    "llama3": '<|python_tag|>{"name": "search", "parameters": {"q": "cats"}} {"name": "f"}<|eom_id|>',
+    "mistral": '[TOOL_CALLS]search[ARGS]{"q": "cats",, "n": 1}',
+    "qwen3-coder": "<tool_call>\n<function=search>\n<parameter=q>\ncats\n</function>\n</tool_call>",
+    "deepseek": '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>search<｜tool▁sep｜>{"q": "cats",, "n": 1}'
+                '<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+    "granite": '<|tool_call|>[{"name": "search", "arguments": {"q": "cats",, "n": 1}}]',
+    "phi4": 'functools[{"name": "search", "arguments": {"q": "cats",, "n": 1}}]',
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(GARBLED))
+def test_parse_cut_short_garbled_completion_is_not_cut_short(fmt: str) -> None:
+    for name in (fmt, "auto"):
+        with pytest.raises(ParseError) as info:
+            parse_calls(GARBLED[fmt], name)
+        assert not info.value.cut_short, f"{name}: {info.value}"
+        assert "cut short" not in str(info.value)
+
+
+def test_parse_cut_short_survives_pickling_and_moving() -> None:
+    import pickle
+
+    with pytest.raises(ParseError) as info:
+        parse_calls('<think>ok</think> <tool_call>{"name": "f", "arguments": {"x": ', "auto")
+    error = info.value
+    assert error.cut_short and pickle.loads(pickle.dumps(error)).cut_short
+    assert error.moved((9, 9), "hermes").cut_short
+
+
+def test_parse_cut_short_the_scorer_explanation_says_so() -> None:
+    metric = ToolCallMetric()
+    cut = metric('[TOOL_CALLS]search[ARGS]{"q": "ca', [("search", {"q": "cats"})])
+    garbled = metric('[TOOL_CALLS]search[ARGS]{"q": "cats",, "n": 1}', [("search", {"q": "cats"})])
+    assert cut.explanation.cut_short and not garbled.explanation.cut_short
+    assert "cut short" in cut.explanation.parse_error
+    [unit] = cut.explanation.errors()
+    assert unit.reason == "unparseable_output" and "cut short" in unit.detail
+    assert "cut short" not in garbled.explanation.errors()[0].detail
+    assert cut.explanation.to_dict()["cut_short"] is True
