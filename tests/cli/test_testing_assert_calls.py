@@ -86,8 +86,8 @@ def test_testing_assert_calls_reads_a_registered_format(pipes_format: str) -> No
                         format=pipes_format).f1 == 1.0
     with pytest.raises(AssertionError, match='q: wrong_value  expected "cats", got "cows"'):
         assert_calls("search|cows", [("search", {"q": "cats"})], format=pipes_format)
-    with pytest.raises(AssertionError, match="missing_call"):
-        assert_calls("search|cats", [("search", {"q": "cats"})])  # auto does not pick it (no detect): prose
+    with pytest.raises(AssertionError, match="missed_call"):
+        assert_calls("search|cats", [("search", {"q": "cats"})])  # auto does not pick it (no detect): prose, no call at all
 
 
 def test_testing_assert_calls_explicit_format_and_unknown_name() -> None:

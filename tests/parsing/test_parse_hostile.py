@@ -232,8 +232,10 @@ def test_decoded_integers_past_the_text_limit_are_refused_as_in_text() -> None:
 import subprocess  # noqa: E402
 import textwrap  # noqa: E402
 
-from ek.parsing import format_names  # noqa: E402
-from ek.parsing import native  # noqa: E402
+from ek.parsing import (
+    format_names,  # noqa: E402
+    native,  # noqa: E402
+)
 
 #: Each format's own markers: what its reader searches for, repeated 100k times below.
 MARKERS = {
