@@ -3,7 +3,7 @@
 Shared helpers live beside it as plain modules: :mod:`ekcli` runs the real
 ``ek`` CLI (the one subprocess runner) and writes corpus files;
 :mod:`handbuilt` builds grammars by hand and imports generated source.
-``pytest -m "not slow"`` runs everything but the subprocess-heavy tests.
+``pytest -m "not slow"`` runs everything but the tests that take seconds (subprocesses, large property runs).
 """
 
 from __future__ import annotations

@@ -79,6 +79,7 @@ def fits(type_node: TypeNode, cons: Constraints, value: Any) -> bool:
 SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(typed=types(), value=JSONISH)
 def test_generated_validator_and_scorer_agree_with_fits(typed: tuple[TypeNode, Constraints], value: Any) -> None:
@@ -104,6 +105,7 @@ def _printable_default(value: Any) -> bool:
     return True
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(typed=types(), value=JSONISH)
 def test_lint_of_a_default_agrees_with_fits(typed: tuple[TypeNode, Constraints], value: Any) -> None:
@@ -124,6 +126,7 @@ def test_lint_of_a_default_agrees_with_fits(typed: tuple[TypeNode, Constraints],
         assert expected, f"lint accepted a default that does not fit:\n{text}"
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(typed=types(), value=JSONISH)
 def test_import_of_a_json_schema_default_agrees_with_fits(typed: tuple[TypeNode, Constraints], value: Any) -> None:

@@ -132,6 +132,7 @@ def test_the_unit_graph_has_no_cycle() -> None:
     assert find_cycle(edges) is None
 
 
+@pytest.mark.slow
 def test_no_deferred_import_crosses_units_outside_the_lazy_loaders() -> None:
     _, _, deferred = unit_graph()
     assert deferred == []

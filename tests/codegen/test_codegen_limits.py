@@ -34,6 +34,7 @@ def within_limits(kinds: list[str]) -> bool:
 shapes = st.lists(st.sampled_from("oln"), max_size=SCHEMA_MAX_NESTING + 12)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(shapes)
 def test_lint_clean_means_it_generates_and_past_a_limit_is_a_lint_error(kinds: list[str]) -> None:

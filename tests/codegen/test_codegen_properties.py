@@ -169,6 +169,7 @@ def rich_module(tmp_path_factory: pytest.TempPathFactory) -> types.ModuleType:
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(data=st.data())
 def test_codegen_valid_values_pass(rich_module: types.ModuleType, data: st.DataObject) -> None:
@@ -179,6 +180,7 @@ def test_codegen_valid_values_pass(rich_module: types.ModuleType, data: st.DataO
     assert rich_module.validate(tool.name, built.to_args()) == []
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(data=st.data())
 def test_codegen_mutations_agree_with_reference(rich_module: types.ModuleType, data: st.DataObject) -> None:

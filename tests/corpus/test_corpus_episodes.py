@@ -77,6 +77,7 @@ def _report(path: Path, jobs: int, rows: list[dict[str, Any]] | None = None) -> 
     return report
 
 
+@pytest.mark.slow
 def test_jobs_and_chunking_change_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     corpus = _corpus(tmp_path / "c.jsonl", 1400)  # past CHUNK_LINES, so chunks merge
     rows_1: list[dict[str, Any]] = []

@@ -124,6 +124,7 @@ def test_travel_v1_to_v2():
 PROPERTY = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(grammars())
 def test_a_grammar_has_no_changes_against_itself_or_its_printed_form(g):
@@ -131,6 +132,7 @@ def test_a_grammar_has_no_changes_against_itself_or_its_printed_form(g):
     assert diff(g, parse(format_grammar(g))).changes == ()
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(grammars(), st.data())
 def test_removing_a_tool_or_argument_always_breaks(g, data):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import keyword
 
+import pytest
 from ek_grammar_strategies import grammars
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -22,6 +23,7 @@ from ek.grammar.formatter import format_source
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(grammars())
 def test_print_then_parse_gives_the_same_model(g):
@@ -29,6 +31,7 @@ def test_print_then_parse_gives_the_same_model(g):
     assert parse(text) == g
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(grammars())
 def test_format_source_is_idempotent_and_keeps_meaning(g):
@@ -38,6 +41,7 @@ def test_format_source_is_idempotent_and_keeps_meaning(g):
     assert format_source(formatted) == formatted
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(grammars(), st.data())
 def test_comments_survive_and_do_not_change_meaning(g, data):

@@ -119,6 +119,7 @@ def test_comments_around_the_tool_doc_stay_put():
 EXAMPLE_TEXTS = [(SCHEMAS / n).read_text(encoding="utf-8") for n in ("travel-v1.ek", "travel-v2.ek")]
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(EXAMPLE_TEXTS), st.data())
 def test_comments_anywhere_in_hand_written_files_are_kept(text, data):

@@ -177,6 +177,7 @@ def test_source_line_shown_is_the_line_the_parser_counted():
     assert str(info.value).split("\n")[1] == "        x: strng"
 
 
+@pytest.mark.slow
 def test_many_misspellings_among_many_names_are_all_reported_and_the_first_get_suggestions():
     """Suggestions are looked up on a budget (else this file is quadratic: minutes at 5,000 tools)."""
     n = 400
@@ -206,6 +207,7 @@ def test_caret_lines_up_under_wide_characters_and_tabs():
     assert str(info.value).split("\n")[4:6] == ['        "日本": { a: 日本語 }', " " * 21 + "^^^^^^"]
 
 
+@pytest.mark.slow
 def test_a_very_long_line_is_shown_as_a_window_around_the_error():
     """Each diagnostic shows its source line: on a 100k-character line that must be a window, or a file with
     thousands of errors on one line renders gigabytes (20k duplicate enum members took minutes)."""

@@ -38,6 +38,7 @@ def test_random_text(text):
     parse_or_schema_error(text)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.text(st.characters() | st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF), max_size=60), st.sampled_from(EXAMPLES))
 def test_any_code_points_even_lone_surrogates(noise, example):
@@ -66,6 +67,7 @@ def mutated(draw):
     return text
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(mutated())
 def test_mutated_examples(text):
@@ -148,6 +150,7 @@ def test_lone_surrogate_is_reported_where_it_is():
         format_source('grammar g 1\ntool "a\udfff" {\n}\n')
 
 
+@pytest.mark.slow
 def test_a_backtracking_regex_cannot_hang_the_check_of_defaults():
     """/(a+)+b/ against 40 a's takes hours in Python's re: each default gets a time limit and the file a budget."""
     tools = "".join(f'tool t{i} {{\n    x: str /(a+)+b/ = "{"a" * (40 + i)}"\n}}\n' for i in range(5))
@@ -160,6 +163,7 @@ def test_a_backtracking_regex_cannot_hang_the_check_of_defaults():
     assert messages[5] == (19, "default 'aa' does not match /(a+)+b/")
 
 
+@pytest.mark.slow
 def test_a_backtracking_regex_is_bounded_off_the_main_thread_too():
     import threading
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -89,6 +90,7 @@ documents = st.fixed_dictionaries(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(documents, st.sampled_from(SOURCES))
 def test_any_schema_imports_into_a_lint_clean_grammar(document: dict[str, Any], source: str) -> None:

@@ -102,6 +102,7 @@ def _ek(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "ek", *args], capture_output=True, text=True, check=False)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SETS))
 def test_the_cli_round_trip_is_byte_identical(name: str, tmp_path: Path) -> None:
     source, _ = SETS[name]

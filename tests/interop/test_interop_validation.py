@@ -145,6 +145,7 @@ def _validators(grammar: GraphGrammar) -> dict[str, Any]:
     return validators
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("schema", ["travel-v1.ek", "travel-v2.ek"])
 def test_each_boundary_value_is_judged_alike(schema: str, tmp_path: Path) -> None:
     """From the smallest valid call of each tool, every bad value of every argument, one at a time."""

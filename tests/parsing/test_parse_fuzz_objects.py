@@ -25,6 +25,7 @@ _JSONISH = st.recursive(
 _OBJECTS = st.dictionaries(_KEYS, _JSONISH, max_size=6) | st.lists(_JSONISH, max_size=4)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(output=_OBJECTS, fmt=st.sampled_from([f for f in FORMATS if f != "python"]))
 def test_decoded_objects_give_steps_or_a_parse_error(output: Any, fmt: str) -> None:

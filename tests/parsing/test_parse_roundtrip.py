@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import keyword
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -34,6 +35,7 @@ calls = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(calls, st.sampled_from(sorted(RENDERERS)))
 def test_parse_of_render_is_identity(steps: list[Step], fmt: str) -> None:

@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -34,6 +35,7 @@ JSONISH = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(name=st.sampled_from([t.name for t in GRAMMAR.tools] + ["missing", ""]), args=st.dictionaries(st.sampled_from(KEYS), JSONISH) | JSONISH)
 def test_runtime_lazy_gives_the_generated_modules_verdicts(name: str, args: Any) -> None:

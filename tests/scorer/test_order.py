@@ -103,6 +103,7 @@ def test_without_after_gold_order_is_todays_multiset(pred_raw, gold_raw, level, 
     assert default == any_order and default.explanation == any_order.explanation
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(calls, ordered_gold(), levels)
 def test_any_order_ignores_after(pred_raw, gold, level):

@@ -71,6 +71,7 @@ def _textbook_lcs(rows: int, cols: int, values: dict[Edge, float]) -> float:
     return best(0, 0)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(instances(6, 6))
 def test_weighted_lcs_is_the_textbook_optimum(instance: tuple[int, int, dict[Edge, float]]) -> None:
@@ -86,6 +87,7 @@ def test_weighted_lcs_prefers_weight_over_length() -> None:
     assert weighted_lcs(3, 3, lambda i, j: values.get((i, j))) == [(0, 2)]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(instances(4, 4).flatmap(lambda inst: st.tuples(st.just(inst), posets(inst[1]))))
 def test_ordered_assignment_is_the_brute_force_optimum(case: tuple[tuple[int, int, dict[Edge, float]], tuple]) -> None:
@@ -98,6 +100,7 @@ def test_ordered_assignment_is_the_brute_force_optimum(case: tuple[tuple[int, in
     assert ordered_assignment(values, before) == pairs  # deterministic
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(instances(4, 4).flatmap(lambda inst: st.tuples(st.just(inst), posets(inst[1]), st.permutations(range(inst[1])))))
 def test_ordered_assignment_total_does_not_depend_on_gold_numbering(case: tuple) -> None:
@@ -110,6 +113,7 @@ def test_ordered_assignment_total_does_not_depend_on_gold_numbering(case: tuple)
     assert sum(renamed[e] for e in ordered_assignment(renamed, tuple(renamed_before))) == total
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(instances(5, 5))
 def test_a_total_order_is_the_weighted_lcs(instance: tuple[int, int, dict[Edge, float]]) -> None:

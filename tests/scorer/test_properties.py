@@ -1,3 +1,5 @@
+import pytest
+
 """Property-based laws of the scorer (hypothesis)."""
 
 import random
@@ -24,6 +26,7 @@ def exact(score):
     return score.exact_counts
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(calls, calls, levels, st.randoms(use_true_random=False), st.booleans())
 def test_permutation_invariance(pred, gold, level, rnd, optimal):
@@ -37,12 +40,14 @@ def test_permutation_invariance(pred, gold, level, rnd, optimal):
     assert exact(metric(p2, g2)) == exact(base)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(calls, levels, st.booleans())
 def test_perfect_prediction_scores_one(gold, level, optimal):
     assert ToolCallMetric(level, optimal=optimal)(gold, gold).f1 == 1.0
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(calls, calls, args, levels, st.booleans())
 def test_adding_an_unmatched_call_never_raises_f1(pred, gold, extra_args, level, to_pred):
@@ -53,6 +58,7 @@ def test_adding_an_unmatched_call_never_raises_f1(pred, gold, extra_args, level,
     assert after.f1 <= before
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.lists(st.tuples(calls, calls), max_size=8), st.integers(0, 8), levels)
 def test_merge_of_split_equals_whole(corpus, cut, level):
