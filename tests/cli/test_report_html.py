@@ -116,6 +116,20 @@ def test_report_html_marks_an_out_of_order_pair_with_the_constraint_it_breaks(tm
     assert 'data-category="ordered" data-reasons="out_of_order"' in text
 
 
+def test_report_html_names_the_turn_a_multi_turn_alignment_shows(tmp_path: Path) -> None:
+    corpus = write_lines(tmp_path / "c.jsonl", [
+        {"id": "chat", "turns": [{"pred": "f(x=1)", "gold": [{"name": "f", "arguments": {"x": 1}}]},
+                                 {"pred": "g(y=1)", "gold": [{"name": "g", "arguments": {"y": 2}}]},
+                                 {"pred": "h()", "gold": [{"name": "h", "arguments": {}}]}]},
+    ])
+    html = tmp_path / "r.html"
+    assert run_ek("score", corpus, "--html", html).returncode == 0
+    text = html.read_text(encoding="utf-8")
+    assert ('<h4 class="turn">turn 1 of turns 0&ndash;2: the first that fails '
+            "(the alignment below is that turn's)</h4>") in text
+    assert "#0 g(y=2)" in text and "#0 f(" not in text
+
+
 def test_report_html_links_each_row_to_its_own_alignment(tmp_path: Path) -> None:
     corpus = write_lines(tmp_path / "c.jsonl", [
         "{broken",                                                                                    # 1 error
