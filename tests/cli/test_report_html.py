@@ -79,10 +79,12 @@ def test_report_html_alignment_view_shows_pairs_misses_and_extras(tmp_path: Path
     assert ("<code>booking_id</code>: wrong_value &mdash; expected <code>&#34;BK-7781&#34;</code>, "
             "got <code>&#34;BK-7718&#34;</code>") in text
     # a gold call nobody predicted, and a predicted call gold never asked for
-    missed = re.search(r'<tr class="row-fn">\s*<td><span class="call">#1 book_flight\(flight_id=&#34;WN55&#34;.*?'
+    missed = re.search(r'<tr class="row-fn">\s*<td class="num">2</td>\s*'
+                       r'<td><span class="call">#1 book_flight\(flight_id=&#34;WN55&#34;.*?'
                        r'<td><span class="none">none</span></td>\s*<td class="verdict">missing_call', text, re.DOTALL)
     assert missed
-    extra = re.search(r'<tr class="row-fp">\s*<td><span class="none">none</span></td>\s*'
+    extra = re.search(r'<tr class="row-fp">\s*<td class="num">\d+</td>\s*'
+                      r'<td><span class="none">none</span></td>\s*'
                       r'<td><span class="call">#1 get_weather\(location=&#34;Munich&#34;\)</span></td>\s*'
                       r'<td class="verdict">extra_call', text, re.DOTALL)
     assert extra
@@ -95,6 +97,39 @@ def test_report_html_alignment_view_shows_pairs_misses_and_extras(tmp_path: Path
     assert capped.read_text(encoding="utf-8").count('class="episode"') == 3
 
 
+def test_report_html_marks_an_out_of_order_pair_with_the_constraint_it_breaks(tmp_path: Path) -> None:
+    corpus = write_lines(tmp_path / "c.jsonl", [
+        {"id": "swapped", "category": "ordered", "pred": "[b(y=2), a(x=1)]",
+         "gold": [{"name": "a", "arguments": {"x": 1}}, {"name": "b", "arguments": {"y": 2}}]},
+    ])
+    html = tmp_path / "r.html"
+    assert run_ek("score", corpus, "--order", "strict", "--html", html).returncode == 0
+    text = html.read_text(encoding="utf-8")
+    row = re.search(r'<tr class="row-order">\s*<td class="num">1</td>\s*'
+                    r'<td><span class="call">#0 a\(x=1\)</span></td>\s*'
+                    r'<td><span class="call">#1 a\(x=1\)</span></td>\s*<td class="verdict">out_of_order\s*'
+                    r'<div class="broken">order broken: gold #0 a must come before gold #1 b \(strict order\); '
+                    r'predicted #1 came after predicted #0</div>', text)
+    assert row, text[text.find('class="alignment"'):][:1500]
+    assert re.search(r'<tr class="row-tp">\s*<td class="num">2</td>\s*<td><span class="call">#1 b', text)
+    assert text.count("<tr class=\"row-") == 2  # the late pair shares one row, not a miss row plus an extra row
+    assert 'data-category="ordered" data-reasons="out_of_order"' in text
+
+
+def test_report_html_names_the_turn_a_multi_turn_alignment_shows(tmp_path: Path) -> None:
+    corpus = write_lines(tmp_path / "c.jsonl", [
+        {"id": "chat", "turns": [{"pred": "f(x=1)", "gold": [{"name": "f", "arguments": {"x": 1}}]},
+                                 {"pred": "g(y=1)", "gold": [{"name": "g", "arguments": {"y": 2}}]},
+                                 {"pred": "h()", "gold": [{"name": "h", "arguments": {}}]}]},
+    ])
+    html = tmp_path / "r.html"
+    assert run_ek("score", corpus, "--html", html).returncode == 0
+    text = html.read_text(encoding="utf-8")
+    assert ('<h4 class="turn">turn 1 of turns 0&ndash;2: the first that fails '
+            "(the alignment below is that turn's)</h4>") in text
+    assert "#0 g(y=2)" in text and "#0 f(" not in text
+
+
 def test_report_html_links_each_row_to_its_own_alignment(tmp_path: Path) -> None:
     corpus = write_lines(tmp_path / "c.jsonl", [
         "{broken",                                                                                    # 1 error
@@ -105,7 +140,7 @@ def test_report_html_links_each_row_to_its_own_alignment(tmp_path: Path) -> None
     html = tmp_path / "r.html"
     run_ek("score", corpus, "--html", html, "--html-episodes", "2")
     text = html.read_text(encoding="utf-8")
-    anchors = re.findall(r'<div class="episode" id="(line-\d+)">', text)
+    anchors = re.findall(r'<div class="episode" id="(line-\d+)"', text)
     links = re.findall(r'<a href="#(line-\d+)"><code>([^<]*)</code></a>', text)
     assert anchors == ["line-3", "line-2"]  # the two worst, worst first (4 loses as much as 2, but later)
     assert links == [("line-3", "big-loss"), ("line-2", "small-loss")]  # error rows link nowhere

@@ -43,6 +43,8 @@ class EpisodeDigest:
     detail: dict[str, Any] | None = None
     turns: int = 1
     first_failing_turn: int | None = None
+    #: the line's category label (``category`` field or BFCL id), so reports can filter worst episodes by it
+    category: str | None = None
 
     @property
     def lost(self) -> float:
@@ -76,12 +78,13 @@ def _as_episode(score: Score | EpisodeScore) -> EpisodeScore:
 
 
 def digest(line: int, episode_id: str | int | None, score: Score | EpisodeScore,
-           detail: dict[str, Any] | None) -> EpisodeDigest:
+           detail: dict[str, Any] | None, category: str | None = None) -> EpisodeDigest:
     """The compact record of one scored episode (a :class:`Score` is a one-turn episode)."""
     episode = _as_episode(score)
     total = episode.total
     return EpisodeDigest(line, episode_id, total.tp, total.fp, total.fn, total.f1, _reasons(total),
-                         _parse_error(episode), detail, len(episode.turns), episode.first_failing_turn)
+                         _parse_error(episode), detail, len(episode.turns), episode.first_failing_turn,
+                         category or None)
 
 
 def _explained(episode: EpisodeScore) -> Any:
@@ -235,9 +238,9 @@ class Summary:
         if self.export is not None:
             self.export.append(export_row(line, episode_id, episode, task, category))
         if not exact:
-            self._offer(line, episode_id, episode)
+            self._offer(line, episode_id, episode, category)
 
-    def _offer(self, line: int, episode_id: Any, episode: EpisodeScore) -> None:
+    def _offer(self, line: int, episode_id: Any, episode: EpisodeScore, category: str | None = None) -> None:
         size = self.heap_size
         if size <= 0:
             return
@@ -246,7 +249,7 @@ class Summary:
         key = (float(fp + fn), -total.f1, -line)
         if (self.floor is not None and key <= self.floor) or (len(self._heap) >= size and key <= self._heap[0][0]):
             return
-        entry = (key, digest(line, episode_id, episode, None))
+        entry = (key, digest(line, episode_id, episode, None, category))
         if len(self._heap) < size:
             heapq.heappush(self._heap, entry)
         else:

@@ -2,8 +2,12 @@
 
 Rendered with Jinja2 with autoescaping on, so ids, tool names and values from
 the corpus always show as text; plots are inline SVG made by
-:mod:`ek.report.svg`. A tiny inline script only marks the page as rendered
-(``data-ek-rendered`` on ``<body>``) so tests and users can tell it loaded.
+:mod:`ek.report.svg`. A small inline script (no server, no external resource:
+it works opened from ``file://``) filters the worst episodes and their
+alignments by category and by reason (each row and block carries
+``data-category`` and ``data-reasons``), counts what is shown, and marks the
+page as rendered (``data-ek-rendered`` on ``<body>``) so tests and users can
+tell it loaded.
 """
 
 from __future__ import annotations
@@ -42,26 +46,47 @@ def _call(call: dict[str, Any]) -> str:
 
 
 def _alignment_rows(detail: dict[str, Any]) -> list[dict[str, Any]]:
-    """Rows of the side-by-side view: each gold call with its matched prediction, then the extra predictions."""
+    """Rows of the side-by-side view: each gold call in gold order with its matched prediction, then the extra
+    predictions; each row numbered (``step``, from 1). A pair that agrees on the tool but breaks the order gold
+    requires (``out_of_order``: counted FP and FN) shares one row, marked, with the constraint it breaks."""
     pred, gold = detail["pred"], detail["gold"]
     pair_of_gold = {p["gold"]: p for p in detail["pairs"]}
+    late_of_gold = {p["gold"]: p["pred"] for p in detail.get("out_of_order", ())}
+    late_preds = set(late_of_gold.values())
     unit_reason_pred = {u["pred_index"]: u["reason"] for u in detail["errors"] if u["gold_index"] is None}
     unit_reason_gold = {u["gold_index"]: u["reason"] for u in detail["errors"] if u["pred_index"] is None}
+    broken = {u["gold_index"]: u.get("detail", "") for u in detail["errors"]
+              if u["reason"] == "out_of_order" and u["gold_index"] is not None}
     rows = []
     for j, call in enumerate(gold):
         pair = pair_of_gold.get(j)
-        if pair is None:
+        if j in late_of_gold:
+            i = late_of_gold[j]
+            rows.append({"gold": _call(call), "gold_index": j, "pred": _call(pred[i]), "pred_index": i,
+                         "status": "order", "verdict": "out_of_order", "checks": [], "broken": broken.get(j, "")})
+        elif pair is None:
             rows.append({"gold": _call(call), "gold_index": j, "pred": None, "pred_index": None, "status": "fn",
-                         "verdict": unit_reason_gold.get(j, "missing_call"), "checks": []})
+                         "verdict": unit_reason_gold.get(j, "missing_call"), "checks": [], "broken": ""})
         else:
             bad = [c for c in pair["checks"] if not c["ok"]]
             rows.append({"gold": _call(call), "gold_index": j, "pred": _call(pred[pair["pred"]]),
                          "pred_index": pair["pred"], "status": "tp" if pair["exact"] else "fp",
-                         "verdict": "match" if pair["exact"] else "inexact", "checks": bad})
+                         "verdict": "match" if pair["exact"] else "inexact", "checks": bad, "broken": ""})
     for i in detail["unmatched_pred"]:
-        rows.append({"gold": None, "gold_index": None, "pred": _call(pred[i]), "pred_index": i, "status": "fp",
-                     "verdict": unit_reason_pred.get(i, "extra_call"), "checks": []})
+        if i not in late_preds:
+            rows.append({"gold": None, "gold_index": None, "pred": _call(pred[i]), "pred_index": i, "status": "fp",
+                         "verdict": unit_reason_pred.get(i, "extra_call"), "checks": [], "broken": ""})
+    for step, row in enumerate(rows, 1):
+        row["step"] = step
     return rows
+
+
+def _filters(report: dict[str, Any], episodes: Sequence[EpisodeDigest]) -> dict[str, list[str]]:
+    """The choices of the page's two filters: every category and every reason among the episodes it lists."""
+    categories = {e["category"] or "" for e in report["worst_episodes"]} | {d.category or "" for d in episodes}
+    reasons = {r["reason"] for e in report["worst_episodes"] for r in e["reasons"]}
+    reasons |= {r for d in episodes for r, _w in d.reasons}
+    return {"categories": sorted(categories), "reasons": sorted(reasons)}
 
 
 KINDS = ("tp", "fp", "fn")
@@ -95,7 +120,7 @@ def render_html(report: dict[str, Any], episodes: Sequence[EpisodeDigest]) -> st
     kept = [{"digest": d, "rows": _alignment_rows(d.detail), "detail": d.detail}
             for d in episodes if d.detail is not None]
     template = _environment().get_template("report.html.jinja2")
-    return template.render(report=report, plots=_plots(report), episodes=kept,
+    return template.render(report=report, plots=_plots(report), episodes=kept, filters=_filters(report, episodes),
                            aligned_lines={d.line for d in episodes if d.detail is not None},
                            colours=KIND_COLOURS, title=f"ek report: {os.path.basename(report['corpus']['path'])}")
 

@@ -37,7 +37,7 @@ def _counts(score: Score, units: dict[str, int]) -> dict[str, Any]:
 def _episode(d: EpisodeDigest) -> dict[str, Any]:
     return {"line": d.line, "id": d.id, "tp": d.tp, "fp": d.fp, "fn": d.fn, "f1": d.f1, "lost": d.lost,
             "reasons": [{"reason": r, "weight": w} for r, w in d.reasons], "parse_error": d.parse_error,
-            "turns": d.turns, "first_failing_turn": d.first_failing_turn}
+            "turns": d.turns, "first_failing_turn": d.first_failing_turn, "category": d.category}
 
 
 def _accuracy(episodes: int, exact: int, interval: Interval | None = None) -> dict[str, Any]:
