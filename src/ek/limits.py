@@ -43,13 +43,10 @@ IMPORT_MAX_DEPTH = SCHEMA_MAX_NESTING
 #: echoes of the first ones.
 SYNTAX_ERRORS_REPORTED = 50
 
-#: Seconds one regex match of a schema's pattern against its own default may take at lint time.
-DEFAULT_MATCH_SECONDS = 1.0
-
-#: Seconds all of one file's default-vs-pattern matches may take together; after that each gets
-#: :data:`DEFAULT_MATCH_SECONDS_AFTER_BUDGET`, enough for a well-behaved regex to answer.
-DEFAULT_MATCH_SECONDS_PER_FILE = 2.0
-DEFAULT_MATCH_SECONDS_AFTER_BUDGET = 0.01
+#: Positions (characters to read, after small counted repetitions are expanded) of a schema regex that
+#: :mod:`ek.grammar.regexes` analyses for backtracking. Its products of positions grow with the square and
+#: cube of this; real tool-schema patterns have a few dozen, an e-mail or URL pattern a few hundred.
+REGEX_MAX_POSITIONS = 2000
 
 # --- caches and reports ------------------------------------------------------------------------------------------
 

@@ -33,6 +33,7 @@ from ek.grammar.model import (
     kind_of,
 )
 from ek.grammar.names import safe_identifier
+from ek.grammar.regexes import pattern_problem
 from ek.grammar.strings import encode_pattern, format_number
 from ek.grammar.syntax import (
     ArgSyn,
@@ -247,9 +248,12 @@ class _Checker:
                 seen_pattern = item
                 pattern = item.pattern
                 try:
-                    re.compile(pattern)
+                    problem = pattern_problem(pattern)
                 except (re.error, RecursionError, OverflowError, ValueError) as err:
                     self.error(item.loc, f"invalid regex {encode_pattern(pattern)}: {err}")
+                else:
+                    if problem is not None:  # matched against model output: it must finish in linear time
+                        self.error(item.loc, f"regex {encode_pattern(pattern)} {problem}")
         return Constraints(lo, hi, pattern)
 
     def check_constraints_fit(self, type_node: TypeNode, items: Iterable[RangeSyn | PatternSyn]) -> None:
