@@ -38,6 +38,7 @@ from ek.grammar.model import (
     kind_of,
 )
 from ek.grammar.names import safe_identifier
+from ek.grammar.regexes import pattern_problem, starts_with_repeat
 from ek.grammar.strings import escape_line_breaks
 from ek.interop.formats import FORMAT_PATTERNS, format_of
 from ek.interop.issues import Issues, child
@@ -384,8 +385,14 @@ class Converter:
         pattern = schema.get("pattern")
         if pattern is not None:
             converted = _full_match_pattern(pattern)
+            problem = pattern_problem(converted) if converted is not None else None
             if converted is None:
-                self.issues.warn(child(path, "pattern"), f"pattern {pattern!r} is not a regex .ek can hold; dropped")
+                self.issues.warn(child(path, "pattern"), f"pattern {pattern!r:.80} is not a regex .ek can hold; "
+                                                         "dropped")
+            elif problem is not None:  # it would be matched against model output: it must run in linear time
+                anywhere = f" (matched anywhere in the value: /{converted:.80}/)" if converted.startswith(_ANYWHERE) \
+                    else ""
+                self.issues.warn(child(path, "pattern"), f"pattern {pattern!r:.80}{anywhere} {problem}; dropped")
             else:
                 constraints = Constraints(constraints.min, constraints.max, converted)
         if "enum" in schema:
@@ -754,11 +761,21 @@ def _plain(value: Any) -> bool:
     return False
 
 
+#: How a search pattern (JSON Schema's ``pattern`` matches anywhere) is written as a full match.
+_ANYWHERE = "[\\s\\S]*(?:"
+
+#: A pattern's first item when it is one character repeated: ``\d+``, ``[a-z]{2,}``, ``x*?`` (not possessive).
+_LEADING_REPEAT = re.compile(r"(\\[dDwWsS.\-/@#:,]|\[(?:\\.|[^\]\\\[])+\]|[^\\\[\](){}?*+|^$])"
+                             r"(?:\*|\+|\{(\d{1,4})(?:,\d{0,4})?\})\??(?![+*?{])")
+
+
 def _full_match_pattern(pattern: object) -> str | None:
     """A JSON Schema ``pattern`` (matches anywhere) as a full-match regex, or None if unusable.
 
     >>> _full_match_pattern("^[A-Z]{3}$"), _full_match_pattern("^(?:a|b)$"), _full_match_pattern("ab")
     ('[A-Z]{3}', 'a|b', '[\\\\s\\\\S]*(?:ab)[\\\\s\\\\S]*')
+    >>> _full_match_pattern("\\\\d+-\\\\d+")  # a value holds digits, '-', digits iff it holds a digit, '-', digits
+    '[\\\\s\\\\S]*(?:\\\\d-\\\\d+)[\\\\s\\\\S]*'
     """
     if not isinstance(pattern, str) or not pattern:
         return None
@@ -773,7 +790,7 @@ def _full_match_pattern(pattern: object) -> str | None:
     elif pattern.startswith("^") and pattern.endswith("$") and not pattern.endswith("\\$") and "|" not in pattern:
         body = pattern[1:-1]
     if body is None:
-        body = f"[\\s\\S]*(?:{pattern})[\\s\\S]*"
+        body = f"{_ANYWHERE}{_fewest_leading(pattern)})[\\s\\S]*"
     if not body:
         return None
     try:
@@ -781,6 +798,22 @@ def _full_match_pattern(pattern: object) -> str | None:
     except re.error:
         return None
     return body
+
+
+def _fewest_leading(pattern: str) -> str:
+    """``pattern`` with a leading repeated character cut to its fewest repeats, which a search finds in the
+    same values (a value holds ``\\d+-`` iff it holds ``\\d-``) and which cannot backtrack against the
+    ``[\\s\\S]*`` before it. Unchanged unless ``re`` reads the pattern's first item exactly so."""
+    match = _LEADING_REPEAT.match(pattern)
+    if match is None or "|" in pattern:
+        return pattern
+    atom = match.group(1)
+    plus = match.group(0)[len(atom)] == "+"
+    fewest = int(match.group(2)) if match.group(2) is not None else int(plus)
+    cut = ("" if fewest == 0 else atom if fewest == 1 else f"{atom}{{{fewest}}}") + pattern[match.end():]
+    if not cut or not starts_with_repeat(pattern, atom, fewest):
+        return pattern
+    return cut
 
 
 def _balanced(text: str) -> bool:
