@@ -51,7 +51,8 @@ _REPEATS = (_c.MAX_REPEAT, _c.MIN_REPEAT, _c.POSSESSIVE_REPEAT)
 
 @attrs.frozen
 class PatternProblem:
-    """Why a pattern is refused: what its matching time can grow like, the cause, the part, a rewrite."""
+    """Why a pattern is refused: what its matching time can grow like (``unchecked``: too large or complex
+    to tell), the cause, the part of the pattern (as ``re`` reads it), a rewrite."""
 
     cost: str
     cause: str
@@ -59,6 +60,8 @@ class PatternProblem:
     hint: str
 
     def __str__(self) -> str:
+        if self.cost == "unchecked":
+            return f"cannot be checked for backtracking: {self.cause}: {self.part}; {self.hint}"
         return f"can take {self.cost} time to match: {self.cause}: {self.part}; {self.hint}"
 
 
@@ -89,7 +92,7 @@ def pattern_problem(pattern: str) -> PatternProblem | None:
     try:
         return _problem(tree, tree.state.flags, anchored=True, tail_anything=False)
     except RecursionError:
-        return PatternProblem("unbounded", "groups nested too deeply to check", shown(tree), "nest fewer groups")
+        return PatternProblem("unchecked", "groups nested too deeply", shown(tree), "nest fewer groups")
 
 
 def is_safe(pattern: str) -> bool:
@@ -142,10 +145,10 @@ def _problem(tree: Any, flags: int, *, anchored: bool, tail_anything: bool) -> P
         try:  # fewer positions: every repetition a loop; a pass here is a pass (it only has more paths)
             coarse = build(tree, flags, exact=False, anchored=anchored, tail_anything=tail_anything)
         except TooLarge:
-            return PatternProblem("unbounded", f"more than {REGEX_MAX_POSITIONS} characters to match once its "
+            return PatternProblem("unchecked", f"more than {REGEX_MAX_POSITIONS} characters to match once its "
                                                "counted repetitions are expanded", shown(tree), "use a shorter pattern")
         if find_problem(coarse) is not None:
-            return PatternProblem("unbounded", "too many overlapping parts to check in reasonable time", shown(tree),
+            return PatternProblem("unchecked", "too many overlapping parts to check in reasonable time", shown(tree),
                                   "simplify the pattern")
         auto, finding = coarse, None
     if finding is not None:
@@ -208,7 +211,7 @@ def _explain(auto: Automaton, finding: Finding, tree: Any) -> PatternProblem:
         return PatternProblem("exponential", "too many ways to read the same text (alternatives or optional parts "
                                              "that overlap, one after another)", shown(tree),
                               "remove the alternatives or optional parts that can match the same text")
-    return PatternProblem("unbounded", "too many overlapping parts to check in reasonable time", shown(tree),
+    return PatternProblem("unchecked", "too many overlapping parts to check in reasonable time", shown(tree),
                           "simplify the pattern")
 
 
@@ -224,7 +227,7 @@ def _explain_exponential(auto: Automaton, finding: Finding, tree: Any) -> Patter
         branch = shared is not None and auto.nodes[shared].op is _c.BRANCH
     alternation = PatternProblem("exponential", "an alternation inside a repetition whose branches can match the "
                                                 "same text", part,
-                                 "make the branches unable to match the same text: (ab|a[a-z])+ is (a[a-z])+")
+                                 "make the branches unable to match the same text: (a|aa)+ is a+, (ab|abab)* is (ab)*")
     if branch:
         return alternation
     if nested:
