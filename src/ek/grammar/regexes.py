@@ -34,6 +34,7 @@ from __future__ import annotations
 import functools
 import importlib
 import re
+import warnings
 from typing import Any
 
 import attrs
@@ -87,12 +88,31 @@ def pattern_problem(pattern: str) -> PatternProblem | None:
     >>> [pattern_problem(p) for p in ("[A-Z]{3}", r"\\d{4}-\\d{2}-\\d{2}", r"[^@\\s]+@[^@\\s]+\\.[a-z]{2,}", "(a|ab)*c")]
     [None, None, None, None]
     """
-    re.compile(pattern)
-    tree = _parser.parse(pattern)
+    tree = _parsed(pattern)
+    re.compile(pattern)  # errors only the compiler finds
     try:
         return _problem(tree, tree.state.flags, anchored=True, tail_anything=False)
     except RecursionError:
         return PatternProblem("unchecked", "groups nested too deeply", shown(tree), "nest fewer groups")
+
+
+def _parsed(pattern: str) -> Any:
+    """``re``'s parse tree of ``pattern``. A pattern ``re`` warns about (``[[:alpha:]]``: its meaning
+    changes in a future Python) is an error: no warning reaches the user's terminal, and the verdict
+    cannot change with the Python version."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            return _parser.parse(pattern)
+        except (FutureWarning, DeprecationWarning) as warning:
+            raise re.error(f"{warning} (Python warns that its meaning will change: escape that character)") from None
+
+
+def compile_pattern(pattern: str) -> re.Pattern[str]:
+    """``pattern`` compiled, or ``re.error`` (also for a pattern ``re`` warns about), ``OverflowError`` or
+    ``RecursionError``: the one way a schema regex is compiled, so every owner refuses the same ones."""
+    _parsed(pattern)
+    return re.compile(pattern)
 
 
 def is_safe(pattern: str) -> bool:
@@ -124,7 +144,7 @@ def starts_with_repeat(pattern: str, atom: str, fewest: int) -> bool:
     (True, False, False)
     """
     try:
-        first, single = list(_parser.parse(pattern)), list(_parser.parse(atom))
+        first, single = list(_parsed(pattern)), list(_parsed(atom))
     except (re.error, RecursionError, OverflowError):
         return False
     if not first or first[0][0] not in (_c.MAX_REPEAT, _c.MIN_REPEAT):
