@@ -32,9 +32,9 @@ from ek.grammar.model import (
     TypeNode,
     kind_of,
 )
-from ek.grammar.names import safe_identifier
+from ek.grammar.names import safe_identifier, unfit_character
 from ek.grammar.regexes import pattern_problem
-from ek.grammar.strings import encode_pattern, format_number
+from ek.grammar.strings import encode_pattern, format_number, to_float
 from ek.grammar.syntax import (
     ArgSyn,
     BodySyn,
@@ -113,7 +113,7 @@ class _Checker:
         for extra in headers[1:]:
             self.error(extra.loc, f"repeated grammar header (the first is at line {first.loc.line})")
         name = first.name
-        if not name or "@" in name or any(ch.isspace() for ch in name):
+        if not name or "@" in name or any(ch.isspace() for ch in name) or unfit_character(name) is not None:
             self.error(first.loc, f"grammar name {name!r} must be non-empty, without spaces or '@'")
         version = first.version.value
         if not isinstance(version, int) or version < 1:
@@ -380,6 +380,9 @@ class _Checker:
         with another once made a Python identifier; remember it otherwise."""
         if not item.name:
             self.error(item.name_loc, f"{'an' if kind[0] in 'aeiou' else 'a'} {kind} name cannot be empty")
+        elif unfit_character(item.name) is not None:
+            self.error(item.name_loc, f"{'an' if kind[0] in 'aeiou' else 'a'} {kind} name cannot hold the control "
+                                      f"character {unfit_character(item.name)}")
         elif item.name in by_name:
             self.error(item.name_loc, f"{duplicate} ({first} line {by_name[item.name].loc.line})")
         else:
@@ -394,9 +397,13 @@ class _Checker:
                 )
 
     def positive(self, num: Num, what: str) -> float:
-        if not num.value > 0:
+        value = to_float(num.value)
+        if value is None:
+            self.error(num.loc, f"{what} {num.text[:20]}... is too large for a float (at most about 1.8e308)")
+            return 1.0
+        if not value > 0:
             self.error(num.loc, f"{what} must be a positive number, got {num.text}")
-        return float(num.value)
+        return value
 
     def body_doc(self, body: BodySyn) -> str | None:
         doc: str | None = None
@@ -472,7 +479,10 @@ class _Checker:
             if len(args) != 1 or args[0].kind != "number" or not args[0].value >= 0:
                 self.error(syn.loc, "compare tol needs one non-negative number, like tol(0.01)")
                 return None
-            tolerance = float(args[0].value)
+            tolerance = to_float(args[0].value)  # type: ignore[assignment]
+            if tolerance is None:
+                self.error(syn.loc, "the tolerance of compare tol is too large for a float (at most about 1.8e308)")
+                return None
         elif syn.args is not None:
             self.error(syn.loc, f"compare policy '{syn.name}' takes no arguments")
         policy = ComparePolicy(syn.name, tolerance)

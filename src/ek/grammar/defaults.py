@@ -23,7 +23,7 @@ from ek.grammar.model import (
     kind_of,
 )
 from ek.grammar.regexes import is_safe
-from ek.grammar.strings import encode_pattern, format_number
+from ek.grammar.strings import encode_pattern, format_number, to_float
 from ek.grammar.syntax import Lit
 
 #: Reports a problem: ``error(loc, message, suggestion=None)``.
@@ -85,7 +85,11 @@ class DefaultChecker:
                 return lit.value
         elif kind == "float":
             if lit.kind == "number":
-                return float(lit.value)
+                value = to_float(lit.value)
+                if value is None:
+                    self.error(lit.loc, f"default {shown} is too large for a float (at most about 1.8e308)")
+                    return _BAD
+                return value
         elif kind == "bool":
             if lit.kind == "name" and lit.value in ("true", "false"):
                 return lit.value == "true"
@@ -179,7 +183,8 @@ def show_literal(lit: Lit) -> str:
         text = lit.value if len(lit.value) <= 40 else lit.value[:37] + "..."
         return f"'{text}'"
     if lit.kind == "number":
-        return format_number(lit.value) if isinstance(lit.value, (int, float)) else str(lit.value)
+        text = format_number(lit.value) if isinstance(lit.value, (int, float)) else str(lit.value)
+        return text if len(text) <= 40 else text[:37] + "..."
     if lit.kind == "name":
         return f"'{lit.value}'"
     return "[...]" if lit.kind == "list" else "{...}"
