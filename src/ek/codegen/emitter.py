@@ -7,7 +7,8 @@ render the jinja2 template, ``compile()`` the result (so it parses), and only th
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from ek.atomicfile import write_text_atomic
 from ek.codegen.classes import ClassPlanner
 from ek.codegen.errors import GenerationError
 from ek.codegen.fingerprint import grammar_sha256, schema_path
-from ek.codegen.literals import py_literal, py_literal_block
+from ek.codegen.literals import LiteralError, py_literal, py_literal_block
 from ek.codegen.naming import MODULE_NAMES, module_filename, module_stem, tool_names
 from ek.codegen.validators import Tables, ValidatorEmitter
 from ek.grammar.model import GraphGrammar, Location, ToolSpec
@@ -81,47 +82,58 @@ def generate(grammar: GraphGrammar, out_dir: str | os.PathLike[str] | None = Non
     return _parsed(render(grammar, out_dir), grammar.key)
 
 
+@contextmanager
+def _literals_checked() -> Iterator[None]:
+    """A schema value no literal can hold (a lone surrogate, an object built in code) is the grammar's
+    fault, not a generator bug: say so as a GenerationError."""
+    try:
+        yield
+    except LiteralError as err:
+        raise GenerationError(f"cannot generate: {err}") from None
+
+
 def render(grammar: GraphGrammar, out_dir: str | os.PathLike[str] | None = None) -> str:
     """The module source without the compile gate, for callers that ``compile()`` it at once
     (compiling parses too, so checking first would parse a large module twice).
 
     Nothing here depends on schema comments, layout or line numbers: only the grammar's content,
     the schema's file name and its path relative to ``out_dir``."""
-    taken = set(MODULE_NAMES)
-    names = tool_names(grammar, taken)
-    tables = Tables()
-    checks = ValidatorEmitter(grammar, tables)
-    planner = ClassPlanner(grammar, taken)
-    validators = []
-    for tool, tn in zip(grammar.tools, names):
-        validators.append(
-            _ValidatorPlan(
-                name=tn.validator,
-                tool=py_literal(tool.name),
-                doc=_validator_doc(tool.name),
-                body=checks.tool_body(tool.fields),
+    with _literals_checked():
+        taken = set(MODULE_NAMES)
+        names = tool_names(grammar, taken)
+        tables = Tables()
+        checks = ValidatorEmitter(grammar, tables)
+        planner = ClassPlanner(grammar, taken)
+        validators = []
+        for tool, tn in zip(grammar.tools, names):
+            validators.append(
+                _ValidatorPlan(
+                    name=tn.validator,
+                    tool=py_literal(tool.name),
+                    doc=_validator_doc(tool.name),
+                    body=checks.tool_body(tool.fields),
+                )
             )
+            planner.tool_class(tn.cls, tool.name, tn.validator, tool.doc, tool.fields)
+        schema_file = Path(grammar.source_path).name if grammar.source_path else None
+        source = _template().render(
+            module_doc=py_literal(f"Tools of grammar {grammar.key}: typed classes, validators and cost tables."),
+            generator_version=GENERATOR_VERSION,
+            grammar_name=py_literal(grammar.name),
+            grammar_version=py_literal(grammar.version),
+            grammar_sha256=py_literal(grammar_sha256(grammar)),
+            schema_file=py_literal(schema_file),
+            schema_path=py_literal(schema_path(grammar, out_dir)),
+            tables=tables.assignments(),
+            validators=validators,
+            classes=planner.plans,
+            tool_weights=_table({t.name: t.weight for t in grammar.tools}),
+            arg_importance=_table({t.name: {f.name: f.importance for f in t.fields} for t in grammar.tools}),
+            compare_policies=_table(
+                {t.name: {f.name: None if f.compare is None else str(f.compare) for f in t.fields} for t in grammar.tools}
+            ),
+            grammar_table=py_literal_block(grammar_to_table(grammar), levels=2),
         )
-        planner.tool_class(tn.cls, tool.name, tn.validator, tool.doc, tool.fields)
-    schema_file = Path(grammar.source_path).name if grammar.source_path else None
-    source = _template().render(
-        module_doc=py_literal(f"Tools of grammar {grammar.key}: typed classes, validators and cost tables."),
-        generator_version=GENERATOR_VERSION,
-        grammar_name=py_literal(grammar.name),
-        grammar_version=py_literal(grammar.version),
-        grammar_sha256=py_literal(grammar_sha256(grammar)),
-        schema_file=py_literal(schema_file),
-        schema_path=py_literal(schema_path(grammar, out_dir)),
-        tables=tables.assignments(),
-        validators=validators,
-        classes=planner.plans,
-        tool_weights=_table({t.name: t.weight for t in grammar.tools}),
-        arg_importance=_table({t.name: {f.name: f.importance for f in t.fields} for t in grammar.tools}),
-        compare_policies=_table(
-            {t.name: {f.name: None if f.compare is None else str(f.compare) for f in t.fields} for t in grammar.tools}
-        ),
-        grammar_table=py_literal_block(grammar_to_table(grammar), levels=2),
-    )
     return source
 
 
@@ -133,17 +145,18 @@ def render_tool_validator(grammar: GraphGrammar, tool: ToolSpec) -> str:
     """A small module defining ``validate_args(args)`` for one tool of ``grammar``: the body and
     tables the full module would have for it, so a grammar of thousands of tools can be validated
     without generating (or importing classes for) the tools a corpus never calls."""
-    tables = Tables()
-    body = ValidatorEmitter(grammar, tables).tool_body(tool.fields)
-    return _template("tool_validator.py.jinja2").render(
-        module_doc=py_literal(f"The validator of tool {tool.name!r} of grammar {grammar.key}."),
-        generator_version=GENERATOR_VERSION,
-        tables=tables.assignments(),
-        origin=_origin(tool.loc),
-        name=TOOL_VALIDATOR_NAME,
-        doc=_validator_doc(tool.name),
-        body=body,
-    )
+    with _literals_checked():
+        tables = Tables()
+        body = ValidatorEmitter(grammar, tables).tool_body(tool.fields)
+        return _template("tool_validator.py.jinja2").render(
+            module_doc=py_literal(f"The validator of tool {tool.name!r} of grammar {grammar.key}."),
+            generator_version=GENERATOR_VERSION,
+            tables=tables.assignments(),
+            origin=_origin(tool.loc),
+            name=TOOL_VALIDATOR_NAME,
+            doc=_validator_doc(tool.name),
+            body=body,
+        )
 
 
 def _validator_doc(tool_name: str) -> str:

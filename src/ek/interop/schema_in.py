@@ -37,9 +37,9 @@ from ek.grammar.model import (
     TypeNode,
     kind_of,
 )
-from ek.grammar.names import safe_identifier
-from ek.grammar.regexes import pattern_problem, starts_with_repeat
-from ek.grammar.strings import escape_line_breaks
+from ek.grammar.names import safe_identifier, unfit_character
+from ek.grammar.regexes import compile_pattern, pattern_problem, starts_with_repeat
+from ek.grammar.strings import escape_line_breaks, is_finite, to_float
 from ek.interop.formats import FORMAT_PATTERNS, format_of
 from ek.interop.issues import Issues, child
 from ek.limits import IMPORT_MAX_DEPTH
@@ -101,6 +101,10 @@ class Converter:
             if not name:
                 self.issues.error(fpath, "an empty property name cannot be expressed; property skipped")
                 continue
+            if unfit_character(name) is not None:
+                self.issues.error(fpath, f"a property name cannot hold the control character {unfit_character(name)}; "
+                                         "property skipped")
+                continue
             safe = safe_identifier(name)
             if safe in safe_names:
                 self.issues.error(fpath, f"property {name!r} collides with {safe_names[safe]!r} once made a "
@@ -135,8 +139,9 @@ class Converter:
         importance = 1.0
         if "x-ek-importance" in schema:
             value = schema["x-ek-importance"]
-            if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 and math.isfinite(value):
-                importance = float(value)
+            number = to_float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+            if number is not None and number > 0 and math.isfinite(number):
+                importance = number
             else:
                 self.issues.warn(child(path, "x-ek-importance"), f"importance must be a positive number, got {value!r}")
         compare = None
@@ -444,7 +449,7 @@ class Converter:
                 if not value or bound is None:
                     continue
             else:
-                bound = value if isinstance(value, (int, float)) and math.isfinite(value) else None
+                bound = value if isinstance(value, (int, float)) and is_finite(value) else None
             if kind == "int" and bound is not None:
                 exact = math.floor(bound) + 1 if is_low else math.ceil(bound) - 1
                 if is_low:
@@ -460,8 +465,8 @@ class Converter:
         value = schema.get(key)
         if value is None:
             return None
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            self.issues.warn(child(path, key), f"{key} must be a finite number, got {value!r}; dropped")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not is_finite(value):
+            self.issues.warn(child(path, key), f"{key} must be a finite number, got {value!r:.40}; dropped")
             return None
         if kind == "int" and isinstance(value, float):
             if value.is_integer():
@@ -651,7 +656,11 @@ class Converter:
             self.issues.warn(path, f"default {value!r:.60} {problem}; dropped")
             return NO_DEFAULT
         if value is not None and kind_of(self.base(type_node)) == "float" and isinstance(value, int):
-            return float(value)
+            number = to_float(value)
+            if number is None:
+                self.issues.warn(path, f"default {value!r:.40}... is too large for a float; dropped")
+                return NO_DEFAULT
+            return number
         return value
 
     def _misfit(self, value: Any, node: TypeNode, constraints: Constraints) -> str | None:
@@ -781,8 +790,8 @@ def _full_match_pattern(pattern: object) -> str | None:
         return None
     pattern = escape_line_breaks(pattern)
     try:
-        re.compile(pattern)
-    except re.error:
+        compile_pattern(pattern)
+    except (re.error, OverflowError, RecursionError, ValueError):  # a bad regex, a count past re's, ...
         return None
     body: str | None = None
     if pattern.startswith("^(?:") and pattern.endswith(")$") and _balanced(pattern[4:-2]):
@@ -794,8 +803,8 @@ def _full_match_pattern(pattern: object) -> str | None:
     if not body:
         return None
     try:
-        re.compile(body)
-    except re.error:
+        compile_pattern(body)
+    except (re.error, OverflowError, RecursionError, ValueError):
         return None
     return body
 
