@@ -34,7 +34,7 @@ from ek.grammar.model import (
 )
 from ek.grammar.names import safe_identifier, unfit_character
 from ek.grammar.regexes import pattern_problem
-from ek.grammar.strings import encode_pattern, format_number, to_float
+from ek.grammar.strings import format_number, shown_pattern, to_float
 from ek.grammar.syntax import (
     ArgSyn,
     BodySyn,
@@ -51,7 +51,12 @@ from ek.grammar.syntax import (
     TypeDeclSyn,
     TypeSyn,
 )
-from ek.limits import SCHEMA_MAX_LIST_NESTING, SCHEMA_MAX_NESTING
+from ek.limits import (
+    SCHEMA_MAX_DEFAULT_VALUES,
+    SCHEMA_MAX_ENUM_MEMBERS,
+    SCHEMA_MAX_LIST_NESTING,
+    SCHEMA_MAX_NESTING,
+)
 
 #: Words that are keywords in type position and so cannot name a type.
 RESERVED_TYPE_NAMES = frozenset({"enum", "list"})
@@ -199,6 +204,10 @@ class _Checker:
                 self.error(syn.loc, message, suggestion=hint)
             return NamedType(syn.name, loc=syn.loc)
         if syn.kind == "enum":
+            if len(syn.members) > SCHEMA_MAX_ENUM_MEMBERS:
+                self.error(syn.loc, f"an enum of {len(syn.members)} members is more than ek reads "
+                                    f"({SCHEMA_MAX_ENUM_MEMBERS})")
+                return EnumType(("x",), loc=syn.loc)
             seen: dict[str | int, Location] = {}
             members: list[str | int] = []
             for member, loc in syn.members:
@@ -250,10 +259,10 @@ class _Checker:
                 try:
                     problem = pattern_problem(pattern)
                 except (re.error, RecursionError, OverflowError, ValueError) as err:
-                    self.error(item.loc, f"invalid regex {encode_pattern(pattern)}: {err}")
+                    self.error(item.loc, f"invalid regex {shown_pattern(pattern)}: {err}")
                 else:
                     if problem is not None:  # matched against model output: it must finish in linear time
-                        self.error(item.loc, f"regex {encode_pattern(pattern)} {problem}")
+                        self.error(item.loc, f"regex {shown_pattern(pattern)} {problem}")
         return Constraints(lo, hi, pattern)
 
     def check_constraints_fit(self, type_node: TypeNode, items: Iterable[RangeSyn | PatternSyn]) -> None:
@@ -447,8 +456,11 @@ class _Checker:
         default: Any = NO_DEFAULT
         if "default" in options:
             lit = options["default"].value
+            values = _values_in(lit)
             if lit.depth > MAX_NESTING:
                 self.too_deep(lit, "the default value is")
+            elif values > SCHEMA_MAX_DEFAULT_VALUES:
+                self.error(lit.loc, f"a default of {values} values is more than ek reads ({SCHEMA_MAX_DEFAULT_VALUES})")
             else:
                 try:
                     default = self.defaults.convert(lit, type_node, constraints)
@@ -511,6 +523,19 @@ def _deepest_child(node: TypeSyn | Lit) -> TypeSyn | Lit:
         assert node.body is not None
         children = [item.type for item in node.body.items if isinstance(item, ArgSyn)]
     return max(children, key=lambda child: child.depth)
+
+
+def _values_in(lit: Lit) -> int:
+    """Values in a default literal, counted through lists and objects (iteratively: it may nest deep)."""
+    count, stack = 0, [lit]
+    while stack:
+        node = stack.pop()
+        count += 1
+        if node.kind == "list":
+            stack.extend(node.value)
+        elif node.kind == "object":
+            stack.extend(value for _, _, value in node.value)
+    return count
 
 
 def _named_refs(syn: TypeSyn) -> Iterable[tuple[str, Location]]:

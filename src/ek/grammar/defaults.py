@@ -23,7 +23,7 @@ from ek.grammar.model import (
     kind_of,
 )
 from ek.grammar.regexes import is_safe
-from ek.grammar.strings import encode_pattern, format_number, to_float
+from ek.grammar.strings import format_number, shown_pattern, to_float
 from ek.grammar.syntax import Lit
 
 #: Reports a problem: ``error(loc, message, suggestion=None)``.
@@ -156,7 +156,7 @@ class DefaultChecker:
         if c.pattern is not None and kind == "str" and isinstance(value, str) and is_safe(c.pattern):
             # an invalid or backtracking regex is reported where it is written, and not run
             if not pattern_matches(c.pattern, value):
-                self.error(lit.loc, f"default {show_literal(lit)} does not match {encode_pattern(c.pattern)}")
+                self.error(lit.loc, f"default {show_literal(lit)} does not match {shown_pattern(c.pattern)}")
 
 
 class _BadValue:

@@ -42,7 +42,7 @@ import attrs
 from ek.grammar.regex_ambiguity import Finding, find_problem
 from ek.grammar.regex_automaton import Automaton, Refused, TooLarge, build
 from ek.grammar.regex_text import shown, shown_item
-from ek.limits import REGEX_MAX_POSITIONS
+from ek.limits import REGEX_MAX_LENGTH, REGEX_MAX_POSITIONS
 
 _c: Any = importlib.import_module("re._constants")
 _parser: Any = importlib.import_module("re._parser")
@@ -89,7 +89,7 @@ def pattern_problem(pattern: str) -> PatternProblem | None:
     [None, None, None, None]
     """
     tree = _parsed(pattern)
-    re.compile(pattern)  # errors only the compiler finds
+    re.compile(pattern)  # errors only the compiler finds (the cache keeps it for the matches to come)
     try:
         return _problem(tree, tree.state.flags, anchored=True, tail_anything=False)
     except RecursionError:
@@ -100,6 +100,8 @@ def _parsed(pattern: str) -> Any:
     """``re``'s parse tree of ``pattern``. A pattern ``re`` warns about (``[[:alpha:]]``: its meaning
     changes in a future Python) is an error: no warning reaches the user's terminal, and the verdict
     cannot change with the Python version."""
+    if len(pattern) > REGEX_MAX_LENGTH:
+        raise re.error(f"longer than {REGEX_MAX_LENGTH} characters, more than ek compiles")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         try:

@@ -188,6 +188,16 @@ def encode_pattern(pattern: str) -> str:
     return "/" + "".join(out) + "/"
 
 
+def shown_pattern(pattern: str, limit: int = 80) -> str:
+    """``/pattern/`` as a message quotes it: cut to ``limit`` characters (a schema may hold a long one).
+
+    >>> shown_pattern("[A-Z]{3}"), shown_pattern("a" * 100, 10)
+    ('/[A-Z]{3}/', '/aaaaa.../')
+    """
+    text = encode_pattern(pattern)
+    return text if len(text) <= limit else text[: limit - 4] + ".../"
+
+
 def escape_line_breaks(pattern: str) -> str:
     r"""Raw CR/LF in a regex as ``\r``/``\n`` escapes (same meaning): a DSL ``/regex/`` must fit on one line.
 

@@ -42,7 +42,7 @@ from ek.grammar.regexes import compile_pattern, pattern_problem, starts_with_rep
 from ek.grammar.strings import escape_line_breaks, is_finite, to_float
 from ek.interop.formats import FORMAT_PATTERNS, format_of
 from ek.interop.issues import Issues, child
-from ek.limits import IMPORT_MAX_DEPTH
+from ek.limits import IMPORT_MAX_DEPTH, SCHEMA_MAX_DEFAULT_VALUES, SCHEMA_MAX_ENUM_MEMBERS
 
 _STR = {"string", "String", "char", "str"}
 _INT = {"integer", "int", "byte", "short", "long", "Bigint"}
@@ -192,6 +192,11 @@ class Converter:
         if self._depth >= MAX_DEPTH:
             self.issues.error(path, f"schema nests deeper than {MAX_DEPTH} levels; read as any")
             return PrimitiveType("any"), NO_CONSTRAINTS
+        members = schema.get("enum")
+        if isinstance(members, list) and len(members) > SCHEMA_MAX_ENUM_MEMBERS:
+            self.issues.warn(child(path, "enum"), f"an enum of {len(members)} members is more than ek reads "
+                                                  f"({SCHEMA_MAX_ENUM_MEMBERS}); read as its type")
+            schema = {k: v for k, v in schema.items() if k != "enum"}
         self._depth += 1
         try:
             return self._type_of(schema, path, nulls)
@@ -651,6 +656,11 @@ class Converter:
 
     # --- defaults --------------------------------------------------------------------
     def default(self, value: Any, type_node: TypeNode, constraints: Constraints, path: str) -> Any:
+        values = _values_in(value)
+        if values > SCHEMA_MAX_DEFAULT_VALUES:
+            self.issues.warn(path, f"a default of {values} values is more than ek reads ({SCHEMA_MAX_DEFAULT_VALUES}); "
+                                   "dropped")
+            return NO_DEFAULT
         problem = self._misfit(value, type_node, constraints)
         if problem:
             self.issues.warn(path, f"default {value!r:.60} {problem}; dropped")
@@ -756,6 +766,19 @@ def _item_alias_name(path: str) -> str:
     last = re.split(r"[.\[]", rest)[-1].strip("]'\"")
     base = safe_identifier(last) if any(c.isalnum() for c in last) else "list"
     return base + "_item" * max(levels, 1)
+
+
+def _values_in(value: Any) -> int:
+    """Values in a JSON value, counted through lists and objects (as lint counts a default)."""
+    count, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        count += 1
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, Mapping):
+            stack.extend(item.values())
+    return count
 
 
 def _plain(value: Any) -> bool:
