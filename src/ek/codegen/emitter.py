@@ -61,14 +61,93 @@ def _template(name: str = "module.py.jinja2") -> jinja2.Template:
     return _ENV.get_template(name)
 
 
+#: Source compiled at a time by :func:`_parsed`: CPython's compiler needs about a hundred times the
+#: source in memory, so a module of tens of megabytes (thousands of tools) is checked in pieces.
+_COMPILED_AT_ONCE = 256 * 1024
+
+
 def _parsed(source: str, what: str) -> str:
     """``source`` once it compiles: stricter than ``ast.parse`` (CPython's block-nesting and other
-    compile-time limits) and twice as fast on large modules, as no AST objects are built."""
-    try:
-        compile(source, f"<ek gen {what}>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:  # pragma: no cover - a generator bug
-        raise GenerationError(f"generated source for {what} does not compile: {exc}") from exc
+    compile-time limits) and twice as fast on large modules, as no AST objects are built.
+
+    Compiled a run of top-level statements at a time (every limit ``compile`` checks is per
+    statement or per function), so memory follows the largest piece, not the whole module."""
+    for first_line, piece in _statement_runs(source):
+        try:
+            compile(piece, f"<ek gen {what}>", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:  # pragma: no cover - a generator bug
+            raise GenerationError(f"generated source for {what} does not compile (after line {first_line}): "
+                                  f"{exc}") from exc
     return source
+
+
+def _statement_runs(source: str) -> Iterator[tuple[int, str]]:
+    """``source`` cut between top-level statements into pieces of about :data:`_COMPILED_AT_ONCE`
+    characters, with the line each starts at. Generated code starts a statement at column 0 with a
+    name, a keyword or a decorator; closing brackets and indented lines continue one. A table larger
+    than a piece (``NAME = {`` ... ``}``, one item per line) is checked a run of items at a time."""
+    lines = source.splitlines(keepends=True)
+    starts = [n for n, line in enumerate(lines)
+              if n == 0 or ((line[:1].isidentifier() or line[:1] == "@") and not lines[n - 1].startswith("@"))]
+    run: list[str] = []
+    run_start, size = 0, 0
+    for n, end in zip(starts, [*starts[1:], len(lines)]):
+        statement = lines[n:end]
+        length = sum(map(len, statement))
+        if run and size + length > _COMPILED_AT_ONCE:
+            yield run_start + 1, "".join(run)
+            run, size = [], 0
+        if length > _COMPILED_AT_ONCE and _table_end(statement) is not None:
+            yield from _table_runs(n, statement)
+            continue
+        if not run:
+            run_start = n
+        run += statement
+        size += length
+    if run:
+        yield run_start + 1, "".join(run)
+
+
+def _table_end(statement: list[str]) -> int | None:
+    """The index of the line closing a ``NAME = {`` table (comments and blank lines may follow), or None."""
+    closing = {"{": "}", "(": ")", "[": "]"}.get(statement[0].rstrip()[-1:])
+    end = len(statement) - 1
+    while end > 0 and (not statement[end].strip() or statement[end].startswith("#")):
+        end -= 1
+    return end if closing is not None and end > 1 and statement[end].rstrip() == closing else None
+
+
+def _table_runs(first: int, statement: list[str]) -> Iterator[tuple[int, str]]:
+    """A table written one item per line (:func:`~ek.codegen.literals.py_literal_block`: an opening
+    bracket ends a line, a closing one starts a line) as pieces of items, each closed and reopened with
+    the brackets around it, cut where an item starts (``NAME = {`` + items + ``}``, ``'tools': (`` ...)."""
+    open_lines: list[str] = []  # the lines whose bracket is open here, outermost first
+    reopened: list[str] = []  # those open where the current piece starts
+    piece: list[str] = []
+    size = 0
+    for line in statement:
+        stripped = line.lstrip(" ")
+        item_start = len(line) - len(stripped) == 4 * len(open_lines) and stripped[:1] not in ")]}\n"
+        if size > _COMPILED_AT_ONCE and item_start and open_lines:
+            yield first + 1, "".join(reopened) + "".join(piece) + _closers(open_lines)
+            reopened, piece, size = list(open_lines), [], 0
+        piece.append(line)
+        size += len(line)
+        if stripped[:1] in ")]}":
+            open_lines.pop()
+        elif line.rstrip()[-1:] in "([{" and line.strip():
+            open_lines.append(line)
+    yield first + 1, "".join(reopened) + "".join(piece)
+
+
+def _closers(open_lines: list[str]) -> str:
+    """The lines that close ``open_lines``, innermost first (``    ),`` inside, ``}`` at the top)."""
+    out = []
+    for line in reversed(open_lines):
+        indent = len(line) - len(line.lstrip(" "))
+        bracket = {"(": ")", "[": "]", "{": "}"}[line.rstrip()[-1]]
+        out.append(" " * indent + bracket + ("," if indent else "") + "\n")
+    return "".join(out)
 
 
 def generate(grammar: GraphGrammar, out_dir: str | os.PathLike[str] | None = None) -> str:
