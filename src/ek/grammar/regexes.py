@@ -194,7 +194,7 @@ def _node(auto: Automaton, node: int) -> tuple[Any, Any]:
 
 
 def _refused(refused: Refused) -> PatternProblem:
-    return PatternProblem("exponential", f"{refused.what}, which ek does not run", shown_item(*refused.item),
+    return PatternProblem("unchecked", f"{refused.what}, which ek does not run", shown_item(*refused.item),
                           "match the text itself instead (ek runs no backreferences or conditional groups)")
 
 
