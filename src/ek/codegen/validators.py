@@ -188,7 +188,9 @@ class ValidatorEmitter:
                 if cons.min is not None or cons.max is not None or cons.pattern is not None:
                     with code.block("else:"):
                         self._length(code, var, cons, path)
-                        self._pattern(code, var, cons.pattern, path)
+                        # one problem per value, as ek.grammar.fits reports: the length, else the pattern
+                        has_length = cons.min is not None or cons.max is not None
+                        self._pattern(code, var, cons.pattern, path, after_length=has_length)
             elif name == "int":
                 with code.block(f"if type({var}) is not int and (type({var}) is bool or not isinstance({var}, int)):"):
                     self._fail(code, path, "expected int, got ", "_type_name", var)
@@ -336,8 +338,8 @@ class ValidatorEmitter:
         with code.block(f"if {test}:"):
             self._fail(code, path, f"length must be in {_range_text(cons.min, cons.max)}, got ", "str", f"len({var})")
 
-    def _pattern(self, code: Lines, var: str, pattern: str | None, path: PathExpr) -> None:
+    def _pattern(self, code: Lines, var: str, pattern: str | None, path: PathExpr, after_length: bool = False) -> None:
         if pattern is None:
             return
-        with code.block(f"if {self._mismatch(var, pattern)}:"):
+        with code.block(f"{'elif' if after_length else 'if'} {self._mismatch(var, pattern)}:"):
             self._fail(code, path, f"must fully match /{pattern}/, got ", "_repr80", var)

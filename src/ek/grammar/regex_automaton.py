@@ -119,7 +119,8 @@ class Automaton:
     empty_rounds: frozenset[int]  # repetitions whose body can match the empty text
 
 
-def build(tree: Any, flags: int, *, exact: bool = True, anchored: bool = True, tail_anything: bool = False) -> Automaton:
+def build(tree: Any, flags: int, *, exact: bool = True, anchored: bool = True,
+          tail_anything: bool = False) -> Automaton:
     """The automaton of parsed pattern ``tree`` (a ``re._parser.SubPattern``) under ``flags``.
 
     ``exact``: expand small counted repetitions (else every repetition is a loop: fewer positions).
