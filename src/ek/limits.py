@@ -57,17 +57,26 @@ SCHEMA_MAX_LIST_NESTING = 9
 #: and read as ``any``, so an imported schema always fits :data:`SCHEMA_MAX_NESTING`.
 IMPORT_MAX_DEPTH = SCHEMA_MAX_NESTING
 
+#: Members of one enum, and values in one default (list items and object fields, through any nesting).
+#: Real tool schemas list a few dozen (OpenAI caps a whole strict schema at a thousand enum values). A
+#: generated module spells each member out more than once, and CPython needs about a hundred times a
+#: statement's size in memory to compile it: 200,000 members took 300 MB to generate and to import.
+SCHEMA_MAX_ENUM_MEMBERS = 10_000
+SCHEMA_MAX_DEFAULT_VALUES = 10_000
+
 #: Syntax errors reported per schema file before the parser stops resuming: past a few dozen, the rest are
 #: echoes of the first ones.
 SYNTAX_ERRORS_REPORTED = 50
 
-#: Seconds one regex match of a schema's pattern against its own default may take at lint time.
-DEFAULT_MATCH_SECONDS = 1.0
+#: Positions (characters to read, after small counted repetitions are expanded) of a schema regex that
+#: :mod:`ek.grammar.regexes` analyses for backtracking. Its products of positions grow with the square and
+#: cube of this; real tool-schema patterns have a few dozen, an e-mail or URL pattern a few hundred.
+REGEX_MAX_POSITIONS = 2000
 
-#: Seconds all of one file's default-vs-pattern matches may take together; after that each gets
-#: :data:`DEFAULT_MATCH_SECONDS_AFTER_BUDGET`, enough for a well-behaved regex to answer.
-DEFAULT_MATCH_SECONDS_PER_FILE = 2.0
-DEFAULT_MATCH_SECONDS_AFTER_BUDGET = 0.01
+#: Characters of a schema regex ek compiles at all: ``re`` builds a parse tree of about a hundred bytes per
+#: character before anything else can be said, so a megabyte-long pattern would cost hundreds of megabytes.
+#: Past :data:`REGEX_MAX_POSITIONS` positions a pattern is refused anyway; this stops it before the parse.
+REGEX_MAX_LENGTH = 10_000
 
 # --- caches and reports ------------------------------------------------------------------------------------------
 

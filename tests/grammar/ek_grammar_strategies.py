@@ -22,11 +22,13 @@ from ek.grammar import (
     ToolSpec,
     TypeAlias,
 )
-from ek.grammar.names import safe_identifier
+from ek.grammar.names import safe_identifier, unfit_character
 
 # Names: plain identifiers, keywords, and anything else (quoted by the printer).
 plain = st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True)
-names = st.one_of(plain, st.sampled_from(["from", "class", "max-results", "math.hypot", "café", "a b", 'q"uote', "back\\slash", "tool", "weight", "compare"]), st.text(min_size=1, max_size=8))
+any_text = st.one_of(plain, st.sampled_from(["from", "class", "max-results", "math.hypot", "café", "a b", 'q"uote', "back\\slash", "tool", "weight", "compare"]), st.text(min_size=1, max_size=8))
+# A name holds no control character (NUL, ESC, ...); an enum member is a value and may.
+names = any_text.filter(lambda name: unfit_character(name) is None)
 texts = st.text(max_size=30)
 positive = st.floats(min_value=1e-6, max_value=1e6, allow_nan=False, allow_infinity=False)
 PATTERNS = ["[A-Z]{3}", "a/b", r"\d+", ".*", "[^/]+/x", "(x|y)?z"]
@@ -78,7 +80,7 @@ def typed(draw, aliases: dict[str, TypeAlias], depth: int = 0):
         if kind == "any" and draw(st.booleans()):
             default = draw(st.one_of(st.none(), st.booleans(), st.integers(), texts, st.lists(st.integers(), max_size=3)))
     elif kind == "enum":
-        text_members = names | st.from_regex(r"[a-z]{10,20}", fullmatch=True)
+        text_members = any_text | st.from_regex(r"[a-z]{10,20}", fullmatch=True)
         members = draw(st.lists(text_members | st.integers(-10**6, 10**6), min_size=1, max_size=10, unique=True))
         node = EnumType(tuple(members))
         if draw(st.booleans()):

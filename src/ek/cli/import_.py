@@ -27,7 +27,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _bad_name(name: str) -> bool:
-    return not name or "@" in name or any(ch.isspace() for ch in name)
+    from ek.grammar.names import unfit_character
+
+    return not name or "@" in name or any(ch.isspace() for ch in name) or unfit_character(name) is not None
 
 
 def _default_name(path: str) -> str:

@@ -7,7 +7,8 @@ render the jinja2 template, ``compile()`` the result (so it parses), and only th
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from ek.atomicfile import write_text_atomic
 from ek.codegen.classes import ClassPlanner
 from ek.codegen.errors import GenerationError
 from ek.codegen.fingerprint import grammar_sha256, schema_path
-from ek.codegen.literals import py_literal, py_literal_block
+from ek.codegen.literals import LiteralError, py_literal, py_literal_block
 from ek.codegen.naming import MODULE_NAMES, module_filename, module_stem, tool_names
 from ek.codegen.validators import Tables, ValidatorEmitter
 from ek.grammar.model import GraphGrammar, Location, ToolSpec
@@ -60,14 +61,93 @@ def _template(name: str = "module.py.jinja2") -> jinja2.Template:
     return _ENV.get_template(name)
 
 
+#: Source compiled at a time by :func:`_parsed`: CPython's compiler needs about a hundred times the
+#: source in memory, so a module of tens of megabytes (thousands of tools) is checked in pieces.
+_COMPILED_AT_ONCE = 256 * 1024
+
+
 def _parsed(source: str, what: str) -> str:
     """``source`` once it compiles: stricter than ``ast.parse`` (CPython's block-nesting and other
-    compile-time limits) and twice as fast on large modules, as no AST objects are built."""
-    try:
-        compile(source, f"<ek gen {what}>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:  # pragma: no cover - a generator bug
-        raise GenerationError(f"generated source for {what} does not compile: {exc}") from exc
+    compile-time limits) and twice as fast on large modules, as no AST objects are built.
+
+    Compiled a run of top-level statements at a time (every limit ``compile`` checks is per
+    statement or per function), so memory follows the largest piece, not the whole module."""
+    for first_line, piece in _statement_runs(source):
+        try:
+            compile(piece, f"<ek gen {what}>", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:  # pragma: no cover - a generator bug
+            raise GenerationError(f"generated source for {what} does not compile (after line {first_line}): "
+                                  f"{exc}") from exc
     return source
+
+
+def _statement_runs(source: str) -> Iterator[tuple[int, str]]:
+    """``source`` cut between top-level statements into pieces of about :data:`_COMPILED_AT_ONCE`
+    characters, with the line each starts at. Generated code starts a statement at column 0 with a
+    name, a keyword or a decorator; closing brackets and indented lines continue one. A table larger
+    than a piece (``NAME = {`` ... ``}``, one item per line) is checked a run of items at a time."""
+    lines = source.splitlines(keepends=True)
+    starts = [n for n, line in enumerate(lines)
+              if n == 0 or ((line[:1].isidentifier() or line[:1] == "@") and not lines[n - 1].startswith("@"))]
+    run: list[str] = []
+    run_start, size = 0, 0
+    for n, end in zip(starts, [*starts[1:], len(lines)]):
+        statement = lines[n:end]
+        length = sum(map(len, statement))
+        if run and size + length > _COMPILED_AT_ONCE:
+            yield run_start + 1, "".join(run)
+            run, size = [], 0
+        if length > _COMPILED_AT_ONCE and _table_end(statement) is not None:
+            yield from _table_runs(n, statement)
+            continue
+        if not run:
+            run_start = n
+        run += statement
+        size += length
+    if run:
+        yield run_start + 1, "".join(run)
+
+
+def _table_end(statement: list[str]) -> int | None:
+    """The index of the line closing a ``NAME = {`` table (comments and blank lines may follow), or None."""
+    closing = {"{": "}", "(": ")", "[": "]"}.get(statement[0].rstrip()[-1:])
+    end = len(statement) - 1
+    while end > 0 and (not statement[end].strip() or statement[end].startswith("#")):
+        end -= 1
+    return end if closing is not None and end > 1 and statement[end].rstrip() == closing else None
+
+
+def _table_runs(first: int, statement: list[str]) -> Iterator[tuple[int, str]]:
+    """A table written one item per line (:func:`~ek.codegen.literals.py_literal_block`: an opening
+    bracket ends a line, a closing one starts a line) as pieces of items, each closed and reopened with
+    the brackets around it, cut where an item starts (``NAME = {`` + items + ``}``, ``'tools': (`` ...)."""
+    open_lines: list[str] = []  # the lines whose bracket is open here, outermost first
+    reopened: list[str] = []  # those open where the current piece starts
+    piece: list[str] = []
+    size = 0
+    for line in statement:
+        stripped = line.lstrip(" ")
+        item_start = len(line) - len(stripped) == 4 * len(open_lines) and stripped[:1] not in ")]}\n"
+        if size > _COMPILED_AT_ONCE and item_start and open_lines:
+            yield first + 1, "".join(reopened) + "".join(piece) + _closers(open_lines)
+            reopened, piece, size = list(open_lines), [], 0
+        piece.append(line)
+        size += len(line)
+        if stripped[:1] in ")]}":
+            open_lines.pop()
+        elif line.rstrip()[-1:] in "([{" and line.strip():
+            open_lines.append(line)
+    yield first + 1, "".join(reopened) + "".join(piece)
+
+
+def _closers(open_lines: list[str]) -> str:
+    """The lines that close ``open_lines``, innermost first (``    ),`` inside, ``}`` at the top)."""
+    out = []
+    for line in reversed(open_lines):
+        indent = len(line) - len(line.lstrip(" "))
+        bracket = {"(": ")", "[": "]", "{": "}"}[line.rstrip()[-1]]
+        out.append(" " * indent + bracket + ("," if indent else "") + "\n")
+    return "".join(out)
 
 
 def generate(grammar: GraphGrammar, out_dir: str | os.PathLike[str] | None = None) -> str:
@@ -81,47 +161,58 @@ def generate(grammar: GraphGrammar, out_dir: str | os.PathLike[str] | None = Non
     return _parsed(render(grammar, out_dir), grammar.key)
 
 
+@contextmanager
+def _literals_checked() -> Iterator[None]:
+    """A schema value no literal can hold (a lone surrogate, an object built in code) is the grammar's
+    fault, not a generator bug: say so as a GenerationError."""
+    try:
+        yield
+    except LiteralError as err:
+        raise GenerationError(f"cannot generate: {err}") from None
+
+
 def render(grammar: GraphGrammar, out_dir: str | os.PathLike[str] | None = None) -> str:
     """The module source without the compile gate, for callers that ``compile()`` it at once
     (compiling parses too, so checking first would parse a large module twice).
 
     Nothing here depends on schema comments, layout or line numbers: only the grammar's content,
     the schema's file name and its path relative to ``out_dir``."""
-    taken = set(MODULE_NAMES)
-    names = tool_names(grammar, taken)
-    tables = Tables()
-    checks = ValidatorEmitter(grammar, tables)
-    planner = ClassPlanner(grammar, taken)
-    validators = []
-    for tool, tn in zip(grammar.tools, names):
-        validators.append(
-            _ValidatorPlan(
-                name=tn.validator,
-                tool=py_literal(tool.name),
-                doc=_validator_doc(tool.name),
-                body=checks.tool_body(tool.fields),
+    with _literals_checked():
+        taken = set(MODULE_NAMES)
+        names = tool_names(grammar, taken)
+        tables = Tables()
+        checks = ValidatorEmitter(grammar, tables)
+        planner = ClassPlanner(grammar, taken)
+        validators = []
+        for tool, tn in zip(grammar.tools, names):
+            validators.append(
+                _ValidatorPlan(
+                    name=tn.validator,
+                    tool=py_literal(tool.name),
+                    doc=_validator_doc(tool.name),
+                    body=checks.tool_body(tool.fields),
+                )
             )
+            planner.tool_class(tn.cls, tool.name, tn.validator, tool.doc, tool.fields)
+        schema_file = Path(grammar.source_path).name if grammar.source_path else None
+        source = _template().render(
+            module_doc=py_literal(f"Tools of grammar {grammar.key}: typed classes, validators and cost tables."),
+            generator_version=GENERATOR_VERSION,
+            grammar_name=py_literal(grammar.name),
+            grammar_version=py_literal(grammar.version),
+            grammar_sha256=py_literal(grammar_sha256(grammar)),
+            schema_file=py_literal(schema_file),
+            schema_path=py_literal(schema_path(grammar, out_dir)),
+            tables=tables.assignments(),
+            validators=validators,
+            classes=planner.plans,
+            tool_weights=_table({t.name: t.weight for t in grammar.tools}),
+            arg_importance=_table({t.name: {f.name: f.importance for f in t.fields} for t in grammar.tools}),
+            compare_policies=_table(
+                {t.name: {f.name: None if f.compare is None else str(f.compare) for f in t.fields} for t in grammar.tools}
+            ),
+            grammar_table=py_literal_block(grammar_to_table(grammar), levels=2),
         )
-        planner.tool_class(tn.cls, tool.name, tn.validator, tool.doc, tool.fields)
-    schema_file = Path(grammar.source_path).name if grammar.source_path else None
-    source = _template().render(
-        module_doc=py_literal(f"Tools of grammar {grammar.key}: typed classes, validators and cost tables."),
-        generator_version=GENERATOR_VERSION,
-        grammar_name=py_literal(grammar.name),
-        grammar_version=py_literal(grammar.version),
-        grammar_sha256=py_literal(grammar_sha256(grammar)),
-        schema_file=py_literal(schema_file),
-        schema_path=py_literal(schema_path(grammar, out_dir)),
-        tables=tables.assignments(),
-        validators=validators,
-        classes=planner.plans,
-        tool_weights=_table({t.name: t.weight for t in grammar.tools}),
-        arg_importance=_table({t.name: {f.name: f.importance for f in t.fields} for t in grammar.tools}),
-        compare_policies=_table(
-            {t.name: {f.name: None if f.compare is None else str(f.compare) for f in t.fields} for t in grammar.tools}
-        ),
-        grammar_table=py_literal_block(grammar_to_table(grammar), levels=2),
-    )
     return source
 
 
@@ -133,17 +224,18 @@ def render_tool_validator(grammar: GraphGrammar, tool: ToolSpec) -> str:
     """A small module defining ``validate_args(args)`` for one tool of ``grammar``: the body and
     tables the full module would have for it, so a grammar of thousands of tools can be validated
     without generating (or importing classes for) the tools a corpus never calls."""
-    tables = Tables()
-    body = ValidatorEmitter(grammar, tables).tool_body(tool.fields)
-    return _template("tool_validator.py.jinja2").render(
-        module_doc=py_literal(f"The validator of tool {tool.name!r} of grammar {grammar.key}."),
-        generator_version=GENERATOR_VERSION,
-        tables=tables.assignments(),
-        origin=_origin(tool.loc),
-        name=TOOL_VALIDATOR_NAME,
-        doc=_validator_doc(tool.name),
-        body=body,
-    )
+    with _literals_checked():
+        tables = Tables()
+        body = ValidatorEmitter(grammar, tables).tool_body(tool.fields)
+        return _template("tool_validator.py.jinja2").render(
+            module_doc=py_literal(f"The validator of tool {tool.name!r} of grammar {grammar.key}."),
+            generator_version=GENERATOR_VERSION,
+            tables=tables.assignments(),
+            origin=_origin(tool.loc),
+            name=TOOL_VALIDATOR_NAME,
+            doc=_validator_doc(tool.name),
+            body=body,
+        )
 
 
 def _validator_doc(tool_name: str) -> str:

@@ -10,9 +10,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ek.grammar.strings import lone_surrogate
+
 
 class LiteralError(TypeError):
     """A value that cannot be written as a plain Python literal."""
+
 
 
 def py_literal(value: Any) -> str:
@@ -25,7 +28,11 @@ def py_literal(value: Any) -> str:
     """
     if value is None or value is True or value is False:
         return repr(value)
-    if type(value) is int or type(value) is str:
+    if type(value) is int:
+        return repr(value)
+    if type(value) is str:
+        if lone_surrogate(value) is not None:  # not text: no UTF-8 file (or docstring) can hold it
+            raise LiteralError(f"{value[:40]!r} holds a lone UTF-16 surrogate, which is not text")
         return repr(value)
     if type(value) is float:
         if math.isfinite(value):

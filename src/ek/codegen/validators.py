@@ -7,6 +7,7 @@ enum members) only ever appears as ``repr`` literals or in module tables.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ek.codegen.errors import GenerationError
@@ -14,6 +15,7 @@ from ek.codegen.literals import py_literal
 from ek.codegen.patterns import specialise
 from ek.codegen.source import Lines, PathExpr
 from ek.grammar.model import (
+    NO_CONSTRAINTS,
     Constraints,
     EnumType,
     FieldSpec,
@@ -23,12 +25,41 @@ from ek.grammar.model import (
     PrimitiveType,
     TypeNode,
 )
+from ek.grammar.regexes import pattern_problem
 from ek.limits import SCHEMA_MAX_LIST_NESTING
 
 #: Deepest indentation a validator may reach (Python's tokenizer refuses 100). A checked grammar stays well
 #: inside it (ek.limits.SCHEMA_MAX_NESTING); this guards grammars built in code without the checker.
 MAX_NESTING = 80
 MAX_LIST_NESTING = SCHEMA_MAX_LIST_NESTING
+
+
+def pattern_refusal(pattern: str) -> str | None:
+    """Why a validator must not run ``pattern`` (it does not compile, or could backtrack), or None."""
+    try:
+        problem = pattern_problem(pattern)
+    except (re.error, RecursionError, OverflowError, ValueError) as err:
+        return f"invalid regex /{pattern}/: {err}"
+    return None if problem is None else f"regex /{pattern}/ {problem}"
+
+
+def refuse_unsafe_patterns(grammar: GraphGrammar) -> None:
+    """Raise :class:`GenerationError` for the first regex of ``grammar`` a validator must not run.
+
+    ``ek lint`` refuses these where they are written; this catches a grammar built in code, before
+    any validator of it is compiled (so a metric over it fails when made, not halfway through a run).
+    """
+    stack: list[tuple[str, TypeNode, Constraints]] = [(f"type {a.name}", a.type, a.constraints) for a in grammar.types]
+    stack += [(f"{t.name}.{f.name}", f.type, f.constraints) for t in grammar.tools for f in t.fields]
+    while stack:
+        where, node, cons = stack.pop()
+        refusal = pattern_refusal(cons.pattern) if cons.pattern is not None else None
+        if refusal is not None:
+            raise GenerationError(f"{grammar.key} {where}: {refusal}")
+        if isinstance(node, ListType):
+            stack.append((f"{where}[]", node.item, NO_CONSTRAINTS))
+        elif isinstance(node, ObjectType):
+            stack.extend((f"{where}.{f.name}", f.type, f.constraints) for f in node.fields)
 
 
 class Tables:
@@ -157,7 +188,9 @@ class ValidatorEmitter:
                 if cons.min is not None or cons.max is not None or cons.pattern is not None:
                     with code.block("else:"):
                         self._length(code, var, cons, path)
-                        self._pattern(code, var, cons.pattern, path)
+                        # one problem per value, as ek.grammar.fits reports: the length, else the pattern
+                        has_length = cons.min is not None or cons.max is not None
+                        self._pattern(code, var, cons.pattern, path, after_length=has_length)
             elif name == "int":
                 with code.block(f"if type({var}) is not int and (type({var}) is bool or not isinstance({var}, int)):"):
                     self._fail(code, path, "expected int, got ", "_type_name", var)
@@ -235,8 +268,7 @@ class ValidatorEmitter:
             if cons.min is not None or cons.max is not None:
                 parts.append(_bounds_test(f"len({var})", cons.min, cons.max))
             if cons.pattern is not None:
-                fast = specialise(cons.pattern, var)
-                parts.append(f"not ({fast})" if fast is not None else f"{self.tables.pattern(cons.pattern)}({var}) is None")
+                parts.append(self._mismatch(var, cons.pattern))
             return " or ".join(parts)
         if node.name == "bool":
             return f"type({var}) is not bool"
@@ -285,6 +317,14 @@ class ValidatorEmitter:
         else:
             code.line(f"errs.append({lazy})")
 
+    def _mismatch(self, var: str, pattern: str) -> str:
+        """True iff the str in ``var`` does not fully match ``pattern``; only a pattern that runs in linear time."""
+        refusal = pattern_refusal(pattern)
+        if refusal is not None:
+            raise GenerationError(refusal)
+        fast = specialise(pattern, var)
+        return f"not ({fast})" if fast is not None else f"{self.tables.pattern(pattern)}({var}) is None"
+
     def _range(self, code: Lines, var: str, cons: Constraints, path: PathExpr) -> None:
         if cons.min is None and cons.max is None:
             return
@@ -298,10 +338,8 @@ class ValidatorEmitter:
         with code.block(f"if {test}:"):
             self._fail(code, path, f"length must be in {_range_text(cons.min, cons.max)}, got ", "str", f"len({var})")
 
-    def _pattern(self, code: Lines, var: str, pattern: str | None, path: PathExpr) -> None:
+    def _pattern(self, code: Lines, var: str, pattern: str | None, path: PathExpr, after_length: bool = False) -> None:
         if pattern is None:
             return
-        fast = specialise(pattern, var)
-        test = f"not ({fast})" if fast is not None else f"{self.tables.pattern(pattern)}({var}) is None"
-        with code.block(f"if {test}:"):
+        with code.block(f"{'elif' if after_length else 'if'} {self._mismatch(var, pattern)}:"):
             self._fail(code, path, f"must fully match /{pattern}/, got ", "_repr80", var)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 
 import attrs
 
@@ -12,17 +11,15 @@ from ek.grammar.checker import check
 from ek.grammar.diagnostics import Diagnostic, SchemaError
 from ek.grammar.model import GraphGrammar
 from ek.grammar.parser import gc_paused, normalize, parse_syntax, too_deep
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
+from ek.grammar.strings import lone_surrogate
 
 def refuse_surrogates(source: str, filename: str) -> None:
     """Text with a lone surrogate can never be a UTF-8 file: report where it is."""
-    surrogate = _SURROGATE.search(source)
-    if surrogate is not None:
-        line = source.count("\n", 0, surrogate.start()) + 1
-        column = surrogate.start() - (source.rfind("\n", 0, surrogate.start()) + 1) + 1
-        message = f"lone surrogate U+{ord(surrogate.group()):04X} is not valid text"
+    at = lone_surrogate(source)
+    if at is not None:
+        line = source.count("\n", 0, at) + 1
+        column = at - (source.rfind("\n", 0, at) + 1) + 1
+        message = f"lone surrogate U+{ord(source[at]):04X} is not valid text"
         raise SchemaError([Diagnostic(filename, line, column, message)])
 
 

@@ -33,8 +33,9 @@ from ek.grammar.model import (
     kind_of,
     nested_importance_message,
 )
-from ek.grammar.names import safe_identifier
-from ek.grammar.strings import encode_pattern, format_number
+from ek.grammar.names import safe_identifier, unfit_character
+from ek.grammar.regexes import pattern_problem
+from ek.grammar.strings import format_number, shown_pattern, to_float
 from ek.grammar.syntax import (
     ArgSyn,
     BodySyn,
@@ -51,7 +52,12 @@ from ek.grammar.syntax import (
     TypeDeclSyn,
     TypeSyn,
 )
-from ek.limits import SCHEMA_MAX_LIST_NESTING, SCHEMA_MAX_NESTING
+from ek.limits import (
+    SCHEMA_MAX_DEFAULT_VALUES,
+    SCHEMA_MAX_ENUM_MEMBERS,
+    SCHEMA_MAX_LIST_NESTING,
+    SCHEMA_MAX_NESTING,
+)
 
 #: Words that are keywords in type position and so cannot name a type.
 RESERVED_TYPE_NAMES = frozenset({"enum", "list"})
@@ -113,7 +119,7 @@ class _Checker:
         for extra in headers[1:]:
             self.error(extra.loc, f"repeated grammar header (the first is at line {first.loc.line})")
         name = first.name
-        if not name or "@" in name or any(ch.isspace() for ch in name):
+        if not name or "@" in name or any(ch.isspace() for ch in name) or unfit_character(name) is not None:
             self.error(first.loc, f"grammar name {name!r} must be non-empty, without spaces or '@'")
         version = first.version.value
         if not isinstance(version, int) or version < 1:
@@ -199,6 +205,10 @@ class _Checker:
                 self.error(syn.loc, message, suggestion=hint)
             return NamedType(syn.name, loc=syn.loc)
         if syn.kind == "enum":
+            if len(syn.members) > SCHEMA_MAX_ENUM_MEMBERS:
+                self.error(syn.loc, f"an enum of {len(syn.members)} members is more than ek reads "
+                                    f"({SCHEMA_MAX_ENUM_MEMBERS})")
+                return EnumType(("x",), loc=syn.loc)
             seen: dict[str | int, Location] = {}
             members: list[str | int] = []
             for member, loc in syn.members:
@@ -248,9 +258,12 @@ class _Checker:
                 seen_pattern = item
                 pattern = item.pattern
                 try:
-                    re.compile(pattern)
+                    problem = pattern_problem(pattern)
                 except (re.error, RecursionError, OverflowError, ValueError) as err:
-                    self.error(item.loc, f"invalid regex {encode_pattern(pattern)}: {err}")
+                    self.error(item.loc, f"invalid regex {shown_pattern(pattern)}: {err}")
+                else:
+                    if problem is not None:  # matched against model output: it must finish in linear time
+                        self.error(item.loc, f"regex {shown_pattern(pattern)} {problem}")
         return Constraints(lo, hi, pattern)
 
     def check_constraints_fit(self, type_node: TypeNode, items: Iterable[RangeSyn | PatternSyn]) -> None:
@@ -377,6 +390,9 @@ class _Checker:
         with another once made a Python identifier; remember it otherwise."""
         if not item.name:
             self.error(item.name_loc, f"{'an' if kind[0] in 'aeiou' else 'a'} {kind} name cannot be empty")
+        elif unfit_character(item.name) is not None:
+            self.error(item.name_loc, f"{'an' if kind[0] in 'aeiou' else 'a'} {kind} name cannot hold the control "
+                                      f"character {unfit_character(item.name)}")
         elif item.name in by_name:
             self.error(item.name_loc, f"{duplicate} ({first} line {by_name[item.name].loc.line})")
         else:
@@ -391,9 +407,13 @@ class _Checker:
                 )
 
     def positive(self, num: Num, what: str) -> float:
-        if not num.value > 0:
+        value = to_float(num.value)
+        if value is None:
+            self.error(num.loc, f"{what} {num.text[:20]}... is too large for a float (at most about 1.8e308)")
+            return 1.0
+        if not value > 0:
             self.error(num.loc, f"{what} must be a positive number, got {num.text}")
-        return float(num.value)
+        return value
 
     def body_doc(self, body: BodySyn) -> str | None:
         doc: str | None = None
@@ -439,8 +459,11 @@ class _Checker:
         default: Any = NO_DEFAULT
         if "default" in options:
             lit = options["default"].value
+            values = _values_in(lit)
             if lit.depth > MAX_NESTING:
                 self.too_deep(lit, "the default value is")
+            elif values > SCHEMA_MAX_DEFAULT_VALUES:
+                self.error(lit.loc, f"a default of {values} values is more than ek reads ({SCHEMA_MAX_DEFAULT_VALUES})")
             else:
                 try:
                     default = self.defaults.convert(lit, type_node, constraints)
@@ -471,7 +494,10 @@ class _Checker:
             if len(args) != 1 or args[0].kind != "number" or not args[0].value >= 0:
                 self.error(syn.loc, "compare tol needs one non-negative number, like tol(0.01)")
                 return None
-            tolerance = float(args[0].value)
+            tolerance = to_float(args[0].value)  # type: ignore[assignment]
+            if tolerance is None:
+                self.error(syn.loc, "the tolerance of compare tol is too large for a float (at most about 1.8e308)")
+                return None
         elif syn.args is not None:
             self.error(syn.loc, f"compare policy '{syn.name}' takes no arguments")
         policy = ComparePolicy(syn.name, tolerance)
@@ -500,6 +526,19 @@ def _deepest_child(node: TypeSyn | Lit) -> TypeSyn | Lit:
         assert node.body is not None
         children = [item.type for item in node.body.items if isinstance(item, ArgSyn)]
     return max(children, key=lambda child: child.depth)
+
+
+def _values_in(lit: Lit) -> int:
+    """Values in a default literal, counted through lists and objects (iteratively: it may nest deep)."""
+    count, stack = 0, [lit]
+    while stack:
+        node = stack.pop()
+        count += 1
+        if node.kind == "list":
+            stack.extend(node.value)
+        elif node.kind == "object":
+            stack.extend(value for _, _, value in node.value)
+    return count
 
 
 def _named_refs(syn: TypeSyn) -> Iterable[tuple[str, Location]]:

@@ -8,8 +8,6 @@ is scored as if it had been given its default.
 
 from __future__ import annotations
 
-import re
-import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -24,9 +22,9 @@ from ek.grammar.model import (
     TypeNode,
     kind_of,
 )
-from ek.grammar.strings import encode_pattern, format_number
+from ek.grammar.regexes import is_safe
+from ek.grammar.strings import format_number, shown_pattern, to_float
 from ek.grammar.syntax import Lit
-from ek.limits import DEFAULT_MATCH_SECONDS, DEFAULT_MATCH_SECONDS_AFTER_BUDGET, DEFAULT_MATCH_SECONDS_PER_FILE
 
 #: Reports a problem: ``error(loc, message, suggestion=None)``.
 ErrorSink = Callable[..., None]
@@ -49,7 +47,6 @@ class DefaultChecker:
         self.error = error
         self.resolve = resolve
         self.suggest = suggest
-        self.regex_seconds_left = DEFAULT_MATCH_SECONDS_PER_FILE
 
     def convert(self, lit: Lit, type_node: TypeNode, constraints: Constraints = NO_CONSTRAINTS) -> Any:
         """The Python value of a default literal for ``type_node``; errors are reported, not raised."""
@@ -88,7 +85,11 @@ class DefaultChecker:
                 return lit.value
         elif kind == "float":
             if lit.kind == "number":
-                return float(lit.value)
+                value = to_float(lit.value)
+                if value is None:
+                    self.error(lit.loc, f"default {shown} is too large for a float (at most about 1.8e308)")
+                    return _BAD
+                return value
         elif kind == "bool":
             if lit.kind == "name" and lit.value in ("true", "false"):
                 return lit.value == "true"
@@ -152,25 +153,10 @@ class DefaultChecker:
             hi = "" if c.max is None else format_number(c.max)
             subject = f"default {show_literal(lit)}" if what == "value" else f"default {show_literal(lit)} has length {measured}, which"
             self.error(lit.loc, f"{subject} is outside the range [{lo}..{hi}]")
-        if c.pattern is not None and kind == "str" and isinstance(value, str):
-            try:
-                re.compile(c.pattern)
-            except (re.error, RecursionError, OverflowError, ValueError):
-                return  # the invalid regex is reported where it is written
-            # Once the file's budget is spent, a slice still lets well-behaved regexes answer.
-            seconds = max(DEFAULT_MATCH_SECONDS_AFTER_BUDGET, min(DEFAULT_MATCH_SECONDS, self.regex_seconds_left))
-            start = time.monotonic()
-            ok = pattern_matches(c.pattern, value, seconds)
-            self.regex_seconds_left -= time.monotonic() - start
-            if ok is None:
-                self.error(
-                    lit.loc,
-                    f"default {show_literal(lit)} could not be checked against {encode_pattern(c.pattern)} "
-                    f"in {seconds:g} s: the regex backtracks (a repeated group that itself repeats, "
-                    "like (a+)+, takes exponential time)",
-                )
-            elif not ok:
-                self.error(lit.loc, f"default {show_literal(lit)} does not match {encode_pattern(c.pattern)}")
+        if c.pattern is not None and kind == "str" and isinstance(value, str) and is_safe(c.pattern):
+            # an invalid or backtracking regex is reported where it is written, and not run
+            if not pattern_matches(c.pattern, value):
+                self.error(lit.loc, f"default {show_literal(lit)} does not match {shown_pattern(c.pattern)}")
 
 
 class _BadValue:
@@ -197,7 +183,8 @@ def show_literal(lit: Lit) -> str:
         text = lit.value if len(lit.value) <= 40 else lit.value[:37] + "..."
         return f"'{text}'"
     if lit.kind == "number":
-        return format_number(lit.value) if isinstance(lit.value, (int, float)) else str(lit.value)
+        text = format_number(lit.value) if isinstance(lit.value, (int, float)) else str(lit.value)
+        return text if len(text) <= 40 else text[:37] + "..."
     if lit.kind == "name":
         return f"'{lit.value}'"
     return "[...]" if lit.kind == "list" else "{...}"

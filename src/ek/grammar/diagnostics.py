@@ -7,6 +7,7 @@ offending token. :class:`SchemaError` carries every diagnostic of a file at once
 from __future__ import annotations
 
 import difflib
+import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
@@ -47,7 +48,7 @@ class Diagnostic:
     @property
     def header(self) -> str:
         """The first line of the report: ``FILE:LINE:COL: error: MESSAGE``."""
-        return f"{self.file}:{self.line}:{self.column}: {self.severity}: {self.message}"
+        return f"{self.file}:{self.line}:{self.column}: {self.severity}: {_shown(self.message)}"
 
     def render(self, source: str | None = None) -> str:
         """The header, plus the source line and a caret when ``source`` is given.
@@ -66,7 +67,7 @@ class Diagnostic:
         """Like :meth:`render`, from the source already split at ``\n`` (as the parser counts lines)."""
         if not 1 <= self.line <= len(lines):
             return self.header
-        text = lines[self.line - 1]
+        text = _UNSHOWN.sub("\ufffd", lines[self.line - 1].removesuffix("\r"))  # one cell each: carets stay put
         column = self.column
         if len(text) > _SHOWN_WIDTH:  # show a window around the error, not a 100k-character line
             start = max(0, column - 1 - _SHOWN_WIDTH // 3)
@@ -80,6 +81,16 @@ class Diagnostic:
         token = text[column - 1 : column - 1 + width]
         carets = max(1, sum(_cells(ch) for ch in token)) if token else width
         return f"{self.header}\n    {text}\n    {pad}{'^' * carets}"
+
+
+#: Characters a terminal would act on instead of showing (ESC starts colour and cursor sequences, bidi
+#: overrides reorder the line): schema text is shown with these replaced, so it cannot rewrite the screen.
+_UNSHOWN = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _shown(message: str) -> str:
+    """``message`` with the characters of :data:`_UNSHOWN` written as escapes (``\\x1b``)."""
+    return _UNSHOWN.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), message)
 
 
 #: Source lines longer than this are shown as a window of this many characters around the error.

@@ -30,7 +30,7 @@ from typing import Any
 
 from ek.grammar.model import NO_CONSTRAINTS, Constraints, EnumType, FieldSpec, ListType, ObjectType, TypeNode
 from ek.grammar.names import path_segment
-from ek.grammar.regexes import fullmatch_within
+from ek.grammar.regexes import fullmatch
 
 #: Follows named types: ``resolve(type, constraints) -> (structural type, merged constraints)``
 #: (:meth:`ek.grammar.model.GraphGrammar.resolve`, or the checker's while a grammar is being built).
@@ -90,9 +90,10 @@ def in_range(measure: float, constraints: Constraints) -> bool:
     return hi is None or measure <= hi
 
 
-def pattern_matches(pattern: str, value: str, seconds: float | None = None) -> bool | None:
-    """Does ``value`` match all of ``pattern``? None when the match ran out of ``seconds`` (a backtracking regex)."""
-    return fullmatch_within(pattern, value) if seconds is None else fullmatch_within(pattern, value, seconds)
+def pattern_matches(pattern: str, value: str) -> bool:
+    """Does ``value`` match all of ``pattern``? In time linear in ``value``: a pattern that could backtrack
+    raises :class:`~ek.grammar.regexes.UnsafePattern` (lint refuses it where it is written)."""
+    return fullmatch(pattern, value)
 
 
 def violations(value: Any, type_node: TypeNode, constraints: Constraints, resolve: Resolver,

@@ -43,6 +43,23 @@ def safe_identifier(name: str) -> str:
     return ident
 
 
+#: What a name may not hold: control characters (NUL, ESC, DEL, C1), line and paragraph separators,
+#: and the bidirectional overrides that make text display in another order than it reads.
+_NOT_IN_NAMES = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def unfit_character(name: str) -> str | None:
+    """The first character a name may not hold (a control character, a line separator, a bidi override),
+    as ``U+001B``; None when there is none. Such a name would reach terminals, file names and tool-call
+    APIs that either refuse it or let it rewrite what is displayed.
+
+    >>> unfit_character("search_flights"), unfit_character("a\\x00b"), unfit_character("a\\u202eb")
+    (None, 'U+0000', 'U+202E')
+    """
+    found = _NOT_IN_NAMES.search(name)
+    return None if found is None else f"U+{ord(found.group()):04X}"
+
+
 _PATH_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 

@@ -21,6 +21,19 @@ _TRAILING_SPACE = re.compile(r"[ \t\f]+(?=\n|$)")
 BARE_NAME = re.compile(r"[^\W\d]\w*")
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogate(text: str) -> int | None:
+    """Where ``text`` holds a UTF-16 surrogate (a half of a character, which no UTF-8 file can hold), or None.
+
+    >>> lone_surrogate("caf\\u00e9"), lone_surrogate("ab\\udc00")
+    (None, 2)
+    """
+    found = _SURROGATE.search(text)
+    return None if found is None else found.start()
+
+
 class EscapeError(ValueError):
     """A bad escape sequence; ``offset`` is its position inside the token text."""
 
@@ -32,8 +45,8 @@ class EscapeError(ValueError):
 def decode_escapes(body: str, base: int = 0) -> str:
     r"""Decode the backslash escapes of a string literal's body.
 
-    >>> decode_escapes(r'a\"b\n\u00e9')
-    'a"b\né'
+    >>> decode_escapes(r'a\"b\n\u00e9'), decode_escapes(r'\ud83d\ude00') == "\U0001f600"
+    ('a"b\né', True)
     """
     if "\\" not in body:
         return body
@@ -59,8 +72,18 @@ def decode_escapes(body: str, base: int = 0) -> str:
             code = int(digits, 16)
             if code > 0x10FFFF:
                 raise EscapeError(f"'\\{esc}{digits}' is not a Unicode code point", base + i)
-            out.append(chr(code))
             i += 2 + width
+            if 0xD800 <= code <= 0xDFFF:  # UTF-16 halves: a high one followed by a low one is one character
+                low = body[i + 2 : i + 6] if body[i : i + 2] == "\\u" else ""
+                if code <= 0xDBFF and len(low) == 4 and all(c in "0123456789abcdefABCDEF" for c in low) \
+                        and 0xDC00 <= int(low, 16) <= 0xDFFF:
+                    code = 0x10000 + ((code - 0xD800) << 10) + (int(low, 16) - 0xDC00)
+                    i += 6
+                else:
+                    raise EscapeError(f"'\\{esc}{digits}' is a lone UTF-16 surrogate, not a character "
+                                      f"(write \\U0001f600, or a complete pair like \\ud83d\\ude00)",
+                                      base + i - 2 - width)
+            out.append(chr(code))
         elif esc == "\n":  # a backslash-newline inside a long string joins the lines
             i += 2
         else:
@@ -165,6 +188,16 @@ def encode_pattern(pattern: str) -> str:
     return "/" + "".join(out) + "/"
 
 
+def shown_pattern(pattern: str, limit: int = 80) -> str:
+    """``/pattern/`` as a message quotes it: cut to ``limit`` characters (a schema may hold a long one).
+
+    >>> shown_pattern("[A-Z]{3}"), shown_pattern("a" * 100, 10)
+    ('/[A-Z]{3}/', '/aaaaa.../')
+    """
+    text = encode_pattern(pattern)
+    return text if len(text) <= limit else text[: limit - 4] + ".../"
+
+
 def escape_line_breaks(pattern: str) -> str:
     r"""Raw CR/LF in a regex as ``\r``/``\n`` escapes (same meaning): a DSL ``/regex/`` must fit on one line.
 
@@ -197,6 +230,28 @@ def parse_number(text: str) -> int | float:
     if "." in text or "e" in text or "E" in text:
         return float(text)
     return int(text)
+
+
+def to_float(value: int | float) -> float | None:
+    """``value`` as a float, or None for an int past the largest float (about 1.8e308), which
+    ``float()`` refuses with an OverflowError.
+
+    >>> to_float(3), to_float(10 ** 400)
+    (3.0, None)
+    """
+    try:
+        return float(value)
+    except OverflowError:
+        return None
+
+
+def is_finite(value: int | float) -> bool:
+    """Every int, and a float that is not infinite or NaN (``math.isfinite`` overflows on a huge int).
+
+    >>> is_finite(10 ** 400), is_finite(float("inf")), is_finite(0.5)
+    (True, False, True)
+    """
+    return isinstance(value, int) or math.isfinite(value)
 
 
 def format_number(value: int | float) -> str:

@@ -17,7 +17,8 @@ from ek.grammar.model import (
     TypeAlias,
     TypeNode,
 )
-from ek.grammar.names import safe_identifier
+from ek.grammar.names import safe_identifier, unfit_character
+from ek.grammar.strings import to_float
 from ek.interop.issues import Issue, Issues, child
 from ek.interop.schema_in import Converter
 from ek.interop.sources import READERS, SOURCES
@@ -53,6 +54,10 @@ def import_tools(data: Any, source: str, *, name: str = "imported", version: int
     by_name: dict[str, ToolSpec] = {}
     by_safe: dict[str, str] = {}
     for raw in READERS[source](data, issues):
+        if unfit_character(raw.name) is not None:
+            issues.error(raw.path, f"a tool name cannot hold the control character {unfit_character(raw.name)}; "
+                                   f"tool {raw.name!r:.80} skipped")
+            continue
         converter = Converter(raw.root, raw.path, issues, strict=raw.strict)
         if not isinstance(raw.schema.get("type", "object"), str) or raw.schema.get("type", "object") not in (
                 "object", "dict"):
@@ -91,8 +96,9 @@ def import_tools(data: Any, source: str, *, name: str = "imported", version: int
 def _weight(value: Any, path: str, issues: Issues) -> float:
     if value is None:
         return 1.0
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 and math.isfinite(value):
-        return float(value)
+    number = to_float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    if number is not None and number > 0 and math.isfinite(number):
+        return number
     issues.warn(child(path, "x-ek-weight"), f"weight must be a positive number, got {value!r}; 1 used")
     return 1.0
 

@@ -11,11 +11,14 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
 from ek.atomicfile import write_text_atomic
+from ek.grammar.strings import lone_surrogate
+from ek.interop.issues import child
 from ek.parsing.json_text import duplicate_position
 
 
@@ -35,18 +38,60 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 _DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicates)
 
 
+#: A ``\\uD800``-``\\uDFFF`` escape: the only way JSON text can smuggle in a string that is not Unicode.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_DIGITS = re.compile(r"\d+")
+#: Digits Python converts to an int at most (``sys.get_int_max_str_digits``).
+_MAX_DIGITS = 4300
+
+
 def _loads(text: str, where: str, line: int | None = None) -> Any:
-    """One JSON document; duplicate keys are an error (parsers disagree on which value wins)."""
+    """One JSON document; duplicate keys are an error (parsers disagree on which value wins), and so is a
+    string holding a lone UTF-16 surrogate (not text: it cannot be written out again) or a number too long
+    to read."""
     at = f"{where}:{line}" if line is not None else where
     try:
-        return _DECODER.decode(text)
+        data = _DECODER.decode(text)
     except RecursionError:
         raise ValueError(f"{at}: JSON nests too deeply to read") from None
+    except ValueError as exc:
+        long_number = next((m for m in _DIGITS.finditer(text) if len(m.group()) > _MAX_DIGITS), None)
+        if isinstance(exc, json.JSONDecodeError) or long_number is None:
+            raise
+        row = text.count("\n", 0, long_number.start()) + 1
+        col = long_number.start() - (text.rfind("\n", 0, long_number.start()) + 1) + 1
+        place = f"{where}:{line}:{col}" if line is not None else f"{where}:{row}:{col}"
+        raise ValueError(f"{place}: a number of {len(long_number.group())} digits is more than ek reads "
+                         f"({_MAX_DIGITS})") from None
     except _DuplicateKey as exc:
         row, col = duplicate_position(text) or (1, 1)
         place = f"{where}:{line}:{col}" if line is not None else f"{where}:{row}:{col}"
         raise ValueError(f"{place}: duplicate key {exc.args[0]!r:.80} in a JSON object (one of its values "
                          f"would be dropped silently)") from None
+    if _SURROGATE_ESCAPE.search(text) is not None:  # the common case costs one scan
+        path = _surrogate_path(data)
+        if path is not None:
+            raise ValueError(f"{at}: {path}: a lone UTF-16 surrogate is not Unicode text; escape pairs must be "
+                             "complete (like \\ud83d\\ude00)")
+    return data
+
+
+def _surrogate_path(data: Any) -> str | None:
+    """The JSON path of the first string (or key) holding a lone surrogate, or None."""
+    stack: list[tuple[str, Any]] = [("$", data)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, str):
+            if lone_surrogate(value) is not None:
+                return path
+        elif isinstance(value, dict):
+            for key, item in reversed(list(value.items())):
+                if lone_surrogate(key) is not None:
+                    return child(path, key.encode("utf-8", "backslashreplace").decode("ascii"))
+                stack.append((child(path, key), item))
+        elif isinstance(value, list):
+            stack.extend((child(path, i), item) for i, item in reversed(list(enumerate(value))))
+    return None
 
 
 def read_json_or_lines(text: str, where: str) -> Any:

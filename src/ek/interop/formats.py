@@ -9,7 +9,7 @@ stable both ways and the generated validator checks the value.
 Each regex is a chain of character classes that cannot overlap where they
 meet, so a full match runs in time linear in the value (``re`` never has a
 second way to split it); ``tests/interop/test_interop_formats.py`` checks
-that :func:`ek.grammar.regexes.may_backtrack` agrees. They are deliberately
+that :func:`ek.grammar.regexes.pattern_problem` agrees. They are deliberately
 liberal approximations of the RFCs: a value the format allows is never
 rejected, some it does not allow pass.
 """

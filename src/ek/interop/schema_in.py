@@ -38,11 +38,12 @@ from ek.grammar.model import (
     kind_of,
     nested_importance_message,
 )
-from ek.grammar.names import safe_identifier
-from ek.grammar.strings import escape_line_breaks
+from ek.grammar.names import safe_identifier, unfit_character
+from ek.grammar.regexes import compile_pattern, pattern_problem, starts_with_repeat
+from ek.grammar.strings import escape_line_breaks, is_finite, to_float
 from ek.interop.formats import FORMAT_PATTERNS, format_of
 from ek.interop.issues import Issues, child
-from ek.limits import IMPORT_MAX_DEPTH
+from ek.limits import IMPORT_MAX_DEPTH, SCHEMA_MAX_DEFAULT_VALUES, SCHEMA_MAX_ENUM_MEMBERS
 
 _STR = {"string", "String", "char", "str"}
 _INT = {"integer", "int", "byte", "short", "long", "Bigint"}
@@ -101,6 +102,10 @@ class Converter:
             if not name:
                 self.issues.error(fpath, "an empty property name cannot be expressed; property skipped")
                 continue
+            if unfit_character(name) is not None:
+                self.issues.error(fpath, f"a property name cannot hold the control character {unfit_character(name)}; "
+                                         "property skipped")
+                continue
             safe = safe_identifier(name)
             if safe in safe_names:
                 self.issues.error(fpath, f"property {name!r} collides with {safe_names[safe]!r} once made a "
@@ -138,8 +143,9 @@ class Converter:
             self.issues.warn(child(path, "x-ek-importance"), nested_importance_message(name) + "; dropped")
         elif "x-ek-importance" in schema:
             value = schema["x-ek-importance"]
-            if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 and math.isfinite(value):
-                importance = float(value)
+            number = to_float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+            if number is not None and number > 0 and math.isfinite(number):
+                importance = number
             else:
                 self.issues.warn(child(path, "x-ek-importance"), f"importance must be a positive number, got {value!r}")
         compare = None
@@ -190,6 +196,11 @@ class Converter:
         if self._depth >= MAX_DEPTH:
             self.issues.error(path, f"schema nests deeper than {MAX_DEPTH} levels; read as any")
             return PrimitiveType("any"), NO_CONSTRAINTS
+        members = schema.get("enum")
+        if isinstance(members, list) and len(members) > SCHEMA_MAX_ENUM_MEMBERS:
+            self.issues.warn(child(path, "enum"), f"an enum of {len(members)} members is more than ek reads "
+                                                  f"({SCHEMA_MAX_ENUM_MEMBERS}); read as its type")
+            schema = {k: v for k, v in schema.items() if k != "enum"}
         self._depth += 1
         try:
             return self._type_of(schema, path, nulls)
@@ -388,8 +399,14 @@ class Converter:
         pattern = schema.get("pattern")
         if pattern is not None:
             converted = _full_match_pattern(pattern)
+            problem = pattern_problem(converted) if converted is not None else None
             if converted is None:
-                self.issues.warn(child(path, "pattern"), f"pattern {pattern!r} is not a regex .ek can hold; dropped")
+                self.issues.warn(child(path, "pattern"), f"pattern {pattern!r:.80} is not a regex .ek can hold; "
+                                                         "dropped")
+            elif problem is not None:  # it would be matched against model output: it must run in linear time
+                anywhere = f" (matched anywhere in the value: /{converted:.80}/)" if converted.startswith(_ANYWHERE) \
+                    else ""
+                self.issues.warn(child(path, "pattern"), f"pattern {pattern!r:.80}{anywhere} {problem}; dropped")
             else:
                 constraints = Constraints(constraints.min, constraints.max, converted)
         if "enum" in schema:
@@ -441,7 +458,7 @@ class Converter:
                 if not value or bound is None:
                     continue
             else:
-                bound = value if isinstance(value, (int, float)) and math.isfinite(value) else None
+                bound = value if isinstance(value, (int, float)) and is_finite(value) else None
             if kind == "int" and bound is not None:
                 exact = math.floor(bound) + 1 if is_low else math.ceil(bound) - 1
                 if is_low:
@@ -457,8 +474,8 @@ class Converter:
         value = schema.get(key)
         if value is None:
             return None
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            self.issues.warn(child(path, key), f"{key} must be a finite number, got {value!r}; dropped")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not is_finite(value):
+            self.issues.warn(child(path, key), f"{key} must be a finite number, got {value!r:.40}; dropped")
             return None
         if kind == "int" and isinstance(value, float):
             if value.is_integer():
@@ -643,12 +660,21 @@ class Converter:
 
     # --- defaults --------------------------------------------------------------------
     def default(self, value: Any, type_node: TypeNode, constraints: Constraints, path: str) -> Any:
+        values = _values_in(value)
+        if values > SCHEMA_MAX_DEFAULT_VALUES:
+            self.issues.warn(path, f"a default of {values} values is more than ek reads ({SCHEMA_MAX_DEFAULT_VALUES}); "
+                                   "dropped")
+            return NO_DEFAULT
         problem = self._misfit(value, type_node, constraints)
         if problem:
             self.issues.warn(path, f"default {value!r:.60} {problem}; dropped")
             return NO_DEFAULT
         if value is not None and kind_of(self.base(type_node)) == "float" and isinstance(value, int):
-            return float(value)
+            number = to_float(value)
+            if number is None:
+                self.issues.warn(path, f"default {value!r:.40}... is too large for a float; dropped")
+                return NO_DEFAULT
+            return number
         return value
 
     def _misfit(self, value: Any, node: TypeNode, constraints: Constraints) -> str | None:
@@ -746,6 +772,19 @@ def _item_alias_name(path: str) -> str:
     return base + "_item" * max(levels, 1)
 
 
+def _values_in(value: Any) -> int:
+    """Values in a JSON value, counted through lists and objects (as lint counts a default)."""
+    count, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        count += 1
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, Mapping):
+            stack.extend(item.values())
+    return count
+
+
 def _plain(value: Any) -> bool:
     if value is None or isinstance(value, (str, bool, int)):
         return True
@@ -758,18 +797,28 @@ def _plain(value: Any) -> bool:
     return False
 
 
+#: How a search pattern (JSON Schema's ``pattern`` matches anywhere) is written as a full match.
+_ANYWHERE = "[\\s\\S]*(?:"
+
+#: A pattern's first item when it is one character repeated: ``\d+``, ``[a-z]{2,}``, ``x*?`` (not possessive).
+_LEADING_REPEAT = re.compile(r"(\\[dDwWsS.\-/@#:,]|\[(?:\\.|[^\]\\\[])+\]|[^\\\[\](){}?*+|^$])"
+                             r"(?:\*|\+|\{(\d{1,4})(?:,\d{0,4})?\})\??(?![+*?{])")
+
+
 def _full_match_pattern(pattern: object) -> str | None:
     """A JSON Schema ``pattern`` (matches anywhere) as a full-match regex, or None if unusable.
 
     >>> _full_match_pattern("^[A-Z]{3}$"), _full_match_pattern("^(?:a|b)$"), _full_match_pattern("ab")
     ('[A-Z]{3}', 'a|b', '[\\\\s\\\\S]*(?:ab)[\\\\s\\\\S]*')
+    >>> _full_match_pattern("\\\\d+-\\\\d+")  # a value holds digits, '-', digits iff it holds a digit, '-', digits
+    '[\\\\s\\\\S]*(?:\\\\d-\\\\d+)[\\\\s\\\\S]*'
     """
     if not isinstance(pattern, str) or not pattern:
         return None
     pattern = escape_line_breaks(pattern)
     try:
-        re.compile(pattern)
-    except re.error:
+        compile_pattern(pattern)
+    except (re.error, OverflowError, RecursionError, ValueError):  # a bad regex, a count past re's, ...
         return None
     body: str | None = None
     if pattern.startswith("^(?:") and pattern.endswith(")$") and _balanced(pattern[4:-2]):
@@ -777,14 +826,30 @@ def _full_match_pattern(pattern: object) -> str | None:
     elif pattern.startswith("^") and pattern.endswith("$") and not pattern.endswith("\\$") and "|" not in pattern:
         body = pattern[1:-1]
     if body is None:
-        body = f"[\\s\\S]*(?:{pattern})[\\s\\S]*"
+        body = f"{_ANYWHERE}{_fewest_leading(pattern)})[\\s\\S]*"
     if not body:
         return None
     try:
-        re.compile(body)
-    except re.error:
+        compile_pattern(body)
+    except (re.error, OverflowError, RecursionError, ValueError):
         return None
     return body
+
+
+def _fewest_leading(pattern: str) -> str:
+    """``pattern`` with a leading repeated character cut to its fewest repeats, which a search finds in the
+    same values (a value holds ``\\d+-`` iff it holds ``\\d-``) and which cannot backtrack against the
+    ``[\\s\\S]*`` before it. Unchanged unless ``re`` reads the pattern's first item exactly so."""
+    match = _LEADING_REPEAT.match(pattern)
+    if match is None or "|" in pattern:
+        return pattern
+    atom = match.group(1)
+    plus = match.group(0)[len(atom)] == "+"
+    fewest = int(match.group(2)) if match.group(2) is not None else int(plus)
+    cut = ("" if fewest == 0 else atom if fewest == 1 else f"{atom}{{{fewest}}}") + pattern[match.end():]
+    if not cut or not starts_with_repeat(pattern, atom, fewest):
+        return pattern
+    return cut
 
 
 def _balanced(text: str) -> bool:

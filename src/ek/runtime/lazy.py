@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ek.codegen.emitter import TOOL_VALIDATOR_NAME, render_tool_validator
+from ek.codegen.validators import refuse_unsafe_patterns
 from ek.grammar.model import GraphGrammar
 from ek.limits import SHARED_VALIDATORS
 from ek.runtime.support import short
@@ -31,11 +32,13 @@ class GrammarValidator:
 
     A name the grammar does not declare gives one violation at ``$``, as the
     generated module's ``validate`` does. Thread-safe; pickles as its grammar.
+    Raises :class:`~ek.codegen.GenerationError` for a grammar with a regex that could backtrack.
     """
 
     __slots__ = ("_checks", "_lock", "grammar")
 
     def __init__(self, grammar: GraphGrammar) -> None:
+        refuse_unsafe_patterns(grammar)  # a grammar built in code never went through ek lint
         self.grammar = grammar
         self._checks: dict[str, _ToolCheck] = {}
         self._lock = threading.Lock()

@@ -1,0 +1,89 @@
+"""Hostile text inside schemas, at each owner: escapes that make half a character, names with control
+characters, numbers past a float, diagnostics that would drive a terminal, docs the generator must carry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from handbuilt import import_source
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ek.codegen import GenerationError, generate, module_filename
+from ek.grammar import SchemaError, parse
+from ek.grammar.diagnostics import Diagnostic
+from ek.grammar.model import EnumType, FieldSpec, GraphGrammar, PrimitiveType, ToolSpec
+from ek.grammar.names import unfit_character
+from ek.grammar.strings import EscapeError, decode_escapes, to_float
+
+
+@pytest.mark.parametrize(("body", "value"), [
+    (r"\ud83d\ude00", "\U0001f600"),
+    (r"a\uD83D\uDE00b", "a\U0001f600b"),
+    (r"\U0001F600", "\U0001f600"),
+])
+def test_a_surrogate_pair_escape_is_one_character(body: str, value: str) -> None:
+    assert decode_escapes(body) == value
+
+
+@pytest.mark.parametrize(("body", "offset"), [(r"\ud800", 0), (r"ab\udc00", 2), (r"\ud83d\u0041", 0),
+                                              (r"\ud83d", 0), (r"x\ud83d\ud83d", 1)])
+def test_half_a_character_is_refused_where_it_is_written(body: str, offset: int) -> None:
+    with pytest.raises(EscapeError, match="lone UTF-16 surrogate") as info:
+        decode_escapes(body)
+    assert info.value.offset == offset
+
+
+@pytest.mark.parametrize(("name", "bad"), [("a\x00", "U+0000"), ("\x1b[31m", "U+001B"), ("a\x7fb", "U+007F"),
+                                           ("a\x85", "U+0085"), ("a\u2028b", "U+2028"), ("evil\u202etxt.exe", "U+202E"),
+                                           ("café", None), ("math.hypot", None), ("a b", None)])
+def test_names_hold_no_control_characters(name: str, bad: str | None) -> None:
+    assert unfit_character(name) == bad
+
+
+def test_names_with_control_characters_are_refused_and_enum_members_are_values() -> None:
+    with pytest.raises(SchemaError) as info:
+        parse('grammar g 1\ntool "a\\u0007" {\n    "x\\ty": str\n    ok: enum("bell \\u0007", b)\n}\n', "n.ek")
+    assert [(d.line, d.column, d.message) for d in info.value.diagnostics] == [
+        (2, 6, "a tool name cannot hold the control character U+0007"),
+        (3, 5, "an argument name cannot hold the control character U+0009"),
+    ]
+
+
+def test_numbers_past_a_float_are_refused_not_converted() -> None:
+    assert to_float(10**308) == 1e308 and to_float(10**309) is None
+    with pytest.raises(SchemaError) as info:
+        parse("grammar g 1\ntool t weight " + "9" * 400 + " {\n    x: float = " + "9" * 400 + "\n}\n", "f.ek")
+    assert [(d.line, d.column) for d in info.value.diagnostics] == [(2, 15), (3, 16)]
+    assert all("too large for a float" in d.message for d in info.value.diagnostics)
+
+
+def test_diagnostics_show_schema_text_without_control_sequences() -> None:
+    d = Diagnostic("t.ek", 1, 9, "unknown type 'x\x1b[2J'", length=3)
+    shown = d.render("x: \x1b[31m\x07 zzz\r")
+    assert shown == "t.ek:1:9: error: unknown type 'x\\x1b[2J'\n    x: \ufffd[31m\ufffd zzz\n            ^^^"
+
+
+def _with_doc(doc: str) -> GraphGrammar:
+    return GraphGrammar("d", 1, (ToolSpec("t", (FieldSpec("x", PrimitiveType("str"), doc=doc),), doc=doc),))
+
+
+@settings(max_examples=60, deadline=None)
+@given(doc=st.text(st.characters(blacklist_categories=()), max_size=40))
+def test_a_doc_the_generator_accepts_yields_a_module_that_imports(doc: str, tmp_path_factory) -> None:
+    grammar = _with_doc(doc)
+    try:
+        source = generate(grammar)
+    except GenerationError as err:
+        assert "lone UTF-16 surrogate" in str(err)
+        assert any("\ud800" <= ch <= "\udfff" for ch in doc)
+        return
+    module = import_source(source, tmp_path_factory.mktemp("doc"), module_filename(grammar)[:-3])
+    assert module.T.__doc__ == doc and module.GRAMMAR.tool("t").doc == doc
+
+
+def test_a_grammar_built_in_code_with_half_a_character_is_a_generation_error(tmp_path: Path) -> None:
+    grammar = GraphGrammar("g", 1, (ToolSpec("t", (FieldSpec("x", EnumType(("ok", "\udc00"))),)),))
+    with pytest.raises(GenerationError, match="lone UTF-16 surrogate"):
+        generate(grammar)
