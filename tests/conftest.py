@@ -51,10 +51,16 @@ def layout(tmp_path: Path) -> tuple[Path, Path]:
     return schemas, gen
 
 
+HOSTILE = TESTS / "hostile"
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A test module that imports the CLI runner is subprocess-heavy: all its tests are ``slow``."""
+    """A test module that imports the CLI runner is subprocess-heavy: all its tests are ``slow``. Tests under
+    tests/hostile/ are the hostile-input suite (``-m hostile``)."""
     runs_cli: dict[str, bool] = {}
     for item in items:
+        if HOSTILE in Path(str(item.path)).parents:
+            item.add_marker(pytest.mark.hostile)
         module = getattr(item, "module", None)
         if module is None:
             continue

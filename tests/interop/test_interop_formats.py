@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from ek.grammar import PrimitiveType, format_grammar, parse
+from ek.grammar import PrimitiveType, parse
 from ek.grammar.regexes import pattern_problem
 from ek.interop import export_tools, import_tools
 from ek.interop.formats import FORMAT_PATTERNS, format_of

@@ -24,6 +24,9 @@ from ek.runtime import (
 )
 from ek.runtime.freshness import recorded_schema
 
+#: stale generated code is refused however it is named (docs/guarantees.md)
+pytestmark = pytest.mark.hostile
+
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
 WEIGHT_EDIT = ("tool get_weather {", "tool get_weather weight 5 {")
 

@@ -13,6 +13,7 @@ from ek.grammar.model import GraphGrammar
 from ek.grammar.parser import gc_paused, normalize, parse_syntax, too_deep
 from ek.grammar.strings import lone_surrogate
 
+
 def refuse_surrogates(source: str, filename: str) -> None:
     """Text with a lone surrogate can never be a UTF-8 file: report where it is."""
     at = lone_surrogate(source)
