@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 from ekcli import EXAMPLE, SCHEMAS, run_ek
 
-
 pytestmark = [pytest.mark.slow, pytest.mark.hostile]  # stale code is refused however it is named
 
 
