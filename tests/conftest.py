@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shutil
 import types
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from handbuilt import import_source, travel_v2
 import ek.grammar
 from ek.codegen import generate, module_filename, write_modules
 from ek.grammar.model import GraphGrammar
+from ek.parsing import register_format, unregister_format
 
 TESTS = Path(__file__).resolve().parent
 
@@ -49,6 +51,18 @@ def layout(tmp_path: Path) -> tuple[Path, Path]:
         shutil.copy(TESTS.parent / "schemas" / name, schemas / name)
     write_modules([ek.grammar.load(p) for p in sorted(schemas.glob("*.ek"))], gen)
     return schemas, gen
+
+
+@pytest.fixture
+def pipes_format() -> Iterator[str]:
+    """A team's own model-output format, registered for the test: one ``tool|query`` call per line."""
+
+    def pipes(text: str) -> list[tuple[str, dict[str, str]]]:
+        return [(name, {"q": arg}) for name, arg in (line.split("|", 1) for line in text.splitlines())]
+
+    register_format("test-pipes", pipes)
+    yield "test-pipes"
+    unregister_format("test-pipes")
 
 
 HOSTILE = TESTS / "hostile"

@@ -90,19 +90,6 @@ def test_rewards_read_prefilled_thoughts_and_responses_wrappers_like_parse_calls
     assert _trl_call(tool_call_reward, [prefilled, responses], gold_calls=[GOLD] * 2) == [1.0, 1.0]
 
 
-@pytest.fixture
-def pipes_format():
-    """A team's own format, registered for the test: one ``tool|query`` call per line."""
-    from ek.parsing import register_format, unregister_format
-
-    def pipes(text: str) -> list[tuple[str, dict[str, str]]]:
-        return [(name, {"q": arg}) for name, arg in (line.split("|", 1) for line in text.splitlines())]
-
-    register_format("test-pipes", pipes)
-    yield "test-pipes"
-    unregister_format("test-pipes")
-
-
 def test_rewards_read_a_registered_format(pipes_format: str) -> None:
     gold = json.dumps([{"name": "search", "arguments": {"q": "cats"}}])
     completions = ["search|cats", "search|dogs", [{"role": "assistant", "content": "search|cats"}],

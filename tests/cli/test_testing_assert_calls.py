@@ -68,19 +68,6 @@ def test_testing_assert_calls_says_where_a_chat_block_breaks() -> None:
         assert_calls(text, [("get_weather", {"location": "Paris"})])
 
 
-@pytest.fixture
-def pipes_format():
-    """A team's own format, registered for the test: one ``tool|query`` call per line."""
-    from ek.parsing import register_format, unregister_format
-
-    def pipes(text: str) -> list[tuple[str, dict[str, str]]]:
-        return [(name, {"q": arg}) for name, arg in (line.split("|", 1) for line in text.splitlines())]
-
-    register_format("test-pipes", pipes)
-    yield "test-pipes"
-    unregister_format("test-pipes")
-
-
 def test_testing_assert_calls_reads_a_registered_format(pipes_format: str) -> None:
     assert assert_calls("search|cats\nsearch|dogs", [("search", {"q": "dogs"}), ("search", {"q": "cats"})],
                         format=pipes_format).f1 == 1.0
