@@ -72,7 +72,7 @@ GARBLED = {
     "hermes": '<tool_call>{"name": "search", "arguments": {"q": "cats",, "n": 1}}</tool_call>',
     "llama3": '<|python_tag|>{"name": "search", "parameters": {"q": "cats"}} {"name": "f"}<|eom_id|>',
     "mistral": '[TOOL_CALLS]search[ARGS]{"q": "cats",, "n": 1}',
-    "qwen3-coder": "<tool_call>\n<function=search>\n<parameter=q>\ncats\n</function>\n</tool_call>",
+    "qwen3-coder": "<tool_call>\n<function=search>\nq=cats\n</function>\n</tool_call>",
     "deepseek": '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>search<｜tool▁sep｜>{"q": "cats",, "n": 1}'
                 '<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
     "granite": '<|tool_call|>[{"name": "search", "arguments": {"q": "cats",, "n": 1}}]',

@@ -35,7 +35,7 @@ def test_every_native_family_is_in_the_corpus() -> None:
     ('[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"} and then', "mistral", "expected [TOOL_CALLS] or the end"),
     ('<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{"a": 1}\n```', "deepseek",
      "expected <｜tool▁call▁end｜>"),
-    ("<tool_call>\n<function=f>\n<parameter=x>\n1\n</function>\n</tool_call>", "qwen3-coder", "not closed by </parameter>"),
+    ("<tool_call>\n<function=f>\nx=1\n</function>\n</tool_call>", "qwen3-coder", "expected <parameter=NAME> or </function>"),
     ('<|python_tag|>{"name": "f", "parameters": {}} {"name": "g"}', "llama3", "expected ';' between calls"),
     ('functools[{"name": "func", "arguments": {', "phi4", "cut short"),
     ('<|tool_call|> [{"name": "func", "arguments": "not a dict"}]', "granite", "invalid JSON"),
@@ -155,3 +155,17 @@ DELIMITERS = ["</parameter>", "</function>", "<tool_call>", "</tool_call>", "[TO
 def test_render_then_parse_gives_the_calls_back_with_each_formats_delimiters_in_strings(fmt: str) -> None:
     calls = [Step("f", {"s": d, "n": 3, "l": [d, 1.5, None], "o": {"k": d}}) for d in DELIMITERS] + [Step("g", {})]
     assert parse_calls(ek.parsing.render(calls, fmt), fmt) == calls
+
+
+def test_qwen3_coder_reads_a_parameter_left_unclosed_as_the_serving_stacks_do() -> None:
+    """vLLM's and SGLang's qwen3-coder parsers end a parameter at </parameter>, else at the next <parameter=
+    or </function>; models do leave the closing tag out, and ek must read at least what they read."""
+    unclosed_then_next = ("<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n"
+                          "<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>")
+    unclosed_last = "<tool_call><function=get_weather><parameter=city>Paris</parameter><parameter=days>3</function></tool_call>"
+    expected = [Step("get_weather", {"city": "Paris", "days": 3})]
+    for text in (unclosed_then_next, unclosed_last):
+        assert parse_calls(text, "qwen3-coder") == expected
+        assert parse_calls(text) == expected
+    with pytest.raises(ParseError, match="given twice"):
+        parse_calls("<tool_call><function=f><parameter=a>1<parameter=a>2</function></tool_call>", "qwen3-coder")

@@ -387,9 +387,7 @@ def _xml_function(text: str, begin: int, end: int, limits: Limits, types: TypeHi
         key = text[pos + len(PARAMETER_OPEN): key_end].strip()
         if not key:
             raise ParseError("a parameter with an empty name", line_col(text, pos), fmt)
-        value_end = text.find(PARAMETER_CLOSE, key_end, close)
-        if value_end == -1:
-            raise ParseError(f"parameter {key!r} is not closed by </parameter>", line_col(text, pos), fmt)
+        value_end, after = _parameter_end(text, key_end, close)
         if key in args:
             raise ParseError(f"parameter {key!r} given twice", line_col(text, pos), fmt)
         raw = text[key_end + 1: value_end]
@@ -397,8 +395,19 @@ def _xml_function(text: str, begin: int, end: int, limits: Limits, types: TypeHi
         raw = raw[:-1] if raw.endswith("\n") else raw
         kind = types(name, key) if types is not None else None
         args[key] = typed_text(raw, kind, limits, fmt, line_col(text, key_end + 1))
-        pos = value_end + len(PARAMETER_CLOSE)
+        pos = after
     return Step(name, args)
+
+
+def _parameter_end(text: str, start: int, close: int) -> tuple[int, int]:
+    """Where a parameter's value ends, and where reading goes on: at its ``</parameter>``, or, when the model
+    left that out, just before the next ``<parameter=`` or the ``</function>`` (as vLLM and SGLang read it)."""
+    closed = text.find(PARAMETER_CLOSE, start, close)
+    following = text.find(PARAMETER_OPEN, start, close)
+    if closed != -1 and (following == -1 or closed < following):
+        return closed, closed + len(PARAMETER_CLOSE)
+    end = following if following != -1 else close
+    return end, end
 
 
 def _expect_blank(text: str, pos: int, end: int, fmt: str, what: str) -> None:
