@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ek.grammar.diagnostics import did_you_mean
-from ek.grammar.fits import in_range, is_date, is_datetime, pattern_matches
+from ek.grammar.fits import in_range, is_date, is_datetime
 from ek.grammar.model import (
     NO_CONSTRAINTS,
     Constraints,
@@ -22,7 +22,7 @@ from ek.grammar.model import (
     TypeNode,
     kind_of,
 )
-from ek.grammar.regexes import is_safe
+from ek.grammar.regexes import fullmatch, is_safe
 from ek.grammar.strings import format_number, shown_pattern, to_float
 from ek.grammar.syntax import Lit
 
@@ -155,7 +155,7 @@ class DefaultChecker:
             self.error(lit.loc, f"{subject} is outside the range [{lo}..{hi}]")
         if c.pattern is not None and kind == "str" and isinstance(value, str) and is_safe(c.pattern):
             # an invalid or backtracking regex is reported where it is written, and not run
-            if not pattern_matches(c.pattern, value):
+            if not fullmatch(c.pattern, value):
                 self.error(lit.loc, f"default {show_literal(lit)} does not match {shown_pattern(c.pattern)}")
 
 

@@ -90,12 +90,6 @@ def in_range(measure: float, constraints: Constraints) -> bool:
     return hi is None or measure <= hi
 
 
-def pattern_matches(pattern: str, value: str) -> bool:
-    """Does ``value`` match all of ``pattern``? In time linear in ``value``: a pattern that could backtrack
-    raises :class:`~ek.grammar.regexes.UnsafePattern` (lint refuses it where it is written)."""
-    return fullmatch(pattern, value)
-
-
 def violations(value: Any, type_node: TypeNode, constraints: Constraints, resolve: Resolver,
                path: str = "$") -> list[Problem]:
     """Every way ``value`` fails to fit ``type_node`` with ``constraints``, as (path, reason); ``[]`` when it fits.
@@ -174,7 +168,7 @@ def _primitive_problem(value: Any, kind: str, cons: Constraints) -> str | None:
             return f"expected str, got {type(value).__name__}"
         if not in_range(len(value), cons):
             return f"length must be in {_range_text(cons)}, got {len(value)}"
-        if cons.pattern is not None and not pattern_matches(cons.pattern, value):
+        if cons.pattern is not None and not fullmatch(cons.pattern, value):
             return f"must fully match /{cons.pattern}/, got {_short(value)}"
         return None
     if kind in ("int", "float"):
