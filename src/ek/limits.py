@@ -86,6 +86,10 @@ SHARED_VALIDATORS = 256
 #: Per-entry BFCL metrics the corpus engine keeps (same reason).
 BFCL_METRICS_CACHED = 256
 
+#: Bytes of one file of BFCL's multi-turn API source ek reads signatures from (the largest, long_context.py,
+#: is under 200 kB): a file far larger is not BFCL's source, and is refused before ``ast.parse``.
+BFCL_SOURCE_MAX_BYTES = 4_000_000
+
 #: Error lines a corpus report keeps in full; all are counted, so memory stays flat on the wrong file.
 ERROR_LINES_KEPT = 10_000
 

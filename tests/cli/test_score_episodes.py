@@ -9,6 +9,8 @@ from typing import Any
 
 from ekcli import run_ek, write_lines
 
+from ek.bfcl.signatures import SOURCE_SUBDIR, find_source
+
 ANSWERS = Path(__file__).resolve().parents[1] / "data" / "bfcl" / "possible_answer" / "BFCL_v4_multi_turn_base.json"
 
 
@@ -75,8 +77,9 @@ def test_bfcl_multi_turn_results_are_scored_turn_by_turn(tmp_path: Path) -> None
                   "--episodes-out", tmp_path / "ep.jsonl", "--allow-errors")
     report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     rows = [json.loads(line) for line in (tmp_path / "ep.jsonl").read_text(encoding="utf-8").splitlines()]
-    refused = {e["id"] for e in report["gold_file_errors"]}  # ground truth with a positional argument
-    assert all("positional argument" in e["reason"] for e in report["gold_file_errors"])
+    refused = {e["id"] for e in report["gold_file_errors"]}  # positional ground truth, with no BFCL source
+    assert all("install bfcl-eval, or pass --bfcl-source" in e["reason"] for e in report["gold_file_errors"])
+    assert not refused or find_source() is None  # with bfcl-eval installed every entry is read
     assert done.returncode == 0, done.stderr
     for row in rows:
         index = int(row["id"].rsplit("_", 1)[1])
@@ -85,6 +88,22 @@ def test_bfcl_multi_turn_results_are_scored_turn_by_turn(tmp_path: Path) -> None
     assert len(rows) == len(answers) - len(refused)
     assert report["per_category"][0]["category"] == "multi_turn_base"
     assert report["per_turn"][0]["episodes"] == len(rows)
+
+
+def test_bfcl_source_binds_positional_ground_truth(tmp_path: Path) -> None:
+    source = tmp_path / "bfcl_eval" / SOURCE_SUBDIR
+    source.mkdir(parents=True)
+    (source / "fs.py").write_text("class FS:\n    def sort(self, file_name: str): ...\n", encoding="utf-8")
+    answers = write_lines(tmp_path / "answers.json", [{"id": "multi_turn_base_0",
+                                                      "ground_truth": [["sort('a.pdf')"], []]}])
+    result = write_lines(tmp_path / "result.json", [{"id": "multi_turn_base_0",
+                                                     "result": [["[sort(file_name='a.pdf')]"], ["Nothing to do."]]}])
+    done = run_ek("score", result, "--bfcl-answers", answers, "--bfcl-source", source, "--json", tmp_path / "r.json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert report["accuracy"]["exact"] == 1 and report["gold_file_errors"] == []
+    bad = run_ek("score", result, "--bfcl-answers", answers, "--bfcl-source", tmp_path / "nowhere")
+    assert bad.returncode == 2 and "--bfcl-source" in bad.stderr and "not a folder" in bad.stderr
 
 
 def _samples(path: Path, tasks: int, per_task: int, right: set[tuple[int, int]]) -> Path:

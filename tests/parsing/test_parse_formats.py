@@ -302,3 +302,17 @@ def test_model_text_with_invalid_escapes_parses_without_warnings():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert ek.parse_calls(r'search(q="a\[b")')[0].args == {"q": "a\\[b"}
+
+
+def test_positional_arguments_bind_only_with_a_signature() -> None:
+    from ek.parsing.limits import DEFAULT_LIMITS
+    from ek.parsing.python_calls import parse_python
+
+    order = {"f": ("a", "b")}.get
+    assert parse_python("f(1, b=2)", DEFAULT_LIMITS, order) == [Step("f", {"a": 1, "b": 2})]
+    with pytest.raises(ParseError, match="positional argument 1 in the call to 'f': arguments are matched by name"):
+        parse_python("f(1)", DEFAULT_LIMITS)  # model outputs: never bound
+    with pytest.raises(ParseError, match="no signature of 'g' is known"):
+        parse_python("g(1)", DEFAULT_LIMITS, order)
+    with pytest.raises(ParseError, match="a call is not a value"):
+        parse_python("f(g())", DEFAULT_LIMITS, order)  # a positional value is still only a literal

@@ -13,8 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ek.bfcl.signatures import Signatures
 from ek.calls import Step
 from ek.parsing import ParseError, parse_calls
+from ek.parsing.limits import DEFAULT_LIMITS
+from ek.parsing.python_calls import parse_python
 
 
 def is_multi_turn_answer(ground_truth: Sequence[Any]) -> bool:
@@ -27,25 +30,43 @@ def is_multi_turn_answer(ground_truth: Sequence[Any]) -> bool:
                                       for turn in ground_truth)
 
 
-def ground_truth_turns(ground_truth: Sequence[Sequence[str]]) -> tuple[tuple[Step, ...], ...]:
+def ground_truth_turns(ground_truth: Sequence[Sequence[str]],
+                       signatures: Signatures | None = None) -> tuple[tuple[Step, ...], ...]:
     """Each turn's ground-truth call strings as gold :class:`Step` s (plain values: BFCL lists one answer).
 
-    Raises ``ValueError`` naming the turn and call a string cannot be read from (e.g. a positional argument,
-    which cannot be matched by name without the function's signature).
+    An argument passed by position (``sort('final_report.pdf')``) is bound to its parameter by
+    ``signatures`` (BFCL's API methods, :mod:`ek.bfcl.signatures`), as BFCL's execution binds it.
+    Raises ``ValueError`` naming the turn and call a string cannot be read from (e.g. a positional
+    argument with no signatures, or for a method they do not know).
 
     >>> ground_truth_turns([["cd(folder='document')", "mkdir(dir_name='temp')"], []])
     ((Step(name='cd', args={'folder': 'document'}), Step(name='mkdir', args={'dir_name': 'temp'})), ())
+    >>> ground_truth_turns([["sort('a.pdf')"]], Signatures("<src>", {"sort": (("file_name",),)}))
+    ((Step(name='sort', args={'file_name': 'a.pdf'}),),)
     """
+    params = signatures.params if signatures is not None else None
     turns = []
     for t, calls in enumerate(ground_truth):
         steps: list[Step] = []
         for c, text in enumerate(calls):
             try:
-                steps.extend(parse_calls(text, "bfcl"))
+                steps.extend(parse_python(text, DEFAULT_LIMITS, params))
             except ParseError as exc:
-                raise ValueError(f"ground_truth turn {t} call {c} {text[:80]!r}: {exc}") from None
+                raise ValueError(f"ground_truth turn {t} call {c} {text[:80]!r}: {exc}"
+                                 + _unbound_hint(exc, text, signatures)) from None
         turns.append(tuple(steps))
     return tuple(turns)
+
+
+def _unbound_hint(error: ParseError, text: str, signatures: Signatures | None) -> str:
+    """What to do about a positional argument ek could not bind."""
+    if "positional argument" not in error.reason:
+        return ""
+    if signatures is None:
+        return (" (BFCL's API source gives the parameter order: install bfcl-eval, or pass --bfcl-source "
+                "pointing at bfcl_eval/eval_checker/multi_turn_eval/func_source_code)")
+    name = text.split("(", 1)[0].strip()
+    return f" ({signatures.why_not(name)})"
 
 
 def is_steps(turn_output: Any) -> bool:

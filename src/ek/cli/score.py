@@ -94,6 +94,11 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bfcl-questions", metavar="QUESTIONS.json",
                         help="score each episode against the function schemas of its BFCL question (by id): "
                              "types, enums and defaults from BFCL's own data")
+    parser.add_argument("--bfcl-source", metavar="DIR",
+                        help="BFCL's multi-turn API source (bfcl_eval/eval_checker/multi_turn_eval/"
+                             "func_source_code), read with ast for the parameter order of ground-truth calls that "
+                             "pass an argument by position (default: found beside the BFCL files, else in the "
+                             "installed bfcl-eval)")
     parser.add_argument("--format", type=output_format, default=None, metavar="FORMAT",
                         help="how model outputs are written: auto (default; bfcl with --bfcl-answers or "
                              "--bfcl-questions), python, openai, anthropic, json, bfcl, hermes, llama3, mistral, "
@@ -203,6 +208,13 @@ def check_inputs(command: str, args: argparse.Namespace, paths: list[str]) -> in
             read_questions(args.bfcl_questions)
         except BfclDataError as exc:
             return usage_error(command, f"--bfcl-questions: {exc}")
+    if args.bfcl_source:
+        from ek.bfcl.signatures import SignatureError, read_signatures
+
+        try:
+            read_signatures(args.bfcl_source)
+        except SignatureError as exc:
+            return usage_error(command, f"--bfcl-source: {exc}")
     for option in ("json", "html", "episodes_out"):
         out = getattr(args, option, None)
         problem = output_problem(out) if out else None
@@ -227,7 +239,8 @@ def run_options(args: argparse.Namespace, **keep: Any) -> Any:
     return RunOptions(level=args.level, canonicalizer=args.canonicalizer, optimal=args.optimal,
                       order=args.order, format=run_format(args), grammar=args.grammar, search_path=tuple(args.search_path), gold_file=args.gold,
                       invalid_gold=args.invalid_gold,
-                      bfcl_answers=args.bfcl_answers, bfcl_questions=args.bfcl_questions, **keep)
+                      bfcl_answers=args.bfcl_answers, bfcl_questions=args.bfcl_questions,
+                      bfcl_source=args.bfcl_source, **keep)
 
 
 def aborted(command: str, error: Exception) -> int:

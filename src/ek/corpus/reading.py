@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -29,6 +29,7 @@ import attrs
 
 from ek.bfcl import expects_no_call, gold_calls, read_possible_answers, read_questions
 from ek.bfcl.multiturn import category_of_id, ground_truth_turns, is_steps
+from ek.bfcl.signatures import Signatures, load_signatures
 from ek.calls import Step
 from ek.goldjson import gold_from_json
 from ek.parsing import get_format
@@ -391,19 +392,28 @@ def iter_raw_lines(stream: BinaryIO, counts: LineCounts) -> Iterator[tuple[int, 
             counts.blank += 1
 
 
-def load_bfcl_answers(path: str | Path) -> tuple[dict[Any, GoldEntry], list[LineError]]:
+def load_bfcl_answers(path: str | Path, source: str | Path | None = None,
+                      hints: Sequence[str | Path | None] = ()) -> tuple[dict[Any, GoldEntry], list[LineError]]:
     """Gold calls by id from a BFCL ``possible_answer`` file (alternatives -> OneOf, ``""`` -> OMITTABLE).
 
+    Multi-turn ground truth that passes an argument by position is bound by BFCL's API signatures
+    (:mod:`ek.bfcl.signatures`: from ``source``, else found beside ``path`` or ``hints``, else in the
+    installed bfcl-eval), read once, on the first multi-turn answer.
     Raises :class:`ek.bfcl.BfclDataError` when the file is not BFCL's format;
     an entry whose answer cannot be converted is returned as an error.
     """
     entries: dict[Any, GoldEntry] = {}
     errors: list[LineError] = []
+    signatures: Signatures | None = None
+    looked = False
     for number, answer in enumerate(read_possible_answers(path), 1):
         try:
             category = category_of_id(answer.id)
             if answer.multi_turn:
-                entries[answer.id] = GoldEntry((), turns=ground_truth_turns(answer.ground_truth), category=category)
+                if not looked:
+                    signatures, looked = load_signatures(source, (path, *hints)), True
+                turns = ground_truth_turns(answer.ground_truth, signatures)
+                entries[answer.id] = GoldEntry((), turns=turns, category=category)
             else:
                 entries[answer.id] = GoldEntry(tuple(gold_calls(answer.ground_truth)), category=category)
         except (TypeError, ValueError) as exc:

@@ -69,6 +69,8 @@ class RunOptions:
     shared_gold: bool = False
     bfcl_answers: str | None = None
     bfcl_questions: str | None = None
+    #: BFCL's multi-turn API source folder, for ground truth that passes arguments by position (default: found)
+    bfcl_source: str | None = None
     keep_worst: int = 10
     keep_details: int = 0
     keep_ids: bool = False
@@ -95,7 +97,8 @@ class RunOptions:
         if self.gold_file:
             entries, errors, _ = load_gold_file(self.gold_file)
             return entries, errors
-        entries, errors = load_bfcl_answers(self.bfcl_answers) if self.bfcl_answers else (None, [])
+        entries, errors = (load_bfcl_answers(self.bfcl_answers, self.bfcl_source, (self.bfcl_questions,))
+                           if self.bfcl_answers else (None, []))
         if self.bfcl_questions:  # irrelevance questions have no possible answer: their gold is []
             abstentions = load_bfcl_abstentions(self.bfcl_questions)
             if abstentions:

@@ -6,6 +6,12 @@ string keys. Everything that would need evaluation (names, calls, attribute
 access, arithmetic, comprehensions, f-strings, lambdas, ``*``/``**``
 unpacking) is a :class:`ParseError` naming the construct and its position.
 Calls may be one per line, separated by ``;``, or in one list.
+
+Arguments are matched by name, so a positional argument is refused, unless
+the caller knows the tool's signature and passes ``params`` (a tool's
+parameter names in declaration order): then ``f('a', y=2)`` binds ``'a'`` to
+the first parameter, as Python would. BFCL's multi-turn ground truth is read
+that way (:mod:`ek.bfcl.signatures`); model outputs never are.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 import ast
 import math
 import warnings
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ek.calls import Step
@@ -21,6 +28,9 @@ from ek.parsing.limits import Limits, check_text
 from ek.parsing.values import int_too_long, long_int_reason
 
 FORMAT = "python"
+
+#: ``params(tool)`` -> the tool's parameter names in declaration order, or None when its signature is unknown.
+ParamOrder = Callable[[str], "Sequence[str] | None"]
 
 _HINTS = {"true": "True", "false": "False", "null": "None", "none": "None"}
 
@@ -57,8 +67,8 @@ def _fail(reason: str, node: ast.AST) -> ParseError:
     return ParseError(reason, _pos(node), FORMAT)
 
 
-def parse_python(text: str, limits: Limits) -> list[Step]:
-    """Read Python call text into steps.
+def parse_python(text: str, limits: Limits, params: ParamOrder | None = None) -> list[Step]:
+    """Read Python call text into steps (``params``: bind positional arguments by signature, see above).
 
     >>> parse_python('math.hypot(x=3, y=-4.5)', Limits())
     [Step(name='math.hypot', args={'x': 3, 'y': -4.5})]
@@ -68,6 +78,8 @@ def parse_python(text: str, limits: Limits) -> list[Step]:
     Traceback (most recent call last):
     ...
     ek.parsing.errors.ParseError: python: line 1, column 5: a call is not a value (nested calls are never evaluated)
+    >>> parse_python("sort('report.pdf')", Limits(), params={"sort": ("file_name",)}.get)
+    [Step(name='sort', args={'file_name': 'report.pdf'})]
     """
     check_text(text, limits, FORMAT)
     tree = _parse(text)
@@ -80,9 +92,9 @@ def parse_python(text: str, limits: Limits) -> list[Step]:
             for elt in value.elts:
                 if not isinstance(elt, ast.Call):
                     raise _fail("expected a list of calls like [f(x=1), g(y=2)]; this item is not a call", elt)
-                steps.append(_call(elt))
+                steps.append(_call(elt, params))
         elif isinstance(value, ast.Call):
-            steps.append(_call(value))
+            steps.append(_call(value, params))
         elif isinstance(value, (ast.Name, ast.Attribute)) and _at_end(text, value):
             raise ParseError(f"the output ends after the tool name {ast.unparse(value)!r}, before its arguments "
                              "(cut short?)", _pos(value), FORMAT, cut_short=True)
@@ -162,25 +174,39 @@ def _ends_inside(text: str, error: SyntaxError) -> bool:
     return error.msg.startswith("unterminated string literal") and (error.lineno or 0) >= last_line
 
 
-def _call(node: ast.Call) -> Step:
+def _call(node: ast.Call, params: ParamOrder | None = None) -> Step:
     name = _dotted_name(node.func)
-    if node.args:
-        first = node.args[0]
-        if isinstance(first, ast.Starred):
-            raise _fail(f"* unpacking in the call to {name!r} is not accepted", first)
-        raise _fail(
-            f"positional argument {len(node.args)} in the call to {name!r}: arguments are matched by name, "
-            f"write {name}(name=value)",
-            first,
-        )
     args: dict[str, Any] = {}
+    if node.args:
+        args = _positional(name, node, params)
     for kw in node.keywords:
         if kw.arg is None:
             raise _fail(f"** unpacking in the call to {name!r} is not accepted", kw)
-        if kw.arg in args:  # the compiler rejects this, ast.parse does not
-            raise _fail(f"keyword argument {kw.arg!r} repeated in the call to {name!r}", kw)
+        if kw.arg in args:  # the compiler rejects a repeated keyword, ast.parse does not
+            again = "given by position and again by name" if kw.arg not in _keywords_before(node, kw) else "repeated"
+            raise _fail(f"keyword argument {kw.arg!r} {again} in the call to {name!r}", kw)
         args[kw.arg] = _literal(kw.value)
     return Step(name, args)
+
+
+def _keywords_before(node: ast.Call, kw: ast.keyword) -> set[str | None]:
+    return {k.arg for k in node.keywords[: node.keywords.index(kw)]}
+
+
+def _positional(name: str, node: ast.Call, params: ParamOrder | None) -> dict[str, Any]:
+    """The positional arguments of a call bound to the parameter names ``params`` gives, in order."""
+    for arg in node.args:
+        if isinstance(arg, ast.Starred):
+            raise _fail(f"* unpacking in the call to {name!r} is not accepted", arg)
+    order = params(name) if params is not None else None
+    if order is None:
+        why = ("" if params is None else f"; no signature of {name!r} is known to bind it to a parameter")
+        raise _fail(f"positional argument {len(node.args)} in the call to {name!r}: arguments are matched by name, "
+                    f"write {name}(name=value){why}", node.args[0])
+    if len(node.args) > len(order):
+        raise _fail(f"{name!r} takes {len(order)} parameter(s) ({', '.join(order) or 'none'}), "
+                    f"{len(node.args)} given by position", node.args[len(order)])
+    return {param: _literal(arg) for param, arg in zip(order, node.args)}
 
 
 def _dotted_name(func: ast.expr) -> str:
