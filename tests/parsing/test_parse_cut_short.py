@@ -24,9 +24,10 @@ TEXT = [c for c in TEXT if isinstance(c["completion"], str) and c["calls"]]
 
 def _cuts(text: str, name: str) -> list[int]:
     """Offsets inside the last call: from just after its name to just before the output's last closing
-    bracket or tag (three points spread over that span, plus both ends)."""
+    bracket or ``</function>`` (three points spread over that span, plus both ends). A cut just before a
+    last ``</tool_call>`` is not among them: the call before it is whole, and read (a stop string)."""
     start = [m.end() for m in re.finditer(rf"(?<![\w.]){re.escape(name)}(?![\w.])", text)][-1]
-    end = max(text.rfind("}"), text.rfind(")"), text.rfind("]"), text.rfind("</tool_call>"))
+    end = max(text.rfind("}"), text.rfind(")"), text.rfind("]"), text.rfind("</function>"))
     assert end > start, text
     return sorted({start, end, *(start + (end - start) * k // 4 for k in (1, 2, 3))})
 

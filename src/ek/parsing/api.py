@@ -199,7 +199,7 @@ _MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("llama3", (native.PYTHON_TAG, native.PYTHON_START)),
     ("mistral", (native.TOOL_CALLS,)),
     ("deepseek", (native.DS_CALLS_BEGIN, native.DS_CALL_BEGIN)),
-    ("granite", (native.GRANITE_TAG,)),
+    ("granite", (native.GRANITE_TAG, native.GRANITE_FC_TAG)),
 )
 # A call's start (``name(`` at the very beginning) and call syntax anywhere (``x(``, ``[``, ``{``). Possessive
 # runs and no nested quantifiers: linear on any text.
@@ -235,6 +235,10 @@ def detect_text(text: str, start: int = 0) -> list[tuple[str, int]]:
             found.append(("hermes", call))
     elif stray != -1:
         found.append(("hermes", stray))
+    else:
+        function = text.find(native.FUNCTION_OPEN, start)  # <function=NAME> with no <tool_call> around it
+        if function != -1 and not any(n == "llama3" for n, _ in found):
+            found.append((native.function_form(text, function), function))
     if not any(n == "llama3" for n, _ in found):
         tail = text.rstrip()
         for end in native.LLAMA_ENDS[:2]:

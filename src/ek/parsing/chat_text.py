@@ -52,11 +52,17 @@ def has_blocks(text: str, start: int = 0) -> bool:
     return text.find(CALL_OPEN, start) != -1 or text.find(CALL_CLOSE, start) != -1
 
 
-def blocks(text: str, start: int, fmt: str) -> list[tuple[int, int]]:
+def blocks(text: str, start: int, fmt: str, *, open_end: bool = False) -> list[tuple[int, int]]:
     """``(begin, end)`` offsets of each ``<tool_call>`` block's content in ``text[start:]``.
+
+    With ``open_end``, a last block left without ``</tool_call>`` runs to the end of the text (serving
+    stacks often stop on ``</tool_call>``, which then never reaches the completion): the caller reads
+    it, and reports a cut-short output if its content is not a whole call (see :func:`read_blocks`).
 
     >>> blocks("a <tool_call>1</tool_call> b <tool_call>2</tool_call>", 0, "hermes")
     [(13, 14), (40, 41)]
+    >>> blocks("<tool_call>1", 0, "hermes", open_end=True)
+    [(11, 12)]
     """
     spans: list[tuple[int, int]] = []
     pos = start
@@ -75,10 +81,23 @@ def blocks(text: str, start: int, fmt: str) -> list[tuple[int, int]]:
                              f"{line_col(text, opening)[0]}, column {line_col(text, opening)[1]})",
                              line_col(text, inner), fmt)
         if end == -1:
-            raise ParseError("a <tool_call> block is not closed by </tool_call> (output cut short?)",
-                             line_col(text, opening), fmt, cut_short=True)
+            if open_end:
+                spans.append((begin, len(text)))
+                return spans
+            raise unclosed(text, opening, fmt)
         spans.append((begin, end))
         pos = end + len(CALL_CLOSE)
+
+
+def unclosed(text: str, opening: int, fmt: str) -> ParseError:
+    """The error for a ``<tool_call>`` block at ``opening`` that is neither closed nor a whole call."""
+    return ParseError("a <tool_call> block is not closed by </tool_call> (output cut short?)",
+                      line_col(text, opening), fmt, cut_short=True)
+
+
+def is_open(text: str, end: int) -> bool:
+    """Whether a block ending at ``end`` (from :func:`blocks`) was left without its ``</tool_call>``."""
+    return not text.startswith(CALL_CLOSE, end)
 
 
 def _content(text: str, begin: int, end: int) -> tuple[int, str]:
@@ -100,16 +119,26 @@ def read_blocks(text: str, start: int, fmt: str, read: Callable[[str], list[Step
 
     Errors are re-raised with ``fmt`` and the position in ``text``: a line and
     column for text positions, ``<tool_call> #k (line, column) $.path`` for
-    paths inside a block's decoded JSON.
+    paths inside a block's decoded JSON. A last block without ``</tool_call>``
+    counts when its content reads as a whole call (as vLLM and SGLang read it);
+    otherwise the output was cut short inside it.
+
+    >>> read_blocks('<tool_call>{"name": "f", "arguments": {}}', 0, "hermes", lambda s: [s])
+    ['{"name": "f", "arguments": {}}']
     """
     steps: list[Step] = []
-    for number, (begin, end) in enumerate(blocks(text, start, fmt), 1):
+    for number, (begin, end) in enumerate(blocks(text, start, fmt, open_end=True), 1):
         offset, content = _content(text, begin, end)
+        opening = begin - len(CALL_OPEN)
         if not content:
-            raise ParseError("an empty <tool_call> block", line_col(text, begin - len(CALL_OPEN)), fmt)
+            if is_open(text, end):
+                raise unclosed(text, opening, fmt)
+            raise ParseError("an empty <tool_call> block", line_col(text, opening), fmt)
         try:
             steps.extend(read(content))
         except ParseError as error:
+            if is_open(text, end):
+                raise unclosed(text, opening, fmt) from None
             raise error.moved(shift(error.position, text, offset, number), fmt) from None
     return steps
 

@@ -32,6 +32,7 @@ DS_CALLS_BEGIN, DS_CALLS_END = "<｜tool▁calls▁begin｜>", "<｜tool▁calls
 DS_CALL_BEGIN, DS_CALL_END, DS_SEP = "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>", "<｜tool▁sep｜>"
 DS_ENDS = ("<｜end▁of▁sentence｜>",)
 GRANITE_TAG = "<|tool_call|>"
+GRANITE_FC_TAG, GRANITE_END = "<function_call>", "<|endoftext|>"
 PHI4_TAG = "functools"
 FUNCTION_OPEN, FUNCTION_CLOSE = "<function=", "</function>"
 PARAMETER_OPEN, PARAMETER_CLOSE = "<parameter=", "</parameter>"
@@ -70,8 +71,8 @@ def _expect_end(text: str, pos: int, fmt: str, what: str) -> None:
 def read_llama3(text: str, limits: Limits, types: TypeHint | None = None, fmt: str = "llama3") -> list[Step]:
     """Llama 3.x/4: ``<|python_tag|>`` + JSON ``{"name", "parameters"}`` (one, or ``;``-separated) or a
     built-in tool's Python call; plain JSON without the tag (prose around it allowed); Llama 3.2/4 pythonic
-    lists ``[f(a=1), g()]`` (``<|python_start|>...<|python_end|>`` around them); ``<|eom_id|>`` and
-    ``<|eot_id|>`` at the end are dropped.
+    lists ``[f(a=1), g()]`` (``<|python_start|>...<|python_end|>`` around them); Llama 3.1's custom-tool
+    form ``<function=NAME>{...}</function>``; ``<|eom_id|>`` and ``<|eot_id|>`` at the end are dropped.
 
     >>> read_llama3('<|python_tag|>{"name": "f", "parameters": {"x": 1}}; {"name": "g", "parameters": {}}<|eom_id|>',
     ...             Limits())
@@ -92,6 +93,9 @@ def read_llama3(text: str, limits: Limits, types: TypeHint | None = None, fmt: s
         if pos < len(body) and body[pos] != "{":
             return _shifted(lambda t: parse_python(t, limits), body, pos, len(body), fmt)
         return _json_sequence(body, pos, limits, fmt)
+    function = body.find(FUNCTION_OPEN)
+    if function != -1:
+        return _llama_functions(body, function, limits, fmt)
     first = _skip_space(body, 0)
     if first < len(body) and body[first] == "[" and not body.startswith(("[{", "[ {"), first):
         return _shifted(lambda t: parse_python(t, limits), body, first, len(body), fmt)
@@ -112,6 +116,51 @@ def _json_sequence(text: str, pos: int, limits: Limits, fmt: str) -> list[Step]:
         pos = _skip_space(text, pos + 1)
         if pos >= len(text):
             return steps
+
+
+def _llama_functions(text: str, pos: int, limits: Limits, fmt: str) -> list[Step]:
+    """Llama 3.1 custom tools: ``<function=NAME>{"arg": ...}</function>``, one after another from ``pos``."""
+    steps: list[Step] = []
+    while True:
+        name_end = text.find(">", pos)
+        if name_end == -1:
+            raise ParseError("<function= is not closed by '>' (output cut short?)", line_col(text, pos), fmt,
+                             cut_short=True)
+        name = text[pos + len(FUNCTION_OPEN): name_end].strip()
+        if not name:
+            raise ParseError("the tool name is empty", line_col(text, pos), fmt)
+        args_at = _skip_space(text, name_end + 1)
+        if args_at >= len(text) or text[args_at] != "{":
+            what = " (output cut short?)" if args_at >= len(text) else ""
+            raise ParseError(f"expected a JSON object of arguments after <function={name}>{what}",
+                             line_col(text, args_at), fmt, cut_short=bool(what))
+        value, end = json_text.decode_at(text, args_at, limits, fmt)
+        end = _skip_space(text, end)
+        if not text.startswith(FUNCTION_CLOSE, end):
+            what = " (output cut short?)" if end >= len(text) else ""
+            raise ParseError(f"expected {FUNCTION_CLOSE} after the arguments{what}", line_col(text, end), fmt,
+                             cut_short=bool(what))
+        try:
+            steps.append(shapes.generic_call({"name": name, "arguments": value}, "$", limits, fmt))
+        except ParseError as error:
+            raise error.moved(where(text, pos, error.position), fmt) from None
+        pos = _skip_space(text, end + len(FUNCTION_CLOSE))
+        if pos >= len(text):
+            return steps
+        if not text.startswith(FUNCTION_OPEN, pos):
+            raise ParseError(f"unexpected text after the calls: expected {FUNCTION_OPEN} or the end of the output",
+                             line_col(text, pos), fmt)
+
+
+def function_form(text: str, pos: int) -> str:
+    """Whose ``<function=NAME>`` starts at ``pos``: Llama 3.1's (JSON arguments follow) or Qwen3-Coder's.
+
+    >>> function_form('<function=f>{"x": 1}</function>', 0), function_form('<function=f><parameter=x>1', 0)
+    ('llama3', 'qwen3-coder')
+    """
+    name_end = text.find(">", pos)
+    after = _skip_space(text, name_end + 1) if name_end != -1 else len(text)
+    return "llama3" if text.startswith("{", after) else "qwen3-coder"
 
 
 def _shifted(read: Callable[[str], list[Step]], text: str, begin: int, end: int, fmt: str) -> list[Step]:
@@ -200,7 +249,8 @@ def _mistral_compact(text: str, pos: int, limits: Limits, fmt: str) -> tuple[Ste
 def read_deepseek(text: str, limits: Limits, types: TypeHint | None = None, fmt: str = "deepseek") -> list[Step]:
     """DeepSeek V3/R1: ``<｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME`` + a fenced JSON object +
     ``<｜tool▁call▁end｜>``, inside ``<｜tool▁calls▁begin｜>...<｜tool▁calls▁end｜>``; V3.1:
-    ``<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{...}<｜tool▁call▁end｜>``. Prose before is allowed.
+    ``<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{...}<｜tool▁call▁end｜>``. Prose before is allowed; a missing
+    ``<｜tool▁calls▁end｜>`` after whole calls is too (a special token that decoding often drops).
 
     >>> read_deepseek('<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{"x": 1}<｜tool▁call▁end｜>'
     ...               '<｜tool▁calls▁end｜>', Limits())
@@ -220,10 +270,10 @@ def read_deepseek(text: str, limits: Limits, types: TypeHint | None = None, fmt:
             _expect_end(body, pos + len(DS_CALLS_END), fmt, "nothing")
             return steps
         if pos >= len(body):
-            if begin != -1:
+            if begin != -1 and not steps:
                 raise ParseError(f"the calls are not closed by {DS_CALLS_END} (output cut short?)",
                                  line_col(body, begin), fmt, cut_short=True)
-            return steps
+            return steps  # every call closed, only the (often stripped) end marker missing, as vLLM reads it
         if not body.startswith(DS_CALL_BEGIN, pos):
             raise ParseError(f"expected {DS_CALL_BEGIN} or {DS_CALLS_END}", line_col(body, pos), fmt)
         step, pos = _deepseek_call(body, pos, limits, fmt)
@@ -285,10 +335,14 @@ def _line_end(text: str, pos: int) -> int:
 
 def read_granite(text: str, limits: Limits, types: TypeHint | None = None, fmt: str = "granite") -> list[Step]:
     """IBM Granite 3.x: ``<|tool_call|>`` (3.0) or ``<tool_call>`` (3.1, no closing tag) followed by a
-    JSON list of ``{"name", "arguments"}``. Text with neither tag is no calls.
+    JSON list of ``{"name", "arguments"}``; granite-20b-functioncalling: ``<function_call>`` before each
+    JSON call object. Text with none of these tags is no calls.
 
     >>> read_granite('<|tool_call|>[{"name": "f", "arguments": {"x": 1}}]', Limits())
     [Step(name='f', args={'x': 1})]
+    >>> read_granite('<function_call> {"name": "f", "arguments": {}} <function_call> {"name": "g", "arguments": {}}',
+    ...              Limits())
+    [Step(name='f', args={}), Step(name='g', args={})]
     """
     check_text(text, limits, fmt)
     tag = text.find(GRANITE_TAG)
@@ -296,8 +350,33 @@ def read_granite(text: str, limits: Limits, types: TypeHint | None = None, fmt: 
     if tag == -1:
         tag, size = text.find(chat_text.CALL_OPEN), len(chat_text.CALL_OPEN)
     if tag == -1:
-        return []
+        first = text.find(GRANITE_FC_TAG)
+        return [] if first == -1 else _function_call_objects(text, first, limits, fmt)
     return _tagged_list(text, tag + size, limits, fmt)
+
+
+def _function_call_objects(text: str, pos: int, limits: Limits, fmt: str) -> list[Step]:
+    """``<function_call> {call}`` repeated (granite-20b-functioncalling), from the first tag at ``pos``."""
+    steps: list[Step] = []
+    while pos < len(text):
+        if not text.startswith(GRANITE_FC_TAG, pos):
+            raise ParseError(f"unexpected text after the calls: expected {GRANITE_FC_TAG} or the end of the output",
+                             line_col(text, pos), fmt)
+        at = _skip_space(text, pos + len(GRANITE_FC_TAG))
+        if at >= len(text):
+            raise ParseError(f"{GRANITE_FC_TAG} with nothing after it (cut short?)", line_col(text, pos), fmt,
+                             cut_short=True)
+        if text[at] != "{":
+            raise ParseError(f"expected a JSON call object after {GRANITE_FC_TAG}", line_col(text, at), fmt)
+        value, end = json_text.decode_at(text, at, limits, fmt)
+        steps.extend(calls_from_json(value, text, at, limits, fmt))
+        pos = _skip_space(text, _strip_granite_end(text, _skip_space(text, end)))
+    return steps
+
+
+def _strip_granite_end(text: str, pos: int) -> int:
+    """Past an ``<|endoftext|>`` at ``pos`` (granite's end of turn), else ``pos``."""
+    return pos + len(GRANITE_END) if text.startswith(GRANITE_END, pos) else pos
 
 
 def read_phi4(text: str, limits: Limits, types: TypeHint | None = None, fmt: str = "phi4") -> list[Step]:
@@ -345,18 +424,47 @@ def read_qwen3_coder(text: str, limits: Limits, types: TypeHint | None = None,
 
     A parameter's text (one newline either side dropped) is typed by ``types`` when given (see
     :func:`typed_text`); without it, text that parses as JSON is that JSON value, anything else the text.
+    As vLLM and SGLang read it, the last ``</tool_call>`` may be missing (a stop string) when its
+    function is whole, and ``<function=...>`` blocks without any ``<tool_call>`` are read too.
 
     >>> read_qwen3_coder('<tool_call>\\n<function=f>\\n<parameter=n>\\n3\\n</parameter>\\n'
     ...                  '<parameter=city>\\nParis\\n</parameter>\\n</function>\\n</tool_call>', Limits())
     [Step(name='f', args={'n': 3, 'city': 'Paris'})]
+    >>> read_qwen3_coder('<function=f>\\n<parameter=n>\\n3\\n</parameter>\\n</function>', Limits())
+    [Step(name='f', args={'n': 3})]
     """
     if len(text) > limits.max_size:
         check_text(text, limits, fmt)
     start = chat_text.after_think(text, fmt)
+    if not chat_text.has_blocks(text, start):
+        return [_xml_function(text, begin, end, limits, types, fmt) for begin, end in _bare_functions(text, start, fmt)]
     steps: list[Step] = []
-    for begin, end in chat_text.blocks(text, start, fmt):
-        steps.append(_xml_function(text, begin, end, limits, types, fmt))
+    for begin, end in chat_text.blocks(text, start, fmt, open_end=True):
+        try:
+            steps.append(_xml_function(text, begin, end, limits, types, fmt))
+        except ParseError:
+            if chat_text.is_open(text, end):
+                raise chat_text.unclosed(text, begin - len(chat_text.CALL_OPEN), fmt) from None
+            raise
     return steps
+
+
+def _bare_functions(text: str, start: int, fmt: str) -> list[tuple[int, int]]:
+    """``(begin, end)`` of each ``<function=...>...</function>`` written without ``<tool_call>`` around it."""
+    spans: list[tuple[int, int]] = []
+    pos = text.find(FUNCTION_OPEN, start)
+    while pos != -1:
+        close = text.find(FUNCTION_CLOSE, pos)
+        following = text.find(FUNCTION_OPEN, pos + len(FUNCTION_OPEN), len(text) if close == -1 else close)
+        if following != -1:
+            raise ParseError("<function=...> inside an unclosed <function=...>", line_col(text, following), fmt)
+        if close == -1:
+            raise ParseError("<function=...> is not closed by </function> (output cut short?)",
+                             line_col(text, pos), fmt, cut_short=True)
+        end = close + len(FUNCTION_CLOSE)
+        spans.append((pos, end))
+        pos = text.find(FUNCTION_OPEN, end)
+    return spans
 
 
 def _xml_function(text: str, begin: int, end: int, limits: Limits, types: TypeHint | None, fmt: str) -> Step:
@@ -371,7 +479,8 @@ def _xml_function(text: str, begin: int, end: int, limits: Limits, types: TypeHi
         raise ParseError("the tool name is empty", line_col(text, pos), fmt)
     close = text.rfind(FUNCTION_CLOSE, name_end, end)
     if close == -1:
-        raise ParseError("<function=...> is not closed by </function> before </tool_call>", line_col(text, pos), fmt)
+        raise ParseError("<function=...> is not closed by </function> before </tool_call>", line_col(text, pos), fmt,
+                         cut_short=end == len(text))
     _expect_blank(text, close + len(FUNCTION_CLOSE), end, fmt, "</tool_call>")
     args: dict[str, Any] = {}
     pos = name_end + 1
