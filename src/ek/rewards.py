@@ -238,11 +238,15 @@ class _Scorer:
     def reward(self, calls: Sequence[Step], gold: Sequence[Step]) -> float:
         """The reward of parsed ``calls`` against ``gold``: what :func:`score_calls` gives as ``score``."""
         level = self.options.level
+        counts = _plain_call_counts(self.call, calls, gold)
         if level == "call":
-            counts = _plain_call_counts(self.call, calls, gold)
             return _counts_f1(counts) if counts is not None else self.call(calls, gold).f1
         if level == "exact":
-            return 1.0 if self._exact(calls, gold) else 0.0
+            exact = _counts_exact(counts) if counts is not None else is_exact(self.call(calls, gold))
+            return 1.0 if exact else 0.0
+        decided = _decided_by_calls(counts, calls, gold)
+        if decided is not None:
+            return decided
         arg_score = self.arg(calls, gold)
         return arg_score.f1 if level == "arg" else _partial_credit(arg_score, self.options.partial_weights)
 
@@ -250,22 +254,20 @@ class _Scorer:
         """The reward and every logged number of parsed ``calls``."""
         counts = _plain_call_counts(self.call, calls, gold)
         if counts is not None:
-            call_f1, exact = _counts_f1(counts), counts[0] == counts[1] == counts[2]
+            call_f1, exact = _counts_f1(counts), _counts_exact(counts)
         else:
             call_score = self.call(calls, gold)
             call_f1, exact = call_score.f1, is_exact(call_score)
-        arg_score = self.arg(calls, gold)
+        decided = _decided_by_calls(counts, calls, gold)
+        arg_score = self.arg(calls, gold) if decided is None else None
+        arg_f1 = arg_score.f1 if arg_score is not None else decided
+        assert arg_f1 is not None
         level = self.options.level
-        score = {"call": call_f1, "arg": arg_score.f1, "exact": 1.0 if exact else 0.0}.get(level)
-        if score is None:
-            score = _partial_credit(arg_score, self.options.partial_weights)
-        return RewardScore(score, call_f1, arg_score.f1, True, exact)
-
-    def _exact(self, calls: Sequence[Step], gold: Sequence[Step]) -> bool:
-        counts = _plain_call_counts(self.call, calls, gold)
-        if counts is not None:
-            return counts[0] == counts[1] == counts[2]
-        return is_exact(self.call(calls, gold))
+        if level == "partial":
+            score = _partial_credit(arg_score, self.options.partial_weights) if arg_score is not None else arg_f1
+        else:
+            score = {"call": call_f1, "arg": arg_f1, "exact": 1.0 if exact else 0.0}[level]
+        return RewardScore(score, call_f1, arg_f1, True, exact)
 
     def unparseable(self) -> RewardScore:
         return RewardScore(self.options.unparseable, 0.0, 0.0, False, False)
@@ -364,6 +366,29 @@ def _counts_f1(counts: tuple[int, int, int]) -> float:
     """
     exact, predicted, expected = counts
     return 2 * exact / (predicted + expected) if predicted + expected else 1.0
+
+
+def _counts_exact(counts: tuple[int, int, int]) -> bool:
+    """No FP and no FN at call level: every predicted and every gold call is in an exact pair."""
+    return counts[0] == counts[1] == counts[2]
+
+
+def _decided_by_calls(counts: tuple[int, int, int] | None, pred: Sequence[Step], gold: Sequence[Step]) -> float | None:
+    """The arg-level F1 (and ``partial`` credit) where the call level already decides it, else None.
+
+    Fast path: skips the arg-level metric. Safe under :func:`_plain_call_counts`' conditions
+    (``counts`` is None otherwise): the assignment does not depend on the level, so when every
+    call is in an exact pair every arg-level unit is a TP (F1 1.0, and every pair earns full
+    partial credit); when no tool is both predicted and expected there is no pair, only FP and
+    FN units (F1 0.0, no credit).
+    """
+    if counts is None:
+        return None
+    if _counts_exact(counts):
+        return 1.0
+    if not {s.name for s in pred} & {s.name for s in gold}:
+        return 0.0
+    return None
 
 
 #: Check statuses where the predicted call names the argument gold expects (rightly or wrongly valued).

@@ -9,7 +9,14 @@ from hypothesis import strategies as st
 
 from ek.calls import GoldCall, Step
 from ek.goldjson import gold_from_json
-from ek.rewards import _counts_f1, _plain_call_counts, make_tool_call_reward
+from ek.rewards import (
+    PARTIAL_WEIGHTS,
+    _counts_f1,
+    _decided_by_calls,
+    _partial_credit,
+    _plain_call_counts,
+    make_tool_call_reward,
+)
 from ek.scorer.metric import ToolCallMetric
 from ek.scorer.turns import is_exact
 from ek.values import OneOf
@@ -54,3 +61,13 @@ def test_reward_with_and_without_the_fast_path_agree() -> None:
     plain = json.dumps([{"name": "f", "arguments": {"x": 1}}, {"name": "g", "arguments": {}}])
     expected = [metric(c, gold_from_json(json.loads(plain))).f1 for c in completions]
     assert make_tool_call_reward()(completions, gold_calls=[plain] * len(completions)) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(pred=calls, gold=calls)
+def test_arg_level_shortcut_equals_the_metric(pred: list[Step], gold: list[Step]) -> None:
+    metric = ToolCallMetric("call")
+    decided = _decided_by_calls(_plain_call_counts(metric, pred, gold), pred, gold)
+    arg_score = ToolCallMetric("arg")(pred, gold)
+    if decided is not None:
+        assert decided == arg_score.f1 == _partial_credit(arg_score, PARTIAL_WEIGHTS)
