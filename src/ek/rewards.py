@@ -202,7 +202,7 @@ EXTRA_KEYS = ("call_f1", "arg_f1", "format_ok", "exact")
 # --------------------------------------------------------------------------- scoring
 
 
-class _Scorer:
+class RewardScorer:
     """The metrics behind one :class:`RewardOptions`, built once and shared by every thread.
 
     ``ToolCallMetric`` resolves the grammar when it is built (loading a schema file), so
@@ -272,15 +272,23 @@ class _Scorer:
     def unparseable(self) -> RewardScore:
         return RewardScore(self.options.unparseable, 0.0, 0.0, False, False)
 
+    def score(self, completion: Any, gold: Sequence[Step], *, details: bool = False) -> float | RewardScore:
+        """:func:`score_calls` with this scorer's options (adapters keep their scorer, sparing the lookup)."""
+        try:
+            calls = self.calls(completion)
+        except ParseError:
+            return self.unparseable() if details else self.options.unparseable
+        return self.breakdown(calls, gold) if details else self.reward(calls, gold)
 
-_SCORERS: dict[RewardOptions, _Scorer] = {}
+
+_SCORERS: dict[RewardOptions, RewardScorer] = {}
 _SCORERS_LOCK = threading.Lock()
 #: Distinct option sets kept; past this (options built per sample with a fresh grammar object each time)
 #: scorers are built and dropped, correct but slow.
 _MAX_SCORERS = 64
 
 
-def scorer_for(options: RewardOptions) -> _Scorer:
+def scorer_for(options: RewardOptions) -> RewardScorer:
     """The shared scorer of ``options`` (built once per distinct options; safe from many threads).
 
     Options holding an unhashable grammar or canonicalizer get a scorer of their own each call.
@@ -288,13 +296,13 @@ def scorer_for(options: RewardOptions) -> _Scorer:
     try:
         hash(options)
     except TypeError:
-        return _Scorer(options)
+        return RewardScorer(options)
     scorer = _SCORERS.get(options)
     if scorer is None:
         with _SCORERS_LOCK:
             scorer = _SCORERS.get(options)
             if scorer is None:
-                scorer = _Scorer(options)
+                scorer = RewardScorer(options)
                 if len(_SCORERS) < _MAX_SCORERS:
                     _SCORERS[options] = scorer
     return scorer
@@ -313,12 +321,7 @@ def score_calls(completion: Any, gold: Sequence[Step], options: RewardOptions = 
     >>> score_calls("f(x=", gold, RewardOptions(unparseable=-1.0), details=True)
     RewardScore(score=-1.0, call_f1=0.0, arg_f1=0.0, format_ok=False, exact=False)
     """
-    scorer = scorer_for(options)
-    try:
-        calls = scorer.calls(completion)
-    except ParseError:
-        return scorer.unparseable() if details else options.unparseable
-    return scorer.breakdown(calls, gold) if details else scorer.reward(calls, gold)
+    return scorer_for(options).score(completion, gold, details=details)
 
 
 # --------------------------------------------------------------------------- fast paths and shaping
@@ -558,5 +561,6 @@ def make_tool_call_reward(level: str = "call", grammar: Any = None, gold_column:
 tool_call_reward: RewardFunction = make_tool_call_reward()
 
 __all__ = ["EXTRA_KEYS", "OPTION_NAMES", "PARTIAL_WEIGHTS", "REWARD_LEVELS", "RewardOptions", "RewardScore",
+           "RewardScorer",
            "completion_calls", "gold_calls", "make_tool_call_reward", "score_calls", "scorer_for", "text_calls",
            "tool_call_reward"]

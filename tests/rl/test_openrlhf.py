@@ -127,3 +127,18 @@ def test_bad_model_output_scores_and_bad_labels_are_loud(caplog: pytest.LogCaptu
         with pytest.raises(LabelError, match="1 queries, 2 prompts"):
             reward_func([prompt], [prompt, prompt], [GOLD])
     assert len([r for r in caplog.records if r.levelno == logging.ERROR]) == 6
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("framework", ["openrlhf", "verl"])
+def test_python_m_prints_the_file_to_give_the_trainer(framework: str) -> None:
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", f"ek.rl.{framework}", "--path"], capture_output=True, text=True,
+                         check=True, timeout=60)
+    path = out.stdout.strip()
+    assert path == str(adapter_path(framework)) and path.endswith(f"ek/rl/{framework}.py")
+    spec = importlib.util.spec_from_file_location("reward_func", path)  # what the trainer then does with it
+    assert spec is not None and spec.loader is not None
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))

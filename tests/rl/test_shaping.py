@@ -133,3 +133,19 @@ def test_caches_under_many_threads() -> None:
         got = list(pool.map(lambda job: compute_score("t", job[0], job[1], EXTRA, level=job[2])["score"], jobs))
     assert got == expected
     assert all(s is built[0] for s in built)  # one scorer per options, however many threads ask at once
+
+
+def test_a_grammar_shared_by_many_threads() -> None:
+    grammar = str(SCHEMAS / "travel-v2.ek")
+    gold = json.dumps([{"name": "search_flights", "arguments": {"origin": "SFO", "destination": "JFK",
+                                                                "date": "2025-03-14"}},
+                       {"name": "get_weather", "arguments": {"location": "Paris"}}])
+    outputs = ["[search_flights(origin='SFO', destination='JFK', date='2025-03-14'), get_weather(location='paris')]",
+               "[search_flights(origin='SFO', destination='JFK', date='2025-13-14')]", "[cancel_booking(id=1)]",
+               "[get_weather(location=3)]"]
+    jobs = [(o, level) for o in outputs for level in ("call", "arg", "partial")] * 25
+    options = {level: RewardOptions(level=level, grammar=grammar, unparseable=-1.0) for level in ("call", "arg", "partial")}
+    with ThreadPoolExecutor(8) as pool:  # the first uses (grammar load, validators compiled per tool) race here
+        got = list(pool.map(lambda job: score_calls(job[0], gold_calls(gold), options[job[1]]), jobs))
+    assert got == [score_calls(o, gold_calls(gold), options[level]) for o, level in jobs]
+    assert got[:3] == [1.0, 1.0, 1.0] and 0 < got[3 * 1 + 2] < 1

@@ -37,7 +37,7 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ek.rewards import EXTRA_KEYS, RewardOptions, RewardScore, gold_calls, score_calls, scorer_for
+from ek.rewards import EXTRA_KEYS, RewardOptions, RewardScore, gold_calls, scorer_for
 
 logger = logging.getLogger(__name__ if __name__.startswith("ek.") else "ek.rl.openrlhf")
 
@@ -169,8 +169,7 @@ def make_reward_func(end_tokens: Sequence[str] = END_OF_TURN, **options: Any) ->
         from ek.rl.openrlhf import make_reward_func
         reward_func = make_reward_func(level="arg", grammar="/abs/path/schemas/travel-v2.ek")
     """
-    base = RewardOptions(**options)
-    scorer_for(base)  # builds the metric: a bad grammar or format fails when OpenRLHF loads the file
+    scorer = scorer_for(RewardOptions(**options))  # a bad grammar or format fails when OpenRLHF loads the file
     tokens = tuple(end_tokens)
 
     def reward_func(queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any],
@@ -185,7 +184,7 @@ def make_reward_func(end_tokens: Sequence[str] = END_OF_TURN, **options: Any) ->
                 response = response_of(query, prompt, tokens)
             except LabelError as exc:
                 raise _loud(exc) from None
-            results.append(score_calls(response, gold, base, details=True))
+            results.append(scorer.score(response, gold, details=True))
         return pack(results)
 
     return reward_func

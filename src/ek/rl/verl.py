@@ -41,7 +41,7 @@ from typing import Any
 
 import attrs
 
-from ek.rewards import OPTION_NAMES, RewardOptions, gold_calls, score_calls, scorer_for
+from ek.rewards import OPTION_NAMES, RewardOptions, RewardScorer, gold_calls, scorer_for
 
 #: The ``extra_info`` key naming a sample's grammar (an ``.ek`` path or a generated module's path).
 GRAMMAR_KEY = "ek_grammar"
@@ -56,14 +56,13 @@ def make_compute_score(**defaults: Any) -> Callable[..., float | dict[str, float
     For a config-free setup, a file of your own holding
     ``compute_score = make_compute_score(level="arg", grammar="/abs/schemas/travel.ek")``.
     """
-    base = RewardOptions(**defaults)
-    scorer_for(base)  # builds the metric: a bad grammar or format fails when verl loads the function
+    base = scorer_for(RewardOptions(**defaults))  # a bad grammar or format fails when verl loads the function
 
     def compute_score(data_source: Any = None, solution_str: Any = None, ground_truth: Any = None,
                       extra_info: Mapping[str, Any] | None = None, **kwargs: Any) -> float | dict[str, float]:
-        options = _options(base, kwargs, extra_info)
+        scorer = _scorer(base, kwargs, extra_info)
         gold = gold_calls(ground_truth, f"ground_truth (data_source {data_source!r})")
-        result = score_calls(solution_str, gold, options, details=True)
+        result = scorer.score(solution_str, gold, details=True)
         if extra_info is None:
             return result.score  # main_eval's positional call: it averages plain numbers
         return {"score": result.score, **result.extras()}
@@ -71,8 +70,8 @@ def make_compute_score(**defaults: Any) -> Callable[..., float | dict[str, float
     return compute_score
 
 
-def _options(base: RewardOptions, kwargs: Mapping[str, Any], extra_info: Mapping[str, Any] | None) -> RewardOptions:
-    """The options of one call: ``reward_kwargs`` over the defaults, then the sample's ``ek_grammar``."""
+def _scorer(base: RewardScorer, kwargs: Mapping[str, Any], extra_info: Mapping[str, Any] | None) -> RewardScorer:
+    """The scorer of one call's options: ``reward_kwargs`` over the defaults, then the sample's ``ek_grammar``."""
     unknown = sorted(k for k in kwargs if k not in OPTION_NAMES and k not in VERL_KWARGS)
     if unknown:
         raise TypeError(f"compute_score got unknown option(s) {', '.join(map(repr, unknown))} "
@@ -80,7 +79,7 @@ def _options(base: RewardOptions, kwargs: Mapping[str, Any], extra_info: Mapping
     changes = {k: v for k, v in kwargs.items() if k in OPTION_NAMES}
     if isinstance(extra_info, Mapping) and extra_info.get(GRAMMAR_KEY) is not None:
         changes["grammar"] = extra_info[GRAMMAR_KEY]
-    return attrs.evolve(base, **changes) if changes else base
+    return scorer_for(attrs.evolve(base.options, **changes)) if changes else base
 
 
 #: The function verl's config names: ``name: compute_score``.
