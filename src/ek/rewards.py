@@ -31,6 +31,7 @@ import attrs
 
 from ek.calls import Step
 from ek.goldjson import gold_from_json
+from ek.limits import GOLD_MAX_DEPTH
 from ek.parsing import ParseError, parse_calls
 from ek.parsing.values import long_int_reason
 from ek.scorer.accounting import Score
@@ -421,7 +422,7 @@ def _partial_credit(score: Score, weights: tuple[float, float, float]) -> float:
                 gold_w[unit.gold_index] = unit.weight
     total = sum(pred_w.values()) + sum(gold_w.values())
     if not total:
-        return 1.0 if not explanation.pred and not explanation.gold else 0.0
+        return 1.0  # nothing that weighs: as the metric's F1 (nothing expected, nothing predicted is right)
     earned = 0.0
     for pair in explanation.pairs:
         counted = [check for check in pair.checks if check.status != "ignored"]
@@ -473,10 +474,7 @@ def gold_calls(value: Any, where: str = "gold") -> tuple[Step, ...]:
             raise ValueError(f"{where}: {exc}") from None
         except (TypeError, ValueError):
             value = json.loads(value)  # decodes (it did above); gold_from_json below names the bad call
-    if hasattr(value, "tolist") and not isinstance(value, list | tuple | Mapping):
-        value = value.tolist()  # a NumPy array: how pandas hands a Parquet list column over (verl)
-    if isinstance(value, tuple):
-        value = list(value)
+    value = _without_arrays(value, where)
     if not isinstance(value, list):
         raise ValueError(f"{where}: expected the gold calls as a JSON string or a list of "
                          f'{{"name", "arguments"}} objects, got {type(value).__name__}: {value!r:.80}')
@@ -484,6 +482,25 @@ def gold_calls(value: Any, where: str = "gold") -> tuple[Step, ...]:
         return tuple(gold_from_json(value, where))
     except (TypeError, ValueError) as exc:
         raise ValueError(str(exc)) from None
+
+
+def _without_arrays(value: Any, where: str, depth: int = 0) -> Any:
+    """``value`` with NumPy arrays and scalars as lists and Python numbers, at any depth.
+
+    pandas hands a Parquet list-of-structs column over (verl's ground truth) as an array of
+    dicts whose list fields are arrays too; read as they are, an array never equals a list.
+    """
+    if depth > GOLD_MAX_DEPTH:
+        raise ValueError(f"{where}: gold value nested too deeply (more than {GOLD_MAX_DEPTH} levels)")
+    if isinstance(value, str | bytes | bool | int | float) or value is None:
+        return value
+    if isinstance(value, Mapping):
+        return {k: _without_arrays(v, where, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_without_arrays(v, where, depth + 1) for v in value]
+    if hasattr(value, "tolist"):  # a NumPy array or scalar
+        return _without_arrays(value.tolist(), where, depth + 1)
+    return value
 
 
 # --------------------------------------------------------------------------- TRL

@@ -153,3 +153,14 @@ def test_bad_model_output_scores_and_a_malformed_ground_truth_raises() -> None:
                      ('[{"name": "f", "arguments": {"x": %s}}]' % ("9" * 5000), "int/str conversion limit")]:
         with pytest.raises(ValueError, match=why):
             compute_score("t", "f()", bad, {"num_turns": 1})
+
+
+def test_ground_truth_as_pandas_reads_a_parquet_list_column() -> None:
+    np = pytest.importorskip("numpy", reason="numpy is not installed (pandas hands Parquet lists over as arrays)")
+    call = {"name": "book_flight", "arguments": {"flight_id": "UA1", "passenger_names": np.array(["Ann", "Bo"]),
+                                                 "seats": np.int64(2)}}
+    ground_truth = np.array([call], dtype=object)
+    extra = {"num_turns": 1, "rollout_reward_scores": {}}
+    right = "[book_flight(flight_id='UA1', passenger_names=['Ann', 'Bo'], seats=2)]"
+    got = compute_score(data_source="t", solution_str=right, ground_truth=ground_truth, extra_info=extra)
+    assert got["score"] == 1.0 and got["exact"] == 1.0
