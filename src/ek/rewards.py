@@ -438,14 +438,20 @@ def _partial_credit(score: Score, weights: tuple[float, float, float]) -> float:
 
 #: Gold JSON strings kept decoded: in GRPO every completion of a prompt (8-64) shares the prompt's gold.
 _GOLD_CACHE_SIZE = 1024
+#: Longer gold strings are decoded every time, so the cache holds at most 1024 x 64 KiB of text.
+_GOLD_CACHE_MAX_CHARS = 65_536
 
 
 class _UnreadableNumber(ValueError):
     """Gold JSON holding an integer past Python's int/str conversion limit (it cannot be read)."""
 
 
-@functools.lru_cache(maxsize=_GOLD_CACHE_SIZE)  # thread-safe (functools documents it); errors are not cached
 def _gold_from_text(text: str) -> tuple[Step, ...]:
+    """Decoded gold calls of a JSON string, cached when the string is short enough."""
+    return _cached_gold(text) if len(text) <= _GOLD_CACHE_MAX_CHARS else _decode_gold(text)
+
+
+def _decode_gold(text: str) -> tuple[Step, ...]:
     try:
         value = json.loads(text)
     except json.JSONDecodeError:
@@ -453,6 +459,9 @@ def _gold_from_text(text: str) -> tuple[Step, ...]:
     except ValueError as exc:  # the only other ValueError json.loads raises: the int/str conversion limit
         raise _UnreadableNumber(long_int_reason(exc)) from None
     return tuple(gold_from_json(value, "gold"))
+
+
+_cached_gold = functools.lru_cache(maxsize=_GOLD_CACHE_SIZE)(_decode_gold)  # thread-safe; errors are not cached
 
 
 def gold_calls(value: Any, where: str = "gold") -> tuple[Step, ...]:

@@ -142,3 +142,8 @@ def test_python_m_prints_the_file_to_give_the_trainer(framework: str) -> None:
     spec = importlib.util.spec_from_file_location("reward_func", path)  # what the trainer then does with it
     assert spec is not None and spec.loader is not None
     spec.loader.exec_module(importlib.util.module_from_spec(spec))
+
+
+def test_a_response_padded_to_max_tokens_is_stripped_in_linear_time() -> None:
+    padded = "[get_weather(location='Paris')]" + "<|im_end|>" + "<|endoftext|>\n" * 100_000
+    assert reward_func(["P" + padded], ["P"], [GOLD])["rewards"] == [1.0]

@@ -112,15 +112,15 @@ def strip_end_tokens(text: str, end_tokens: Sequence[str] = END_OF_TURN) -> str:
     >>> strip_end_tokens("f()<|im_end|>\\n<|endoftext|><|endoftext|>")
     'f()'
     """
-    end = len(text.rstrip())
-    stripped = True
-    while stripped:
-        stripped = False
-        for token in end_tokens:
-            if token and text.endswith(token, 0, end):
-                end = len(text[: end - len(token)].rstrip())
-                stripped = True
-    return text[:end]
+    tokens = [t for t in end_tokens if t]
+    end = len(text)
+    while True:  # linear in what is stripped: no slice is made until the end is known
+        while end and text[end - 1].isspace():
+            end -= 1
+        token = next((t for t in tokens if text.endswith(t, 0, end)), None)
+        if token is None:
+            return text[:end]
+        end -= len(token)
 
 
 def _loud(error: Exception) -> Exception:
