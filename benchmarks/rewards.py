@@ -139,8 +139,8 @@ def main() -> None:
     n = len(completions)
     print(f"python {sys.version.split()[0]} on {platform.machine()}; {n} completions ({n_prompts} prompts x 8), "
           f"median of {rounds} interleaved rounds, CPU time")
-    print(f"ek and the baseline give the same reward on {agree}/{n} completions "
-          f"(the rest: strings ek canonicalizes, or blocks it reads that the baseline cannot)")
+    print(f"ek and the baseline give the same reward on {agree}/{n} completions"
+          + ("" if agree == n else " (the rest: strings ek canonicalizes, or blocks only ek reads)"))
     base_median = statistics.median(times["baseline"])
     print(f"{'contender':<22} {'median s':>10} {'us/completion':>14} {'x baseline':>11}")
     for name, samples in times.items():
