@@ -1,10 +1,14 @@
-"""Tool-call rewards for RL fine-tuning, in the shape TRL's ``GRPOTrainer`` calls reward functions.
+"""Tool-call rewards for RL fine-tuning: one implementation, in the shape TRL's ``GRPOTrainer`` calls.
 
 TRL calls ``reward_func(prompts=..., completions=..., completion_ids=..., **columns)``
 where ``columns`` are the dataset's other columns (one value per completion)
 and expects one float per completion (``None`` = "not applicable to this
 sample"). Here the gold calls come from a dataset column (``gold_calls`` by
 default) and the reward is the episode's cost-weighted F1 (see docs/rl.md).
+
+The verl and OpenRLHF adapters (:mod:`ek.rl.verl`, :mod:`ek.rl.openrlhf`) score
+through the same :class:`RewardOptions` and :func:`score_calls`, so a reward
+with the same options is the same number in every trainer.
 
 >>> reward = make_tool_call_reward(level="arg")
 >>> reward(["get_weather(location='Paris')", "get_weather(location='Rome')", "no tool call here?"],
@@ -14,19 +18,28 @@ default) and the reward is the episode's cost-weighted F1 (see docs/rl.md).
 
 from __future__ import annotations
 
+import functools
 import json
+import math
+import threading
 import warnings
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import attrs
+
 from ek.calls import Step
 from ek.goldjson import gold_from_json
+from ek.limits import GOLD_MAX_DEPTH
 from ek.parsing import ParseError, parse_calls
 from ek.parsing.values import long_int_reason
+from ek.scorer.accounting import Score
+from ek.scorer.agree import arg_keys, is_bfcl_mode, key_of
 from ek.scorer.metric import ToolCallMetric
+from ek.scorer.turns import is_exact
 
 RewardFunction = Callable[..., list[float | None]]
-
 
 #: How a completion's raw pieces are read: ``(output, format) -> calls`` (the reward passes its metric's).
 Reader = Callable[[Any, str], Sequence[Step]]
@@ -94,42 +107,454 @@ def _completion_calls(completion: Any, format: str, read: Reader) -> list[Step]:
     return calls
 
 
-def _gold(value: Any, index: int) -> list[Step] | None:
+# --------------------------------------------------------------------------- options
+
+
+#: How a response's calls become one number (docs/rl.md, "Reward shaping"): ``call`` and ``arg`` are the
+#: metric's F1 at that level; ``partial`` gives each matched call credit for its name, its argument names
+#: and its values; ``exact`` is 1 for an exactly right response, else 0.
+REWARD_LEVELS = ("call", "arg", "partial", "exact")
+
+#: The default weights of ``partial`` credit: (tool name right, argument names right, values right).
+PARTIAL_WEIGHTS = (0.2, 0.3, 0.5)
+
+
+def _weights(value: Any) -> tuple[float, float, float]:
+    try:
+        weights = tuple(float(w) for w in value)
+    except (TypeError, ValueError):
+        raise ValueError(f"partial_weights must be three numbers (name, argument names, values), "
+                         f"got {value!r:.80}") from None
+    if len(weights) != 3 or not all(math.isfinite(w) and w >= 0 for w in weights) or sum(weights) <= 0:
+        raise ValueError(f"partial_weights must be three finite numbers >= 0 with a positive sum "
+                         f"(name, argument names, values), got {value!r:.80}")
+    return weights  # type: ignore[return-value]
+
+
+def _unparseable(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value > 1:
+        raise ValueError(f"unparseable must be a finite number <= 1 (a negative one is a format penalty), "
+                         f"got {value!r:.80}")
+    return float(value)
+
+
+def _check_level(instance: Any, attribute: Any, value: str) -> None:
+    if value not in REWARD_LEVELS:
+        raise ValueError(f"level must be one of {REWARD_LEVELS}, got {value!r}")
+
+
+@attrs.frozen
+class RewardOptions:
+    """Everything that decides a reward, shared by the TRL, verl and OpenRLHF adapters.
+
+    ``level`` (:data:`REWARD_LEVELS`), ``grammar`` (an ``.ek`` path, a generated module or a
+    ``GraphGrammar``), ``canonicalizer``, ``optimal``, ``order`` and ``format`` are the
+    metric's (:class:`~ek.scorer.metric.ToolCallMetric`); ``unparseable`` is the reward of an
+    output that cannot be parsed (a negative value is a format penalty); ``partial_weights``
+    weigh the three parts of ``partial`` credit. Bad values fail here, not on the first sample.
+    """
+
+    level: str = attrs.field(default="call", validator=_check_level)
+    grammar: Any = None
+    canonicalizer: Any = None
+    optimal: bool = False
+    order: str = "gold"
+    format: str = "auto"
+    unparseable: float = attrs.field(default=0.0, converter=_unparseable)
+    partial_weights: tuple[float, float, float] = attrs.field(default=PARTIAL_WEIGHTS, converter=_weights)
+
+    def range(self) -> tuple[float, float]:
+        """The lowest and highest reward these options can give."""
+        return min(0.0, self.unparseable), 1.0
+
+
+#: The option names the adapters accept as keyword arguments (verl's ``reward_kwargs``).
+OPTION_NAMES = tuple(a.name for a in attrs.fields(RewardOptions))
+
+
+# --------------------------------------------------------------------------- results
+
+
+@attrs.frozen
+class RewardScore:
+    """One response's reward and the numbers behind it (what verl and OpenRLHF log beside the reward).
+
+    ``call_f1`` and ``arg_f1`` are the metric's F1 at each level, ``format_ok`` whether the
+    output could be parsed, ``exact`` whether it is exactly right (no FP, no FN). An
+    unparseable output has ``score == options.unparseable`` and zero everywhere else.
+    """
+
+    score: float
+    call_f1: float
+    arg_f1: float
+    format_ok: bool
+    exact: bool
+
+    def extras(self) -> dict[str, float]:
+        """The logged numbers, every one a float, always the same keys (verl indexes samples by them)."""
+        return {"call_f1": self.call_f1, "arg_f1": self.arg_f1, "format_ok": float(self.format_ok),
+                "exact": float(self.exact)}
+
+
+#: The keys of :meth:`RewardScore.extras`, in order.
+EXTRA_KEYS = ("call_f1", "arg_f1", "format_ok", "exact")
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+class RewardScorer:
+    """The metrics behind one :class:`RewardOptions`, built once and shared by every thread.
+
+    ``ToolCallMetric`` resolves the grammar when it is built (loading a schema file), so
+    building one per sample would dominate a verl run that passes options per call.
+    """
+
+    def __init__(self, options: RewardOptions) -> None:
+        self.options = options
+        self.call = self._metric("call")
+        self._arg: ToolCallMetric | None = None
+        self._lock = threading.Lock()
+
+    def _metric(self, level: str) -> ToolCallMetric:
+        o = self.options
+        return ToolCallMetric(level, grammar=o.grammar, canonicalizer=o.canonicalizer, optimal=o.optimal,
+                              order=o.order, format=o.format)
+
+    @property
+    def arg(self) -> ToolCallMetric:
+        if self._arg is None:
+            with self._lock:
+                if self._arg is None:
+                    self._arg = self._metric("arg")
+        return self._arg
+
+    def read(self, output: Any, fmt: str) -> Sequence[Step]:
+        return self.call.read(output, format=fmt)
+
+    def calls(self, completion: Any) -> list[Step]:
+        """The calls in a completion (text, a message, messages, a Responses API response); raises ParseError."""
+        return _completion_calls(completion, self.options.format, self.read)
+
+    def reward(self, calls: Sequence[Step], gold: Sequence[Step]) -> float:
+        """The reward of parsed ``calls`` against ``gold``: what :func:`score_calls` gives as ``score``."""
+        level = self.options.level
+        counts = _plain_call_counts(self.call, calls, gold)
+        if level == "call":
+            return _counts_f1(counts) if counts is not None else self.call(calls, gold).f1
+        if level == "exact":
+            exact = _counts_exact(counts) if counts is not None else is_exact(self.call(calls, gold))
+            return 1.0 if exact else 0.0
+        decided = _decided_by_calls(counts, calls, gold)
+        if decided is not None:
+            return decided
+        arg_score = self.arg(calls, gold)
+        return arg_score.f1 if level == "arg" else _partial_credit(arg_score, self.options.partial_weights)
+
+    def breakdown(self, calls: Sequence[Step], gold: Sequence[Step]) -> RewardScore:
+        """The reward and every logged number of parsed ``calls``."""
+        counts = _plain_call_counts(self.call, calls, gold)
+        if counts is not None:
+            call_f1, exact = _counts_f1(counts), _counts_exact(counts)
+        else:
+            call_score = self.call(calls, gold)
+            call_f1, exact = call_score.f1, is_exact(call_score)
+        decided = _decided_by_calls(counts, calls, gold)
+        arg_score = self.arg(calls, gold) if decided is None else None
+        arg_f1 = arg_score.f1 if arg_score is not None else decided
+        assert arg_f1 is not None
+        level = self.options.level
+        if level == "partial":
+            score = _partial_credit(arg_score, self.options.partial_weights) if arg_score is not None else arg_f1
+        else:
+            score = {"call": call_f1, "arg": arg_f1, "exact": 1.0 if exact else 0.0}[level]
+        return RewardScore(score, call_f1, arg_f1, True, exact)
+
+    def unparseable(self) -> RewardScore:
+        return RewardScore(self.options.unparseable, 0.0, 0.0, False, False)
+
+    def score(self, completion: Any, gold: Sequence[Step], *, details: bool = False) -> float | RewardScore:
+        """:func:`score_calls` with this scorer's options (adapters keep their scorer, sparing the lookup)."""
+        try:
+            calls = self.calls(completion)
+        except ParseError:
+            return self.unparseable() if details else self.options.unparseable
+        return self.breakdown(calls, gold) if details else self.reward(calls, gold)
+
+
+_SCORERS: dict[RewardOptions, RewardScorer] = {}
+_SCORERS_LOCK = threading.Lock()
+#: Distinct option sets kept; past this (options built per sample with a fresh grammar object each time)
+#: scorers are built and dropped, correct but slow.
+_MAX_SCORERS = 64
+
+
+def scorer_for(options: RewardOptions) -> RewardScorer:
+    """The shared scorer of ``options`` (built once per distinct options; safe from many threads).
+
+    Options holding an unhashable grammar or canonicalizer get a scorer of their own each call.
+    """
+    try:
+        hash(options)
+    except TypeError:
+        return RewardScorer(options)
+    scorer = _SCORERS.get(options)
+    if scorer is None:
+        with _SCORERS_LOCK:
+            scorer = _SCORERS.get(options)
+            if scorer is None:
+                scorer = RewardScorer(options)
+                if len(_SCORERS) < _MAX_SCORERS:
+                    _SCORERS[options] = scorer
+    return scorer
+
+
+def score_calls(completion: Any, gold: Sequence[Step], options: RewardOptions = RewardOptions(), *,
+                details: bool = False) -> float | RewardScore:
+    """The reward of one completion against its gold calls (Steps, see :func:`gold_calls`).
+
+    Never raises on model output: what cannot be parsed scores ``options.unparseable``.
+    ``details=True`` returns the :class:`RewardScore` with the numbers the trainers log.
+
+    >>> gold = gold_calls('[{"name": "f", "arguments": {"x": 1, "y": 2}}]')
+    >>> score_calls("f(x=1, y=3)", gold), score_calls("f(x=1, y=3)", gold, RewardOptions(level="partial"))
+    (0.0, 0.75)
+    >>> score_calls("f(x=", gold, RewardOptions(unparseable=-1.0), details=True)
+    RewardScore(score=-1.0, call_f1=0.0, arg_f1=0.0, format_ok=False, exact=False)
+    """
+    return scorer_for(options).score(completion, gold, details=details)
+
+
+# --------------------------------------------------------------------------- fast paths and shaping
+
+
+def _plain_call_counts(metric: ToolCallMetric, pred: Sequence[Step],
+                       gold: Sequence[Step]) -> tuple[int, int, int] | None:
+    """``(exact pairs, predicted calls, gold calls)`` of a call-level score, or None where this does not apply.
+
+    Fast path: skips the metric's assignment, per-pair comparison, units and explanation, which
+    a reward never shows. Safe because, with no grammar (every weight 1, no schema checks), no
+    BFCL mode and no order to honour, the metric first pairs calls whose per-argument normal
+    forms (:func:`ek.scorer.agree.arg_keys`, equal exactly when the calls agree) are equal, as
+    a multiset; no pair formed after that is exact; and at call level an exact pair is one TP,
+    every other call one FP or FN, so F1 = 2 * exact / (predicted + gold). A call whose normal
+    form does not exist (``OneOf``, ``OMITTABLE``, NaN, exotic types) sends the episode to the metric.
+    """
+    if (metric.grammar is not None or is_bfcl_mode(metric.canonicalizer) or metric.order == "strict"
+            or any(getattr(g, "after", ()) for g in gold)):
+        return None
+    canon = metric.canonicalizer
+    try:
+        pred_keys = Counter()
+        for step in pred:
+            keys = arg_keys(step.args, None, canon)
+            if keys is None:
+                return None
+            pred_keys[(step.name, key_of(keys))] += 1
+        gold_keys = Counter()
+        for step in gold:
+            keys = arg_keys(step.args, None, canon)
+            if keys is None:
+                return None
+            gold_keys[(step.name, key_of(keys))] += 1
+    except (RecursionError, TypeError):  # absurd nesting, unhashable leftovers: the metric says what is wrong
+        return None
+    return sum((pred_keys & gold_keys).values()), len(pred), len(gold)
+
+
+def _counts_f1(counts: tuple[int, int, int]) -> float:
+    """Call-level F1 from ``(exact, predicted, gold)``: 2 * exact / (predicted + gold), 1.0 for nothing vs nothing.
+
+    The metric's ``Score.f1`` is the correctly rounded ``Fraction(2 tp, 2 tp + fp + fn)``; int true
+    division is correctly rounded too, so the two floats are identical.
+    """
+    exact, predicted, expected = counts
+    return 2 * exact / (predicted + expected) if predicted + expected else 1.0
+
+
+def _counts_exact(counts: tuple[int, int, int]) -> bool:
+    """No FP and no FN at call level: every predicted and every gold call is in an exact pair."""
+    return counts[0] == counts[1] == counts[2]
+
+
+def _decided_by_calls(counts: tuple[int, int, int] | None, pred: Sequence[Step], gold: Sequence[Step]) -> float | None:
+    """The arg-level F1 (and ``partial`` credit) where the call level already decides it, else None.
+
+    Fast path: skips the arg-level metric. Safe under :func:`_plain_call_counts`' conditions
+    (``counts`` is None otherwise): the assignment does not depend on the level, so when every
+    call is in an exact pair every arg-level unit is a TP (F1 1.0, and every pair earns full
+    partial credit); when no tool is both predicted and expected there is no pair, only FP and
+    FN units (F1 0.0, no credit).
+    """
+    if counts is None:
+        return None
+    if _counts_exact(counts):
+        return 1.0
+    if not {s.name for s in pred} & {s.name for s in gold}:
+        return 0.0
+    return None
+
+
+#: Check statuses where the predicted call names the argument gold expects (rightly or wrongly valued).
+_NAMED = frozenset({"match", "wrong_value", "invalid_value"})
+
+
+def _partial_credit(score: Score, weights: tuple[float, float, float]) -> float:
+    """``partial`` shaping from an arg-level score's explanation (formula in docs/rl.md).
+
+    Each matched pair (same tool, the metric's assignment) earns
+    ``(a + b * names + c * values) / (a + b + c)``: ``names`` is the importance-weighted share of
+    its compared arguments present on both sides, ``values`` the share that match (both 1 when
+    the call has no argument). The score is ``2 * sum(w * credit) / (sum of predicted call weights
+    + sum of gold call weights)``, ``w`` the tool's weight: a soft F1, in [0, 1], equal to call-level
+    F1 when every pair is exact or absent.
+    """
+    explanation = score.explanation
+    assert explanation is not None  # ToolCallMetric always explains
+    a, b, c = weights
+    pred_w: dict[int, float] = {}
+    gold_w: dict[int, float] = {}
+    for unit in explanation.units:  # each call's own unit (arg None) carries its tool's weight
+        if unit.arg is None:
+            if unit.pred_index is not None:
+                pred_w[unit.pred_index] = unit.weight
+            if unit.gold_index is not None:
+                gold_w[unit.gold_index] = unit.weight
+    total = sum(pred_w.values()) + sum(gold_w.values())
+    if not total:
+        return 1.0  # nothing that weighs: as the metric's F1 (nothing expected, nothing predicted is right)
+    earned = 0.0
+    for pair in explanation.pairs:
+        counted = [check for check in pair.checks if check.status != "ignored"]
+        weight = sum(check.weight for check in counted)
+        names = sum(ch.weight for ch in counted if ch.status in _NAMED) / weight if weight else 1.0
+        values = sum(ch.weight for ch in counted if ch.status == "match") / weight if weight else 1.0
+        earned += gold_w[pair.gold_index] * (a + b * names + c * values) / (a + b + c)
+    return min(1.0, 2 * earned / total)
+
+
+# --------------------------------------------------------------------------- gold
+
+
+#: Gold JSON strings kept decoded: in GRPO every completion of a prompt (8-64) shares the prompt's gold.
+_GOLD_CACHE_SIZE = 1024
+#: Longer gold strings are decoded every time, so the cache holds at most 1024 x 64 KiB of text.
+_GOLD_CACHE_MAX_CHARS = 65_536
+
+
+class _UnreadableNumber(ValueError):
+    """Gold JSON holding an integer past Python's int/str conversion limit (it cannot be read)."""
+
+
+def _gold_from_text(text: str) -> tuple[Step, ...]:
+    """Decoded gold calls of a JSON string, cached when the string is short enough."""
+    return _cached_gold(text) if len(text) <= _GOLD_CACHE_MAX_CHARS else _decode_gold(text)
+
+
+def _decode_gold(text: str) -> tuple[Step, ...]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:  # the only other ValueError json.loads raises: the int/str conversion limit
+        raise _UnreadableNumber(long_int_reason(exc)) from None
+    return tuple(gold_from_json(value, "gold"))
+
+
+_cached_gold = functools.lru_cache(maxsize=_GOLD_CACHE_SIZE)(_decode_gold)  # thread-safe; errors are not cached
+
+
+def gold_calls(value: Any, where: str = "gold") -> tuple[Step, ...]:
+    """Gold calls from a label: a JSON string (the safe Parquet/Arrow form) or a list of call objects.
+
+    Raises ``ValueError`` (naming ``where``) on anything else: a malformed label is the
+    dataset's fault and must be seen, not scored. A JSON string is decoded once and cached
+    (the Steps are shared and never modified).
+
+    >>> gold_calls('[{"name": "f", "arguments": {"x": 1}}]')
+    (Step(name='f', args={'x': 1}),)
+    """
+    if isinstance(value, str):
+        try:
+            return _gold_from_text(value)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{where}: a string but not JSON: {exc}") from None
+        except _UnreadableNumber as exc:
+            raise ValueError(f"{where}: {exc}") from None
+        except (TypeError, ValueError):
+            value = json.loads(value)  # decodes (it did above); gold_from_json below names the bad call
+    value = _without_arrays(value, where)
+    if not isinstance(value, list):
+        raise ValueError(f"{where}: expected the gold calls as a JSON string or a list of "
+                         f'{{"name", "arguments"}} objects, got {type(value).__name__}: {value!r:.80}')
+    try:
+        return tuple(gold_from_json(value, where))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _without_arrays(value: Any, where: str, depth: int = 0) -> Any:
+    """``value`` with NumPy arrays and scalars as lists and Python numbers, at any depth.
+
+    pandas hands a Parquet list-of-structs column over (verl's ground truth) as an array of
+    dicts whose list fields are arrays too; read as they are, an array never equals a list.
+    """
+    if depth > GOLD_MAX_DEPTH:
+        raise ValueError(f"{where}: gold value nested too deeply (more than {GOLD_MAX_DEPTH} levels)")
+    if isinstance(value, str | bytes | bool | int | float) or value is None:
+        return value
+    if isinstance(value, Mapping):
+        return {k: _without_arrays(v, where, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_without_arrays(v, where, depth + 1) for v in value]
+    if hasattr(value, "tolist"):  # a NumPy array or scalar
+        return _without_arrays(value.tolist(), where, depth + 1)
+    return value
+
+
+# --------------------------------------------------------------------------- TRL
+
+
+def _row_gold(value: Any, index: int) -> tuple[Step, ...] | None:
     """The row's gold calls; None when there are none, or when they hold a number Python cannot read (the
     row is skipped with a warning: one broken row must not stop a training run)."""
     if value is None:
         return None
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            return _gold_from_text(value)
         except json.JSONDecodeError as exc:
             raise ValueError(f"gold calls of completion {index} are a string but not JSON: {exc}") from None
-        except ValueError as exc:  # an integer past Python's int/str conversion limit
-            warnings.warn(f"gold calls of completion {index}: {long_int_reason(exc)}; its reward is None",
+        except _UnreadableNumber as exc:
+            warnings.warn(f"gold calls of completion {index}: {exc}; its reward is None",
                           RuntimeWarning, stacklevel=3)
             return None
-    return gold_from_json(value, f"gold[{index}]")
+        except (TypeError, ValueError):
+            value = json.loads(value)  # decodes (it did above); gold_from_json below names the bad call
+    return tuple(gold_from_json(value, f"gold[{index}]"))
 
 
 def make_tool_call_reward(level: str = "call", grammar: Any = None, gold_column: str = "gold_calls", *,
                           canonicalizer: str | None = None, optimal: bool = False,
-                          unparseable: float = 0.0, order: str = "gold", format: str = "auto") -> RewardFunction:
-    """A GRPO reward function: cost-weighted F1 of each completion's calls against the row's gold calls.
+                          unparseable: float = 0.0, order: str = "gold", format: str = "auto",
+                          partial_weights: Sequence[float] = PARTIAL_WEIGHTS) -> RewardFunction:
+    """A GRPO reward function: each completion's reward against the row's gold calls.
 
-    ``level="arg"`` gives partial credit per argument (a denser signal);
-    ``grammar`` brings weights, compare policies, defaults and validation.
-    A completion whose output cannot be parsed gets ``unparseable`` (so
-    garbage never earns the 1.0 of "no call expected, none made"). A row whose
-    gold is ``None`` gets ``None`` (TRL skips it for this reward). ``order``: ``any``, ``strict`` or ``gold``
-    (default: the gold calls' ``"after"`` constraints), as in ``ek score --order``. ``format`` names how
-    the completions write calls (any registered format, as in ``ek score --format``); they are read by the
-    metric, so a grammar's declared argument types type bare-text values (``qwen3-coder``) here too.
+    ``level``: ``"call"`` (cost-weighted F1, credit for exactly right calls), ``"arg"`` (partial
+    credit per argument, a denser signal), ``"partial"`` (credit per call for its name, argument
+    names and values, weighed by ``partial_weights``) or ``"exact"`` (1 for an exactly right
+    response, else 0); formulas in docs/rl.md. ``grammar`` brings weights, compare policies,
+    defaults and validation. A completion whose output cannot be parsed gets ``unparseable``
+    (so garbage never earns the 1.0 of "no call expected, none made"; a negative value is a
+    format penalty). A row whose gold is ``None`` gets ``None`` (TRL skips it for this reward).
+    ``order``: ``any``, ``strict`` or ``gold`` (default: the gold calls' ``"after"`` constraints),
+    as in ``ek score --order``. ``format`` names how the completions write calls (any registered
+    format, as in ``ek score --format``); they are read by the metric, so a grammar's declared
+    argument types type bare-text values (``qwen3-coder``) here too.
     """
-    metric = ToolCallMetric(level, grammar=grammar, canonicalizer=canonicalizer, optimal=optimal, order=order,
-                            format=format)
-
-    def read(output: Any, fmt: str) -> Sequence[Step]:
-        return metric.read(output, format=fmt)
+    options = RewardOptions(level, grammar, canonicalizer, optimal, order, format, unparseable,
+                            tuple(partial_weights))  # type: ignore[arg-type]
+    scorer = scorer_for(options)  # builds the metric now: a bad grammar or format fails here
 
     def reward(completions: Sequence[Any], **kwargs: Any) -> list[float | None]:
         if gold_column not in kwargs:
@@ -141,19 +566,19 @@ def make_tool_call_reward(level: str = "call", grammar: Any = None, gold_column:
             raise ValueError(f"{len(completions)} completions but {len(golds)} values in {gold_column!r}")
         rewards: list[float | None] = []
         for i, (completion, gold_value) in enumerate(zip(completions, golds)):
-            gold = _gold(gold_value, i)
+            gold = _row_gold(gold_value, i)
             if gold is None:
                 rewards.append(None)
                 continue
             try:
-                calls = _completion_calls(completion, format, read)
+                calls = scorer.calls(completion)
             except ParseError:
-                rewards.append(unparseable)
+                rewards.append(options.unparseable)
                 continue
-            rewards.append(metric(calls, gold).f1)
+            rewards.append(scorer.reward(calls, gold))
         return rewards
 
-    reward.__name__ = f"tool_call_{level}_f1"
+    reward.__name__ = f"tool_call_{level}_f1" if level in ("call", "arg") else f"tool_call_{level}"
     reward.__qualname__ = reward.__name__
     return reward
 
@@ -161,4 +586,7 @@ def make_tool_call_reward(level: str = "call", grammar: Any = None, gold_column:
 #: The default reward: call-level F1 against the ``gold_calls`` column.
 tool_call_reward: RewardFunction = make_tool_call_reward()
 
-__all__ = ["completion_calls", "make_tool_call_reward", "text_calls", "tool_call_reward"]
+__all__ = ["EXTRA_KEYS", "OPTION_NAMES", "PARTIAL_WEIGHTS", "REWARD_LEVELS", "RewardOptions", "RewardScore",
+           "RewardScorer",
+           "completion_calls", "gold_calls", "make_tool_call_reward", "score_calls", "scorer_for", "text_calls",
+           "tool_call_reward"]

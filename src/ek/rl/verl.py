@@ -1,0 +1,98 @@
+"""verl's custom reward function: ``compute_score``, scored by :mod:`ek.rewards`.
+
+verl 0.9 reads it from the trainer config (``reward.custom_reward_function``; up to
+0.8 the key was top level, and the 0.9 trainer ignores the old key)::
+
+    reward:
+      custom_reward_function:
+        path: pkg://ek.rl.verl          # or the file: python -m ek.rl.verl --path
+        name: compute_score
+        reward_kwargs: {level: call}    # any RewardOptions field: level, grammar, unparseable, ...
+
+verl calls it once per sample, from worker threads, with keyword arguments
+(``verl/experimental/reward_loop/reward_manager/naive.py``)::
+
+    compute_score(data_source=..., solution_str=..., ground_truth=..., extra_info=..., **reward_kwargs)
+
+and its offline ``main_eval`` positionally, ``compute_score(data_source, solution_str,
+ground_truth)``, averaging what comes back. So with ``extra_info`` (the trainer
+always passes it) the result is a dict, ``{"score", "call_f1", "arg_f1", "format_ok",
+"exact"}`` with the same keys and numbers only on every call (verl indexes every
+sample by the first one's keys); without it, the bare score.
+
+``ground_truth`` is the gold calls as a JSON string (the safe Parquet form) or a
+list of ``{"name", "arguments"}`` objects. A sample's grammar may come from
+``extra_info["ek_grammar"]``, else the ``grammar`` keyword, else the default given to
+:func:`make_compute_score`. A response that cannot be parsed scores (never raises);
+a malformed ground truth or an unknown keyword raises ``ValueError``/``TypeError``.
+
+>>> gold = '[{"name": "get_weather", "arguments": {"location": "Paris"}}]'
+>>> compute_score("tools", '<tool_call>{"name": "get_weather", "arguments": {"location": "paris"}}</tool_call>', gold)
+1.0
+>>> compute_score(data_source="tools", solution_str="get_weather(location='Rome')", ground_truth=gold,
+...               extra_info={"num_turns": 1, "rollout_reward_scores": {}}, level="partial")
+{'score': 0.5, 'call_f1': 0.0, 'arg_f1': 0.5, 'format_ok': 1.0, 'exact': 0.0}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import attrs
+
+from ek.rewards import OPTION_NAMES, RewardOptions, RewardScorer, gold_calls, scorer_for
+
+#: The ``extra_info`` key naming a sample's grammar (an ``.ek`` path or a generated module's path).
+GRAMMAR_KEY = "ek_grammar"
+
+#: Keywords verl's own reward managers add when a reward-model router runs (0.9); accepted and not used.
+VERL_KWARGS = frozenset({"reward_router_address", "reward_model_tokenizer"})
+
+
+def make_compute_score(**defaults: Any) -> Callable[..., float | dict[str, float]]:
+    """A ``compute_score`` whose default options are ``defaults`` (:class:`~ek.rewards.RewardOptions` fields).
+
+    For a config-free setup, a file of your own holding
+    ``compute_score = make_compute_score(level="arg", grammar="/abs/schemas/travel.ek")``.
+    """
+    base = scorer_for(RewardOptions(**defaults))  # a bad grammar or format fails when verl loads the function
+
+    def compute_score(data_source: Any = None, solution_str: Any = None, ground_truth: Any = None,
+                      extra_info: Mapping[str, Any] | None = None, **kwargs: Any) -> float | dict[str, float]:
+        scorer = _scorer(base, kwargs, extra_info)
+        gold = gold_calls(ground_truth, f"ground_truth (data_source {data_source!r})")
+        result = scorer.score(solution_str, gold, details=True)
+        if extra_info is None:
+            return result.score  # main_eval's positional call: it averages plain numbers
+        return {"score": result.score, **result.extras()}
+
+    return compute_score
+
+
+def _scorer(base: RewardScorer, kwargs: Mapping[str, Any], extra_info: Mapping[str, Any] | None) -> RewardScorer:
+    """The scorer of one call's options: ``reward_kwargs`` over the defaults, then the sample's ``ek_grammar``."""
+    unknown = sorted(k for k in kwargs if k not in OPTION_NAMES and k not in VERL_KWARGS)
+    if unknown:
+        raise TypeError(f"compute_score got unknown option(s) {', '.join(map(repr, unknown))} "
+                        f"(reward.custom_reward_function.reward_kwargs); options are {', '.join(OPTION_NAMES)}")
+    changes = {k: v for k, v in kwargs.items() if k in OPTION_NAMES}
+    if isinstance(extra_info, Mapping) and extra_info.get(GRAMMAR_KEY) is not None:
+        changes["grammar"] = extra_info[GRAMMAR_KEY]
+    return scorer_for(attrs.evolve(base.options, **changes)) if changes else base
+
+
+#: The function verl's config names: ``name: compute_score``.
+compute_score = make_compute_score()
+
+if __name__ not in ("ek.rl.verl", "__main__"):
+    # Loaded by file path (verl names the module custom_module_<hash>): hand out the package's own objects,
+    # so every copy shares one function and pickles by reference.
+    from ek.rl.verl import compute_score, make_compute_score  # noqa: F811
+
+__all__ = ["GRAMMAR_KEY", "VERL_KWARGS", "compute_score", "make_compute_score"]
+
+if __name__ == "__main__":
+    from ek.rl import main
+
+    main("verl")

@@ -1,0 +1,151 @@
+"""Reward shaping (docs/rl.md): the formulas, their ranges, one implementation behind TRL, verl and OpenRLHF,
+and caches that hold up under many threads."""
+
+from __future__ import annotations
+
+import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from ekcli import SCHEMAS
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ek.rewards import RewardOptions, gold_calls, make_tool_call_reward, score_calls, scorer_for, tool_call_reward
+from ek.rl.openrlhf import make_reward_func
+from ek.rl.verl import compute_score
+
+GOLD = json.dumps([{"name": "f", "arguments": {"a": 1, "b": "x", "c": True, "d": None}},
+                   {"name": "g", "arguments": {}}])
+EXTRA = {"num_turns": 1, "rollout_reward_scores": {}}
+
+
+def _partial(completion: str, gold: str = GOLD, **options: object) -> float:
+    return score_calls(completion, gold_calls(gold), RewardOptions(level="partial", **options))  # type: ignore[arg-type]
+
+
+def test_partial_credit_formula() -> None:
+    # one pair f with 4 gold arguments: names right 3/4 (d missing), values right 2/4 (a, b); g is missed
+    credit_f = (0.2 + 0.3 * 3 / 4 + 0.5 * 2 / 4) / 1.0
+    assert _partial("[f(a=1, b='X', c=False)]") == pytest.approx(2 * credit_f / (1 + 2))
+    # an extra argument counts against the names and values shares; a right call without arguments earns 1
+    credit_f = 0.2 + 0.3 * 4 / 5 + 0.5 * 4 / 5
+    assert _partial("[f(a=1, b='x', c=True, d=None, e=0), g()]") == pytest.approx(2 * (credit_f + 1) / 4)
+    assert _partial("[f(a=1, b='x', c=True, d=None), g()]") == 1.0
+    assert _partial("[h(a=1)]") == 0.0  # the wrong tool earns nothing
+    # custom weights: only the name counts
+    assert _partial("[f(a=2), g(z=1)]", partial_weights=(1, 0, 0)) == 1.0
+    assert _partial("[]", gold="[]") == 1.0 and _partial("[f()]", gold="[]") == 0.0
+
+
+def test_partial_credit_follows_the_grammar_weights() -> None:
+    gold = json.dumps([{"name": "search_flights", "arguments": {"origin": "SFO", "destination": "JFK",
+                                                                "date": "2025-03-14"}}])
+    grammar = str(SCHEMAS / "travel-v2.ek")
+    right = "[search_flights(origin='SFO', destination='JFK', date='2025-03-14')]"
+    assert _partial(right, gold, grammar=grammar) == 1.0
+    wrong = _partial("[search_flights(origin='SFO', destination='LAX', date='2025-03-14')]", gold, grammar=grammar)
+    assert 0.5 < wrong < 1.0
+
+
+def test_exact_mode_is_bonus_free() -> None:
+    exact = RewardOptions(level="exact")
+    gold = gold_calls(GOLD)
+    assert score_calls("[g(), f(a=1.0, b=' X ', c=True, d=None)]", gold, exact) == 1.0
+    for almost in ["[f(a=1, b='x', c=True, d=None)]", "[f(a=1, b='x', c=True, d=None), g(), g()]",
+                   "[f(a=1, b='x', c=1, d=None), g()]"]:
+        assert score_calls(almost, gold, exact) == 0.0
+    assert score_calls("garbage(", gold_calls("[]"), exact) == 0.0  # garbage is never an abstention
+
+
+def test_format_penalty() -> None:
+    penalised = RewardOptions(unparseable=-0.5)
+    assert score_calls("[f(", gold_calls(GOLD), penalised) == -0.5
+    assert score_calls("[f()]", gold_calls(GOLD), penalised) == 0.0
+    assert penalised.range() == (-0.5, 1.0) and RewardOptions().range() == (0.0, 1.0)
+
+
+def test_bad_options_fail_when_built() -> None:
+    for bad, why in [({"level": "strictest"}, "level must be one of"), ({"unparseable": 2}, "unparseable must be"),
+                     ({"unparseable": float("nan")}, "unparseable must be"),
+                     ({"partial_weights": (1, 1)}, "three finite numbers"),
+                     ({"partial_weights": (1, -1, 1)}, "three finite numbers"),
+                     ({"partial_weights": "abc"}, "three numbers"), ({"format": "nope"}, "unknown format")]:
+        with pytest.raises(ValueError, match=why):
+            scorer_for(RewardOptions(**bad))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="level must be one of"):
+        make_tool_call_reward(level="strictest")
+
+
+COMPLETIONS = ["[f(a=1, b='x', c=True, d=None), g()]", "[f(a=1, b='y')]", "[g(), g()]", "[h()]", "", "[f(",
+               '<tool_call>{"name": "g", "arguments": {}}</tool_call>']
+
+
+@pytest.mark.parametrize("options", [{}, {"level": "arg"}, {"level": "partial"}, {"level": "exact"},
+                                     {"level": "partial", "partial_weights": (0, 1, 1), "unparseable": -1.0},
+                                     {"level": "arg", "canonicalizer": "exact", "optimal": True, "order": "strict"}])
+def test_one_implementation_behind_trl_verl_and_openrlhf(options: dict) -> None:
+    trl = make_tool_call_reward(**options)(COMPLETIONS, gold_calls=[GOLD] * len(COMPLETIONS))
+    verl = [compute_score(data_source="t", solution_str=c, ground_truth=GOLD, extra_info=EXTRA, **options)["score"]
+            for c in COMPLETIONS]
+    openrlhf = make_reward_func(**options)(["P" + c + "<|im_end|>" for c in COMPLETIONS], ["P"] * len(COMPLETIONS),
+                                           [GOLD] * len(COMPLETIONS))["rewards"]
+    assert trl == verl == openrlhf
+    if not options:
+        assert trl == tool_call_reward(COMPLETIONS, gold_calls=[GOLD] * len(COMPLETIONS))
+
+
+names = st.sampled_from(["f", "g", "h"])
+arg_values = st.sampled_from([1, 2, 1.5, "x", "X", True, None, [1], {"k": 1}])
+call_text = st.builds(lambda n, a: f"{n}({', '.join(f'{k}={v!r}' for k, v in a.items())})", names,
+                      st.dictionaries(st.sampled_from(["a", "b", "c"]), arg_values, max_size=3))
+
+
+@settings(max_examples=150, deadline=None)
+@given(calls=st.lists(call_text, max_size=4), garbage=st.booleans(), level=st.sampled_from(["call", "arg", "partial", "exact"]),
+       unparseable=st.sampled_from([0.0, -1.0]))
+def test_every_reward_is_in_its_documented_range(calls: list[str], garbage: bool, level: str,
+                                                 unparseable: float) -> None:
+    options = RewardOptions(level=level, unparseable=unparseable)
+    text = "[" + ", ".join(calls) + "]" + ("(" if garbage else "")
+    result = score_calls(text, gold_calls(GOLD), options, details=True)
+    low, high = options.range()
+    assert low <= result.score <= high
+    assert all(0.0 <= v <= 1.0 for v in result.extras().values())
+    if level == "partial" and result.format_ok:
+        assert result.score >= result.call_f1  # partial credit only adds to exact calls' credit
+
+
+def test_caches_under_many_threads() -> None:
+    golds = [json.dumps([{"name": "f", "arguments": {"a": i}}]) for i in range(50)]
+    jobs = [(f"[f(a={i % 7})]", golds[i % 50], level) for i in range(600) for level in ("call", "partial")]
+    expected = [score_calls(c, gold_calls(g), RewardOptions(level=lv)) for c, g, lv in jobs]
+    built: list[object] = []
+    barrier = threading.Barrier(8)
+
+    def first_use(_: int) -> None:
+        barrier.wait()  # every thread asks for the scorer of new options at the same moment
+        built.append(scorer_for(RewardOptions(level="arg", canonicalizer="exact", optimal=True)))
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(first_use, range(8)))
+        got = list(pool.map(lambda job: compute_score("t", job[0], job[1], EXTRA, level=job[2])["score"], jobs))
+    assert got == expected
+    assert all(s is built[0] for s in built)  # one scorer per options, however many threads ask at once
+
+
+def test_a_grammar_shared_by_many_threads() -> None:
+    grammar = str(SCHEMAS / "travel-v2.ek")
+    gold = json.dumps([{"name": "search_flights", "arguments": {"origin": "SFO", "destination": "JFK",
+                                                                "date": "2025-03-14"}},
+                       {"name": "get_weather", "arguments": {"location": "Paris"}}])
+    outputs = ["[search_flights(origin='SFO', destination='JFK', date='2025-03-14'), get_weather(location='paris')]",
+               "[search_flights(origin='SFO', destination='JFK', date='2025-13-14')]", "[cancel_booking(id=1)]",
+               "[get_weather(location=3)]"]
+    jobs = [(o, level) for o in outputs for level in ("call", "arg", "partial")] * 25
+    options = {level: RewardOptions(level=level, grammar=grammar, unparseable=-1.0) for level in ("call", "arg", "partial")}
+    with ThreadPoolExecutor(8) as pool:  # the first uses (grammar load, validators compiled per tool) race here
+        got = list(pool.map(lambda job: score_calls(job[0], gold_calls(gold), options[job[1]]), jobs))
+    assert got == [score_calls(o, gold_calls(gold), options[level]) for o, level in jobs]
+    assert got[:3] == [1.0, 1.0, 1.0] and 0 < got[3 * 1 + 2] < 1
