@@ -27,6 +27,7 @@ import os
 import pickle
 import time
 import uuid
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -45,8 +46,7 @@ from ek.limits import CHUNK_LINES
 #: What to install when Ray is missing.
 RAY_HINT = "the Ray engine needs Ray: pip install 'ek[ray]'"
 
-#: How often Ray runs a scoring task again after its worker died, before the run stops with an error
-#: (Ray's own default for tasks, which Ray Data keeps).
+#: How often Ray runs a scoring task again after its worker died, before the run stops with an error.
 TASK_RETRIES = 3
 
 #: Rows per block a read task yields (a block is scored as one task unless ``block_lines`` says otherwise).
@@ -361,9 +361,7 @@ def _run(dataset_of: Callable[[], Any], fn: Callable[..., Any], options: RunOpti
     merger = _Merger(total, LineCounts(), [0] * file_count)
     try:
         with _ray_data_settings(ray):
-            _consume(dataset_of().map_batches(fn, fn_kwargs={"plan": plan}, batch_size=block_lines,
-                                                  batch_format="pyarrow", num_cpus=1, concurrency=workers),
-                     merger, progress, export)
+            _consume(_scored(dataset_of(), fn, plan, block_lines, workers), merger, progress, export)
     except RayEngineError:
         raise
     except Exception as exc:
@@ -375,6 +373,16 @@ def _run(dataset_of: Callable[[], Any], fn: Callable[..., Any], options: RunOpti
     finally:
         ray.kill(desk)
     return total, merger.counts, merger, gold_errors
+
+
+def _scored(dataset: Any, fn: Callable[..., Any], plan: _Plan, block_lines: int, workers: int | None) -> Any:
+    """The dataset of scored blocks. Ray Data retries a task without end by default, so a block that kills
+    its worker every time would hang the run: retries are capped at :data:`TASK_RETRIES`. Ray 2.60 has no
+    named parameter for that yet and warns about the generic one, which this run needs."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*ray_remote_args.*deprecated")
+        return dataset.map_batches(fn, fn_kwargs={"plan": plan}, batch_size=block_lines, batch_format="pyarrow",
+                                   num_cpus=1, concurrency=workers, max_retries=TASK_RETRIES)
 
 
 def _consume(scored: Any, merger: _Merger, progress: Callable[[int, int, int], None] | None,
