@@ -319,9 +319,9 @@ def _died(exc: BaseException) -> bool:
 
 
 @contextmanager
-def _ray_data_settings(ray: Any) -> Iterator[None]:
-    """Ray Data set, for this run only, to keep block order and to draw no bars of its own (ek draws one)."""
-    context = ray.data.DataContext.get_current()
+def _ray_data_settings(context: Any) -> Iterator[None]:
+    """A Ray Data context set, for this run only, to keep block order and to draw no bars of its own (ek
+    draws one). A dataset carries the context it was made under, so a caller's dataset is set as well."""
     wanted = {"enable_progress_bars": False, "print_on_execution_start": False}
     before = {k: getattr(context, k) for k in wanted if hasattr(context, k)}
     order = context.execution_options.preserve_order
@@ -360,8 +360,10 @@ def _run(dataset_of: Callable[[], Any], fn: Callable[..., Any], options: RunOpti
     total = options.new_summary()
     merger = _Merger(total, LineCounts(), [0] * file_count)
     try:
-        with _ray_data_settings(ray):
-            _consume(_scored(dataset_of(), fn, plan, block_lines, workers), merger, progress, export)
+        with _ray_data_settings(ray.data.DataContext.get_current()):
+            dataset = dataset_of()
+            with _ray_data_settings(dataset.context):
+                _consume(_scored(dataset, fn, plan, block_lines, workers), merger, progress, export)
     except RayEngineError:
         raise
     except Exception as exc:
