@@ -6,7 +6,8 @@ error type, worst episodes, every line that could not be scored) and writes
 1 when some line failed (unless ``--allow-errors``) or when nothing was scored
 at all (an empty corpus, every line an error: there is no figure to report,
 whatever ``--allow-errors`` says), 2 for usage errors, 3 when
-the run was cut short (a ``--jobs`` worker process died) and no report was written.
+the run was cut short (a ``--jobs`` worker process died, a Ray block failed after its retries, an input
+broke off) and no report was written.
 """
 
 from __future__ import annotations
@@ -124,8 +125,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = ("exit status: 0 when every line was scored, 1 when some line could not be (0 with "
                      "--allow-errors) or when nothing was scored at all (even with --allow-errors), 2 for usage "
                      "errors: a missing file, a bad option, a --grammar that does not resolve, a report path that "
-                     "cannot be written; 3 when the run was cut short (a --jobs worker process was killed, e.g. "
-                     "out of memory) and no report was written")
+                     "cannot be written, a missing extra; 3 when the run was cut short (a --jobs worker process "
+                     "was killed, e.g. out of memory; a Ray block failed after its retries; a gzip or Parquet input "
+                     "broke off) and no report was written")
     parser.add_argument("corpus", metavar="CORPUS", nargs="+",
                         help="JSON lines, one episode each: id, pred (or output/prediction/completion), gold, "
                              "optional grammar; gzip-compressed JSON lines; Parquet (one episode per row, needs "
