@@ -17,7 +17,8 @@ def _report(path: Path) -> dict:
 
 
 def _ray_processes() -> set[int]:
-    """Processes of any Ray on this machine (raylet, GCS, workers), by pid."""
+    """The raylet and GCS server of every Ray on this machine, by pid (a Ray left running leaves both; the
+    session's Ray starts and ends workers of its own at any time, so workers are not counted)."""
     found = set()
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -25,7 +26,7 @@ def _ray_processes() -> set[int]:
                 cmd = Path(f"/proc/{entry}/cmdline").read_bytes()
             except OSError:
                 continue
-            if cmd.startswith(b"ray::") or b"/ray/core/src/ray/" in cmd:
+            if b"/ray/core/src/ray/" in cmd:
                 found.add(int(entry))
     return found
 
