@@ -19,6 +19,8 @@ How each figure is measured:
   ``/proc/PID/stat`` before and after, so Ray's own bookkeeping counts as the overhead it is.
 - overhead per episode: ``(Ray - --jobs)`` at the same parallelism, for wall and for CPU, at the largest size;
   and the marginal cost (slope between the two sizes), which leaves out what every run pays once.
+- Ray's idle CPU: the Ray session's processes measured over 5 s with nothing to do (raylet, GCS and
+  helper actors poll); a run pays it for its whole wall time, so it is shown beside the overhead.
 - worker memory: the largest resident set (``VmRSS``) of a process busy with a scoring task, sampled every
   50 ms during the run; a flat figure across sizes means a worker holds one block, not the corpus.
 
@@ -37,16 +39,16 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from score import GRAMMAR, write_corpus  # noqa: E402 - the one realistic corpus of the benchmarks
+from score import GRAMMAR, write_corpus
 
-from ek.corpus.distributed import score_files  # noqa: E402
-from ek.corpus.runner import RunOptions, run  # noqa: E402
-from ek.report.jsonreport import build_report  # noqa: E402
+from ek.corpus.distributed import score_files
+from ek.corpus.runner import RunOptions, run
+from ek.report.jsonreport import build_report
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -77,7 +79,9 @@ def _session_pids(roots: set[int]) -> dict[int, float]:
 
 
 def _ray_roots() -> set[int]:
-    import ray._private.worker as worker  # the benchmark needs its own Ray's processes to measure their CPU
+    from ray._private import (
+        worker,  # the benchmark needs its own Ray's processes to measure their CPU
+    )
 
     node = worker._global_node
     return {info.process.pid for infos in node.all_processes.values() for info in infos if info.process}
@@ -106,11 +110,11 @@ class _WorkerMemory:
                 self.peak_kb = max(self.peak_kb, rss)
             time.sleep(0.05)
 
-    def __enter__(self) -> _WorkerMemory:
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join()
 
@@ -154,6 +158,12 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             score_files(_split(Path(tmp), 4000), options, workers=2)  # both workers started once, uncounted
+            roots = _ray_roots()
+            before = _session_pids(roots)
+            time.sleep(5)
+            after = _session_pids(roots)
+            idle = sum(c - before.get(pid, 0.0) for pid, c in after.items()) / 5
+            print(f"Ray idle: {idle:.3f} CPU-s per second of wall time", flush=True)
             for n in sizes:
                 paths = _split(Path(tmp), n)
                 for mode in modes:
@@ -179,7 +189,8 @@ def main() -> None:
         print(f"  {ray_mode} vs {jobs_mode}: overhead {1e6 * (r['seconds'] - j['seconds']) / large:7.1f} µs wall, "
               f"{1e6 * (r['cpu'] - j['cpu']) / large:7.1f} µs CPU per episode; marginal (slope {small:,}->"
               f"{large:,}): {1e6 * (marginal[0] - marginal[2]):7.1f} µs wall, "
-              f"{1e6 * (marginal[1] - marginal[3]):7.1f} µs CPU per episode")
+              f"{1e6 * (marginal[1] - marginal[3]):7.1f} µs CPU per episode; Ray idle CPU over the run "
+              f"{1e6 * idle * r['seconds'] / large:5.1f} µs per episode")
     mem = [results["ray2"][k]["worker_kb"] for k in (0, 1)]
     print(f"  scoring worker memory: {mem[0] / 1024:.1f} MiB at {small:,}, {mem[1] / 1024:.1f} MiB at {large:,} "
           f"(x{mem[1] / max(mem[0], 1):.2f} for x{large / small:g} the episodes; 1.00 = flat)")

@@ -80,7 +80,7 @@ def test_split_files_with_errors_blank_lines_gzip_and_parquet(tmp_path: Path, ra
 def test_lines_naming_their_grammar_are_resolved_by_the_driver(tmp_path: Path, ray_address: str,
                                                                layout: tuple[Path, Path]) -> None:
     """``NAME@VERSION`` on the lines, found on a relative search path only the driver's folder makes sense of."""
-    schemas, gen = layout
+    _schemas, gen = layout
     lines = [{"id": i, "pred": "get_weather(location='Oslo')", "gold": [{"name": "get_weather",
               "arguments": {"location": "Oslo"}}], "grammar": f"travel@{1 + i % 2}"} for i in range(50)]
     lines.append({"id": "nope", "pred": "f()", "gold": [], "grammar": "travel@9"})
@@ -127,7 +127,9 @@ def test_100k_episodes_over_several_files(tmp_path: Path, ray_address: str) -> N
 
 
 def _raylet_pid() -> int:
-    import ray._private.worker as worker  # the test needs the raylet of its own Ray, to kill only its workers
+    from ray._private import (
+        worker,  # the test needs the raylet of its own Ray, to kill only its workers
+    )
 
     return int(worker._global_node.all_processes["raylet"][0].process.pid)
 

@@ -32,14 +32,22 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import Any
+from typing import Any, Self
 
 import attrs
 
 from ek.corpus.grammars import GrammarError, MetricCache, load_grammar
 from ek.corpus.reading import GoldEntry, LineCounts
 from ek.corpus.runner import RunOptions, RunResult, WorkerDiedError, score_lines
-from ek.corpus.sources import PARQUET_COLUMNS, FileSpan, expand, file_lines, numbered, row_line, run_label
+from ek.corpus.sources import (
+    PARQUET_COLUMNS,
+    FileSpan,
+    expand,
+    file_lines,
+    numbered,
+    row_line,
+    run_label,
+)
 from ek.corpus.summary import Summary
 from ek.limits import CHUNK_LINES
 
@@ -58,8 +66,9 @@ READ_CPUS = 0.25
 #: Object store of a Ray this module starts itself: enough for blocks in flight, small beside the machine.
 LOCAL_OBJECT_STORE_BYTES = 256 * 1024 * 1024
 
-#: Scoring state kept per worker process, for this many runs (the newest ones).
-_RUNS_KEPT = 4
+#: Scoring state (metric cache, gold) kept per worker process, for this many runs (the newest ones): a
+#: worker of a long-lived cluster must not keep the compiled grammars of every run it ever served.
+_RUNS_KEPT = 2
 
 
 class RayEngineError(RuntimeError):
@@ -71,7 +80,7 @@ def require_ray() -> Any:
     """The ``ray`` module with Ray Data, or :class:`RayEngineError` saying what to install."""
     try:
         import ray  # optional dependency: only the Ray engine needs it
-        import ray.data  # noqa: F401 - Ray Data ships as an extra of ray
+        import ray.data
     except ImportError as exc:
         raise RayEngineError(f"{RAY_HINT} ({exc})") from None
     return ray
@@ -450,7 +459,7 @@ def score_dataset(dataset: Any, options: RunOptions | None = None, *, workers: i
     return RunResult(name, total, counts, tuple(gold_errors), time.perf_counter() - started, spans)
 
 
-class ray_session:  # noqa: N801 - a context manager used like a function
+class ray_session:
     """Connect to the Ray at ``address`` for a run, or, without one, start a local Ray and stop it after.
 
     A Ray this process already runs (``ray.init`` done by the caller) is used as is and left running.
@@ -463,7 +472,7 @@ class ray_session:  # noqa: N801 - a context manager used like a function
         self.object_store_memory = object_store_memory
         self._started = False
 
-    def __enter__(self) -> ray_session:
+    def __enter__(self) -> Self:
         ray = require_ray()
         if ray.is_initialized():
             return self
@@ -480,7 +489,7 @@ class ray_session:  # noqa: N801 - a context manager used like a function
         self._started = True
         return self
 
-    def __exit__(self, *exc_info: Any) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         if self._started:
             require_ray().shutdown()
 

@@ -179,7 +179,7 @@ def _opened(path: str) -> Iterator[BinaryIO]:
         yield sys.stdin.buffer
         return
     try:
-        stream = open(path, "rb")
+        stream = open(path, "rb")  # noqa: SIM115 - closed below; opening apart says which step failed
     except OSError as exc:
         raise SourceError(f"{path}: {exc.strerror or exc}") from None
     with stream:
