@@ -22,10 +22,23 @@ How each figure is measured:
 - Ray's idle CPU: the Ray session's processes measured over 5 s with nothing to do (raylet, GCS and
   helper actors poll); a run pays it for its whole wall time, so it is shown beside the overhead.
 - worker memory: the largest resident set (``VmRSS``) of a process busy with a scoring task, sampled every
-  50 ms during the run; a flat figure across sizes means a worker holds one block, not the corpus.
+  100 ms during the run (the sampler's own CPU time is not counted); a flat figure across sizes means a worker holds one block, not the corpus.
 
 Every run's report must equal the ``jobs1`` report (the engine option is added by the CLI, not here), or
 the benchmark stops.
+
+Last results (2 CPUs shared with other work, load average 2.6-3.8, so neither ``--jobs 2`` nor ``ray2``
+could use a second free core; rerun on an idle machine for the scaling figure):
+
+- 40k episodes: jobs1 14.8 s / 11.7 CPU-s, jobs2 16.0 s / 13.4, ray1 18.9 s / 14.5, ray2 20.9 s / 16.9;
+  on a quieter run, ray2 was x1.25-x1.36 the speed of ray1, as jobs2 was x1.07-x1.41 of jobs1.
+- Ray overhead against ``--jobs`` at the same parallelism: 40-80 µs of CPU per episode at the margin
+  (scoring itself costs about 290 µs per episode here), of which Ray's idle bookkeeping is about 40 µs;
+  plus a fixed 1-3 s per run (the grammar actor, the first block of each worker). Ray's own start-up,
+  about 10 s here, is paid once per ``ek score --engine ray`` without ``--address``.
+- Scoring worker RSS: 209 MiB at 10k, 231 MiB at 40k episodes (x1.10 for x4); most of it is Ray and
+  pyarrow loaded in the worker. The scoring itself is flat: 156 blocks of 512 lines scored in one
+  process hold 70 MiB from the first block to the last.
 """
 
 from __future__ import annotations
@@ -92,11 +105,13 @@ class _WorkerMemory:
 
     def __init__(self) -> None:
         self.peak_kb = 0
+        self.cpu = 0.0  # the sampler's own CPU time, taken out of the run's
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
 
     def _watch(self) -> None:
         while not self._stop.is_set():
+            started = time.thread_time()
             for pid in os.listdir("/proc"):
                 if not pid.isdigit():
                     continue
@@ -108,7 +123,8 @@ class _WorkerMemory:
                     continue
                 rss = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
                 self.peak_kb = max(self.peak_kb, rss)
-            time.sleep(0.05)
+            self.cpu += time.thread_time() - started
+            time.sleep(0.1)
 
     def __enter__(self) -> Self:
         self._thread.start()
@@ -134,7 +150,7 @@ def measure(mode: str, paths: list[str], options: RunOptions) -> dict[str, Any]:
         seconds = time.perf_counter() - started
         after = _session_pids(roots)
         # processes that ended during the run are missed (their CPU is lost); none should: workers are reused
-        cpu = _own_cpu() - cpu0 + sum(c - before.get(pid, 0.0) for pid, c in after.items())
+        cpu = _own_cpu() - cpu0 - watch.cpu + sum(c - before.get(pid, 0.0) for pid, c in after.items())
         memory = watch.peak_kb
     return {"seconds": seconds, "cpu": cpu, "episodes": result.summary.episodes,
             "report": build_report(result, options), "worker_kb": memory}
