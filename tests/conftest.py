@@ -82,3 +82,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             runs_cli[module.__name__] = any(value is run_ek for value in vars(module).values())
         if runs_cli[module.__name__]:
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session")
+def ray_address() -> Iterator[str]:
+    """One small local Ray for every Ray test of the session (2 CPUs, a 128 MB object store, no dashboard),
+    shut down at the end; its address lets CLI runs join it (``ek score --engine ray --address ADDR``)."""
+    import logging
+
+    import ray  # the test extra installs ek[ray]: the Ray engine is tested for real, never skipped
+
+    ray.init(num_cpus=2, object_store_memory=128 * 1024 * 1024, include_dashboard=False,
+             logging_level=logging.WARNING, log_to_driver=False)
+    try:
+        yield ray.get_runtime_context().gcs_address
+    finally:
+        ray.shutdown()

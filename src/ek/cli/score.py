@@ -6,7 +6,8 @@ error type, worst episodes, every line that could not be scored) and writes
 1 when some line failed (unless ``--allow-errors``) or when nothing was scored
 at all (an empty corpus, every line an error: there is no figure to report,
 whatever ``--allow-errors`` says), 2 for usage errors, 3 when
-the run was cut short (a ``--jobs`` worker process died) and no report was written.
+the run was cut short (a ``--jobs`` worker process died, a Ray block failed after its retries, an input
+broke off) and no report was written.
 """
 
 from __future__ import annotations
@@ -118,8 +119,9 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
                         help="gold calls the grammar rejects (unknown tool, missing required argument, a value "
                              "the schema refuses; every $oneOf alternative must fit): error (default: the line is "
                              "an error line, not scored) or warn (scored, and counted as a warning in the report)")
-    parser.add_argument("--jobs", type=positive, default=1, metavar="N",
-                        help="score in N processes (results are identical to one process)")
+    parser.add_argument("--jobs", type=positive, default=None, metavar="N",
+                        help="score in N processes (results are identical to one process; default 1); with "
+                             "ek score --engine ray: at most N Ray tasks at once (default: every CPU Ray has)")
     parser.add_argument("--allow-errors", action="store_true",
                         help="exit 0 even when some lines could not be scored (they are still reported)")
 
@@ -128,12 +130,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = ("exit status: 0 when every line was scored, 1 when some line could not be (0 with "
                      "--allow-errors) or when nothing was scored at all (even with --allow-errors), 2 for usage "
                      "errors: a missing file, a bad option, a --grammar that does not resolve, a report path that "
-                     "cannot be written; 3 when the run was cut short (a --jobs worker process was killed, e.g. "
-                     "out of memory) and no report was written")
-    parser.add_argument("corpus", metavar="CORPUS.jsonl",
+                     "cannot be written, a missing extra; 3 when the run was cut short (a --jobs worker process "
+                     "was killed, e.g. out of memory; a Ray block failed after its retries; a gzip or Parquet input "
+                     "broke off) and no report was written")
+    parser.add_argument("corpus", metavar="CORPUS", nargs="+",
                         help="JSON lines, one episode each: id, pred (or output/prediction/completion), gold, "
-                             "optional grammar; '-' reads stdin")
+                             "optional grammar; gzip-compressed JSON lines; Parquet (one episode per row, needs "
+                             "pip install 'ek[parquet]'); several files or quoted globs are read in order, their "
+                             "lines numbered through as if concatenated; '-' reads stdin")
     add_metric_arguments(parser)
+    parser.add_argument("--engine", choices=("local", "ray"), default="local",
+                        help="local (default: this machine, --jobs processes) or ray: read with Ray Data and score "
+                             "blocks in parallel Ray tasks, same report (pip install 'ek[ray]'; docs/ray.md)")
+    parser.add_argument("--address", metavar="ADDR",
+                        help="with --engine ray: the Ray cluster to join (e.g. ray://head:10001 or auto); "
+                             "default: start a local Ray for this run and stop it at the end")
     parser.add_argument("--json", metavar="OUT.json", help="write the machine-readable report (docs/report-json.md)")
     parser.add_argument("--html", metavar="OUT.html", help="write the self-contained HTML report")
     parser.add_argument("--episodes-out", metavar="FILE",
@@ -254,12 +265,13 @@ def score_file(path: str, options: Any, jobs: int, export: Any = None) -> Any:
 
     Raises :class:`ek.corpus.runner.WorkerDiedError` when a worker process dies.
     """
-    from ek.corpus.runner import file_size, run
+    from ek.corpus.runner import run
+    from ek.corpus.sources import expand, progress_size
     from ek.report.progress import ProgressBar
 
-    bar = ProgressBar.for_terminal(file_size(path))
+    bar = ProgressBar.for_terminal(progress_size(expand(path)))
     try:
-        return run(path, options, jobs=jobs, progress=bar, export=export)
+        return run(path, options, jobs=jobs or 1, progress=bar, export=export)
     finally:
         if bar is not None:
             bar.close()
@@ -277,22 +289,81 @@ def score_with_export(path: str, options: Any, jobs: int, out: str | None) -> An
         return score_file(path, options, jobs, export=writer.write)
 
 
-def run(args: argparse.Namespace) -> int:
-    failed = check_inputs("score", args, [args.corpus])
+def corpus_paths(args: argparse.Namespace) -> list[str] | int:
+    """The input files (globs expanded), or exit status 2 with a message when they cannot be used."""
+    from ek.corpus.sources import SourceError, expand, input_problem
+
+    try:
+        paths = expand(args.corpus)
+    except SourceError as exc:
+        return usage_error("score", str(exc))
+    if "-" in paths and len(paths) > 1:
+        return usage_error("score", "'-' (stdin) must be the only corpus")
+    if args.engine == "ray" and "-" in paths:
+        return usage_error("score", "--engine ray reads files, not stdin ('-'): give the corpus files")
+    if args.address and args.engine != "ray":
+        return usage_error("score", "--address names a Ray cluster: give it with --engine ray")
+    failed = check_inputs("score", args, paths)
     if failed is not None:
         return failed
+    for path in paths:
+        problem = input_problem(path)
+        if problem:
+            return usage_error("score", f"{path}: {problem}")
+    return paths
+
+
+def score_on_ray(paths: list[str], options: Any, args: argparse.Namespace, export: Any = None) -> Any:
+    """Score on Ray (``--address``, else a local Ray started and stopped here), with a progress bar of blocks."""
+    from ek.corpus.distributed import ray_session, score_files
+    from ek.corpus.sources import progress_size
+    from ek.report.progress import ProgressBar
+
+    bar = ProgressBar.for_terminal(progress_size(paths))
+    try:
+        with ray_session(args.address):
+            return score_files(paths, options, workers=args.jobs, export=export,
+                               progress=None if bar is None else lambda size, lines, blocks: bar(size, lines, blocks))
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def score_corpus(paths: list[str], options: Any, args: argparse.Namespace) -> Any:
+    """Score with the engine asked for, writing ``--episodes-out`` as the run goes (the file appears only if
+    the run ends)."""
+    if args.engine != "ray":
+        return score_with_export(paths, options, args.jobs, args.episodes_out)
+    if not args.episodes_out:
+        return score_on_ray(paths, options, args)
+    from ek.atomicfile import open_text_atomic
+    from ek.report.episodes import EpisodeWriter, export_format
+
+    with open_text_atomic(args.episodes_out, errors="backslashreplace") as handle:
+        writer = EpisodeWriter(handle, export_format(args.episodes_out))
+        return score_on_ray(paths, options, args, export=writer.write)
+
+
+def run(args: argparse.Namespace) -> int:
+    paths = corpus_paths(args)
+    if isinstance(paths, int):
+        return paths
     from ek.report.jsonreport import build_report, write_json
     from ek.report.table import render_report
 
     keep_details = args.html_episodes if args.html else 0
     options = run_options(args, keep_worst=args.worst, keep_details=keep_details,
                           keep_export=bool(args.episodes_out))
+    from ek.corpus.distributed import RayEngineError
     from ek.corpus.runner import WorkerDiedError
+    from ek.corpus.sources import SourceError
 
     try:
-        result = score_with_export(args.corpus, options, args.jobs, args.episodes_out)
-    except WorkerDiedError as exc:
+        result = score_corpus(paths, options, args)
+    except (WorkerDiedError, SourceError) as exc:
         return aborted("score", exc)
+    except RayEngineError as exc:
+        return usage_error("score", str(exc))
     except OSError as exc:
         if not args.episodes_out:
             raise
@@ -309,6 +380,7 @@ def run(args: argparse.Namespace) -> int:
         accuracy_interval = bootstrap_mean(result.summary.exact_rows, replicates=args.bootstrap, seed=args.seed,
                                            confidence=args.confidence)
     report = build_report(result, options, interval=interval, worst=args.worst, accuracy_interval=accuracy_interval)
+    report["options"]["engine"] = args.engine
     print(render_report(report))
     if args.json:
         failed = write_report("score", "--json", args.json, lambda: write_json(report, args.json))

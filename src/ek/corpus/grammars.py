@@ -11,7 +11,7 @@ import hashlib
 import json
 import os
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ek.bfcl import to_grammar
@@ -60,7 +60,8 @@ class MetricCache:
     def __init__(self, *, level: str, canonicalizer: str, optimal: bool, default_grammar: str | None,
                  search_path: Sequence[str],
                  bfcl_functions: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
-                 order: str = "gold", format: str = "auto") -> None:
+                 order: str = "gold", format: str = "auto",
+                 loader: Callable[[str, Sequence[str]], GraphGrammar] | None = None) -> None:
         self._options: dict[str, Any] = {"level": level, "canonicalizer": canonicalizer, "optimal": optimal,
                                          "order": order, "format": format}
         self.default_grammar = default_grammar
@@ -69,6 +70,9 @@ class MetricCache:
             # versions beside the default schema resolve without a --search-path
             self.search_path += (os.path.dirname(os.path.abspath(default_grammar)),)
         self._metrics: dict[str | None, ToolCallMetric | GrammarError] = {}
+        #: how a reference becomes a grammar: :func:`load_grammar`, or (Ray workers, which may not see the
+        #: files) a loader that asks the driver's process, so every engine resolves exactly the same way
+        self.loader = loader if loader is not None else load_grammar
         self.bfcl_functions = bfcl_functions
         self._bfcl: OrderedDict[str, ToolCallMetric] = OrderedDict()
 
@@ -92,7 +96,7 @@ class MetricCache:
         found = self._metrics.get(key)
         if found is None:
             try:
-                grammar = load_grammar(key, self.search_path) if key is not None else None
+                grammar = self.loader(key, self.search_path) if key is not None else None
                 found = ToolCallMetric(grammar=grammar, **self._options)
             except GrammarError as exc:
                 found = exc

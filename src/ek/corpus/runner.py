@@ -17,12 +17,11 @@ import signal
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
 from functools import partial
-from typing import Any, BinaryIO
+from typing import Any
 
 import attrs
 
@@ -35,13 +34,13 @@ from ek.corpus.reading import (
     LineCounts,
     LineError,
     Turn,
-    iter_raw_lines,
     load_bfcl_abstentions,
     load_bfcl_answers,
     load_bfcl_functions,
     load_gold_file,
     parse_episode,
 )
+from ek.corpus.sources import FileSpan, open_corpus, run_label
 from ek.corpus.summary import Summary
 from ek.goldjson import gold_to_json
 from ek.limits import ALIGNMENT_VALUE_CHARS, CHUNK_LINES, ERROR_LINES_KEPT
@@ -119,6 +118,8 @@ class RunResult:
     counts: LineCounts
     gold_errors: tuple[LineError, ...] = ()
     seconds: float = 0.0
+    #: the input files in order, with where each starts in the run's line numbering (ek.corpus.sources)
+    files: tuple[FileSpan, ...] = ()
 
     @property
     def accounted(self) -> bool:
@@ -337,15 +338,6 @@ def _chunks(lines: Iterator[tuple[int, bytes]], size: int) -> Iterator[list[tupl
         yield chunk
 
 
-@contextmanager
-def _open(path: str) -> Iterator[BinaryIO]:
-    if path == "-":
-        yield sys.stdin.buffer
-    else:
-        with open(path, "rb") as stream:
-            yield stream
-
-
 class _Metered:
     """Wraps the raw line stream to report bytes consumed to a progress callback."""
 
@@ -362,10 +354,11 @@ class _Metered:
             yield number, raw
 
 
-def run(path: str, options: RunOptions, *, jobs: int = 1,
+def run(path: str | Sequence[str], options: RunOptions, *, jobs: int = 1,
         progress: Callable[[int, int], None] | None = None,
         export: Callable[[list[dict[str, Any]]], None] | None = None) -> RunResult:
-    """Score the corpus at ``path`` (``-`` reads stdin). ``progress(bytes_read, lines_read)`` is called as it goes;
+    """Score the corpus at ``path`` (``-`` reads stdin; several paths or globs are read in order, see
+    :mod:`ek.corpus.sources`). ``progress(bytes_read, lines_read)`` is called as it goes;
     with ``options.keep_export``, ``export(rows)`` gets each chunk's episode rows, in line order."""
     started = time.perf_counter()
     gold_by_id, gold_errors = options.load_gold()
@@ -380,8 +373,8 @@ def run(path: str, options: RunOptions, *, jobs: int = 1,
                 export(list(total.export))
             total.export.clear()
 
-    with _open(path) as stream:
-        metered = _Metered(iter_raw_lines(stream, counts), progress)
+    with open_corpus(path, counts) as (lines, spans):
+        metered = _Metered(lines, progress)
         functions = options.bfcl_functions()
         if jobs <= 1:
             cache = options.metric_cache(functions)
@@ -392,7 +385,8 @@ def run(path: str, options: RunOptions, *, jobs: int = 1,
                               absorb)
         if progress is not None:
             progress(metered.bytes, counts.read)
-    return RunResult(path, total, counts, tuple(gold_errors), time.perf_counter() - started)
+    return RunResult(run_label(spans), total, counts, tuple(gold_errors), time.perf_counter() - started,
+                     tuple(spans))
 
 
 def file_size(path: str) -> int | None:

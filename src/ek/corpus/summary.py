@@ -331,6 +331,24 @@ class Summary:
             elif entry[0] > self._heap[0][0]:
                 heapq.heapreplace(self._heap, entry)
 
+    def shift_lines(self, offset: int) -> None:
+        """Add ``offset`` to every line number held (rows, errors, warnings, worst episodes, export rows).
+
+        A block scored where its place in the run is not known yet (a Ray task numbers its lines from 1)
+        is shifted once its place is known, then merged: the result is what one pass would have built.
+        """
+        if not offset:
+            return
+        self.lines = array("q", (line + offset for line in self.lines))
+        self.errors = [attrs.evolve(e, line=e.line + offset) for e in self.errors]
+        self.gold_warnings = [attrs.evolve(w, line=w.line + offset) for w in self.gold_warnings]
+        self._heap = [((lost, f1, rank - offset), attrs.evolve(d, line=d.line + offset))
+                      for (lost, f1, rank), d in self._heap]  # rank is -line: order within the block is kept
+        heapq.heapify(self._heap)
+        self._pending = {line + offset: detail for line, detail in self._pending.items()}
+        for row in self.export or ():
+            row["line"] += offset
+
     def total(self) -> Score:
         """All episodes as one exact :class:`Score` (tallies included)."""
         tally = {key: (w, n) for key, (w, n) in self.tally.items()}

@@ -15,7 +15,9 @@ from typing import Any
 
 from ek._version import __version__
 from ek.atomicfile import write_json_atomic
+from ek.corpus.reading import LineError
 from ek.corpus.runner import RunOptions, RunResult
+from ek.corpus.sources import FileSpan, locate
 from ek.corpus.summary import EpisodeDigest, reason_kinds, unit_counts_by_tool
 from ek.scorer.accounting import FN, FP, REASONS, TP, Score
 from ek.scorer.turns import ABSTENTION_OUTCOMES
@@ -34,8 +36,24 @@ def _counts(score: Score, units: dict[str, int]) -> dict[str, Any]:
             "f1": score.f1, "units": {TP: units.get(TP, 0), FP: units.get(FP, 0), FN: units.get(FN, 0)}}
 
 
-def _episode(d: EpisodeDigest) -> dict[str, Any]:
-    return {"line": d.line, "id": d.id, "tp": d.tp, "fp": d.fp, "fn": d.fn, "f1": d.f1, "lost": d.lost,
+def _shown(path: str) -> str:
+    return os.path.abspath(path) if path != "-" else "-"
+
+
+def _where(line: int, files: tuple[FileSpan, ...]) -> dict[str, Any]:
+    """A line of the run, and the file holding it with its line there (``cat``-style numbering across files)."""
+    found = locate(line, files)
+    if found is None:  # a run built without file spans
+        return {"line": line}
+    return {"line": line, "file": _shown(found[0]), "file_line": found[1]}
+
+
+def _located(e: LineError, files: tuple[FileSpan, ...]) -> dict[str, Any]:
+    return {**_where(e.line, files), "id": e.id, "reason": e.reason}
+
+
+def _episode(d: EpisodeDigest, files: tuple[FileSpan, ...] = ()) -> dict[str, Any]:
+    return {**_where(d.line, files), "id": d.id, "tp": d.tp, "fp": d.fp, "fn": d.fn, "f1": d.f1, "lost": d.lost,
             "reasons": [{"reason": r, "weight": w} for r, w in d.reasons], "parse_error": d.parse_error,
             "turns": d.turns, "first_failing_turn": d.first_failing_turn, "category": d.category}
 
@@ -96,6 +114,7 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
                  worst: int = 10, accuracy_interval: Interval | None = None) -> dict[str, Any]:
     """The report dict of a finished run (see ``docs/report-json.md``)."""
     summary = result.summary
+    files = result.files
     total = summary.total()
     by_tool_units = unit_counts_by_tool(total)
     per_reason = []
@@ -115,7 +134,8 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
         "schema_version": SCHEMA_VERSION,
         "generator": f"ek {__version__}",
         "corpus": {
-            "path": os.path.abspath(result.path) if result.path != "-" else "-",
+            "path": ", ".join(_shown(f.path) for f in files) if files else _shown(result.path),
+            "files": [{"path": _shown(f.path), "lines": f.lines} for f in files],
             "lines_read": result.counts.read,
             "blank_lines": result.counts.blank,
             "episodes_scored": summary.episodes,
@@ -153,11 +173,11 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
                          for (tool, arg, status), n in sorted(summary.arg_failures.items(),
                                                               key=lambda kv: (-kv[1], kv[0]))],
         "grammars": [{"grammar": g or None, "episodes": n} for g, n in sorted(summary.grammars.items())],
-        "worst_episodes": [_episode(d) for d in summary.worst(worst)],
-        "errors": [{"line": e.line, "id": e.id, "reason": e.reason} for e in summary.errors],
+        "worst_episodes": [_episode(d, files) for d in summary.worst(worst)],
+        "errors": [_located(e, files) for e in summary.errors],
         "errors_omitted": summary.error_count - len(summary.errors),
         "gold_file_errors": [{"line": e.line, "id": e.id, "reason": e.reason} for e in result.gold_errors],
-        "gold_warnings": [{"line": e.line, "id": e.id, "reason": e.reason} for e in summary.gold_warnings],
+        "gold_warnings": [_located(e, files) for e in summary.gold_warnings],
     }
 
 

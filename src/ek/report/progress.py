@@ -8,7 +8,8 @@ from typing import TextIO
 
 
 class ProgressBar:
-    """``[#####.....]  45%  12,345 lines  3,210 lines/s``, redrawn at most 10 times a second.
+    """``[#####.....]  45%  12,345 lines  3,210 lines/s`` (``  24 blocks`` before the lines when scoring on
+    Ray), redrawn at most 10 times a second.
 
     ``total`` is the corpus size in bytes (None when unknown, e.g. stdin: then only counts are shown).
     """
@@ -25,7 +26,8 @@ class ProgressBar:
         """A bar when stderr is a TTY, else None (so redirected runs stay clean)."""
         return cls(total) if sys.stderr.isatty() else None
 
-    def __call__(self, done_bytes: int, lines: int) -> None:
+    def __call__(self, done_bytes: int, lines: int, blocks: int | None = None) -> None:
+        """Redraw with ``done_bytes`` of ``total`` and ``lines`` read; ``blocks``: blocks scored (Ray engine)."""
         now = time.monotonic()
         if now - self._last < 0.1 and (self.total is None or done_bytes < self.total):
             return
@@ -37,7 +39,8 @@ class ProgressBar:
             bar = "[" + "#" * filled + "." * (self.width - filled) + f"] {frac:4.0%}"
         else:
             bar = "[scoring]"
-        self.stream.write(f"\r{bar}  {lines:,} lines  {rate:,.0f} lines/s ")
+        done = f"  {blocks:,} blocks" if blocks is not None else ""
+        self.stream.write(f"\r{bar}{done}  {lines:,} lines  {rate:,.0f} lines/s ")
         self.stream.flush()
 
     def close(self) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -109,6 +110,13 @@ def _episode_sections(report: dict[str, Any]) -> list[str]:
     return out
 
 
+def _place(entry: dict[str, Any], files: int) -> str:
+    """``line N``, or, in a run over several files, ``FILE line M`` (the line within that file)."""
+    if files > 1 and "file" in entry:
+        return f"{os.path.relpath(entry['file'])} line {entry['file_line']}"
+    return f"line {entry['line']}"
+
+
 def render_report(report: dict[str, Any], *, max_errors: int = 20) -> str:
     """The terminal summary of an ``ek score`` report dict (see :mod:`ek.report.jsonreport`)."""
     c, o, opts = report["corpus"], report["overall"], report["options"]
@@ -192,7 +200,7 @@ def render_report(report: dict[str, Any], *, max_errors: int = 20) -> str:
         out.append(f"{title}: {total}")
         for e in errors[:max_errors]:
             who = f" (id {e['id']!r})" if e["id"] is not None else ""
-            out.append(f"  line {e['line']}{who}: {_printable(e['reason'])}")
+            out.append(f"  {_place(e, len(c.get('files') or ()))}{who}: {_printable(e['reason'])}")
         if total > max_errors:
             where = "all of them" if total == len(errors) else f"the first {len(errors):,}"
             out.append(f"  ... and {total - max_errors:,} more ({where} are in --json)")

@@ -1,0 +1,202 @@
+"""The Ray engine, run for real on the session's local Ray: same report as one process, nothing lost.
+
+Every test here is ``slow`` (a Ray cluster, worker processes). The 100k-episode run is the issue's size
+(about 90 s on 2 busy cores, half of it the local run it is compared with); the 6k-episode runs cover
+the same paths in a few seconds each.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from ekcli import EXAMPLE, SCHEMAS, synthetic_corpus
+
+from ek.corpus.distributed import score_dataset, score_files
+from ek.corpus.runner import RunOptions, WorkerDiedError, run
+from ek.report.jsonreport import build_report
+
+pytestmark = pytest.mark.slow
+
+
+def split_corpus(tmp_path: Path, n: int, parts: int = 4) -> list[str]:
+    """``n`` synthetic episodes with broken lines, split over ``parts`` files: plain JSON lines with blank lines,
+    gzip JSON lines, Parquet (gold as JSON text), plain again; the result is one corpus in that order."""
+    whole = synthetic_corpus(tmp_path / "whole.jsonl", n, corrupt_every=97)
+    lines = whole.read_text(encoding="utf-8").splitlines()
+    size = -(-len(lines) // parts)
+    paths = []
+    for k in range(parts):
+        chunk = lines[k * size:(k + 1) * size]
+        kind = ("jsonl", "jsonl.gz", "parquet", "jsonl")[k % 4]
+        path = tmp_path / f"part-{k}.{kind}"
+        if kind == "parquet":
+            rows = [json.loads(line) for line in chunk if not line.startswith('{"id": "broken')]
+            for row in rows:
+                row["gold"] = json.dumps(row["gold"])
+            pq.write_table(pa.Table.from_pylist(rows), path, row_group_size=1000)
+        elif kind == "jsonl.gz":
+            path.write_bytes(gzip.compress("".join(line + "\n" for line in chunk).encode()))
+        else:
+            chunk = [line if i % 500 != 3 else "\n" + line for i, line in enumerate(chunk)]  # blank lines too
+            path.write_text("".join(line + "\n" for line in chunk), encoding="utf-8")
+        paths.append(str(path))
+    return paths
+
+
+def both_reports(paths: list[str], options: RunOptions, jobs: int = 1,
+                 **ray_args: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    local = run(paths, options, jobs=jobs)
+    distributed = score_files(paths, options, **ray_args)
+    assert distributed.accounted and local.accounted
+    return build_report(local, options), build_report(distributed, options)
+
+
+def test_the_example_corpus_gives_the_local_report(ray_address: str) -> None:
+    options = RunOptions(grammar=str(EXAMPLE / "travel-v2.ek"), keep_details=5)
+    local, distributed = both_reports([str(EXAMPLE / "corpus.jsonl")], options, block_lines=4)
+    assert distributed == local
+
+
+def test_split_files_with_errors_blank_lines_gzip_and_parquet(tmp_path: Path, ray_address: str) -> None:
+    paths = split_corpus(tmp_path, 6000)
+    options = RunOptions(grammar=str(SCHEMAS / "travel-v2.ek"), keep_details=20, keep_errors=30)
+    local, distributed = both_reports(paths, options, block_lines=256)
+    assert distributed == local
+    c = distributed["corpus"]
+    assert c["lines_read"] == c["episodes_scored"] + c["error_lines"] + c["blank_lines"] and c["blank_lines"] > 0
+    assert {Path(e["file"]).name for e in distributed["errors"]} >= {"part-0.jsonl", "part-1.jsonl.gz"}
+
+
+def test_lines_naming_their_grammar_are_resolved_by_the_driver(tmp_path: Path, ray_address: str,
+                                                               layout: tuple[Path, Path]) -> None:
+    """``NAME@VERSION`` on the lines, found on a relative search path only the driver's folder makes sense of."""
+    _schemas, gen = layout
+    lines = [{"id": i, "pred": "get_weather(location='Oslo')", "gold": [{"name": "get_weather",
+              "arguments": {"location": "Oslo"}}], "grammar": f"travel@{1 + i % 2}"} for i in range(50)]
+    lines.append({"id": "nope", "pred": "f()", "gold": [], "grammar": "travel@9"})
+    corpus = tmp_path / "named.jsonl"
+    corpus.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    before = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        options = RunOptions(search_path=(os.path.relpath(gen, tmp_path),), keep_ids=True)
+        local, distributed = both_reports(["named.jsonl"], options, block_lines=16)
+    finally:
+        os.chdir(before)
+    assert distributed == local
+    assert {g["grammar"] for g in distributed["grammars"]} == {"travel@1", "travel@2"}
+    assert "travel@9" in distributed["errors"][0]["reason"]
+
+
+def test_a_dataset_of_episodes_scores_like_its_json_lines(tmp_path: Path, ray_address: str) -> None:
+    import ray
+
+    corpus = synthetic_corpus(tmp_path / "c.jsonl", 3000)
+    rows = [json.loads(line) for line in corpus.read_text(encoding="utf-8").splitlines()]
+    for row in rows[::5]:
+        row["gold"] = json.dumps(row["gold"])  # gold as JSON text, as Parquet datasets hold it
+    rows[10]["gold"] = "[{"
+    corpus.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    options = RunOptions(grammar=str(SCHEMAS / "travel-v2.ek"))
+    want = build_report(run(str(corpus), options), options)
+    dataset = ray.data.from_items([{**row, "unused": 1} for row in rows], override_num_blocks=7)
+    got = build_report(score_dataset(dataset, options, block_lines=200), options)
+    for report in (want, got):
+        del report["corpus"]["path"], report["corpus"]["files"]
+        for key in ("errors", "worst_episodes"):
+            for entry in report[key]:
+                entry.pop("file"), entry.pop("file_line")
+    assert got == want and got["corpus"]["error_lines"] == 1
+
+
+def test_100k_episodes_over_several_files(tmp_path: Path, ray_address: str) -> None:
+    paths = split_corpus(tmp_path, 100_000, parts=6)
+    options = RunOptions(grammar=str(SCHEMAS / "travel-v2.ek"))
+    local, distributed = both_reports(paths, options, jobs=2)  # --jobs 2 is the one-process report, sooner
+    assert distributed == local and distributed["corpus"]["episodes_scored"] > 98_000
+
+
+def _raylet_pid() -> int:
+    from ray._private import (
+        worker,  # the test needs the raylet of its own Ray, to kill only its workers
+    )
+
+    return int(worker._global_node.all_processes["raylet"][0].process.pid)
+
+
+def scoring_workers() -> list[int]:
+    """The worker processes of this session's Ray busy with a scoring task (Ray titles them by task)."""
+    raylet, found = _raylet_pid(), []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            title = Path(f"/proc/{entry}/cmdline").read_bytes()
+            parent = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == raylet and title.startswith(b"ray::") and b"MapBatches" in title:
+            found.append(int(entry))
+    return found
+
+
+def test_a_worker_killed_mid_run_is_retried_and_nothing_is_lost(tmp_path: Path, ray_address: str) -> None:
+    paths = split_corpus(tmp_path, 6000, parts=2)
+    options = RunOptions(grammar=str(SCHEMAS / "travel-v2.ek"))
+    killed: list[int] = []
+
+    def kill_one(_size: int, _lines: int, blocks: int) -> None:
+        if not killed and blocks >= 3:
+            for pid in scoring_workers()[:1]:
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+
+    local = build_report(run(paths, options), options)
+    distributed = build_report(score_files(paths, options, block_lines=100, progress=kill_one), options)
+    assert killed, "no scoring worker was busy to be killed"
+    assert distributed == local
+
+
+def test_a_block_whose_worker_always_dies_stops_the_run_with_a_clear_error(tmp_path: Path,
+                                                                          ray_address: str) -> None:
+    paths = split_corpus(tmp_path, 400, parts=1)
+    stop = threading.Event()
+    killed: list[int] = []
+
+    def keep_killing() -> None:
+        while not stop.is_set():
+            for pid in scoring_workers():
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append(pid)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.02)
+
+    killer = threading.Thread(target=keep_killing, daemon=True)
+    killer.start()
+    try:
+        with pytest.raises(WorkerDiedError, match="no report was written"):
+            score_files(paths, RunOptions(), block_lines=10_000)
+    finally:
+        stop.set()
+        killer.join()
+    assert len(killed) >= 2
+
+
+def test_the_ray_guide_example_runs(ray_address: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import doctest
+
+    monkeypatch.chdir(EXAMPLE.parents[1])  # the guide's paths are relative to the repository
+    result = doctest.testfile(str(EXAMPLE.parents[1] / "docs" / "ray.md"), module_relative=False)
+    assert result.attempted > 0 and result.failed == 0
