@@ -7,7 +7,8 @@ multiset comparison of ``unordered`` lists and the BFCL checker alike:
   (Kuhn's augmenting paths, iterative; edges asked for lazily, once each).
 - :func:`greedy_assignment`: best-first over ranked pairs, exact pairs grown to
   a maximum matching so an exact pair is never lost to another exact pair.
-- :func:`max_weight_assignment`: the exact optimum (Hungarian method).
+- :func:`max_weight_assignment`: the exact optimum, the lexicographically smallest among ties (SciPy when
+  installed and the table is large, proved optimal exactly; else ek's own Hungarian method).
 - :func:`weighted_lcs`: the exact optimum when both sides are sequences (``order="strict"``).
 - :func:`ordered_assignment`: the exact optimum when gold calls are partially ordered
   (``order="gold"``): branch and bound over :func:`max_weight_assignment`.
