@@ -221,12 +221,20 @@ class _Optimum:
         self._cols, self._rows = tight_cols, tight_rows
         self._cols_memo: dict[int, list[int]] = {}
         self._rows_memo: dict[int, list[int]] = {}
+        self._col_sets: dict[int, frozenset[int]] = {}
 
     def tight_cols(self, row: int) -> list[int]:
         """The columns tight for ``row``, ascending."""
         hit = self._cols_memo.get(row)
         if hit is None:
             hit = self._cols_memo[row] = self._cols(row)
+        return hit
+
+    def tight_col_set(self, row: int) -> frozenset[int]:
+        """The columns tight for ``row``, as a set."""
+        hit = self._col_sets.get(row)
+        if hit is None:
+            hit = self._col_sets[row] = frozenset(self.tight_cols(row))
         return hit
 
     def tight_rows(self, col: int) -> list[int]:
@@ -422,21 +430,21 @@ def _canonical(opt: _Optimum) -> list[int]:
     owner = [-1] * opt.m
     for r, c in enumerate(match):
         owner[c] = r
-    fixed = bytearray(opt.m)
+    fixed: set[int] = set()  # the columns of the rows done
     for r in range(opt.n):
         target = match[r]
         tight = opt.tight_cols(r)
-        lower = [c for c in tight[: bisect.bisect_left(tight, target)] if not fixed[c]]
+        lower = [c for c in tight[: bisect.bisect_left(tight, target)] if c not in fixed]
         if lower:
             path = _chain(opt, r, lower, match, owner, fixed)
             if path is not None:
                 _rotate(r, path, match, owner, opt.m)
-        fixed[match[r]] = 1
+        fixed.add(match[r])
     return match
 
 
 def _chain(opt: _Optimum, r: int, candidates: list[int], match: list[int], owner: list[int],
-           fixed: bytearray) -> list[int] | None:
+           fixed: set[int]) -> list[int] | None:
     """The lowest of ``candidates`` row ``r`` can take, with the chain of moves that frees it up, or None.
 
     A path of columns ``c -> ... -> match[r]`` in which each column's owner moves on to the next column over a
@@ -444,65 +452,73 @@ def _chain(opt: _Optimum, r: int, candidates: list[int], match: list[int], owner
     column (``x -> FREE``) and start by freeing a column of potential zero (``FREE -> y``). Only rows after
     ``r`` move. Searched from both ends (breadth first, the smaller frontier first); the backward search
     from ``match[r]`` is shared by the candidates, and a candidate whose forward search runs out takes every
-    column it reached with it.
+    column it reached with it. Which path is found does not matter: only whether one exists, and that
+    does not depend on the current assignment (any two optimal ones differ by such chains).
     """
     m, target = opt.m, match[r]
     free_node = m
 
-    def forward(x: int) -> list[int]:
+    def forward(x: int) -> set[int]:
         if x == free_node:
-            return [y for y in range(m) if owner[y] >= r and opt.zero_v[y]]
+            return {y for y in range(m) if owner[y] >= r and opt.zero_v[y]}
         q = owner[x]
         if q < 0:
-            return [free_node]
-        return [y for y in opt.tight_cols(q) if y != x and not fixed[y]]
+            return {free_node}
+        return opt.tight_col_set(q) - fixed
 
-    def backward(y: int) -> list[int]:
+    def backward(y: int) -> set[int]:
         if y == free_node:
-            return [x for x in range(m) if owner[x] < 0]
-        out = [match[q] for q in opt.tight_rows(y) if q > r and match[q] != y]
+            return {x for x in range(m) if owner[x] < 0}
+        rows = opt.tight_rows(y)
+        out = set(map(match.__getitem__, rows[bisect.bisect_right(rows, r):]))  # rows after r move
         if owner[y] >= 0 and opt.zero_v[y]:
-            out.append(free_node)
+            out.add(free_node)
         return out
 
     behind: dict[int, int] = {target: -1}  # node -> the next node towards target
+    behind_set = {target}
     back_frontier = [target]
     dead: set[int] = set()
     for start in candidates:
         if start in dead:
             continue
         if not back_frontier:  # everything that can reach target is known
-            reachable = [c for c in candidates if c in behind]
-            return _join(reachable[0], {reachable[0]: -1}, behind) if reachable else None
+            break
         ahead: dict[int, int] = {start: -1}  # node -> the node before it
+        ahead_set = {start}
         frontier = [start]
-        meet = start if start in behind else None
+        meet = start if start in behind_set else None
         while meet is None and frontier and back_frontier:
             if len(frontier) <= len(back_frontier):
-                frontier, meet = _expand(frontier, forward, ahead, behind)
+                frontier, meet = _expand(frontier, forward, ahead, ahead_set, behind_set)
             else:
-                back_frontier, meet = _expand(back_frontier, backward, behind, ahead)
+                back_frontier, meet = _expand(back_frontier, backward, behind, behind_set, ahead_set)
         if meet is not None:
             return _join(meet, ahead, behind)
         if not frontier:
-            dead.update(ahead)
+            dead |= ahead_set
     if not back_frontier:
-        reachable = [c for c in candidates if c in behind]
+        reachable = [c for c in candidates if c in behind_set]
         return _join(reachable[0], {reachable[0]: -1}, behind) if reachable else None
     return None
 
 
-def _expand(frontier: list[int], step: Callable[[int], list[int]], seen: dict[int, int],
-            other: dict[int, int]) -> tuple[list[int], int | None]:
-    """One breadth-first level: the new frontier, or the first node the other side has seen (the meeting)."""
-    nxt = []
+def _expand(frontier: list[int], step: Callable[[int], set[int]], seen: dict[int, int], seen_set: set[int],
+            other: set[int]) -> tuple[list[int], int | None]:
+    """One breadth-first level: the new frontier, or a node the other side has seen (the meeting)."""
+    nxt: list[int] = []
     for x in frontier:
-        for y in step(x):
-            if y not in seen:
-                seen[y] = x
-                if y in other:
-                    return nxt, y
-                nxt.append(y)
+        new = step(x) - seen_set
+        if not new:
+            continue
+        hit = new & other
+        if hit:
+            y = min(hit)
+            seen[y] = x
+            return nxt, y
+        seen_set |= new
+        seen.update(dict.fromkeys(new, x))
+        nxt.extend(sorted(new))
     return nxt, None
 
 
