@@ -126,6 +126,7 @@ def _canonical_by_brute_force(table: list[list[Any]]) -> list[tuple[int, int]]:
 tied_values = st.sampled_from([0, 1, 2])  # three values: ties everywhere
 float_values = st.sampled_from([0.1, 0.2, 0.3, 0.30000000000000004, 1.5, 2.0])  # 0.1 + 0.2 != 0.3: exactness shows
 fraction_values = st.builds(Fraction, st.integers(-3, 3), st.integers(1, 3))
+extreme_values = st.sampled_from([1e308, -1e308, 5e-324, 0.0, 1.0])  # past float64's range once summed or scaled
 
 
 def _tables(values: st.SearchStrategy[Any]) -> st.SearchStrategy[list[list[Any]]]:
@@ -135,7 +136,7 @@ def _tables(values: st.SearchStrategy[Any]) -> st.SearchStrategy[list[list[Any]]
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @settings(max_examples=300, deadline=None)
-@given(st.one_of(_tables(tied_values), _tables(float_values), _tables(fraction_values)))
+@given(st.one_of(_tables(tied_values), _tables(float_values), _tables(fraction_values), _tables(extreme_values)))
 def test_the_optimum_is_the_lexicographically_smallest_of_the_best(backend: str, table: list[list[Any]]) -> None:
     assert max_weight_assignment(table, backend=backend) == _canonical_by_brute_force(table)
 

@@ -352,8 +352,12 @@ def _solve_scipy(scores: Sequence[Sequence[Any]], flip: bool) -> _Optimum | None
     exact = _integer_table(np, table)
     costs = -(exact.T if flip else exact)
     n, m = costs.shape
-    approx = costs if costs.dtype.kind == "f" else costs.astype(np.float64)
-    rows, match = linear_sum_assignment(approx)
+    # SciPy sees floats: the scaled table when that is exact, else the scores themselves (scaling changes no answer)
+    approx = costs if costs.dtype.kind == "f" else -(table.T if flip else table).astype(np.float64)
+    try:
+        rows, match = linear_sum_assignment(approx)
+    except ValueError:  # sums past float64's range look infeasible to SciPy: ek's own solver has no range
+        return None
     return _certify(np, costs, [int(c) for c in match])
 
 
@@ -376,7 +380,11 @@ def _integer_table(np: Any, table: Any) -> Any:
     lowest = np.where(zero, 1, odd & -odd)  # the lowest set bit of each mantissa
     shift = np.where(zero, 0, exponent - 53 + np.log2(lowest.astype(np.float64)).astype(np.int64))
     scale = max(0, -int(shift.min()))
-    if biggest * 2.0 ** scale < headroom:
+    try:
+        fits = math.ldexp(biggest, scale) < headroom
+    except OverflowError:  # tiny and huge floats together: past float64's range once scaled
+        fits = False
+    if fits:
         return np.ldexp(table, scale)
     return (odd // lowest).astype(object) * (2 ** (shift + scale).astype(object))
 
