@@ -148,9 +148,11 @@ def test_floats_count_at_their_exact_values(backend: str) -> None:
 
 
 @pytest.mark.skipif(_scipy() is None, reason="SciPy not installed")
-@pytest.mark.parametrize("values", [[1.0, 2.0, 3.0], [0.5, 1.25, 3.0], [0.1, 0.7, 2.3], [1, 2, 10 ** 17]])
+@pytest.mark.parametrize("values", [[1.0, 2.0, 3.0], [0.5, 1.25, 3.0], [0.1, 0.7, 2.3], [1, 2, 10 ** 17], [1, 2, 10 ** 18],
+                                    [0.1, 1e20]])
 def test_both_solvers_agree_on_large_tied_tables(values: list[Any]) -> None:
-    # Whole numbers, dyadic fractions (float64 proof), non-dyadic floats and huge ints (proof in Python integers).
+    # Whole numbers and dyadic fractions (proof in float64), non-dyadic floats and ints past 2**53 (int64),
+    # past 2**58 once scaled (Python integers).
     rnd = random.Random(7)
     for n, m in [(40, 60), (60, 40), (50, 50)]:
         table = [[rnd.choice(values) for _ in range(m)] for _ in range(n)]
@@ -183,3 +185,21 @@ def test_without_scipy_ek_solves_alone_and_says_what_scipy_would_need(monkeypatc
     assert max_weight_assignment(table) == [(i, i) for i in range(60)]
     with pytest.raises(ImportError, match=r"pip install 'ek\[fast\]'"):
         max_weight_assignment(table, backend="scipy")
+
+
+@pytest.mark.skipif(_scipy() is None, reason="SciPy not installed")
+def test_a_proof_that_would_leave_int64_goes_on_in_python_integers(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Scores near 2**57: int64 holds about 30 rounds of Bellman-Ford exactly, and the chain of moves
+    # 0 -> 1 -> ... -> 39 needs 40. The proof must finish in Python integers and still find row i, column i.
+    n = 40
+    table = [[0 if c == r else 1 if c == r + 1 else -(2 ** 57) for c in range(n)] for r in range(n)]
+    dtypes: list[str] = []
+    certify = assign._certify
+
+    def spy(np: Any, costs: Any, match: list[int]) -> Any:
+        dtypes.append(costs.dtype.name)
+        return certify(np, costs, match)
+
+    monkeypatch.setattr(assign, "_certify", spy)
+    assert max_weight_assignment(table, backend="scipy") == [(i, i) for i in range(n)]
+    assert dtypes == ["int64", "object"]

@@ -334,8 +334,8 @@ def _solve_scipy(scores: Sequence[Sequence[Any]], flip: bool) -> _Optimum | None
     """SciPy finds an optimal assignment; ek proves it optimal in exact arithmetic and finds its potentials.
 
     The scores are scaled to integers exactly (floats by a power of two). When those stay small enough that
-    float64 holds every sum exactly, the proof runs in float64; otherwise in Python integers (numpy object
-    arrays), and SciPy sees the nearest floats. The potentials are shortest-path distances over "row r
+    float64 holds every sum exactly, the proof runs in float64; otherwise in int64 within its exact range,
+    else in Python integers (numpy object arrays), and SciPy sees the scores as floats. The potentials are shortest-path distances over "row r
     leaves its column for column c" moves, by Bellman-Ford: they exist exactly when no cycle of moves
     gains, that is when the assignment is optimal. None (use ek's own solver) when the table is not plain
     numbers, or the proof fails (SciPy's floats rounded a difference away).
@@ -361,15 +361,24 @@ def _solve_scipy(scores: Sequence[Sequence[Any]], flip: bool) -> _Optimum | None
     return _certify(np, costs, [int(c) for c in match])
 
 
+#: Scaled integer tables below this magnitude are proved in int64 (see :func:`_certify` for the rounds that keeps
+#: exact); larger ones in Python integers.
+_INT64_MAX_ENTRY = 2 ** 58
+
+
 def _integer_table(np: Any, table: Any) -> Any:
     """``table`` times the smallest power of two that makes every entry an integer: float64 when every sum the
-    proof forms stays below 2**53 (so float64 is exact), else an object array of Python integers."""
+    proof forms stays below 2**53 (so float64 is exact), int64 below :data:`_INT64_MAX_ENTRY`, else an object
+    array of Python integers."""
     n, m = table.shape
     headroom = 2 ** 53 // (2 * (n + m) + 4)
     if table.dtype.kind in "bui":
         ints = table.astype(np.int64) if table.dtype.kind == "b" else table
-        if int(np.abs(ints).max()) < headroom:
+        biggest_int = int(np.abs(ints).max())
+        if biggest_int < headroom:
             return ints.astype(np.float64)
+        if biggest_int < _INT64_MAX_ENTRY:
+            return ints.astype(np.int64)
         return np.array([[int(x) for x in row] for row in ints.tolist()], dtype=object)
     biggest = float(np.abs(table).max())
     if biggest < headroom and (np.floor(table) == table).all():
@@ -381,12 +390,17 @@ def _integer_table(np: Any, table: Any) -> Any:
     shift = np.where(zero, 0, exponent - 53 + np.log2(lowest.astype(np.float64)).astype(np.int64))
     scale = max(0, -int(shift.min()))
     try:
-        fits = math.ldexp(biggest, scale) < headroom
+        scaled_biggest = math.ldexp(biggest, scale)
     except OverflowError:  # tiny and huge floats together: past float64's range once scaled
-        fits = False
-    if fits:
+        scaled_biggest = math.inf
+    if scaled_biggest < headroom:
         return np.ldexp(table, scale)
-    return (odd // lowest).astype(object) * (2 ** (shift + scale).astype(object))
+    if scaled_biggest < _INT64_MAX_ENTRY:
+        return np.ldexp(table, scale).astype(np.int64)  # scaling by a power of two is exact; so is this cast
+    # Python integers, made once per distinct score (a scorer's table holds a handful) and spread by index
+    values, where = np.unique(table, return_inverse=True)
+    exact = np.array([(num << scale) // den for num, den in map(float.as_integer_ratio, values.tolist())], dtype=object)
+    return exact[where.reshape(table.shape)]
 
 
 def _certify(np: Any, costs: Any, match: list[int]) -> _Optimum | None:
@@ -395,15 +409,22 @@ def _certify(np: Any, costs: Any, match: list[int]) -> _Optimum | None:
     ``v[c]`` is the cheapest chain of moves (row r leaves its column for c at cost costs[r, c] - costs[r, own])
     ending in c, from any start (Bellman-Ford, re-relaxing only rows whose column got cheaper). A chain ending
     at a free column must not gain; a cycle of moves that gains never settles (at most n + 1 rounds).
+
+    In int64, k rounds keep every value within 2 * (biggest entry + (k + 1) * spread of the entries), so the
+    rounds stop before that could pass 2**63 and the proof goes on in Python integers if it has not settled.
     """
     n, m = costs.shape
+    rounds = n + 2
+    if costs.dtype == np.int64:
+        biggest, spread = int(np.abs(costs).max()), int(costs.max()) - int(costs.min())
+        rounds = min(rounds, (2 ** 63 - 1 - 2 * biggest) // (2 * spread + 2) - 1)
     rows = np.arange(n)
     cols = np.array(match)
     own = costs[rows, cols]
     moves = costs - own[:, None]
     v = np.zeros(m, dtype=costs.dtype)
     active = rows
-    for _ in range(n + 2):
+    for _ in range(max(rounds, 0)):
         if not len(active):
             break
         reach = (moves[active] + v[cols[active]][:, None]).min(axis=0)
@@ -413,6 +434,8 @@ def _certify(np: Any, costs: Any, match: list[int]) -> _Optimum | None:
         v = np.where(better, reach, v)
         active = np.flatnonzero(better[cols])
     else:
+        if costs.dtype == np.int64:
+            return _certify(np, costs.astype(object), match)  # not settled within int64's exact range
         return None
     free = np.ones(m, dtype=bool)
     free[cols] = False
