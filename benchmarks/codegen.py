@@ -1,16 +1,38 @@
-"""`ek gen` on a 1,000-tool grammar: end to end (subprocess) and split into parse / generate / write.
+"""`ek gen` and importing its module, against fastjsonschema on the equivalent JSON Schemas, in one run.
 
-Run: .venv/bin/python benchmarks/codegen.py [--tools N]
+Run: ``.venv/bin/python benchmarks/codegen.py [--quick] [--tools N] [--rounds N]``; exit 1 when a target is missed.
+
+The grammar has N tools (default 1,000) cycling through every construct the DSL has; the peer gets the
+same tools as JSON Schemas (``ek export --to jsonschema``: one schema per tool). Each measurement is a
+fresh process (``sys.executable``), run in interleaved rounds (ek, peer, ek, ...); the time is the child's
+CPU time (user + system, ``resource.getrusage``: the machine is shared), the median is reported, and the
+ratio is ek / peer (lower is better).
+
+1. Generate: ``ek gen SCHEMA -o DIR`` (parse and check the DSL, generate, compile-check, write) against a
+   script that reads the JSON Schemas, runs ``fastjsonschema.compile_to_code`` on each and writes them
+   as one module. Also the peak memory (max RSS) of each process.
+2. Import: ``import <module>`` of the generated module against the module of fastjsonschema's 1,000
+   validators, bytecode cached (what every import after the first costs) and from source (the first).
+   The time is measured inside the child around the import statement, so interpreter start-up is left out.
+
+Without fastjsonschema installed (``pip install -e '.[bench]'``) only ek's side is measured, and said so.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import resource
+import statistics
 import subprocess
 import sys
 import tempfile
-import time
+from collections.abc import Callable
 from pathlib import Path
+
+#: the issue's targets: ek / fastjsonschema at most
+TARGETS = {"gen CPU": 1.0, "gen peak memory": 3.0, "import (bytecode cached)": 2.0}
 
 
 def schema_text(n_tools: int) -> str:
@@ -53,62 +75,131 @@ def schema_text(n_tools: int) -> str:
     return "\n".join(lines)
 
 
+#: The peer's generator, as a script: read the schemas, compile each to code, write one module. Each
+#: validator's functions and regex table get the tool's number, so the thousand live side by side.
+PEER_GEN = r'''
+import json, re, sys
+import fastjsonschema
+schemas = json.loads(open(sys.argv[1], encoding="utf-8").read())
+header = ("from decimal import Decimal\nimport re\n"
+          "from fastjsonschema import JsonSchemaValueException, JsonSchemaValuesException\n\nNoneType = type(None)\n")
+chunks = [header]
+for i, schema in enumerate(schemas):
+    code = fastjsonschema.compile_to_code(schema)
+    head, _, body = code.partition("\nNoneType = type(None)\n")
+    patterns = re.search(r"REGEX_PATTERNS = \{.*?\n\}\n", head, re.S)
+    if patterns:
+        chunks.append(patterns.group(0).replace("REGEX_PATTERNS", f"REGEX_PATTERNS_{i}"))
+    body = re.sub(r"\bvalidate(\w*)\(", lambda m: f"validate_{i}{m.group(1)}(", body)
+    chunks.append(body.replace("REGEX_PATTERNS", f"REGEX_PATTERNS_{i}"))
+with open(sys.argv[2], "w", encoding="utf-8") as out:
+    out.write("\n".join(chunks))
+'''
+
+#: Run inside the child: the CPU time of one import statement, printed.
+IMPORT_PROBE = "import time; t = time.process_time(); import {name}; print(time.process_time() - t)"
+
+
+def child_cpu(cmd: list[str], env: dict[str, str], cwd: str | None = None) -> tuple[float, str]:
+    """(CPU seconds, stdout) of one child process running ``cmd``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    run = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if run.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd[:4])} failed:\n{run.stderr}")
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), run.stdout
+
+
+def peak_rss(cmd: list[str], env: dict[str, str]) -> float:
+    """Max RSS (MB) of ``cmd``, measured by a wrapper process that runs only it (``ru_maxrss`` of the children
+    of this process is the largest child so far, so it cannot be read here)."""
+    wrapper = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True); "
+               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)")
+    out = subprocess.run([sys.executable, "-c", wrapper, *cmd], env=env, capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def interleaved(runs: dict[str, Callable[[], float]], rounds: int) -> dict[str, float]:
+    samples: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(rounds):
+        for name, run in runs.items():
+            samples[name].append(run())
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tools", type=int, default=1000)
+    ap.add_argument("--quick", action="store_true", help="200 tools and 3 rounds, for a smoke run")
+    ap.add_argument("--tools", type=int, help="tools in the grammar (default 1000; 200 with --quick)")
+    ap.add_argument("--rounds", type=int, help="rounds per measurement (default 5; 3 with --quick)")
     opts = ap.parse_args(argv)
-    from ek.codegen import generate, write_modules
+    n_tools = opts.tools or (200 if opts.quick else 1000)
+    rounds = opts.rounds or (3 if opts.quick else 5)
+    try:
+        import fastjsonschema  # noqa: F401 - only whether it is there
+        peer = True
+    except ImportError:
+        peer = False
     from ek.grammar import load
-    from ek.runtime import compile_grammar
+    from ek.interop import export_tools
 
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    print(f"python {sys.version.split()[0]}; {n_tools} tools; median of {rounds} interleaved rounds, child CPU time; "
+          "ratio = ek / fastjsonschema (lower is better)")
+    if not peer:
+        print("fastjsonschema is NOT installed: only ek is measured (pip install -e '.[bench]')")
+    results: dict[str, tuple[float, float | None]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        schema = Path(tmp) / "big.ek"
-        schema.write_text(schema_text(opts.tools), encoding="utf-8")
-        out = Path(tmp) / "gen"
+        root = Path(tmp)
+        schema = root / "big.ek"
+        schema.write_text(schema_text(n_tools), encoding="utf-8")
+        schemas, issues = export_tools(load(schema), "jsonschema")
+        assert not issues, issues
+        (root / "big.json").write_text(json.dumps(schemas), encoding="utf-8")
+        gen_ek = [sys.executable, "-m", "ek", "gen", str(schema), "-o", str(root / "ek_out")]
+        gen_peer = [sys.executable, "-c", PEER_GEN, str(root / "big.json"), str(root / "peer_out" / "fjs_big.py")]
+        (root / "peer_out").mkdir()
 
-        t0 = time.perf_counter()
-        grammar = load(schema)
-        t1 = time.perf_counter()
-        source = generate(grammar)
-        t2 = time.perf_counter()
-        write_modules([grammar], out)
-        t3 = time.perf_counter()
-        print(f"{opts.tools} tools, {len(source.splitlines())} generated lines, {len(source) / 1e6:.1f} MB")
-        print(f"  parse+check   {t1 - t0:7.3f} s")
-        print(f"  generate      {t2 - t1:7.3f} s   ({opts.tools / (t2 - t1):,.0f} tools/s)")
-        print(f"  generate+write{t3 - t2:7.3f} s")
-        t10 = time.perf_counter()
-        compile_grammar(grammar)
-        t11 = time.perf_counter()
-        print(f"  compile_grammar (in memory, no separate ast.parse) {t11 - t10:7.3f} s")
-        from ek.runtime import GrammarValidator
+        runs = {"ek": lambda: child_cpu(gen_ek, env)[0]}
+        if peer:
+            runs["peer"] = lambda: child_cpu(gen_peer, env)[0]
+        gen = interleaved(runs, rounds)
+        memory = {"ek": peak_rss(gen_ek, env)} | ({"peer": peak_rss(gen_peer, env)} if peer else {})
+        results["gen CPU"] = (gen["ek"], gen.get("peer"))
+        results["gen peak memory"] = (memory["ek"], memory.get("peer"))
 
-        t12 = time.perf_counter()
-        lazy = GrammarValidator(grammar)
-        for tool in grammar.tools[:10]:
-            lazy(tool.name, {})
-        t13 = time.perf_counter()
-        print(f"  validator for the scorer, first use of 10 tools (compiled per tool) {t13 - t12:7.3f} s")
+        module_dirs = {"ek": (root / "ek_out", "big_v1"), "peer": (root / "peer_out", "fjs_big")}
+        for who, (folder, name) in module_dirs.items():  # write the bytecode once, as the first import would
+            if who == "ek" or peer:
+                subprocess.run([sys.executable, "-c", f"import {name}"], env=env, cwd=folder, check=True)
 
-        t4 = time.perf_counter()
-        run = subprocess.run([sys.executable, "-m", "ek", "gen", str(schema), "-o", str(out / "cli")], capture_output=True, text=True, check=False)
-        t5 = time.perf_counter()
-        if run.returncode != 0:
-            print(run.stderr, file=sys.stderr)
-            return 1
-        print(f"  `ek gen` end to end (new process) {t5 - t4:7.3f} s   ({opts.tools / (t5 - t4):,.0f} tools/s)")
-        t6 = time.perf_counter()
-        run = subprocess.run(
-            [sys.executable, "-m", "ek", "gen", "--check", str(schema), "-o", str(out / "cli")], capture_output=True, text=True, check=False
-        )
-        t7 = time.perf_counter()
-        print(f"  `ek gen --check` (fresh, exit {run.returncode})      {t7 - t6:7.3f} s")
-        t8 = time.perf_counter()
-        probe = f"import sys; sys.path.insert(0, {str(out / 'cli')!r}); import big_v1"
-        subprocess.run([sys.executable, "-c", probe], check=True)
-        t9 = time.perf_counter()
-        print(f"  import of the generated module (new process, cold) {t9 - t8:7.3f} s")
-    return 0
+        def importer(who: str, cached: bool) -> Callable[[], float]:
+            folder, name = module_dirs[who]
+            flags = [] if cached else ["-X", f"pycache_prefix={root / 'no-cache'}", "-B"]
+            cmd = [sys.executable, *flags, "-c", IMPORT_PROBE.format(name=name)]
+            return lambda: float(child_cpu(cmd, env, cwd=str(folder))[1])
+
+        for cached, label in [(True, "import (bytecode cached)"), (False, "import (from source)")]:
+            runs = {"ek": importer("ek", cached)} | ({"peer": importer("peer", cached)} if peer else {})
+            med = interleaved(runs, rounds)
+            results[label] = (med["ek"], med.get("peer"))
+
+    print(f"\n{'':<28} {'ek':>10} {'fastjsonschema':>15} {'ratio':>8}  target")
+    met_all = True
+    for label, (ours, theirs) in results.items():
+        unit = "MB" if "memory" in label else "s"
+        need = TARGETS.get(label)
+        if theirs is None:
+            print(f"{label:<28} {ours:>8.3f} {unit} {'-':>15} {'-':>8}  {'(peer not installed)' if need else ''}")
+            continue
+        ratio = ours / theirs
+        verdict = ""
+        if need is not None:
+            met = ratio <= need
+            met_all &= met
+            verdict = f"{'MET' if met else 'MISSED'} <= {need:g}x"
+        print(f"{label:<28} {ours:>8.3f} {unit} {theirs:>12.3f} {unit} {ratio:>7.2f}x  {verdict}")
+    return 0 if met_all else 1
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 import ek.grammar
-from ek.codegen import generate_index
+from ek.codegen import GENERATOR_VERSION, generate_index
 from ek.runtime.stamps import generated_modules, read_stamps
 
 
@@ -18,8 +18,8 @@ def test_runtime_stamps_of_real_modules_without_importing_them(layout: tuple[Pat
                                  "GRAMMAR_VERSION = 1\nGENERATOR_VERSION = 3\n", encoding="utf-8")
     found = generated_modules(gen)
     assert [(s.path.name, s.key, s.generator, s.schema_file, s.schema_path) for s in found] == [
-        ("travel_v1.py", "travel@1", 3, "travel-v1.ek", "../schemas/travel-v1.ek"),
-        ("travel_v2.py", "travel@2", 3, "travel-v2.ek", "../schemas/travel-v2.ek"),
+        ("travel_v1.py", "travel@1", GENERATOR_VERSION, "travel-v1.ek", "../schemas/travel-v1.ek"),
+        ("travel_v2.py", "travel@2", GENERATOR_VERSION, "travel-v2.ek", "../schemas/travel-v2.ek"),
     ]
     assert read_stamps(gen / "__init__.py") is None  # the index is generated, but not a grammar module
 

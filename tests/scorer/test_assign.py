@@ -1,13 +1,18 @@
-"""ek.scorer.assign: matchings are maximum, greedy keeps exact pairs, the Hungarian optimum is optimal (brute force)."""
+"""ek.scorer.assign: matchings are maximum, greedy keeps exact pairs, the optimum is optimal and canonical (brute force)."""
 
 from __future__ import annotations
 
 import itertools
+import random
+from fractions import Fraction
+from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ek.scorer.assign import greedy_assignment, has_perfect_matching, max_matching, max_weight_assignment
+from ek.scorer import assign
+from ek.scorer.assign import _scipy, greedy_assignment, has_perfect_matching, max_matching, max_weight_assignment
 
 graphs = st.integers(0, 5).flatmap(
     lambda m: st.tuples(st.just(m), st.lists(st.lists(st.integers(0, max(m - 1, 0)), max_size=m, unique=True)
@@ -96,3 +101,105 @@ def test_greedy_prefers_more_agreement_then_content_key_then_position() -> None:
     assert chosen == [(0, 1), (1, 0)]
     tied = greedy_assignment([0, 1], [0, 1], lambda i, j: (False, 1.0), {0: "b", 1: "a"}, {0: "b", 1: "a"})
     assert tied == [(0, 0), (1, 1)]  # content keys pair "a" with "a" and "b" with "b", whatever the positions
+
+
+# --------------------------------------------------------------------------- the canonical optimum, both solvers
+
+BACKENDS = ["python", pytest.param("scipy", marks=pytest.mark.skipif(_scipy() is None, reason="SciPy not installed"))]
+
+
+def _canonical_by_brute_force(table: list[list[Any]]) -> list[tuple[int, int]]:
+    """Of all assignments with the largest exact total, the lexicographically smallest partner list of the shorter side."""
+    n, m = len(table), len(table[0])
+    if n > m:
+        flipped = _canonical_by_brute_force([[table[r][c] for r in range(n)] for c in range(m)])
+        return sorted((r, c) for c, r in flipped)
+    best: tuple[Fraction, tuple[int, ...]] | None = None
+    for cols in itertools.permutations(range(m), n):  # in lexicographic order: the first best is the smallest
+        total = sum((Fraction(table[r][c]) for r, c in enumerate(cols)), Fraction(0))
+        if best is None or total > best[0]:
+            best = (total, cols)
+    assert best is not None
+    return list(enumerate(best[1]))
+
+
+tied_values = st.sampled_from([0, 1, 2])  # three values: ties everywhere
+float_values = st.sampled_from([0.1, 0.2, 0.3, 0.30000000000000004, 1.5, 2.0])  # 0.1 + 0.2 != 0.3: exactness shows
+fraction_values = st.builds(Fraction, st.integers(-3, 3), st.integers(1, 3))
+extreme_values = st.sampled_from([1e308, -1e308, 5e-324, 0.0, 1.0])  # past float64's range once summed or scaled
+
+
+def _tables(values: st.SearchStrategy[Any]) -> st.SearchStrategy[list[list[Any]]]:
+    return st.integers(1, 5).flatmap(lambda n: st.integers(1, 5).flatmap(
+        lambda m: st.lists(st.lists(values, min_size=m, max_size=m), min_size=n, max_size=n)))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(_tables(tied_values), _tables(float_values), _tables(fraction_values), _tables(extreme_values)))
+def test_the_optimum_is_the_lexicographically_smallest_of_the_best(backend: str, table: list[list[Any]]) -> None:
+    assert max_weight_assignment(table, backend=backend) == _canonical_by_brute_force(table)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_floats_count_at_their_exact_values(backend: str) -> None:
+    # As stored, 0.1 + 0.2 exceeds 0.3 + 0.0 by 2**-55: no tie, so the lexicographically larger pairing wins.
+    assert max_weight_assignment([[0.3, 0.1], [0.2, 0.0]], backend=backend) == [(0, 1), (1, 0)]
+
+
+@pytest.mark.skipif(_scipy() is None, reason="SciPy not installed")
+@pytest.mark.parametrize("values", [[1.0, 2.0, 3.0], [0.5, 1.25, 3.0], [0.1, 0.7, 2.3], [1, 2, 10 ** 17], [1, 2, 10 ** 18],
+                                    [0.1, 1e20]])
+def test_both_solvers_agree_on_large_tied_tables(values: list[Any]) -> None:
+    # Whole numbers and dyadic fractions (proof in float64), non-dyadic floats and ints past 2**53 (int64),
+    # past 2**58 once scaled (Python integers).
+    rnd = random.Random(7)
+    for n, m in [(40, 60), (60, 40), (50, 50)]:
+        table = [[rnd.choice(values) for _ in range(m)] for _ in range(n)]
+        assert max_weight_assignment(table, backend="scipy") == max_weight_assignment(table, backend="python")
+
+
+def test_an_all_equal_table_pairs_row_i_with_column_i() -> None:
+    table = [[1.0] * 80 for _ in range(80)]  # past SCIPY_MIN_CELLS: the "auto" solver is SciPy when installed
+    assert max_weight_assignment(table) == [(i, i) for i in range(80)]
+
+
+def test_bad_tables_get_clear_errors() -> None:
+    with pytest.raises(ValueError, match="row 1 has 1 cells"):
+        max_weight_assignment([[1, 2], [3]])
+    with pytest.raises(ValueError, match="row 0, column 1 is not finite"):
+        max_weight_assignment([[1.0, float("nan")]])
+    with pytest.raises(TypeError, match="row 0, column 0 is not a number: str"):
+        max_weight_assignment([["1"]])
+    with pytest.raises(ValueError, match="backend must be one of"):
+        max_weight_assignment([[1]], backend="fast")
+    nan_table = [[1.0] * 60 for _ in range(60)]
+    nan_table[3][4] = float("inf")
+    with pytest.raises(ValueError, match="row 3, column 4 is not finite"):
+        max_weight_assignment(nan_table)
+
+
+def test_without_scipy_ek_solves_alone_and_says_what_scipy_would_need(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(assign, "_SCIPY", None)  # as if SciPy were not installed
+    table = [[1.0] * 60 for _ in range(60)]
+    assert max_weight_assignment(table) == [(i, i) for i in range(60)]
+    with pytest.raises(ImportError, match=r"pip install 'ek\[fast\]'"):
+        max_weight_assignment(table, backend="scipy")
+
+
+@pytest.mark.skipif(_scipy() is None, reason="SciPy not installed")
+def test_a_proof_that_would_leave_int64_goes_on_in_python_integers(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Scores near 2**57: int64 holds about 30 rounds of Bellman-Ford exactly, and the chain of moves
+    # 0 -> 1 -> ... -> 39 needs 40. The proof must finish in Python integers and still find row i, column i.
+    n = 40
+    table = [[0 if c == r else 1 if c == r + 1 else -(2 ** 57) for c in range(n)] for r in range(n)]
+    dtypes: list[str] = []
+    certify = assign._certify
+
+    def spy(np: Any, costs: Any, match: list[int]) -> Any:
+        dtypes.append(costs.dtype.name)
+        return certify(np, costs, match)
+
+    monkeypatch.setattr(assign, "_certify", spy)
+    assert max_weight_assignment(table, backend="scipy") == [(i, i) for i in range(n)]
+    assert dtypes == ["int64", "object"]

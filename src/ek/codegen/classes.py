@@ -43,6 +43,7 @@ class ClassPlan:
     to_args: tuple[str, ...]  # body lines of ``to_args``
     tool: str | None = None  # repr literal of the real tool name
     validator: str | None = None
+    needs: tuple[str, ...] = ()  # the other classes its methods build (built with it, on first use)
 
 
 class ClassPlanner:
@@ -54,6 +55,7 @@ class ClassPlanner:
         self.plans: list[ClassPlan] = []
         self._alias_classes: dict[str, str] = {}
         self._inline_classes: dict[str, str] = {}
+        self._needs: list[set[str]] = []  # per class being planned (nested plans interleave), what it uses
 
     def tool_class(self, name: str, tool_name: str, validator: str, doc: str | None, fields: tuple[FieldSpec, ...]) -> None:
         default_doc = f"Arguments of the tool {tool_name!r}."
@@ -68,6 +70,7 @@ class ClassPlanner:
         validator: str | None = None,
     ) -> None:
         attrs_ = field_names([f.name for f in fields])
+        self._needs.append(set())
         plans: list[FieldPlan] = []
         build, out = Lines(), Lines()
         out.line("out: dict[str, Any] = {}")
@@ -104,6 +107,7 @@ class ClassPlanner:
         call = ", ".join(f"{attr}=a{i}" for i, attr in enumerate(attrs_))
         build.line(f"return cls({call})")
         out.line("return out")
+        needs = self._needs.pop() - {name}
         self.plans.append(
             ClassPlan(
                 name=name,
@@ -113,6 +117,7 @@ class ClassPlanner:
                 to_args=tuple(out.lines),
                 tool=None if tool is None else py_literal(tool),
                 validator=validator,
+                needs=tuple(sorted(needs)),
             )
         )
 
@@ -137,13 +142,12 @@ class ClassPlanner:
 
     def _class_for(self, node: ObjectType, alias_cls: str | None, owner: str) -> str:
         """The class of an object type: its alias's, or one named after where it sits inline."""
-        if alias_cls is not None:
-            return alias_cls
-        cls = self._inline_classes.get(owner)
+        cls = alias_cls if alias_cls is not None else self._inline_classes.get(owner)
         if cls is None:
             cls = unique(owner, self.taken)
             self._inline_classes[owner] = cls
             self._object_class(cls, node.fields, f"A nested object ({owner}).")
+        self._needs[-1].add(cls)
         return cls
 
     def annotation(self, node: TypeNode, owner: str) -> str:

@@ -29,7 +29,9 @@ from ek.grammar.tables import grammar_to_table
 #: 3: ``GRAMMAR_SHA256`` (the grammar's content) and ``SCHEMA_PATH`` replace ``SOURCE_SHA256``
 #: (the schema file's bytes), and validators no longer carry schema line numbers, so an edit
 #: that only touches comments or layout leaves the module byte-identical.
-GENERATOR_VERSION = 3
+#: 4: classes, ``TOOLS`` and ``GRAMMAR`` are built on first use (``ek.runtime.support.lazy_module``), so
+#: importing a module of a thousand tools costs its validators, not a thousand attrs classes.
+GENERATOR_VERSION = 4
 
 
 @attrs.frozen

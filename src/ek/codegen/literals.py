@@ -31,7 +31,7 @@ def py_literal(value: Any) -> str:
     if type(value) is int:
         return repr(value)
     if type(value) is str:
-        if lone_surrogate(value) is not None:  # not text: no UTF-8 file (or docstring) can hold it
+        if not value.isascii() and lone_surrogate(value) is not None:  # not text: no UTF-8 file can hold it
             raise LiteralError(f"{value[:40]!r} holds a lone UTF-16 surrogate, which is not text")
         return repr(value)
     if type(value) is float:

@@ -8,30 +8,40 @@
 True
 """
 
-from ek.grammar.api import load, parse
-from ek.grammar.diagnostics import Diagnostic, SchemaError
-from ek.grammar.diff import Change, GrammarDiff, diff
-from ek.grammar.formatter import format_source
-from ek.grammar.model import (
-    COMPARE_POLICIES,
-    NO_CONSTRAINTS,
-    NO_DEFAULT,
-    PRIMITIVE_TYPES,
-    ComparePolicy,
-    Constraints,
-    EnumType,
-    FieldSpec,
-    GraphGrammar,
-    ListType,
-    Location,
-    NamedType,
-    ObjectType,
-    PrimitiveType,
-    ToolSpec,
-    TypeAlias,
-    TypeNode,
-)
-from ek.grammar.printer import format_grammar
+from __future__ import annotations
+
+from ek._lazy import lazy_exports
+
+# Loaded on first use, for start-up speed: generated modules import ek.grammar.fits, ek.grammar.names and
+# ek.grammar.tables (through ek.runtime), and must not pay for the Lark parser and the checker they never call.
+_EXPORTS: dict[str, str] = {
+    "load": "ek.grammar.api",
+    "parse": "ek.grammar.api",
+    "Diagnostic": "ek.grammar.diagnostics",
+    "SchemaError": "ek.grammar.diagnostics",
+    "Change": "ek.grammar.diff",
+    "GrammarDiff": "ek.grammar.diff",
+    "diff": "ek.grammar.diff",
+    "format_source": "ek.grammar.formatter",
+    "COMPARE_POLICIES": "ek.grammar.model",
+    "ComparePolicy": "ek.grammar.model",
+    "Constraints": "ek.grammar.model",
+    "EnumType": "ek.grammar.model",
+    "FieldSpec": "ek.grammar.model",
+    "GraphGrammar": "ek.grammar.model",
+    "ListType": "ek.grammar.model",
+    "Location": "ek.grammar.model",
+    "NO_CONSTRAINTS": "ek.grammar.model",
+    "NO_DEFAULT": "ek.grammar.model",
+    "NamedType": "ek.grammar.model",
+    "ObjectType": "ek.grammar.model",
+    "PRIMITIVE_TYPES": "ek.grammar.model",
+    "PrimitiveType": "ek.grammar.model",
+    "ToolSpec": "ek.grammar.model",
+    "TypeAlias": "ek.grammar.model",
+    "TypeNode": "ek.grammar.model",
+    "format_grammar": "ek.grammar.printer",
+}
 
 __all__ = [
     "COMPARE_POLICIES",
@@ -61,3 +71,5 @@ __all__ = [
     "load",
     "parse",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)

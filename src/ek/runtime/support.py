@@ -1,4 +1,5 @@
-"""Helpers that generated modules call on their slow (error) paths and for date checks.
+"""Helpers that generated modules call on their slow (error) paths, for date checks, and to build their
+classes on first use (:func:`lazy_module`).
 
 Kept tiny and stable: a generated module written by an older ``ek gen`` must
 keep working, which is what ``GENERATOR_VERSION`` promises.
@@ -7,12 +8,18 @@ keep working, which is what ``GENERATOR_VERSION`` promises.
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from ek.grammar.fits import is_date, is_datetime  # noqa: F401 - the runtime's date checks; ek.grammar.fits owns them
+from ek._lazy import lazy_exports
 from ek.grammar.names import path_segment
 from ek.runtime.violation import Violation, short_repr
+
+# The runtime's date checks (``is_date``, ``is_datetime``; ek.grammar.fits owns them) load on first use: no
+# generated module of today calls them (their checks are inlined), and importing fits means importing the
+# regex engine, which a module's import must not pay for.
+__getattr__, _ = lazy_exports(__name__, {}, {"is_date": "ek.grammar.fits", "is_datetime": "ek.grammar.fits"})
 
 #: The parsers behind the ``date`` and ``datetime`` checks (bound once; generated code imports them).
 date_fromisoformat = _dt.date.fromisoformat
@@ -63,3 +70,61 @@ def short(value: object, limit: int = 60) -> str:
     """
     text = short_repr(value, limit + 1)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_ClassBuilders = Mapping[str, "tuple[Callable[[], type], tuple[str, ...]]"]
+
+
+def grammar_from_table(table: Any, source_path: str | None = None) -> Any:
+    """:func:`ek.runtime.tables.grammar_from_table`, imported when a module's ``GRAMMAR`` is first asked for
+    (it needs the grammar model), not when the module is imported."""
+    from ek.runtime.tables import grammar_from_table as from_table
+
+    return from_table(table, source_path=source_path)
+
+
+def lazy_module(namespace: dict[str, Any], classes: _ClassBuilders, tool_classes: Mapping[str, str],
+                **values: Callable[[], Any]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """The module-level ``__getattr__`` and ``__dir__`` of a generated module (generator 4 on).
+
+    Building a thousand attrs classes is most of what importing a large module used to cost, and the
+    scorer only needs validators. So each class is built the first time it is asked for
+    (``module.Name``, ``from module import Name``, pickle), together with the classes its methods build
+    (``classes``: name -> (builder, those names)); ``TOOLS`` (real tool name -> class, in
+    ``tool_classes`` order) builds every tool's class; each of ``values`` (``GRAMMAR``) is made once.
+    Whatever is built is kept in ``namespace``, so it is the same object every time. ``dir()`` lists
+    it all. Thread-safe.
+    """
+    lock = threading.RLock()
+    module_name = namespace.get("__name__")
+
+    def load(name: str) -> type:
+        cls = namespace.get(name)
+        if cls is None:
+            build, needs = classes[name]
+            cls = build()
+            cls.__qualname__ = name  # built inside a function; pickle finds it by this name
+            namespace[name] = cls
+            for other in needs:  # its _build calls them by their global names
+                load(other)
+        return cls  # type: ignore[no-any-return]
+
+    def __getattr__(name: str) -> Any:
+        with lock:
+            if name in namespace:
+                return namespace[name]
+            if name in classes:
+                return load(name)
+            if name == "TOOLS":
+                value: Any = {tool: load(cls) for tool, cls in tool_classes.items()}
+            elif name in values:
+                value = values[name]()
+            else:
+                raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
+            namespace[name] = value
+            return value
+
+    def __dir__() -> list[str]:
+        return sorted({*namespace, *classes, "TOOLS", *values})
+
+    return __getattr__, __dir__

@@ -7,7 +7,8 @@ multiset comparison of ``unordered`` lists and the BFCL checker alike:
   (Kuhn's augmenting paths, iterative; edges asked for lazily, once each).
 - :func:`greedy_assignment`: best-first over ranked pairs, exact pairs grown to
   a maximum matching so an exact pair is never lost to another exact pair.
-- :func:`max_weight_assignment`: the exact optimum (Hungarian method).
+- :func:`max_weight_assignment`: the exact optimum, the lexicographically smallest among ties (SciPy when
+  installed and the table is large, proved optimal exactly; else ek's own Hungarian method).
 - :func:`weighted_lcs`: the exact optimum when both sides are sequences (``order="strict"``).
 - :func:`ordered_assignment`: the exact optimum when gold calls are partially ordered
   (``order="gold"``): branch and bound over :func:`max_weight_assignment`.
@@ -18,6 +19,9 @@ caller's tie-break keys, never towards hash or input order by accident.
 
 from __future__ import annotations
 
+import bisect
+import math
+import numbers
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence, Set
 from typing import Any
 
@@ -135,41 +139,157 @@ def greedy_assignment(
     return sorted(match_left.items())
 
 
-def max_weight_assignment(scores: Sequence[Sequence[float]]) -> list[tuple[int, int]]:
+#: Which solver finds an optimum: ``"auto"`` (SciPy for large tables when it is installed, else ek's own),
+#: ``"python"`` (ek's own Hungarian method) or ``"scipy"`` (SciPy; ImportError when it is missing).
+BACKENDS = ("auto", "python", "scipy")
+
+#: Tables with fewer cells than this are solved by ek's own solver even when SciPy is installed: importing
+#: SciPy and converting to arrays costs more than the whole solve at this size.
+SCIPY_MIN_CELLS = 2_500
+
+
+def max_weight_assignment(scores: Sequence[Sequence[Any]], *, backend: str = "auto") -> list[tuple[int, int]]:
     """Rows assigned to distinct columns maximising the total score (every row or every column used).
 
-    Shortest augmenting paths with potentials (the Hungarian method), O(n^2 m).
-    Ties resolve towards lower indices, so the result is deterministic.
+    Exact: scores are ints, floats, Fractions or Decimals, taken at their exact values (a float is
+    the dyadic fraction it stores), so no rounding can pick a worse assignment or break a tie.
+
+    Canonical among equal totals: of all optimal assignments, the one whose partner list of the
+    shorter side (the column of row 0, of row 1, ...; columns when there are more rows than columns)
+    is lexicographically smallest. The answer is a function of the table alone, whatever the
+    solver (:data:`BACKENDS`): SciPy's ``linear_sum_assignment`` when installed (the ``fast`` extra)
+    and the table has :data:`SCIPY_MIN_CELLS` cells or more, else ek's own Hungarian method,
+    O(n^2 m). See :func:`_canonical`.
 
     >>> max_weight_assignment([[3, 1], [3, 2]])
     [(0, 0), (1, 1)]
     >>> max_weight_assignment([[1, 5, 1]])
     [(0, 1)]
+    >>> max_weight_assignment([[1, 1], [1, 1]])   # a tie: row 0 takes the lowest column it can
+    [(0, 0), (1, 1)]
     """
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     n = len(scores)
     m = len(scores[0]) if n else 0
+    for r, row in enumerate(scores):
+        if len(row) != m:
+            raise ValueError(f"scores must be a rectangular table: row {r} has {len(row)} cells, row 0 has {m}")
     if n == 0 or m == 0:
         return []
-    if n > m:
-        flipped = max_weight_assignment([[scores[r][c] for r in range(n)] for c in range(m)])
-        return sorted((r, c) for c, r in flipped)
-    inf = float("inf")
-    cost = [[-float(x) for x in row] for row in scores]
-    u = [0.0] * (n + 1)
-    v = [0.0] * (m + 1)
+    flip = n > m
+    optimum = None
+    if backend == "scipy" and _scipy() is None:
+        raise ImportError("backend='scipy' needs SciPy, which is not installed: pip install 'ek[fast]'")
+    if backend == "scipy" or (backend == "auto" and n * m >= SCIPY_MIN_CELLS and _scipy() is not None):
+        optimum = _solve_scipy(scores, flip)
+    if optimum is None:
+        optimum = _solve_python(scores, flip)
+    match = _canonical(optimum)
+    if flip:
+        return sorted((r, c) for c, r in enumerate(match))
+    return list(enumerate(match))
+
+
+def _scipy() -> Any:
+    """``(numpy, scipy.optimize.linear_sum_assignment)``, or None when SciPy is not installed.
+
+    Imported on first use only: ``import ek`` must not pay for SciPy."""
+    global _SCIPY
+    if _SCIPY is False:
+        try:
+            import numpy
+            from scipy.optimize import linear_sum_assignment
+        except ImportError:
+            _SCIPY = None
+        else:
+            _SCIPY = (numpy, linear_sum_assignment)
+    return _SCIPY
+
+
+_SCIPY: Any = False  # not looked for yet
+
+
+class _Optimum:
+    """One optimal assignment of a min-cost table (``n <= m``) with optimal dual potentials, seen through
+    what :func:`_canonical` needs: each row's column, which cells are tight (reduced cost zero), and which
+    columns have potential zero (only those may be left free by an optimal assignment)."""
+
+    def __init__(self, n: int, m: int, match: list[int], zero_v: list[bool],
+                 tight_cols: Callable[[int], list[int]], tight_rows: Callable[[int], list[int]]) -> None:
+        self.n, self.m, self.match, self.zero_v = n, m, match, zero_v
+        self._cols, self._rows = tight_cols, tight_rows
+        self._cols_memo: dict[int, list[int]] = {}
+        self._rows_memo: dict[int, list[int]] = {}
+        self._col_sets: dict[int, frozenset[int]] = {}
+
+    def tight_cols(self, row: int) -> list[int]:
+        """The columns tight for ``row``, ascending."""
+        hit = self._cols_memo.get(row)
+        if hit is None:
+            hit = self._cols_memo[row] = self._cols(row)
+        return hit
+
+    def tight_col_set(self, row: int) -> frozenset[int]:
+        """The columns tight for ``row``, as a set."""
+        hit = self._col_sets.get(row)
+        if hit is None:
+            hit = self._col_sets[row] = frozenset(self.tight_cols(row))
+        return hit
+
+    def tight_rows(self, col: int) -> list[int]:
+        """The rows tight for ``col``, ascending."""
+        hit = self._rows_memo.get(col)
+        if hit is None:
+            hit = self._rows_memo[col] = self._rows(col)
+        return hit
+
+
+def _ratio(x: Any, r: int, c: int) -> tuple[int, int]:
+    """``x`` as an exact fraction (numerator, denominator); a clear error for what is not a finite number."""
+    if isinstance(x, int):
+        return int(x), 1
+    if isinstance(x, numbers.Rational):
+        return int(x.numerator), int(x.denominator)
+    as_ratio = getattr(x, "as_integer_ratio", None)
+    if as_ratio is None or isinstance(x, (str, bytes)):
+        raise TypeError(f"score at row {r}, column {c} is not a number: {type(x).__name__}")
+    try:
+        num, den = as_ratio()
+    except (ValueError, OverflowError):
+        raise ValueError(f"score at row {r}, column {c} is not finite: {x!r}") from None
+    return int(num), int(den)
+
+
+def _exact_costs(scores: Sequence[Sequence[Any]], flip: bool) -> list[list[int]]:
+    """The min-cost table as integers: minus each score times the least common denominator (transposed if ``flip``)."""
+    ratios = [[_ratio(x, r, c) for c, x in enumerate(row)] for r, row in enumerate(scores)]
+    scale = math.lcm(*{den for row in ratios for _, den in row})
+    costs = [[-(num * (scale // den)) for num, den in row] for row in ratios]
+    return [list(col) for col in zip(*costs)] if flip else costs
+
+
+def _solve_python(scores: Sequence[Sequence[Any]], flip: bool) -> _Optimum:
+    """ek's own solver: shortest augmenting paths with potentials (the Hungarian method), O(n^2 m), in exact
+    integers. Rows are added one at a time; each finds the cheapest way in through the columns taken so far."""
+    cost = _exact_costs(scores, flip)
+    n, m = len(cost), len(cost[0])
+    inf = math.inf
+    u = [0] * (n + 1)
+    v = [0] * (m + 1)
     p = [0] * (m + 1)  # p[col] = row (1-based) assigned to col; 0 = none
     way = [0] * (m + 1)
     for row in range(1, n + 1):
         p[0] = row
         col0 = 0
-        minv = [inf] * (m + 1)
+        minv: list[Any] = [inf] * (m + 1)
         used = [False] * (m + 1)
         while True:
             used[col0] = True
             r0 = p[col0]
             crow = cost[r0 - 1]
             ur0 = u[r0]
-            delta = inf
+            delta: Any = inf
             col1 = 0
             for col in range(1, m + 1):
                 if not used[col]:
@@ -193,7 +313,270 @@ def max_weight_assignment(scores: Sequence[Sequence[float]]) -> list[tuple[int, 
             col1 = way[col0]
             p[col0] = p[col1]
             col0 = col1
-    return sorted((p[col] - 1, col - 1) for col in range(1, m + 1) if p[col])
+    match = [0] * n
+    for col in range(1, m + 1):
+        if p[col]:
+            match[p[col] - 1] = col - 1
+    pot_u, pot_v = u[1:], v[1:]
+
+    def tight_cols(r: int) -> list[int]:
+        crow, ur = cost[r], pot_u[r]
+        return [c for c in range(m) if crow[c] - ur == pot_v[c]]
+
+    def tight_rows(c: int) -> list[int]:
+        vc = pot_v[c]
+        return [r for r in range(n) if cost[r][c] - pot_u[r] == vc]
+
+    return _Optimum(n, m, match, [x == 0 for x in pot_v], tight_cols, tight_rows)
+
+
+def _solve_scipy(scores: Sequence[Sequence[Any]], flip: bool) -> _Optimum | None:
+    """SciPy finds an optimal assignment; ek proves it optimal in exact arithmetic and finds its potentials.
+
+    The scores are scaled to integers exactly (floats by a power of two). When those stay small enough that
+    float64 holds every sum exactly, the proof runs in float64; otherwise in int64 within its exact range,
+    else in Python integers (numpy object arrays), and SciPy sees the scores as floats. The potentials are shortest-path distances over "row r
+    leaves its column for column c" moves, by Bellman-Ford: they exist exactly when no cycle of moves
+    gains, that is when the assignment is optimal. None (use ek's own solver) when the table is not plain
+    numbers, or the proof fails (SciPy's floats rounded a difference away).
+    """
+    np, linear_sum_assignment = _scipy()
+    try:
+        table = np.array(scores)
+    except (ValueError, TypeError, OverflowError):
+        return None
+    if table.ndim != 2 or table.dtype.kind not in "biuf":
+        return None  # Fractions, Decimals, huge ints, not numbers: ek's own exact solver (or its clear error)
+    if table.dtype.kind == "f" and not np.isfinite(table).all():
+        return None
+    exact = _integer_table(np, table)
+    costs = -(exact.T if flip else exact)
+    n, m = costs.shape
+    # SciPy sees floats: the scaled table when that is exact, else the scores themselves (scaling changes no answer)
+    approx = costs if costs.dtype.kind == "f" else -(table.T if flip else table).astype(np.float64)
+    try:
+        rows, match = linear_sum_assignment(approx)
+    except ValueError:  # sums past float64's range look infeasible to SciPy: ek's own solver has no range
+        return None
+    return _certify(np, costs, [int(c) for c in match])
+
+
+#: Scaled integer tables below this magnitude are proved in int64 (see :func:`_certify` for the rounds that keeps
+#: exact); larger ones in Python integers.
+_INT64_MAX_ENTRY = 2 ** 58
+
+
+def _integer_table(np: Any, table: Any) -> Any:
+    """``table`` times the smallest power of two that makes every entry an integer: float64 when every sum the
+    proof forms stays below 2**53 (so float64 is exact), int64 below :data:`_INT64_MAX_ENTRY`, else an object
+    array of Python integers."""
+    n, m = table.shape
+    headroom = 2 ** 53 // (2 * (n + m) + 4)
+    if table.dtype.kind in "bui":
+        ints = table.astype(np.int64) if table.dtype.kind == "b" else table
+        biggest_int = int(np.abs(ints).max())
+        if biggest_int < headroom:
+            return ints.astype(np.float64)
+        if biggest_int < _INT64_MAX_ENTRY:
+            return ints.astype(np.int64)
+        return np.array([[int(x) for x in row] for row in ints.tolist()], dtype=object)
+    biggest = float(np.abs(table).max())
+    if biggest < headroom and (np.floor(table) == table).all():
+        return table  # whole numbers already: the usual table of a scorer
+    mantissa, exponent = np.frexp(table)  # table = mantissa * 2**exponent, 0.5 <= |mantissa| < 1
+    odd = np.ldexp(mantissa, 53).astype(np.int64)  # table = odd * 2**(exponent - 53), exactly
+    zero = odd == 0
+    lowest = np.where(zero, 1, odd & -odd)  # the lowest set bit of each mantissa
+    shift = np.where(zero, 0, exponent - 53 + np.log2(lowest.astype(np.float64)).astype(np.int64))
+    scale = max(0, -int(shift.min()))
+    try:
+        scaled_biggest = math.ldexp(biggest, scale)
+    except OverflowError:  # tiny and huge floats together: past float64's range once scaled
+        scaled_biggest = math.inf
+    if scaled_biggest < headroom:
+        return np.ldexp(table, scale)
+    if scaled_biggest < _INT64_MAX_ENTRY:
+        return np.ldexp(table, scale).astype(np.int64)  # scaling by a power of two is exact; so is this cast
+    # Python integers, made once per distinct score (a scorer's table holds a handful) and spread by index
+    values, where = np.unique(table, return_inverse=True)
+    exact = np.array([(num << scale) // den for num, den in map(float.as_integer_ratio, values.tolist())], dtype=object)
+    return exact[where.reshape(table.shape)]
+
+
+def _certify(np: Any, costs: Any, match: list[int]) -> _Optimum | None:
+    """Potentials proving ``match`` optimal for the min-cost table ``costs``, exactly, or None when it is not.
+
+    ``v[c]`` is the cheapest chain of moves (row r leaves its column for c at cost costs[r, c] - costs[r, own])
+    ending in c, from any start (Bellman-Ford, re-relaxing only rows whose column got cheaper). A chain ending
+    at a free column must not gain; a cycle of moves that gains never settles (at most n + 1 rounds).
+
+    In int64, k rounds keep every value within 2 * (biggest entry + (k + 1) * spread of the entries), so the
+    rounds stop before that could pass 2**63 and the proof goes on in Python integers if it has not settled.
+    """
+    n, m = costs.shape
+    rounds = n + 2
+    if costs.dtype == np.int64:
+        biggest, spread = int(np.abs(costs).max()), int(costs.max()) - int(costs.min())
+        rounds = min(rounds, (2 ** 63 - 1 - 2 * biggest) // (2 * spread + 2) - 1)
+    rows = np.arange(n)
+    cols = np.array(match)
+    own = costs[rows, cols]
+    moves = costs - own[:, None]
+    v = np.zeros(m, dtype=costs.dtype)
+    active = rows
+    for _ in range(max(rounds, 0)):
+        if not len(active):
+            break
+        reach = (moves[active] + v[cols[active]][:, None]).min(axis=0)
+        better = reach < v
+        if not better.any():
+            break
+        v = np.where(better, reach, v)
+        active = np.flatnonzero(better[cols])
+    else:
+        if costs.dtype == np.int64:
+            return _certify(np, costs.astype(object), match)  # not settled within int64's exact range
+        return None
+    free = np.ones(m, dtype=bool)
+    free[cols] = False
+    if (v[free] < 0).any():
+        return None  # a chain of moves ending at a free column gains: not optimal
+    u = own - v[cols]
+    tight = np.asarray((costs - u[:, None] - v[None, :]) == 0, dtype=bool)
+    tight_t = tight.T.copy()
+    return _Optimum(n, m, match, (v == 0).tolist(), lambda r: np.flatnonzero(tight[r]).tolist(),
+                    lambda c: np.flatnonzero(tight_t[c]).tolist())
+
+
+def _canonical(opt: _Optimum) -> list[int]:
+    """The lexicographically smallest optimal assignment, from any optimal one and its potentials.
+
+    An assignment is optimal exactly when it uses tight cells only and leaves free only columns of potential
+    zero (complementary slackness; true for every optimal assignment against any optimal potentials). So row
+    by row, from row 0: the row takes the lowest tight column it can, if a chain of moves over tight cells
+    among the later rows gives up its current column (:func:`_chain`); earlier rows keep theirs. Each step
+    keeps the assignment optimal, so the end is the smallest in order of all optimal ones.
+    """
+    match = list(opt.match)
+    owner = [-1] * opt.m
+    for r, c in enumerate(match):
+        owner[c] = r
+    fixed: set[int] = set()  # the columns of the rows done
+    for r in range(opt.n):
+        target = match[r]
+        tight = opt.tight_cols(r)
+        lower = [c for c in tight[: bisect.bisect_left(tight, target)] if c not in fixed]
+        if lower:
+            path = _chain(opt, r, lower, match, owner, fixed)
+            if path is not None:
+                _rotate(r, path, match, owner, opt.m)
+        fixed.add(match[r])
+    return match
+
+
+def _chain(opt: _Optimum, r: int, candidates: list[int], match: list[int], owner: list[int],
+           fixed: set[int]) -> list[int] | None:
+    """The lowest of ``candidates`` row ``r`` can take, with the chain of moves that frees it up, or None.
+
+    A path of columns ``c -> ... -> match[r]`` in which each column's owner moves on to the next column over a
+    tight cell; ``FREE`` (numbered ``m``) stands for "a free column" in between: a chain may end on a free
+    column (``x -> FREE``) and start by freeing a column of potential zero (``FREE -> y``). Only rows after
+    ``r`` move. Searched from both ends (breadth first, the smaller frontier first); the backward search
+    from ``match[r]`` is shared by the candidates, and a candidate whose forward search runs out takes every
+    column it reached with it. Which path is found does not matter: only whether one exists, and that
+    does not depend on the current assignment (any two optimal ones differ by such chains).
+    """
+    m, target = opt.m, match[r]
+    free_node = m
+
+    def forward(x: int) -> set[int]:
+        if x == free_node:
+            return {y for y in range(m) if owner[y] >= r and opt.zero_v[y]}
+        q = owner[x]
+        if q < 0:
+            return {free_node}
+        return opt.tight_col_set(q) - fixed
+
+    def backward(y: int) -> set[int]:
+        if y == free_node:
+            return {x for x in range(m) if owner[x] < 0}
+        rows = opt.tight_rows(y)
+        out = set(map(match.__getitem__, rows[bisect.bisect_right(rows, r):]))  # rows after r move
+        if owner[y] >= 0 and opt.zero_v[y]:
+            out.add(free_node)
+        return out
+
+    behind: dict[int, int] = {target: -1}  # node -> the next node towards target
+    behind_set = {target}
+    back_frontier = [target]
+    dead: set[int] = set()
+    for start in candidates:
+        if start in dead:
+            continue
+        if not back_frontier:  # everything that can reach target is known
+            break
+        ahead: dict[int, int] = {start: -1}  # node -> the node before it
+        ahead_set = {start}
+        frontier = [start]
+        meet = start if start in behind_set else None
+        while meet is None and frontier and back_frontier:
+            if len(frontier) <= len(back_frontier):
+                frontier, meet = _expand(frontier, forward, ahead, ahead_set, behind_set)
+            else:
+                back_frontier, meet = _expand(back_frontier, backward, behind, behind_set, ahead_set)
+        if meet is not None:
+            return _join(meet, ahead, behind)
+        if not frontier:
+            dead |= ahead_set
+    if not back_frontier:
+        reachable = [c for c in candidates if c in behind_set]
+        return _join(reachable[0], {reachable[0]: -1}, behind) if reachable else None
+    return None
+
+
+def _expand(frontier: list[int], step: Callable[[int], set[int]], seen: dict[int, int], seen_set: set[int],
+            other: set[int]) -> tuple[list[int], int | None]:
+    """One breadth-first level: the new frontier, or a node the other side has seen (the meeting)."""
+    nxt: list[int] = []
+    for x in frontier:
+        new = step(x) - seen_set
+        if not new:
+            continue
+        hit = new & other
+        if hit:
+            y = min(hit)
+            seen[y] = x
+            return nxt, y
+        seen_set |= new
+        seen.update(dict.fromkeys(new, x))
+        nxt.extend(sorted(new))
+    return nxt, None
+
+
+def _join(meet: int, ahead: dict[int, int], behind: dict[int, int]) -> list[int]:
+    """The path start -> meet (from ``ahead``'s back links) -> target (from ``behind``'s forward links)."""
+    path = []
+    x = meet
+    while x != -1:
+        path.append(x)
+        x = ahead[x]
+    path.reverse()
+    x = behind[meet]
+    while x != -1:
+        path.append(x)
+        x = behind[x]
+    return path
+
+
+def _rotate(r: int, path: list[int], match: list[int], owner: list[int], m: int) -> None:
+    """Row ``r`` takes ``path[0]``; along the path, each column's owner takes the next column."""
+    moves = [(r, path[0])]
+    moves += [(owner[a], b) for a, b in zip(path, path[1:]) if a != m and b != m and owner[a] >= 0]
+    for q, _ in moves:
+        owner[match[q]] = -1
+    for q, col in moves:
+        match[q] = col
+        owner[col] = q
 
 
 def weighted_lcs(rows: int, cols: int, value: Callable[[int, int], float | None]) -> list[tuple[int, int]]:
