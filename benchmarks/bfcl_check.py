@@ -26,7 +26,6 @@ peer's (> 1: ek is faster). Without bfcl-eval, the peer is reported skipped.
 from __future__ import annotations
 
 import argparse
-import copy
 import gc
 import importlib.util
 import json
@@ -104,51 +103,44 @@ def python_texts(cases: list[Case]) -> list[str]:
     return texts
 
 
-def _timed(run: Callable[[], object]) -> float:
-    gc.collect()
-    start = time.process_time()
-    run()
-    return time.process_time() - start
+#: Items per slice: ek and the peer alternate slice by slice, so a burst of load on the shared machine falls on both.
+SLICE = 50
 
 
-def compare(label: str, n: int, ours: Callable[[], object], peer: Callable[[], object] | None, rounds: int,
-            before_ours: Callable[[], object] = lambda: None) -> float | None:
-    """Alternate ``ours`` and ``peer`` for ``rounds`` rounds; print the medians and return the speed ratio."""
-    ours_times: list[float] = []
-    peer_times: list[float] = []
+def compare(label: str, cases: list[Any], ours: Callable[..., object], peer: Callable[..., object] | None,
+            rounds: int, before_round: Callable[[], object] = lambda: None) -> float | None:
+    """Time ``ours`` and ``peer`` on the same ``cases`` (neither changes them); print items/s, return the ratio.
+
+    Every round runs both over all cases, alternating slice by slice (and who
+    goes first alternates too); each side's CPU time is summed over its slices.
+    ``before_round`` runs before each round (outside the timing).
+    """
+    slices = [cases[i:i + SLICE] for i in range(0, len(cases), SLICE)]
+    sides = [("ours", ours)] + ([("peer", peer)] if peer is not None else [])
+    totals: dict[str, list[float]] = {"ours": [], "peer": []}
+    clock = time.process_time
     for r in range(rounds):
-        order = ("ours", "peer") if r % 2 == 0 else ("peer", "ours")
-        for who in order:
-            if who == "ours":
-                before_ours()
-                ours_times.append(_timed(ours))
-            elif peer is not None:
-                peer_times.append(_timed(peer))
-    ours_median = statistics.median(ours_times)
+        before_round()
+        gc.collect()
+        spent = dict.fromkeys(totals, 0.0)
+        for k, chunk in enumerate(slices):
+            for who, fn in sides if (r + k) % 2 == 0 else sides[::-1]:
+                start = clock()
+                for case in chunk:
+                    fn(*case)
+                spent[who] += clock() - start
+        for who, _ in sides:
+            totals[who].append(spent[who])
+    n = len(cases)
+    ours_median = statistics.median(totals["ours"])
     line = f"  {label:<44}{n:>7,}{n / ours_median:>12,.0f}"
     if peer is None:
         print(line + f"{'skipped':>12}")
         return None
-    peer_median = statistics.median(peer_times)
+    peer_median = statistics.median(totals["peer"])
     ratio = peer_median / ours_median
     print(line + f"{n / peer_median:>12,.0f}{ratio:>8.2f}x")
     return ratio
-
-
-def _each(fn: Callable[..., object], cases: list[Any]) -> Callable[[], None]:
-    def run() -> None:
-        for case in cases:
-            fn(*case)
-
-    return run
-
-
-def _each_text(fn: Callable[[str], object], texts: list[str]) -> Callable[[], None]:
-    def run() -> None:
-        for text in texts:
-            fn(text)
-
-    return run
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -179,18 +171,14 @@ def main(argv: list[str] | None = None) -> int:
     print("\nek.bfcl.check vs BFCL's ast_checker (same decoded outputs)")
     print(header)
     for label, cases in (("gold as output", gold), ("mutated outputs", mutated)):
-        ours_cases = copy.deepcopy(cases)  # each side its own copy: neither sees the other's objects
-        peer_cases = copy.deepcopy(cases)
-        compare(label, len(cases), _each(check, ours_cases), _each(oracle, peer_cases) if oracle else None,
-                rounds, standardize.cache_clear)
+        compare(label, cases, check, oracle, rounds, standardize.cache_clear)
 
     print("\nparse_calls vs BFCL's default_decode_ast_prompting (same Python call text)")
     print(header)
     for label, cases in (("gold as output", gold), ("mutated outputs", mutated)):
-        texts = python_texts(cases)
+        texts = [(text,) for text in python_texts(cases)]
         for fmt in ("python", "auto"):
-            compare(f"{label}, format={fmt!r}", len(texts), _each_text(lambda t, f=fmt: parse_calls(t, f), texts),
-                    _each_text(decoder, texts) if decoder else None, rounds)
+            compare(f"{label}, format={fmt!r}", texts, lambda t, f=fmt: parse_calls(t, f), decoder, rounds)
     return 0
 
 

@@ -156,8 +156,9 @@ def _functions(functions: Any) -> list[Mapping[str, Any]]:
             raise ValueError(f"functions must be a list of function objects (or a question entry), "
                              f"got {type(functions).__name__}")
         functions = list(functions)
-    for i, func in enumerate(functions):
+    for func in functions:
         if type(func) is not dict and not isinstance(func, Mapping) or type(func.get("name")) is not str:
+            i = next(i for i, f in enumerate(functions) if f is func)
             raise ValueError(f"functions[{i}]: a function needs a 'name' string, got {func!r:.100}")
     checked: list[Mapping[str, Any]] = functions
     return checked
@@ -302,7 +303,7 @@ def _parallel(funcs: list[Mapping[str, Any]], calls: list[Call], answers: list[M
 
     size = len(calls)
     if ctx.python and _well_formed(funcs_for):
-        if _in_order(size, verdict):
+        if _in_order(funcs_for, calls, answers, ctx, verdicts):
             return OK
         unmatched = _first_without_fit(size, verdict)
     else:
@@ -321,16 +322,19 @@ def _parallel(funcs: list[Mapping[str, Any]], calls: list[Call], answers: list[M
     )
 
 
-def _in_order(size: int, verdict: Callable[[int, int], Verdict]) -> bool:
+def _in_order(funcs_for: list[Mapping[str, Any]], calls: list[Call], answers: list[Mapping[str, Any]],
+              ctx: _Context, verdicts: dict[tuple[int, int], Verdict]) -> bool:
     """Fast path: every call fits the answer at its own index, so a complete assignment exists.
 
     Skips the matching, which asks each answer about every earlier call first
     (quadratic on outputs already in order, as most are). Safe: the identity
     is a complete assignment, so the matching would find one and return OK.
+    The verdicts are kept in ``verdicts`` for the matching, should one fail.
     Taken for well-formed entries only (see :func:`_well_formed`).
     """
-    for i in range(size):
-        if not verdict(i, i).valid:
+    for i, call in enumerate(calls):
+        verdict = verdicts[i, i] = _call_checker(funcs_for[i], call, answers[i], ctx)
+        if not verdict.valid:
             return False
     return True
 
@@ -401,8 +405,14 @@ def _call_checker(func: Mapping[str, Any], call: Call, answer: Mapping[str, Any]
         if param not in details or param not in possible:
             return _fail("simple_function_checker:unexpected_param", f"Unexpected parameter: {param!r}.")
         detail, alternatives = details[param], possible[param]
-        if python and _listed_as_is(value, detail, alternatives):
-            continue
+        if python and type(detail) is dict:
+            kind = type(value)
+            type_name = detail.get("type", "any")
+            if kind in _SCALARS and type(type_name) is str and PYTHON_TYPES.get(type_name) is kind:
+                if _scalar_listed(value, kind, alternatives):
+                    continue  # the fast path of _listed_as_is, inline: most values are scalars
+            elif _listed_as_is(value, detail, alternatives):
+                continue
         verdict = _check_param(param, value, detail, alternatives, ctx)
         if not verdict.valid:
             return verdict
@@ -418,7 +428,20 @@ _JSON_TYPES = frozenset({str, int, float, bool, type(None), list, dict})
 _SCALARS = frozenset({str, int, float, bool})
 
 
-def _listed_as_is(value: Any, detail: Any, alternatives: list[Any]) -> bool:
+def _scalar_listed(value: Any, kind: type, alternatives: list[Any]) -> bool:
+    """:func:`_listed_as_is` for a str, int, float or bool ``value`` already of its declared type."""
+    found = False
+    for alt in alternatives:
+        alt_kind = type(alt)
+        if alt_kind is kind:
+            if alt == value:
+                found = True
+        elif alt_kind not in _JSON_TYPES:
+            return False
+    return found
+
+
+def _listed_as_is(value: Any, detail: dict[str, Any], alternatives: list[Any]) -> bool:
     """Fast path (Python): ``value`` has exactly its declared type and is, type for type, an acceptable value.
 
     Skips the type checker and the string, list and ``in`` comparisons of
@@ -430,8 +453,6 @@ def _listed_as_is(value: Any, detail: Any, alternatives: list[Any]) -> bool:
     or an answer holding non-JSON objects, goes through ``_check_param``.
     """
     kind = type(value)
-    if type(detail) is not dict:
-        return False
     type_name = detail.get("type", "any")
     if type(type_name) is not str or PYTHON_TYPES.get(type_name) is not kind:
         return False
