@@ -409,8 +409,10 @@ def _call_checker(func: Mapping[str, Any], call: Call, answer: Mapping[str, Any]
             kind = type(value)
             type_name = detail.get("type", "any")
             if kind in _SCALARS and type(type_name) is str and PYTHON_TYPES.get(type_name) is kind:
-                if _scalar_listed(value, kind, alternatives):
-                    continue  # the fast path of _listed_as_is, inline: most values are scalars
+                # The fast path of _listed_as_is, inline: most values are scalars, most answers list one value.
+                if len(alternatives) == 1 and type(alternatives[0]) is kind and alternatives[0] == value \
+                        or _scalar_listed(value, kind, alternatives):
+                    continue
             elif _listed_as_is(value, detail, alternatives):
                 continue
         verdict = _check_param(param, value, detail, alternatives, ctx)
