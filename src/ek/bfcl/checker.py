@@ -505,7 +505,7 @@ def _check_param(param: str, value: Any, detail: Mapping[str, Any], possible: li
     if expected is None:
         return _fail("type_error:simple", f"Parameter {param!r} has type {type_name!r}, which BFCL does not define.")
     items = detail.get("items")
-    item_type = items.get("type") if isinstance(items, Mapping) else None
+    item_type = None if items is None else items.get("type") if isinstance(items, Mapping) else None
     nested_names = NESTED_PYTHON if ctx.language == PYTHON else NESTED_JAVALIKE
     nested = table.get(item_type) if type_name in nested_names and item_type else None
     if ctx.language in (JAVA, JAVASCRIPT):
@@ -537,7 +537,10 @@ def _check_param(param: str, value: Any, detail: Mapping[str, Any], possible: li
 
 def _contains(alternatives: list[Any], value: Any) -> bool:
     """``value in alternatives`` as Python's ``==`` sees it (so ``1 == 1.0``; but ``True`` is not ``1``)."""
-    return any(_same(alt, value) for alt in alternatives)
+    for alt in alternatives:
+        if _same(alt, value):
+            return True
+    return False
 
 
 def _same(a: Any, b: Any) -> bool:
