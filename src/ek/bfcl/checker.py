@@ -219,10 +219,10 @@ def _find(funcs: list[Mapping[str, Any]], name: str) -> Mapping[str, Any]:
 
 
 #: One call as the checker reads it: ``(name, args)``.
-Call = tuple[str, Mapping[str, Any]]
+_Call = tuple[str, Mapping[str, Any]]
 
 
-def _decode(model_output: Any, language: str = PYTHON) -> list[Call] | ParseError:
+def _decode(model_output: Any, language: str = PYTHON) -> list[_Call] | ParseError:
     """Model output -> calls; a ParseError is returned (not raised): it is a verdict, not a crash."""
     if type(model_output) is list and (not model_output or type(model_output[0]) is dict):
         # BFCL's decoded form first (not a list of steps, as its first item is a dict; [] is no call either way).
@@ -253,7 +253,7 @@ def _decode(model_output: Any, language: str = PYTHON) -> list[Call] | ParseErro
         return exc
 
 
-def _calls(steps: list[Step]) -> list[Call]:
+def _calls(steps: list[Step]) -> list[_Call]:
     return [(step.name, step.args) for step in steps]
 
 
@@ -265,7 +265,7 @@ def _utf8(data: bytes) -> str:
                          "bfcl") from None
 
 
-def _decoded_bfcl(items: list[Any]) -> list[Call] | None:
+def _decoded_bfcl(items: list[Any]) -> list[_Call] | None:
     """BFCL's decoded ``[{"func": {...}}]`` read directly (values still checked); None: take the general path.
 
     Arguments that are already plain JSON-like data within the limits are used
@@ -274,7 +274,7 @@ def _decoded_bfcl(items: list[Any]) -> list[Call] | None:
     equal and unused. Anything else goes through ``plain_args``, which converts
     it or raises the ParseError at its path, as before.
     """
-    calls: list[Call] = []
+    calls: list[_Call] = []
     for i, item in enumerate(items):
         if type(item) is not dict or len(item) != 1:
             return None
@@ -287,7 +287,7 @@ def _decoded_bfcl(items: list[Any]) -> list[Call] | None:
     return calls
 
 
-def _parallel(funcs: list[Mapping[str, Any]], calls: list[Call], answers: list[Mapping[str, Any]],
+def _parallel(funcs: list[Mapping[str, Any]], calls: list[_Call], answers: list[Mapping[str, Any]],
               ctx: _Context) -> Verdict:
     if len(calls) != len(answers):
         return _WRONG_COUNT_PARALLEL
@@ -322,7 +322,7 @@ def _parallel(funcs: list[Mapping[str, Any]], calls: list[Call], answers: list[M
     )
 
 
-def _in_order(funcs_for: list[Mapping[str, Any]], calls: list[Call], answers: list[Mapping[str, Any]],
+def _in_order(funcs_for: list[Mapping[str, Any]], calls: list[_Call], answers: list[Mapping[str, Any]],
               ctx: _Context, verdicts: dict[tuple[int, int], Verdict]) -> bool:
     """Fast path: every call fits the answer at its own index, so a complete assignment exists.
 
@@ -387,7 +387,7 @@ def _well_formed(funcs: list[Mapping[str, Any]]) -> bool:
     return True
 
 
-def _call_checker(func: Mapping[str, Any], call: Call, answer: Mapping[str, Any], ctx: _Context) -> Verdict:
+def _call_checker(func: Mapping[str, Any], call: _Call, answer: Mapping[str, Any], ctx: _Context) -> Verdict:
     """BFCL's ``simple_function_checker`` for one call."""
     possible = next(iter(answer.values()))
     name = func["name"]
