@@ -283,9 +283,9 @@ _PLAIN_TOKENS = re.compile(
 )
 #: ``(string, number, name, "(" or "=" after the name, punctuation, other)``: one of string, number,
 #: name, punctuation and other is not empty.
-Token = tuple[str, str, str, str, str, str]
+_Token = tuple[str, str, str, str, str, str]
 #: Past the last token (twice, so a look one token ahead never runs out): punctuation no text has.
-_END: Token = ("", "", "", "", "$", "")
+_END: _Token = ("", "", "", "", "$", "")
 _CONSTANTS: dict[str, Any] = {"True": True, "False": False, "None": None}
 #: Names a call or an argument cannot have (Python's keywords, and ``__debug__``, which it refuses to bind).
 _RESERVED = frozenset(keyword.kwlist) | {"__debug__"}
@@ -334,7 +334,7 @@ def _plain_calls(text: str) -> list[Step] | None:
     return steps if tokens[at] is _END and at == len(tokens) - 2 else None
 
 
-def _plain_sequence(tokens: list[Token], at: int, closing: str) -> tuple[list[Step], int]:
+def _plain_sequence(tokens: list[_Token], at: int, closing: str) -> tuple[list[Step], int]:
     """Calls separated by commas (a trailing one allowed) up to ``closing``; the steps and the index after it."""
     steps = []
     while True:
@@ -350,7 +350,7 @@ def _plain_sequence(tokens: list[Token], at: int, closing: str) -> tuple[list[St
             return steps, at + 1
 
 
-def _plain_call(tokens: list[Token], at: int) -> tuple[Step, int]:
+def _plain_call(tokens: list[_Token], at: int) -> tuple[Step, int]:
     """``name(arg=value, ...)``: the step and the index after its ``)``."""
     _, _, name, after, _, _ = tokens[at]
     if after != "(" or (name in _RESERVED if "." not in name else _reserved_part(name)):
@@ -380,7 +380,7 @@ def _reserved_part(name: str) -> bool:
     return len(parts) > _PLAIN_MAX_DEPTH or any(p in _RESERVED for p in parts)
 
 
-def _plain_value(tokens: list[Token], at: int, depth: int = 0) -> tuple[Any, int]:
+def _plain_value(tokens: list[_Token], at: int, depth: int = 0) -> tuple[Any, int]:
     """One literal at bracket ``depth``: the value and the index after it."""
     string, number, name, after, punct, _ = tokens[at]
     if string:
