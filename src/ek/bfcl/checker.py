@@ -15,7 +15,7 @@ a float at any depth, not only at top level; the model output is read by
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple, cast
 
 import attrs
@@ -28,6 +28,7 @@ from ek.bfcl.typemap import (
     NESTED_JAVALIKE,
     NESTED_PYTHON,
     PYTHON,
+    PYTHON_TYPES,
     language_of,
     types_for,
 )
@@ -35,7 +36,7 @@ from ek.calls import Step
 from ek.canon import bfcl as standardize
 from ek.parsing import ParseError, parse_calls
 from ek.parsing.limits import DEFAULT_LIMITS
-from ek.parsing.values import plain_args
+from ek.parsing.values import already_plain, plain_args
 from ek.scorer.assign import max_matching
 
 
@@ -102,17 +103,23 @@ def check(
         return _fail("ast_decoder:decoder_failed", f"Invalid syntax. Failed to decode AST. {decoded}")
     if "relevance" in category:
         return _relevance(category, has_calls=bool(decoded), detail="")
-    ctx = _Context(language, underscore_to_dot)
+    ctx = _CONTEXTS[language, bool(underscore_to_dot)]
     if "parallel" in category:
         return _parallel(funcs, decoded, answers, ctx)
     if "multiple" in category:
         if len(decoded) != len(answers):
-            return _fail("multiple_function_checker:wrong_count", "Wrong number of functions.")
+            return _WRONG_COUNT_MULTIPLE
         expected = _only_key(answers[0])
         return _call_checker(_find(funcs, expected), decoded[0], answers[0], ctx)
     if len(decoded) != 1:
-        return _fail("simple_function_checker:wrong_count", "Wrong number of functions.")
+        return _WRONG_COUNT_SIMPLE
     return _call_checker(funcs[0], decoded[0], answers[0], ctx)
+
+
+# The wrong-count verdicts never vary: built once (a Verdict is frozen, so one object serves every check).
+_WRONG_COUNT_SIMPLE = _fail("simple_function_checker:wrong_count", "Wrong number of functions.")
+_WRONG_COUNT_MULTIPLE = _fail("multiple_function_checker:wrong_count", "Wrong number of functions.")
+_WRONG_COUNT_PARALLEL = _fail("parallel_function_checker_no_order:wrong_count", "Wrong number of functions.")
 
 
 def _relevance(category: str, *, has_calls: bool, detail: str) -> Verdict:
@@ -126,23 +133,32 @@ def _relevance(category: str, *, has_calls: bool, detail: str) -> Verdict:
     return OK
 
 
-@attrs.frozen
-class _Context:
+class _Context(NamedTuple):
+    """How calls of one check are read: the language's type table, and whether names had ``.`` -> ``_``."""
+
     language: str
     underscore_to_dot: bool
+    table: Mapping[str, type]
+    python: bool
+
+
+#: The six contexts, built once (a check picks one instead of building it).
+_CONTEXTS = {(language, to_dot): _Context(language, to_dot, types_for(language), language == PYTHON)
+             for language in (PYTHON, JAVA, JAVASCRIPT) for to_dot in (False, True)}
 
 
 def _functions(functions: Any) -> list[Mapping[str, Any]]:
     """The entry's function schemas, each checked to have a name (parameters: when a call is checked)."""
-    if isinstance(functions, Mapping):
+    if type(functions) is not list and isinstance(functions, Mapping):
         functions = functions["function"] if "function" in functions else [functions]
     if type(functions) is not list:
         if not isinstance(functions, Sequence) or isinstance(functions, str):
             raise ValueError(f"functions must be a list of function objects (or a question entry), "
                              f"got {type(functions).__name__}")
         functions = list(functions)
-    for i, func in enumerate(functions):
+    for func in functions:
         if type(func) is not dict and not isinstance(func, Mapping) or type(func.get("name")) is not str:
+            i = next(i for i, f in enumerate(functions) if f is func)
             raise ValueError(f"functions[{i}]: a function needs a 'name' string, got {func!r:.100}")
     checked: list[Mapping[str, Any]] = functions
     return checked
@@ -169,7 +185,7 @@ _ANSWER_SHAPE = "{func_name: {param: [values]}}"
 
 def _answers(possible_answer: Any, category: str) -> list[Mapping[str, Any]]:
     """The entry's ground truth, checked to be BFCL's shape (one function per item, lists of values)."""
-    if isinstance(possible_answer, Mapping):
+    if type(possible_answer) is not list and isinstance(possible_answer, Mapping):
         possible_answer = possible_answer.get("ground_truth", [possible_answer])
     if type(possible_answer) is not list and (not isinstance(possible_answer, Sequence)
                                               or isinstance(possible_answer, str)):
@@ -183,11 +199,12 @@ def _answers(possible_answer: Any, category: str) -> list[Mapping[str, Any]]:
         ((name, params),) = call.items()
         if type(params) is not dict and not isinstance(params, Mapping):
             raise ValueError(f"possible_answer[{i}] must be {_ANSWER_SHAPE}, got {call!r:.100}")
-        for param, options in params.items():
+        for options in params.values():
             if type(options) is not list:
+                param = next(p for p, o in params.items() if type(o) is not list)
                 raise ValueError(f"possible_answer[{i}][{name!r}][{param!r}] must be a list of acceptable values, "
-                                 f"got {options!r:.100}")
-    return list(possible_answer)
+                                 f"got {params[param]!r:.100}")
+    return possible_answer if type(possible_answer) is list else list(possible_answer)
 
 
 def _only_key(answer: Mapping[str, Any]) -> str:
@@ -201,19 +218,27 @@ def _find(funcs: list[Mapping[str, Any]], name: str) -> Mapping[str, Any]:
     raise ValueError(f"possible answer names function {name!r}, which the entry does not define")
 
 
-def _decode(model_output: Any, language: str = PYTHON) -> list[Step] | ParseError:
-    """Model output -> steps; a ParseError is returned (not raised): it is a verdict, not a crash."""
-    if isinstance(model_output, list) and all(isinstance(s, Step) for s in model_output):
-        return list(model_output)
+#: One call as the checker reads it: ``(name, args)``.
+_Call = tuple[str, Mapping[str, Any]]
+
+
+def _decode(model_output: Any, language: str = PYTHON) -> list[_Call] | ParseError:
+    """Model output -> calls; a ParseError is returned (not raised): it is a verdict, not a crash."""
+    if type(model_output) is list and (not model_output or type(model_output[0]) is dict):
+        # BFCL's decoded form first (not a list of steps, as its first item is a dict; [] is no call either way).
+        try:
+            fast = _decoded_bfcl(model_output)
+        except ParseError as exc:
+            return exc
+        if fast is not None:
+            return fast
+    elif isinstance(model_output, list) and all(isinstance(s, Step) for s in model_output):
+        return _calls(model_output)
     try:
         if isinstance(model_output, bytes | bytearray):
             model_output = _utf8(bytes(model_output))
         if isinstance(model_output, str) and language in (JAVA, JAVASCRIPT):
-            return javalike.decode_calls(model_output, language)
-        if type(model_output) is list:
-            fast = _decoded_bfcl(model_output)
-            if fast is not None:
-                return fast
+            return _calls(javalike.decode_calls(model_output, language))
         if isinstance(model_output, str):
             text = model_output.strip("`\n ")
             if text.startswith("python\n"):  # what stripping backticks leaves of a ```python fence
@@ -222,10 +247,14 @@ def _decode(model_output: Any, language: str = PYTHON) -> list[Step] | ParseErro
                 text = "[" + text
             if not text.endswith("]"):
                 text = text + "]"
-            return parse_calls(text, "bfcl")  # BFCL output: Python calls or its one-key JSON objects
-        return parse_calls(model_output, "bfcl")
+            return _calls(parse_calls(text, "bfcl"))  # BFCL output: Python calls or its one-key JSON objects
+        return _calls(parse_calls(model_output, "bfcl"))
     except ParseError as exc:
         return exc
+
+
+def _calls(steps: list[Step]) -> list[_Call]:
+    return [(step.name, step.args) for step in steps]
 
 
 def _utf8(data: bytes) -> str:
@@ -236,60 +265,157 @@ def _utf8(data: bytes) -> str:
                          "bfcl") from None
 
 
-def _decoded_bfcl(items: list[Any]) -> list[Step] | None:
-    """BFCL's decoded ``[{"func": {...}}]`` read directly (values still checked); None: take the general path."""
-    steps = []
+def _decoded_bfcl(items: list[Any]) -> list[_Call] | None:
+    """BFCL's decoded ``[{"func": {...}}]`` read directly (values still checked); None: take the general path.
+
+    Arguments that are already plain JSON-like data within the limits are used
+    as they are (:func:`~ek.parsing.values.already_plain`): the checker only
+    reads them, so the copy :func:`~ek.parsing.values.plain_args` makes would be
+    equal and unused. Anything else goes through ``plain_args``, which converts
+    it or raises the ParseError at its path, as before.
+    """
+    calls: list[_Call] = []
     for i, item in enumerate(items):
         if type(item) is not dict or len(item) != 1:
             return None
         ((name, args),) = item.items()
         if type(name) is not str or not name or type(args) is not dict:
             return None
-        steps.append(Step(name, plain_args(args, f"$[{i}][{name!r}]", DEFAULT_LIMITS, "bfcl")))
-    return steps
+        if not already_plain(args, DEFAULT_LIMITS):
+            args = plain_args(args, f"$[{i}][{name!r}]", DEFAULT_LIMITS, "bfcl")
+        calls.append((name, args))
+    return calls
 
 
-def _parallel(funcs: list[Mapping[str, Any]], calls: list[Step], answers: list[Mapping[str, Any]],
+def _parallel(funcs: list[Mapping[str, Any]], calls: list[_Call], answers: list[Mapping[str, Any]],
               ctx: _Context) -> Verdict:
     if len(calls) != len(answers):
-        return _fail("parallel_function_checker_no_order:wrong_count", "Wrong number of functions.")
+        return _WRONG_COUNT_PARALLEL
     funcs_for = [_find(funcs, _only_key(a)) for a in answers]
+    verdicts: dict[tuple[int, int], Verdict] = {}
 
-    def fits(i: int, j: int) -> bool:
-        return _call_checker(funcs_for[i], calls[j], answers[i], ctx).valid
+    def verdict(i: int, j: int) -> Verdict:
+        """Answer ``i`` against call ``j``, checked once (the matching and the message both ask)."""
+        found = verdicts.get((i, j))
+        if found is None:
+            found = verdicts[i, j] = _call_checker(funcs_for[i], calls[j], answers[i], ctx)
+        return found
 
-    assignment = max_matching(len(answers), len(calls), fits)
-    for i, matched in enumerate(assignment):
-        if matched is None:
-            reasons = "; ".join(
-                f"model call {j}: {v.error_type}: {v.message}"
-                for j, v in enumerate(_call_checker(funcs_for[i], call, answers[i], ctx) for call in calls)
-            )
-            return _fail(
-                "parallel_function_checker_no_order:cannot_find_match",
-                f"Could not find a matching function call for index {i} of possible answers "
-                f"({_only_key(answers[i])}) in any complete assignment. {reasons}",
-            )
-    return OK
+    size = len(calls)
+    if ctx.python and _well_formed(funcs_for):
+        if _in_order(funcs_for, calls, answers, ctx, verdicts):
+            return OK
+        unmatched = _first_without_fit(size, verdict)
+    else:
+        unmatched = None
+    before = len(answers) if unmatched is None else unmatched
+    assignment = max_matching(before, size, lambda i, j: verdict(i, j).valid) if before else []
+    first = next((i for i, matched in enumerate(assignment) if matched is None), unmatched)
+    if first is None:
+        return OK
+    reasons = "; ".join(f"model call {j}: {v.error_type}: {v.message}"
+                        for j, v in enumerate(verdict(first, j) for j in range(size)))
+    return _fail(
+        "parallel_function_checker_no_order:cannot_find_match",
+        f"Could not find a matching function call for index {first} of possible answers "
+        f"({_only_key(answers[first])}) in any complete assignment. {reasons}",
+    )
 
 
-def _call_checker(func: Mapping[str, Any], call: Step, answer: Mapping[str, Any], ctx: _Context) -> Verdict:
+def _in_order(funcs_for: list[Mapping[str, Any]], calls: list[_Call], answers: list[Mapping[str, Any]],
+              ctx: _Context, verdicts: dict[tuple[int, int], Verdict]) -> bool:
+    """Fast path: every call fits the answer at its own index, so a complete assignment exists.
+
+    Skips the matching, which asks each answer about every earlier call first
+    (quadratic on outputs already in order, as most are). Safe: the identity
+    is a complete assignment, so the matching would find one and return OK.
+    The verdicts are kept in ``verdicts`` for the matching, should one fail.
+    Taken for well-formed entries only (see :func:`_well_formed`).
+    """
+    for i, call in enumerate(calls):
+        verdict = verdicts[i, i] = _call_checker(funcs_for[i], call, answers[i], ctx)
+        if not verdict.valid:
+            return False
+    return True
+
+
+def _first_without_fit(size: int, verdict: Callable[[int, int], Verdict]) -> int | None:
+    """Fast path: the first answer that no call fits (None: each has one), so the matching stops before it.
+
+    The matching (Kuhn's) takes answers in order and never unmatches one, so
+    the first answer it leaves unmatched is the first whose prefix of answers
+    cannot all be matched. An answer no call fits is such a prefix's end: the
+    answers after it cannot change the verdict, and the matching needs to run
+    on those before it only (its result for them is the same; the message
+    names the first unmatched). Taken for well-formed entries only.
+    """
+    for i in range(size):
+        if not any(verdict(i, j).valid for j in range(size)):
+            return i
+    return None
+
+
+def _well_formed(funcs: list[Mapping[str, Any]]) -> bool:
+    """Whether checking a call against any of ``funcs`` can only return a verdict, never raise.
+
+    The order in which (answer, call) pairs are checked then cannot change a
+    verdict, which the fast paths of :func:`_parallel` rely on. A schema with a
+    malformed part (raising when a call reaches it, as documented) is checked
+    in the matching's own order, as before.
+    """
+    previous = None
+    for func in funcs:
+        if func is previous:
+            continue  # parallel answers often call one function several times
+        previous = func
+        params = func.get("parameters", {})
+        if type(params) is not dict:
+            return False
+        details, required = params.get("properties", {}), params.get("required", [])
+        if type(details) is not dict or type(required) is not list:
+            return False
+        for param in required:
+            if type(param) is not str:
+                return False
+        for detail in details.values():
+            if type(detail) is not dict or type(detail.get("type", "any")) is not str:
+                return False
+            items = detail.get("items")
+            if type(items) is dict and type(items.get("type", "")) is not str \
+                    or items is not None and type(items) is not dict and isinstance(items, Mapping):
+                return False
+    return True
+
+
+def _call_checker(func: Mapping[str, Any], call: _Call, answer: Mapping[str, Any], ctx: _Context) -> Verdict:
     """BFCL's ``simple_function_checker`` for one call."""
     possible = next(iter(answer.values()))
     name = func["name"]
     if ctx.underscore_to_dot and "." in name:
         name = name.replace(".", "_")
-    if call.name != name:
+    got, args = call
+    if got != name:
         return _fail("simple_function_checker:wrong_func_name", f"Function name {name!r} not found in model output.")
     _, details, required = _parameters(func)
-    args = call.args
     for param in required:
         if param not in args:
             return _fail("simple_function_checker:missing_required", f"Missing required parameter: {param!r}.")
+    python = ctx.python
     for param, value in args.items():
         if param not in details or param not in possible:
             return _fail("simple_function_checker:unexpected_param", f"Unexpected parameter: {param!r}.")
-        verdict = _check_param(param, value, details[param], possible[param], ctx)
+        detail, alternatives = details[param], possible[param]
+        if python and type(detail) is dict:
+            kind = type(value)
+            type_name = detail.get("type", "any")
+            if kind in _SCALARS and type(type_name) is str and PYTHON_TYPES.get(type_name) is kind:
+                # The fast path of _listed_as_is, inline: most values are scalars, most answers list one value.
+                if len(alternatives) == 1 and type(alternatives[0]) is kind and alternatives[0] == value \
+                        or _scalar_listed(value, kind, alternatives):
+                    continue
+            elif _listed_as_is(value, detail, alternatives):
+                continue
+        verdict = _check_param(param, value, detail, alternatives, ctx)
         if not verdict.valid:
             return verdict
     for param, alternatives in possible.items():
@@ -299,14 +425,87 @@ def _call_checker(func: Mapping[str, Any], call: Step, answer: Mapping[str, Any]
     return OK
 
 
+#: The types a JSON document's values have; an answer of other types takes the general path.
+_JSON_TYPES = frozenset({str, int, float, bool, type(None), list, dict})
+_SCALARS = frozenset({str, int, float, bool})
+
+
+def _scalar_listed(value: Any, kind: type, alternatives: list[Any]) -> bool:
+    """:func:`_listed_as_is` for a str, int, float or bool ``value`` already of its declared type."""
+    found = False
+    for alt in alternatives:
+        alt_kind = type(alt)
+        if alt_kind is kind:
+            if alt == value:
+                found = True
+        elif alt_kind not in _JSON_TYPES:
+            return False
+    return found
+
+
+def _listed_as_is(value: Any, detail: dict[str, Any], alternatives: list[Any]) -> bool:
+    """Fast path (Python): ``value`` has exactly its declared type and is, type for type, an acceptable value.
+
+    Skips the type checker and the string, list and ``in`` comparisons of
+    :func:`_check_param`. Safe because each of them accepts such a value: the
+    declared type matches (items too, for a list of scalars), and an equal
+    alternative of the same type passes the string standardisation, the list
+    comparison and Python's ``in`` alike. Only exact types of JSON data are
+    taken (no int for a float, no bool for an int, no dicts); anything else,
+    or an answer holding non-JSON objects, goes through ``_check_param``.
+    """
+    kind = type(value)
+    type_name = detail.get("type", "any")
+    if type(type_name) is not str or PYTHON_TYPES.get(type_name) is not kind:
+        return False
+    if kind is list:
+        if not _plain_items(value, detail):
+            return False
+        found = False
+        for alt in alternatives:
+            alt_kind = type(alt)
+            if alt_kind not in _JSON_TYPES:
+                return False
+            if not found and alt_kind is list and len(alt) == len(value):
+                found = all(type(a) is type(v) and a == v for a, v in zip(alt, value))
+        return found
+    if kind is dict:
+        return False
+    found = False
+    for alt in alternatives:
+        alt_kind = type(alt)
+        if alt_kind not in _JSON_TYPES:
+            return False
+        if alt_kind is kind and alt == value:
+            found = True
+    return found
+
+
+def _plain_items(value: list[Any], detail: dict[str, Any]) -> bool:
+    """Every item a scalar that passes BFCL's nested type check (``items.type``, an int for a float)."""
+    items = detail.get("items")
+    item_type = items.get("type") if isinstance(items, Mapping) else None
+    if item_type is not None and type(item_type) is not str:
+        return False
+    nested = PYTHON_TYPES.get(item_type) if item_type else None
+    if nested is not None and nested not in _SCALARS:
+        return False
+    for item in value:
+        kind = type(item)
+        if kind not in _SCALARS or (nested is not None and kind is not nested
+                                    and not (nested is float and kind is int)):
+            return False
+    return True
+
+
 def _check_param(param: str, value: Any, detail: Mapping[str, Any], possible: list[Any], ctx: _Context) -> Verdict:
     type_name = detail.get("type", "any")
-    table = types_for(ctx.language)
+    table = ctx.table
     expected = table.get(type_name)
     if expected is None:
         return _fail("type_error:simple", f"Parameter {param!r} has type {type_name!r}, which BFCL does not define.")
     items = detail.get("items")
-    item_type = items.get("type") if isinstance(items, Mapping) else None
+    item_type = None if items is None else items.get("type") if isinstance(items, Mapping) else None
     nested_names = NESTED_PYTHON if ctx.language == PYTHON else NESTED_JAVALIKE
     nested = table.get(item_type) if type_name in nested_names and item_type else None
     if ctx.language in (JAVA, JAVASCRIPT):
@@ -338,7 +537,10 @@ def _check_param(param: str, value: Any, detail: Mapping[str, Any], possible: li
 
 def _contains(alternatives: list[Any], value: Any) -> bool:
     """``value in alternatives`` as Python's ``==`` sees it (so ``1 == 1.0``; but ``True`` is not ``1``)."""
-    return any(_same(alt, value) for alt in alternatives)
+    for alt in alternatives:
+        if _same(alt, value):
+            return True
+    return False
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -76,7 +76,15 @@ def parse_calls(
     if not isinstance(output, str | Mapping | list | tuple):
         kind = type(output).__name__
         raise ParseError(f"cannot read tool calls from {'an' if kind[0] in 'aeiou' else 'a'} {kind}", None, format)
-    return fmt.read(output, Reading(limits, types, format))
+    if limits is DEFAULT_LIMITS and types is None:
+        reading = _DEFAULT_READINGS.get(format) or _DEFAULT_READINGS.setdefault(format, Reading(limits, None, format))
+    else:
+        reading = Reading(limits, types, format)
+    return fmt.read(output, reading)
+
+
+#: The Reading of each format with the default limits and no type hint (frozen: one serves every call).
+_DEFAULT_READINGS: dict[str, Reading] = {}
 
 
 def _decode(data: bytes, limits: Limits, fmt: str) -> str:
@@ -149,7 +157,11 @@ def _block(text: str, limits: Limits) -> list[Step]:
 
 
 def _plain_text(raw: str, fmt: str, limits: Limits) -> list[Step]:
-    text = strip_fence(raw)
+    return _plain_stripped(strip_fence(raw), raw, fmt, limits)
+
+
+def _plain_stripped(text: str, raw: str, fmt: str, limits: Limits) -> list[Step]:
+    """:func:`_plain_text` given ``text = strip_fence(raw)`` already."""
     if fmt == "python":
         return _python(text, raw, limits)
     if fmt == "bfcl" and not text:
@@ -317,12 +329,12 @@ def _auto_plain(raw: str, limits: Limits) -> list[Step]:
     text = strip_fence(raw)
     if text.startswith("{"):
         try:
-            return _plain_text(raw, "auto", limits)
+            return _plain_stripped(text, raw, "auto", limits)
         except ParseError as error:
             if not error.reason.startswith("invalid JSON: Extra data"):
                 raise  # one broken object; several objects (Llama's `{...}; {...}`) are read below
     elif not text or text[0] in "[#" or _CALL_START.match(text):
-        return _plain_text(raw, "auto", limits)
+        return _plain_stripped(text, raw, "auto", limits)
     check_text(raw, limits, "auto")
     blocks = [b for b in prose.fenced_blocks(raw, "auto") if b[0] in prose.CALL_FENCES]
     if blocks:

@@ -17,7 +17,9 @@ that way (:mod:`ek.bfcl.signatures`); model outputs never are.
 from __future__ import annotations
 
 import ast
+import keyword
 import math
+import re
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -82,6 +84,14 @@ def parse_python(text: str, limits: Limits, params: ParamOrder | None = None) ->
     [Step(name='sort', args={'file_name': 'report.pdf'})]
     """
     check_text(text, limits, FORMAT)
+    simple = _plain_calls(text)
+    if simple is not None:
+        return simple
+    return _from_ast(text)
+
+
+def _from_ast(text: str) -> list[Step]:
+    """The general path: Python's parser, then every node checked to be a call or a literal."""
     tree = _parse(text)
     steps: list[Step] = []
     for stmt in tree.body:
@@ -280,3 +290,179 @@ def _constant(node: ast.Constant) -> Any:
     if isinstance(value, complex):
         raise _fail("complex numbers are not accepted", node)
     raise _fail(f"{value!r} is not an accepted literal", node)
+
+
+# --------------------------------------------------------------------------- the fast path
+
+
+# The tokens of plain call text, each kind in its own group (after any spaces): a string with no escape,
+# prefix or line break; a decimal number; an ASCII (dotted) name with the "(" or "=" after it, if any (a
+# call's or an argument's start: one token, not two); one punctuation character; anything else is "other".
+# Every quantifier is possessive over disjoint classes: linear on any text, no backtracking.
+_PLAIN_TOKENS = re.compile(
+    r"[ \t]*+(?:"
+    r"""('[^'\\\n\r\0\ud800-\udfff]*+'|"[^"\\\n\r\0\ud800-\udfff]*+")"""
+    r"|([0-9]++(?:\.[0-9]++)?+(?:[eE][-+]?+[0-9]++)?+)"
+    r"|([A-Za-z_][A-Za-z0-9_]*+(?:\.[A-Za-z_][A-Za-z0-9_]*+)*+)[ \t]*+([(=]?)"
+    r"|([][(){},:+-])"
+    r"|([\s\S]))"
+)
+#: ``(string, number, name, "(" or "=" after the name, punctuation, other)``: one of string, number,
+#: name, punctuation and other is not empty.
+_Token = tuple[str, str, str, str, str, str]
+#: Past the last token (twice, so a look one token ahead never runs out): punctuation no text has.
+_END: _Token = ("", "", "", "", "$", "")
+_CONSTANTS: dict[str, Any] = {"True": True, "False": False, "None": None}
+#: Names a call or an argument cannot have (Python's keywords, and ``__debug__``, which it refuses to bind).
+_RESERVED = frozenset(keyword.kwlist) | {"__debug__"}
+#: Decimal ints no longer than this are read here; longer ones (and the digit limit) are left to ``ast``.
+_PLAIN_INT_DIGITS = 1000
+#: Deeper brackets and longer dotted names are left to ``ast`` (which refuses 200 brackets, and a few thousand
+#: dots past its recursion limit): the fast path never accepts what Python's parser would refuse.
+_PLAIN_MAX_DEPTH = 100
+#: Longer texts go to ``ast`` directly: the token list stays small, and a long text that is not plain (a
+#: megabyte of ``-``) costs no tokenizing before ``ast`` refuses it.
+_PLAIN_MAX_CHARS = 20_000
+
+
+class _NotPlain(Exception):
+    """Raised inside :func:`_plain_calls` for anything outside its subset: ``ast`` reads the text instead."""
+
+
+def _plain_calls(text: str) -> list[Step] | None:
+    """Fast path: the steps of plain call text, read without ``ast``; None if the text is not that plain.
+
+    Plain text is one call, a list of calls or calls separated by commas, on
+    one line: ``[f(a='x', b=-2.5), m.g(c=[1, {'k': None}])]``. Names are ASCII
+    and no keyword; values are strings without escapes, prefixes or line breaks,
+    decimal numbers (one ``-``/``+``), ``True``/``False``/``None``, lists and
+    dicts with string keys. That is most model output, and for it the result
+    is the one :func:`_from_ast` builds with Python's parser (same steps,
+    values and types: tests/parsing/test_parse_plain_calls.py compares them), at
+    a fraction of the cost. Anything else (an error too) returns None, and the
+    text takes the general path, which reads or rejects it with its position.
+    Recursion follows bracket nesting only, which ``check_text`` has bounded.
+    """
+    if not text or text[0] in " \t" or len(text) > _PLAIN_MAX_CHARS:
+        return None  # an indented first line is an error: the general path words it
+    if "\\" in text or "\n" in text or "\r" in text or "\0" in text:
+        return None  # an escape, a second line or a NUL byte: never plain, found without tokenizing
+    tokens = _PLAIN_TOKENS.findall(text.rstrip(" \t"))
+    tokens += (_END, _END)
+    try:
+        if tokens[0][4] == "[":
+            steps, at = ([], 2) if tokens[1][4] == "]" else _plain_sequence(tokens, 1, "]")
+        else:
+            steps, at = _plain_sequence(tokens, 0, "$")
+            at -= 1
+    except _NotPlain:
+        return None
+    return steps if tokens[at] is _END and at == len(tokens) - 2 else None
+
+
+def _plain_sequence(tokens: list[_Token], at: int, closing: str) -> tuple[list[Step], int]:
+    """Calls separated by commas (a trailing one allowed) up to ``closing``; the steps and the index after it."""
+    steps = []
+    while True:
+        step, at = _plain_call(tokens, at)
+        steps.append(step)
+        punct = tokens[at][4]
+        if punct == ",":
+            at += 1
+            punct = tokens[at][4]
+        elif punct != closing:
+            raise _NotPlain
+        if punct == closing:
+            return steps, at + 1
+
+
+def _plain_call(tokens: list[_Token], at: int) -> tuple[Step, int]:
+    """``name(arg=value, ...)``: the step and the index after its ``)``."""
+    _, _, name, after, _, _ = tokens[at]
+    if after != "(" or (name in _RESERVED if "." not in name else _reserved_part(name)):
+        raise _NotPlain
+    at += 1
+    args: dict[str, Any] = {}
+    if tokens[at][4] == ")":
+        return Step(name, args), at + 1
+    while True:
+        _, _, arg, after, _, _ = tokens[at]
+        if after != "=" or "." in arg or arg in _RESERVED or arg in args:
+            raise _NotPlain  # a positional argument, a repeated one ...: errors the general path words
+        args[arg], at = _plain_value(tokens, at + 1)
+        punct = tokens[at][4]
+        if punct == ",":
+            at += 1
+            punct = tokens[at][4]
+        elif punct != ")":
+            raise _NotPlain
+        if punct == ")":
+            return Step(name, args), at + 1
+
+
+def _reserved_part(name: str) -> bool:
+    """A dotted name with a keyword part, or too many parts for :func:`_plain_calls`."""
+    parts = name.split(".")
+    return len(parts) > _PLAIN_MAX_DEPTH or any(p in _RESERVED for p in parts)
+
+
+def _plain_value(tokens: list[_Token], at: int, depth: int = 0) -> tuple[Any, int]:
+    """One literal at bracket ``depth``: the value and the index after it."""
+    string, number, name, after, punct, _ = tokens[at]
+    if string:
+        if tokens[at + 1][0]:
+            raise _NotPlain  # 'a' 'b': Python joins adjacent strings
+        return string[1:-1], at + 1
+    if number:
+        return _plain_number(number), at + 1
+    if name:
+        if after or name not in _CONSTANTS:
+            raise _NotPlain  # a name, a call, an assignment: not a literal
+        return _CONSTANTS[name], at + 1
+    if (punct == "[" or punct == "{") and depth == _PLAIN_MAX_DEPTH:
+        raise _NotPlain
+    if punct == "[":
+        items: list[Any] = []
+        at += 1
+        while tokens[at][4] != "]":
+            item, at = _plain_value(tokens, at, depth + 1)
+            items.append(item)
+            if tokens[at][4] == ",":
+                at += 1
+            elif tokens[at][4] != "]":
+                raise _NotPlain
+        return items, at + 1
+    if punct == "{":
+        out: dict[str, Any] = {}
+        at += 1
+        while tokens[at][4] != "}":
+            key = tokens[at][0][1:-1]
+            if not tokens[at][0] or tokens[at + 1][4] != ":" or key in out:
+                raise _NotPlain  # not a plain string key, or a repeated one (an error the general path words)
+            out[key], at = _plain_value(tokens, at + 2, depth + 1)
+            if tokens[at][4] == ",":
+                at += 1
+            elif tokens[at][4] != "}":
+                raise _NotPlain
+        return out, at + 1
+    if punct == "-" or punct == "+":
+        number = tokens[at + 1][1]
+        if not number:
+            raise _NotPlain
+        value = _plain_number(number)
+        return (-value if punct == "-" else value), at + 2
+    raise _NotPlain
+
+
+def _plain_number(token: str) -> int | float:
+    """A decimal literal's value as Python's parser gives it; leading zeros, huge ints, infinity: not plain."""
+    if token[0] == "0" and token[1:2].isdigit():
+        raise _NotPlain  # 012 is an error, 00.5 is not: ast decides
+    if token.isdigit():
+        if len(token) > _PLAIN_INT_DIGITS:
+            raise _NotPlain
+        return int(token)
+    value = float(token)
+    if not -math.inf < value < math.inf:
+        raise _NotPlain
+    return value

@@ -81,6 +81,72 @@ def plain_args(args: object, path: str, limits: Limits, fmt: str) -> dict[str, A
     return _mapping(args, path, 1, limits.max_depth, budget, fmt)
 
 
+def already_plain(args: object, limits: Limits) -> bool:
+    """Whether ``plain_args(args, ...)`` would return a dict equal to ``args`` and raise nothing.
+
+    A read-only walk of the same rules, for callers that only read the
+    arguments (the BFCL checker): exact ``dict``/``list``/``str``/``int``/
+    ``float``/``bool``/``None``, string keys, finite floats, ints within
+    :data:`MAX_INT_DIGITS`, nesting and size units counted as ``plain_args``
+    counts them. It builds no copy and no JSON path (paths are only for
+    errors); it stops as soon as the size budget is spent. False means
+    "call ``plain_args``", which converts (a tuple, an IntEnum) or raises the
+    error at its path.
+
+    >>> already_plain({"x": [1, 2.5], "y": {"k": None}}, Limits())
+    True
+    >>> already_plain({"x": (1, 2)}, Limits()), already_plain({"x": float("nan")}, Limits())
+    (False, False)
+    >>> already_plain({"x": [[1]]}, Limits(max_depth=2)), already_plain({"x": "abc"}, Limits(max_size=5))
+    (False, True)
+    """
+    return type(args) is dict and _plain_mapping(args, 1, limits.max_depth, limits.max_size) >= 0
+
+
+_INF = float("inf")
+
+
+def _plain_mapping(value: dict[Any, Any], depth: int, limit: int, left: int) -> int:
+    """Size units ``left`` after ``value`` (as :func:`_mapping` spends them), or -1 if it is not plain."""
+    for key, item in value.items():
+        if type(key) is not str:
+            return -1
+        left -= 1 + len(key)
+        kind = type(item)
+        if kind is str:
+            left -= len(item)
+        elif kind is bool or item is None or (kind is int and _NEG_BIG_INT < item < _BIG_INT):
+            pass
+        else:
+            left = _plain_value(item, depth, limit, left)
+        if left < 0:
+            return -1
+    return left
+
+
+def _plain_value(value: Any, depth: int, limit: int, left: int) -> int:
+    """Size units ``left`` after ``value`` (as :func:`_value` spends them), or -1 if it is not plain."""
+    kind = type(value)
+    if kind is str:
+        return left - 1 - len(value)
+    if kind is float:
+        return left - 1 if -_INF < value < _INF else -1  # NaN compares false: not plain, like the infinities
+    if kind is int:
+        return left - 1 if _NEG_BIG_INT < value < _BIG_INT else -1
+    if kind is bool or value is None:
+        return left - 1
+    if kind is not list and kind is not dict or depth >= limit:
+        return -1
+    left -= 1
+    if kind is dict:
+        return _plain_mapping(value, depth + 1, limit, left)
+    for item in value:
+        left = _plain_value(item, depth + 1, limit, left)
+        if left < 0:
+            return -1
+    return left
+
+
 def _mapping(value: Mapping[Any, Any], path: str, depth: int, limit: int, budget: _Budget, fmt: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, item in value.items():
