@@ -87,10 +87,10 @@ def parse_python(text: str, limits: Limits, params: ParamOrder | None = None) ->
     simple = _plain_calls(text)
     if simple is not None:
         return simple
-    return _from_ast(text)
+    return _from_ast(text, params)
 
 
-def _from_ast(text: str) -> list[Step]:
+def _from_ast(text: str, params: ParamOrder | None = None) -> list[Step]:
     """The general path: Python's parser, then every node checked to be a call or a literal."""
     tree = _parse(text)
     steps: list[Step] = []
