@@ -213,7 +213,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement; the best is kept")
     parser.add_argument("--data", help="BFCL data folder (default: bfcl-eval's, else tests/data/bfcl)")
+    parser.add_argument("--quick", action="store_true", help="one run per measurement: a smoke run")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.repeat = 1
     data = _data_dir(args.data)
     entries = _entries(data)
     print(f"data: {data} ({len(entries)} entries)")
