@@ -197,9 +197,9 @@ class Summary:
         _add_tally(self.tally, total.tally.items())
         for turn in episode.turns:
             if turn.explanation is not None:
-                for pair in turn.explanation.pairs:
-                    if not pair.exact:
-                        self.arg_failures.update((pair.tool, c.arg, c.status) for c in pair.checks if not c.ok)
+                failed = turn.explanation.failed_checks()
+                if failed:
+                    self.arg_failures.update(failed)
         self.rows_tp.append(float(tp))
         self.rows_fp.append(float(fp))
         self.rows_fn.append(float(fn))

@@ -39,7 +39,7 @@ from ek.grammar.model import (
     ToolSpec,
 )
 from ek.parsing.values import int_too_long
-from ek.scorer.accounting import ABSENT, ArgCheck
+from ek.scorer.accounting import ABSENT, OK_STATUSES, ArgCheck, CheckRow
 from ek.scorer.assign import has_perfect_matching
 from ek.values import OMITTABLE, OneOf, is_omittable
 
@@ -133,6 +133,9 @@ def values_agree(gold: Any, pred: Any, rule: ArgRule | None, canon: Canonicalize
     >>> values_agree(OneOf("NYC", "New York"), "nyc", None, fold)
     True
     """
+    same = _same_plain_agree(gold, pred, rule, canon)
+    if same is not None:
+        return same
     if isinstance(gold, OneOf):
         if gold.omittable and _omission_accepts(gold, pred, rule, canon, top=top):
             return True
@@ -163,8 +166,29 @@ def values_agree(gold: Any, pred: Any, rule: ArgRule | None, canon: Canonicalize
         return all(values_agree(g, p, item_rule, canon) for g, p in zip(gold, pred))
     if isinstance(gold, Mapping) and isinstance(pred, Mapping):
         fields = rule.fields if rule is not None else None
-        return all(c.ok for c in compare_records(pred, gold, fields, canon, nested=True))
+        return all(row[1] in OK_STATUSES for row in compare_rows(pred, gold, fields, canon, nested=True))
     return type(gold) is type(pred) and bool(gold == pred)
+
+
+def _same_plain_agree(gold: Any, pred: Any, rule: ArgRule | None, canon: Canonicalizer) -> bool | None:
+    """Fast path of :func:`values_agree` for a gold and a predicted value of the same exact type ``str`` or
+    ``int`` under no compare policy; ``None`` for anything else (the full rules decide).
+
+    It skips the type dispatch only: ``type(x) is str``/``int`` rules out ``OneOf``, ``OMITTABLE``, ``None``,
+    ``bool`` and subclasses; with no policy there is no ``ignore``/``tol``/``fold``/``exact`` to apply, so an
+    int compares by value and a string through the metric's canonicalizer unless the schema types it as a
+    date or datetime (those take the full path, which parses them) - exactly the full rules' verdict.
+    """
+    kind = type(gold)
+    if kind is not type(pred) or (rule is not None and rule.policy is not None):
+        return None
+    if kind is str:
+        if rule is not None and rule.kind in ("date", "datetime"):
+            return None
+        return canon(gold) == canon(pred)
+    if kind is int:
+        return gold == pred
+    return None
 
 
 #: BFCL's Python type of each argument kind (``any`` is checked as a string, like BFCL's ``any``).
@@ -264,16 +288,31 @@ def compare_records(
     argument name to a schema violation found in the predicted value.
     ``nested``: the records are the fields of an object value, not a call's arguments.
     """
+    return tuple(ArgCheck(*row) for row in compare_rows(pred, gold, rules, canon, invalid=invalid, nested=nested))
+
+
+def compare_rows(
+    pred: Mapping[str, Any],
+    gold: Mapping[str, Any],
+    rules: Mapping[str, ArgRule] | None,
+    canon: Canonicalizer,
+    *,
+    invalid: Mapping[str, str] | None = None,
+    nested: bool = False,
+) -> list[CheckRow]:
+    """:func:`compare_records` as plain rows ``(arg, status, weight, expected, got, detail)``, in
+    :class:`~ek.scorer.accounting.ArgCheck`'s field order: the metric builds the objects only when an
+    explanation is read."""
     rules = rules or {}
     invalid = invalid or {}
     bfcl_mode = is_bfcl_mode(canon)
-    checks: list[ArgCheck] = []
+    checks: list[CheckRow] = []
     enforce_required = bfcl_mode and not nested
     for name in _ordered_names(pred, gold, rules, with_required=enforce_required):
         rule = rules.get(name)
         weight = rule.importance if rule is not None else 1.0
         if rule is not None and rule.policy == "ignore":
-            checks.append(ArgCheck(name, "ignored", weight))
+            checks.append((name, "ignored", weight, ABSENT, ABSENT, ""))
             continue
         g = gold[name] if name in gold else ABSENT
         p = pred[name] if name in pred else ABSENT
@@ -283,7 +322,7 @@ def compare_records(
         check = _compare_arg(name, g, p, rule, weight, canon, invalid.get(name), default, required, top=not nested)
         if check is not None:
             checks.append(check)
-    return tuple(checks)
+    return checks
 
 
 _PRED_OMITS = "the prediction omits it: its default applies"
@@ -292,31 +331,31 @@ _REQUIRED = "a required argument (BFCL: missing_required)"
 
 
 def _compare_arg(name: str, g: Any, p: Any, rule: ArgRule | None, weight: float, canon: Canonicalizer,
-                 violation: str | None, default: Any, required: bool, *, top: bool) -> ArgCheck | None:
+                 violation: str | None, default: Any, required: bool, *, top: bool) -> CheckRow | None:
     """One argument: ``g``/``p`` are the gold and predicted values, ``ABSENT`` when not given."""
     if g is OMITTABLE and not (is_bfcl_mode(canon) and p is not ABSENT and violation is None
                                and _omission_accepts(g, p, rule, canon, top=top)):
         g = ABSENT  # a bare OMITTABLE counts exactly as if gold left the argument out (BFCL: but for "")
     if p is ABSENT:
         if required:
-            return ArgCheck(name, "missing_arg", weight, g, detail=_REQUIRED)
+            return (name, "missing_arg", weight, g, ABSENT, _REQUIRED)
         if g is ABSENT:
             return None  # nothing expected, nothing given: no unit
         if is_omittable(g):
-            return ArgCheck(name, "match", weight, g)
+            return (name, "match", weight, g, ABSENT, "")
         if default is not NO_DEFAULT:  # the prediction's effective value is the default
             status = "match" if values_agree(g, default, rule, canon, top=top) else "wrong_value"
-            return ArgCheck(name, status, weight, g, default, _PRED_OMITS)
-        return ArgCheck(name, "missing_arg", weight, g)
+            return (name, status, weight, g, default, _PRED_OMITS)
+        return (name, "missing_arg", weight, g, ABSENT, "")
     if violation is not None and (g is not ABSENT or rule is not None):
-        return ArgCheck(name, "invalid_value", weight, g, p, violation)
+        return (name, "invalid_value", weight, g, p, violation)
     if g is ABSENT:
         if default is not NO_DEFAULT:  # gold's effective value is the default
             status = "match" if values_agree(default, p, rule, canon, top=top) else "wrong_value"
-            return ArgCheck(name, status, weight, default, p, _GOLD_OMITS)
-        return ArgCheck(name, "hallucinated_arg", weight, got=p)
+            return (name, status, weight, default, p, _GOLD_OMITS)
+        return (name, "hallucinated_arg", weight, ABSENT, p, "")
     status = "match" if values_agree(g, p, rule, canon, top=top) else "wrong_value"
-    return ArgCheck(name, status, weight, g, p)
+    return (name, status, weight, g, p, "")
 
 
 def _ordered_names(pred: Mapping[str, Any], gold: Mapping[str, Any], rules: Mapping[str, ArgRule], *,
