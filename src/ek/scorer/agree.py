@@ -139,7 +139,10 @@ def values_agree(gold: Any, pred: Any, rule: ArgRule | None, canon: Canonicalize
     if isinstance(gold, OneOf):
         if gold.omittable and _omission_accepts(gold, pred, rule, canon, top=top):
             return True
-        return any(values_agree(alt, pred, rule, canon) for alt in gold.values)
+        for alt in gold.values:
+            if values_agree(alt, pred, rule, canon):
+                return True
+        return False
     if gold is OMITTABLE:
         return _omission_accepts(gold, pred, rule, canon, top=top)
     if rule is not None and rule.policy == "ignore":
@@ -299,10 +302,15 @@ def compare_rows(
     *,
     invalid: Mapping[str, str] | None = None,
     nested: bool = False,
+    first_failure: bool = False,
 ) -> list[CheckRow]:
     """:func:`compare_records` as plain rows ``(arg, status, weight, expected, got, detail)``, in
     :class:`~ek.scorer.accounting.ArgCheck`'s field order: the metric builds the objects only when an
-    explanation is read."""
+    explanation is read.
+
+    ``first_failure``: stop after the first row that is not a match (the rows are then a prefix of the
+    full ones, ending with a failure; without one they are complete): enough to tell an exact pair.
+    """
     rules = rules or {}
     invalid = invalid or {}
     bfcl_mode = is_bfcl_mode(canon)
@@ -322,6 +330,8 @@ def compare_rows(
         check = _compare_arg(name, g, p, rule, weight, canon, invalid.get(name), default, required, top=not nested)
         if check is not None:
             checks.append(check)
+            if first_failure and check[1] not in OK_STATUSES:
+                break
     return checks
 
 

@@ -88,7 +88,8 @@ def _is_decoded_output(pred: Any) -> bool:
     It is read like raw output, so text or reasoning blocks are skipped and an
     unreadable one scores as zero predicted calls instead of raising.
     """
-    return isinstance(pred, list) and bool(pred) and all(isinstance(item, Mapping) for item in pred)
+    return isinstance(pred, list) and bool(pred) and all(type(item) is dict or isinstance(item, Mapping)
+                                                         for item in pred)
 
 
 def coerce_calls(calls: Any, side: str) -> tuple[Step, ...]:
@@ -329,9 +330,20 @@ def _pair_up(
         p_idx, g_idx = by_name[name]
         if not p_idx or not g_idx:
             continue
-        if _only_pair(p_idx, g_idx) and _shallow(pred[p_idx[0]].args) and _shallow(gold[g_idx[0]].args):
+        shallow = all(_shallow(pred[i].args) for i in p_idx) and all(_shallow(gold[j].args) for j in g_idx)
+        if shallow and _only_pair(p_idx, g_idx):
             chosen.append((p_idx[0], g_idx[0]))
             continue
+        if shallow:
+            matching = _exact_matching(pred, gold, ctx, invalid, p_idx, g_idx, evals)
+            if matching is not None:
+                pairs, rest_p, rest_g = matching
+                if not rest_p or not rest_g:
+                    chosen.extend(pairs)
+                    continue
+                if not optimal:
+                    chosen.extend(pairs)
+                    p_idx, g_idx = rest_p, rest_g
         rules = ctx.rules(name)
         pkeys = {i: None if invalid[i] else arg_keys(pred[i].args, rules, ctx.canon) for i in p_idx}
         gkeys = {j: arg_keys(gold[j].args, rules, ctx.canon) for j in g_idx}
@@ -372,6 +384,46 @@ def _only_pair(p_idx: Sequence[int], g_idx: Sequence[int]) -> bool:
 
 #: Value types with no parts: normal forms of these never recurse.
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _exact_matching(
+    pred: Sequence[Step], gold: Sequence[Step], ctx: _Context, invalid: Sequence[Mapping[str, str]],
+    p_idx: list[int], g_idx: list[int], evals: _Evals | None,
+) -> tuple[list[tuple[int, int]], list[int], list[int]] | None:
+    """Fast path for a tool group where no call has two exact partners: the exact pairs, and the calls of
+    each side left without one; ``None`` when some call has two or more exact partners.
+
+    Every pair is only tested for exactness, stopping at its first wrong argument (the full comparison of
+    every pair, their normal forms and content keys are skipped). It is safe because the exact pairs then
+    form a matching: the exact-match bucket and the greedy take exact pairs before any partial one and
+    never leave an exact pair whose two calls are both free, so they take all of these and rank only the
+    calls left over; the optimal assignment, which maximises the number of exact pairs first, takes all
+    of them too, and when one side is used up nothing else is left to choose.
+    """
+    exact_of_pred: dict[int, int] = {}
+    exact_of_gold: dict[int, int] = {}
+    for i in p_idx:
+        for j in g_idx:
+            if _exact_pair(pred, gold, ctx, invalid, i, j, evals):
+                if i in exact_of_pred or j in exact_of_gold:
+                    return None
+                exact_of_pred[i], exact_of_gold[j] = j, i
+    pairs = sorted(exact_of_pred.items())
+    return (pairs, [i for i in p_idx if i not in exact_of_pred], [j for j in g_idx if j not in exact_of_gold])
+
+
+def _exact_pair(pred: Sequence[Step], gold: Sequence[Step], ctx: _Context, invalid: Sequence[Mapping[str, str]],
+                i: int, j: int, evals: _Evals | None) -> bool:
+    """Whether pair (i, j) is exact, comparing arguments only up to the first wrong one (an exact pair's
+    comparison is then complete, and is kept in ``evals`` as :func:`_evaluated` would keep it)."""
+    p, g = pred[i], gold[j]
+    rows = compare_rows(p.args, g.args, ctx.rules(g.name), ctx.canon, invalid=invalid[i], first_failure=True)
+    if rows and rows[-1][1] not in OK_STATUSES:
+        return False
+    if evals is not None:
+        agreement = 1.0 + sum(row[2] for row in rows if row[1] == "match")
+        evals[(i, j)] = _PairEval(True, agreement * ctx.weight(g.name), tuple(rows))
+    return True
 
 
 def _shallow(args: Mapping[str, Any]) -> bool:
