@@ -24,7 +24,7 @@ import attrs
 
 from ek.corpus.reading import LineError
 from ek.limits import ERROR_LINES_KEPT
-from ek.scorer.accounting import FN, FP, TP, Score, TallyKey
+from ek.scorer.accounting import FN, FP, TP, Exact, Score, TallyKey
 from ek.scorer.turns import EpisodeScore, abstention
 
 
@@ -125,9 +125,11 @@ class Summary:
     keep_worst: int = 10
     keep_details: int = 0
     keep_ids: bool = False
-    tp: Fraction = Fraction(0)
-    fp: Fraction = Fraction(0)
-    fn: Fraction = Fraction(0)
+    #: exact sums: ints while every weight is integral (int addition is the fast path), a Fraction once one
+    #: is not; the same values either way
+    tp: Exact = 0
+    fp: Exact = 0
+    fn: Exact = 0
     tally: dict[TallyKey, list[Any]] = attrs.Factory(dict)
     rows_tp: array[float] = attrs.Factory(lambda: array("d"))
     rows_fp: array[float] = attrs.Factory(lambda: array("d"))
