@@ -468,13 +468,17 @@ class Score:
         """The score of units given as rows that start ``(kind, reason, weight, tool, ...)`` (:data:`UnitRow`):
         what :meth:`from_units` gives for the same units, without building them."""
         tally: dict[TallyKey, list[Any]] = {}
-        for row in rows:
-            key = (row[0], row[3], row[1])
+        known = _WEIGHT_CACHE
+        for kind, reason, weight, tool, *_ in rows:
+            exact = known.get(weight)
+            if exact is None:
+                exact = _weight_exact(weight)
+            key = (kind, tool, reason)
             slot = tally.get(key)
             if slot is None:
-                tally[key] = [_weight_exact(row[2]), 1]
+                tally[key] = [exact, 1]
             else:
-                slot[0] += _weight_exact(row[2])
+                slot[0] += exact
                 slot[1] += 1
         return cls._from_exact_tally(tally, explanation)
 
