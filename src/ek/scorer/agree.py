@@ -148,11 +148,14 @@ def values_agree(gold: Any, pred: Any, rule: ArgRule | None, canon: Canonicalize
     if same is not None:
         return same
     if isinstance(gold, OneOf):
-        if gold.omittable and _omission_accepts(gold, pred, rule, canon, top=top):
+        alternatives = gold.alternatives  # what .omittable and .values read, read once here
+        if any(alt is OMITTABLE for alt in alternatives) and _omission_accepts(gold, pred, rule, canon, top=top):
             return True
-        for alt in gold.values:
-            if values_agree(alt, pred, rule, canon):
-                return True
+        for alt in alternatives:
+            if alt is not OMITTABLE:
+                same = _same_plain_agree(alt, pred, rule, canon)
+                if same if same is not None else values_agree(alt, pred, rule, canon):
+                    return True
         return False
     if gold is OMITTABLE:
         return _omission_accepts(gold, pred, rule, canon, top=top)
@@ -333,17 +336,29 @@ def compare_rows(
         if rule is not None and rule.policy == "ignore":
             checks.append((name, "ignored", weight, ABSENT, ABSENT, ""))
             continue
-        g = gold[name] if name in gold else ABSENT
-        p = pred[name] if name in pred else ABSENT
-        default = NO_DEFAULT if rule is None or bfcl_mode else rule.default
-        # BFCL's simple_function_checker: a required parameter must be given, whatever the answer allows.
-        required = enforce_required and rule is not None and rule.required
-        check = _compare_arg(name, g, p, rule, weight, canon, invalid.get(name), default, required, top=not nested)
+        g = gold.get(name, ABSENT)
+        p = pred.get(name, ABSENT)
+        violation = invalid.get(name)
+        if _both_given(g, p, violation):
+            agree = values_agree(g, p, rule, canon, top=not nested)
+            check: CheckRow | None = (name, "match" if agree else "wrong_value", weight, g, p, "")
+        else:
+            default = NO_DEFAULT if rule is None or bfcl_mode else rule.default
+            # BFCL's simple_function_checker: a required parameter must be given, whatever the answer allows.
+            required = enforce_required and rule is not None and rule.required
+            check = _compare_arg(name, g, p, rule, weight, canon, violation, default, required, top=not nested)
         if check is not None:
             checks.append(check)
             if first_failure and check[1] not in OK_STATUSES:
                 break
     return checks
+
+
+def _both_given(g: Any, p: Any, violation: str | None) -> bool:
+    """Fast path of :func:`_compare_arg` for its most common case: both sides give a value, gold's is not a
+    bare ``OMITTABLE`` and the predicted one breaks no schema rule. ``_compare_arg`` then only compares the
+    two values (defaults and ``required`` play no part), which the caller does without the call."""
+    return g is not ABSENT and p is not ABSENT and violation is None and g is not OMITTABLE
 
 
 _PRED_OMITS = "the prediction omits it: its default applies"

@@ -334,17 +334,25 @@ def _pair_up(
         if shallow and _only_pair(p_idx, g_idx):
             chosen.append((p_idx[0], g_idx[0]))
             continue
+        rules = ctx.rules(name)
         if shallow:
-            matching = _exact_matching(pred, gold, ctx, invalid, p_idx, g_idx, evals)
-            if matching is not None:
-                pairs, rest_p, rest_g = matching
+            edges = _exact_edges(pred, gold, ctx, invalid, p_idx, g_idx, evals)
+            found = _exact_matching(edges, p_idx, g_idx)
+            if found is None and not optimal and all(arg_keys(gold[j].args, rules, ctx.canon) is None
+                                                     for j in g_idx):
+                found = _greedy_exact_star(pred, gold, edges, p_idx, g_idx)
+                if found is not None and found[1] and found[2]:
+                    chosen.extend(found[0])
+                    p_idx, g_idx = found[1], found[2]
+                    found = None
+            if found is not None:
+                pairs, rest_p, rest_g = found
                 if not rest_p or not rest_g:
                     chosen.extend(pairs)
                     continue
                 if not optimal:
                     chosen.extend(pairs)
                     p_idx, g_idx = rest_p, rest_g
-        rules = ctx.rules(name)
         pkeys = {i: None if invalid[i] else arg_keys(pred[i].args, rules, ctx.canon) for i in p_idx}
         gkeys = {j: arg_keys(gold[j].args, rules, ctx.canon) for j in g_idx}
         # Fast path: a predicted call whose normal form equals a gold call's is an exact match,
@@ -386,44 +394,93 @@ def _only_pair(p_idx: Sequence[int], g_idx: Sequence[int]) -> bool:
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
-def _exact_matching(
+def _exact_edges(
     pred: Sequence[Step], gold: Sequence[Step], ctx: _Context, invalid: Sequence[Mapping[str, str]],
     p_idx: list[int], g_idx: list[int], evals: _Evals | None,
+) -> dict[tuple[int, int], _PairEval]:
+    """Every exact pair of a tool group with its comparison, each pair compared only up to its first wrong
+    argument (the full comparison of every pair, their normal forms and content keys are skipped)."""
+    edges: dict[tuple[int, int], _PairEval] = {}
+    for i in p_idx:
+        for j in g_idx:
+            ev = _exact_pair(pred, gold, ctx, invalid, i, j, evals)
+            if ev is not None:
+                edges[(i, j)] = ev
+    return edges
+
+
+def _exact_matching(
+    edges: Mapping[tuple[int, int], _PairEval], p_idx: list[int], g_idx: list[int],
 ) -> tuple[list[tuple[int, int]], list[int], list[int]] | None:
     """Fast path for a tool group where no call has two exact partners: the exact pairs, and the calls of
     each side left without one; ``None`` when some call has two or more exact partners.
 
-    Every pair is only tested for exactness, stopping at its first wrong argument (the full comparison of
-    every pair, their normal forms and content keys are skipped). It is safe because the exact pairs then
-    form a matching: the exact-match bucket and the greedy take exact pairs before any partial one and
-    never leave an exact pair whose two calls are both free, so they take all of these and rank only the
-    calls left over; the optimal assignment, which maximises the number of exact pairs first, takes all
-    of them too, and when one side is used up nothing else is left to choose.
+    It is safe because the exact pairs then form a matching: the exact-match bucket and the greedy take
+    exact pairs before any partial one and never leave an exact pair whose two calls are both free, so
+    they take all of these and rank only the calls left over; the optimal assignment, which maximises the
+    number of exact pairs first, takes all of them too, and when one side is used up nothing else is left
+    to choose.
     """
     exact_of_pred: dict[int, int] = {}
     exact_of_gold: dict[int, int] = {}
-    for i in p_idx:
-        for j in g_idx:
-            if _exact_pair(pred, gold, ctx, invalid, i, j, evals):
-                if i in exact_of_pred or j in exact_of_gold:
-                    return None
-                exact_of_pred[i], exact_of_gold[j] = j, i
+    for i, j in edges:
+        if i in exact_of_pred or j in exact_of_gold:
+            return None
+        exact_of_pred[i], exact_of_gold[j] = j, i
     pairs = sorted(exact_of_pred.items())
     return (pairs, [i for i in p_idx if i not in exact_of_pred], [j for j in g_idx if j not in exact_of_gold])
 
 
+def _greedy_exact_star(
+    pred: Sequence[Step], gold: Sequence[Step], edges: Mapping[tuple[int, int], _PairEval],
+    p_idx: list[int], g_idx: list[int],
+) -> tuple[list[tuple[int, int]], list[int], list[int]] | None:
+    """Fast path of the greedy for a group whose exact pairs share calls on one side only (a repeated
+    call: two predicted calls exact for one gold call, or one predicted call exact for two gold calls):
+    the exact pairs the greedy takes, and the calls left for its partial pairs; ``None`` otherwise.
+
+    The greedy takes exact pairs in the order (-agreement, pred content key, gold content key, pred
+    index, gold index). When every call on one side has at most one exact partner, the calls competing
+    for a call of the other side compete for nothing else: the first in that order wins it, and no
+    augmenting path can move a winner (it has no other exact partner), so the losers are left for the
+    partial pairs, which the greedy ranks among the calls left over exactly as it does here. Only for
+    the greedy with no exact-match bucket (callers check that gold has no plain normal form).
+    """
+    pred_degree: dict[int, int] = {}
+    gold_degree: dict[int, int] = {}
+    for i, j in edges:
+        pred_degree[i] = pred_degree.get(i, 0) + 1
+        gold_degree[j] = gold_degree.get(j, 0) + 1
+    if max(pred_degree.values(), default=0) > 1 and max(gold_degree.values(), default=0) > 1:
+        return None
+    p_key = {i: content_order_key(pred[i].args) for i in pred_degree}
+    g_key = {j: content_order_key(gold[j].args) for j in gold_degree}
+    best: dict[int, tuple[Any, ...]] = {}  # the shared call -> the best (key, pair) competing for it
+    star_on_gold = max(gold_degree.values(), default=0) > 1
+    for (i, j), ev in edges.items():
+        rank = (-ev.agreement, p_key[i], g_key[j], i, j)
+        hub = j if star_on_gold else i
+        if hub not in best or rank < best[hub]:
+            best[hub] = rank
+    pairs = sorted((rank[3], rank[4]) for rank in best.values())
+    used_p, used_g = {i for i, _ in pairs}, {j for _, j in pairs}
+    return pairs, [i for i in p_idx if i not in used_p], [j for j in g_idx if j not in used_g]
+
+
 def _exact_pair(pred: Sequence[Step], gold: Sequence[Step], ctx: _Context, invalid: Sequence[Mapping[str, str]],
-                i: int, j: int, evals: _Evals | None) -> bool:
-    """Whether pair (i, j) is exact, comparing arguments only up to the first wrong one (an exact pair's
-    comparison is then complete, and is kept in ``evals`` as :func:`_evaluated` would keep it)."""
+                i: int, j: int, evals: _Evals | None) -> _PairEval | None:
+    """The comparison of pair (i, j) if it is exact, else None, comparing arguments only up to the first
+    wrong one (an exact pair's comparison is then complete, and is kept in ``evals`` as
+    :func:`_evaluated` would keep it)."""
     p, g = pred[i], gold[j]
     rows = compare_rows(p.args, g.args, ctx.rules(g.name), ctx.canon, invalid=invalid[i], first_failure=True)
     if rows and rows[-1][1] not in OK_STATUSES:
-        return False
+        return None
+    agreement = 1.0 + sum(row[2] for row in rows if row[1] == "match")
+    ev = _PairEval(True, agreement * ctx.weight(g.name), tuple(rows))
     if evals is not None:
-        agreement = 1.0 + sum(row[2] for row in rows if row[1] == "match")
-        evals[(i, j)] = _PairEval(True, agreement * ctx.weight(g.name), tuple(rows))
-    return True
+        evals[(i, j)] = ev
+    return ev
 
 
 def _shallow(args: Mapping[str, Any]) -> bool:
