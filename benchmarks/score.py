@@ -1,6 +1,6 @@
 """``ek score`` end to end: next to BFCL's own loop, and episodes per second and peak memory as the corpus grows.
 
-Run: ``.venv/bin/python benchmarks/score.py [--sizes 1000 10000 100000] [--peer-size 20000] [--rounds 3] [--quick]``
+Run: ``.venv/bin/python benchmarks/score.py [--sizes 1000 10000 100000] [--peer-size 100000] [--rounds 3] [--quick]``
 
 1. Against BFCL (when bfcl-eval is installed; skipped, and said so, otherwise): a
    BFCL result file (``{"id", "result"}`` lines of Python call text, from BFCL's
@@ -260,7 +260,7 @@ def against_bfcl(size: int, rounds: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
-    parser.add_argument("--peer-size", type=int, default=20_000, help="lines of the BFCL result file")
+    parser.add_argument("--peer-size", type=int, default=100_000, help="lines of the BFCL result file")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds against BFCL")
     parser.add_argument("--quick", action="store_true", help="sizes 1k, 5k, 25k; 5k lines against BFCL")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
