@@ -16,8 +16,7 @@ from __future__ import annotations
 import re
 import sys
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -206,17 +205,31 @@ class _Context:
         return out
 
 
-@contextmanager
-def _depth_guard() -> Iterator[None]:
+class _DepthGuard:
     """Turn a RecursionError from absurdly nested argument values into a clear ValueError.
 
-    Parsed model output is already bounded (see ek.parsing); this covers values handed in directly.
+    Parsed model output is already bounded (see ek.parsing); this covers values handed in directly. A
+    plain context manager class: a ``contextlib`` generator cost more than some whole comparisons.
     """
-    try:
-        yield
-    except RecursionError:
-        raise ValueError("argument values are nested too deeply to compare "
-                         f"(Python's recursion limit is {sys.getrecursionlimit()})") from None
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: Any) -> bool:
+        if kind is not None and issubclass(kind, RecursionError):
+            raise ValueError("argument values are nested too deeply to compare "
+                             f"(Python's recursion limit is {sys.getrecursionlimit()})") from None
+        return False
+
+
+_GUARD = _DepthGuard()
+
+
+def _depth_guard() -> _DepthGuard:
+    """The guard around scoring (see :class:`_DepthGuard`)."""
+    return _GUARD
 
 
 # --------------------------------------------------------------------------- assignment
