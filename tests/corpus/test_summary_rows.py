@@ -33,6 +33,6 @@ def test_a_count_that_does_not_fit_widens_the_column_and_keeps_every_value():
 def test_merging_a_compact_and_a_widened_chunk_keeps_line_order_and_values():
     first, later = _run([(1, 1, 0)]), _run([(2.5, 0, 1)], first_line=2)
     first.merge(later)
-    tp, fp, fn = first.rows()
+    tp, fp, _fn = first.rows()
     assert tp == array("d", [1.0, 2.5]) and tp.typecode == "d" and fp.typecode == "H"
     assert list(first.lines) == [1, 2] and first.tp == Fraction(7, 2)

@@ -217,7 +217,7 @@ class _DepthGuard:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: Any) -> bool:
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: object) -> bool:
         if kind is not None and issubclass(kind, RecursionError):
             raise ValueError("argument values are nested too deeply to compare "
                              f"(Python's recursion limit is {sys.getrecursionlimit()})") from None
