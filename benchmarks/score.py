@@ -1,8 +1,28 @@
-"""``ek score`` end to end: episodes per second and peak memory at 1k, 10k and 100k episodes, and how they grow.
+"""``ek score`` end to end: next to BFCL's own loop, and episodes per second and peak memory as the corpus grows.
 
-Run: ``.venv/bin/python benchmarks/score.py [--sizes 1000 10000 100000] [--quick]``
+Run: ``.venv/bin/python benchmarks/score.py [--sizes 1000 10000 100000] [--peer-size 100000] [--rounds 3] [--quick]``
 
-Each measurement is a fresh subprocess (so peak RSS is that run's alone):
+1. Against BFCL (when bfcl-eval is installed; skipped, and said so, otherwise): a
+   BFCL result file (``{"id", "result"}`` lines of Python call text, from BFCL's
+   1,000 Python entries, ``n / 1,000`` samples of each in a row: the right
+   answer, or one of the typical mistakes of :func:`ek.bfcl.variants.variants`)
+   scored by
+
+   - ``ek``: the runner behind ``ek score --bfcl-answers A --bfcl-questions Q
+     --canonicalizer bfcl --level arg`` (one process; JSON and HTML reports written);
+   - ``ek-jobs2``: the same with ``--jobs 2``;
+   - ``bfcl-loop``: the plain loop a BFCL user runs: per line ``json.loads``,
+     BFCL's decoder (``default_decode_ast_prompting``) and its ``ast_checker``,
+     counting the valid ones.
+
+   Rounds are interleaved (ek, ek-jobs2, bfcl-loop, ek, ...), each a fresh
+   subprocess; the median of each is kept. Printed: episodes per CPU-second (the
+   process and its workers: other load on the shared machine does not count),
+   episodes per wall-clock second (what ``--jobs 2`` buys, only when two cores
+   are free), and the ratios to the BFCL loop.
+
+2. Growth, on a travel-grammar corpus (Python, OpenAI and Anthropic outputs).
+   Each measurement is a fresh subprocess (so peak RSS is that run's alone):
 
 - ``stream``: the real runner behind ``ek score`` (one process, travel grammar,
   JSON + HTML reports built): memory should stay flat as the corpus grows.
@@ -70,6 +90,79 @@ def write_corpus(path: Path, n: int, seed: int = 0) -> None:
         out.writelines(json.dumps(_episode(rng, i)) + "\n" for i in range(n))
 
 
+PYTHON_CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple")
+
+
+def bfcl_data() -> Path | None:
+    """bfcl-eval's data folder, or None when bfcl-eval is not installed."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("bfcl_eval")
+    return None if spec is None or spec.origin is None else Path(spec.origin).parent / "data"
+
+
+def write_bfcl_corpus(folder: Path, n: int, data: Path) -> tuple[Path, Path, Path]:
+    """A BFCL result file of ``n`` lines over the Python entries, and the question and answer files it needs.
+
+    Each entry gets ``n / 1,000`` lines in a row (samples of one question, as when several samples or models
+    are scored): its right answer (7 lines in 10) or one of its typical mistakes.
+    """
+    from ek.bfcl import load_category
+    from ek.bfcl.variants import variants
+    from ek.calls import Step
+    from ek.parsing import to_python
+
+    questions, answers, corpus = folder / "questions.json", folder / "answers.json", folder / "result.jsonl"
+    rng = random.Random(0)
+    outputs: list[tuple[str, list[str]]] = []
+    with open(questions, "w", encoding="utf-8") as q, open(answers, "w", encoding="utf-8") as a:
+        for category in PYTHON_CATEGORIES:
+            q.write((data / f"BFCL_v4_{category}.json").read_text(encoding="utf-8").rstrip("\n") + "\n")
+            a.write((data / "possible_answer" / f"BFCL_v4_{category}.json").read_text(encoding="utf-8")
+                    .rstrip("\n") + "\n")
+            for episode in load_category(data / f"BFCL_v4_{category}.json"):
+                texts = []
+                for _label, decoded in variants(episode.functions, episode.ground_truth, category, rng):
+                    try:
+                        texts.append(to_python([Step(name, args) for call in decoded for name, args in call.items()]))
+                    except ValueError:
+                        continue
+                if texts:
+                    outputs.append((episode.id, texts))
+    samples = max(1, n // len(outputs))
+    with open(corpus, "w", encoding="utf-8") as out:
+        for k in range(n):
+            entry_id, texts = outputs[(k // samples) % len(outputs)]
+            text = texts[0] if rng.random() < 0.7 else rng.choice(texts[1:] or texts)
+            out.write(json.dumps({"id": entry_id, "result": text}) + "\n")
+    return corpus, questions, answers
+
+
+def _bfcl_loop(corpus: str, questions: str, answers: str) -> tuple[int, int]:
+    """BFCL's own way: json.loads each line, decode its text, run ast_checker. (episodes, valid)."""
+    from ek.bfcl.oracle import load_bfcl_checker, load_bfcl_decoder
+
+    checker, decode = load_bfcl_checker(), load_bfcl_decoder()
+    assert checker is not None and decode is not None
+    with open(questions, encoding="utf-8") as lines:
+        functions = {q["id"]: q["function"] for q in map(json.loads, lines)}
+    with open(answers, encoding="utf-8") as lines:
+        truths = {a["id"]: a["ground_truth"] for a in map(json.loads, lines)}
+    episodes = valid = 0
+    with open(corpus, encoding="utf-8") as lines:
+        for line in lines:
+            row = json.loads(line)
+            entry_id = row["id"]
+            episodes += 1
+            try:
+                decoded = decode(row["result"])
+            except Exception:  # noqa: BLE001, S112 - BFCL's decoder raises anything on text it cannot read: invalid
+                continue
+            result = checker(functions[entry_id], decoded, truths[entry_id], entry_id.rsplit("_", 1)[0])
+            valid += bool(result["valid"])
+    return episodes, valid
+
+
 def _cpu() -> float:
     """CPU seconds of this process and its finished children (worker processes of --jobs)."""
     me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -83,7 +176,23 @@ def _child(mode: str, corpus: str, workdir: str) -> None:
     baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     cpu0 = _cpu()
     started = time.perf_counter()
-    if mode == "naive":
+    if mode == "bfcl-loop":
+        corpus, questions, answers = corpus.split("|")
+        episodes, valid = _bfcl_loop(corpus, questions, answers)
+        f1 = valid / max(episodes, 1)  # BFCL's accuracy, in the F1 column
+    elif mode in ("ek", "ek-jobs2"):
+        from ek.report.html import write_html
+        from ek.report.jsonreport import build_report, write_json
+
+        corpus, questions, answers = corpus.split("|")
+        options = RunOptions(level="arg", canonicalizer="bfcl", format="bfcl", bfcl_answers=answers,
+                             bfcl_questions=questions, keep_details=200)
+        result = run(corpus, options, jobs=2 if mode == "ek-jobs2" else 1)
+        report = build_report(result, options)
+        write_json(report, f"{workdir}/r.json")
+        write_html(report, result.summary.worst(200), f"{workdir}/r.html")
+        episodes, f1 = result.summary.episodes, report["overall"]["f1"]
+    elif mode == "naive":
         from ek.agents.toolcalls import ToolCallMetric
         from ek.goldjson import gold_from_json
         from ek.scorer.evaluation import evaluate
@@ -112,16 +221,53 @@ def _child(mode: str, corpus: str, workdir: str) -> None:
                       "peak_kb": peak, "worker_peak_kb": workers}))
 
 
-def measure(mode: str, corpus: Path, workdir: Path) -> dict[str, float]:
+def measure(mode: str, corpus: Path | str, workdir: Path) -> dict[str, float]:
     proc = subprocess.run([sys.executable, __file__, "--child", mode, str(corpus), str(workdir)],
                           capture_output=True, text=True, check=True)
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def against_bfcl(size: int, rounds: int) -> None:
+    """Section 1: ek score next to BFCL's decode-and-check loop on one BFCL result file, interleaved rounds."""
+    import statistics
+
+    data = bfcl_data()
+    if data is None:
+        print("against BFCL: skipped (bfcl-eval is not installed: pip install --no-deps bfcl-eval)")
+        return
+    modes = ["ek", "ek-jobs2", "bfcl-loop"]
+    runs: dict[str, list[dict[str, float]]] = {m: [] for m in modes}
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus, questions, answers = write_bfcl_corpus(Path(tmp), size, data)
+        files = f"{corpus}|{questions}|{answers}"
+        for _ in range(rounds):
+            for mode in modes:
+                runs[mode].append(measure(mode, files, Path(tmp)))
+    print(f"against BFCL: {size:,} lines of a BFCL result file (Python entries, 7 in 10 right), "
+          f"median of {rounds} interleaved rounds")
+    print(f"{'':>10}{'episodes/CPU-s':>16}{'x BFCL':>8}{'episodes/s wall':>17}{'x BFCL':>8}   score")
+    peer = runs["bfcl-loop"]
+    peer_cpu = statistics.median(r["episodes"] / r["cpu"] for r in peer)
+    peer_wall = statistics.median(r["episodes"] / r["seconds"] for r in peer)
+    for mode in modes:
+        cpu = statistics.median(r["episodes"] / r["cpu"] for r in runs[mode])
+        wall = statistics.median(r["episodes"] / r["seconds"] for r in runs[mode])
+        what = "accuracy" if mode == "bfcl-loop" else "F1 (arg level)"
+        print(f"{mode:>10}{cpu:>16,.0f}{cpu / peer_cpu:>7.2f}x{wall:>17,.0f}{wall / peer_wall:>7.2f}x   "
+              f"{what} {runs[mode][0]['f1']:.4f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
-    parser.add_argument("--quick", action="store_true", help="sizes 1k, 5k, 25k")
+    parser.add_argument("--peer-size", type=int, default=100_000, help="lines of the BFCL result file")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds against BFCL")
+    parser.add_argument("--quick", action="store_true", help="sizes 1k, 5k, 25k; 5k lines against BFCL")
+    parser.add_argument("--modes", nargs="+", default=["stream", "stream-jobs2", "naive"],
+                        choices=["stream", "stream-jobs2", "naive"],
+                        help="growth runs to make (e.g. --sizes 10000 1000000 --modes stream: naive keeps "
+                             "every explanation, gigabytes at 1M)")
+    parser.add_argument("--no-peer", action="store_true", help="skip the run against BFCL")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -132,7 +278,10 @@ def main() -> None:
 
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start "
           f"(--jobs 2 can only help when two cores are free)")
-    modes = ["stream", "stream-jobs2", "naive"]
+    if not args.no_peer:
+        against_bfcl(5_000 if args.quick else args.peer_size, args.rounds)
+        print()
+    modes = args.modes
     results: dict[str, list[dict[str, float]]] = {m: [] for m in modes}
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
@@ -153,13 +302,16 @@ def main() -> None:
             mem_a = max(ra["peak_kb"] - ra["baseline_kb"], 1)
             mem_b = max(rb["peak_kb"] - rb["baseline_kb"], 1)
             rate_a, rate_b = ra["episodes"] / ra["seconds"], rb["episodes"] / rb["seconds"]
-            print(f"{mode:>13} {a:>7,} -> {b:>7,} (x{b / a:g}): memory x{mem_b / mem_a:5.2f}, "
-                  f"throughput x{rate_b / rate_a:4.2f}")
+            print(f"{mode:>13} {a:>7,} -> {b:>7,} (x{b / a:g}): memory x{mem_b / mem_a:5.2f} above baseline, "
+                  f"peak RSS x{rb['peak_kb'] / ra['peak_kb']:4.2f}, throughput x{rate_b / rate_a:4.2f}")
     last = {m: results[m][-1] for m in modes}
     grown = {m: max(last[m]["peak_kb"] - last[m]["baseline_kb"], 1) for m in modes}
-    speedup = last["stream"]["seconds"] / last["stream-jobs2"]["seconds"]
-    print(f"\nat {sizes[-1]:,} episodes: naive uses x{grown['naive'] / grown['stream']:.1f} the memory of ek score; "
-          f"--jobs 2 runs at x{speedup:.2f} the speed of one process")
+    if "naive" in modes and "stream" in modes:
+        print(f"\nat {sizes[-1]:,} episodes: naive uses x{grown['naive'] / grown['stream']:.1f} the memory of "
+              "ek score")
+    if "stream-jobs2" in modes and "stream" in modes:
+        speedup = last["stream"]["seconds"] / last["stream-jobs2"]["seconds"]
+        print(f"at {sizes[-1]:,} episodes: --jobs 2 runs at x{speedup:.2f} the wall-clock speed of one process")
 
 
 if __name__ == "__main__":

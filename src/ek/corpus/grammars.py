@@ -75,6 +75,8 @@ class MetricCache:
         self.loader = loader if loader is not None else load_grammar
         self.bfcl_functions = bfcl_functions
         self._bfcl: OrderedDict[str, ToolCallMetric] = OrderedDict()
+        #: id(function schemas) -> (those schemas, their content key); see _bfcl_key
+        self._bfcl_keys: dict[int, tuple[Any, str]] = {}
 
     def default_key(self) -> str | None:
         """``NAME@VERSION`` of the default grammar (resolving it), or None without one."""
@@ -130,7 +132,7 @@ class MetricCache:
         functions = self.bfcl_functions.get(episode_id) if isinstance(episode_id, str) else None
         if functions is None:
             raise GrammarError(f"id {episode_id!r} is not in the BFCL questions file, so its functions are unknown")
-        key = hashlib.sha256(json.dumps(functions, sort_keys=True, default=repr).encode()).hexdigest()
+        key = self._bfcl_key(functions)
         metric = self._bfcl.get(key)
         if metric is None:
             metric = ToolCallMetric(grammar=to_grammar(list(functions)).grammar, **self._options)
@@ -140,6 +142,20 @@ class MetricCache:
         else:
             self._bfcl.move_to_end(key)
         return metric
+
+    def _bfcl_key(self, functions: Any) -> str:
+        """The content key of a question's function schemas, computed once per schemas object.
+
+        Fast path: every line of one question looks up the same object of ``bfcl_functions``, so its
+        key (a sha256 of its sorted JSON) is remembered by identity; the object is kept with it, so the
+        id is never another object's, and there are at most as many as the questions file holds.
+        """
+        known = self._bfcl_keys.get(id(functions))
+        if known is not None and known[0] is functions:
+            return known[1]
+        key = hashlib.sha256(json.dumps(functions, sort_keys=True, default=repr).encode()).hexdigest()
+        self._bfcl_keys[id(functions)] = (functions, key)
+        return key
 
 
 __all__ = ["BFCL_QUESTION_GRAMMAR", "GrammarError", "MetricCache", "load_grammar"]

@@ -137,6 +137,12 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
+#: Fast path of ``json.loads(text, object_pairs_hook=_unique_keys)``, which builds this same decoder for
+#: every call (``json.loads`` with a keyword makes a new ``JSONDecoder``): one decoder, built once. The only
+#: other thing ``json.loads`` does for a ``str`` is refuse a leading BOM, which the caller sends its way.
+_LINE_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys)
+
+
 def _check_unicode(text: str, obj: Any) -> None:
     if _SURROGATE_ESCAPE.search(text) is None:  # the common case costs one scan, no re-encoding
         return
@@ -153,7 +159,8 @@ def _decode_line(raw: bytes | str) -> Any:
     # a byte order mark (Windows editors, concatenated files) is not part of the JSON text
     text = text.strip().removeprefix("\ufeff")
     try:
-        obj = json.loads(text, object_pairs_hook=_unique_keys)
+        obj = _LINE_DECODER.decode(text) if not text.startswith("\ufeff") else \
+            json.loads(text, object_pairs_hook=_unique_keys)
     except (json.JSONDecodeError, LineDataError):
         raise
     except ValueError as exc:  # the only other one json raises: an integer past Python's int/str limit

@@ -192,6 +192,31 @@ def episode_gold_problems(metric: ToolCallMetric, episode: Episode) -> tuple[str
     return tuple(f"turn {i}: {p}" for i, t in enumerate(episode.turns) for p in metric.gold_problems(t.gold))
 
 
+class _GoldProblemsMemo:
+    """Fast path of :func:`episode_gold_problems` for gold met again: lines answering one question share
+    its gold entry from the gold file (``--gold``, ``--bfcl-answers``), the very same object, so its
+    problems under one metric are found once per chunk instead of once per line.
+
+    Safe because the check is a pure function of the metric and the gold calls, and the memo holds the
+    gold and metric it saw (so their ids cannot be reused by other objects while it lives); it lives for
+    one chunk of lines, so its size is bounded.
+    """
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[int, int], tuple[Any, ToolCallMetric, tuple[str, ...]]] = {}
+
+    def problems(self, metric: ToolCallMetric, episode: Episode) -> tuple[str, ...]:
+        if episode.turns is not None:
+            return episode_gold_problems(metric, episode)
+        key = (id(metric), id(episode.gold))
+        seen = self._seen.get(key)
+        if seen is not None and seen[0] is episode.gold and seen[1] is metric:
+            return seen[2]
+        problems = episode_gold_problems(metric, episode)
+        self._seen[key] = (episode.gold, metric, problems)
+        return problems
+
+
 def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[int, bytes]],
                 gold_by_id: Mapping[Any, GoldEntry] | None,
                 floor: tuple[float, float, int] | None = None) -> Summary:
@@ -201,6 +226,7 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
     whole run so far; it only saves work (the kept worst episodes are the same).
     """
     summary = options.new_summary(floor)
+    memo = _GoldProblemsMemo()
     for number, raw in lines:
         item = parse_episode(raw, number, gold_by_id, shared_gold=options.shared_gold)
         if isinstance(item, LineError):
@@ -208,7 +234,7 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
             continue
         try:
             metric = cache.for_episode(item.grammar, item.id)
-            problems = episode_gold_problems(metric, item)
+            problems = memo.problems(metric, item)
             if problems and options.invalid_gold == "error":
                 summary.add_error(LineError(number, item.id, invalid_gold_reason(metric, problems)))
                 continue

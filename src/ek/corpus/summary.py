@@ -24,7 +24,7 @@ import attrs
 
 from ek.corpus.reading import LineError
 from ek.limits import ERROR_LINES_KEPT
-from ek.scorer.accounting import FN, FP, TP, Score, TallyKey
+from ek.scorer.accounting import FN, FP, TP, Exact, Score, TallyKey
 from ek.scorer.turns import EpisodeScore, abstention
 
 
@@ -118,6 +118,45 @@ def _add_tally(into: dict[TallyKey, list[Any]], items: Any) -> None:
             slot[1] += n
 
 
+#: Typecodes of the compact per-episode arrays: counts as unsigned 16-bit integers (2 bytes, not a double's
+#: 8) while every count is a whole number below 65,536; line numbers as unsigned 32-bit ones (4, not 8).
+_SMALL_COUNTS, _SMALL_LINES = "H", "I"
+
+
+def _push_count(column: array[Any], value: float) -> array[Any]:
+    """Append one episode's count; the column, widened to doubles (same values) the first time one does not fit.
+
+    Fast path for memory: a compact column holds the same numbers as a double one (a whole number below
+    65,536 is exact in both), and its readers (``math.fsum``, the bootstrap's ``float()``) read them the same.
+    """
+    if column.typecode == _SMALL_COUNTS:
+        if value.is_integer() and 0 <= value <= 0xFFFF:
+            column.append(int(value))
+            return column
+        column = array("d", column)
+    column.append(value)
+    return column
+
+
+def _push_line(column: array[int], line: int) -> array[int]:
+    """Append a line number; the column, widened to 64 bits the first time one does not fit 32."""
+    try:
+        column.append(line)
+    except OverflowError:
+        column = array("q", column)
+        column.append(line)
+    return column
+
+
+def _joined(mine: array[Any], later: array[Any], wide: str) -> array[Any]:
+    """``mine`` extended by ``later`` (a chunk's column), both widened to ``wide`` when their types differ."""
+    if mine.typecode != later.typecode:
+        mine = mine if mine.typecode == wide else array(wide, mine)
+        later = later if later.typecode == wide else array(wide, later)
+    mine.extend(later)
+    return mine
+
+
 @attrs.define
 class Summary:
     """Mutable accumulator of a run (mutable on purpose: it is filled episode by episode while streaming)."""
@@ -125,14 +164,18 @@ class Summary:
     keep_worst: int = 10
     keep_details: int = 0
     keep_ids: bool = False
-    tp: Fraction = Fraction(0)
-    fp: Fraction = Fraction(0)
-    fn: Fraction = Fraction(0)
+    #: exact sums: ints while every weight is integral (int addition is the fast path), a Fraction once one
+    #: is not; the same values either way
+    tp: Exact = 0
+    fp: Exact = 0
+    fn: Exact = 0
     tally: dict[TallyKey, list[Any]] = attrs.Factory(dict)
-    rows_tp: array[float] = attrs.Factory(lambda: array("d"))
-    rows_fp: array[float] = attrs.Factory(lambda: array("d"))
-    rows_fn: array[float] = attrs.Factory(lambda: array("d"))
-    lines: array[int] = attrs.Factory(lambda: array("q"))
+    #: per episode its TP, FP, FN (the bootstrap's rows) and line: compact arrays while the values fit
+    #: (see _push_count, _push_line), so a long run's memory stays near flat
+    rows_tp: array[float] = attrs.Factory(lambda: array(_SMALL_COUNTS))
+    rows_fp: array[float] = attrs.Factory(lambda: array(_SMALL_COUNTS))
+    rows_fn: array[float] = attrs.Factory(lambda: array(_SMALL_COUNTS))
+    lines: array[int] = attrs.Factory(lambda: array(_SMALL_LINES))
     ids: list[Any] = attrs.Factory(list)
     #: with ``keep_ids``: per episode, what it was scored against, ``(grammar identity, gold digest)``, so two
     #: runs can be checked to compare like with like (``ek compare``)
@@ -197,15 +240,15 @@ class Summary:
         _add_tally(self.tally, total.tally.items())
         for turn in episode.turns:
             if turn.explanation is not None:
-                for pair in turn.explanation.pairs:
-                    if not pair.exact:
-                        self.arg_failures.update((pair.tool, c.arg, c.status) for c in pair.checks if not c.ok)
-        self.rows_tp.append(float(tp))
-        self.rows_fp.append(float(fp))
-        self.rows_fn.append(float(fn))
+                failed = turn.explanation.failed_checks()
+                if failed:
+                    self.arg_failures.update(failed)
+        self.rows_tp = _push_count(self.rows_tp, float(tp))
+        self.rows_fp = _push_count(self.rows_fp, float(fp))
+        self.rows_fn = _push_count(self.rows_fn, float(fn))
         self.exact_rows.append(1 if exact else 0)
         self.exact_count += exact
-        self.lines.append(line)
+        self.lines = _push_line(self.lines, line)
         for index, (turn, ok) in enumerate(zip(episode.turns, episode.turn_exact, strict=True)):
             slot = self.per_turn.setdefault(index, [0, 0, 0, 0, 0])
             t_tp, t_fp, t_fn = turn.exact_counts
@@ -293,10 +336,10 @@ class Summary:
         self.fn += later.fn
         _add_tally(self.tally, later.tally.items())
         self.arg_failures.update(later.arg_failures)
-        self.rows_tp.extend(later.rows_tp)
-        self.rows_fp.extend(later.rows_fp)
-        self.rows_fn.extend(later.rows_fn)
-        self.lines.extend(later.lines)
+        self.rows_tp = _joined(self.rows_tp, later.rows_tp, "d")
+        self.rows_fp = _joined(self.rows_fp, later.rows_fp, "d")
+        self.rows_fn = _joined(self.rows_fn, later.rows_fn, "d")
+        self.lines = _joined(self.lines, later.lines, "q")
         self.ids.extend(later.ids)
         self.sources.extend(later.sources)
         self.error_count += later.error_count

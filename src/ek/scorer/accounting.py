@@ -142,22 +142,103 @@ class PairExplanation:
     checks: tuple[ArgCheck, ...]
 
 
-@attrs.frozen
+#: One unit as a plain tuple, in :class:`Unit`'s field order: ``(kind, reason, weight, tool, arg, expected, got,
+#: pred_index, gold_index, detail)``. The metric counts these; a :class:`Unit` is only built when one is read.
+UnitRow = tuple[str, str, float, str, "str | None", Any, Any, "int | None", "int | None", str]
+
+#: One argument comparison as a plain tuple, in :class:`ArgCheck`'s field order: ``(arg, status, weight,
+#: expected, got, detail)``.
+CheckRow = tuple[str, str, float, Any, Any, str]
+
+#: The statuses of an :class:`ArgCheck` that are not a mistake.
+OK_STATUSES = frozenset({"match", "ignored"})
+
+
+class PairRecords(tuple):  # type: ignore[type-arg]
+    """An explanation's pairs not yet built: ``(pred_index, gold_index, tool, exact, check rows)`` each.
+
+    Scoring a corpus reads few explanations, so the metric hands these over and
+    :attr:`Explanation.pairs` builds the :class:`PairExplanation` objects on first read.
+    """
+
+    __slots__ = ()
+
+
+class UnitRows(tuple):  # type: ignore[type-arg]
+    """An explanation's units not yet built: :data:`UnitRow` tuples (see :class:`PairRecords`)."""
+
+    __slots__ = ()
+
+
+def _build_pairs(records: PairRecords) -> tuple[PairExplanation, ...]:
+    return tuple(PairExplanation(i, j, tool, exact, tuple(ArgCheck(*row) for row in rows))
+                 for i, j, tool, exact, rows in records)
+
+
+@attrs.frozen(eq=False)
 class Explanation:
-    """Everything behind one episode's score: the alignment and every counted unit."""
+    """Everything behind one episode's score: the alignment and every counted unit.
+
+    ``pairs`` and ``units`` may be given as :class:`PairRecords` / :class:`UnitRows`: they are then built
+    on first read (the same objects either way; equality and pickling see no difference).
+    """
 
     pred: tuple[Step, ...]
     gold: tuple[Step, ...]
-    pairs: tuple[PairExplanation, ...]
+    _pairs: tuple[PairExplanation, ...] = attrs.field(alias="pairs", repr=False)
     unmatched_pred: tuple[int, ...]
     unmatched_gold: tuple[int, ...]
-    units: tuple[Unit, ...]
+    _units: tuple[Unit, ...] = attrs.field(alias="units", repr=False)
     parse_error: str | None = None
     #: the output could not be parsed because it ends inside a call (``ParseError.cut_short``: ``max_tokens``)
     cut_short: bool = False
     #: (pred, gold) pairs that agree on the tool but could not be kept without breaking the order; both
     #: indices are also in ``unmatched_pred``/``unmatched_gold`` (they count as FP and FN, ``out_of_order``)
     out_of_order: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def pairs(self) -> tuple[PairExplanation, ...]:
+        """Each matched (pred, gold) pair with its per-argument checks."""
+        pairs = self._pairs
+        if type(pairs) is PairRecords:
+            pairs = _build_pairs(pairs)
+            object.__setattr__(self, "_pairs", pairs)
+        return pairs
+
+    @property
+    def units(self) -> tuple[Unit, ...]:
+        """Every counted unit, TP, FP and FN, with its reason."""
+        units = self._units
+        if type(units) is UnitRows:
+            units = tuple(Unit(*row) for row in units)
+            object.__setattr__(self, "_units", units)
+        return units
+
+    def failed_checks(self) -> list[tuple[str, str, str]]:
+        """``(tool, arg, status)`` of every failing argument check of an inexact pair (what ``ek score``
+        counts per argument), read without building the pairs when they are not built yet."""
+        pairs = self._pairs
+        if type(pairs) is PairRecords:
+            return [(tool, row[0], row[1]) for _i, _j, tool, exact, rows in pairs if not exact
+                    for row in rows if row[1] not in OK_STATUSES]
+        return [(p.tool, c.arg, c.status) for p in pairs if not p.exact for c in p.checks if not c.ok]
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.pred, self.gold, self.pairs, self.unmatched_pred, self.unmatched_gold, self.units,
+                self.parse_error, self.cut_short, self.out_of_order)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._fields() == other._fields()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        names = ("pred", "gold", "pairs", "unmatched_pred", "unmatched_gold", "units", "parse_error", "cut_short",
+                 "out_of_order")
+        return "Explanation(" + ", ".join(f"{n}={v!r}" for n, v in zip(names, self._fields())) + ")"
 
     def errors(self) -> tuple[Unit, ...]:
         """The FP and FN units, each with its reason."""
@@ -209,6 +290,24 @@ _KINDS_OF_STATUS: Mapping[str, tuple[str, ...]] = {
 }
 
 
+def unit_rows_from_checks(
+    checks: Iterable[CheckRow],
+    tool: str = "",
+    scale: float = 1.0,
+    pred_index: int | None = None,
+    gold_index: int | None = None,
+) -> list[UnitRow]:
+    """:func:`units_from_checks` on check rows, giving unit rows (no object is built: the metric's hot path)."""
+    units: list[UnitRow] = []
+    for arg, status, weight, expected, got, detail in checks:
+        kinds = _KINDS_OF_STATUS[status]
+        if status == "invalid_value" and expected is ABSENT:
+            kinds = (FP,)
+        for kind in kinds:
+            units.append((kind, status, scale * weight, tool, arg, expected, got, pred_index, gold_index, detail))
+    return units
+
+
 def units_from_checks(
     checks: Iterable[ArgCheck],
     *,
@@ -221,15 +320,8 @@ def units_from_checks(
 
     A present-but-invalid value with no gold counterpart is only an FP.
     """
-    units: list[Unit] = []
-    for c in checks:
-        kinds = _KINDS_OF_STATUS[c.status]
-        if c.status == "invalid_value" and c.expected is ABSENT:
-            kinds = (FP,)
-        for kind in kinds:
-            units.append(Unit(kind, c.status, scale * c.weight, tool, c.arg, c.expected, c.got,
-                              pred_index, gold_index, c.detail))
-    return units
+    rows = [(c.arg, c.status, c.weight, c.expected, c.got, c.detail) for c in checks]
+    return [Unit(*row) for row in unit_rows_from_checks(rows, tool, scale, pred_index, gold_index)]
 
 
 def _exact(value: Any) -> Exact:
@@ -369,15 +461,47 @@ class Score:
 
     @classmethod
     def from_units(cls, units: Iterable[Unit], *, explanation: Explanation | None = None) -> Score:
+        return cls.from_unit_rows([(u.kind, u.reason, u.weight, u.tool) for u in units], explanation=explanation)
+
+    @classmethod
+    def from_unit_rows(cls, rows: Iterable[tuple[Any, ...]], *, explanation: Explanation | None = None) -> Score:
+        """The score of units given as rows that start ``(kind, reason, weight, tool, ...)`` (:data:`UnitRow`):
+        what :meth:`from_units` gives for the same units, without building them."""
         tally: dict[TallyKey, list[Any]] = {}
-        for u in units:
-            key = (u.kind, u.tool, u.reason)
+        known = _WEIGHT_CACHE
+        for kind, reason, weight, tool, *_ in rows:
+            exact = known.get(weight)
+            if exact is None:
+                exact = _weight_exact(weight)
+            key = (kind, tool, reason)
             slot = tally.get(key)
             if slot is None:
-                slot = tally[key] = [0, 0]
-            slot[0] += _weight_exact(u.weight)
-            slot[1] += 1
-        return cls.from_tally({k: (w, n) for k, (w, n) in tally.items()}, explanation=explanation)
+                tally[key] = [exact, 1]
+            else:
+                slot[0] += exact
+                slot[1] += 1
+        return cls._from_exact_tally(tally, explanation)
+
+    @classmethod
+    def _from_exact_tally(cls, tally: Mapping[TallyKey, list[Any]], explanation: Explanation | None) -> Score:
+        """Fast path of :meth:`from_tally` for a one-episode tally whose weights are sums of exact
+        non-negative numbers (``_weight_exact``'s): it skips the field converters, which would only check
+        again what holds already, and normalises an integral Fraction to an int as ``_exact`` does."""
+        sums: dict[str, Exact] = {TP: 0, FP: 0, FN: 0}
+        frozen: dict[TallyKey, tuple[Exact, int]] = {}
+        for key in sorted(tally):
+            w, n = tally[key]
+            if type(w) is not int:
+                w = _exact(w)
+            frozen[key] = (w, n)
+            sums[key[0]] += w
+        score = object.__new__(cls)
+        for name, value in (("_tp", sums[TP]), ("_fp", sums[FP]), ("_fn", sums[FN])):
+            object.__setattr__(score, name, value if type(value) is int else _exact(value))
+        object.__setattr__(score, "tally", MappingProxyType(frozen))
+        object.__setattr__(score, "episodes", 1)
+        object.__setattr__(score, "explanation", explanation)
+        return score
 
     def __add__(self, other: Score) -> Score:
         if not isinstance(other, Score):

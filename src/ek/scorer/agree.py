@@ -39,7 +39,7 @@ from ek.grammar.model import (
     ToolSpec,
 )
 from ek.parsing.values import int_too_long
-from ek.scorer.accounting import ABSENT, ArgCheck
+from ek.scorer.accounting import ABSENT, OK_STATUSES, ArgCheck, CheckRow
 from ek.scorer.assign import has_perfect_matching
 from ek.values import OMITTABLE, OneOf, is_omittable
 
@@ -92,9 +92,20 @@ def rules_for_fields(grammar: GraphGrammar, fields: Sequence[FieldSpec]) -> dict
     return {f.name: rule_for_field(grammar, f, i) for i, f in enumerate(fields)}
 
 
+class ToolRules(dict):  # type: ignore[type-arg]
+    """A tool's rules (argument name -> :class:`ArgRule`, as built, never changed) with what
+    :func:`compare_rows` derives from them on every pair worked out once: each argument's sort key and
+    the required arguments."""
+
+    def __init__(self, rules: Mapping[str, ArgRule]) -> None:
+        super().__init__(rules)
+        self.sort_keys = {name: (rule.order, name) for name, rule in rules.items()}
+        self.required = tuple(name for name, rule in rules.items() if rule.required)
+
+
 def rules_for_tool(grammar: GraphGrammar, tool: ToolSpec) -> dict[str, ArgRule]:
     """Per-argument rules of a tool, in declaration order."""
-    return rules_for_fields(grammar, tool.fields)
+    return ToolRules(rules_for_fields(grammar, tool.fields))
 
 
 def _canon_for(rule: ArgRule | None, canon: Canonicalizer) -> Canonicalizer:
@@ -133,10 +144,19 @@ def values_agree(gold: Any, pred: Any, rule: ArgRule | None, canon: Canonicalize
     >>> values_agree(OneOf("NYC", "New York"), "nyc", None, fold)
     True
     """
+    same = _same_plain_agree(gold, pred, rule, canon)
+    if same is not None:
+        return same
     if isinstance(gold, OneOf):
-        if gold.omittable and _omission_accepts(gold, pred, rule, canon, top=top):
+        alternatives = gold.alternatives  # what .omittable and .values read, read once here
+        if any(alt is OMITTABLE for alt in alternatives) and _omission_accepts(gold, pred, rule, canon, top=top):
             return True
-        return any(values_agree(alt, pred, rule, canon) for alt in gold.values)
+        for alt in alternatives:
+            if alt is not OMITTABLE:
+                same = _same_plain_agree(alt, pred, rule, canon)
+                if same if same is not None else values_agree(alt, pred, rule, canon):
+                    return True
+        return False
     if gold is OMITTABLE:
         return _omission_accepts(gold, pred, rule, canon, top=top)
     if rule is not None and rule.policy == "ignore":
@@ -163,8 +183,29 @@ def values_agree(gold: Any, pred: Any, rule: ArgRule | None, canon: Canonicalize
         return all(values_agree(g, p, item_rule, canon) for g, p in zip(gold, pred))
     if isinstance(gold, Mapping) and isinstance(pred, Mapping):
         fields = rule.fields if rule is not None else None
-        return all(c.ok for c in compare_records(pred, gold, fields, canon, nested=True))
+        return all(row[1] in OK_STATUSES for row in compare_rows(pred, gold, fields, canon, nested=True))
     return type(gold) is type(pred) and bool(gold == pred)
+
+
+def _same_plain_agree(gold: Any, pred: Any, rule: ArgRule | None, canon: Canonicalizer) -> bool | None:
+    """Fast path of :func:`values_agree` for a gold and a predicted value of the same exact type ``str`` or
+    ``int`` under no compare policy; ``None`` for anything else (the full rules decide).
+
+    It skips the type dispatch only: ``type(x) is str``/``int`` rules out ``OneOf``, ``OMITTABLE``, ``None``,
+    ``bool`` and subclasses; with no policy there is no ``ignore``/``tol``/``fold``/``exact`` to apply, so an
+    int compares by value and a string through the metric's canonicalizer unless the schema types it as a
+    date or datetime (those take the full path, which parses them) - exactly the full rules' verdict.
+    """
+    kind = type(gold)
+    if kind is not type(pred) or (rule is not None and rule.policy is not None):
+        return None
+    if kind is str:
+        if rule is not None and rule.kind in ("date", "datetime"):
+            return None
+        return canon(gold) == canon(pred)
+    if kind is int:
+        return gold == pred
+    return None
 
 
 #: BFCL's Python type of each argument kind (``any`` is checked as a string, like BFCL's ``any``).
@@ -264,26 +305,60 @@ def compare_records(
     argument name to a schema violation found in the predicted value.
     ``nested``: the records are the fields of an object value, not a call's arguments.
     """
+    return tuple(ArgCheck(*row) for row in compare_rows(pred, gold, rules, canon, invalid=invalid, nested=nested))
+
+
+def compare_rows(
+    pred: Mapping[str, Any],
+    gold: Mapping[str, Any],
+    rules: Mapping[str, ArgRule] | None,
+    canon: Canonicalizer,
+    *,
+    invalid: Mapping[str, str] | None = None,
+    nested: bool = False,
+    first_failure: bool = False,
+) -> list[CheckRow]:
+    """:func:`compare_records` as plain rows ``(arg, status, weight, expected, got, detail)``, in
+    :class:`~ek.scorer.accounting.ArgCheck`'s field order: the metric builds the objects only when an
+    explanation is read.
+
+    ``first_failure``: stop after the first row that is not a match (the rows are then a prefix of the
+    full ones, ending with a failure; without one they are complete): enough to tell an exact pair.
+    """
     rules = rules or {}
     invalid = invalid or {}
     bfcl_mode = is_bfcl_mode(canon)
-    checks: list[ArgCheck] = []
+    checks: list[CheckRow] = []
     enforce_required = bfcl_mode and not nested
     for name in _ordered_names(pred, gold, rules, with_required=enforce_required):
         rule = rules.get(name)
         weight = rule.importance if rule is not None else 1.0
         if rule is not None and rule.policy == "ignore":
-            checks.append(ArgCheck(name, "ignored", weight))
+            checks.append((name, "ignored", weight, ABSENT, ABSENT, ""))
             continue
-        g = gold[name] if name in gold else ABSENT
-        p = pred[name] if name in pred else ABSENT
-        default = NO_DEFAULT if rule is None or bfcl_mode else rule.default
-        # BFCL's simple_function_checker: a required parameter must be given, whatever the answer allows.
-        required = enforce_required and rule is not None and rule.required
-        check = _compare_arg(name, g, p, rule, weight, canon, invalid.get(name), default, required, top=not nested)
+        g = gold.get(name, ABSENT)
+        p = pred.get(name, ABSENT)
+        violation = invalid.get(name)
+        if _both_given(g, p, violation):
+            agree = values_agree(g, p, rule, canon, top=not nested)
+            check: CheckRow | None = (name, "match" if agree else "wrong_value", weight, g, p, "")
+        else:
+            default = NO_DEFAULT if rule is None or bfcl_mode else rule.default
+            # BFCL's simple_function_checker: a required parameter must be given, whatever the answer allows.
+            required = enforce_required and rule is not None and rule.required
+            check = _compare_arg(name, g, p, rule, weight, canon, violation, default, required, top=not nested)
         if check is not None:
             checks.append(check)
-    return tuple(checks)
+            if first_failure and check[1] not in OK_STATUSES:
+                break
+    return checks
+
+
+def _both_given(g: Any, p: Any, violation: str | None) -> bool:
+    """Fast path of :func:`_compare_arg` for its most common case: both sides give a value, gold's is not a
+    bare ``OMITTABLE`` and the predicted one breaks no schema rule. ``_compare_arg`` then only compares the
+    two values (defaults and ``required`` play no part), which the caller does without the call."""
+    return g is not ABSENT and p is not ABSENT and violation is None and g is not OMITTABLE
 
 
 _PRED_OMITS = "the prediction omits it: its default applies"
@@ -292,40 +367,59 @@ _REQUIRED = "a required argument (BFCL: missing_required)"
 
 
 def _compare_arg(name: str, g: Any, p: Any, rule: ArgRule | None, weight: float, canon: Canonicalizer,
-                 violation: str | None, default: Any, required: bool, *, top: bool) -> ArgCheck | None:
+                 violation: str | None, default: Any, required: bool, *, top: bool) -> CheckRow | None:
     """One argument: ``g``/``p`` are the gold and predicted values, ``ABSENT`` when not given."""
     if g is OMITTABLE and not (is_bfcl_mode(canon) and p is not ABSENT and violation is None
                                and _omission_accepts(g, p, rule, canon, top=top)):
         g = ABSENT  # a bare OMITTABLE counts exactly as if gold left the argument out (BFCL: but for "")
     if p is ABSENT:
         if required:
-            return ArgCheck(name, "missing_arg", weight, g, detail=_REQUIRED)
+            return (name, "missing_arg", weight, g, ABSENT, _REQUIRED)
         if g is ABSENT:
             return None  # nothing expected, nothing given: no unit
         if is_omittable(g):
-            return ArgCheck(name, "match", weight, g)
+            return (name, "match", weight, g, ABSENT, "")
         if default is not NO_DEFAULT:  # the prediction's effective value is the default
             status = "match" if values_agree(g, default, rule, canon, top=top) else "wrong_value"
-            return ArgCheck(name, status, weight, g, default, _PRED_OMITS)
-        return ArgCheck(name, "missing_arg", weight, g)
+            return (name, status, weight, g, default, _PRED_OMITS)
+        return (name, "missing_arg", weight, g, ABSENT, "")
     if violation is not None and (g is not ABSENT or rule is not None):
-        return ArgCheck(name, "invalid_value", weight, g, p, violation)
+        return (name, "invalid_value", weight, g, p, violation)
     if g is ABSENT:
         if default is not NO_DEFAULT:  # gold's effective value is the default
             status = "match" if values_agree(default, p, rule, canon, top=top) else "wrong_value"
-            return ArgCheck(name, status, weight, default, p, _GOLD_OMITS)
-        return ArgCheck(name, "hallucinated_arg", weight, got=p)
+            return (name, status, weight, default, p, _GOLD_OMITS)
+        return (name, "hallucinated_arg", weight, ABSENT, p, "")
     status = "match" if values_agree(g, p, rule, canon, top=top) else "wrong_value"
-    return ArgCheck(name, status, weight, g, p)
+    return (name, status, weight, g, p, "")
 
 
 def _ordered_names(pred: Mapping[str, Any], gold: Mapping[str, Any], rules: Mapping[str, ArgRule], *,
                    with_required: bool = False) -> list[str]:
+    if type(rules) is ToolRules:
+        ordered = _declared_order(pred, gold, rules, with_required)
+        if ordered is not None:
+            return ordered
     names = set(gold) | set(pred)
     if with_required:
         names.update(name for name, rule in rules.items() if rule.required)
     big = len(rules)
     return sorted(names, key=lambda n: (rules[n].order if n in rules else big, n))
+
+
+def _declared_order(pred: Mapping[str, Any], gold: Mapping[str, Any], rules: ToolRules,
+                    with_required: bool) -> list[str] | None:
+    """Fast path of :func:`_ordered_names` when every name is a declared argument: the same sort, by the
+    same ``(order, name)`` keys, read from the tool's precomputed ones (no per-name Python key function).
+    ``None`` when some name is not declared (its key depends on the others: the full path sorts it)."""
+    names = set(gold)
+    names.update(pred)
+    if with_required:
+        names.update(rules.required)
+    keys = rules.sort_keys
+    if not names <= keys.keys():
+        return None
+    return sorted(names, key=keys.__getitem__)
 
 
 # --------------------------------------------------------------------------- canonical keys

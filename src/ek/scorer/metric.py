@@ -16,8 +16,7 @@ from __future__ import annotations
 import re
 import sys
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -28,22 +27,26 @@ from ek.grammar.model import GraphGrammar
 from ek.parsing import ParseError, coerce_call, get_format, parse_calls
 from ek.runtime import grammar_of, is_schema_path, validator_for
 from ek.scorer.accounting import (
+    ABSENT,
     FN,
     FP,
+    OK_STATUSES,
     TP,
     ArgCheck,
+    CheckRow,
     Explanation,
-    PairExplanation,
+    PairRecords,
     Score,
-    Unit,
+    UnitRow,
+    UnitRows,
     micro_f1,
-    units_from_checks,
+    unit_rows_from_checks,
 )
-from ek.scorer.agree import ArgRule, arg_keys, compare_records, content_order_key, key_of, rules_for_tool
+from ek.scorer.agree import ArgRule, arg_keys, compare_rows, content_order_key, key_of, rules_for_tool
 from ek.scorer.assign import greedy_assignment, max_weight_assignment, ordered_assignment, weighted_lcs
 from ek.scorer.goldcheck import gold_problems
 from ek.scorer.turns import EpisodeScore, score_turns
-from ek.values import OMITTABLE
+from ek.values import OMITTABLE, OneOf
 
 LEVELS = ("call", "arg")
 
@@ -84,7 +87,8 @@ def _is_decoded_output(pred: Any) -> bool:
     It is read like raw output, so text or reasoning blocks are skipped and an
     unreadable one scores as zero predicted calls instead of raising.
     """
-    return isinstance(pred, list) and bool(pred) and all(isinstance(item, Mapping) for item in pred)
+    return isinstance(pred, list) and bool(pred) and all(type(item) is dict or isinstance(item, Mapping)
+                                                         for item in pred)
 
 
 def coerce_calls(calls: Any, side: str) -> tuple[Step, ...]:
@@ -144,6 +148,7 @@ class _Context:
         self.canon = canon
         self.grammar = grammar
         self._rules: dict[str, dict[str, ArgRule] | None] = {}
+        self._weights: dict[str, float] = {}
         self._declared: dict[str, frozenset[str]] = {}
         self._validator: Callable[[str, Mapping[str, Any]], Sequence[Any]] | None = None
         if grammar is not None and validate:
@@ -157,8 +162,11 @@ class _Context:
         return self._rules[tool]
 
     def weight(self, tool: str) -> float:
-        spec = self.grammar.tool(tool) if self.grammar is not None else None
-        return float(spec.weight) if spec is not None else 1.0
+        weight = self._weights.get(tool)
+        if weight is None:
+            spec = self.grammar.tool(tool) if self.grammar is not None else None
+            weight = self._weights[tool] = float(spec.weight) if spec is not None else 1.0
+        return weight
 
     def known(self, tool: str) -> bool:
         return self.grammar is None or self.grammar.tool(tool) is not None
@@ -197,17 +205,31 @@ class _Context:
         return out
 
 
-@contextmanager
-def _depth_guard() -> Iterator[None]:
+class _DepthGuard:
     """Turn a RecursionError from absurdly nested argument values into a clear ValueError.
 
-    Parsed model output is already bounded (see ek.parsing); this covers values handed in directly.
+    Parsed model output is already bounded (see ek.parsing); this covers values handed in directly. A
+    plain context manager class: a ``contextlib`` generator cost more than some whole comparisons.
     """
-    try:
-        yield
-    except RecursionError:
-        raise ValueError("argument values are nested too deeply to compare "
-                         f"(Python's recursion limit is {sys.getrecursionlimit()})") from None
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: object) -> bool:
+        if kind is not None and issubclass(kind, RecursionError):
+            raise ValueError("argument values are nested too deeply to compare "
+                             f"(Python's recursion limit is {sys.getrecursionlimit()})") from None
+        return False
+
+
+_GUARD = _DepthGuard()
+
+
+def _depth_guard() -> _DepthGuard:
+    """The guard around scoring (see :class:`_DepthGuard`)."""
+    return _GUARD
 
 
 # --------------------------------------------------------------------------- assignment
@@ -217,13 +239,35 @@ def _depth_guard() -> Iterator[None]:
 class _PairEval:
     exact: bool
     agreement: float
-    checks: tuple[ArgCheck, ...]
+    #: the argument comparisons as :data:`~ek.scorer.accounting.CheckRow` tuples
+    rows: tuple[CheckRow, ...]
+
+    @property
+    def checks(self) -> tuple[ArgCheck, ...]:
+        return tuple(ArgCheck(*row) for row in self.rows)
 
 
 def _evaluate(p: Step, g: Step, ctx: _Context, invalid: Mapping[str, str]) -> _PairEval:
-    checks = compare_records(p.args, g.args, ctx.rules(g.name), ctx.canon, invalid=invalid)
-    agreement = 1.0 + sum(c.weight for c in checks if c.status == "match")
-    return _PairEval(all(c.ok for c in checks), agreement * ctx.weight(g.name), checks)
+    rows = compare_rows(p.args, g.args, ctx.rules(g.name), ctx.canon, invalid=invalid)
+    agreement = 1.0 + sum(row[2] for row in rows if row[1] == "match")
+    return _PairEval(all(row[1] in OK_STATUSES for row in rows), agreement * ctx.weight(g.name), tuple(rows))
+
+
+#: (pred index, gold index) -> the pair's comparison, computed once per episode and reused (see _assign)
+_Evals = dict[tuple[int, int], _PairEval]
+
+
+def _evaluated(pred: Sequence[Step], gold: Sequence[Step], ctx: _Context, invalid: Sequence[Mapping[str, str]],
+               i: int, j: int, evals: _Evals | None) -> _PairEval:
+    """:func:`_evaluate` of pair (i, j), remembered in ``evals``: ranking a group compares the pairs it
+    considers, and the chosen ones are then explained from the same comparison instead of a second one
+    (``_evaluate`` is a pure function of the two calls, the context and the pred's violations)."""
+    if evals is None:
+        return _evaluate(pred[i], gold[j], ctx, invalid[i])
+    ev = evals.get((i, j))
+    if ev is None:
+        ev = evals[(i, j)] = _evaluate(pred[i], gold[j], ctx, invalid[i])
+    return ev
 
 
 class _GroupRanker:
@@ -236,8 +280,8 @@ class _GroupRanker:
 
     def __init__(self, pred: Sequence[Step], gold: Sequence[Step], ctx: _Context, tool: str,
                  pkeys: Mapping[int, dict[str, Any] | None], gkeys: Mapping[int, dict[str, Any] | None],
-                 invalid: Sequence[Mapping[str, str]]) -> None:
-        self.pred, self.gold, self.ctx, self.invalid = pred, gold, ctx, invalid
+                 invalid: Sequence[Mapping[str, str]], evals: _Evals | None = None) -> None:
+        self.pred, self.gold, self.ctx, self.invalid, self.evals = pred, gold, ctx, invalid, evals
         self.pkeys, self.gkeys = pkeys, gkeys
         rules = ctx.rules(tool) or {}
         self.importance = {name: r.importance for name, r in rules.items()}
@@ -246,7 +290,7 @@ class _GroupRanker:
     def rank(self, i: int, j: int) -> tuple[bool, float]:
         pk, gk = self.pkeys[i], self.gkeys[j]
         if pk is None or gk is None:
-            ev = _evaluate(self.pred[i], self.gold[j], self.ctx, self.invalid[i])
+            ev = _evaluated(self.pred, self.gold, self.ctx, self.invalid, i, j, self.evals)
             return ev.exact, ev.agreement
         p_args, g_args = self.pred[i].args, self.gold[j].args
         agreement = 1.0
@@ -261,17 +305,18 @@ def _assign(
     pred: Sequence[Step], gold: Sequence[Step], ctx: _Context, optimal: bool,
     invalid: Sequence[Mapping[str, str]],
 ) -> tuple[list[tuple[int, int, _PairEval]], list[int], list[int]]:
-    chosen = _pair_up(pred, gold, ctx, optimal, invalid, range(len(pred)), range(len(gold)))
-    return _finish(pred, gold, ctx, invalid, chosen)
+    evals: _Evals = {}
+    chosen = _pair_up(pred, gold, ctx, optimal, invalid, range(len(pred)), range(len(gold)), evals)
+    return _finish(pred, gold, ctx, invalid, chosen, evals)
 
 
 def _finish(
     pred: Sequence[Step], gold: Sequence[Step], ctx: _Context, invalid: Sequence[Mapping[str, str]],
-    chosen: list[tuple[int, int]],
+    chosen: list[tuple[int, int]], evals: _Evals | None = None,
 ) -> tuple[list[tuple[int, int, _PairEval]], list[int], list[int]]:
     """The chosen pairs in gold order with their comparison, and the calls left over on each side."""
     chosen.sort(key=lambda ij: (ij[1], ij[0]))
-    pairs = [(i, j, _evaluate(pred[i], gold[j], ctx, invalid[i])) for i, j in chosen]
+    pairs = [(i, j, _evaluated(pred, gold, ctx, invalid, i, j, evals)) for i, j in chosen]
     matched_p = {i for i, _ in chosen}
     matched_g = {j for _, j in chosen}
     return (pairs, [i for i in range(len(pred)) if i not in matched_p],
@@ -281,8 +326,12 @@ def _finish(
 def _pair_up(
     pred: Sequence[Step], gold: Sequence[Step], ctx: _Context, optimal: bool,
     invalid: Sequence[Mapping[str, str]], p_only: Iterable[int], g_only: Iterable[int],
+    evals: _Evals | None = None,
 ) -> list[tuple[int, int]]:
-    """Today's unordered assignment of the calls ``p_only`` to ``g_only``, tool by tool."""
+    """Today's unordered assignment of the calls ``p_only`` to ``g_only``, tool by tool.
+
+    ``evals`` collects the pair comparisons made while ranking (for :func:`_finish` to reuse).
+    """
     by_name: dict[str, tuple[list[int], list[int]]] = {}
     for i in p_only:
         by_name.setdefault(pred[i].name, ([], []))[0].append(i)
@@ -294,7 +343,29 @@ def _pair_up(
         p_idx, g_idx = by_name[name]
         if not p_idx or not g_idx:
             continue
+        shallow = all(_shallow(pred[i].args) for i in p_idx) and all(_shallow(gold[j].args) for j in g_idx)
+        if shallow and _only_pair(p_idx, g_idx):
+            chosen.append((p_idx[0], g_idx[0]))
+            continue
         rules = ctx.rules(name)
+        if shallow:
+            edges = _exact_edges(pred, gold, ctx, invalid, p_idx, g_idx, evals)
+            found = _exact_matching(edges, p_idx, g_idx)
+            if found is None and not optimal and all(arg_keys(gold[j].args, rules, ctx.canon) is None
+                                                     for j in g_idx):
+                found = _greedy_exact_star(pred, gold, edges, p_idx, g_idx)
+                if found is not None and found[1] and found[2]:
+                    chosen.extend(found[0])
+                    p_idx, g_idx = found[1], found[2]
+                    found = None
+            if found is not None:
+                pairs, rest_p, rest_g = found
+                if not rest_p or not rest_g:
+                    chosen.extend(pairs)
+                    continue
+                if not optimal:
+                    chosen.extend(pairs)
+                    p_idx, g_idx = rest_p, rest_g
         pkeys = {i: None if invalid[i] else arg_keys(pred[i].args, rules, ctx.canon) for i in p_idx}
         gkeys = {j: arg_keys(gold[j].args, rules, ctx.canon) for j in g_idx}
         # Fast path: a predicted call whose normal form equals a gold call's is an exact match,
@@ -316,10 +387,133 @@ def _pair_up(
                 rest_p.append(i)
         rest_g = [j for j in g_idx if j not in taken]
         if rest_p and rest_g:
-            ranker = _GroupRanker(pred, gold, ctx, name, pkeys, gkeys, invalid)
+            ranker = _GroupRanker(pred, gold, ctx, name, pkeys, gkeys, invalid, evals)
             solver = _assign_optimal if optimal else _assign_greedy
             chosen.extend(solver(pred, gold, rest_p, rest_g, ranker))
     return chosen
+
+
+def _only_pair(p_idx: Sequence[int], g_idx: Sequence[int]) -> bool:
+    """Fast path: a tool called once on each side pairs those two calls, whatever they hold.
+
+    It skips the normal forms and the ranking: with one candidate pair, the exact-match bucket, the greedy
+    (exact or partial, it is the best and only pair) and the optimal assignment (every row or column of a
+    1 x 1 matrix is used) all choose it, so the choice is the same and only the ranking work is saved.
+    """
+    return len(p_idx) == 1 and len(g_idx) == 1
+
+
+#: Value types with no parts: normal forms of these never recurse.
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _exact_edges(
+    pred: Sequence[Step], gold: Sequence[Step], ctx: _Context, invalid: Sequence[Mapping[str, str]],
+    p_idx: list[int], g_idx: list[int], evals: _Evals | None,
+) -> dict[tuple[int, int], _PairEval]:
+    """Every exact pair of a tool group with its comparison, each pair compared only up to its first wrong
+    argument (the full comparison of every pair, their normal forms and content keys are skipped)."""
+    edges: dict[tuple[int, int], _PairEval] = {}
+    for i in p_idx:
+        for j in g_idx:
+            ev = _exact_pair(pred, gold, ctx, invalid, i, j, evals)
+            if ev is not None:
+                edges[(i, j)] = ev
+    return edges
+
+
+def _exact_matching(
+    edges: Mapping[tuple[int, int], _PairEval], p_idx: list[int], g_idx: list[int],
+) -> tuple[list[tuple[int, int]], list[int], list[int]] | None:
+    """Fast path for a tool group where no call has two exact partners: the exact pairs, and the calls of
+    each side left without one; ``None`` when some call has two or more exact partners.
+
+    It is safe because the exact pairs then form a matching: the exact-match bucket and the greedy take
+    exact pairs before any partial one and never leave an exact pair whose two calls are both free, so
+    they take all of these and rank only the calls left over; the optimal assignment, which maximises the
+    number of exact pairs first, takes all of them too, and when one side is used up nothing else is left
+    to choose.
+    """
+    exact_of_pred: dict[int, int] = {}
+    exact_of_gold: dict[int, int] = {}
+    for i, j in edges:
+        if i in exact_of_pred or j in exact_of_gold:
+            return None
+        exact_of_pred[i], exact_of_gold[j] = j, i
+    pairs = sorted(exact_of_pred.items())
+    return (pairs, [i for i in p_idx if i not in exact_of_pred], [j for j in g_idx if j not in exact_of_gold])
+
+
+def _greedy_exact_star(
+    pred: Sequence[Step], gold: Sequence[Step], edges: Mapping[tuple[int, int], _PairEval],
+    p_idx: list[int], g_idx: list[int],
+) -> tuple[list[tuple[int, int]], list[int], list[int]] | None:
+    """Fast path of the greedy for a group whose exact pairs share calls on one side only (a repeated
+    call: two predicted calls exact for one gold call, or one predicted call exact for two gold calls):
+    the exact pairs the greedy takes, and the calls left for its partial pairs; ``None`` otherwise.
+
+    The greedy takes exact pairs in the order (-agreement, pred content key, gold content key, pred
+    index, gold index). When every call on one side has at most one exact partner, the calls competing
+    for a call of the other side compete for nothing else: the first in that order wins it, and no
+    augmenting path can move a winner (it has no other exact partner), so the losers are left for the
+    partial pairs, which the greedy ranks among the calls left over exactly as it does here. Only for
+    the greedy with no exact-match bucket (callers check that gold has no plain normal form).
+    """
+    pred_degree: dict[int, int] = {}
+    gold_degree: dict[int, int] = {}
+    for i, j in edges:
+        pred_degree[i] = pred_degree.get(i, 0) + 1
+        gold_degree[j] = gold_degree.get(j, 0) + 1
+    if max(pred_degree.values(), default=0) > 1 and max(gold_degree.values(), default=0) > 1:
+        return None
+    p_key = {i: content_order_key(pred[i].args) for i in pred_degree}
+    g_key = {j: content_order_key(gold[j].args) for j in gold_degree}
+    best: dict[int, tuple[Any, ...]] = {}  # the shared call -> the best (key, pair) competing for it
+    star_on_gold = max(gold_degree.values(), default=0) > 1
+    for (i, j), ev in edges.items():
+        rank = (-ev.agreement, p_key[i], g_key[j], i, j)
+        hub = j if star_on_gold else i
+        if hub not in best or rank < best[hub]:
+            best[hub] = rank
+    pairs = sorted((rank[3], rank[4]) for rank in best.values())
+    used_p, used_g = {i for i, _ in pairs}, {j for _, j in pairs}
+    return pairs, [i for i in p_idx if i not in used_p], [j for j in g_idx if j not in used_g]
+
+
+def _exact_pair(pred: Sequence[Step], gold: Sequence[Step], ctx: _Context, invalid: Sequence[Mapping[str, str]],
+                i: int, j: int, evals: _Evals | None) -> _PairEval | None:
+    """The comparison of pair (i, j) if it is exact, else None, comparing arguments only up to the first
+    wrong one (an exact pair's comparison is then complete, and is kept in ``evals`` as
+    :func:`_evaluated` would keep it)."""
+    p, g = pred[i], gold[j]
+    rows = compare_rows(p.args, g.args, ctx.rules(g.name), ctx.canon, invalid=invalid[i], first_failure=True)
+    if rows and rows[-1][1] not in OK_STATUSES:
+        return None
+    agreement = 1.0 + sum(row[2] for row in rows if row[1] == "match")
+    ev = _PairEval(True, agreement * ctx.weight(g.name), tuple(rows))
+    if evals is not None:
+        evals[(i, j)] = ev
+    return ev
+
+
+def _shallow(args: Mapping[str, Any]) -> bool:
+    """Every argument value is a scalar, a gold marker, or a list or dict of scalars.
+
+    The condition of :func:`_only_pair`'s fast path: computing the normal forms it skips would raise
+    RecursionError (a clear "nested too deeply" error) on absurdly nested values, so values with parts
+    inside parts keep the full path and fail as they always did.
+    """
+    for value in args.values():
+        kind = type(value)
+        if kind in _SCALARS or kind is OneOf or value is OMITTABLE:
+            continue
+        if kind is list or kind is tuple:
+            if all(type(v) in _SCALARS for v in value):
+                continue
+        elif kind is dict and all(type(v) in _SCALARS for v in value.values()):
+            continue
+        return False
+    return True
 
 
 def _assign_greedy(
@@ -571,33 +765,34 @@ class ToolCallMetric:
         with _depth_guard():
             invalid = [ctx.violations(s) for s in pred]
             pairs, up, ug, late = _align(pred, gold, ctx, self.optimal, invalid, self.order)
-        units: list[Unit] = []
+        units: list[UnitRow] = []
         for i, j, ev in pairs:
             units.extend(self._pair_units(gold[j].name, i, j, ev, ctx))
-        gold_names = {s.name for s in gold}
-        late_pred = {x.pred_index: x.why for x in late}
-        late_gold = {x.gold_index: x.why for x in late}
-        for i in up:
-            if i in late_pred:
-                units.extend(self._unmatched_units(pred[i], i, None, FP, "out_of_order", ctx, late_pred[i]))
-            else:
-                reason = self._extra_reason(pred[i].name, ctx, gold_names)
-                units.extend(self._unmatched_units(pred[i], i, None, FP, reason, ctx))
-        for j in ug:
-            reason = "unparseable_output" if parse_error else "missed_call" if not pred else "missing_call"
-            if j in late_gold:
-                units.extend(self._unmatched_units(gold[j], None, j, FN, "out_of_order", ctx, late_gold[j]))
-            else:
-                units.extend(self._unmatched_units(gold[j], None, j, FN, reason, ctx,
-                                                   _CUT_SHORT if cut_short else ""))
+        if up or ug:
+            gold_names = {s.name for s in gold}
+            late_pred = {x.pred_index: x.why for x in late}
+            late_gold = {x.gold_index: x.why for x in late}
+            for i in up:
+                if i in late_pred:
+                    units.extend(self._unmatched_units(pred[i], i, None, FP, "out_of_order", ctx, late_pred[i]))
+                else:
+                    reason = self._extra_reason(pred[i].name, ctx, gold_names)
+                    units.extend(self._unmatched_units(pred[i], i, None, FP, reason, ctx))
+            for j in ug:
+                reason = "unparseable_output" if parse_error else "missed_call" if not pred else "missing_call"
+                if j in late_gold:
+                    units.extend(self._unmatched_units(gold[j], None, j, FN, "out_of_order", ctx, late_gold[j]))
+                else:
+                    units.extend(self._unmatched_units(gold[j], None, j, FN, reason, ctx,
+                                                       _CUT_SHORT if cut_short else ""))
+        # The explanation's pairs and units stay rows until read (PairRecords, UnitRows): most scores of a
+        # corpus are only counted, and building every ArgCheck and Unit object was a third of scoring.
         explanation = Explanation(
-            pred=pred, gold=gold,
-            pairs=tuple(PairExplanation(i, j, gold[j].name, ev.exact, ev.checks) for i, j, ev in pairs),
-            unmatched_pred=tuple(up), unmatched_gold=tuple(ug), units=tuple(units), parse_error=parse_error,
-            cut_short=cut_short,
-            out_of_order=tuple((x.pred_index, x.gold_index) for x in late),
+            pred, gold, PairRecords([(i, j, gold[j].name, ev.exact, ev.rows) for i, j, ev in pairs]),
+            tuple(up), tuple(ug), UnitRows(units), parse_error, cut_short,
+            tuple((x.pred_index, x.gold_index) for x in late) if late else (),
         )
-        return Score.from_units(units, explanation=explanation)
+        return Score.from_unit_rows(units, explanation=explanation)
 
     @staticmethod
     def _extra_reason(name: str, ctx: _Context, gold_names: set[str]) -> str:
@@ -607,21 +802,21 @@ class ToolCallMetric:
             return "spurious_call"  # gold is []: calling nothing was right
         return "extra_call" if name in gold_names else "wrong_tool"
 
-    def _pair_units(self, tool: str, i: int, j: int, ev: _PairEval, ctx: _Context) -> list[Unit]:
+    def _pair_units(self, tool: str, i: int, j: int, ev: _PairEval, ctx: _Context) -> list[UnitRow]:
         w = ctx.weight(tool)
         if self.level == "call":
             if ev.exact:
-                return [Unit(TP, "match", w, tool, pred_index=i, gold_index=j)]
-            wrong = "; ".join(f"{c.arg}: {c.status}" for c in ev.checks if not c.ok)
-            return [Unit(kind, "inexact_call", w, tool, pred_index=i, gold_index=j, detail=wrong) for kind in (FP, FN)]
-        units = [Unit(TP, "match", w, tool, pred_index=i, gold_index=j)]
-        units.extend(units_from_checks(ev.checks, tool=tool, scale=w, pred_index=i, gold_index=j))
+                return [(TP, "match", w, tool, None, ABSENT, ABSENT, i, j, "")]
+            wrong = "; ".join(f"{row[0]}: {row[1]}" for row in ev.rows if row[1] not in OK_STATUSES)
+            return [(kind, "inexact_call", w, tool, None, ABSENT, ABSENT, i, j, wrong) for kind in (FP, FN)]
+        units: list[UnitRow] = [(TP, "match", w, tool, None, ABSENT, ABSENT, i, j, "")]
+        units.extend(unit_rows_from_checks(ev.rows, tool, w, i, j))
         return units
 
     def _unmatched_units(self, step: Step, i: int | None, j: int | None, kind: str, reason: str,
-                         ctx: _Context, detail: str = "") -> list[Unit]:
+                         ctx: _Context, detail: str = "") -> list[UnitRow]:
         w = ctx.weight(step.name)
-        units = [Unit(kind, reason, w, step.name, pred_index=i, gold_index=j, detail=detail)]
+        units: list[UnitRow] = [(kind, reason, w, step.name, None, ABSENT, ABSENT, i, j, detail)]
         if self.level == "arg":
             rules = ctx.rules(step.name) or {}
             for arg in sorted(step.args, key=lambda a: (rules[a].order if a in rules else len(rules), a)):
@@ -630,9 +825,8 @@ class ToolCallMetric:
                 if value is OMITTABLE or (rule is not None and rule.policy == "ignore"):
                     continue
                 imp = rule.importance if rule is not None else 1.0
-                side = {"got": value} if kind == FP else {"expected": value}
-                units.append(Unit(kind, reason, w * imp, step.name, arg, pred_index=i, gold_index=j, detail=detail,
-                                  **side))
+                expected, got = (ABSENT, value) if kind == FP else (value, ABSENT)
+                units.append((kind, reason, w * imp, step.name, arg, expected, got, i, j, detail))
         return units
 
     def score_turns(self, turns: Iterable[tuple[Any, Any]], *, grammar: Any = None) -> EpisodeScore:

@@ -1,0 +1,153 @@
+"""``ToolCallMetric(level="arg", canonicalizer="bfcl")`` next to BFCL's own ``ast_checker``, item for item.
+
+Run: ``.venv/bin/python benchmarks/metric.py [--rounds 7] [--quick] [--data DIR]``
+
+The items are BFCL's 1,000 Python entries (``simple_python``, ``multiple``,
+``parallel``, ``parallel_multiple``; from bfcl-eval's data when installed,
+else the sample in tests/data/bfcl). Two sets of outputs, both in BFCL's
+decoded form ``[{"func": {"arg": value}}]``, fed the same to both sides:
+
+- ``correct``: each entry's ground truth taken as the output (its first
+  acceptable value per argument);
+- ``wrong``: the mistakes :func:`ek.bfcl.variants.variants` derives from it
+  (wrong name, extra/missing/wrong/stringified argument, case, a dropped or
+  duplicated call, no call), one output each.
+
+ek does more per item than BFCL's checker: it assigns calls globally, weighs
+every unit, validates values against the schema, counts partial credit per
+argument and keeps an explanation of every unit (on demand); BFCL's checker
+stops at its first error. Each entry's grammar and gold are built once, before
+timing (they are per-task, not per-output, work: ``to_grammar`` once per task
+schema, however many outputs are scored); their cost is printed apart.
+
+Rounds are interleaved (ek, BFCL, ek, BFCL, ...), each timed in CPU seconds
+of this process (``time.process_time``: other load on a shared machine does
+not count), and the median round is kept. Without bfcl-eval the peer is
+skipped, and said so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+PYTHON_CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple")
+CORRECT_LABELS = ("first", "random", "reversed", "shuffled")
+
+
+def data_dir(explicit: str | None) -> Path:
+    """bfcl-eval's data folder when installed, else the sample in tests/data/bfcl."""
+    if explicit:
+        return Path(explicit)
+    import importlib.util
+
+    spec = importlib.util.find_spec("bfcl_eval")
+    if spec is not None and spec.origin is not None:
+        return Path(spec.origin).parent / "data"
+    return ROOT / "tests" / "data" / "bfcl"
+
+
+def _fresh(value: Any) -> Any:
+    """A deep copy through JSON: neither side sees objects the other touched."""
+    return json.loads(json.dumps(value))
+
+
+def build_cases(data: Path, limit: int | None) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], float]:
+    """(correct cases, wrong cases, seconds spent building grammars and metrics).
+
+    A case is ``(metric, gold, output_for_ek, functions, output_for_bfcl, truth, category)``.
+    """
+    from ek.agents.toolcalls import ToolCallMetric
+    from ek.bfcl import load_category
+    from ek.bfcl.variants import variants
+
+    correct: list[tuple[Any, ...]] = []
+    wrong: list[tuple[Any, ...]] = []
+    setup = 0.0
+    for category in PYTHON_CATEGORIES:
+        path = data / f"BFCL_v4_{category}.json"
+        if not path.exists():
+            continue
+        rng = random.Random(category)
+        for episode in load_category(path)[:limit]:
+            started = time.process_time()
+            metric = ToolCallMetric(level="arg", canonicalizer="bfcl", grammar=episode.grammar(), format="bfcl")
+            gold = episode.gold()
+            setup += time.process_time() - started
+            functions, truth = _fresh(list(episode.functions)), _fresh(list(episode.ground_truth))
+            for label, output in variants(episode.functions, episode.ground_truth, category, rng):
+                if label == "random" or label in ("reversed", "shuffled"):
+                    continue  # correct too, but one correct output per entry keeps the two sets comparable
+                case = (metric, gold, _fresh(output), functions, _fresh(output), truth, category)
+                (correct if label == "first" else wrong).append(case)
+    return correct, wrong, setup
+
+
+def _run_ek(cases: list[tuple[Any, ...]]) -> None:
+    for metric, gold, output, *_ in cases:
+        metric(output, gold)
+
+
+def _runner_bfcl(oracle: Callable[..., Any]) -> Callable[[list[tuple[Any, ...]]], None]:
+    def run(cases: list[tuple[Any, ...]]) -> None:
+        for _metric, _gold, _output, functions, output, truth, category in cases:
+            oracle(functions, output, truth, category)
+
+    return run
+
+
+def interleaved(runners: dict[str, Callable[[], object]], rounds: int) -> dict[str, float]:
+    """Median CPU seconds of each runner over ``rounds`` rounds, the runners taking turns within each round."""
+    times: dict[str, list[float]] = {name: [] for name in runners}
+    for _ in range(rounds):
+        for name, fn in runners.items():
+            started = time.process_time()
+            fn()
+            times[name].append(time.process_time() - started)
+    return {name: statistics.median(ts) for name, ts in times.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=7, help="interleaved rounds; the median is kept")
+    parser.add_argument("--quick", action="store_true", help="100 entries per category, 3 rounds")
+    parser.add_argument("--data", help="BFCL data folder (default: bfcl-eval's, else tests/data/bfcl)")
+    args = parser.parse_args(argv)
+    rounds = 3 if args.quick else args.rounds
+    data = data_dir(args.data)
+    correct, wrong, setup = build_cases(data, 100 if args.quick else None)
+    entries = len(correct)
+    print(f"data: {data}: {entries} Python entries; {len(correct)} correct outputs, {len(wrong)} wrong outputs")
+    print(f"setup (grammar + metric + gold per entry, once per task, not timed below): "
+          f"{setup / max(entries, 1) * 1e6:,.0f} us per entry")
+    from ek.bfcl.oracle import load_bfcl_checker
+
+    oracle = load_bfcl_checker()
+    if oracle is None:
+        print("BFCL's ast_checker: skipped (bfcl-eval is not installed: pip install --no-deps bfcl-eval)")
+    print(f"{'outputs':<9}{'n':>7}{'ek items/s':>13}{'BFCL items/s':>15}{'ek/BFCL':>9}   "
+          f"(CPU time, median of {rounds} interleaved rounds)")
+    for label, cases in (("correct", correct), ("wrong", wrong)):
+        runners: dict[str, Callable[[], object]] = {"ek": lambda c=cases: _run_ek(c)}
+        if oracle is not None:
+            runners["bfcl"] = lambda c=cases: _runner_bfcl(oracle)(c)
+        medians = interleaved(runners, rounds)
+        ek_rate = len(cases) / medians["ek"]
+        if oracle is None:
+            print(f"{label:<9}{len(cases):>7}{ek_rate:>13,.0f}{'skipped':>15}{'':>9}")
+            continue
+        bfcl_rate = len(cases) / medians["bfcl"]
+        print(f"{label:<9}{len(cases):>7}{ek_rate:>13,.0f}{bfcl_rate:>15,.0f}{ek_rate / bfcl_rate:>8.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

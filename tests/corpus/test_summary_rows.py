@@ -1,0 +1,38 @@
+"""The per-episode rows a run keeps for the bootstrap: compact while they fit, the same numbers either way."""
+
+from __future__ import annotations
+
+from array import array
+from fractions import Fraction
+
+from ek.corpus.summary import Summary
+from ek.scorer.accounting import Score
+
+
+def _run(counts: list[tuple[object, object, object]], first_line: int = 1) -> Summary:
+    summary = Summary()
+    for k, (tp, fp, fn) in enumerate(counts):
+        summary.add(first_line + k, None, Score(tp=tp, fp=fp, fn=fn), None)
+    return summary
+
+
+def test_whole_counts_stay_compact_and_read_as_the_same_numbers():
+    summary = _run([(2, 0, 1), (0, 3, 0)])
+    assert [a.typecode for a in summary.rows()] == ["H", "H", "H"] and summary.lines.typecode == "I"
+    assert [list(map(float, col)) for col in summary.rows()] == [[2.0, 0.0], [0.0, 3.0], [1.0, 0.0]]
+
+
+def test_a_count_that_does_not_fit_widens_the_column_and_keeps_every_value():
+    summary = _run([(1, 0, 0), (Fraction(1, 2), 70_000, 0)], first_line=2**32 - 1)
+    tp, fp, fn = summary.rows()
+    assert (tp.typecode, fp.typecode, fn.typecode) == ("d", "d", "H")
+    assert list(tp) == [1.0, 0.5] and list(fp) == [0.0, 70_000.0]
+    assert summary.lines.typecode == "q" and list(summary.lines) == [2**32 - 1, 2**32]
+
+
+def test_merging_a_compact_and_a_widened_chunk_keeps_line_order_and_values():
+    first, later = _run([(1, 1, 0)]), _run([(2.5, 0, 1)], first_line=2)
+    first.merge(later)
+    tp, fp, _fn = first.rows()
+    assert tp == array("d", [1.0, 2.5]) and tp.typecode == "d" and fp.typecode == "H"
+    assert list(first.lines) == [1, 2] and first.tp == Fraction(7, 2)
