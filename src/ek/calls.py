@@ -7,6 +7,8 @@ from typing import Any
 
 import attrs
 
+from ek.sentinel import Sentinel
+
 
 def _check_name(instance: Step, attribute: attrs.Attribute, value: object) -> None:
     if not isinstance(value, str):
@@ -139,3 +141,15 @@ def must_precede(after: Sequence[Sequence[int]]) -> tuple[frozenset[int], ...]:
             if closure[j] is None:
                 closure[j] = frozenset(after[j]).union(*(closure[k] for k in after[j]))  # type: ignore[misc]
     return tuple(c or frozenset() for c in closure)
+
+
+class _AnyCall(Sentinel):
+    """Gold that asks only that the model call some tool, any tool with any arguments: :data:`ANY_CALL`."""
+
+    NAME = "ANY_CALL"
+
+
+#: Gold meaning "some call is right, whichever" (BFCL's ``live_relevance``: an entry passes iff a call
+#: decodes). Scored as one unit: TP when the output holds at least one call, else FN (``missed_call``, or
+#: ``unparseable_output``). In a corpus line: ``"gold": "any_call"``.
+ANY_CALL = _AnyCall()

@@ -11,6 +11,9 @@ A call may also say which gold calls must come before it: ``"after": [0, 2]``
 (0-based indices into the same list) makes it a :class:`~ek.calls.GoldCall`;
 an index out of range or a cycle is refused (:func:`ek.calls.after_of`).
 
+Instead of a list, the gold may be the string ``"any_call"``: some call, whichever,
+is right (:data:`~ek.calls.ANY_CALL`, BFCL's ``live_relevance``).
+
 >>> calls = gold_from_json([{"name": "get_weather",
 ...     "arguments": {"unit": {"$oneOf": ["celsius", {"$omit": True}]}}}])
 >>> calls
@@ -24,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ek.calls import GoldCall, Step, after_of
+from ek.calls import ANY_CALL, GoldCall, Step, after_of
 from ek.limits import GOLD_MAX_DEPTH
 from ek.values import OMITTABLE, OneOf
 
@@ -68,6 +71,15 @@ def encode_value(value: Any) -> Any:
     return value
 
 
+#: How :data:`ek.calls.ANY_CALL` is written where a list of gold calls would be.
+ANY_CALL_JSON = "any_call"
+
+
+def any_call_gold(value: Any) -> bool:
+    """Whether a JSON gold value is :data:`ANY_CALL_JSON` (some call, whichever, is right)."""
+    return type(value) is str and value == ANY_CALL_JSON
+
+
 def gold_from_json(calls: Any, where: str = "gold") -> list[Step]:
     """Decode a JSON list of gold calls into Steps, naming the offending call on bad input."""
     if not isinstance(calls, list):
@@ -94,8 +106,11 @@ def gold_from_json(calls: Any, where: str = "gold") -> list[Step]:
     return out
 
 
-def gold_to_json(calls: Sequence[Step]) -> list[dict[str, Any]]:
-    """Encode Steps (possibly holding OneOf/OMITTABLE, or GoldCalls with ``after``) as JSON-able gold calls."""
+def gold_to_json(calls: Sequence[Step]) -> list[dict[str, Any]] | str:
+    """Encode Steps (possibly holding OneOf/OMITTABLE, or GoldCalls with ``after``) as JSON-able gold calls;
+    :data:`~ek.calls.ANY_CALL` as :data:`ANY_CALL_JSON`."""
+    if calls is ANY_CALL:
+        return ANY_CALL_JSON
     out: list[dict[str, Any]] = []
     for s in calls:
         call: dict[str, Any] = {"name": s.name, "arguments": encode_value(dict(s.args))}

@@ -29,8 +29,8 @@ from typing import Any
 
 import attrs
 
-from ek.calls import Step
-from ek.goldjson import gold_from_json
+from ek.calls import ANY_CALL, Step
+from ek.goldjson import any_call_gold, gold_from_json
 from ek.limits import GOLD_MAX_DEPTH
 from ek.parsing import ParseError, parse_calls
 from ek.parsing.values import long_int_reason
@@ -238,6 +238,8 @@ class RewardScorer:
 
     def reward(self, calls: Sequence[Step], gold: Sequence[Step]) -> float:
         """The reward of parsed ``calls`` against ``gold``: what :func:`score_calls` gives as ``score``."""
+        if gold is ANY_CALL:
+            return _any_call_score(calls).score
         level = self.options.level
         counts = _plain_call_counts(self.call, calls, gold)
         if level == "call":
@@ -253,6 +255,8 @@ class RewardScorer:
 
     def breakdown(self, calls: Sequence[Step], gold: Sequence[Step]) -> RewardScore:
         """The reward and every logged number of parsed ``calls``."""
+        if gold is ANY_CALL:
+            return _any_call_score(calls)
         counts = _plain_call_counts(self.call, calls, gold)
         if counts is not None:
             call_f1, exact = _counts_f1(counts), _counts_exact(counts)
@@ -280,6 +284,13 @@ class RewardScorer:
         except ParseError:
             return self.unparseable() if details else self.options.unparseable
         return self.breakdown(calls, gold) if details else self.reward(calls, gold)
+
+
+def _any_call_score(calls: Sequence[Step]) -> RewardScore:
+    """Gold :data:`ek.calls.ANY_CALL` (some call, whichever): 1 when the completion holds a call, else 0, at
+    every level, as :class:`~ek.scorer.metric.ToolCallMetric` scores it (one unit, TP iff a call)."""
+    hit = 1.0 if calls else 0.0
+    return RewardScore(hit, hit, hit, True, bool(calls))
 
 
 _SCORERS: dict[RewardOptions, RewardScorer] = {}
@@ -473,7 +484,11 @@ def gold_calls(value: Any, where: str = "gold") -> tuple[Step, ...]:
 
     >>> gold_calls('[{"name": "f", "arguments": {"x": 1}}]')
     (Step(name='f', args={'x': 1}),)
+    >>> gold_calls("any_call")  # some call, whichever, is right
+    ANY_CALL
     """
+    if any_call_gold(value):
+        return ANY_CALL
     if isinstance(value, str):
         try:
             return _gold_from_text(value)
@@ -520,6 +535,8 @@ def _row_gold(value: Any, index: int) -> tuple[Step, ...] | None:
     row is skipped with a warning: one broken row must not stop a training run)."""
     if value is None:
         return None
+    if any_call_gold(value):
+        return ANY_CALL
     if isinstance(value, str):
         try:
             return _gold_from_text(value)

@@ -139,3 +139,41 @@ def test_abstention_is_one_verdict_everywhere(tmp_path: Path) -> None:
     assert make_tool_call_reward()([broken], gold_calls=["[]"]) == [0.0]
     with pytest.raises(AssertionError):
         assert_calls(broken, [])
+
+
+RELEVANCE = REPO / "tests" / "data" / "bfcl" / "BFCL_v4_live_relevance.json"
+
+
+def test_live_relevance_scores_with_bfcls_rule(tmp_path: Path) -> None:
+    """live_relevance has no possible answers: an entry is right iff some call decodes (BFCL's rule, applied by
+    its runner, not its AST checker). ek scores it as gold ANY_CALL, and agrees with ek.bfcl.check entry by entry."""
+    from ek.bfcl import check, read_questions
+    from ek.rewards import make_tool_call_reward
+
+    questions = read_questions(RELEVANCE)
+    assert len(questions) == 16
+    lines, outputs = [], []
+    for i, q in enumerate(questions):
+        name = q.functions[0]["name"]
+        output = [f"[{name}(prompt='a cat')]", "I cannot do that.", f"[{name}(prompt=", f"[{name}(), {name}()]",
+                  [{name: '{"prompt": "x"}'}], ""][i % 6]
+        outputs.append(output)
+        lines.append({"id": q.id, "result": output})
+    report, episodes = tmp_path / "r.json", tmp_path / "eps.jsonl"
+    proc = run_ek("score", write_lines(tmp_path / "res.json", lines), "--bfcl-questions", RELEVANCE,
+                  "--json", report, "--episodes-out", episodes, "--allow-errors")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rows = [json.loads(r) for r in episodes.read_text(encoding="utf-8").splitlines()]
+    ours = [r["exact"] for r in rows]
+    bfcl = [check(q.functions, out, [], "live_relevance").valid for q, out in zip(questions, outputs, strict=True)]
+    assert ours == bfcl == [i % 6 in (0, 3, 4) for i in range(16)]
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert data["per_category"][0]["category"] == "live_relevance"
+    assert data["accuracy"]["exact"] == sum(bfcl)
+    reasons = {r["reason"]: r["fn"]["count"] for r in data["per_reason"]}
+    assert reasons == {"missed_call": 5, "unparseable_output": 3}
+    assert data["abstention"]["missed_call"] == 5 and data["abstention"]["no_call_expected"] == 0
+    # one verdict everywhere: the reward of each output agrees with ek score
+    reward = make_tool_call_reward()([o if isinstance(o, str) else json.dumps(o) for o in outputs],
+                                     gold_calls=["any_call"] * len(outputs))
+    assert [r == 1.0 for r in reward][:4] == ours[:4]

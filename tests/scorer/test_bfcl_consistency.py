@@ -23,7 +23,7 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "bfcl"
 def _records():
     episodes = {}
     for path in DATA.glob("BFCL_v4_*.json"):
-        if "irrelevance" not in path.name:
+        if "relevance" not in path.name:  # irrelevance, live_relevance: no possible answers
             episodes.update((e.id, e) for e in load_category(path))
     out = []
     for line in (DATA / "verdicts.jsonl").read_text(encoding="utf-8").splitlines():

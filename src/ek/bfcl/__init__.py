@@ -19,7 +19,7 @@ from ek.bfcl.data import (
     read_possible_answers,
     read_questions,
 )
-from ek.bfcl.gold import alternatives, expects_no_call, gold_calls
+from ek.bfcl.gold import alternatives, expects_no_call, expects_some_call, gold_calls
 from ek.bfcl.grammar import to_grammar
 from ek.bfcl.typemap import language_of
 
@@ -33,6 +33,7 @@ __all__ = [
     "category_of",
     "check",
     "expects_no_call",
+    "expects_some_call",
     "gold_calls",
     "language_of",
     "load_category",

@@ -25,6 +25,18 @@ def expects_no_call(category: str | None) -> bool:
     return category is not None and "irrelevance" in category
 
 
+def expects_some_call(category: str | None) -> bool:
+    """Whether a BFCL category's right answer is some call, whichever: ``live_relevance``.
+
+    BFCL ships no possible answers for it either; its checker passes an entry iff a non-empty list of
+    calls decodes, which is ek's gold :data:`ek.calls.ANY_CALL` (docs/bfcl.md).
+
+    >>> expects_some_call("live_relevance"), expects_some_call("live_irrelevance"), expects_some_call("simple")
+    (True, False, False)
+    """
+    return category is not None and "relevance" in category and not expects_no_call(category)
+
+
 def alternatives(options: Sequence[Any]) -> Any:
     """A BFCL alternatives list as one gold value.
 

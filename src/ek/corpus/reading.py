@@ -27,11 +27,11 @@ from typing import Any, BinaryIO
 
 import attrs
 
-from ek.bfcl import expects_no_call, gold_calls, read_possible_answers, read_questions
+from ek.bfcl import expects_no_call, expects_some_call, gold_calls, read_possible_answers, read_questions
 from ek.bfcl.multiturn import category_of_id, ground_truth_turns, is_steps
 from ek.bfcl.signatures import Signatures, load_signatures
-from ek.calls import Step
-from ek.goldjson import gold_from_json
+from ek.calls import ANY_CALL, Step
+from ek.goldjson import any_call_gold, gold_from_json
 from ek.parsing import get_format
 from ek.parsing.values import long_int_reason
 
@@ -196,7 +196,10 @@ def _read_grammar(obj: Mapping[str, Any]) -> str | None:
     return value
 
 
-def _read_gold(value: Any) -> tuple[Step, ...]:
+def _read_gold(value: Any) -> Any:
+    """Gold calls as Steps, or :data:`ek.calls.ANY_CALL` for ``"any_call"``."""
+    if any_call_gold(value):
+        return ANY_CALL
     if isinstance(value, str):  # gold stored as JSON text (common in datasets with a fixed column type)
         try:
             value = json.loads(value)
@@ -434,12 +437,16 @@ def load_bfcl_functions(path: str | Path) -> dict[str, tuple[Mapping[str, Any], 
 
 
 def load_bfcl_abstentions(path: str | Path) -> dict[str, GoldEntry]:
-    """Gold ``[]`` by id for the questions of BFCL's ``irrelevance`` categories, which have no possible answers."""
+    """Gold by id for the questions of BFCL's categories that have no possible answers: ``[]`` for
+    ``irrelevance``/``live_irrelevance`` (calling nothing is right), :data:`ek.calls.ANY_CALL` for
+    ``live_relevance`` (some call, whichever, is right)."""
     entries = {}
     for question in read_questions(path):
         category = category_of_id(question.id)
         if expects_no_call(category):
             entries[question.id] = GoldEntry((), category=category)
+        elif expects_some_call(category):
+            entries[question.id] = GoldEntry(ANY_CALL, category=category)
     return entries
 
 

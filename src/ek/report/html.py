@@ -58,6 +58,14 @@ def _alignment_rows(detail: dict[str, Any]) -> list[dict[str, Any]]:
     broken = {u["gold_index"]: u.get("detail", "") for u in detail["errors"]
               if u["reason"] == "out_of_order" and u["gold_index"] is not None}
     rows = []
+    if detail.get("any_call"):  # gold ANY_CALL (BFCL's live_relevance): any call answers it
+        wanted = "(some call, whichever)"
+        rows = [{"gold": wanted, "gold_index": 0, "pred": _call(call), "pred_index": i, "status": "tp",
+                 "verdict": "match", "checks": [], "broken": ""} for i, call in enumerate(pred)]
+        if not pred:
+            reason = detail["errors"][0]["reason"] if detail["errors"] else "missed_call"
+            rows = [{"gold": wanted, "gold_index": 0, "pred": None, "pred_index": None, "status": "fn",
+                     "verdict": reason, "checks": [], "broken": ""}]
     for j, call in enumerate(gold):
         pair = pair_of_gold.get(j)
         if j in late_of_gold:

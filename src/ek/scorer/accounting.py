@@ -195,6 +195,8 @@ class Explanation:
     #: (pred, gold) pairs that agree on the tool but could not be kept without breaking the order; both
     #: indices are also in ``unmatched_pred``/``unmatched_gold`` (they count as FP and FN, ``out_of_order``)
     out_of_order: tuple[tuple[int, int], ...] = ()
+    #: the gold was :data:`ek.calls.ANY_CALL` (some call, whichever), not a list of calls
+    any_call: bool = False
 
     @property
     def pairs(self) -> tuple[PairExplanation, ...]:
@@ -248,6 +250,8 @@ class Explanation:
         lines = []
         if self.parse_error:
             lines.append(f"output not parsed: {self.parse_error}")
+        if self.any_call:
+            lines.append(f"gold: some call, whichever; the output holds {len(self.pred)} call(s)")
         for pair in self.pairs:
             mark = "exact" if pair.exact else "inexact"
             lines.append(f"pred #{pair.pred_index} -> gold #{pair.gold_index} {pair.tool}: {mark}")
@@ -273,6 +277,7 @@ class Explanation:
             "units": [u.to_dict() for u in self.units],
             "parse_error": self.parse_error,
             "cut_short": self.cut_short,
+            **({"any_call": True} if self.any_call else {}),
         }
 
 

@@ -109,6 +109,7 @@ def alignment_dict(explanation: Explanation, limit: int | None = None) -> dict[s
         "out_of_order": [{"pred": i, "gold": j} for i, j in explanation.out_of_order],
         "errors": [_unit(u, limit) for u in explanation.units if u.kind != TP],
         "parse_error": explanation.parse_error,
+        **({"any_call": True} if explanation.any_call else {}),
     }
 
 
@@ -164,6 +165,11 @@ def format_alignment(view: dict[str, Any]) -> str:
     late = {p["gold"]: p["pred"] for p in view.get("out_of_order", ())}
     why_late = {u["gold_index"]: u.get("detail", "") for u in view["errors"]
                 if u["reason"] == "out_of_order" and u["pred_index"] is None}
+    if view.get("any_call"):  # gold ANY_CALL: some call, whichever (BFCL's live_relevance)
+        lines.append("gold: some call, whichever")
+        lines.extend(f" pred #{i} {_call_text(call)}  ok" for i, call in enumerate(pred))
+        if not pred:
+            lines.append(f" pred: none  ({view['errors'][0]['reason'] if view['errors'] else 'missed_call'})")
     for j, call in enumerate(gold):
         lines.append(f"gold #{j} {_call_text(call)}")
         pair = pair_of_gold.get(j)

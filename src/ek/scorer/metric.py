@@ -21,7 +21,7 @@ from typing import Any
 
 import attrs
 
-from ek.calls import Step, after_of, must_precede
+from ek.calls import ANY_CALL, Step, after_of, must_precede
 from ek.canon import Canonicalizer, get_canonicalizer
 from ek.grammar.model import GraphGrammar
 from ek.parsing import ParseError, coerce_call, get_format, parse_calls
@@ -683,6 +683,24 @@ def _check_order(order: str) -> None:
         raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
 
 
+def _score_any_call(pred: tuple[Step, ...], parse_error: str | None, cut_short: bool) -> Score:
+    """Gold :data:`ANY_CALL`: one unit of weight 1, a TP when the output holds a call (whichever: BFCL's
+    relevance check decodes and counts, nothing more), else an FN, ``missed_call`` for an output with no
+    call, ``unparseable_output`` for one that cannot be read. No call is ever an FP here."""
+    if pred:
+        row: UnitRow = (TP, "match", 1.0, ANY_CALL_TOOL, None, ABSENT, ABSENT, 0, None, "")
+    else:
+        reason = "unparseable_output" if parse_error else "missed_call"
+        row = (FN, reason, 1.0, ANY_CALL_TOOL, None, ABSENT, ABSENT, None, None, _CUT_SHORT if cut_short else "")
+    explanation = Explanation(pred, (), PairRecords([]), (), (), UnitRows([row]), parse_error, cut_short,
+                              any_call=True)
+    return Score.from_unit_rows([row], explanation=explanation)
+
+
+#: The tool name an :data:`ANY_CALL` gold's unit is counted under in per-tool tables.
+ANY_CALL_TOOL = "(any call)"
+
+
 class ToolCallMetric:
     """Cost-weighted tool-call correctness (BFCL AST match over a multiset of calls).
 
@@ -747,9 +765,14 @@ class ToolCallMetric:
                                  format or self.format, types=ctx.arg_type))
 
     def __call__(self, pred: Any, gold: Any, *, grammar: Any = None, format: str | None = None) -> Score:
-        """Score ``pred`` (raw output in ``format``, default the metric's; or calls) against ``gold``."""
+        """Score ``pred`` (raw output in ``format``, default the metric's; or calls) against ``gold``
+        (calls, or :data:`ek.calls.ANY_CALL`: some call, whichever, is right).
+
+        >>> ToolCallMetric()("f(x=1)", ANY_CALL).f1, ToolCallMetric()("No tool fits.", ANY_CALL).f1
+        (1.0, 0.0)
+        """
         ctx = self._context(grammar)
-        g_steps = coerce_calls(gold, "gold")
+        g_steps = () if gold is ANY_CALL else coerce_calls(gold, "gold")
         parse_error, cut_short = None, False
         if isinstance(pred, (str, bytes, bytearray, Mapping)) or _is_decoded_output(pred):
             try:
@@ -758,6 +781,8 @@ class ToolCallMetric:
                 p_steps, parse_error, cut_short = (), str(exc), exc.cut_short
         else:
             p_steps = coerce_calls(pred, "pred")
+        if gold is ANY_CALL:
+            return _score_any_call(p_steps, parse_error, cut_short)
         return self._score(p_steps, g_steps, ctx, parse_error, cut_short)
 
     def _score(self, pred: tuple[Step, ...], gold: tuple[Step, ...], ctx: _Context,
@@ -853,7 +878,9 @@ class ToolCallMetric:
         gold[1] get_weather: $.unit: missing required argument
         """
         validate = self._context(grammar)._validator
-        return () if validate is None else gold_problems(validate, coerce_calls(gold, "gold"))
+        if validate is None or gold is ANY_CALL:
+            return ()
+        return gold_problems(validate, coerce_calls(gold, "gold"))
 
     def explain(self, pred: Any, gold: Any, *, grammar: Any = None) -> Explanation:
         """The alignment and every counted unit with its reason."""

@@ -47,6 +47,8 @@ def abstention(score: Score) -> str | None:
     explanation = score.explanation
     if explanation is None:
         return None
+    if explanation.any_call:  # gold: some call, whichever (BFCL's live_relevance)
+        return "missed_call" if not explanation.pred and not explanation.parse_error else None
     if not explanation.gold:
         return "unparseable" if explanation.parse_error else "spurious_call" if explanation.pred else "abstained"
     if not explanation.pred and not explanation.parse_error:

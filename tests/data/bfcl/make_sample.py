@@ -73,8 +73,9 @@ def main() -> int:
         answers = _select(data / "possible_answer" / f"BFCL_v4_{category}.json", ids)
         (HERE / f"BFCL_v4_{category}.json").write_text("\n".join(questions) + "\n", encoding="utf-8")
         (HERE / "possible_answer" / f"BFCL_v4_{category}.json").write_text("\n".join(answers) + "\n", encoding="utf-8")
-    irrelevance = _select(data / "BFCL_v4_irrelevance.json", None)
-    (HERE / "BFCL_v4_irrelevance.json").write_text("\n".join(irrelevance) + "\n", encoding="utf-8")
+    for category in ("irrelevance", "live_relevance"):  # no possible answers: the questions alone
+        questions = _select(data / f"BFCL_v4_{category}.json", None)
+        (HERE / f"BFCL_v4_{category}.json").write_text("\n".join(questions) + "\n", encoding="utf-8")
     print(f"{len(verdicts)} verdicts written", file=sys.stderr)
     return 0
 
