@@ -1,6 +1,6 @@
 """Schema text -> syntax tree: the shared Lark parser and error recovery.
 
-The Lark LALR parser is built once per process from ``ek.lark``. On a syntax
+The Lark LALR parser is built once per process from ``ek.lark`` (its tables cached on disk). On a syntax
 error the parser resumes at the next top-level statement, so one run reports
 the first error of every broken statement rather than only the first overall.
 """
