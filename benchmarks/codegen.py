@@ -8,9 +8,11 @@ fresh process (``sys.executable``), run in interleaved rounds (ek, peer, ek, ...
 CPU time (user + system, ``resource.getrusage``: the machine is shared), the median is reported, and the
 ratio is ek / peer (lower is better).
 
-1. Generate: ``ek gen SCHEMA -o DIR`` (parse and check the DSL, generate, compile-check, write) against a
-   script that reads the JSON Schemas, runs ``fastjsonschema.compile_to_code`` on each and writes them
-   as one module. Also the peak memory (max RSS) of each process.
+1. Generate: ``ek gen SCHEMA -o DIR`` into a new folder each round (parse and check the DSL, generate,
+   compile-check, write) against a script that reads the JSON Schemas, runs
+   ``fastjsonschema.compile_to_code`` on each and writes them as one module. Also the peak memory (max
+   RSS) of each process, and ``ek gen`` again over its own output (nothing to write, so nothing is
+   compiled), for information.
 2. Import: ``import <module>`` of the generated module against the module of fastjsonschema's 1,000
    validators, bytecode cached (what every import after the first costs) and from source (the first).
    The time is measured inside the child around the import statement, so interpreter start-up is left out.
@@ -21,6 +23,7 @@ Without fastjsonschema installed (``pip install -e '.[bench]'``) only ek's side 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import resource
@@ -156,17 +159,30 @@ def main(argv: list[str] | None = None) -> int:
         schemas, issues = export_tools(load(schema), "jsonschema")
         assert not issues, issues
         (root / "big.json").write_text(json.dumps(schemas), encoding="utf-8")
-        gen_ek = [sys.executable, "-m", "ek", "gen", str(schema), "-o", str(root / "ek_out")]
+        fresh = itertools.count()
+
+        def gen_ek(out: str | None = None) -> list[str]:
+            """``ek gen`` into ``out``, by default a new folder (every module written, as a first run)."""
+            return [sys.executable, "-m", "ek", "gen", str(schema), "-o", out or str(root / f"ek_new_{next(fresh)}")]
+
         gen_peer = [sys.executable, "-c", PEER_GEN, str(root / "big.json"), str(root / "peer_out" / "fjs_big.py")]
         (root / "peer_out").mkdir()
 
-        runs = {"ek": lambda: child_cpu(gen_ek, env)[0]}
+        runs = {"ek": lambda: child_cpu(gen_ek(), env)[0]}
         if peer:
             runs["peer"] = lambda: child_cpu(gen_peer, env)[0]
         gen = interleaved(runs, rounds)
-        memory = {"ek": peak_rss(gen_ek, env)} | ({"peer": peak_rss(gen_peer, env)} if peer else {})
+        memory = {"ek": peak_rss(gen_ek(), env)} | ({"peer": peak_rss(gen_peer, env)} if peer else {})
         results["gen CPU"] = (gen["ek"], gen.get("peer"))
         results["gen peak memory"] = (memory["ek"], memory.get("peer"))
+        # ek gen again over its own output (schemas unchanged: nothing written, nothing compiled); the
+        # peer has no such case, its figure is its generation again
+        child_cpu(gen_ek(str(root / "ek_out")), env)
+        runs = {"ek": lambda: child_cpu(gen_ek(str(root / "ek_out")), env)[0]}
+        if peer:
+            runs["peer"] = lambda: child_cpu(gen_peer, env)[0]
+        again = interleaved(runs, rounds)
+        results["gen again (unchanged)"] = (again["ek"], again.get("peer"))
 
         module_dirs = {"ek": (root / "ek_out", "big_v1"), "peer": (root / "peer_out", "fjs_big")}
         for who, (folder, name) in module_dirs.items():  # write the bytecode once, as the first import would

@@ -39,6 +39,24 @@ def write_text_atomic(path: str | os.PathLike[str], text: str, *, errors: str = 
         handle.write(text)
 
 
+def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``path`` as :func:`write_text_atomic` writes text: a sibling temp file, synced,
+    then renamed over ``path``; an error removes the temp file and leaves ``path`` as it was."""
+    target = Path(os.path.realpath(path))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = _create_sibling(target)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _sync_folder(target.parent)
+
+
 @contextmanager
 def open_text_atomic(path: str | os.PathLike[str], *, errors: str = "strict") -> Iterator[TextIO]:
     """A text handle whose whole content replaces ``path`` when the block ends without an error, as

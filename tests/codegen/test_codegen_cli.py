@@ -169,3 +169,20 @@ def test_codegen_cli_written_files_get_umask_permissions_and_keep_their_own(tmp_
     assert ek("gen", v1, "-o", out).returncode == 0
     assert (out / "travel_v1.py").stat().st_mode & 0o777 == 0o640
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_codegen_cli_compile_checks_exactly_the_files_it_writes(tmp_path: Path) -> None:
+    from ek.cli.gen import to_write
+    from ek.codegen import GenerationError
+
+    broken = "def validate(:\n    pass\n"  # what a generator bug could render
+    current, changed = tmp_path / "current.py", tmp_path / "changed.py"
+    current.write_text(broken, encoding="utf-8")
+    changed.write_text("x = 1\n", encoding="utf-8")
+    # a file already holding its bytes is not written, so it is not checked again
+    assert to_write({current: broken}, []) == {}
+    # one whose bytes change must compile first: nothing is returned to write
+    with pytest.raises(GenerationError, match="does not compile"):
+        to_write({current: broken, changed: broken}, [])
+    assert to_write({changed: "x = 2\n", tmp_path / "new.py": "y = 1\n"}, []) == {
+        changed: "x = 2\n", tmp_path / "new.py": "y = 1\n"}

@@ -16,10 +16,11 @@ from pathlib import Path
 
 from ek.codegen import (
     GenerationError,
-    generate,
+    compile_checked,
     generate_index,
     module_filename,
     module_stem,
+    render,
     write_atomic,
 )
 from ek.grammar.model import GraphGrammar
@@ -57,11 +58,28 @@ def _load_all(paths: list[str]) -> list[GraphGrammar] | None:
 
 def expected_files(grammars: list[GraphGrammar], out_dir: Path) -> dict[Path, str]:
     """Each file this run owns in ``out_dir`` and its exact contents: the given grammars' modules, and
-    the index of every module the folder will hold (these and :func:`kept_modules`)."""
-    files = {out_dir / module_filename(g): generate(g, out_dir) for g in grammars}
+    the index of every module the folder will hold (these and :func:`kept_modules`).
+
+    Modules are rendered, not yet compile-checked: :func:`to_write` checks the ones to be written.
+    """
+    files = {out_dir / module_filename(g): render(g, out_dir) for g in grammars}
     kept = [(s.name, s.version) for s in kept_modules(out_dir, files)]
     files[out_dir / "__init__.py"] = generate_index([*grammars, *kept])
     return files
+
+
+def is_current(path: Path, text: str) -> bool:
+    """Whether ``path`` already holds exactly ``text``."""
+    return path.is_file() and path.read_bytes() == text.encode("utf-8")
+
+
+def to_write(files: dict[Path, str], grammars: list[GraphGrammar]) -> dict[Path, str]:
+    """The files whose bytes change, each compile-checked (:func:`ek.codegen.compile_checked`) before
+    any is written. A file already holding its text is not checked again: nothing is written to it,
+    and compiling a module of a thousand tools is most of what ``ek gen`` costs."""
+    keys = {module_filename(g): g.key for g in grammars}
+    return {path: compile_checked(text, keys.get(path.name, "the package index"))
+            for path, text in files.items() if not is_current(path, text)}
 
 
 def other_modules(out_dir: Path, expected: dict[Path, str]) -> list[Stamps]:
@@ -111,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
             if not path.is_file():
                 print(f"missing: {path}")
                 problems += 1
-            elif path.read_bytes() != text.encode("utf-8"):
+            elif not is_current(path, text):
                 print(f"stale: {path}")
                 problems += 1
         if problems:
@@ -119,8 +137,13 @@ def run(args: argparse.Namespace) -> int:
             return 1
         print(f"{len(files)} generated file(s) up to date in {out_dir}")
         return 0
+    try:
+        changed = to_write(files, grammars)
+    except GenerationError as err:  # a generator bug; say so instead of writing anything
+        print(f"ek gen: {err}", file=sys.stderr)
+        return 1
     for path, text in files.items():
-        if path.is_file() and path.read_bytes() == text.encode("utf-8"):
+        if path not in changed:
             print(f"unchanged: {path}")
             continue
         try:

@@ -2,8 +2,10 @@
 
 from ek.codegen.emitter import (
     GENERATOR_VERSION,
+    compile_checked,
     generate,
     generate_index,
+    render,
     write_atomic,
     write_modules,
 )
@@ -14,11 +16,13 @@ from ek.codegen.naming import module_filename, module_stem
 __all__ = [
     "GENERATOR_VERSION",
     "GenerationError",
+    "compile_checked",
     "generate",
     "generate_index",
     "grammar_sha256",
     "module_filename",
     "module_stem",
+    "render",
     "schema_path",
     "write_atomic",
     "write_modules",

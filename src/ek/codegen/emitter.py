@@ -63,13 +63,14 @@ def _template(name: str = "module.py.jinja2") -> jinja2.Template:
     return _ENV.get_template(name)
 
 
-#: Source compiled at a time by :func:`_parsed`: CPython's compiler needs about a hundred times the
+#: Source compiled at a time by :func:`compile_checked`: CPython's compiler needs about a hundred times the
 #: source in memory, so a module of tens of megabytes (thousands of tools) is checked in pieces.
 _COMPILED_AT_ONCE = 256 * 1024
 
 
-def _parsed(source: str, what: str) -> str:
-    """``source`` once it compiles: stricter than ``ast.parse`` (CPython's block-nesting and other
+def compile_checked(source: str, what: str) -> str:
+    """``source`` once it compiles; :class:`GenerationError` if not. The gate every module passes
+    before it is written: stricter than ``ast.parse`` (CPython's block-nesting and other
     compile-time limits) and twice as fast on large modules, as no AST objects are built.
 
     Compiled a run of top-level statements at a time (every limit ``compile`` checks is per
@@ -81,6 +82,10 @@ def _parsed(source: str, what: str) -> str:
             raise GenerationError(f"generated source for {what} does not compile (after line {first_line}): "
                                   f"{exc}") from exc
     return source
+
+
+#: The gate's former, private name (tests call it).
+_parsed = compile_checked
 
 
 def _statement_runs(source: str) -> Iterator[tuple[int, str]]:
@@ -160,7 +165,7 @@ def generate(grammar: GraphGrammar, out_dir: str | os.PathLike[str] | None = Non
     The source has compiled (so it passes ``ast.parse``); :class:`GenerationError` says why not
     (it is never written then).
     """
-    return _parsed(render(grammar, out_dir), grammar.key)
+    return compile_checked(render(grammar, out_dir), grammar.key)
 
 
 @contextmanager
@@ -257,7 +262,7 @@ def generate_index(grammars: Iterable[GraphGrammar | tuple[str, int]]) -> str:
         generator_version=GENERATOR_VERSION,
         versions=versions,
     )
-    return _parsed(source, "the package index")
+    return compile_checked(source, "the package index")
 
 
 def _origin(loc: Location | None) -> str:

@@ -1,6 +1,6 @@
 """Schema text -> syntax tree: the shared Lark parser and error recovery.
 
-The Lark LALR parser is built once per process from ``ek.lark``. On a syntax
+The Lark LALR parser is built once per process from ``ek.lark`` (its tables cached on disk). On a syntax
 error the parser resumes at the next top-level statement, so one run reports
 the first error of every broken statement rather than only the first overall.
 """
@@ -10,13 +10,24 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
+import hashlib
+import importlib.util
+import io
+import pickle
 import re
+import sys
 from collections.abc import Iterator
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
+import lark
 from lark import Lark
 from lark.exceptions import UnexpectedInput
+from lark.grammar import Rule
+from lark.lexer import TerminalDef
+
+from ek.atomicfile import write_bytes_atomic
 
 from ek.grammar.builder import BUILDER
 from ek.grammar.diagnostics import Diagnostic, SchemaError
@@ -46,16 +57,71 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+#: How the DSL's parser is built; part of the key of its cached tables.
+_LARK_OPTIONS: dict[str, Any] = {"parser": "lalr", "lexer": "contextual", "maybe_placeholders": True}
+
+
 @functools.cache
 def lark_parser() -> Lark:
     """The one LALR parser of the DSL (built on first use, then shared).
 
-    The syntax builder runs inside the parser (no parse tree is built). Lark's
-    ``cache=True`` would save ~0.1 s per process but loads a pickle from the
-    shared temp directory, which another local user could plant; not worth it.
+    The syntax builder runs inside the parser (no parse tree is built). Building the LALR tables
+    takes ~0.17 s; :func:`_cached_tables` keeps them next to this package's bytecode, so later
+    processes load them in a few milliseconds.
     """
     grammar = resources.files("ek.grammar").joinpath("ek.lark").read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", lexer="contextual", maybe_placeholders=True, transformer=BUILDER)
+    cache = _tables_path(grammar)
+    cached = _cached_tables(cache)
+    if cached is not None:
+        return cached
+    parser = Lark(grammar, **_LARK_OPTIONS, transformer=BUILDER)
+    if cache is not None and not sys.dont_write_bytecode:
+        _save_tables(parser, cache)
+    return parser
+
+
+def _tables_path(grammar: str) -> Path | None:
+    """Where the parser's tables are cached: the ``__pycache__`` folder of this module's bytecode
+    (``sys.pycache_prefix`` respected), named by a digest of everything they are built from (the
+    grammar's text, Lark's version and options, Python's version), so a change of any makes a new
+    file instead of reading a stale one. None when this module has no file (a zip import).
+
+    Why a pickle is safe to load from there, unlike Lark's own ``cache=True`` (a file in the shared
+    temp folder, which another local user could plant): whoever can write this package's
+    ``__pycache__`` can already replace its bytecode, so reading it trusts no one new."""
+    if not __file__ or not Path(__file__).is_file():  # pragma: no cover - imported from a zip
+        return None
+    digest = hashlib.sha256(
+        "\0".join([grammar, lark.__version__, repr(sorted(_LARK_OPTIONS.items())), sys.version]).encode("utf-8")
+    ).hexdigest()[:20]
+    return Path(importlib.util.cache_from_source(__file__)).parent / f"ek.lark.{digest}.pickle"
+
+
+def _cached_tables(path: Path | None) -> Lark | None:
+    """The parser loaded from ``path``, with the builder attached; None when there is no usable file
+    (missing, unreadable, or written by a Lark that reads differently: it is then rebuilt)."""
+    if path is None:
+        return None
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    try:
+        return Lark.__new__(Lark)._load(io.BytesIO(data), transformer=BUILDER)  # Lark.load takes no transformer
+    except Exception:  # noqa: BLE001 - any failure to read a cache means: build the parser instead
+        return None
+
+
+def _save_tables(parser: Lark, path: Path) -> None:
+    """Write the parser's tables (not the builder: it is attached when loaded) to ``path`` in one step,
+    so a process reading it at the same time sees no file or a whole one. A folder that cannot be
+    written (a read-only install) only means every process builds the parser."""
+    data, memo = parser.memo_serialize([TerminalDef, Rule])
+    data["options"] = {name: value for name, value in data["options"].items() if name != "transformer"}
+    try:
+        write_bytes_atomic(path, pickle.dumps({"data": data, "memo": memo}, protocol=pickle.HIGHEST_PROTOCOL))
+    except OSError:
+        pass
 
 
 def normalize(text: str) -> str:
