@@ -15,6 +15,7 @@ a float at any depth, not only at top level; the model output is read by
 
 from __future__ import annotations
 
+import string
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple, cast
 
@@ -40,9 +41,19 @@ from ek.parsing.values import already_plain, plain_args
 from ek.scorer.assign import max_matching
 
 
-@attrs.frozen
+@attrs.frozen(slots=False)
 class Verdict:
-    """The outcome of checking one BFCL entry: ``valid``, BFCL's ``error_type`` and a message."""
+    """The outcome of checking one BFCL entry: ``valid``, BFCL's ``error_type`` and a message.
+
+    The checker builds a failure's message only when it is first read: it
+    keeps a template and its values (:func:`_failed`), and ``message`` formats
+    them on first access (then keeps the text). To callers a verdict is the
+    attrs class of three fields it always was: ``message``, ``==``, ``hash``,
+    ``repr``, ``attrs.asdict`` and ``attrs.evolve`` all see the text. The
+    values are the checker's inputs, not copies: a message read after the
+    caller changed the model output or the answers in place shows them as
+    they are then (values are only shown in messages, never judged again).
+    """
 
     valid: bool
     error_type: str = ""
@@ -50,6 +61,19 @@ class Verdict:
 
     def __bool__(self) -> bool:
         return self.valid
+
+    def __getattr__(self, name: str) -> Any:
+        """Reached only for an attribute the instance lacks: a lazy verdict's ``message``, built here once."""
+        if name != "message" or "_template" not in self.__dict__:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        template, values = self.__dict__["_template"]
+        text = _MESSAGES.format(template, *values)
+        object.__setattr__(self, "message", text)
+        return text
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled with its message as text (the template's values need not be picklable)."""
+        return {"valid": self.valid, "error_type": self.error_type, "message": self.message}
 
 
 OK = Verdict(True)
@@ -64,8 +88,34 @@ def _show(value: Any, limit: int = 200) -> str:
     return text if len(text) <= limit else f"{text[: limit - 25]}... ({len(text):,} characters)"
 
 
+class _MessageFormatter(string.Formatter):
+    """``str.format`` plus the conversion ``!v``: :func:`_show` (a repr cut to a readable length)."""
+
+    def convert_field(self, value: Any, conversion: str | None) -> Any:
+        return _show(value) if conversion == "v" else super().convert_field(value, conversion)
+
+
 def _fail(error_type: str, message: str) -> Verdict:
     return Verdict(False, error_type, message)
+
+
+_MESSAGES = _MessageFormatter()
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _failed(error_type: str, template: str, *values: Any) -> Verdict:
+    """A failed verdict whose message is ``template`` formatted with ``values`` when first read.
+
+    Fast path: skips formatting (``repr`` of the values, most often never
+    read: a matching asks many pairs, a benchmark or a score reads only
+    ``valid``). Safe: the message is built from the same template and values
+    on first read, and the verdict has no ``message`` attribute until then,
+    so every reader goes through :meth:`Verdict.__getattr__`.
+    """
+    verdict = _new(Verdict)
+    _set(verdict, "__dict__", {"valid": False, "error_type": error_type, "_template": (template, values)})
+    return verdict
 
 
 def check(
@@ -100,7 +150,7 @@ def check(
     if isinstance(decoded, ParseError):
         if "relevance" in category:
             return _relevance(category, has_calls=False, detail=str(decoded))
-        return _fail("ast_decoder:decoder_failed", f"Invalid syntax. Failed to decode AST. {decoded}")
+        return _failed("ast_decoder:decoder_failed", "Invalid syntax. Failed to decode AST. {0}", decoded)
     if "relevance" in category:
         return _relevance(category, has_calls=bool(decoded), detail="")
     ctx = _CONTEXTS[language, bool(underscore_to_dot)]
@@ -303,8 +353,11 @@ def _parallel(funcs: list[Mapping[str, Any]], calls: list[_Call], answers: list[
 
     size = len(calls)
     if ctx.python and _well_formed(funcs_for):
-        if _in_order(funcs_for, calls, answers, ctx, verdicts):
+        misfit = _in_order(funcs_for, calls, answers, ctx, verdicts)
+        if misfit is None:
             return OK
+        if _fits_nothing(misfit, size, verdict):
+            return _no_match(misfit, answers, [verdict(misfit, j) for j in range(size)])
         unmatched = _first_without_fit(size, verdict)
     else:
         unmatched = None
@@ -313,28 +366,60 @@ def _parallel(funcs: list[Mapping[str, Any]], calls: list[_Call], answers: list[
     first = next((i for i, matched in enumerate(assignment) if matched is None), unmatched)
     if first is None:
         return OK
-    reasons = "; ".join(f"model call {j}: {v.error_type}: {v.message}"
-                        for j, v in enumerate(verdict(first, j) for j in range(size)))
-    return _fail(
-        "parallel_function_checker_no_order:cannot_find_match",
-        f"Could not find a matching function call for index {first} of possible answers "
-        f"({_only_key(answers[first])}) in any complete assignment. {reasons}",
-    )
+    return _no_match(first, answers, [verdict(first, j) for j in range(size)])
+
+
+def _no_match(first: int, answers: list[Mapping[str, Any]], row: list[Verdict]) -> Verdict:
+    """Answer ``first`` is the first left unmatched; ``row``: its verdict against each model call."""
+    return _failed("parallel_function_checker_no_order:cannot_find_match",
+                   "Could not find a matching function call for index {0} of possible answers ({1}) "
+                   "in any complete assignment. {2}", first, _only_key(answers[first]), _Reasons(row))
+
+
+class _Reasons:
+    """Why each model call failed one answer, joined when a message shows it (``str``)."""
+
+    __slots__ = ("row",)
+
+    def __init__(self, row: list[Verdict]) -> None:
+        self.row = row
+
+    def __str__(self) -> str:
+        return "; ".join(f"model call {j}: {v.error_type}: {v.message}" for j, v in enumerate(self.row))
 
 
 def _in_order(funcs_for: list[Mapping[str, Any]], calls: list[_Call], answers: list[Mapping[str, Any]],
-              ctx: _Context, verdicts: dict[tuple[int, int], Verdict]) -> bool:
-    """Fast path: every call fits the answer at its own index, so a complete assignment exists.
+              ctx: _Context, verdicts: dict[tuple[int, int], Verdict]) -> int | None:
+    """Fast path: every call fits the answer at its own index (None), so a complete assignment exists.
 
     Skips the matching, which asks each answer about every earlier call first
     (quadratic on outputs already in order, as most are). Safe: the identity
     is a complete assignment, so the matching would find one and return OK.
-    The verdicts are kept in ``verdicts`` for the matching, should one fail.
+    Otherwise the first index whose call does not fit its answer. The
+    verdicts are kept in ``verdicts`` for the matching, should one fail.
     Taken for well-formed entries only (see :func:`_well_formed`).
     """
     for i, call in enumerate(calls):
         verdict = verdicts[i, i] = _call_checker(funcs_for[i], call, answers[i], ctx)
         if not verdict.valid:
+            return i
+    return None
+
+
+def _fits_nothing(misfit: int, size: int, verdict: Callable[[int, int], Verdict]) -> bool:
+    """Fast path: answer ``misfit``, the first not fitting its own call, fits no call: it is the first unmatched.
+
+    Skips :func:`_first_without_fit` (which asks every earlier answer about
+    the calls before its own) and the matching. Safe: the answers before
+    ``misfit`` fit their own calls, so the matching (Kuhn's, answers in
+    order, never unmatching one) matches all of them and then fails on
+    ``misfit``, which no call fits; that is the first unmatched answer it
+    reports, and the message asks the same row of verdicts. Taken for
+    well-formed entries only (see :func:`_well_formed`), as pairs are then
+    checked in any order with the same verdicts.
+    """
+    for j in range(size):
+        if j != misfit and verdict(misfit, j).valid:
             return False
     return True
 
@@ -395,15 +480,15 @@ def _call_checker(func: Mapping[str, Any], call: _Call, answer: Mapping[str, Any
         name = name.replace(".", "_")
     got, args = call
     if got != name:
-        return _fail("simple_function_checker:wrong_func_name", f"Function name {name!r} not found in model output.")
+        return _failed("simple_function_checker:wrong_func_name", "Function name {0!r} not found in model output.", name)
     _, details, required = _parameters(func)
     for param in required:
         if param not in args:
-            return _fail("simple_function_checker:missing_required", f"Missing required parameter: {param!r}.")
+            return _failed("simple_function_checker:missing_required", "Missing required parameter: {0!r}.", param)
     python = ctx.python
     for param, value in args.items():
         if param not in details or param not in possible:
-            return _fail("simple_function_checker:unexpected_param", f"Unexpected parameter: {param!r}.")
+            return _failed("simple_function_checker:unexpected_param", "Unexpected parameter: {0!r}.", param)
         detail, alternatives = details[param], possible[param]
         if python and type(detail) is dict:
             kind = type(value)
@@ -420,8 +505,8 @@ def _call_checker(func: Mapping[str, Any], call: _Call, answer: Mapping[str, Any
             return verdict
     for param, alternatives in possible.items():
         if param not in args and "" not in alternatives:
-            return _fail("simple_function_checker:missing_optional",
-                         f"Optional parameter {param!r} not provided and not marked as optional.")
+            return _failed("simple_function_checker:missing_optional",
+                           "Optional parameter {0!r} not provided and not marked as optional.", param)
     return OK
 
 
@@ -503,7 +588,7 @@ def _check_param(param: str, value: Any, detail: Mapping[str, Any], possible: li
     table = ctx.table
     expected = table.get(type_name)
     if expected is None:
-        return _fail("type_error:simple", f"Parameter {param!r} has type {type_name!r}, which BFCL does not define.")
+        return _failed("type_error:simple", "Parameter {0!r} has type {1!r}, which BFCL does not define.", param, type_name)
     items = detail.get("items")
     item_type = None if items is None else items.get("type") if isinstance(items, Mapping) else None
     nested_names = NESTED_PYTHON if ctx.language == PYTHON else NESTED_JAVALIKE
@@ -511,8 +596,8 @@ def _check_param(param: str, value: Any, detail: Mapping[str, Any], possible: li
     if ctx.language in (JAVA, JAVASCRIPT):
         if not isinstance(value, str):
             kind = "java" if ctx.language == JAVA else "js"
-            return _fail(f"type_error:{kind}", f"Incorrect type for parameter {param!r}. Expected type String, "
-                                               f"got {type(value).__name__}. Parameter value: {_show(value)}.")
+            return _failed(f"type_error:{kind}", "Incorrect type for parameter {0!r}. Expected type String, "
+                                                 "got {1}. Parameter value: {2!v}.", param, type(value).__name__, value)
         convert = javalike.convert_java if ctx.language == JAVA else javalike.convert_js
         value = convert(value, type_name, item_type if type_name in nested_names else None)
     if type_name == "float" and type(value) is int and ctx.language == PYTHON:
@@ -530,8 +615,8 @@ def _check_param(param: str, value: Any, detail: Mapping[str, Any], possible: li
         if expected is list:
             return _list_checker(param, value, possible)
     if not _contains(possible, value):
-        return _fail("value_error:others",
-                     f"Invalid value for parameter {param!r}: {_show(value)}. Expected one of {_show(possible)}.")
+        return _failed("value_error:others",
+                       "Invalid value for parameter {0!r}: {1!v}. Expected one of {2!v}.", param, value, possible)
     return OK
 
 
@@ -578,16 +663,16 @@ def _type_check(param: str, value: Any, possible: list[Any], type_name: str, exp
         nested_failed = True
     if answer_type is not None and type(value) is answer_type:
         if nested_failed:
-            return _Typed(False, verdict=_fail(
+            return _Typed(False, verdict=_failed(
                 "type_error:nested",
-                f"Nested type checking failed for parameter {param!r}. Expected outer type {type_name} with "
-                f"inner type {nested.__name__}. Parameter value: {_show(value)}.",  # type: ignore[union-attr]
+                "Nested type checking failed for parameter {0!r}. Expected outer type {1} with "
+                "inner type {2}. Parameter value: {3!v}.", param, type_name, nested.__name__, value,  # type: ignore[union-attr]
             ))
         return _Typed(True, True)
-    return _Typed(False, verdict=_fail(
+    return _Typed(False, verdict=_failed(
         "type_error:simple",
-        f"Incorrect type for parameter {param!r}. Expected type {type_name}, got {type(value).__name__}. "
-        f"Parameter value: {_show(value)}.",
+        "Incorrect type for parameter {0!r}. Expected type {1}, got {2}. Parameter value: {3!v}.",
+        param, type_name, type(value).__name__, value,
     ))
 
 
@@ -604,8 +689,8 @@ def _std(value: Any) -> Any:
 
 def _string_checker(param: str, value: str, possible: list[Any]) -> Verdict:
     if standardize(value) not in [standardize(a) for a in possible if isinstance(a, str)]:
-        return _fail("value_error:string", f"Invalid value for parameter {param!r}: {_show(value)}. "
-                                           f"Expected one of {_show(possible)}. Case insensitive.")
+        return _failed("value_error:string", "Invalid value for parameter {0!r}: {1!v}. "
+                                             "Expected one of {2!v}. Case insensitive.", param, value, possible)
     return OK
 
 
@@ -616,8 +701,8 @@ def _list_checker(param: str, value: list[Any], possible: list[Any]) -> Verdict:
         items = list(alt) if isinstance(alt, (list, str)) else None
         if items is not None and len(items) == len(got) and all(_same(_std(a), g) for a, g in zip(items, got)):
             return OK
-    return _fail("value_error:list/tuple", f"Invalid value for parameter {param!r}: {_show(value)}. "
-                                           f"Expected one of {_show(possible)}.")
+    return _failed("value_error:list/tuple", "Invalid value for parameter {0!r}: {1!v}. "
+                                             "Expected one of {2!v}.", param, value, possible)
 
 
 def _dict_checker(param: str, value: Mapping[str, Any], possible: list[Any]) -> Verdict:
@@ -634,17 +719,17 @@ def _dict_checker(param: str, value: Mapping[str, Any], possible: list[Any]) -> 
 
 def _one_dict(value: Mapping[str, Any], answer: Mapping[str, Any]) -> Verdict:
     if not isinstance(answer, Mapping):
-        return _fail("dict_checker:unclear", f"Possible answer {answer!r} is not a dict.")
+        return _failed("dict_checker:unclear", "Possible answer {0!r} is not a dict.", answer)
     for key, item in value.items():
         if key not in answer:
-            return _fail("value_error:dict_key", f"Unexpected dict key parameter: {key!r}.")
+            return _failed("value_error:dict_key", "Unexpected dict key parameter: {0!r}.", key)
         options = [_std(a) for a in _listed(answer[key])]
         if not _contains(options, _std(item)):
-            return _fail("value_error:dict_value",
-                         f"Invalid value for parameter {key!r}: {_show(item)}. Expected one of {_show(options)}.")
+            return _failed("value_error:dict_value",
+                           "Invalid value for parameter {0!r}: {1!v}. Expected one of {2!v}.", key, item, options)
     for key, options in answer.items():
         if key not in value and "" not in _listed(options):
-            return _fail("value_error:dict_key", f"Missing dict key parameter: {key!r}.")
+            return _failed("value_error:dict_key", "Missing dict key parameter: {0!r}.", key)
     return OK
 
 
@@ -661,8 +746,8 @@ def _list_dict_checker(param: str, value: list[Any], possible: list[Any]) -> Ver
             verdict = _fail("value_error:list_dict_count", "Wrong number of dictionaries in the list.")
             continue
         for item, answer in zip(value, alt):
-            verdict = _dict_checker(param, item, [answer]) if isinstance(item, Mapping) else _fail(
-                "value_error:dict_key", f"Expected a dict in the list, got {_show(item)}.")
+            verdict = _dict_checker(param, item, [answer]) if isinstance(item, Mapping) else _failed(
+                "value_error:dict_key", "Expected a dict in the list, got {0!v}.", item)
             if not verdict.valid:
                 break
         else:
