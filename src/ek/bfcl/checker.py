@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import string
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple, cast
+from typing import Any, cast
 
 import attrs
 
@@ -145,18 +145,18 @@ def check(
     """
     funcs = _functions(functions)
     answers = _answers(possible_answer, category)
-    language = language_of(category)
+    language, kind = _route(category)
     decoded = _decode(model_output, language)
     if isinstance(decoded, ParseError):
-        if "relevance" in category:
+        if kind is _RELEVANCE:
             return _relevance(category, has_calls=False, detail=str(decoded))
         return _failed("ast_decoder:decoder_failed", "Invalid syntax. Failed to decode AST. {0}", decoded)
-    if "relevance" in category:
+    if kind is _RELEVANCE:
         return _relevance(category, has_calls=bool(decoded), detail="")
     ctx = _CONTEXTS[language, bool(underscore_to_dot)]
-    if "parallel" in category:
+    if kind is _PARALLEL:
         return _parallel(funcs, decoded, answers, ctx)
-    if "multiple" in category:
+    if kind is _MULTIPLE:
         if len(decoded) != len(answers):
             return _WRONG_COUNT_MULTIPLE
         expected = _only_key(answers[0])
@@ -164,6 +164,28 @@ def check(
     if len(decoded) != 1:
         return _WRONG_COUNT_SIMPLE
     return _call_checker(funcs[0], decoded[0], answers[0], ctx)
+
+
+_RELEVANCE, _PARALLEL, _MULTIPLE, _SIMPLE = "relevance", "parallel", "multiple", "simple"
+#: Routes of the category names seen so far (a handful in practice; bounded, as any string may come).
+_ROUTES: dict[str, tuple[str, str]] = {}
+
+
+def _route(category: str) -> tuple[str, str]:
+    """A category's language and checker kind (BFCL's routing by substring), remembered per name.
+
+    Fast path: skips the four substring searches after a name's first check.
+    Safe: the route is a pure function of the name, and only ``str`` names
+    are remembered (anything else is routed afresh, raising as before).
+    """
+    route = _ROUTES.get(category) if type(category) is str else None
+    if route is None:
+        language = language_of(category)
+        route = (language, _RELEVANCE if "relevance" in category else _PARALLEL if "parallel" in category
+                 else _MULTIPLE if "multiple" in category else _SIMPLE)
+        if type(category) is str and len(_ROUTES) < 1024:
+            _ROUTES[category] = route
+    return route
 
 
 # The wrong-count verdicts never vary: built once (a Verdict is frozen, so one object serves every check).
@@ -183,13 +205,17 @@ def _relevance(category: str, *, has_calls: bool, detail: str) -> Verdict:
     return OK
 
 
-class _Context(NamedTuple):
-    """How calls of one check are read: the language's type table, and whether names had ``.`` -> ``_``."""
+class _Context:
+    """How calls of one check are read: the language's type table, and whether names had ``.`` -> ``_``.
 
-    language: str
-    underscore_to_dot: bool
-    table: Mapping[str, type]
-    python: bool
+    A slotted class, not a NamedTuple: the checker reads these per parameter,
+    and a slot is read faster than a NamedTuple's field.
+    """
+
+    __slots__ = ("language", "underscore_to_dot", "table", "python")
+
+    def __init__(self, language: str, underscore_to_dot: bool, table: Mapping[str, type], python: bool) -> None:
+        self.language, self.underscore_to_dot, self.table, self.python = language, underscore_to_dot, table, python
 
 
 #: The six contexts, built once (a check picks one instead of building it).
@@ -235,6 +261,8 @@ _ANSWER_SHAPE = "{func_name: {param: [values]}}"
 
 def _answers(possible_answer: Any, category: str) -> list[Mapping[str, Any]]:
     """The entry's ground truth, checked to be BFCL's shape (one function per item, lists of values)."""
+    if type(possible_answer) is list and possible_answer and _plain_answers(possible_answer):
+        return possible_answer
     if type(possible_answer) is not list and isinstance(possible_answer, Mapping):
         possible_answer = possible_answer.get("ground_truth", [possible_answer])
     if type(possible_answer) is not list and (not isinstance(possible_answer, Sequence)
@@ -255,6 +283,26 @@ def _answers(possible_answer: Any, category: str) -> list[Mapping[str, Any]]:
                 raise ValueError(f"possible_answer[{i}][{name!r}][{param!r}] must be a list of acceptable values, "
                                  f"got {params[param]!r:.100}")
     return possible_answer if type(possible_answer) is list else list(possible_answer)
+
+
+def _plain_answers(possible_answer: list[Any]) -> bool:
+    """Fast path: every item a one-key ``dict`` of a ``dict`` of ``list`` s (JSON-decoded answers always are).
+
+    Skips the general walk of :func:`_answers`, which also accepts other
+    mappings and sequences and names what is wrong. Safe: what passes here
+    passes there unchanged (a non-empty list is returned as it is); anything
+    else, the ValueErrors included, goes through the general walk.
+    """
+    for call in possible_answer:
+        if type(call) is not dict or len(call) != 1:
+            return False
+        for params in call.values():
+            if type(params) is not dict:
+                return False
+            for options in params.values():
+                if type(options) is not list:
+                    return False
+    return True
 
 
 def _only_key(answer: Mapping[str, Any]) -> str:
@@ -602,10 +650,10 @@ def _check_param(param: str, value: Any, detail: Mapping[str, Any], possible: li
         value = convert(value, type_name, item_type if type_name in nested_names else None)
     if type_name == "float" and type(value) is int and ctx.language == PYTHON:
         value = float(value)
-    typed = _type_check(param, value, possible, type_name, expected, nested)
-    if not typed.valid:
-        return typed.verdict
-    if not typed.is_variable:
+    is_variable = _type_check(param, value, possible, type_name, expected, nested)
+    if type(is_variable) is Verdict:
+        return is_variable
+    if not is_variable:
         if expected is dict:
             return _dict_checker(param, value, possible)
         if expected is list and nested is dict:
@@ -634,12 +682,6 @@ def _same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-class _Typed(NamedTuple):
-    valid: bool
-    is_variable: bool = False
-    verdict: Verdict = OK
-
-
 def _answer_type(possible: list[Any]) -> type | None:
     for alt in possible:
         if alt != "":
@@ -648,32 +690,36 @@ def _answer_type(possible: list[Any]) -> type | None:
 
 
 def _type_check(param: str, value: Any, possible: list[Any], type_name: str, expected: type,
-                nested: type | None) -> _Typed:
-    """BFCL's ``type_checker``: the declared type, or the answers' type (a "variable"), one level deep."""
+                nested: type | None) -> bool | Verdict:
+    """BFCL's ``type_checker``: the declared type, or the answers' type (a "variable"), one level deep.
+
+    A value that passes gives whether it is a "variable" (a bool); one that fails, the failed verdict.
+    """
     answer_type = _answer_type(possible)
     is_variable = answer_type is not None and answer_type is not expected
     nested_failed = False
     if type(value) is expected:
         if nested is None:
-            return _Typed(True, is_variable)
+            return is_variable
         items = cast("list[Any]", value)  # a list: only lists have nested types
         for alt in possible:
             if not isinstance(alt, list) or all(_item_type_ok(item, alt, nested) for item in items):
-                return _Typed(True, is_variable)
+                return is_variable
         nested_failed = True
     if answer_type is not None and type(value) is answer_type:
         if nested_failed:
-            return _Typed(False, verdict=_failed(
+            return _failed(
                 "type_error:nested",
                 "Nested type checking failed for parameter {0!r}. Expected outer type {1} with "
-                "inner type {2}. Parameter value: {3!v}.", param, type_name, nested.__name__, value,  # type: ignore[union-attr]
-            ))
-        return _Typed(True, True)
-    return _Typed(False, verdict=_failed(
+                "inner type {2}. Parameter value: {3!v}.", param, type_name, nested.__name__,  # type: ignore[union-attr]
+                value,
+            )
+        return True
+    return _failed(
         "type_error:simple",
         "Incorrect type for parameter {0!r}. Expected type {1}, got {2}. Parameter value: {3!v}.",
         param, type_name, type(value).__name__, value,
-    ))
+    )
 
 
 def _item_type_ok(item: Any, alternatives: list[Any], nested: type) -> bool:
