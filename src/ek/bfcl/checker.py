@@ -391,6 +391,14 @@ def _parallel(funcs: list[Mapping[str, Any]], calls: list[_Call], answers: list[
         return _WRONG_COUNT_PARALLEL
     funcs_for = [_find(funcs, _only_key(a)) for a in answers]
     verdicts: dict[tuple[int, int], Verdict] = {}
+    fast = ctx.python and _well_formed(funcs_for)
+    if fast:
+        misfit = _in_order(funcs_for, calls, answers, ctx, verdicts)
+        if misfit is None:
+            return OK
+        row = _row_fitting_nothing(misfit, funcs_for[misfit], calls, answers[misfit], ctx, verdicts[misfit, misfit])
+        if row is not None:
+            return _no_match(misfit, answers, row)
 
     def verdict(i: int, j: int) -> Verdict:
         """Answer ``i`` against call ``j``, checked once (the matching and the message both ask)."""
@@ -400,15 +408,7 @@ def _parallel(funcs: list[Mapping[str, Any]], calls: list[_Call], answers: list[
         return found
 
     size = len(calls)
-    if ctx.python and _well_formed(funcs_for):
-        misfit = _in_order(funcs_for, calls, answers, ctx, verdicts)
-        if misfit is None:
-            return OK
-        if _fits_nothing(misfit, size, verdict):
-            return _no_match(misfit, answers, [verdict(misfit, j) for j in range(size)])
-        unmatched = _first_without_fit(size, verdict)
-    else:
-        unmatched = None
+    unmatched = _first_without_fit(size, verdict) if fast else None
     before = len(answers) if unmatched is None else unmatched
     assignment = max_matching(before, size, lambda i, j: verdict(i, j).valid) if before else []
     first = next((i for i, matched in enumerate(assignment) if matched is None), unmatched)
@@ -454,22 +454,27 @@ def _in_order(funcs_for: list[Mapping[str, Any]], calls: list[_Call], answers: l
     return None
 
 
-def _fits_nothing(misfit: int, size: int, verdict: Callable[[int, int], Verdict]) -> bool:
-    """Fast path: answer ``misfit``, the first not fitting its own call, fits no call: it is the first unmatched.
+def _row_fitting_nothing(misfit: int, func: Mapping[str, Any], calls: list[_Call], answer: Mapping[str, Any],
+                         ctx: _Context, own: Verdict) -> list[Verdict] | None:
+    """Fast path: answer ``misfit`` (the first not fitting its own call) against every call, if it fits none.
 
     Skips :func:`_first_without_fit` (which asks every earlier answer about
     the calls before its own) and the matching. Safe: the answers before
     ``misfit`` fit their own calls, so the matching (Kuhn's, answers in
     order, never unmatching one) matches all of them and then fails on
     ``misfit``, which no call fits; that is the first unmatched answer it
-    reports, and the message asks the same row of verdicts. Taken for
-    well-formed entries only (see :func:`_well_formed`), as pairs are then
-    checked in any order with the same verdicts.
+    reports, and its message shows this same row of verdicts. None as soon
+    as one call fits (then the general path decides). Taken for well-formed
+    entries only (see :func:`_well_formed`), as pairs are then checked in any
+    order with the same verdicts. ``own``: the verdict on call ``misfit``.
     """
-    for j in range(size):
-        if j != misfit and verdict(misfit, j).valid:
-            return False
-    return True
+    row = []
+    for j, call in enumerate(calls):
+        verdict = own if j == misfit else _call_checker(func, call, answer, ctx)
+        if verdict.valid:
+            return None
+        row.append(verdict)
+    return row
 
 
 def _first_without_fit(size: int, verdict: Callable[[int, int], Verdict]) -> int | None:
@@ -546,7 +551,11 @@ def _call_checker(func: Mapping[str, Any], call: _Call, answer: Mapping[str, Any
                 if len(alternatives) == 1 and type(alternatives[0]) is kind and alternatives[0] == value \
                         or _scalar_listed(value, kind, alternatives):
                     continue
-            elif _listed_as_is(value, detail, alternatives):
+                verdict = _typed_scalar(param, value, kind, alternatives)
+                if not verdict.valid:
+                    return verdict
+                continue
+            if _listed_as_is(value, detail, alternatives):
                 continue
         verdict = _check_param(param, value, detail, alternatives, ctx)
         if not verdict.valid:
@@ -574,6 +583,26 @@ def _scalar_listed(value: Any, kind: type, alternatives: list[Any]) -> bool:
         elif alt_kind not in _JSON_TYPES:
             return False
     return found
+
+
+def _typed_scalar(param: str, value: Any, kind: type, alternatives: list[Any]) -> Verdict:
+    """Fast path (Python): :func:`_check_param` for a str, int, float or bool ``value`` of its declared type.
+
+    Skips the general path's reading of the declared type (known to map to
+    ``kind``; scalars have no item type, no conversion applies) and its type
+    check, which passes such a value, as a "variable" exactly when the
+    answers' type is another. What remains is what ``_check_param`` then
+    does: a string that is not a variable is compared after standardisation,
+    anything else with ``in``. Nothing that can raise is skipped.
+    """
+    if kind is str:
+        answer_type = _answer_type(alternatives)
+        if answer_type is None or answer_type is str:
+            return _string_checker(param, value, alternatives)
+    if _contains(alternatives, value):
+        return OK
+    return _failed("value_error:others",
+                   "Invalid value for parameter {0!r}: {1!v}. Expected one of {2!v}.", param, value, alternatives)
 
 
 def _listed_as_is(value: Any, detail: dict[str, Any], alternatives: list[Any]) -> bool:
