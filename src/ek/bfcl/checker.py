@@ -373,15 +373,17 @@ def _decoded_bfcl(items: list[Any]) -> list[_Call] | None:
     it or raises the ParseError at its path, as before.
     """
     calls: list[_Call] = []
-    for i, item in enumerate(items):
+    append = calls.append
+    for item in items:
         if type(item) is not dict or len(item) != 1:
             return None
-        ((name, args),) = item.items()
+        for name, args in item.items():  # the one key: a loop binds it faster than unpacking items()
+            pass
         if type(name) is not str or not name or type(args) is not dict:
             return None
         if not already_plain(args, DEFAULT_LIMITS):
-            args = plain_args(args, f"$[{i}][{name!r}]", DEFAULT_LIMITS, "bfcl")
-        calls.append((name, args))
+            args = plain_args(args, f"$[{len(calls)}][{name!r}]", DEFAULT_LIMITS, "bfcl")
+        append((name, args))
     return calls
 
 

@@ -117,6 +117,10 @@ def _plain_mapping(value: dict[Any, Any], depth: int, limit: int, left: int) -> 
             left -= len(item)
         elif kind is bool or item is None or (kind is int and _NEG_BIG_INT < item < _BIG_INT):
             pass
+        elif kind is float:  # inline too (as _plain_value spends it): a number is the next most common value
+            if not -_INF < item < _INF:
+                return -1
+            left -= 1
         else:
             left = _plain_value(item, depth, limit, left)
         if left < 0:
