@@ -256,6 +256,28 @@ def _parameters(func: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[str
     return params, details, required
 
 
+_NO_PARAMETERS: dict[str, Any] = {}  # read only: the defaults of _plain_parameters, never handed out to change
+_NO_REQUIRED: list[Any] = []
+
+
+def _plain_parameters(func: Mapping[str, Any]) -> tuple[Mapping[str, Any], list[Any]]:
+    """Fast path: :func:`_parameters`' ``properties`` and ``required`` when the schema is plain JSON (dicts, a list).
+
+    Skips the general function's building of three results and its
+    ``isinstance`` checks. Safe: a plain schema passes them, and gives the
+    same two values (absent parts read as empty); anything else goes through
+    ``_parameters``, which raises as before.
+    """
+    params = func.get("parameters", _NO_PARAMETERS)
+    if type(params) is dict:
+        details = params.get("properties", _NO_PARAMETERS)
+        required = params.get("required", _NO_REQUIRED)
+        if type(details) is dict and type(required) is list:
+            return details, required
+    _, details, required = _parameters(func)
+    return details, required
+
+
 _ANSWER_SHAPE = "{func_name: {param: [values]}}"
 
 
@@ -508,10 +530,10 @@ def _well_formed(funcs: list[Mapping[str, Any]]) -> bool:
         if func is previous:
             continue  # parallel answers often call one function several times
         previous = func
-        params = func.get("parameters", {})
+        params = func.get("parameters", _NO_PARAMETERS)
         if type(params) is not dict:
             return False
-        details, required = params.get("properties", {}), params.get("required", [])
+        details, required = params.get("properties", _NO_PARAMETERS), params.get("required", _NO_REQUIRED)
         if type(details) is not dict or type(required) is not list:
             return False
         for param in required:
@@ -521,22 +543,23 @@ def _well_formed(funcs: list[Mapping[str, Any]]) -> bool:
             if type(detail) is not dict or type(detail.get("type", "any")) is not str:
                 return False
             items = detail.get("items")
-            if type(items) is dict and type(items.get("type", "")) is not str \
-                    or items is not None and type(items) is not dict and isinstance(items, Mapping):
+            if items is not None and (type(items) is dict and type(items.get("type", "")) is not str
+                                      or type(items) is not dict and isinstance(items, Mapping)):
                 return False
     return True
 
 
 def _call_checker(func: Mapping[str, Any], call: _Call, answer: Mapping[str, Any], ctx: _Context) -> Verdict:
     """BFCL's ``simple_function_checker`` for one call."""
-    possible = next(iter(answer.values()))
+    for possible in answer.values():  # the one key's parameters (a loop binds them faster than next(iter(...)))
+        break
     name = func["name"]
     if ctx.underscore_to_dot and "." in name:
         name = name.replace(".", "_")
     got, args = call
     if got != name:
         return _failed("simple_function_checker:wrong_func_name", "Function name {0!r} not found in model output.", name)
-    _, details, required = _parameters(func)
+    details, required = _plain_parameters(func)
     for param in required:
         if param not in args:
             return _failed("simple_function_checker:missing_required", "Missing required parameter: {0!r}.", param)
