@@ -212,7 +212,7 @@ class _Context:
     and a slot is read faster than a NamedTuple's field.
     """
 
-    __slots__ = ("language", "underscore_to_dot", "table", "python")
+    __slots__ = ("language", "python", "table", "underscore_to_dot")
 
     def __init__(self, language: str, underscore_to_dot: bool, table: Mapping[str, type], python: bool) -> None:
         self.language, self.underscore_to_dot, self.table, self.python = language, underscore_to_dot, table, python
@@ -558,7 +558,8 @@ def _call_checker(func: Mapping[str, Any], call: _Call, answer: Mapping[str, Any
         name = name.replace(".", "_")
     got, args = call
     if got != name:
-        return _failed("simple_function_checker:wrong_func_name", "Function name {0!r} not found in model output.", name)
+        return _failed("simple_function_checker:wrong_func_name",
+                       "Function name {0!r} not found in model output.", name)
     details, required = _plain_parameters(func)
     for param in required:
         if param not in args:
@@ -690,7 +691,8 @@ def _check_param(param: str, value: Any, detail: Mapping[str, Any], possible: li
     table = ctx.table
     expected = table.get(type_name)
     if expected is None:
-        return _failed("type_error:simple", "Parameter {0!r} has type {1!r}, which BFCL does not define.", param, type_name)
+        return _failed("type_error:simple",
+                       "Parameter {0!r} has type {1!r}, which BFCL does not define.", param, type_name)
     items = detail.get("items")
     item_type = None if items is None else items.get("type") if isinstance(items, Mapping) else None
     nested_names = NESTED_PYTHON if ctx.language == PYTHON else NESTED_JAVALIKE
@@ -765,8 +767,8 @@ def _type_check(param: str, value: Any, possible: list[Any], type_name: str, exp
             return _failed(
                 "type_error:nested",
                 "Nested type checking failed for parameter {0!r}. Expected outer type {1} with "
-                "inner type {2}. Parameter value: {3!v}.", param, type_name, nested.__name__,  # type: ignore[union-attr]
-                value,
+                "inner type {2}. Parameter value: {3!v}.",
+                param, type_name, nested.__name__, value,  # type: ignore[union-attr]
             )
         return True
     return _failed(
