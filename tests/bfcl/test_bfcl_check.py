@@ -279,3 +279,40 @@ def test_gold_calls_name_a_malformed_call() -> None:
 
     with pytest.raises(ValueError, match=r"ground_truth\[1\] must be \{func_name"):
         gold_calls([{"f": {}}, {"g": [1]}])
+
+
+@pytest.mark.parametrize(
+    ("output", "category", "message"),
+    [
+        ([{"get_weather": {"city": "Paris"}}], "simple",
+         "Invalid value for parameter 'city': 'Paris'. Expected one of ['San Francisco, CA', 'SF']. Case insensitive."),
+        ([{"get_weather": {"city": "SF", "days": "3"}}], "simple",
+         "Incorrect type for parameter 'days'. Expected type integer, got str. Parameter value: '3'."),
+        ([{"get_weather": {"city": "SF", "days": 4}}, {"get_weather": {"city": "SF"}}], "parallel",
+         "Could not find a matching function call for index 0 of possible answers (get_weather) in any complete "
+         "assignment. model call 0: value_error:others: Invalid value for parameter 'days': 4. Expected one of "
+         "[3]."
+         "; model call 1: simple_function_checker:missing_optional: Optional parameter 'days' not provided "
+         "and not marked as optional."),
+    ],
+)
+def test_a_verdict_built_lazily_is_the_verdict_of_its_message(output: Any, category: str, message: str) -> None:
+    import copy
+    import pickle
+
+    import attrs
+
+    answer = ANSWER if category == "simple" else [{"get_weather": {"city": ["SF"], "days": [3]}}] * 2
+
+    def fresh() -> Verdict:  # each reader gets a verdict whose message was never read
+        return check([WEATHER], copy.deepcopy(output), answer, category)
+
+    eager = Verdict(False, fresh().error_type, message)
+    assert fresh() == eager and eager == fresh() and hash(fresh()) == hash(eager)
+    assert repr(fresh()) == repr(eager) and attrs.asdict(fresh()) == attrs.asdict(eager)
+    assert pickle.loads(pickle.dumps(fresh())) == eager and copy.copy(fresh()) == eager
+    assert attrs.evolve(fresh(), valid=True) == Verdict(True, eager.error_type, message)
+    lazy = fresh()
+    assert lazy.message == message and lazy.message is lazy.message  # built once, then kept
+    with pytest.raises(AttributeError):
+        _ = lazy.no_such_field

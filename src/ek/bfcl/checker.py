@@ -15,8 +15,9 @@ a float at any depth, not only at top level; the model output is read by
 
 from __future__ import annotations
 
+import string
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple, cast
+from typing import Any, cast
 
 import attrs
 
@@ -40,9 +41,19 @@ from ek.parsing.values import already_plain, plain_args
 from ek.scorer.assign import max_matching
 
 
-@attrs.frozen
+@attrs.frozen(slots=False)
 class Verdict:
-    """The outcome of checking one BFCL entry: ``valid``, BFCL's ``error_type`` and a message."""
+    """The outcome of checking one BFCL entry: ``valid``, BFCL's ``error_type`` and a message.
+
+    The checker builds a failure's message only when it is first read: it
+    keeps a template and its values (:func:`_failed`), and ``message`` formats
+    them on first access (then keeps the text). To callers a verdict is the
+    attrs class of three fields it always was: ``message``, ``==``, ``hash``,
+    ``repr``, ``attrs.asdict`` and ``attrs.evolve`` all see the text. The
+    values are the checker's inputs, not copies: a message read after the
+    caller changed the model output or the answers in place shows them as
+    they are then (values are only shown in messages, never judged again).
+    """
 
     valid: bool
     error_type: str = ""
@@ -50,6 +61,19 @@ class Verdict:
 
     def __bool__(self) -> bool:
         return self.valid
+
+    def __getattr__(self, name: str) -> Any:
+        """Reached only for an attribute the instance lacks: a lazy verdict's ``message``, built here once."""
+        if name != "message" or "_template" not in self.__dict__:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        template, values = self.__dict__["_template"]
+        text = _MESSAGES.format(template, *values)
+        object.__setattr__(self, "message", text)
+        return text
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled with its message as text (the template's values need not be picklable)."""
+        return {"valid": self.valid, "error_type": self.error_type, "message": self.message}
 
 
 OK = Verdict(True)
@@ -64,8 +88,34 @@ def _show(value: Any, limit: int = 200) -> str:
     return text if len(text) <= limit else f"{text[: limit - 25]}... ({len(text):,} characters)"
 
 
+class _MessageFormatter(string.Formatter):
+    """``str.format`` plus the conversion ``!v``: :func:`_show` (a repr cut to a readable length)."""
+
+    def convert_field(self, value: Any, conversion: str | None) -> Any:
+        return _show(value) if conversion == "v" else super().convert_field(value, conversion)
+
+
 def _fail(error_type: str, message: str) -> Verdict:
     return Verdict(False, error_type, message)
+
+
+_MESSAGES = _MessageFormatter()
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _failed(error_type: str, template: str, *values: Any) -> Verdict:
+    """A failed verdict whose message is ``template`` formatted with ``values`` when first read.
+
+    Fast path: skips formatting (``repr`` of the values, most often never
+    read: a matching asks many pairs, a benchmark or a score reads only
+    ``valid``). Safe: the message is built from the same template and values
+    on first read, and the verdict has no ``message`` attribute until then,
+    so every reader goes through :meth:`Verdict.__getattr__`.
+    """
+    verdict = _new(Verdict)
+    _set(verdict, "__dict__", {"valid": False, "error_type": error_type, "_template": (template, values)})
+    return verdict
 
 
 def check(
@@ -95,18 +145,18 @@ def check(
     """
     funcs = _functions(functions)
     answers = _answers(possible_answer, category)
-    language = language_of(category)
+    language, kind = _route(category)
     decoded = _decode(model_output, language)
     if isinstance(decoded, ParseError):
-        if "relevance" in category:
+        if kind is _RELEVANCE:
             return _relevance(category, has_calls=False, detail=str(decoded))
-        return _fail("ast_decoder:decoder_failed", f"Invalid syntax. Failed to decode AST. {decoded}")
-    if "relevance" in category:
+        return _failed("ast_decoder:decoder_failed", "Invalid syntax. Failed to decode AST. {0}", decoded)
+    if kind is _RELEVANCE:
         return _relevance(category, has_calls=bool(decoded), detail="")
     ctx = _CONTEXTS[language, bool(underscore_to_dot)]
-    if "parallel" in category:
+    if kind is _PARALLEL:
         return _parallel(funcs, decoded, answers, ctx)
-    if "multiple" in category:
+    if kind is _MULTIPLE:
         if len(decoded) != len(answers):
             return _WRONG_COUNT_MULTIPLE
         expected = _only_key(answers[0])
@@ -114,6 +164,28 @@ def check(
     if len(decoded) != 1:
         return _WRONG_COUNT_SIMPLE
     return _call_checker(funcs[0], decoded[0], answers[0], ctx)
+
+
+_RELEVANCE, _PARALLEL, _MULTIPLE, _SIMPLE = "relevance", "parallel", "multiple", "simple"
+#: Routes of the category names seen so far (a handful in practice; bounded, as any string may come).
+_ROUTES: dict[str, tuple[str, str]] = {}
+
+
+def _route(category: str) -> tuple[str, str]:
+    """A category's language and checker kind (BFCL's routing by substring), remembered per name.
+
+    Fast path: skips the four substring searches after a name's first check.
+    Safe: the route is a pure function of the name, and only ``str`` names
+    are remembered (anything else is routed afresh, raising as before).
+    """
+    route = _ROUTES.get(category) if type(category) is str else None
+    if route is None:
+        language = language_of(category)
+        route = (language, _RELEVANCE if "relevance" in category else _PARALLEL if "parallel" in category
+                 else _MULTIPLE if "multiple" in category else _SIMPLE)
+        if type(category) is str and len(_ROUTES) < 1024:
+            _ROUTES[category] = route
+    return route
 
 
 # The wrong-count verdicts never vary: built once (a Verdict is frozen, so one object serves every check).
@@ -133,13 +205,17 @@ def _relevance(category: str, *, has_calls: bool, detail: str) -> Verdict:
     return OK
 
 
-class _Context(NamedTuple):
-    """How calls of one check are read: the language's type table, and whether names had ``.`` -> ``_``."""
+class _Context:
+    """How calls of one check are read: the language's type table, and whether names had ``.`` -> ``_``.
 
-    language: str
-    underscore_to_dot: bool
-    table: Mapping[str, type]
-    python: bool
+    A slotted class, not a NamedTuple: the checker reads these per parameter,
+    and a slot is read faster than a NamedTuple's field.
+    """
+
+    __slots__ = ("language", "python", "table", "underscore_to_dot")
+
+    def __init__(self, language: str, underscore_to_dot: bool, table: Mapping[str, type], python: bool) -> None:
+        self.language, self.underscore_to_dot, self.table, self.python = language, underscore_to_dot, table, python
 
 
 #: The six contexts, built once (a check picks one instead of building it).
@@ -180,11 +256,35 @@ def _parameters(func: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[str
     return params, details, required
 
 
+_NO_PARAMETERS: dict[str, Any] = {}  # read only: the defaults of _plain_parameters, never handed out to change
+_NO_REQUIRED: list[Any] = []
+
+
+def _plain_parameters(func: Mapping[str, Any]) -> tuple[Mapping[str, Any], list[Any]]:
+    """Fast path: :func:`_parameters`' ``properties`` and ``required`` when the schema is plain JSON (dicts, a list).
+
+    Skips the general function's building of three results and its
+    ``isinstance`` checks. Safe: a plain schema passes them, and gives the
+    same two values (absent parts read as empty); anything else goes through
+    ``_parameters``, which raises as before.
+    """
+    params = func.get("parameters", _NO_PARAMETERS)
+    if type(params) is dict:
+        details = params.get("properties", _NO_PARAMETERS)
+        required = params.get("required", _NO_REQUIRED)
+        if type(details) is dict and type(required) is list:
+            return details, required
+    _, details, required = _parameters(func)
+    return details, required
+
+
 _ANSWER_SHAPE = "{func_name: {param: [values]}}"
 
 
 def _answers(possible_answer: Any, category: str) -> list[Mapping[str, Any]]:
     """The entry's ground truth, checked to be BFCL's shape (one function per item, lists of values)."""
+    if type(possible_answer) is list and possible_answer and _plain_answers(possible_answer):
+        return possible_answer
     if type(possible_answer) is not list and isinstance(possible_answer, Mapping):
         possible_answer = possible_answer.get("ground_truth", [possible_answer])
     if type(possible_answer) is not list and (not isinstance(possible_answer, Sequence)
@@ -205,6 +305,26 @@ def _answers(possible_answer: Any, category: str) -> list[Mapping[str, Any]]:
                 raise ValueError(f"possible_answer[{i}][{name!r}][{param!r}] must be a list of acceptable values, "
                                  f"got {params[param]!r:.100}")
     return possible_answer if type(possible_answer) is list else list(possible_answer)
+
+
+def _plain_answers(possible_answer: list[Any]) -> bool:
+    """Fast path: every item a one-key ``dict`` of a ``dict`` of ``list`` s (JSON-decoded answers always are).
+
+    Skips the general walk of :func:`_answers`, which also accepts other
+    mappings and sequences and names what is wrong. Safe: what passes here
+    passes there unchanged (a non-empty list is returned as it is); anything
+    else, the ValueErrors included, goes through the general walk.
+    """
+    for call in possible_answer:
+        if type(call) is not dict or len(call) != 1:
+            return False
+        for params in call.values():
+            if type(params) is not dict:
+                return False
+            for options in params.values():
+                if type(options) is not list:
+                    return False
+    return True
 
 
 def _only_key(answer: Mapping[str, Any]) -> str:
@@ -275,15 +395,17 @@ def _decoded_bfcl(items: list[Any]) -> list[_Call] | None:
     it or raises the ParseError at its path, as before.
     """
     calls: list[_Call] = []
-    for i, item in enumerate(items):
+    append = calls.append
+    for item in items:
         if type(item) is not dict or len(item) != 1:
             return None
-        ((name, args),) = item.items()
+        for name, args in item.items():  # the one key: a loop binds it faster than unpacking items()
+            pass
         if type(name) is not str or not name or type(args) is not dict:
             return None
         if not already_plain(args, DEFAULT_LIMITS):
-            args = plain_args(args, f"$[{i}][{name!r}]", DEFAULT_LIMITS, "bfcl")
-        calls.append((name, args))
+            args = plain_args(args, f"$[{len(calls)}][{name!r}]", DEFAULT_LIMITS, "bfcl")
+        append((name, args))
     return calls
 
 
@@ -293,6 +415,14 @@ def _parallel(funcs: list[Mapping[str, Any]], calls: list[_Call], answers: list[
         return _WRONG_COUNT_PARALLEL
     funcs_for = [_find(funcs, _only_key(a)) for a in answers]
     verdicts: dict[tuple[int, int], Verdict] = {}
+    fast = ctx.python and _well_formed(funcs_for)
+    if fast:
+        misfit = _in_order(funcs_for, calls, answers, ctx, verdicts)
+        if misfit is None:
+            return OK
+        row = _row_fitting_nothing(misfit, funcs_for[misfit], calls, answers[misfit], ctx, verdicts[misfit, misfit])
+        if row is not None:
+            return _no_match(misfit, answers, row)
 
     def verdict(i: int, j: int) -> Verdict:
         """Answer ``i`` against call ``j``, checked once (the matching and the message both ask)."""
@@ -302,41 +432,73 @@ def _parallel(funcs: list[Mapping[str, Any]], calls: list[_Call], answers: list[
         return found
 
     size = len(calls)
-    if ctx.python and _well_formed(funcs_for):
-        if _in_order(funcs_for, calls, answers, ctx, verdicts):
-            return OK
-        unmatched = _first_without_fit(size, verdict)
-    else:
-        unmatched = None
+    unmatched = _first_without_fit(size, verdict) if fast else None
     before = len(answers) if unmatched is None else unmatched
     assignment = max_matching(before, size, lambda i, j: verdict(i, j).valid) if before else []
     first = next((i for i, matched in enumerate(assignment) if matched is None), unmatched)
     if first is None:
         return OK
-    reasons = "; ".join(f"model call {j}: {v.error_type}: {v.message}"
-                        for j, v in enumerate(verdict(first, j) for j in range(size)))
-    return _fail(
-        "parallel_function_checker_no_order:cannot_find_match",
-        f"Could not find a matching function call for index {first} of possible answers "
-        f"({_only_key(answers[first])}) in any complete assignment. {reasons}",
-    )
+    return _no_match(first, answers, [verdict(first, j) for j in range(size)])
+
+
+def _no_match(first: int, answers: list[Mapping[str, Any]], row: list[Verdict]) -> Verdict:
+    """Answer ``first`` is the first left unmatched; ``row``: its verdict against each model call."""
+    return _failed("parallel_function_checker_no_order:cannot_find_match",
+                   "Could not find a matching function call for index {0} of possible answers ({1}) "
+                   "in any complete assignment. {2}", first, _only_key(answers[first]), _Reasons(row))
+
+
+class _Reasons:
+    """Why each model call failed one answer, joined when a message shows it (``str``)."""
+
+    __slots__ = ("row",)
+
+    def __init__(self, row: list[Verdict]) -> None:
+        self.row = row
+
+    def __str__(self) -> str:
+        return "; ".join(f"model call {j}: {v.error_type}: {v.message}" for j, v in enumerate(self.row))
 
 
 def _in_order(funcs_for: list[Mapping[str, Any]], calls: list[_Call], answers: list[Mapping[str, Any]],
-              ctx: _Context, verdicts: dict[tuple[int, int], Verdict]) -> bool:
-    """Fast path: every call fits the answer at its own index, so a complete assignment exists.
+              ctx: _Context, verdicts: dict[tuple[int, int], Verdict]) -> int | None:
+    """Fast path: every call fits the answer at its own index (None), so a complete assignment exists.
 
     Skips the matching, which asks each answer about every earlier call first
     (quadratic on outputs already in order, as most are). Safe: the identity
     is a complete assignment, so the matching would find one and return OK.
-    The verdicts are kept in ``verdicts`` for the matching, should one fail.
+    Otherwise the first index whose call does not fit its answer. The
+    verdicts are kept in ``verdicts`` for the matching, should one fail.
     Taken for well-formed entries only (see :func:`_well_formed`).
     """
     for i, call in enumerate(calls):
         verdict = verdicts[i, i] = _call_checker(funcs_for[i], call, answers[i], ctx)
         if not verdict.valid:
-            return False
-    return True
+            return i
+    return None
+
+
+def _row_fitting_nothing(misfit: int, func: Mapping[str, Any], calls: list[_Call], answer: Mapping[str, Any],
+                         ctx: _Context, own: Verdict) -> list[Verdict] | None:
+    """Fast path: answer ``misfit`` (the first not fitting its own call) against every call, if it fits none.
+
+    Skips :func:`_first_without_fit` (which asks every earlier answer about
+    the calls before its own) and the matching. Safe: the answers before
+    ``misfit`` fit their own calls, so the matching (Kuhn's, answers in
+    order, never unmatching one) matches all of them and then fails on
+    ``misfit``, which no call fits; that is the first unmatched answer it
+    reports, and its message shows this same row of verdicts. None as soon
+    as one call fits (then the general path decides). Taken for well-formed
+    entries only (see :func:`_well_formed`), as pairs are then checked in any
+    order with the same verdicts. ``own``: the verdict on call ``misfit``.
+    """
+    row = []
+    for j, call in enumerate(calls):
+        verdict = own if j == misfit else _call_checker(func, call, answer, ctx)
+        if verdict.valid:
+            return None
+        row.append(verdict)
+    return row
 
 
 def _first_without_fit(size: int, verdict: Callable[[int, int], Verdict]) -> int | None:
@@ -368,10 +530,10 @@ def _well_formed(funcs: list[Mapping[str, Any]]) -> bool:
         if func is previous:
             continue  # parallel answers often call one function several times
         previous = func
-        params = func.get("parameters", {})
+        params = func.get("parameters", _NO_PARAMETERS)
         if type(params) is not dict:
             return False
-        details, required = params.get("properties", {}), params.get("required", [])
+        details, required = params.get("properties", _NO_PARAMETERS), params.get("required", _NO_REQUIRED)
         if type(details) is not dict or type(required) is not list:
             return False
         for param in required:
@@ -381,29 +543,31 @@ def _well_formed(funcs: list[Mapping[str, Any]]) -> bool:
             if type(detail) is not dict or type(detail.get("type", "any")) is not str:
                 return False
             items = detail.get("items")
-            if type(items) is dict and type(items.get("type", "")) is not str \
-                    or items is not None and type(items) is not dict and isinstance(items, Mapping):
+            if items is not None and (type(items) is dict and type(items.get("type", "")) is not str
+                                      or type(items) is not dict and isinstance(items, Mapping)):
                 return False
     return True
 
 
 def _call_checker(func: Mapping[str, Any], call: _Call, answer: Mapping[str, Any], ctx: _Context) -> Verdict:
     """BFCL's ``simple_function_checker`` for one call."""
-    possible = next(iter(answer.values()))
+    for possible in answer.values():  # the one key's parameters (a loop binds them faster than next(iter(...)))
+        break
     name = func["name"]
     if ctx.underscore_to_dot and "." in name:
         name = name.replace(".", "_")
     got, args = call
     if got != name:
-        return _fail("simple_function_checker:wrong_func_name", f"Function name {name!r} not found in model output.")
-    _, details, required = _parameters(func)
+        return _failed("simple_function_checker:wrong_func_name",
+                       "Function name {0!r} not found in model output.", name)
+    details, required = _plain_parameters(func)
     for param in required:
         if param not in args:
-            return _fail("simple_function_checker:missing_required", f"Missing required parameter: {param!r}.")
+            return _failed("simple_function_checker:missing_required", "Missing required parameter: {0!r}.", param)
     python = ctx.python
     for param, value in args.items():
         if param not in details or param not in possible:
-            return _fail("simple_function_checker:unexpected_param", f"Unexpected parameter: {param!r}.")
+            return _failed("simple_function_checker:unexpected_param", "Unexpected parameter: {0!r}.", param)
         detail, alternatives = details[param], possible[param]
         if python and type(detail) is dict:
             kind = type(value)
@@ -413,15 +577,19 @@ def _call_checker(func: Mapping[str, Any], call: _Call, answer: Mapping[str, Any
                 if len(alternatives) == 1 and type(alternatives[0]) is kind and alternatives[0] == value \
                         or _scalar_listed(value, kind, alternatives):
                     continue
-            elif _listed_as_is(value, detail, alternatives):
+                verdict = _typed_scalar(param, value, kind, alternatives)
+                if not verdict.valid:
+                    return verdict
+                continue
+            if _listed_as_is(value, detail, alternatives):
                 continue
         verdict = _check_param(param, value, detail, alternatives, ctx)
         if not verdict.valid:
             return verdict
     for param, alternatives in possible.items():
         if param not in args and "" not in alternatives:
-            return _fail("simple_function_checker:missing_optional",
-                         f"Optional parameter {param!r} not provided and not marked as optional.")
+            return _failed("simple_function_checker:missing_optional",
+                           "Optional parameter {0!r} not provided and not marked as optional.", param)
     return OK
 
 
@@ -441,6 +609,26 @@ def _scalar_listed(value: Any, kind: type, alternatives: list[Any]) -> bool:
         elif alt_kind not in _JSON_TYPES:
             return False
     return found
+
+
+def _typed_scalar(param: str, value: Any, kind: type, alternatives: list[Any]) -> Verdict:
+    """Fast path (Python): :func:`_check_param` for a str, int, float or bool ``value`` of its declared type.
+
+    Skips the general path's reading of the declared type (known to map to
+    ``kind``; scalars have no item type, no conversion applies) and its type
+    check, which passes such a value, as a "variable" exactly when the
+    answers' type is another. What remains is what ``_check_param`` then
+    does: a string that is not a variable is compared after standardisation,
+    anything else with ``in``. Nothing that can raise is skipped.
+    """
+    if kind is str:
+        answer_type = _answer_type(alternatives)
+        if answer_type is None or answer_type is str:
+            return _string_checker(param, value, alternatives)
+    if _contains(alternatives, value):
+        return OK
+    return _failed("value_error:others",
+                   "Invalid value for parameter {0!r}: {1!v}. Expected one of {2!v}.", param, value, alternatives)
 
 
 def _listed_as_is(value: Any, detail: dict[str, Any], alternatives: list[Any]) -> bool:
@@ -503,7 +691,8 @@ def _check_param(param: str, value: Any, detail: Mapping[str, Any], possible: li
     table = ctx.table
     expected = table.get(type_name)
     if expected is None:
-        return _fail("type_error:simple", f"Parameter {param!r} has type {type_name!r}, which BFCL does not define.")
+        return _failed("type_error:simple",
+                       "Parameter {0!r} has type {1!r}, which BFCL does not define.", param, type_name)
     items = detail.get("items")
     item_type = None if items is None else items.get("type") if isinstance(items, Mapping) else None
     nested_names = NESTED_PYTHON if ctx.language == PYTHON else NESTED_JAVALIKE
@@ -511,16 +700,16 @@ def _check_param(param: str, value: Any, detail: Mapping[str, Any], possible: li
     if ctx.language in (JAVA, JAVASCRIPT):
         if not isinstance(value, str):
             kind = "java" if ctx.language == JAVA else "js"
-            return _fail(f"type_error:{kind}", f"Incorrect type for parameter {param!r}. Expected type String, "
-                                               f"got {type(value).__name__}. Parameter value: {_show(value)}.")
+            return _failed(f"type_error:{kind}", "Incorrect type for parameter {0!r}. Expected type String, "
+                                                 "got {1}. Parameter value: {2!v}.", param, type(value).__name__, value)
         convert = javalike.convert_java if ctx.language == JAVA else javalike.convert_js
         value = convert(value, type_name, item_type if type_name in nested_names else None)
     if type_name == "float" and type(value) is int and ctx.language == PYTHON:
         value = float(value)
-    typed = _type_check(param, value, possible, type_name, expected, nested)
-    if not typed.valid:
-        return typed.verdict
-    if not typed.is_variable:
+    is_variable = _type_check(param, value, possible, type_name, expected, nested)
+    if type(is_variable) is Verdict:
+        return is_variable
+    if not is_variable:
         if expected is dict:
             return _dict_checker(param, value, possible)
         if expected is list and nested is dict:
@@ -530,8 +719,8 @@ def _check_param(param: str, value: Any, detail: Mapping[str, Any], possible: li
         if expected is list:
             return _list_checker(param, value, possible)
     if not _contains(possible, value):
-        return _fail("value_error:others",
-                     f"Invalid value for parameter {param!r}: {_show(value)}. Expected one of {_show(possible)}.")
+        return _failed("value_error:others",
+                       "Invalid value for parameter {0!r}: {1!v}. Expected one of {2!v}.", param, value, possible)
     return OK
 
 
@@ -549,12 +738,6 @@ def _same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-class _Typed(NamedTuple):
-    valid: bool
-    is_variable: bool = False
-    verdict: Verdict = OK
-
-
 def _answer_type(possible: list[Any]) -> type | None:
     for alt in possible:
         if alt != "":
@@ -563,32 +746,36 @@ def _answer_type(possible: list[Any]) -> type | None:
 
 
 def _type_check(param: str, value: Any, possible: list[Any], type_name: str, expected: type,
-                nested: type | None) -> _Typed:
-    """BFCL's ``type_checker``: the declared type, or the answers' type (a "variable"), one level deep."""
+                nested: type | None) -> bool | Verdict:
+    """BFCL's ``type_checker``: the declared type, or the answers' type (a "variable"), one level deep.
+
+    A value that passes gives whether it is a "variable" (a bool); one that fails, the failed verdict.
+    """
     answer_type = _answer_type(possible)
     is_variable = answer_type is not None and answer_type is not expected
     nested_failed = False
     if type(value) is expected:
         if nested is None:
-            return _Typed(True, is_variable)
+            return is_variable
         items = cast("list[Any]", value)  # a list: only lists have nested types
         for alt in possible:
             if not isinstance(alt, list) or all(_item_type_ok(item, alt, nested) for item in items):
-                return _Typed(True, is_variable)
+                return is_variable
         nested_failed = True
     if answer_type is not None and type(value) is answer_type:
         if nested_failed:
-            return _Typed(False, verdict=_fail(
+            return _failed(
                 "type_error:nested",
-                f"Nested type checking failed for parameter {param!r}. Expected outer type {type_name} with "
-                f"inner type {nested.__name__}. Parameter value: {_show(value)}.",  # type: ignore[union-attr]
-            ))
-        return _Typed(True, True)
-    return _Typed(False, verdict=_fail(
+                "Nested type checking failed for parameter {0!r}. Expected outer type {1} with "
+                "inner type {2}. Parameter value: {3!v}.",
+                param, type_name, nested.__name__, value,  # type: ignore[union-attr]
+            )
+        return True
+    return _failed(
         "type_error:simple",
-        f"Incorrect type for parameter {param!r}. Expected type {type_name}, got {type(value).__name__}. "
-        f"Parameter value: {_show(value)}.",
-    ))
+        "Incorrect type for parameter {0!r}. Expected type {1}, got {2}. Parameter value: {3!v}.",
+        param, type_name, type(value).__name__, value,
+    )
 
 
 def _item_type_ok(item: Any, alternatives: list[Any], nested: type) -> bool:
@@ -604,8 +791,8 @@ def _std(value: Any) -> Any:
 
 def _string_checker(param: str, value: str, possible: list[Any]) -> Verdict:
     if standardize(value) not in [standardize(a) for a in possible if isinstance(a, str)]:
-        return _fail("value_error:string", f"Invalid value for parameter {param!r}: {_show(value)}. "
-                                           f"Expected one of {_show(possible)}. Case insensitive.")
+        return _failed("value_error:string", "Invalid value for parameter {0!r}: {1!v}. "
+                                             "Expected one of {2!v}. Case insensitive.", param, value, possible)
     return OK
 
 
@@ -616,8 +803,8 @@ def _list_checker(param: str, value: list[Any], possible: list[Any]) -> Verdict:
         items = list(alt) if isinstance(alt, (list, str)) else None
         if items is not None and len(items) == len(got) and all(_same(_std(a), g) for a, g in zip(items, got)):
             return OK
-    return _fail("value_error:list/tuple", f"Invalid value for parameter {param!r}: {_show(value)}. "
-                                           f"Expected one of {_show(possible)}.")
+    return _failed("value_error:list/tuple", "Invalid value for parameter {0!r}: {1!v}. "
+                                             "Expected one of {2!v}.", param, value, possible)
 
 
 def _dict_checker(param: str, value: Mapping[str, Any], possible: list[Any]) -> Verdict:
@@ -634,17 +821,17 @@ def _dict_checker(param: str, value: Mapping[str, Any], possible: list[Any]) -> 
 
 def _one_dict(value: Mapping[str, Any], answer: Mapping[str, Any]) -> Verdict:
     if not isinstance(answer, Mapping):
-        return _fail("dict_checker:unclear", f"Possible answer {answer!r} is not a dict.")
+        return _failed("dict_checker:unclear", "Possible answer {0!r} is not a dict.", answer)
     for key, item in value.items():
         if key not in answer:
-            return _fail("value_error:dict_key", f"Unexpected dict key parameter: {key!r}.")
+            return _failed("value_error:dict_key", "Unexpected dict key parameter: {0!r}.", key)
         options = [_std(a) for a in _listed(answer[key])]
         if not _contains(options, _std(item)):
-            return _fail("value_error:dict_value",
-                         f"Invalid value for parameter {key!r}: {_show(item)}. Expected one of {_show(options)}.")
+            return _failed("value_error:dict_value",
+                           "Invalid value for parameter {0!r}: {1!v}. Expected one of {2!v}.", key, item, options)
     for key, options in answer.items():
         if key not in value and "" not in _listed(options):
-            return _fail("value_error:dict_key", f"Missing dict key parameter: {key!r}.")
+            return _failed("value_error:dict_key", "Missing dict key parameter: {0!r}.", key)
     return OK
 
 
@@ -661,8 +848,8 @@ def _list_dict_checker(param: str, value: list[Any], possible: list[Any]) -> Ver
             verdict = _fail("value_error:list_dict_count", "Wrong number of dictionaries in the list.")
             continue
         for item, answer in zip(value, alt):
-            verdict = _dict_checker(param, item, [answer]) if isinstance(item, Mapping) else _fail(
-                "value_error:dict_key", f"Expected a dict in the list, got {_show(item)}.")
+            verdict = _dict_checker(param, item, [answer]) if isinstance(item, Mapping) else _failed(
+                "value_error:dict_key", "Expected a dict in the list, got {0!v}.", item)
             if not verdict.valid:
                 break
         else:

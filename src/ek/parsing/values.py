@@ -117,6 +117,10 @@ def _plain_mapping(value: dict[Any, Any], depth: int, limit: int, left: int) -> 
             left -= len(item)
         elif kind is bool or item is None or (kind is int and _NEG_BIG_INT < item < _BIG_INT):
             pass
+        elif kind is float:  # inline too (as _plain_value spends it): a number is the next most common value
+            if not -_INF < item < _INF:
+                return -1
+            left -= 1
         else:
             left = _plain_value(item, depth, limit, left)
         if left < 0:
@@ -141,7 +145,14 @@ def _plain_value(value: Any, depth: int, limit: int, left: int) -> int:
     if kind is dict:
         return _plain_mapping(value, depth + 1, limit, left)
     for item in value:
-        left = _plain_value(item, depth + 1, limit, left)
+        kind = type(item)
+        if kind is str:  # scalars inline, each spending what _plain_value spends on it: lists are mostly of them
+            left -= 1 + len(item)
+        elif kind is bool or item is None or (kind is int and _NEG_BIG_INT < item < _BIG_INT) \
+                or (kind is float and -_INF < item < _INF):
+            left -= 1
+        else:
+            left = _plain_value(item, depth + 1, limit, left)
         if left < 0:
             return -1
     return left
