@@ -27,45 +27,20 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib.util
 import json
 import statistics
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple")
+from _bfcl_data import PYTHON_CATEGORIES, data_dir, load_items
+
 #: Labels of :func:`ek.bfcl.variants.variants` that are mistakes (the others are right answers written otherwise).
 MUTATIONS = frozenset({"wrong_name", "extra_param", "missing_param", "wrong_value", "stringified",
                        "dropped_call", "duplicated_call", "no_calls"})
 
 Case = tuple[Any, Any, Any, str]  # functions, decoded output, ground truth, category
-
-
-def data_dir(explicit: str | None) -> Path:
-    """``--data``, else bfcl-eval's bundled data, else the sample in tests/data/bfcl."""
-    if explicit:
-        return Path(explicit)
-    spec = importlib.util.find_spec("bfcl_eval")
-    if spec is not None and spec.origin is not None:
-        return Path(spec.origin).parent / "data"
-    return ROOT / "tests" / "data" / "bfcl"
-
-
-def load_items(data: Path) -> list[tuple[str, Any, Any]]:
-    """``(category, question, answer)`` for every Python item of the four AST categories."""
-    from ek.bfcl import pair_up, read_possible_answers, read_questions
-
-    out = []
-    for category in CATEGORIES:
-        q = data / f"BFCL_v4_{category}.json"
-        a = data / "possible_answer" / f"BFCL_v4_{category}.json"
-        if q.exists() and a.exists():
-            out += [(category, qe, ae) for qe, ae in pair_up(read_questions(q), read_possible_answers(a))]
-    return out
 
 
 def build_cases(items: list[tuple[str, Any, Any]]) -> tuple[list[Case], list[Case]]:
@@ -162,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         items = items[::5]
     gold, mutated = build_cases(items)
     oracle, decoder = load_bfcl_checker(), load_bfcl_decoder()
-    print(f"data: {data} ({len(items)} items: {', '.join(CATEGORIES)})")
+    print(f"data: {data} ({len(items)} items: {', '.join(PYTHON_CATEGORIES)})")
     print(f"python {sys.version.split()[0]}; {rounds} interleaved rounds, CPU time, median round")
     if oracle is None or decoder is None:
         print("BFCL's checker/decoder: skipped (pip install --no-deps bfcl-eval to compare)")

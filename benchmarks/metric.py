@@ -38,21 +38,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-PYTHON_CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple")
+from _bfcl_data import PYTHON_CATEGORIES, data_dir
+
 CORRECT_LABELS = ("first", "random", "reversed", "shuffled")
-
-
-def data_dir(explicit: str | None) -> Path:
-    """bfcl-eval's data folder when installed, else the sample in tests/data/bfcl."""
-    if explicit:
-        return Path(explicit)
-    import importlib.util
-
-    spec = importlib.util.find_spec("bfcl_eval")
-    if spec is not None and spec.origin is not None:
-        return Path(spec.origin).parent / "data"
-    return ROOT / "tests" / "data" / "bfcl"
 
 
 def _fresh(value: Any) -> Any:

@@ -25,10 +25,10 @@ import random
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+from _bfcl_data import data_dir, load_items
+
 CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "live_simple", "live_multiple",
               "live_parallel", "live_parallel_multiple")
 
@@ -46,29 +46,6 @@ def _each(fn: Callable[[Any], object], items: list[Any]) -> None:
     """Call ``fn`` on every item, keeping no results (so no run pays for another's garbage)."""
     for item in items:
         fn(item)
-
-
-def _data_dir(explicit: str | None) -> Path:
-    if explicit:
-        return Path(explicit)
-    import importlib.util
-
-    spec = importlib.util.find_spec("bfcl_eval")
-    if spec is not None and spec.origin is not None:
-        return Path(spec.origin).parent / "data"
-    return ROOT / "tests" / "data" / "bfcl"
-
-
-def _entries(data: Path) -> list[tuple[str, Any, Any]]:
-    from ek.bfcl import pair_up, read_possible_answers, read_questions
-
-    out = []
-    for category in CATEGORIES:
-        q = data / f"BFCL_v4_{category}.json"
-        a = data / "possible_answer" / f"BFCL_v4_{category}.json"
-        if q.exists() and a.exists():
-            out += [(category, qe, ae) for qe, ae in pair_up(read_questions(q), read_possible_answers(a))]
-    return out
 
 
 def bench_parsing(entries: list[tuple[str, Any, Any]], repeat: int) -> None:
@@ -217,8 +194,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.quick:
         args.repeat = 1
-    data = _data_dir(args.data)
-    entries = _entries(data)
+    data = data_dir(args.data)
+    entries = load_items(data, CATEGORIES)
     print(f"data: {data} ({len(entries)} entries)")
     bench_parsing(entries, args.repeat)
     bench_check(entries, args.repeat)

@@ -48,6 +48,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _bfcl_data import PYTHON_CATEGORIES, installed_data
+
 REPO = Path(__file__).resolve().parents[1]
 GRAMMAR = REPO / "schemas" / "travel-v2.ek"
 AIRPORTS = ["SFO", "JFK", "LHR", "CDG", "NRT", "BOS", "ORD", "MIA", "DEN", "SEA"]
@@ -90,15 +92,6 @@ def write_corpus(path: Path, n: int, seed: int = 0) -> None:
         out.writelines(json.dumps(_episode(rng, i)) + "\n" for i in range(n))
 
 
-PYTHON_CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple")
-
-
-def bfcl_data() -> Path | None:
-    """bfcl-eval's data folder, or None when bfcl-eval is not installed."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("bfcl_eval")
-    return None if spec is None or spec.origin is None else Path(spec.origin).parent / "data"
 
 
 def write_bfcl_corpus(folder: Path, n: int, data: Path) -> tuple[Path, Path, Path]:
@@ -231,7 +224,7 @@ def against_bfcl(size: int, rounds: int) -> None:
     """Section 1: ek score next to BFCL's decode-and-check loop on one BFCL result file, interleaved rounds."""
     import statistics
 
-    data = bfcl_data()
+    data = installed_data()
     if data is None:
         print("against BFCL: skipped (bfcl-eval is not installed: pip install --no-deps bfcl-eval)")
         return
