@@ -475,6 +475,23 @@ def _decode_gold(text: str) -> tuple[Step, ...]:
 _cached_gold = functools.lru_cache(maxsize=_GOLD_CACHE_SIZE)(_decode_gold)  # thread-safe; errors are not cached
 
 
+def _label_text(text: str, where: str) -> Any:
+    """A label given as JSON text: its gold calls (a tuple of Steps, decoded once and cached), or, when the
+    JSON is not a list of gold calls, the decoded value, for ``gold_from_json`` to name the bad call.
+
+    Raises ``ValueError`` when the text is not JSON, :class:`_UnreadableNumber` when it holds a number
+    Python cannot read (both naming ``where``): each caller decides what a broken label costs.
+    """
+    try:
+        return _gold_from_text(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{where}: a string but not JSON: {exc}") from None
+    except _UnreadableNumber as exc:
+        raise _UnreadableNumber(f"{where}: {exc}") from None
+    except (TypeError, ValueError):
+        return json.loads(text)  # decodes (it did above); the caller's gold_from_json names the bad call
+
+
 def gold_calls(value: Any, where: str = "gold") -> tuple[Step, ...]:
     """Gold calls from a label: a JSON string (the safe Parquet/Arrow form) or a list of call objects.
 
@@ -490,14 +507,9 @@ def gold_calls(value: Any, where: str = "gold") -> tuple[Step, ...]:
     if any_call_gold(value):
         return ANY_CALL
     if isinstance(value, str):
-        try:
-            return _gold_from_text(value)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{where}: a string but not JSON: {exc}") from None
-        except _UnreadableNumber as exc:
-            raise ValueError(f"{where}: {exc}") from None
-        except (TypeError, ValueError):
-            value = json.loads(value)  # decodes (it did above); gold_from_json below names the bad call
+        value = _label_text(value, where)
+        if type(value) is tuple:
+            return value
     value = _without_arrays(value, where)
     if not isinstance(value, list):
         raise ValueError(f"{where}: expected the gold calls as a JSON string or a list of "
@@ -539,15 +551,12 @@ def _row_gold(value: Any, index: int) -> tuple[Step, ...] | None:
         return ANY_CALL
     if isinstance(value, str):
         try:
-            return _gold_from_text(value)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"gold calls of completion {index} are a string but not JSON: {exc}") from None
+            value = _label_text(value, f"gold calls of completion {index}")
         except _UnreadableNumber as exc:
-            warnings.warn(f"gold calls of completion {index}: {exc}; its reward is None",
-                          RuntimeWarning, stacklevel=3)
+            warnings.warn(f"{exc}; its reward is None", RuntimeWarning, stacklevel=3)
             return None
-        except (TypeError, ValueError):
-            value = json.loads(value)  # decodes (it did above); gold_from_json below names the bad call
+        if type(value) is tuple:
+            return value
     return tuple(gold_from_json(value, f"gold[{index}]"))
 
 
