@@ -683,6 +683,10 @@ def _check_order(order: str) -> None:
         raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
 
 
+#: The tool name an :data:`ANY_CALL` gold's unit is counted under in per-tool tables.
+ANY_CALL_TOOL = "(any call)"
+
+
 def _score_any_call(pred: tuple[Step, ...], parse_error: str | None, cut_short: bool) -> Score:
     """Gold :data:`ANY_CALL`: one unit of weight 1, a TP when the output holds a call (whichever: BFCL's
     relevance check decodes and counts, nothing more), else an FN, ``missed_call`` for an output with no
@@ -695,10 +699,6 @@ def _score_any_call(pred: tuple[Step, ...], parse_error: str | None, cut_short: 
     explanation = Explanation(pred, (), PairRecords([]), (), (), UnitRows([row]), parse_error, cut_short,
                               any_call=True)
     return Score.from_unit_rows([row], explanation=explanation)
-
-
-#: The tool name an :data:`ANY_CALL` gold's unit is counted under in per-tool tables.
-ANY_CALL_TOOL = "(any call)"
 
 
 class ToolCallMetric:
