@@ -45,3 +45,27 @@ def test_decoded_objects_give_steps_or_a_parse_error(output: Any, fmt: str) -> N
 def test_unhashable_type_fields_are_parse_errors(output: Any) -> None:
     with pytest.raises(ParseError):
         parse_calls(output)
+
+
+_BFCL_LISTS = st.lists(st.dictionaries(st.text(max_size=3) | st.integers(0, 2), _JSONISH | st.dictionaries(
+    st.text(max_size=3), _JSONISH, max_size=3), max_size=2), max_size=3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(output=_BFCL_LISTS, max_size=st.sampled_from([10**6, 40]), max_depth=st.sampled_from([64, 2]))
+def test_bfcl_fast_reader_gives_what_the_general_reader_gives(output: Any, max_size: int, max_depth: int) -> None:
+    """``shapes.bfcl_plain_calls`` answers only for plain lists, and then with the general reader's steps."""
+    from ek.parsing import shapes
+    from ek.parsing.limits import Limits
+
+    limits = Limits(max_size=max_size, max_depth=max_depth)
+    fast = shapes.bfcl_plain_calls(output, limits)
+    try:
+        general = [s for i, item in enumerate(output) for s in shapes.bfcl_call(item, f"$[{i}]", limits)]
+    except (ParseError, AttributeError):  # AttributeError: a non-dict item, which from_object refuses first
+        assert fast is None
+        return
+    if fast is not None:
+        assert fast == general and [type(s.args) for s in fast] == [dict] * len(fast)
+        assert all(f.args is not item for f in fast for d in output for item in d.values())
+        assert parse_calls(output, "bfcl", max_size=max_size, max_depth=max_depth) == general

@@ -385,6 +385,10 @@ def _block_at(raw: str, begin: int, end: int, limits: Limits) -> list[Step]:
 
 def from_object(obj: Any, fmt: str, limits: Limits, path: str = "$") -> list[Step]:
     """Steps from a decoded dict or list, read as format ``fmt`` (``"auto"``: by shape)."""
+    if fmt == "bfcl" and type(obj) is list:
+        plain = shapes.bfcl_plain_calls(obj, limits)
+        if plain is not None:
+            return plain
     if isinstance(obj, Mapping):
         return _from_mapping(obj, fmt, limits, path)
     if isinstance(obj, list | tuple):

@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ek.calls import Step
+from ek.calls import Step, step_of_plain
 from ek.parsing import json_text
 from ek.parsing.errors import ParseError
 from ek.parsing.limits import Limits
-from ek.parsing.values import plain_args
+from ek.parsing.values import already_plain, plain_args
 
 #: Keys that hold a generic call's arguments, in the order they are looked for.
 ARGUMENT_KEYS = ("arguments", "parameters", "args", "input")
@@ -53,6 +53,10 @@ def _arguments(value: object, path: str, limits: Limits, fmt: str) -> dict[str, 
         return value  # already checked by the strict decoder
     if value is None:
         return {}
+    if already_plain(value, limits):
+        # Fast path: a dict that is plain JSON within the limits is what plain_args would copy it to; only its
+        # top level is copied (the step owns its argument dict; nested values are shared, never changed).
+        return dict(value)  # type: ignore[arg-type]
     return plain_args(value, path, limits, fmt)
 
 
@@ -160,6 +164,26 @@ def bfcl_call(obj: Mapping[str, Any], path: str, limits: Limits, fmt: str = "bfc
     for name, args in obj.items():
         sub = f"{path}[{name!r}]"
         steps.append(Step(_name(name, path, fmt), _arguments(args, sub, limits, fmt)))
+    return steps
+
+
+def bfcl_plain_calls(items: list[Any], limits: Limits) -> list[Step] | None:
+    """Fast path of reading a decoded BFCL list (``[{"f": {...}}, ...]``): its steps when every item is a
+    non-empty ``dict`` of non-empty string tool names to ``dict`` arguments that are plain JSON within
+    ``limits`` (:func:`ek.parsing.values.already_plain`); ``None`` for anything else, which the general
+    reader (:func:`bfcl_call` per item) reads or refuses with the error at its path.
+
+    It gives what :func:`bfcl_call` gives on such items (each argument dict copied at its top level, as
+    :func:`_arguments` copies it) without building the JSON paths that only errors use.
+    """
+    steps: list[Step] = []
+    for item in items:
+        if type(item) is not dict or not item:
+            return None
+        for name, args in item.items():
+            if type(name) is not str or not name or type(args) is not dict or not already_plain(args, limits):
+                return None
+            steps.append(step_of_plain(name, dict(args)))
     return steps
 
 
