@@ -135,3 +135,52 @@ def test_fast_ranking_equals_full_comparison(p_args, g_args, with_grammar, canon
                           {0: arg_keys(g_args, rules, canon)}, [{}])
     full = _evaluate(pred[0], gold[0], ctx, {})
     assert ranker.rank(0, 0) == (full.exact, full.agreement)
+
+
+from ek.scorer.metric import _finish, _one_call_per_tool, _pair_up  # noqa: E402
+from ek.values import OMITTABLE, OneOf  # noqa: E402
+
+gold_values = st.one_of(plain_values, st.builds(OneOf, plain_values, plain_values),
+                        st.builds(OneOf, plain_values, st.just(OMITTABLE)), st.just(OMITTABLE))
+gold_args = st.dictionaries(st.sampled_from(["x", "y", "z", "w"]), gold_values, max_size=4)
+deep_values = st.one_of(plain_values, st.lists(plain_values, max_size=2),
+                        st.lists(st.lists(plain_values, max_size=2), max_size=2))
+
+
+def _calls_of(names, arguments):
+    """Calls of tools drawn from ``names``: often one call per tool (the fast path's case), sometimes repeats."""
+    call = st.tuples(st.sampled_from(names), arguments)
+    return st.one_of(st.lists(call, max_size=4, unique_by=lambda c: c[0]), st.lists(call, max_size=4))
+
+
+@SETTINGS
+@given(_calls_of(["s", "t", "u"], st.dictionaries(st.sampled_from(["x", "y", "z", "w"]), deep_values, max_size=3)),
+       _calls_of(["s", "t", "v"], gold_args), st.booleans(), st.booleans(), st.sampled_from([fold, bfcl]))
+def test_one_call_per_tool_equals_the_full_assignment(p_calls, g_calls, with_grammar, optimal, canon):
+    """The fast path of _assign gives what _pair_up and _finish give, whenever it answers."""
+    ctx = _Context(canon, RANK_GRAMMAR if with_grammar else None, validate=False)
+    pred, gold = coerce_calls(p_calls, "p"), coerce_calls(g_calls, "g")
+    invalid = [{} for _ in pred]
+    fast = _one_call_per_tool(pred, gold, ctx, invalid)
+    if fast is None:
+        return
+    evals: dict = {}
+    chosen = _pair_up(pred, gold, ctx, optimal, invalid, range(len(pred)), range(len(gold)), evals)
+    full = _finish(pred, gold, ctx, invalid, chosen, evals)
+    assert fast[1:] == full[1:]
+    assert [(i, j, ev.exact, ev.agreement, ev.rows) for i, j, ev in fast[0]] == \
+        [(i, j, ev.exact, ev.agreement, ev.rows) for i, j, ev in full[0]]
+
+
+def test_one_call_per_tool_leaves_repeated_and_deep_groups_to_the_full_path():
+    ctx = _Context(fold, None, validate=False)
+    pred = coerce_calls([("s", {"x": 1}), ("s", {"x": 2})], "p")
+    gold = coerce_calls([("s", {"x": 1})], "g")
+    assert _one_call_per_tool(pred, gold, ctx, [{}, {}]) is None
+    assert _one_call_per_tool(gold, pred, ctx, [{}]) is None
+    deep = coerce_calls([("s", {"x": [[1]]})], "p")
+    assert _one_call_per_tool(deep, gold, ctx, [{}]) is None
+    # repeated on one side only: those calls are unmatched, the rest still paired by the fast path
+    only_pred = coerce_calls([("t", {}), ("t", {}), ("s", {"x": 1})], "p")
+    pairs, up, ug = _one_call_per_tool(only_pred, gold, ctx, [{}, {}, {}])
+    assert [(i, j) for i, j, _ in pairs] == [(2, 0)] and up == [0, 1] and ug == []

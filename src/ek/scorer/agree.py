@@ -101,6 +101,8 @@ class ToolRules(dict):  # type: ignore[type-arg]
         super().__init__(rules)
         self.sort_keys = {name: (rule.order, name) for name, rule in rules.items()}
         self.required = tuple(name for name, rule in rules.items() if rule.required)
+        #: (gold's names, pred's names, with required) -> the names in declared order (see _declared_order)
+        self.orders: dict[tuple[tuple[str, ...], tuple[str, ...], bool], list[str] | None] = {}
 
 
 def rules_for_tool(grammar: GraphGrammar, tool: ToolSpec) -> dict[str, ArgRule]:
@@ -148,15 +150,18 @@ def values_agree(gold: Any, pred: Any, rule: ArgRule | None, canon: Canonicalize
     if same is not None:
         return same
     if isinstance(gold, OneOf):
+        # The present alternatives first, then what omission accepts: the verdict is their "or", and a
+        # given value usually equals one of the alternatives (the omission test is then never run).
         alternatives = gold.alternatives  # what .omittable and .values read, read once here
-        if any(alt is OMITTABLE for alt in alternatives) and _omission_accepts(gold, pred, rule, canon, top=top):
-            return True
+        omittable = False
         for alt in alternatives:
-            if alt is not OMITTABLE:
-                same = _same_plain_agree(alt, pred, rule, canon)
-                if same if same is not None else values_agree(alt, pred, rule, canon):
-                    return True
-        return False
+            if alt is OMITTABLE:
+                omittable = True
+                continue
+            same = _same_plain_agree(alt, pred, rule, canon)
+            if same if same is not None else values_agree(alt, pred, rule, canon):
+                return True
+        return omittable and _omission_accepts(gold, pred, rule, canon, top=top)
     if gold is OMITTABLE:
         return _omission_accepts(gold, pred, rule, canon, top=top)
     if rule is not None and rule.policy == "ignore":
@@ -203,6 +208,25 @@ def _same_plain_agree(gold: Any, pred: Any, rule: ArgRule | None, canon: Canonic
         if rule is not None and rule.kind in ("date", "datetime"):
             return None
         return canon(gold) == canon(pred)
+    if kind is int:
+        return gold == pred
+    return None
+
+
+#: Schema kinds whose strings are parsed before they compare (:func:`_plain_agree` leaves them to the full rules).
+_TEMPORAL = frozenset({"date", "datetime"})
+
+
+def _plain_agree(gold: Any, pred: Any, rule: ArgRule | None, canon: Canonicalizer) -> bool | None:
+    """:func:`_same_plain_agree` inlined for :func:`compare_rows`' loop (one call less per argument): the same
+    verdict for two ``str`` or two ``int`` values under no compare policy, ``None`` for anything else."""
+    kind = type(gold)
+    if kind is not type(pred):
+        return None
+    if rule is not None and (rule.policy is not None or rule.kind in _TEMPORAL):
+        return None
+    if kind is str:
+        return gold == pred or canon(gold) == canon(pred)
     if kind is int:
         return gold == pred
     return None
@@ -330,17 +354,23 @@ def compare_rows(
     bfcl_mode = is_bfcl_mode(canon)
     checks: list[CheckRow] = []
     enforce_required = bfcl_mode and not nested
+    rule_of, gold_value, pred_value = rules.get, gold.get, pred.get
     for name in _ordered_names(pred, gold, rules, with_required=enforce_required):
-        rule = rules.get(name)
-        weight = rule.importance if rule is not None else 1.0
-        if rule is not None and rule.policy == "ignore":
-            checks.append((name, "ignored", weight, ABSENT, ABSENT, ""))
+        rule = rule_of(name)
+        if rule is None:
+            weight = 1.0
+        elif rule.policy == "ignore":
+            checks.append((name, "ignored", rule.importance, ABSENT, ABSENT, ""))
             continue
-        g = gold.get(name, ABSENT)
-        p = pred.get(name, ABSENT)
-        violation = invalid.get(name)
+        else:
+            weight = rule.importance
+        g = gold_value(name, ABSENT)
+        p = pred_value(name, ABSENT)
+        violation = invalid.get(name) if invalid else None
         if _both_given(g, p, violation):
-            agree = values_agree(g, p, rule, canon, top=not nested)
+            agree = _plain_agree(g, p, rule, canon)
+            if agree is None:
+                agree = values_agree(g, p, rule, canon, top=not nested)
             check: CheckRow | None = (name, "match" if agree else "wrong_value", weight, g, p, "")
         else:
             default = NO_DEFAULT if rule is None or bfcl_mode else rule.default
@@ -394,6 +424,12 @@ def _compare_arg(name: str, g: Any, p: Any, rule: ArgRule | None, weight: float,
     return (name, status, weight, g, p, "")
 
 
+def declared_order(args: Mapping[str, Any], rules: Mapping[str, ArgRule]) -> list[str]:
+    """One call's argument names in the order its checks and units come: declared order, then undeclared
+    names alphabetically (the order :func:`compare_rows` gives its rows)."""
+    return _ordered_names(args, {}, rules)
+
+
 def _ordered_names(pred: Mapping[str, Any], gold: Mapping[str, Any], rules: Mapping[str, ArgRule], *,
                    with_required: bool = False) -> list[str]:
     if type(rules) is ToolRules:
@@ -412,14 +448,25 @@ def _declared_order(pred: Mapping[str, Any], gold: Mapping[str, Any], rules: Too
     """Fast path of :func:`_ordered_names` when every name is a declared argument: the same sort, by the
     same ``(order, name)`` keys, read from the tool's precomputed ones (no per-name Python key function).
     ``None`` when some name is not declared (its key depends on the others: the full path sorts it)."""
+    memo = (tuple(gold), tuple(pred), with_required)
+    found = rules.orders.get(memo, _UNSEEN)
+    if found is not _UNSEEN:  # calls of one tool mostly name the same arguments: each order is worked out once
+        return found
     names = set(gold)
     names.update(pred)
     if with_required:
         names.update(rules.required)
     keys = rules.sort_keys
-    if not names <= keys.keys():
-        return None
-    return sorted(names, key=keys.__getitem__)
+    ordered = sorted(names, key=keys.__getitem__) if names <= keys.keys() else None
+    if len(rules.orders) < _MAX_ORDERS:
+        rules.orders[memo] = ordered
+    return ordered
+
+
+_UNSEEN = object()
+#: Orders remembered per tool (the memo stops growing there: a tool with many optional arguments could
+#: otherwise be called with a new combination every time).
+_MAX_ORDERS = 256
 
 
 # --------------------------------------------------------------------------- canonical keys

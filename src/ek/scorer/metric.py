@@ -42,7 +42,15 @@ from ek.scorer.accounting import (
     micro_f1,
     unit_rows_from_checks,
 )
-from ek.scorer.agree import ArgRule, arg_keys, compare_rows, content_order_key, key_of, rules_for_tool
+from ek.scorer.agree import (
+    ArgRule,
+    arg_keys,
+    compare_rows,
+    content_order_key,
+    declared_order,
+    key_of,
+    rules_for_tool,
+)
 from ek.scorer.assign import greedy_assignment, max_weight_assignment, ordered_assignment, weighted_lcs
 from ek.scorer.goldcheck import gold_problems
 from ek.scorer.turns import EpisodeScore, score_turns
@@ -99,6 +107,8 @@ def coerce_calls(calls: Any, side: str) -> tuple[Step, ...]:
     """
     if calls is None:
         return ()
+    if type(calls) is list or type(calls) is tuple:  # the usual case, spared the ABC check below
+        return tuple(c if type(c) is Step else _to_step(c, f"{side} call #{i}") for i, c in enumerate(calls))
     if isinstance(calls, (str, bytes, bytearray, Mapping)):
         return tuple(parse_calls(bytes(calls) if isinstance(calls, bytearray) else calls))
     if isinstance(calls, Step):
@@ -249,8 +259,14 @@ class _PairEval:
 
 def _evaluate(p: Step, g: Step, ctx: _Context, invalid: Mapping[str, str]) -> _PairEval:
     rows = compare_rows(p.args, g.args, ctx.rules(g.name), ctx.canon, invalid=invalid)
-    agreement = 1.0 + sum(row[2] for row in rows if row[1] == "match")
-    return _PairEval(all(row[1] in OK_STATUSES for row in rows), agreement * ctx.weight(g.name), tuple(rows))
+    agreement, exact = 1.0, True
+    for row in rows:
+        status = row[1]
+        if status == "match":
+            agreement += row[2]
+        elif status != "ignored":
+            exact = False
+    return _PairEval(exact, agreement * ctx.weight(g.name), tuple(rows))
 
 
 #: (pred index, gold index) -> the pair's comparison, computed once per episode and reused (see _assign)
@@ -305,9 +321,50 @@ def _assign(
     pred: Sequence[Step], gold: Sequence[Step], ctx: _Context, optimal: bool,
     invalid: Sequence[Mapping[str, str]],
 ) -> tuple[list[tuple[int, int, _PairEval]], list[int], list[int]]:
+    simple = _one_call_per_tool(pred, gold, ctx, invalid)
+    if simple is not None:
+        return simple
     evals: _Evals = {}
     chosen = _pair_up(pred, gold, ctx, optimal, invalid, range(len(pred)), range(len(gold)), evals)
     return _finish(pred, gold, ctx, invalid, chosen, evals)
+
+
+def _one_call_per_tool(
+    pred: Sequence[Step], gold: Sequence[Step], ctx: _Context, invalid: Sequence[Mapping[str, str]],
+) -> tuple[list[tuple[int, int, _PairEval]], list[int], list[int]] | None:
+    """Fast path of :func:`_assign` when no tool called on both sides is called twice on either (most
+    episodes): what :func:`_pair_up` and :func:`_finish` give, with none of their grouping, ranking or
+    sorting; ``None`` when a tool of both sides is called twice on one, or a paired call holds values with
+    parts inside parts.
+
+    Each tool group is then one call against one, which :func:`_only_pair` pairs whatever it holds (every
+    assignment chooses its only pair), or calls of one side only, which stay unmatched; the pairs come in
+    gold order, as :func:`_finish` sorts them. Deep values keep the full path, as :func:`_only_pair`'s
+    callers do.
+    """
+    gold_at: dict[str, int] = {}
+    repeated: set[str] = set()
+    for j, g in enumerate(gold):
+        if g.name in gold_at:
+            repeated.add(g.name)
+        gold_at[g.name] = j
+    pred_at: dict[str, int] = {}
+    for i, p in enumerate(pred):
+        name = p.name
+        if name in gold_at and (name in pred_at or name in repeated
+                                or not (_shallow(p.args) and _shallow(gold[gold_at[name]].args))):
+            return None  # a group of more than one by one, or deep values: the full path
+        pred_at[name] = i
+    pairs: list[tuple[int, int, _PairEval]] = []
+    unmatched_gold: list[int] = []
+    for j, g in enumerate(gold):
+        i = pred_at.get(g.name)  # type: ignore[assignment]
+        if i is None:
+            unmatched_gold.append(j)
+        else:
+            pairs.append((i, j, _evaluate(pred[i], g, ctx, invalid[i])))
+    unmatched_pred = [i for i, p in enumerate(pred) if p.name not in gold_at]
+    return pairs, unmatched_pred, unmatched_gold
 
 
 def _finish(
@@ -315,6 +372,8 @@ def _finish(
     chosen: list[tuple[int, int]], evals: _Evals | None = None,
 ) -> tuple[list[tuple[int, int, _PairEval]], list[int], list[int]]:
     """The chosen pairs in gold order with their comparison, and the calls left over on each side."""
+    if len(chosen) == len(pred) == len(gold) == 1:  # one call each, paired: nothing to sort or leave over
+        return [(0, 0, _evaluated(pred, gold, ctx, invalid, 0, 0, evals))], [], []
     chosen.sort(key=lambda ij: (ij[1], ij[0]))
     pairs = [(i, j, _evaluated(pred, gold, ctx, invalid, i, j, evals)) for i, j in chosen]
     matched_p = {i for i, _ in chosen}
@@ -771,10 +830,10 @@ class ToolCallMetric:
         >>> ToolCallMetric()("f(x=1)", ANY_CALL).f1, ToolCallMetric()("No tool fits.", ANY_CALL).f1
         (1.0, 0.0)
         """
-        ctx = self._context(grammar)
+        ctx = self._ctx if grammar is None else self._context(grammar)
         g_steps = () if gold is ANY_CALL else coerce_calls(gold, "gold")
         parse_error, cut_short = None, False
-        if isinstance(pred, (str, bytes, bytearray, Mapping)) or _is_decoded_output(pred):
+        if _is_decoded_output(pred) if type(pred) is list else isinstance(pred, (str, bytes, bytearray, Mapping)):
             try:
                 p_steps = self._read(pred, ctx, format)
             except ParseError as exc:
@@ -844,7 +903,7 @@ class ToolCallMetric:
         units: list[UnitRow] = [(kind, reason, w, step.name, None, ABSENT, ABSENT, i, j, detail)]
         if self.level == "arg":
             rules = ctx.rules(step.name) or {}
-            for arg in sorted(step.args, key=lambda a: (rules[a].order if a in rules else len(rules), a)):
+            for arg in declared_order(step.args, rules):
                 value = step.args[arg]
                 rule = rules.get(arg)
                 if value is OMITTABLE or (rule is not None and rule.policy == "ignore"):
