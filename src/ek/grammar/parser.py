@@ -28,7 +28,6 @@ from lark.grammar import Rule
 from lark.lexer import TerminalDef
 
 from ek.atomicfile import write_bytes_atomic
-
 from ek.grammar.builder import BUILDER
 from ek.grammar.diagnostics import Diagnostic, SchemaError
 from ek.grammar.syntax import FileSyn
