@@ -301,9 +301,11 @@ def unit_rows_from_checks(
     scale: float = 1.0,
     pred_index: int | None = None,
     gold_index: int | None = None,
+    into: list[UnitRow] | None = None,
 ) -> list[UnitRow]:
-    """:func:`units_from_checks` on check rows, giving unit rows (no object is built: the metric's hot path)."""
-    units: list[UnitRow] = []
+    """:func:`units_from_checks` on check rows, giving unit rows (no object is built: the metric's hot path),
+    appended to ``into`` when given (and returned)."""
+    units: list[UnitRow] = [] if into is None else into
     for arg, status, weight, expected, got, detail in checks:
         kinds = _KINDS_OF_STATUS[status]
         if status == "invalid_value" and expected is ABSENT:
@@ -474,11 +476,12 @@ class Score:
         what :meth:`from_units` gives for the same units, without building them."""
         tally: dict[TallyKey, list[Any]] = {}
         known = _WEIGHT_CACHE
-        for kind, reason, weight, tool, *_ in rows:
+        for row in rows:  # indexed, not unpacked with *_: that would build a list per row
+            weight = row[2]
             exact = known.get(weight)
             if exact is None:
                 exact = _weight_exact(weight)
-            key = (kind, tool, reason)
+            key = (row[0], row[3], row[1])
             slot = tally.get(key)
             if slot is None:
                 tally[key] = [exact, 1]

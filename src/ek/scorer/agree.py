@@ -350,12 +350,17 @@ def compare_rows(
     full ones, ending with a failure; without one they are complete): enough to tell an exact pair.
     """
     rules = rules or {}
-    invalid = invalid or {}
-    bfcl_mode = is_bfcl_mode(canon)
+    bfcl_mode = canon is bfcl  # is_bfcl_mode, inline
     checks: list[CheckRow] = []
     enforce_required = bfcl_mode and not nested
     rule_of, gold_value, pred_value = rules.get, gold.get, pred.get
-    for name in _ordered_names(pred, gold, rules, with_required=enforce_required):
+    if type(rules) is ToolRules:
+        names = _declared_order(pred, gold, rules, enforce_required)
+        if names is None:
+            names = _ordered_names(pred, gold, rules, with_required=enforce_required)
+    else:
+        names = _ordered_names(pred, gold, rules, with_required=enforce_required)
+    for name in names:
         rule = rule_of(name)
         if rule is None:
             weight = 1.0
@@ -367,9 +372,19 @@ def compare_rows(
         g = gold_value(name, ABSENT)
         p = pred_value(name, ABSENT)
         violation = invalid.get(name) if invalid else None
-        if _both_given(g, p, violation):
-            agree = _plain_agree(g, p, rule, canon)
-            if agree is None:
+        # Fast path of _compare_arg for its most common case: both sides give a value, gold's is not a bare
+        # OMITTABLE and the predicted one breaks no schema rule. _compare_arg would then only compare the two
+        # values (defaults and ``required`` play no part), which is done here without the call.
+        if g is not ABSENT and p is not ABSENT and violation is None and g is not OMITTABLE:
+            if type(g) is OneOf:  # BFCL's possible answers: a present alternative equal inline decides it
+                agree = None
+                for alt in g.alternatives:
+                    if _plain_agree(alt, p, rule, canon):
+                        agree = True
+                        break
+            else:
+                agree = _plain_agree(g, p, rule, canon)
+            if agree is None:  # not decided inline: the full rules (they give the same verdict where it was)
                 agree = values_agree(g, p, rule, canon, top=not nested)
             check: CheckRow | None = (name, "match" if agree else "wrong_value", weight, g, p, "")
         else:
@@ -382,13 +397,6 @@ def compare_rows(
             if first_failure and check[1] not in OK_STATUSES:
                 break
     return checks
-
-
-def _both_given(g: Any, p: Any, violation: str | None) -> bool:
-    """Fast path of :func:`_compare_arg` for its most common case: both sides give a value, gold's is not a
-    bare ``OMITTABLE`` and the predicted one breaks no schema rule. ``_compare_arg`` then only compares the
-    two values (defaults and ``required`` play no part), which the caller does without the call."""
-    return g is not ABSENT and p is not ABSENT and violation is None and g is not OMITTABLE
 
 
 _PRED_OMITS = "the prediction omits it: its default applies"

@@ -415,6 +415,9 @@ def _pair_up(
                 found = _greedy_exact_star(pred, gold, edges, p_idx, g_idx)
                 if found is not None and found[1] and found[2]:
                     chosen.extend(found[0])
+                    if _only_pair(found[1], found[2]):  # one call left on each side: the greedy pairs them
+                        chosen.append((found[1][0], found[2][0]))
+                        continue
                     p_idx, g_idx = found[1], found[2]
                     found = None
             if found is not None:
@@ -424,6 +427,9 @@ def _pair_up(
                     continue
                 if not optimal:
                     chosen.extend(pairs)
+                    if _only_pair(rest_p, rest_g):  # one call left on each side: the greedy pairs them
+                        chosen.append((rest_p[0], rest_g[0]))
+                        continue
                     p_idx, g_idx = rest_p, rest_g
         pkeys = {i: None if invalid[i] else arg_keys(pred[i].args, rules, ctx.canon) for i in p_idx}
         gkeys = {j: arg_keys(gold[j].args, rules, ctx.canon) for j in g_idx}
@@ -851,24 +857,23 @@ class ToolCallMetric:
             pairs, up, ug, late = _align(pred, gold, ctx, self.optimal, invalid, self.order)
         units: list[UnitRow] = []
         for i, j, ev in pairs:
-            units.extend(self._pair_units(gold[j].name, i, j, ev, ctx))
+            self._pair_units(units, gold[j].name, i, j, ev, ctx)
         if up or ug:
             gold_names = {s.name for s in gold}
             late_pred = {x.pred_index: x.why for x in late}
             late_gold = {x.gold_index: x.why for x in late}
             for i in up:
                 if i in late_pred:
-                    units.extend(self._unmatched_units(pred[i], i, None, FP, "out_of_order", ctx, late_pred[i]))
+                    self._unmatched_units(units, pred[i], i, None, FP, "out_of_order", ctx, late_pred[i])
                 else:
                     reason = self._extra_reason(pred[i].name, ctx, gold_names)
-                    units.extend(self._unmatched_units(pred[i], i, None, FP, reason, ctx))
+                    self._unmatched_units(units, pred[i], i, None, FP, reason, ctx)
             for j in ug:
                 reason = "unparseable_output" if parse_error else "missed_call" if not pred else "missing_call"
                 if j in late_gold:
-                    units.extend(self._unmatched_units(gold[j], None, j, FN, "out_of_order", ctx, late_gold[j]))
+                    self._unmatched_units(units, gold[j], None, j, FN, "out_of_order", ctx, late_gold[j])
                 else:
-                    units.extend(self._unmatched_units(gold[j], None, j, FN, reason, ctx,
-                                                       _CUT_SHORT if cut_short else ""))
+                    self._unmatched_units(units, gold[j], None, j, FN, reason, ctx, _CUT_SHORT if cut_short else "")
         # The explanation's pairs and units stay rows until read (PairRecords, UnitRows): most scores of a
         # corpus are only counted, and building every ArgCheck and Unit object was a third of scoring.
         explanation = Explanation(
@@ -886,21 +891,24 @@ class ToolCallMetric:
             return "spurious_call"  # gold is []: calling nothing was right
         return "extra_call" if name in gold_names else "wrong_tool"
 
-    def _pair_units(self, tool: str, i: int, j: int, ev: _PairEval, ctx: _Context) -> list[UnitRow]:
+    def _pair_units(self, units: list[UnitRow], tool: str, i: int, j: int, ev: _PairEval, ctx: _Context) -> None:
+        """A matched pair's units, appended to ``units``."""
         w = ctx.weight(tool)
         if self.level == "call":
             if ev.exact:
-                return [(TP, "match", w, tool, None, ABSENT, ABSENT, i, j, "")]
+                units.append((TP, "match", w, tool, None, ABSENT, ABSENT, i, j, ""))
+                return
             wrong = "; ".join(f"{row[0]}: {row[1]}" for row in ev.rows if row[1] not in OK_STATUSES)
-            return [(kind, "inexact_call", w, tool, None, ABSENT, ABSENT, i, j, wrong) for kind in (FP, FN)]
-        units: list[UnitRow] = [(TP, "match", w, tool, None, ABSENT, ABSENT, i, j, "")]
-        units.extend(unit_rows_from_checks(ev.rows, tool, w, i, j))
-        return units
+            units.extend((kind, "inexact_call", w, tool, None, ABSENT, ABSENT, i, j, wrong) for kind in (FP, FN))
+            return
+        units.append((TP, "match", w, tool, None, ABSENT, ABSENT, i, j, ""))
+        unit_rows_from_checks(ev.rows, tool, w, i, j, into=units)
 
-    def _unmatched_units(self, step: Step, i: int | None, j: int | None, kind: str, reason: str,
-                         ctx: _Context, detail: str = "") -> list[UnitRow]:
+    def _unmatched_units(self, units: list[UnitRow], step: Step, i: int | None, j: int | None, kind: str,
+                         reason: str, ctx: _Context, detail: str = "") -> None:
+        """An unmatched call's units (the call's, then each argument's at level ``arg``), appended to ``units``."""
         w = ctx.weight(step.name)
-        units: list[UnitRow] = [(kind, reason, w, step.name, None, ABSENT, ABSENT, i, j, detail)]
+        units.append((kind, reason, w, step.name, None, ABSENT, ABSENT, i, j, detail))
         if self.level == "arg":
             rules = ctx.rules(step.name) or {}
             for arg in declared_order(step.args, rules):
@@ -911,7 +919,6 @@ class ToolCallMetric:
                 imp = rule.importance if rule is not None else 1.0
                 expected, got = (ABSENT, value) if kind == FP else (value, ABSENT)
                 units.append((kind, reason, w * imp, step.name, arg, expected, got, i, j, detail))
-        return units
 
     def score_turns(self, turns: Iterable[tuple[Any, Any]], *, grammar: Any = None) -> EpisodeScore:
         """Score a multi-turn episode: each ``(pred, gold)`` turn is its own multiset match (matches never
