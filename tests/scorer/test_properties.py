@@ -184,3 +184,38 @@ def test_one_call_per_tool_leaves_repeated_and_deep_groups_to_the_full_path():
     only_pred = coerce_calls([("t", {}), ("t", {}), ("s", {"x": 1})], "p")
     pairs, up, ug = _one_call_per_tool(only_pred, gold, ctx, [{}, {}, {}])
     assert [(i, j) for i, j, _ in pairs] == [(2, 0)] and up == [0, 1] and ug == []
+
+
+from ek.scorer.agree import content_order_key  # noqa: E402
+from ek.scorer.assign import greedy_assignment  # noqa: E402
+
+small_values = st.sampled_from([0, 1, "a", "b"])
+one_of = st.builds(OneOf, small_values, small_values)
+# mostly calls that name the same one argument (exact pairs are then common), sometimes any shape
+pred_args = st.fixed_dictionaries({"x": small_values}) | st.dictionaries(st.sampled_from(["x", "y"]), small_values,
+                                                                         max_size=2)
+one_of_args = st.fixed_dictionaries({"x": one_of}) | st.dictionaries(st.sampled_from(["x", "y"]), one_of, min_size=1,
+                                                                     max_size=2)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(pred_args, min_size=1, max_size=4), st.lists(one_of_args, min_size=1, max_size=4),
+       st.sampled_from([fold, bfcl]))
+def test_greedy_fast_paths_take_what_the_greedy_takes(p_args, g_args, canon):
+    """With gold values that have no plain normal form (OneOf: no exact-match bucket), the exact-pair fast
+    paths of the greedy (_exact_matching, _greedy_exact_star, the one-by-one rest) choose what
+    greedy_assignment chooses over the whole group with every pair fully compared."""
+    ctx = _Context(canon, None, validate=False)
+    pred = coerce_calls([("s", a) for a in p_args], "p")
+    gold = coerce_calls([("s", a) for a in g_args], "g")
+    invalid = [{} for _ in pred]
+    fast = sorted(_pair_up(pred, gold, ctx, False, invalid, range(len(pred)), range(len(gold)), {}))
+
+    def rank(i, j):
+        ev = _evaluate(pred[i], gold[j], ctx, {})
+        return ev.exact, ev.agreement
+
+    reference = greedy_assignment(list(range(len(pred))), list(range(len(gold))), rank,
+                                  {i: content_order_key(p.args) for i, p in enumerate(pred)},
+                                  {j: content_order_key(g.args) for j, g in enumerate(gold)})
+    assert fast == sorted(reference)

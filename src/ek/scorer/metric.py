@@ -531,16 +531,25 @@ def _greedy_exact_star(
         gold_degree[j] = gold_degree.get(j, 0) + 1
     if max(pred_degree.values(), default=0) > 1 and max(gold_degree.values(), default=0) > 1:
         return None
-    p_key = {i: content_order_key(pred[i].args) for i in pred_degree}
-    g_key = {j: content_order_key(gold[j].args) for j in gold_degree}
-    best: dict[int, tuple[Any, ...]] = {}  # the shared call -> the best (key, pair) competing for it
     star_on_gold = max(gold_degree.values(), default=0) > 1
+    degree = gold_degree if star_on_gold else pred_degree
+    # The calls competing for one hub share its content key, so only their own keys order them (with the
+    # agreement and their index, as in the greedy's order): each is computed only for a hub that has two
+    # or more competitors, and once.
+    keys: dict[int, str] = {}
+    best: dict[int, tuple[Any, ...]] = {}  # the shared call -> the best (rank, pair) competing for it
     for (i, j), ev in edges.items():
-        rank = (-ev.agreement, p_key[i], g_key[j], i, j)
-        hub = j if star_on_gold else i
+        hub, rival, calls = (j, i, pred) if star_on_gold else (i, j, gold)
+        if degree[hub] == 1:
+            best[hub] = (0.0, "", i, j)
+            continue
+        key = keys.get(rival)
+        if key is None:
+            key = keys[rival] = content_order_key(calls[rival].args)
+        rank = (-ev.agreement, key, i, j)
         if hub not in best or rank < best[hub]:
             best[hub] = rank
-    pairs = sorted((rank[3], rank[4]) for rank in best.values())
+    pairs = sorted((rank[2], rank[3]) for rank in best.values())
     used_p, used_g = {i for i, _ in pairs}, {j for _, j in pairs}
     return pairs, [i for i in p_idx if i not in used_p], [j for j in g_idx if j not in used_g]
 
