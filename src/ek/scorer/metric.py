@@ -672,6 +672,14 @@ def _broken(i: int, j: int, kept: Sequence[tuple[int, int]], gold: Sequence[Step
             f"predicted #{i} came {came} predicted #{i2}")
 
 
+def _has_after(gold: Sequence[Step]) -> bool:
+    """Whether some gold call carries ``after`` constraints (plain :class:`Step` calls never do)."""
+    for g in gold:
+        if type(g) is not Step and getattr(g, "after", ()):
+            return True
+    return False
+
+
 def _align(
     pred: Sequence[Step], gold: Sequence[Step], ctx: _Context, optimal: bool,
     invalid: Sequence[Mapping[str, str]], order: str,
@@ -684,7 +692,7 @@ def _align(
     the other tools are assigned as without order), then the calls left over are paired tool by tool as
     without order: those pairs are out of order.
     """
-    if order == "any" or (order == "gold" and not any(getattr(g, "after", ()) for g in gold)):
+    if order == "any" or (order == "gold" and not _has_after(gold)):
         pairs, up, ug = _assign(pred, gold, ctx, optimal, invalid)  # no order to honour: today's path, as it was
         return pairs, up, ug, []
     after = after_of(gold)
@@ -861,7 +869,7 @@ class ToolCallMetric:
 
     def _score(self, pred: tuple[Step, ...], gold: tuple[Step, ...], ctx: _Context,
                parse_error: str | None, cut_short: bool = False) -> Score:
-        with _depth_guard():
+        with _GUARD:  # _depth_guard(), without the call
             invalid = [ctx.violations(s) for s in pred]
             pairs, up, ug, late = _align(pred, gold, ctx, self.optimal, invalid, self.order)
         units: list[UnitRow] = []
