@@ -1,11 +1,12 @@
 """GraphGrammar -> Python module source, and writing modules to disk atomically.
 
 The pipeline is one direction: plan names, plan validators and classes,
-render the jinja2 template, ``compile()`` the result (so it parses), and only then write.
+lay the module out (:mod:`ek.codegen.layout`), ``compile()`` the result (so it parses), and only then write.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -13,17 +14,17 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-import jinja2
 
 from ek.atomicfile import write_text_atomic
 from ek.codegen.classes import ClassPlanner
 from ek.codegen.errors import GenerationError
 from ek.codegen.fingerprint import grammar_sha256, schema_path
+from ek.codegen.layout import index_source, module_source, tool_validator_source
 from ek.codegen.literals import LiteralError, py_literal, py_literal_block
 from ek.codegen.naming import MODULE_NAMES, module_filename, module_stem, tool_names
 from ek.codegen.validators import Tables, ValidatorEmitter
 from ek.grammar.model import GraphGrammar, Location, ToolSpec
-from ek.grammar.tables import grammar_to_table
+from ek.grammar.tables import grammar_from_table, grammar_to_table
 
 #: The layout generated modules follow; ek.runtime refuses modules with a version it cannot read.
 #: 3: ``GRAMMAR_SHA256`` (the grammar's content) and ``SCHEMA_PATH`` replace ``SOURCE_SHA256``
@@ -31,7 +32,10 @@ from ek.grammar.tables import grammar_to_table
 #: that only touches comments or layout leaves the module byte-identical.
 #: 4: classes, ``TOOLS`` and ``GRAMMAR`` are built on first use (``ek.runtime.support.lazy_module``), so
 #: importing a module of a thousand tools costs its validators, not a thousand attrs classes.
-GENERATOR_VERSION = 4
+#: 5: classes are rows of plain data that ``ek.runtime.classes`` builds from, not factory functions of
+#: source, and the class and grammar tables are JSON text in string literals: the module's text (what
+#: ``ek gen`` compile-checks and the first import compiles) is the validators and little else.
+GENERATOR_VERSION = 5
 
 
 @attrs.frozen
@@ -40,27 +44,6 @@ class _ValidatorPlan:
     tool: str  # repr literal
     doc: str  # repr literal
     body: str
-
-
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("ek.codegen", "templates"),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        autoescape=False,
-        keep_trailing_newline=True,
-    )
-
-
-_ENV: jinja2.Environment | None = None
-
-
-def _template(name: str = "module.py.jinja2") -> jinja2.Template:
-    global _ENV
-    if _ENV is None:
-        _ENV = _environment()
-    return _ENV.get_template(name)
 
 
 #: Source compiled at a time by :func:`compile_checked`: CPython's compiler needs about a hundred times the
@@ -202,23 +185,26 @@ def render(grammar: GraphGrammar, out_dir: str | os.PathLike[str] | None = None)
             )
             planner.tool_class(tn.cls, tool.name, tn.validator, tool.doc, tool.fields)
         schema_file = Path(grammar.source_path).name if grammar.source_path else None
-        source = _template().render(
+        classes, grammar_table = _data_tables(grammar, planner)
+        source = module_source(
             module_doc=py_literal(f"Tools of grammar {grammar.key}: typed classes, validators and cost tables."),
             generator_version=GENERATOR_VERSION,
-            grammar_name=py_literal(grammar.name),
-            grammar_version=py_literal(grammar.version),
-            grammar_sha256=py_literal(grammar_sha256(grammar)),
-            schema_file=py_literal(schema_file),
-            schema_path=py_literal(schema_path(grammar, out_dir)),
+            stamps=(
+                ("GRAMMAR_NAME", py_literal(grammar.name)),
+                ("GRAMMAR_VERSION", py_literal(grammar.version)),
+                ("GRAMMAR_SHA256", py_literal(grammar_sha256(grammar))),
+                ("SCHEMA_FILE", py_literal(schema_file)),
+                ("SCHEMA_PATH", py_literal(schema_path(grammar, out_dir))),
+            ),
             tables=tables.assignments(),
             validators=validators,
-            classes=planner.plans,
             tool_weights=_table({t.name: t.weight for t in grammar.tools}),
             arg_importance=_table({t.name: {f.name: f.importance for f in t.fields} for t in grammar.tools}),
             compare_policies=_table(
                 {t.name: {f.name: None if f.compare is None else str(f.compare) for f in t.fields} for t in grammar.tools}
             ),
-            grammar_table=py_literal_block(grammar_to_table(grammar), levels=2),
+            classes=classes,
+            grammar_table=grammar_table,
         )
     return source
 
@@ -234,7 +220,7 @@ def render_tool_validator(grammar: GraphGrammar, tool: ToolSpec) -> str:
     with _literals_checked():
         tables = Tables()
         body = ValidatorEmitter(grammar, tables).tool_body(tool.fields)
-        return _template("tool_validator.py.jinja2").render(
+        return tool_validator_source(
             module_doc=py_literal(f"The validator of tool {tool.name!r} of grammar {grammar.key}."),
             generator_version=GENERATOR_VERSION,
             tables=tables.assignments(),
@@ -257,7 +243,7 @@ def generate_index(grammars: Iterable[GraphGrammar | tuple[str, int]]) -> str:
     pairs = sorted({g if isinstance(g, tuple) else (g.name, g.version) for g in grammars})
     versions = [(py_literal(f"{n}@{v}"), py_literal(module_stem(n, v))) for n, v in pairs]
     keys = ", ".join(f"{n}@{v}" for n, v in pairs)
-    source = _template("index.py.jinja2").render(
+    source = index_source(
         module_doc=py_literal(f"Generated grammar modules: {keys or 'none'}."),
         generator_version=GENERATOR_VERSION,
         versions=versions,
@@ -273,6 +259,35 @@ def _origin(loc: Location | None) -> str:
 
 def _table(value: dict[str, Any]) -> str:
     return py_literal_block(value, levels=1)
+
+
+def _data_tables(grammar: GraphGrammar, planner: ClassPlanner) -> tuple[str, str]:
+    """The literals of ``_CLASSES`` and ``_GRAMMAR_TABLE``: JSON text (one class, one tool a line), which
+    compiles as one string and decodes in C on first use; or, for a grammar JSON cannot hold exactly (a
+    tuple, a non-string key or NaN among its defaults), the same data as Python literals."""
+    table = grammar_to_table(grammar)
+    rows = {plan.name: plan.row() for plan in planner.plans}
+    tools = [_json(row) for row in table["tools"]]
+    head = _json({k: v for k, v in table.items() if k not in ("tools", "types")})[:-1]
+    grammar_json = [f"{head}, \"tools\": [", *_commas(tools), f"], \"types\": {_json(table['types'])}}}"]
+    if grammar_from_table(json.loads("".join(grammar_json))) != grammar:
+        return py_literal_block(rows, levels=1), py_literal_block(table, levels=2)
+    classes = ["{", *_commas([f"{_json(name)}: {_json(row)}" for name, row in rows.items()]), "}"]
+    return _json_literal(classes), _json_literal(grammar_json)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _commas(items: list[str]) -> list[str]:
+    return [item + "," for item in items[:-1]] + items[-1:]
+
+
+def _json_literal(pieces: list[str]) -> str:
+    """JSON text as adjacent string literals, one piece a line, in parentheses (a string of one line would
+    hold the whole table)."""
+    return "(\n" + "".join(f"    {py_literal(piece)}\n" for piece in pieces) + ")"
 
 
 #: Write a file in one step (``ek.atomicfile``); kept under the name ``ek.codegen`` exports.
