@@ -13,15 +13,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import attrs
 
 from ek.atomicfile import write_text_atomic
 from ek.codegen.classes import ClassPlanner
 from ek.codegen.errors import GenerationError
 from ek.codegen.fingerprint import grammar_sha256, schema_path
-from ek.codegen.layout import index_source, module_source, tool_validator_source
+from ek.codegen.layout import index_source, module_parts, tool_validator_source, validator_def
 from ek.codegen.literals import LiteralError, py_literal, py_literal_block
 from ek.codegen.naming import MODULE_NAMES, module_filename, module_stem, tool_names
+from ek.codegen.shapes import PlannedSource, check_planned
 from ek.codegen.validators import Tables, ValidatorEmitter
 from ek.grammar.model import GraphGrammar, Location, ToolSpec
 from ek.grammar.tables import grammar_from_table, grammar_to_table
@@ -38,14 +38,6 @@ from ek.grammar.tables import grammar_from_table, grammar_to_table
 GENERATOR_VERSION = 5
 
 
-@attrs.frozen
-class _ValidatorPlan:
-    name: str
-    tool: str  # repr literal
-    doc: str  # repr literal
-    body: str
-
-
 #: Source compiled at a time by :func:`compile_checked`: CPython's compiler needs about a hundred times the
 #: source in memory, so a module of tens of megabytes (thousands of tools) is checked in pieces.
 _COMPILED_AT_ONCE = 256 * 1024
@@ -57,14 +49,24 @@ def compile_checked(source: str, what: str) -> str:
     compile-time limits) and twice as fast on large modules, as no AST objects are built.
 
     Compiled a run of top-level statements at a time (every limit ``compile`` checks is per
-    statement or per function), so memory follows the largest piece, not the whole module."""
+    statement or per function), so memory follows the largest piece, not the whole module. A module
+    from :func:`render` is checked by the shapes of its validators (:mod:`ek.codegen.shapes`): each
+    distinct shape once, and the text around them as it is."""
+    if isinstance(source, PlannedSource):
+        check_planned(source, what, _compile_pieces)
+        return source
+    _compile_pieces(source, what)
+    return source
+
+
+def _compile_pieces(source: str, what: str) -> None:
+    """:func:`compile_checked` of plain text, a run of top-level statements at a time."""
     for first_line, piece in _statement_runs(source):
         try:
             compile(piece, f"<ek gen {what}>", "exec", dont_inherit=True)
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:  # pragma: no cover - a generator bug
             raise GenerationError(f"generated source for {what} does not compile (after line {first_line}): "
                                   f"{exc}") from exc
-    return source
 
 
 #: The gate's former, private name (tests call it).
@@ -175,18 +177,11 @@ def render(grammar: GraphGrammar, out_dir: str | os.PathLike[str] | None = None)
         planner = ClassPlanner(grammar, taken)
         validators = []
         for tool, tn in zip(grammar.tools, names):
-            validators.append(
-                _ValidatorPlan(
-                    name=tn.validator,
-                    tool=py_literal(tool.name),
-                    doc=_validator_doc(tool.name),
-                    body=checks.tool_body(tool.fields),
-                )
-            )
+            validators.append((tn.validator, _validator_doc(tool.name), checks.planned_body(tool.fields)))
             planner.tool_class(tn.cls, tool.name, tn.validator, tool.doc, tool.fields)
         schema_file = Path(grammar.source_path).name if grammar.source_path else None
         classes, grammar_table = _data_tables(grammar, planner)
-        source = module_source(
+        head, tail = module_parts(
             module_doc=py_literal(f"Tools of grammar {grammar.key}: typed classes, validators and cost tables."),
             generator_version=GENERATOR_VERSION,
             stamps=(
@@ -197,7 +192,7 @@ def render(grammar: GraphGrammar, out_dir: str | os.PathLike[str] | None = None)
                 ("SCHEMA_PATH", py_literal(schema_path(grammar, out_dir))),
             ),
             tables=tables.assignments(),
-            validators=validators,
+            validators=[(py_literal(tool.name), name) for tool, (name, _, _) in zip(grammar.tools, validators)],
             tool_weights=_table({t.name: t.weight for t in grammar.tools}),
             arg_importance=_table({t.name: {f.name: f.importance for f in t.fields} for t in grammar.tools}),
             compare_policies=_table(
@@ -206,6 +201,8 @@ def render(grammar: GraphGrammar, out_dir: str | os.PathLike[str] | None = None)
             classes=classes,
             grammar_table=grammar_table,
         )
+        text = "".join([head, *(validator_def(name, doc, body.text()) for name, doc, body in validators), tail])
+        source = PlannedSource(text, head, tail, validators)
     return source
 
 

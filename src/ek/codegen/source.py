@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import attrs
@@ -86,11 +86,15 @@ class PathExpr:
         >>> PathExpr.root().key("a").code(), PathExpr.root().key("a").index("i0").code()
         ("'$.a'", "('$.a[', i0, ']')")
         """
+        return self.code_with(repr)
+
+    def code_with(self, literal: Callable[[str], str]) -> str:
+        """:meth:`code`, each literal piece written by ``literal``."""
         merged: list[tuple[str, str]] = []
         for kind, text in self.parts:
             if kind == "lit" and merged and merged[-1][0] == "lit":
                 merged[-1] = ("lit", merged[-1][1] + text)
             else:
                 merged.append((kind, text))
-        pieces = [repr(text) if kind == "lit" else text for kind, text in merged]
+        pieces = [literal(text) if kind == "lit" else text for kind, text in merged]
         return pieces[0] if len(pieces) == 1 else "(" + ", ".join(pieces) + ")"

@@ -1,0 +1,113 @@
+"""The compile gate for a module whose validators were planned as shapes (:class:`ek.codegen.validators.Body`).
+
+Compiling a thousand-tool module is most of what ``ek gen`` costs, and its validators are most of its
+text; tools alike but for their names and constants have validators alike but for their literals. So
+the generator writes each body as a skeleton, in which every literal and table name is a marker, plus
+the text of each marker (its fillers), and the gate proves the module compiles without compiling all
+of it:
+
+- the text around the validators (header, tables, ``VALIDATORS`` ...) is compiled as it is;
+- each distinct skeleton is compiled once, inside a ``def``, with each marker made a name
+  (``_hL3``), and parsed to check that every marker is a name *read* in an expression, and a literal
+  marker not one whose next token could glue to it (not called, subscripted or followed by ``.attr``);
+- each filler is checked to be one token of its kind: a literal marker's a ``str`` literal as
+  ``repr`` writes it, a number that is not negative, True, False or None; a name marker's an
+  identifier that is not a keyword; each function name an identifier, each docstring a ``str`` literal.
+
+A token of those kinds in a place where a name is read parses as that name did, so a skeleton that
+compiles compiles with any such fillers; top-level ``def`` statements that compile alone compile in
+a sequence. The module is never written when any of it fails.
+"""
+
+from __future__ import annotations
+
+import ast
+import keyword
+import re
+from collections.abc import Callable, Sequence
+
+from ek.codegen.errors import GenerationError
+from ek.codegen.validators import Body
+
+#: One literal token as ``ek.codegen.literals.py_literal`` writes a ``str`` (``repr``: one quote kind, no
+#: control character or surrogate in the raw, and only the escapes ``repr`` writes), a number that is not
+#: negative, or a constant.
+_ESCAPE = r"\\(?:[\\'\"nrt]|x[0-9a-f]{2}|u[0-9a-f]{4}|U[0-9a-f]{8})"
+_LITERAL_TOKEN = re.compile(
+    rf"'(?:[^'\\\x00-\x1f\ud800-\udfff]|{_ESCAPE})*'|\"(?:[^\"\\\x00-\x1f\ud800-\udfff]|{_ESCAPE})*\""
+    r"|[0-9]+(?:\.[0-9]*)?(?:e[-+]?[0-9]+)?|True|False|None"
+)
+_MARKER = re.compile("\x00([LN][0-9]+)\x00")
+
+
+class PlannedSource(str):
+    """A module's source (it *is* the text) that also carries what :func:`check_planned` needs:
+    the text before and after its validators, and each validator's name, docstring and body."""
+
+    head: str
+    tail: str
+    validators: Sequence[tuple[str, str, Body]]
+
+    def __new__(cls, text: str, head: str, tail: str, validators: Sequence[tuple[str, str, Body]]) -> PlannedSource:
+        source = super().__new__(cls, text)
+        source.head, source.tail, source.validators = head, tail, validators
+        return source
+
+
+def check_planned(source: PlannedSource, what: str, compile_text: Callable[[str, str], object]) -> None:
+    """Raise :class:`GenerationError` unless ``source`` compiles, by the argument of the module docstring.
+    ``compile_text(text, what)`` is the plain gate, for the text around the validators."""
+    compile_text(source.head, what)
+    compile_text(source.tail, what)
+    seen: set[str] = set()
+    literal_token = _LITERAL_TOKEN.fullmatch
+    for name, doc, body in source.validators:
+        if not name.isidentifier() or keyword.iskeyword(name):
+            raise GenerationError(f"generated source for {what}: validator name {name!r} is not an identifier")
+        if literal_token(doc) is None or doc[0] not in "'\"":
+            raise GenerationError(f"generated source for {what}: the docstring of {name} is not one str literal")
+        kinds = _kinds(body.skeleton)
+        if len(kinds) != len(body.fillers) or "?" in kinds:
+            raise GenerationError(f"generated source for {what}: the markers of {name} do not match its fillers")
+        for filler, kind in zip(body.fillers, kinds):
+            if kind == "L" and literal_token(filler) is None:
+                raise GenerationError(f"generated source for {what}: {filler[:80]!r} in {name} is not one literal")
+            if kind != "L" and (kind != "N" or not filler.isidentifier() or keyword.iskeyword(filler)):
+                raise GenerationError(f"generated source for {what}: {filler[:80]!r} in {name} is not a name")
+        if body.skeleton not in seen:
+            _check_skeleton(body, name, what)
+            seen.add(body.skeleton)
+
+
+def _kinds(skeleton: str) -> list[str]:
+    """The kind of each marker, in filler order (``L`` literal, ``N`` name)."""
+    found = {int(m[1:]): m[0] for m in skeleton.split("\x00")[1::2]}
+    return [found.get(i, "?") for i in range(len(found))]
+
+
+def _check_skeleton(body: Body, name: str, what: str) -> None:
+    markers = _MARKER.findall(body.skeleton)  # a marker may occur more than once (a path in two messages)
+    if {int(m[1:]) for m in markers} != set(range(len(body.fillers))):
+        raise GenerationError(f"generated source for {what}: the markers of {name} do not match its fillers")
+    text = "def _v(args: Any) -> list[Violation]:\n    _doc\n" + _MARKER.sub(r"_h\1", body.skeleton) + "\n"
+    try:
+        compile(text, f"<ek gen {what}: the shape of {name}>", "exec", dont_inherit=True)
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        raise GenerationError(f"generated source for {what} does not compile (the shape of {name}): {exc}") from exc
+    glued = set()  # names whose next token is part of the same expression: `x(`, `x[`, `x.`
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            glued.add(id(node.func))
+        elif isinstance(node, (ast.Subscript, ast.Attribute)):
+            glued.add(id(node.value))
+    read = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id.startswith("_h"):
+            marker = node.id[2:]
+            if not isinstance(node.ctx, ast.Load) or (marker[0] == "L" and id(node) in glued):
+                raise GenerationError(f"generated source for {what}: a marker of {name} sits where its filler "
+                                      "cannot go")
+            read.append(marker)
+    if sorted(read) != sorted(markers):  # every occurrence is a name read in an expression
+        raise GenerationError(f"generated source for {what}: a marker of {name} is not a name in an expression")
