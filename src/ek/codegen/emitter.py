@@ -7,6 +7,7 @@ lay the module out (:mod:`ek.codegen.layout`), ``compile()`` the result (so it p
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -24,7 +25,7 @@ from ek.codegen.naming import MODULE_NAMES, module_filename, module_stem, tool_n
 from ek.codegen.shapes import PlannedSource, check_planned
 from ek.codegen.validators import Tables, ValidatorEmitter
 from ek.grammar.model import GraphGrammar, Location, ToolSpec
-from ek.grammar.tables import grammar_from_table, grammar_to_table
+from ek.grammar.tables import grammar_to_table
 
 #: The layout generated modules follow; ek.runtime refuses modules with a version it cannot read.
 #: 3: ``GRAMMAR_SHA256`` (the grammar's content) and ``SCHEMA_PATH`` replace ``SOURCE_SHA256``
@@ -267,10 +268,37 @@ def _data_tables(grammar: GraphGrammar, planner: ClassPlanner) -> tuple[str, str
     tools = [_json(row) for row in table["tools"]]
     head = _json({k: v for k, v in table.items() if k not in ("tools", "types")})[:-1]
     grammar_json = [f"{head}, \"tools\": [", *_commas(tools), f"], \"types\": {_json(table['types'])}}}"]
-    if grammar_from_table(json.loads("".join(grammar_json))) != grammar:
+    if not all(_json_exact(default) for default in _defaults(table)):
         return py_literal_block(rows, levels=1), py_literal_block(table, levels=2)
     classes = ["{", *_commas([f"{_json(name)}: {_json(row)}" for name, row in rows.items()]), "}"]
     return _json_literal(classes), _json_literal(grammar_json)
+
+
+def _defaults(table: Any) -> Iterator[Any]:
+    """Every field default in a grammar table (the only values in it that are not names, numbers,
+    strings or the table's own structure, whose tuples ``grammar_from_table`` reads as lists alike)."""
+    stack = [table]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if "default" in item:
+                yield item["default"]
+            stack.extend(v for k, v in item.items() if k != "default")
+        elif isinstance(item, (tuple, list)):
+            stack.extend(item)
+
+
+def _json_exact(value: Any) -> bool:
+    """Whether JSON gives ``value`` back equal and of the same types (no tuple, set, non-str key, NaN)."""
+    if value is None or type(value) in (str, bool, int):
+        return True
+    if type(value) is float:
+        return math.isfinite(value)
+    if type(value) is list:
+        return all(_json_exact(v) for v in value)
+    if type(value) is dict:
+        return all(type(k) is str and _json_exact(v) for k, v in value.items())
+    return False
 
 
 def _json(value: Any) -> str:

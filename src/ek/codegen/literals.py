@@ -26,13 +26,11 @@ def py_literal(value: Any) -> str:
     >>> py_literal((1,)), py_literal(float("-inf")), py_literal(frozenset({"b", "a"}))
     ('(1,)', "float('-inf')", "frozenset({'a', 'b'})")
     """
-    if value is None or value is True or value is False:
-        return repr(value)
-    if type(value) is int:
-        return repr(value)
-    if type(value) is str:
+    if type(value) is str:  # first: most literals are names and messages
         if not value.isascii() and lone_surrogate(value) is not None:  # not text: no UTF-8 file can hold it
             raise LiteralError(f"{value[:40]!r} holds a lone UTF-16 surrogate, which is not text")
+        return repr(value)
+    if value is None or value is True or value is False or type(value) is int:
         return repr(value)
     if type(value) is float:
         if math.isfinite(value):

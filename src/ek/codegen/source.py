@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 import attrs
 
@@ -29,12 +28,10 @@ class Lines:
     def line(self, text: str) -> None:
         self.lines.append("    " * self.level + text)
 
-    @contextmanager
-    def block(self, header: str) -> Iterator[None]:
-        self.line(header)
-        self.level += 1
-        yield
-        self.level -= 1
+    def block(self, header: str) -> _Block:
+        """``header`` (``if x:``), then what is written inside the ``with`` one level deeper."""
+        self.lines.append("    " * self.level + header)
+        return _Block(self)
 
     def fresh(self, prefix: str) -> str:
         """A new local variable name (``v0``, ``v1`` ...), unique within this body."""
@@ -44,6 +41,22 @@ class Lines:
 
     def text(self) -> str:
         return "\n".join(self.lines)
+
+
+class _Block:
+    """The ``with`` of :meth:`Lines.block` (a class, not ``contextlib.contextmanager``: a thousand-tool module
+    opens tens of thousands of blocks, and a generator-based context manager costs twice as much)."""
+
+    __slots__ = ("code",)
+
+    def __init__(self, code: Lines) -> None:
+        self.code = code
+
+    def __enter__(self) -> None:
+        self.code.level += 1
+
+    def __exit__(self, *exc: object) -> None:
+        self.code.level -= 1
 
 
 @attrs.frozen
