@@ -103,7 +103,7 @@ def test_the_shape_gate_refuses_what_might_not_compile(body: Body, why: str) -> 
 
 
 @pytest.mark.parametrize("planned, why", [
-    (_planned(Body("    return []", ()), name="class"), "not an identifier"),
+    (_planned(Body("    return []", ()), name="class"), "not a name"),
     (_planned(Body("    return []", ()), doc="'a' 'b'"), "not one str literal"),
     (_planned(Body("    return []", ()), doc="42"), "not one str literal"),
     (_planned(Body("    return []", ()), head="X = (\n"), "does not compile"),

@@ -194,9 +194,9 @@ def render(grammar: GraphGrammar, out_dir: str | os.PathLike[str] | None = None)
             ),
             tables=tables.assignments(),
             validators=[(py_literal(tool.name), name) for tool, (name, _, _) in zip(grammar.tools, validators)],
-            tool_weights=_table({t.name: t.weight for t in grammar.tools}),
-            arg_importance=_table({t.name: {f.name: f.importance for f in t.fields} for t in grammar.tools}),
-            compare_policies=_table(
+            tool_weights=_json_mapping({t.name: t.weight for t in grammar.tools}),
+            arg_importance=_json_mapping({t.name: {f.name: f.importance for f in t.fields} for t in grammar.tools}),
+            compare_policies=_json_mapping(
                 {t.name: {f.name: None if f.compare is None else str(f.compare) for f in t.fields} for t in grammar.tools}
             ),
             classes=classes,
@@ -255,10 +255,6 @@ def _origin(loc: Location | None) -> str:
     return "" if loc is None else f"# schema line {int(loc.line)}"
 
 
-def _table(value: dict[str, Any]) -> str:
-    return py_literal_block(value, levels=1)
-
-
 def _data_tables(grammar: GraphGrammar, planner: ClassPlanner) -> tuple[str, str]:
     """The literals of ``_CLASSES`` and ``_GRAMMAR_TABLE``: JSON text (one class, one tool a line), which
     compiles as one string and decodes in C on first use; or, for a grammar JSON cannot hold exactly (a
@@ -301,8 +297,17 @@ def _json_exact(value: Any) -> bool:
     return False
 
 
+_JSON = json.JSONEncoder(ensure_ascii=False)  # one encoder: json.dumps with options makes one a call
+
+
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    return _JSON.encode(value)
+
+
+def _json_mapping(value: dict[str, Any]) -> str:
+    """A table of names, numbers and strings as JSON text, one key a line; JSON holds all of those exactly
+    (Python's JSON writes and reads back ``Infinity`` and ``NaN`` too)."""
+    return _json_literal(["{", *_commas([f"{_json(k)}: {_json(v)}" for k, v in value.items()]), "}"])
 
 
 def _commas(items: list[str]) -> list[str]:

@@ -22,6 +22,7 @@ from ek.runtime.classes import lazy_classes as _lazy_classes
 from ek.runtime.support import date_fromisoformat as _date_fromiso
 from ek.runtime.support import datetime_fromisoformat as _datetime_fromiso
 from ek.runtime.support import grammar_from_table as _grammar_from_table
+from ek.runtime.support import json_table as _json_table
 from ek.runtime.support import not_an_object as _not_object
 from ek.runtime.support import short as _short
 from ek.runtime.support import unknown_keys as _unknown
@@ -88,12 +89,12 @@ def module_parts(
     tail.append("}\n")
     tail.append(_MODULE_VALIDATE)
     tail.append(
-        "\n#: cost weight of each tool (scoring contract)\n"
-        f"TOOL_WEIGHTS = {tool_weights}\n\n"
+        "\n#: cost weight of each tool (scoring contract); these three tables are JSON text, read at import\n"
+        f"TOOL_WEIGHTS = _json_table{tool_weights}\n\n"
         "#: cost weight of each top-level argument, per tool\n"
-        f"ARG_IMPORTANCE = {arg_importance}\n\n"
+        f"ARG_IMPORTANCE = _json_table{arg_importance}\n\n"
         '#: declared compare policy per argument ("fold", "exact", "tol(0.001)" ...); None: the metric\'s default\n'
-        f"COMPARE_POLICIES = {compare_policies}\n\n"
+        f"COMPARE_POLICIES = _json_table{compare_policies}\n\n"
         "#: class name -> [docstring, real tool name, validator, fields]: the plain data each attrs class is built\n"
         "#: from the first time it is used (``module.Name``, ``from module import Name``, ``TOOLS``), by\n"
         "#: ``ek.runtime.classes`` (which documents the layout): importing stays cheap\n"

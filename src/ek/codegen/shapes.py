@@ -31,12 +31,16 @@ from ek.codegen.validators import Body
 
 #: One literal token as ``ek.codegen.literals.py_literal`` writes a ``str`` (``repr``: one quote kind, no
 #: control character or surrogate in the raw, and only the escapes ``repr`` writes), a number that is not
-#: negative, or a constant.
+#: negative, or a constant. Possessive: linear time on any text (and runs of plain characters at C speed).
 _ESCAPE = r"\\(?:[\\'\"nrt]|x[0-9a-f]{2}|u[0-9a-f]{4}|U[0-9a-f]{8})"
-_LITERAL_TOKEN = re.compile(
-    rf"'(?:[^'\\\x00-\x1f\ud800-\udfff]|{_ESCAPE})*'|\"(?:[^\"\\\x00-\x1f\ud800-\udfff]|{_ESCAPE})*\""
-    r"|[0-9]+(?:\.[0-9]*)?(?:e[-+]?[0-9]+)?|True|False|None"
-)
+_STR = rf"'(?:[^'\\\x00-\x1f\ud800-\udfff]++|{_ESCAPE})*+'|\"(?:[^\"\\\x00-\x1f\ud800-\udfff]++|{_ESCAPE})*+\""
+_LITERAL = rf"{_STR}|[0-9]+(?:\.[0-9]*)?(?:e[-+]?[0-9]+)?|True|False|None"
+#: one or more tokens, one a line
+_STR_TOKENS = re.compile(rf"(?:{_STR})(?:\n(?:{_STR}))*")
+_LITERAL_TOKENS = re.compile(rf"(?:{_LITERAL})(?:\n(?:{_LITERAL}))*")
+#: one or more ASCII identifiers, one a line (stricter than Python: the generator's names are ASCII)
+_NAMES = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\n[A-Za-z_][A-Za-z0-9_]*)*")
+_KEYWORDS = frozenset(keyword.kwlist)
 _MARKER = re.compile("\x00([LN][0-9]+)\x00")
 
 
@@ -59,30 +63,39 @@ def check_planned(source: PlannedSource, what: str, compile_text: Callable[[str,
     ``compile_text(text, what)`` is the plain gate, for the text around the validators."""
     compile_text(source.head, what)
     compile_text(source.tail, what)
-    seen: set[str] = set()
-    literal_token = _LITERAL_TOKEN.fullmatch
+    shapes: dict[str, tuple[list[int], list[int]]] = {}  # skeleton -> indexes of its literal and name fillers
+    literals: list[str] = []
+    names: list[str] = []
+    docs: list[str] = []
     for name, doc, body in source.validators:
-        if not name.isidentifier() or keyword.iskeyword(name):
-            raise GenerationError(f"generated source for {what}: validator name {name!r} is not an identifier")
-        if literal_token(doc) is None or doc[0] not in "'\"":
-            raise GenerationError(f"generated source for {what}: the docstring of {name} is not one str literal")
-        kinds = _kinds(body.skeleton)
-        if len(kinds) != len(body.fillers) or "?" in kinds:
-            raise GenerationError(f"generated source for {what}: the markers of {name} do not match its fillers")
-        for filler, kind in zip(body.fillers, kinds):
-            if kind == "L" and literal_token(filler) is None:
-                raise GenerationError(f"generated source for {what}: {filler[:80]!r} in {name} is not one literal")
-            if kind != "L" and (kind != "N" or not filler.isidentifier() or keyword.iskeyword(filler)):
-                raise GenerationError(f"generated source for {what}: {filler[:80]!r} in {name} is not a name")
-        if body.skeleton not in seen:
+        shape = shapes.get(body.skeleton)
+        if shape is None:
             _check_skeleton(body, name, what)
-            seen.add(body.skeleton)
+            kinds = _kinds(body.skeleton)
+            shape = shapes[body.skeleton] = ([i for i, k in enumerate(kinds) if k == "L"],
+                                             [i for i, k in enumerate(kinds) if k == "N"])
+        if len(shape[0]) + len(shape[1]) != len(body.fillers):
+            raise GenerationError(f"generated source for {what}: the markers of {name} do not match its fillers")
+        literals += map(body.fillers.__getitem__, shape[0])
+        names += map(body.fillers.__getitem__, shape[1])
+        names.append(name)
+        docs.append(doc)
+    # one regular-expression run over each kind (tens of thousands of fillers); no token holds a line break
+    if _STR_TOKENS.fullmatch("\n".join(docs)) is None:
+        bad = next(d for d in docs if _STR_TOKENS.fullmatch(d) is None)
+        raise GenerationError(f"generated source for {what}: docstring {bad[:80]!r} is not one str literal")
+    if literals and _LITERAL_TOKENS.fullmatch("\n".join(literals)) is None:
+        bad = next(f for f in literals if _LITERAL_TOKENS.fullmatch(f) is None)
+        raise GenerationError(f"generated source for {what}: {bad[:80]!r} is not one literal")
+    if _NAMES.fullmatch("\n".join(names)) is None or not _KEYWORDS.isdisjoint(names):
+        bad = next(n for n in names if _NAMES.fullmatch(n) is None or n in _KEYWORDS)
+        raise GenerationError(f"generated source for {what}: {bad[:80]!r} is not a name")
 
 
 def _kinds(skeleton: str) -> list[str]:
-    """The kind of each marker, in filler order (``L`` literal, ``N`` name)."""
+    """The kind of each marker, in filler order (``L`` literal, ``N`` name; ``?`` for a number no marker has)."""
     found = {int(m[1:]): m[0] for m in skeleton.split("\x00")[1::2]}
-    return [found.get(i, "?") for i in range(len(found))]
+    return [found.get(i, "?") for i in range(max(found, default=-1) + 1)]
 
 
 def _check_skeleton(body: Body, name: str, what: str) -> None:

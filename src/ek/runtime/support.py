@@ -26,6 +26,9 @@ __getattr__, _ = lazy_exports(__name__, {}, {"is_date": "ek.grammar.fits", "is_d
 date_fromisoformat = _dt.date.fromisoformat
 datetime_fromisoformat = _dt.datetime.fromisoformat
 
+#: A table a module (generator 5 on) holds as JSON text: cost weights, importances, compare policies.
+json_table = json.loads
+
 #: The characters at offsets 4, 7, 10 and 13 of an extended ISO datetime (``value[4:14:3]``);
 #: read by modules of generator version 1.
 DATETIME_SEPARATORS = frozenset({"--T:", "--t:", "-- :"})
