@@ -24,7 +24,7 @@ from ek.codegen.literals import LiteralError, py_literal, py_literal_block
 from ek.codegen.naming import MODULE_NAMES, module_filename, module_stem, tool_names
 from ek.codegen.shapes import PlannedSource, check_planned
 from ek.codegen.validators import Tables, ValidatorEmitter
-from ek.grammar.model import GraphGrammar, Location, ToolSpec
+from ek.grammar.model import FieldSpec, GraphGrammar, ListType, Location, ObjectType, ToolSpec
 from ek.grammar.tables import grammar_to_table
 
 #: The layout generated modules follow; ek.runtime refuses modules with a version it cannot read.
@@ -264,24 +264,27 @@ def _data_tables(grammar: GraphGrammar, planner: ClassPlanner) -> tuple[str, str
     tools = [_json(row) for row in table["tools"]]
     head = _json({k: v for k, v in table.items() if k not in ("tools", "types")})[:-1]
     grammar_json = [f"{head}, \"tools\": [", *_commas(tools), f"], \"types\": {_json(table['types'])}}}"]
-    if not all(_json_exact(default) for default in _defaults(table)):
+    if not all(_json_exact(default) for default in _defaults(grammar)):
         return py_literal_block(rows, levels=1), py_literal_block(table, levels=2)
     classes = ["{", *_commas([f"{_json(name)}: {_json(row)}" for name, row in rows.items()]), "}"]
     return _json_literal(classes), _json_literal(grammar_json)
 
 
-def _defaults(table: Any) -> Iterator[Any]:
-    """Every field default in a grammar table (the only values in it that are not names, numbers,
-    strings or the table's own structure, whose tuples ``grammar_from_table`` reads as lists alike)."""
-    stack = [table]
+def _defaults(grammar: GraphGrammar) -> Iterator[Any]:
+    """Every field default of a grammar, nested ones too (in its table, the only values that are not names,
+    numbers, strings or the table's own structure, whose tuples ``grammar_from_table`` reads as lists alike)."""
+    stack: list[Any] = [f for t in grammar.tools for f in t.fields]
+    stack += [a.type for a in grammar.types]
     while stack:
         item = stack.pop()
-        if isinstance(item, dict):
-            if "default" in item:
-                yield item["default"]
-            stack.extend(v for k, v in item.items() if k != "default")
-        elif isinstance(item, (tuple, list)):
-            stack.extend(item)
+        if isinstance(item, FieldSpec):
+            if item.has_default:
+                yield item.default
+            stack.append(item.type)
+        elif isinstance(item, ObjectType):
+            stack.extend(item.fields)
+        elif isinstance(item, ListType):
+            stack.append(item.item)
 
 
 def _json_exact(value: Any) -> bool:
