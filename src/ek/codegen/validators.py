@@ -172,10 +172,11 @@ class ValidatorEmitter:
         """``value`` as a literal: a marker for one that is a single token (a ``str``, a number that is not
         negative, True, False, None), written in place otherwise (``-1``, ``float('inf')``)."""
         text = py_literal(value)
-        if type(value) is str or value is None or type(value) is bool or (
-                type(value) in (int, float) and text[0].isdigit()):
-            self._fillers.append(text)
-            return f"\x00L{len(self._fillers) - 1}\x00"
+        kind = type(value)
+        if kind is str or value is None or kind is bool or (kind in (int, float) and text[0].isdigit()):
+            fillers = self._fillers
+            fillers.append(text)
+            return f"\x00L{len(fillers) - 1}\x00"
         return text
 
     def _name(self, name: str) -> str:
