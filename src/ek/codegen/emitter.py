@@ -181,14 +181,15 @@ def render(grammar: GraphGrammar, out_dir: str | os.PathLike[str] | None = None)
             validators.append((tn.validator, _validator_doc(tool.name), checks.planned_body(tool.fields)))
             planner.tool_class(tn.cls, tool.name, tn.validator, tool.doc, tool.fields)
         schema_file = Path(grammar.source_path).name if grammar.source_path else None
-        classes, grammar_table = _data_tables(grammar, planner)
+        table = grammar_to_table(grammar)
+        classes, grammar_table = _data_tables(grammar, table, planner)
         head, tail = module_parts(
             module_doc=py_literal(f"Tools of grammar {grammar.key}: typed classes, validators and cost tables."),
             generator_version=GENERATOR_VERSION,
             stamps=(
                 ("GRAMMAR_NAME", py_literal(grammar.name)),
                 ("GRAMMAR_VERSION", py_literal(grammar.version)),
-                ("GRAMMAR_SHA256", py_literal(grammar_sha256(grammar))),
+                ("GRAMMAR_SHA256", py_literal(grammar_sha256(grammar, table))),
                 ("SCHEMA_FILE", py_literal(schema_file)),
                 ("SCHEMA_PATH", py_literal(schema_path(grammar, out_dir))),
             ),
@@ -255,11 +256,10 @@ def _origin(loc: Location | None) -> str:
     return "" if loc is None else f"# schema line {int(loc.line)}"
 
 
-def _data_tables(grammar: GraphGrammar, planner: ClassPlanner) -> tuple[str, str]:
+def _data_tables(grammar: GraphGrammar, table: dict[str, Any], planner: ClassPlanner) -> tuple[str, str]:
     """The literals of ``_CLASSES`` and ``_GRAMMAR_TABLE``: JSON text (one class, one tool a line), which
     compiles as one string and decodes in C on first use; or, for a grammar JSON cannot hold exactly (a
     tuple, a non-string key or NaN among its defaults), the same data as Python literals."""
-    table = grammar_to_table(grammar)
     rows = {plan.name: plan.row() for plan in planner.plans}
     tools = [_json(row) for row in table["tools"]]
     head = _json({k: v for k, v in table.items() if k not in ("tools", "types")})[:-1]

@@ -22,6 +22,7 @@ a sequence. The module is never written when any of it fails.
 from __future__ import annotations
 
 import ast
+import functools
 import keyword
 import re
 from collections.abc import Callable, Sequence
@@ -35,13 +36,21 @@ from ek.codegen.validators import Body
 _ESCAPE = r"\\(?:[\\'\"nrt]|x[0-9a-f]{2}|u[0-9a-f]{4}|U[0-9a-f]{8})"
 _STR = rf"'(?:[^'\\\x00-\x1f\ud800-\udfff]++|{_ESCAPE})*+'|\"(?:[^\"\\\x00-\x1f\ud800-\udfff]++|{_ESCAPE})*+\""
 _LITERAL = rf"{_STR}|[0-9]+(?:\.[0-9]*)?(?:e[-+]?[0-9]+)?|True|False|None"
-#: one or more tokens, one a line
-_STR_TOKENS = re.compile(rf"(?:{_STR})(?:\n(?:{_STR}))*")
-_LITERAL_TOKENS = re.compile(rf"(?:{_LITERAL})(?:\n(?:{_LITERAL}))*")
-#: one or more ASCII identifiers, one a line (stricter than Python: the generator's names are ASCII)
-_NAMES = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\n[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+@functools.cache
+def _checks() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The patterns of one or more str literals, literals and names, one a line (names: ASCII identifiers,
+    stricter than Python, as the generator's are). Compiled on first use: every process that compiles a
+    validator imports this module, and only ``ek gen`` checks shapes."""
+    strs = re.compile(rf"(?:{_STR})(?:\n(?:{_STR}))*")
+    literals = re.compile(rf"(?:{_LITERAL})(?:\n(?:{_LITERAL}))*")
+    names = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\n[A-Za-z_][A-Za-z0-9_]*)*")
+    return strs, literals, names
+
+
 _KEYWORDS = frozenset(keyword.kwlist)
-_MARKER = re.compile("\x00([LN][0-9]+)\x00")
+_MARKER = "\x00([LN][0-9]+)\x00"  # re.sub / re.findall cache it
 
 
 class PlannedSource(str):
@@ -81,14 +90,15 @@ def check_planned(source: PlannedSource, what: str, compile_text: Callable[[str,
         names.append(name)
         docs.append(doc)
     # one regular-expression run over each kind (tens of thousands of fillers); no token holds a line break
-    if _STR_TOKENS.fullmatch("\n".join(docs)) is None:
-        bad = next(d for d in docs if _STR_TOKENS.fullmatch(d) is None)
+    str_tokens, literal_tokens, name_tokens = _checks()
+    if str_tokens.fullmatch("\n".join(docs)) is None:
+        bad = next(d for d in docs if str_tokens.fullmatch(d) is None)
         raise GenerationError(f"generated source for {what}: docstring {bad[:80]!r} is not one str literal")
-    if literals and _LITERAL_TOKENS.fullmatch("\n".join(literals)) is None:
-        bad = next(f for f in literals if _LITERAL_TOKENS.fullmatch(f) is None)
+    if literals and literal_tokens.fullmatch("\n".join(literals)) is None:
+        bad = next(f for f in literals if literal_tokens.fullmatch(f) is None)
         raise GenerationError(f"generated source for {what}: {bad[:80]!r} is not one literal")
-    if _NAMES.fullmatch("\n".join(names)) is None or not _KEYWORDS.isdisjoint(names):
-        bad = next(n for n in names if _NAMES.fullmatch(n) is None or n in _KEYWORDS)
+    if name_tokens.fullmatch("\n".join(names)) is None or not _KEYWORDS.isdisjoint(names):
+        bad = next(n for n in names if name_tokens.fullmatch(n) is None or n in _KEYWORDS)
         raise GenerationError(f"generated source for {what}: {bad[:80]!r} is not a name")
 
 
@@ -99,10 +109,10 @@ def _kinds(skeleton: str) -> list[str]:
 
 
 def _check_skeleton(body: Body, name: str, what: str) -> None:
-    markers = _MARKER.findall(body.skeleton)  # a marker may occur more than once (a path in two messages)
+    markers = re.findall(_MARKER, body.skeleton)  # a marker may occur more than once (a path in two messages)
     if {int(m[1:]) for m in markers} != set(range(len(body.fillers))):
         raise GenerationError(f"generated source for {what}: the markers of {name} do not match its fillers")
-    text = "def _v(args: Any) -> list[Violation]:\n    _doc\n" + _MARKER.sub(r"_h\1", body.skeleton) + "\n"
+    text = "def _v(args: Any) -> list[Violation]:\n    _doc\n" + re.sub(_MARKER, r"_h\1", body.skeleton) + "\n"
     try:
         compile(text, f"<ek gen {what}: the shape of {name}>", "exec", dont_inherit=True)
         tree = ast.parse(text)
