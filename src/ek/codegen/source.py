@@ -67,22 +67,28 @@ class PathExpr:
     '(\\'$.items[\\', i0, \\']["max-results"]\\')'
     """
 
-    parts: tuple[tuple[str, str], ...]
+    parts: tuple[tuple[str, str], ...]  # ("lit", text) and ("var", name), no two literals in a row
 
     @classmethod
     def root(cls) -> PathExpr:
         return cls((("lit", "$"),))
 
+    def _then(self, text: str) -> tuple[tuple[str, str], ...]:
+        last = self.parts[-1]
+        if last[0] == "lit":
+            return self.parts[:-1] + (("lit", last[1] + text),)
+        return self.parts + (("lit", text),)
+
     def key(self, name: str) -> PathExpr:
-        return PathExpr(self.parts + (("lit", path_segment(name)),))
+        return PathExpr(self._then(path_segment(name)))
 
     def index(self, var: str) -> PathExpr:
-        return PathExpr(self.parts + (("lit", "["), ("var", var), ("lit", "]")))
+        return PathExpr(self._then("[") + (("var", var), ("lit", "]")))
 
     @property
     def is_static(self) -> bool:
         """True when the location has no list index in it (a constant)."""
-        return all(kind == "lit" for kind, _ in self.parts)
+        return len(self.parts) == 1
 
     def text(self) -> str:
         """The location for messages, list indexes shown as ``[*]``.
@@ -103,11 +109,6 @@ class PathExpr:
 
     def code_with(self, literal: Callable[[str], str]) -> str:
         """:meth:`code`, each literal piece written by ``literal``."""
-        merged: list[tuple[str, str]] = []
-        for kind, text in self.parts:
-            if kind == "lit" and merged and merged[-1][0] == "lit":
-                merged[-1] = ("lit", merged[-1][1] + text)
-            else:
-                merged.append((kind, text))
-        pieces = [literal(text) if kind == "lit" else text for kind, text in merged]
-        return pieces[0] if len(pieces) == 1 else "(" + ", ".join(pieces) + ")"
+        if len(self.parts) == 1:
+            return literal(self.parts[0][1])
+        return "(" + ", ".join([literal(text) if kind == "lit" else text for kind, text in self.parts]) + ")"
