@@ -9,6 +9,9 @@ import attrs
 from ek.grammar.names import path_segment
 
 
+_INDENTS = tuple("    " * n for n in range(32))
+
+
 class Lines:
     """Indented source lines, built with ``line`` and ``block`` context managers.
 
@@ -26,11 +29,11 @@ class Lines:
         self._fresh: dict[str, int] = {}
 
     def line(self, text: str) -> None:
-        self.lines.append("    " * self.level + text)
+        self.lines.append(_INDENTS[self.level] + text if self.level < len(_INDENTS) else "    " * self.level + text)
 
     def block(self, header: str) -> _Block:
         """``header`` (``if x:``), then what is written inside the ``with`` one level deeper."""
-        self.lines.append("    " * self.level + header)
+        self.line(header)
         return _Block(self)
 
     def fresh(self, prefix: str) -> str:

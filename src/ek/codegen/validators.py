@@ -24,6 +24,7 @@ from ek.grammar.model import (
     FieldSpec,
     GraphGrammar,
     ListType,
+    NamedType,
     ObjectType,
     PrimitiveType,
     TypeNode,
@@ -168,6 +169,10 @@ class ValidatorEmitter:
         code.line("return errs")
         return Body(code.text(), tuple(self._fillers))
 
+    def _resolve(self, node: TypeNode, cons: Constraints) -> tuple[TypeNode, Constraints]:
+        """:meth:`GraphGrammar.resolve`, which a type that names no alias (most) need not go through."""
+        return self.grammar.resolve(node, cons) if isinstance(node, NamedType) else (node, cons)
+
     def _lit(self, value: Any) -> str:
         """``value`` as a literal: a marker for one that is a single token (a ``str``, a number that is not
         negative, True, False, None), written in place otherwise (``-1``, ``float('inf')``)."""
@@ -195,7 +200,7 @@ class ValidatorEmitter:
         for f in fields:
             fpath = path.key(f.name)
             key = self._lit(f.name)
-            node, cons = self.grammar.resolve(f.type, f.constraints)
+            node, cons = self._resolve(f.type, f.constraints)
             if f.required:
                 var = code.fresh("v")
                 with code.block("try:"):
@@ -281,7 +286,7 @@ class ValidatorEmitter:
         elif isinstance(node, ListType):
             with code.block(f"if type({var}) is not list and not isinstance({var}, (list, tuple)):"):
                 self._fail(code, path, "expected list, got ", "_type_name", var)
-            item, item_cons = self.grammar.resolve(node.item)
+            item, item_cons = self._resolve(node.item, NO_CONSTRAINTS)
             has_len = cons.min is not None or cons.max is not None
             if has_len or self._has_checks(item):
                 with code.block("else:"):
