@@ -111,3 +111,18 @@ def test_the_shape_gate_refuses_what_might_not_compile(body: Body, why: str) -> 
 def test_the_shape_gate_refuses_a_bad_name_docstring_or_surrounding_text(planned: PlannedSource, why: str) -> None:
     with pytest.raises(GenerationError, match=why):
         check_planned(planned, "bad", compile_checked)
+
+
+def test_the_gate_goes_by_shapes_only_when_they_repeat(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tools that differ in their types have a shape each: then compiling the module whole is cheaper."""
+    from ek.codegen import emitter, shapes
+
+    checked: list[str] = []
+    monkeypatch.setattr(emitter, "check_planned", lambda source, what, compile_text: checked.append(what))
+    alike = render(GraphGrammar("alike", 1, tools=tuple(_alike(i) for i in range(5))))
+    kinds = [PrimitiveType("str"), PrimitiveType("int"), PrimitiveType("bool"), ListType(PrimitiveType("int"))]
+    differ = render(GraphGrammar("differ", 1, tools=tuple(
+        ToolSpec(f"t{i}", (FieldSpec("a", kind, required=bool(i % 2)),)) for i, kind in enumerate(kinds))))
+    assert shapes.shapes_pay(alike) and not shapes.shapes_pay(differ)
+    assert compile_checked(alike, "alike") == alike and compile_checked(differ, "differ") == differ
+    assert checked == ["alike"]

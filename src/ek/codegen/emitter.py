@@ -22,7 +22,7 @@ from ek.codegen.fingerprint import grammar_sha256, schema_path
 from ek.codegen.layout import index_source, module_parts, tool_validator_source, validator_def
 from ek.codegen.literals import LiteralError, py_literal, py_literal_block
 from ek.codegen.naming import MODULE_NAMES, module_filename, module_stem, tool_names
-from ek.codegen.shapes import PlannedSource, check_planned
+from ek.codegen.shapes import PlannedSource, check_planned, shapes_pay
 from ek.codegen.validators import Tables, ValidatorEmitter
 from ek.grammar.model import FieldSpec, GraphGrammar, ListType, Location, ObjectType, ToolSpec
 from ek.grammar.tables import grammar_to_table
@@ -51,9 +51,9 @@ def compile_checked(source: str, what: str) -> str:
 
     Compiled a run of top-level statements at a time (every limit ``compile`` checks is per
     statement or per function), so memory follows the largest piece, not the whole module. A module
-    from :func:`render` is checked by the shapes of its validators (:mod:`ek.codegen.shapes`): each
-    distinct shape once, and the text around them as it is."""
-    if isinstance(source, PlannedSource):
+    from :func:`render` whose validators share shapes is checked by them (:mod:`ek.codegen.shapes`):
+    each distinct shape once, and the text around them as it is."""
+    if isinstance(source, PlannedSource) and shapes_pay(source):
         check_planned(source, what, _compile_pieces)
         return source
     _compile_pieces(source, what)

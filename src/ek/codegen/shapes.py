@@ -17,6 +17,8 @@ of it:
 A token of those kinds in a place where a name is read parses as that name did, so a skeleton that
 compiles compiles with any such fillers; top-level ``def`` statements that compile alone compile in
 a sequence. The module is never written when any of it fails.
+
+That pays only when shapes repeat (:func:`shapes_pay`); otherwise ``ek gen`` compiles the module whole.
 """
 
 from __future__ import annotations
@@ -65,6 +67,19 @@ class PlannedSource(str):
         source = super().__new__(cls, text)
         source.head, source.tail, source.validators = head, tail, validators
         return source
+
+
+#: Checking a shape (compiled, parsed and walked) costs about four times compiling one validator, so the
+#: gate goes by shapes only when validators outnumber their shapes by more than this; tools that differ in
+#: their arguments' types and constraints, not only in names (most real grammars), have nearly one shape
+#: each, and their module is compiled as it is.
+SHAPES_PAY_FROM = 4
+
+
+def shapes_pay(source: PlannedSource) -> bool:
+    """Whether checking ``source`` by its shapes costs less than compiling it."""
+    shapes = len({body.skeleton for _, _, body in source.validators})
+    return shapes * SHAPES_PAY_FROM < len(source.validators)
 
 
 def check_planned(source: PlannedSource, what: str, compile_text: Callable[[str, str], object]) -> None:
