@@ -151,7 +151,7 @@ def generate(grammar: GraphGrammar, out_dir: str | os.PathLike[str] | None = Non
     The source has compiled (so it passes ``ast.parse``); :class:`GenerationError` says why not
     (it is never written then).
     """
-    return compile_checked(render(grammar, out_dir), grammar.key)
+    return str(compile_checked(render(grammar, out_dir), grammar.key))  # plain text: the plan is let go
 
 
 @contextmanager
