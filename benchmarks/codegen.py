@@ -2,7 +2,9 @@
 
 Run: ``.venv/bin/python benchmarks/codegen.py [--quick] [--tools N] [--rounds N]``; exit 1 when a target is missed.
 
-The grammar has N tools (default 1,000) cycling through every construct the DSL has; the peer gets the
+The grammar has N tools (default 1,000) cycling through every construct the DSL has (four kinds of tool, so
+their validators share four shapes: see ``ek.codegen.shapes``); ``--varied``: tools that differ in their
+arguments' names, types and constraints, seeded random (a shape each), for information. The peer gets the
 same tools as JSON Schemas (``ek export --to jsonschema``: one schema per tool). Each measurement is a
 fresh process (``sys.executable``), run in interleaved rounds (ek, peer, ek, ...); the time is the child's
 CPU time (user + system, ``resource.getrusage``: the machine is shared), the median is reported, and the
@@ -78,6 +80,43 @@ def schema_text(n_tools: int) -> str:
     return "\n".join(lines)
 
 
+#: Argument names the varied grammar draws from (real tools share names, not whole argument lists).
+WORDS = ("location unit query city date start end limit offset name id user email amount currency lang format page "
+         "sort order filter tags title body priority count radius lat lon mode verbose timeout retries path url "
+         "method headers level kind status").split()
+
+
+def varied_schema_text(n_tools: int, seed: int = 7) -> str:
+    """A grammar of ``n_tools`` tools that differ in their arguments' names, types and constraints (seeded
+    random), unlike :func:`schema_text`'s four kinds of tool: nearly every validator has a shape of its own."""
+    import random
+
+    rnd = random.Random(seed)
+
+    def type_text(nested: bool) -> str:
+        kind = rnd.choice(["str", "int", "float", "bool", "date", "enum", "list", "str-len", "int-range"]
+                          + ([] if nested else ["object"]))
+        if kind == "enum":
+            return "enum(" + ", ".join(rnd.sample(["a", "b", "c", "d", "e", "f", "g"], rnd.randint(2, 5))) + ")"
+        if kind == "list":
+            return f"list[{rnd.choice(['str', 'int', 'float'])}]" + rnd.choice(["", " [1..]", f" [1..{rnd.randint(2, 20)}]"])
+        if kind == "str-len":
+            return f"str [1..{rnd.randint(5, 500)}]"
+        if kind == "int-range":
+            return f"int [{rnd.randint(0, 5)}..{rnd.randint(10, 1000)}]"
+        if kind == "object":
+            inner = rnd.sample(WORDS, rnd.randint(1, 3))
+            return "{\n" + "".join(f"        {w}: {type_text(True)}{rnd.choice(['', '?'])}\n" for w in inner) + "    }"
+        return kind
+
+    lines = ["# synthetic benchmark grammar: varied tools", "grammar big 1", ""]
+    for i in range(n_tools):
+        lines += [f"tool tool_{i:04d} weight {1 + i % 5} {{", f'    "Tool number {i}."']
+        lines += [f"    {w}: {type_text(False)}{rnd.choice(['', '?'])}" for w in rnd.sample(WORDS, rnd.randint(1, 7))]
+        lines += ["}", ""]
+    return "\n".join(lines)
+
+
 #: The peer's generator, as a script: read the schemas, compile each to code, write one module. Each
 #: validator's functions and regex table get the tool's number, so the thousand live side by side.
 PEER_GEN = r'''
@@ -135,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="200 tools and 3 rounds, for a smoke run")
     ap.add_argument("--tools", type=int, help="tools in the grammar (default 1000; 200 with --quick)")
     ap.add_argument("--rounds", type=int, help="rounds per measurement (default 5; 3 with --quick)")
+    ap.add_argument("--varied", action="store_true",
+                    help="tools that differ in their arguments' types (not four kinds of tool): for information")
     opts = ap.parse_args(argv)
     n_tools = opts.tools or (200 if opts.quick else 1000)
     rounds = opts.rounds or (3 if opts.quick else 5)
@@ -147,15 +188,15 @@ def main(argv: list[str] | None = None) -> int:
     from ek.interop import export_tools
 
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    print(f"python {sys.version.split()[0]}; {n_tools} tools; median of {rounds} interleaved rounds, child CPU time; "
-          "ratio = ek / fastjsonschema (lower is better)")
+    print(f"python {sys.version.split()[0]}; {n_tools} {'varied ' if opts.varied else ''}tools; median of {rounds} "
+          "interleaved rounds, child CPU time; ratio = ek / fastjsonschema (lower is better)")
     if not peer:
         print("fastjsonschema is NOT installed: only ek is measured (pip install -e '.[bench]')")
     results: dict[str, tuple[float, float | None]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         schema = root / "big.ek"
-        schema.write_text(schema_text(n_tools), encoding="utf-8")
+        schema.write_text((varied_schema_text if opts.varied else schema_text)(n_tools), encoding="utf-8")
         schemas, issues = export_tools(load(schema), "jsonschema")
         assert not issues, issues
         (root / "big.json").write_text(json.dumps(schemas), encoding="utf-8")

@@ -244,3 +244,20 @@ def test_codegen_schema_path_is_relative_to_the_output_folder(tmp_path: Path) ->
     deep = tmp_path / "a" / "b"
     assert f"SCHEMA_PATH = {os.path.relpath(SCHEMAS / 'travel-v2.ek', deep)!r}" in generate(grammar, deep)
     assert str(tmp_path) not in generate(grammar, deep)  # never an absolute path
+
+
+@pytest.mark.parametrize("default, as_json", [
+    (["a", {"b": [1, 2.5, None, True]}], True),
+    (("a", "b"), False),  # JSON would give a list back
+    ({1: "x"}, False),  # and a str key
+])
+def test_codegen_tables_are_json_text_when_json_holds_the_defaults_exactly(default: object, as_json: bool,
+                                                                         tmp_path: Path) -> None:
+    grammar = GraphGrammar("d", 1, tools=(ToolSpec("t", (FieldSpec("v", PrimitiveType("any"), required=False,
+                                                                    default=default),)),))
+    source = generate(grammar)
+    assert ("_GRAMMAR_TABLE = (\n    '{" in source) is as_json and ("_CLASSES = (\n    '{'" in source) is as_json
+    m = import_source(source, tmp_path, "d_v1")
+    assert m.GRAMMAR == grammar and m.T().v == default
+    assert m.T().v is not m.T().v or isinstance(default, tuple)  # a fresh copy of a mutable default
+    assert type(m.GRAMMAR.tools[0].fields[0].default) is type(default)

@@ -163,7 +163,8 @@ def test_codegen_hostile_source_imports_only_known_modules_and_defines_only_safe
             imported |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):
             imported.add(node.module or "")
-    assert imported <= {"__future__", "re", "collections.abc", "typing", "attrs", "ek.runtime.support", "ek.runtime.tables", "ek.runtime.violation"}
+    assert imported <= {"__future__", "re", "collections.abc", "typing", "attrs", "ek.runtime.classes", "ek.runtime.support", "ek.runtime.tables",
+                        "ek.runtime.violation"}
     defined = [n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
     assert all(name.isascii() and name.isidentifier() and not name.startswith("__") for name in defined)
     calls = {ast.unparse(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}

@@ -1,28 +1,30 @@
 """GraphGrammar -> Python module source, and writing modules to disk atomically.
 
 The pipeline is one direction: plan names, plan validators and classes,
-render the jinja2 template, ``compile()`` the result (so it parses), and only then write.
+lay the module out (:mod:`ek.codegen.layout`), ``compile()`` the result (so it parses), and only then write.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import attrs
-import jinja2
 
 from ek.atomicfile import write_text_atomic
 from ek.codegen.classes import ClassPlanner
 from ek.codegen.errors import GenerationError
 from ek.codegen.fingerprint import grammar_sha256, schema_path
+from ek.codegen.layout import index_source, module_parts, tool_validator_source, validator_def
 from ek.codegen.literals import LiteralError, py_literal, py_literal_block
 from ek.codegen.naming import MODULE_NAMES, module_filename, module_stem, tool_names
+from ek.codegen.shapes import PlannedSource, check_planned, shapes_pay
 from ek.codegen.validators import Tables, ValidatorEmitter
-from ek.grammar.model import GraphGrammar, Location, ToolSpec
+from ek.grammar.model import FieldSpec, GraphGrammar, ListType, Location, ObjectType, ToolSpec
 from ek.grammar.tables import grammar_to_table
 
 #: The layout generated modules follow; ek.runtime refuses modules with a version it cannot read.
@@ -31,36 +33,10 @@ from ek.grammar.tables import grammar_to_table
 #: that only touches comments or layout leaves the module byte-identical.
 #: 4: classes, ``TOOLS`` and ``GRAMMAR`` are built on first use (``ek.runtime.support.lazy_module``), so
 #: importing a module of a thousand tools costs its validators, not a thousand attrs classes.
-GENERATOR_VERSION = 4
-
-
-@attrs.frozen
-class _ValidatorPlan:
-    name: str
-    tool: str  # repr literal
-    doc: str  # repr literal
-    body: str
-
-
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("ek.codegen", "templates"),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        autoescape=False,
-        keep_trailing_newline=True,
-    )
-
-
-_ENV: jinja2.Environment | None = None
-
-
-def _template(name: str = "module.py.jinja2") -> jinja2.Template:
-    global _ENV
-    if _ENV is None:
-        _ENV = _environment()
-    return _ENV.get_template(name)
+#: 5: classes are rows of plain data that ``ek.runtime.classes`` builds from, not factory functions of
+#: source, and the class and grammar tables are JSON text in string literals: the module's text (what
+#: ``ek gen`` compile-checks and the first import compiles) is the validators and little else.
+GENERATOR_VERSION = 5
 
 
 #: Source compiled at a time by :func:`compile_checked`: CPython's compiler needs about a hundred times the
@@ -74,14 +50,24 @@ def compile_checked(source: str, what: str) -> str:
     compile-time limits) and twice as fast on large modules, as no AST objects are built.
 
     Compiled a run of top-level statements at a time (every limit ``compile`` checks is per
-    statement or per function), so memory follows the largest piece, not the whole module."""
+    statement or per function), so memory follows the largest piece, not the whole module. A module
+    from :func:`render` whose validators share shapes is checked by them (:mod:`ek.codegen.shapes`):
+    each distinct shape once, and the text around them as it is."""
+    if isinstance(source, PlannedSource) and shapes_pay(source):
+        check_planned(source, what, _compile_pieces)
+        return source
+    _compile_pieces(source, what)
+    return source
+
+
+def _compile_pieces(source: str, what: str) -> None:
+    """:func:`compile_checked` of plain text, a run of top-level statements at a time."""
     for first_line, piece in _statement_runs(source):
         try:
             compile(piece, f"<ek gen {what}>", "exec", dont_inherit=True)
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:  # pragma: no cover - a generator bug
             raise GenerationError(f"generated source for {what} does not compile (after line {first_line}): "
                                   f"{exc}") from exc
-    return source
 
 
 #: The gate's former, private name (tests call it).
@@ -165,7 +151,7 @@ def generate(grammar: GraphGrammar, out_dir: str | os.PathLike[str] | None = Non
     The source has compiled (so it passes ``ast.parse``); :class:`GenerationError` says why not
     (it is never written then).
     """
-    return compile_checked(render(grammar, out_dir), grammar.key)
+    return str(compile_checked(render(grammar, out_dir), grammar.key))  # plain text: the plan is let go
 
 
 @contextmanager
@@ -192,34 +178,33 @@ def render(grammar: GraphGrammar, out_dir: str | os.PathLike[str] | None = None)
         planner = ClassPlanner(grammar, taken)
         validators = []
         for tool, tn in zip(grammar.tools, names):
-            validators.append(
-                _ValidatorPlan(
-                    name=tn.validator,
-                    tool=py_literal(tool.name),
-                    doc=_validator_doc(tool.name),
-                    body=checks.tool_body(tool.fields),
-                )
-            )
+            validators.append((tn.validator, _validator_doc(tool.name), checks.planned_body(tool.fields)))
             planner.tool_class(tn.cls, tool.name, tn.validator, tool.doc, tool.fields)
         schema_file = Path(grammar.source_path).name if grammar.source_path else None
-        source = _template().render(
+        table = grammar_to_table(grammar)
+        classes, grammar_table = _data_tables(grammar, table, planner)
+        head, tail = module_parts(
             module_doc=py_literal(f"Tools of grammar {grammar.key}: typed classes, validators and cost tables."),
             generator_version=GENERATOR_VERSION,
-            grammar_name=py_literal(grammar.name),
-            grammar_version=py_literal(grammar.version),
-            grammar_sha256=py_literal(grammar_sha256(grammar)),
-            schema_file=py_literal(schema_file),
-            schema_path=py_literal(schema_path(grammar, out_dir)),
+            stamps=(
+                ("GRAMMAR_NAME", py_literal(grammar.name)),
+                ("GRAMMAR_VERSION", py_literal(grammar.version)),
+                ("GRAMMAR_SHA256", py_literal(grammar_sha256(grammar, table))),
+                ("SCHEMA_FILE", py_literal(schema_file)),
+                ("SCHEMA_PATH", py_literal(schema_path(grammar, out_dir))),
+            ),
             tables=tables.assignments(),
-            validators=validators,
-            classes=planner.plans,
-            tool_weights=_table({t.name: t.weight for t in grammar.tools}),
-            arg_importance=_table({t.name: {f.name: f.importance for f in t.fields} for t in grammar.tools}),
-            compare_policies=_table(
+            validators=[(py_literal(tool.name), name) for tool, (name, _, _) in zip(grammar.tools, validators)],
+            tool_weights=_json_mapping({t.name: t.weight for t in grammar.tools}),
+            arg_importance=_json_mapping({t.name: {f.name: f.importance for f in t.fields} for t in grammar.tools}),
+            compare_policies=_json_mapping(
                 {t.name: {f.name: None if f.compare is None else str(f.compare) for f in t.fields} for t in grammar.tools}
             ),
-            grammar_table=py_literal_block(grammar_to_table(grammar), levels=2),
+            classes=classes,
+            grammar_table=grammar_table,
         )
+        text = "".join([head, *(validator_def(name, doc, body.text()) for name, doc, body in validators), tail])
+        source = PlannedSource(text, head, tail, validators)
     return source
 
 
@@ -234,7 +219,7 @@ def render_tool_validator(grammar: GraphGrammar, tool: ToolSpec) -> str:
     with _literals_checked():
         tables = Tables()
         body = ValidatorEmitter(grammar, tables).tool_body(tool.fields)
-        return _template("tool_validator.py.jinja2").render(
+        return tool_validator_source(
             module_doc=py_literal(f"The validator of tool {tool.name!r} of grammar {grammar.key}."),
             generator_version=GENERATOR_VERSION,
             tables=tables.assignments(),
@@ -257,7 +242,7 @@ def generate_index(grammars: Iterable[GraphGrammar | tuple[str, int]]) -> str:
     pairs = sorted({g if isinstance(g, tuple) else (g.name, g.version) for g in grammars})
     versions = [(py_literal(f"{n}@{v}"), py_literal(module_stem(n, v))) for n, v in pairs]
     keys = ", ".join(f"{n}@{v}" for n, v in pairs)
-    source = _template("index.py.jinja2").render(
+    source = index_source(
         module_doc=py_literal(f"Generated grammar modules: {keys or 'none'}."),
         generator_version=GENERATOR_VERSION,
         versions=versions,
@@ -271,8 +256,71 @@ def _origin(loc: Location | None) -> str:
     return "" if loc is None else f"# schema line {int(loc.line)}"
 
 
-def _table(value: dict[str, Any]) -> str:
-    return py_literal_block(value, levels=1)
+def _data_tables(grammar: GraphGrammar, table: dict[str, Any], planner: ClassPlanner) -> tuple[str, str]:
+    """The literals of ``_CLASSES`` and ``_GRAMMAR_TABLE``: JSON text (one class, one tool a line), which
+    compiles as one string and decodes in C on first use; or, for a grammar JSON cannot hold exactly (a
+    tuple, a non-string key or NaN among its defaults), the same data as Python literals."""
+    rows = {plan.name: plan.row() for plan in planner.plans}
+    tools = [_json(row) for row in table["tools"]]
+    head = _json({k: v for k, v in table.items() if k not in ("tools", "types")})[:-1]
+    grammar_json = [f"{head}, \"tools\": [", *_commas(tools), f"], \"types\": {_json(table['types'])}}}"]
+    if not all(_json_exact(default) for default in _defaults(grammar)):
+        return py_literal_block(rows, levels=1), py_literal_block(table, levels=2)
+    classes = ["{", *_commas([f"{_json(name)}: {_json(row)}" for name, row in rows.items()]), "}"]
+    return _json_literal(classes), _json_literal(grammar_json)
+
+
+def _defaults(grammar: GraphGrammar) -> Iterator[Any]:
+    """Every field default of a grammar, nested ones too (in its table, the only values that are not names,
+    numbers, strings or the table's own structure, whose tuples ``grammar_from_table`` reads as lists alike)."""
+    stack: list[Any] = [f for t in grammar.tools for f in t.fields]
+    stack += [a.type for a in grammar.types]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, FieldSpec):
+            if item.has_default:
+                yield item.default
+            stack.append(item.type)
+        elif isinstance(item, ObjectType):
+            stack.extend(item.fields)
+        elif isinstance(item, ListType):
+            stack.append(item.item)
+
+
+def _json_exact(value: Any) -> bool:
+    """Whether JSON gives ``value`` back equal and of the same types (no tuple, set, non-str key, NaN)."""
+    if value is None or type(value) in (str, bool, int):
+        return True
+    if type(value) is float:
+        return math.isfinite(value)
+    if type(value) is list:
+        return all(_json_exact(v) for v in value)
+    if type(value) is dict:
+        return all(type(k) is str and _json_exact(v) for k, v in value.items())
+    return False
+
+
+_JSON = json.JSONEncoder(ensure_ascii=False)  # one encoder: json.dumps with options makes one a call
+
+
+def _json(value: Any) -> str:
+    return _JSON.encode(value)
+
+
+def _json_mapping(value: dict[str, Any]) -> str:
+    """A table of names, numbers and strings as JSON text, one key a line; JSON holds all of those exactly
+    (Python's JSON writes and reads back ``Infinity`` and ``NaN`` too)."""
+    return _json_literal(["{", *_commas([f"{_json(k)}: {_json(v)}" for k, v in value.items()]), "}"])
+
+
+def _commas(items: list[str]) -> list[str]:
+    return [item + "," for item in items[:-1]] + items[-1:]
+
+
+def _json_literal(pieces: list[str]) -> str:
+    """JSON text as adjacent string literals, one piece a line, in parentheses (a string of one line would
+    hold the whole table)."""
+    return "(\n" + "".join(f"    {py_literal(piece)}\n" for piece in pieces) + ")"
 
 
 #: Write a file in one step (``ek.atomicfile``); kept under the name ``ek.codegen`` exports.

@@ -15,13 +15,14 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path, PurePath
+from typing import Any
 
 from ek.codegen.literals import py_literal
 from ek.grammar.model import GraphGrammar
 from ek.grammar.tables import grammar_to_table
 
 
-def grammar_sha256(grammar: GraphGrammar) -> str:
+def grammar_sha256(grammar: GraphGrammar, table: dict[str, Any] | None = None) -> str:
     """SHA-256 of the grammar's content: equal for two schemas that differ only in comments or layout.
 
     >>> from ek.grammar import parse
@@ -30,7 +31,9 @@ def grammar_sha256(grammar: GraphGrammar) -> str:
     >>> grammar_sha256(a) == grammar_sha256(b), a.source_sha256 == b.source_sha256
     (True, False)
     """
-    return hashlib.sha256(py_literal(grammar_to_table(grammar)).encode("utf-8")).hexdigest()
+    if table is None:  # ``table``: ``grammar_to_table(grammar)``, when the caller has it already
+        table = grammar_to_table(grammar)
+    return hashlib.sha256(py_literal(table).encode("utf-8")).hexdigest()
 
 
 def schema_path(grammar: GraphGrammar, out_dir: str | os.PathLike[str] | None) -> str | None:

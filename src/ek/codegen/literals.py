@@ -26,18 +26,18 @@ def py_literal(value: Any) -> str:
     >>> py_literal((1,)), py_literal(float("-inf")), py_literal(frozenset({"b", "a"}))
     ('(1,)', "float('-inf')", "frozenset({'a', 'b'})")
     """
-    if value is None or value is True or value is False:
-        return repr(value)
-    if type(value) is int:
-        return repr(value)
-    if type(value) is str:
+    if type(value) is str:  # first: most literals are names and messages
         if not value.isascii() and lone_surrogate(value) is not None:  # not text: no UTF-8 file can hold it
             raise LiteralError(f"{value[:40]!r} holds a lone UTF-16 surrogate, which is not text")
+        return repr(value)
+    if value is None or value is True or value is False or type(value) is int:
         return repr(value)
     if type(value) is float:
         if math.isfinite(value):
             return repr(value)
         return f"float({repr(value)!r})"
+    if type(value) in _CONTAINERS and _plain(value):
+        return repr(value)  # the same text, in C: what follows, for containers of plain values only
     if type(value) is tuple:
         inner = ", ".join(py_literal(v) for v in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"
@@ -50,6 +50,37 @@ def py_literal(value: Any) -> str:
             return "frozenset()"
         return "frozenset({" + ", ".join(py_literal(v) for v in sorted(value, key=repr)) + "})"
     raise LiteralError(f"cannot write {type(value).__name__} value {value!r} as a literal")
+
+
+_CONTAINERS = (tuple, list, dict)
+_SCALAR_TYPES = frozenset({str, int, bool, type(None)})
+
+
+def _plain(value: Any) -> bool:
+    """True if ``repr(value)`` is :func:`py_literal`'s text: tuples, lists and dicts (nested) of ASCII
+    strings, ints, finite floats, bools and None. (``repr`` of a set, of a subclass, of a non-finite float
+    or of a string with a lone surrogate is not, so those go the long way, which writes or refuses them.)"""
+    stack = [value]
+    pop, push = stack.pop, stack.extend
+    containers, scalars, isfinite = _CONTAINERS, _SCALAR_TYPES, math.isfinite
+    while stack:
+        item = pop()
+        kind = type(item)
+        if kind in scalars:
+            if kind is str and not item.isascii():
+                return False
+        elif kind is float:
+            if not isfinite(item):
+                return False
+        elif kind in containers:
+            if kind is dict:
+                push(item.keys())
+                push(item.values())
+            else:
+                push(item)
+        else:
+            return False
+    return True
 
 
 def py_literal_block(value: Any, levels: int = 1, indent: str = "") -> str:

@@ -8,6 +8,7 @@ hand-built grammar can never produce a module that shadows its own names.
 from __future__ import annotations
 
 import builtins
+import functools
 import keyword
 
 import attrs
@@ -68,10 +69,15 @@ def unique(name: str, taken: set[str]) -> str:
     return candidate
 
 
+#: :func:`~ek.grammar.names.safe_identifier` of field names, which recur from tool to tool (``location``,
+#: ``query``) and are made character by character: remembered for the thousands of fields of a grammar.
+_field_identifier = functools.lru_cache(maxsize=4096)(safe_identifier)
+
+
 def field_names(names: list[str]) -> list[str]:
     """Attribute names for a class's fields, in order, unique and clear of the class's own names."""
     taken = set(CLASS_NAMES)
-    return [unique(safe_identifier(n), taken) for n in names]
+    return [unique(_field_identifier(n), taken) for n in names]
 
 
 @attrs.frozen

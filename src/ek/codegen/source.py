@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 import attrs
 
 from ek.grammar.names import path_segment
+
+
+_INDENTS = tuple("    " * n for n in range(32))
 
 
 class Lines:
@@ -27,14 +29,12 @@ class Lines:
         self._fresh: dict[str, int] = {}
 
     def line(self, text: str) -> None:
-        self.lines.append("    " * self.level + text)
+        self.lines.append(_INDENTS[self.level] + text if self.level < len(_INDENTS) else "    " * self.level + text)
 
-    @contextmanager
-    def block(self, header: str) -> Iterator[None]:
+    def block(self, header: str) -> _Block:
+        """``header`` (``if x:``), then what is written inside the ``with`` one level deeper."""
         self.line(header)
-        self.level += 1
-        yield
-        self.level -= 1
+        return _Block(self)
 
     def fresh(self, prefix: str) -> str:
         """A new local variable name (``v0``, ``v1`` ...), unique within this body."""
@@ -46,6 +46,22 @@ class Lines:
         return "\n".join(self.lines)
 
 
+class _Block:
+    """The ``with`` of :meth:`Lines.block` (a class, not ``contextlib.contextmanager``: a thousand-tool module
+    opens tens of thousands of blocks, and a generator-based context manager costs twice as much)."""
+
+    __slots__ = ("code",)
+
+    def __init__(self, code: Lines) -> None:
+        self.code = code
+
+    def __enter__(self) -> None:
+        self.code.level += 1
+
+    def __exit__(self, *exc: object) -> None:
+        self.code.level -= 1
+
+
 @attrs.frozen
 class PathExpr:
     """A JSON-path-like location as a Python expression: literal pieces and loop indexes.
@@ -54,22 +70,28 @@ class PathExpr:
     '(\\'$.items[\\', i0, \\']["max-results"]\\')'
     """
 
-    parts: tuple[tuple[str, str], ...]
+    parts: tuple[tuple[str, str], ...]  # ("lit", text) and ("var", name), no two literals in a row
 
     @classmethod
     def root(cls) -> PathExpr:
         return cls((("lit", "$"),))
 
+    def _then(self, text: str) -> tuple[tuple[str, str], ...]:
+        last = self.parts[-1]
+        if last[0] == "lit":
+            return self.parts[:-1] + (("lit", last[1] + text),)
+        return self.parts + (("lit", text),)
+
     def key(self, name: str) -> PathExpr:
-        return PathExpr(self.parts + (("lit", path_segment(name)),))
+        return PathExpr(self._then(path_segment(name)))
 
     def index(self, var: str) -> PathExpr:
-        return PathExpr(self.parts + (("lit", "["), ("var", var), ("lit", "]")))
+        return PathExpr(self._then("[") + (("var", var), ("lit", "]")))
 
     @property
     def is_static(self) -> bool:
         """True when the location has no list index in it (a constant)."""
-        return all(kind == "lit" for kind, _ in self.parts)
+        return len(self.parts) == 1
 
     def text(self) -> str:
         """The location for messages, list indexes shown as ``[*]``.
@@ -86,11 +108,10 @@ class PathExpr:
         >>> PathExpr.root().key("a").code(), PathExpr.root().key("a").index("i0").code()
         ("'$.a'", "('$.a[', i0, ']')")
         """
-        merged: list[tuple[str, str]] = []
-        for kind, text in self.parts:
-            if kind == "lit" and merged and merged[-1][0] == "lit":
-                merged[-1] = ("lit", merged[-1][1] + text)
-            else:
-                merged.append((kind, text))
-        pieces = [repr(text) if kind == "lit" else text for kind, text in merged]
-        return pieces[0] if len(pieces) == 1 else "(" + ", ".join(pieces) + ")"
+        return self.code_with(repr)
+
+    def code_with(self, literal: Callable[[str], str]) -> str:
+        """:meth:`code`, each literal piece written by ``literal``."""
+        if len(self.parts) == 1:
+            return literal(self.parts[0][1])
+        return "(" + ", ".join([literal(text) if kind == "lit" else text for kind, text in self.parts]) + ")"

@@ -8,7 +8,10 @@ enum members) only ever appears as ``repr`` literals or in module tables.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
+
+import attrs
 
 from ek.codegen.errors import GenerationError
 from ek.codegen.literals import py_literal
@@ -21,6 +24,7 @@ from ek.grammar.model import (
     FieldSpec,
     GraphGrammar,
     ListType,
+    NamedType,
     ObjectType,
     PrimitiveType,
     TypeNode,
@@ -112,13 +116,32 @@ def _range_text(lo: Any, hi: Any) -> str:
     return f"[{'' if lo is None else repr(lo)}..{'' if hi is None else repr(hi)}]"
 
 
-def _bounds_test(expr: str, lo: Any, hi: Any) -> str:
+def _bounds_test(expr: str, lo: Any, hi: Any, lit: Callable[[Any], str] = py_literal) -> str:
     """A condition that is True when ``expr`` is OUT of range (NaN is out of every range)."""
     if lo is not None and hi is not None:
-        return f"not ({py_literal(lo)} <= {expr} <= {py_literal(hi)})"
+        return f"not ({lit(lo)} <= {expr} <= {lit(hi)})"
     if lo is not None:
-        return f"not ({expr} >= {py_literal(lo)})"
-    return f"not ({expr} <= {py_literal(hi)})"
+        return f"not ({expr} >= {lit(lo)})"
+    return f"not ({expr} <= {lit(hi)})"
+
+
+@attrs.frozen
+class Body:
+    """A validator body as a *shape* and what fills it: ``skeleton`` is the source with each literal
+    and table name replaced by a marker, ``\\x00L3\\x00`` (literal number 3) or ``\\x00N3\\x00`` (name),
+    and ``fillers`` the text of each. Bodies of tools alike but for names and constants share a
+    skeleton, so the compile gate checks each skeleton once (:mod:`ek.codegen.shapes`). A marker
+    cannot occur in generated source otherwise: ``repr`` writes a NUL byte as ``\\x00``."""
+
+    skeleton: str
+    fillers: tuple[str, ...]
+
+    def text(self) -> str:
+        """The source: each marker replaced by its filler."""
+        parts = self.skeleton.split("\x00")
+        fillers = self.fillers
+        parts[1::2] = [fillers[int(marker[1:])] for marker in parts[1::2]]
+        return "".join(parts)
 
 
 class ValidatorEmitter:
@@ -127,8 +150,15 @@ class ValidatorEmitter:
     def __init__(self, grammar: GraphGrammar, tables: Tables) -> None:
         self.grammar = grammar
         self.tables = tables
+        self._fillers: list[str] = []
 
     def tool_body(self, fields: tuple[FieldSpec, ...]) -> str:
+        """The body's source (statements indented one level)."""
+        return self.planned_body(fields).text()
+
+    def planned_body(self, fields: tuple[FieldSpec, ...]) -> Body:
+        """The body as a shape and its fillers (:class:`Body`)."""
+        self._fillers = []
         code = Lines(level=1)
         with code.block("if type(args) is not dict:"):
             with code.block("if not isinstance(args, _Mapping):"):
@@ -137,16 +167,40 @@ class ValidatorEmitter:
         code.line("errs: list[Violation] = []")
         self.fields(code, "args", fields, PathExpr.root())
         code.line("return errs")
-        return code.text()
+        return Body(code.text(), tuple(self._fillers))
+
+    def _resolve(self, node: TypeNode, cons: Constraints) -> tuple[TypeNode, Constraints]:
+        """:meth:`GraphGrammar.resolve`, which a type that names no alias (most) need not go through."""
+        return self.grammar.resolve(node, cons) if isinstance(node, NamedType) else (node, cons)
+
+    def _lit(self, value: Any) -> str:
+        """``value`` as a literal: a marker for one that is a single token (a ``str``, a number that is not
+        negative, True, False, None), written in place otherwise (``-1``, ``float('inf')``)."""
+        text = py_literal(value)
+        kind = type(value)
+        if kind is str or value is None or kind is bool or (kind in (int, float) and text[0].isdigit()):
+            fillers = self._fillers
+            fillers.append(text)
+            return f"\x00L{len(fillers) - 1}\x00"
+        return text
+
+    def _name(self, name: str) -> str:
+        """A module table's name, as a marker."""
+        self._fillers.append(name)
+        return f"\x00N{len(self._fillers) - 1}\x00"
+
+    def _path(self, path: PathExpr) -> str:
+        """A location: a marker when it is a constant, else its tuple of pieces, each literal a marker."""
+        return path.code_with(self._lit)
 
     def fields(self, code: Lines, obj: str, fields: tuple[FieldSpec, ...], path: PathExpr) -> None:
         """Check each declared field of the dict in ``obj``, then count keys to find unknown ones."""
         count = code.fresh("n")
-        code.line(f"{count} = {sum(1 for f in fields if f.required)}")
+        code.line(f"{count} = {self._lit(sum(1 for f in fields if f.required))}")
         for f in fields:
             fpath = path.key(f.name)
-            key = py_literal(f.name)
-            node, cons = self.grammar.resolve(f.type, f.constraints)
+            key = self._lit(f.name)
+            node, cons = self._resolve(f.type, f.constraints)
             if f.required:
                 var = code.fresh("v")
                 with code.block("try:"):
@@ -168,9 +222,9 @@ class ValidatorEmitter:
             else:
                 with code.block(f"if {key} in {obj}:"):
                     code.line(f"{count} += 1")
-        keys = self.tables.keyset(tuple(f.name for f in fields))
+        keys = self._name(self.tables.keyset(tuple(f.name for f in fields)))
         with code.block(f"if len({obj}) != {count}:"):
-            code.line(f"_unknown(errs, {obj}, {keys}, {path.code()})")
+            code.line(f"_unknown(errs, {obj}, {keys}, {self._path(path)})")
 
     @staticmethod
     def _has_checks(node: TypeNode) -> bool:
@@ -214,12 +268,25 @@ class ValidatorEmitter:
                 raise ValueError(f"unknown primitive type {name!r}")
         elif isinstance(node, EnumType):
             members = ", ".join(repr(m) for m in node.members)
-            with code.block(f"if {self.tables.enum_bad(var, node.members)}:"):
-                self._fail(code, path, f"expected one of {members}, got ", "_repr80", var, any_type=True)
+            reason = f"expected one of {members}, got "
+            if all(type(m) is str for m in node.members):
+                # A set lookup alone (no isinstance first: 20 ns of a 2-argument tool's 160): only a str
+                # equals a str member, and an unhashable value (a list) raises TypeError, the rare path.
+                # (Not ``raise`` on a miss: raising and catching costs more than the whole check.)
+                ok = code.fresh("ok")
+                with code.block("try:"):
+                    code.line(f"{ok} = {var} in {self._name(self.tables.enum(node.members))}")
+                with code.block("except TypeError:"):
+                    code.line(f"{ok} = False")
+                with code.block(f"if not {ok}:"):
+                    self._fail(code, path, reason, "_repr80", var, any_type=True)
+            else:
+                with code.block(f"if {self.tables.enum_bad(var, node.members)}:"):
+                    self._fail(code, path, reason, "_repr80", var, any_type=True)
         elif isinstance(node, ListType):
             with code.block(f"if type({var}) is not list and not isinstance({var}, (list, tuple)):"):
                 self._fail(code, path, "expected list, got ", "_type_name", var)
-            item, item_cons = self.grammar.resolve(node.item)
+            item, item_cons = self._resolve(node.item, NO_CONSTRAINTS)
             has_len = cons.min is not None or cons.max is not None
             if has_len or self._has_checks(item):
                 with code.block("else:"):
@@ -266,7 +333,7 @@ class ValidatorEmitter:
         if node.name == "str":
             parts = [f"not isinstance({var}, str)"]
             if cons.min is not None or cons.max is not None:
-                parts.append(_bounds_test(f"len({var})", cons.min, cons.max))
+                parts.append(_bounds_test(f"len({var})", cons.min, cons.max, self._lit))
             if cons.pattern is not None:
                 parts.append(self._mismatch(var, cons.pattern))
             return " or ".join(parts)
@@ -276,7 +343,7 @@ class ValidatorEmitter:
             kinds = "int" if node.name == "int" else "(int, float)"
             test = f"(type({var}) is not {node.name} and (type({var}) is bool or not isinstance({var}, {kinds})))"
             if cons.min is not None or cons.max is not None:
-                test += f" or {_bounds_test(var, cons.min, cons.max)}"
+                test += f" or {_bounds_test(var, cons.min, cons.max, self._lit)}"
             return test
         return None
 
@@ -303,14 +370,14 @@ class ValidatorEmitter:
         ``any_type``: ``value`` may be a mutable object (a list where an enum is due), whose text
         must not change later, so only a ``str`` is kept as it is; the rest is rendered now.
         """
-        where = path.code()
         if render is None:
             if path.is_static:
-                code.line(f"errs.append({self.tables.violation(path.text(), reason)})")
+                code.line(f"errs.append({self._name(self.tables.violation(path.text(), reason))})")
             else:
-                code.line(f"errs.append(_V(({where}, {py_literal(reason)})))")
+                code.line(f"errs.append(_V(({self._path(path)}, {self._lit(reason)})))")
             return
-        text = py_literal(reason)
+        where = self._path(path)
+        text = self._lit(reason)
         lazy = f"_V(({where}, {text}, {render}, {value}))"
         if any_type:
             code.line(f"errs.append({lazy} if type({value}) is str else _V(({where}, {text} + {render}({value}))))")
@@ -323,18 +390,18 @@ class ValidatorEmitter:
         if refusal is not None:
             raise GenerationError(refusal)
         fast = specialise(pattern, var)
-        return f"not ({fast})" if fast is not None else f"{self.tables.pattern(pattern)}({var}) is None"
+        return f"not ({fast})" if fast is not None else f"{self._name(self.tables.pattern(pattern))}({var}) is None"
 
     def _range(self, code: Lines, var: str, cons: Constraints, path: PathExpr) -> None:
         if cons.min is None and cons.max is None:
             return
-        with code.block(f"elif {_bounds_test(var, cons.min, cons.max)}:"):
+        with code.block(f"elif {_bounds_test(var, cons.min, cons.max, self._lit)}:"):
             self._fail(code, path, f"must be in {_range_text(cons.min, cons.max)}, got ", "_repr80", var)
 
     def _length(self, code: Lines, var: str, cons: Constraints, path: PathExpr) -> None:
         if cons.min is None and cons.max is None:
             return
-        test = f"not {var}" if (cons.min, cons.max) == (1, None) else _bounds_test(f"len({var})", cons.min, cons.max)
+        test = f"not {var}" if (cons.min, cons.max) == (1, None) else _bounds_test(f"len({var})", cons.min, cons.max, self._lit)
         with code.block(f"if {test}:"):
             self._fail(code, path, f"length must be in {_range_text(cons.min, cons.max)}, got ", "str", f"len({var})")
 

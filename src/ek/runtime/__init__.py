@@ -9,7 +9,7 @@ from __future__ import annotations
 from ek._lazy import lazy_exports
 
 # Loaded on first use, for start-up speed: generated modules import ek.runtime.support and friends, and must
-# not pay for the loader, the resolver or the code generator (jinja2) they never call.
+# not pay for the loader, the resolver or the code generator they never call.
 _EXPORTS: dict[str, str] = {
     "SUPPORTED_GENERATOR_VERSIONS": "ek.runtime.loader",
     "ArgumentsError": "ek.runtime.violation",

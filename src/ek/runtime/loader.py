@@ -28,13 +28,13 @@ from ek.runtime.freshness import ensure_fresh, module_dir, regenerate_hint, show
 from ek.runtime.stamps import generated_modules
 
 #: Generator versions whose modules this runtime can use.
-SUPPORTED_GENERATOR_VERSIONS = frozenset({1, 2, 3, 4})
+SUPPORTED_GENERATOR_VERSIONS = frozenset({1, 2, 3, 4, 5})
 
 _STAMPS = ("GRAMMAR_NAME", "GRAMMAR_VERSION", "GENERATOR_VERSION", "GRAMMAR", "validate")
 
 #: The stamp that records what a module was generated from: the schema's bytes up to generator 2,
 #: the grammar's content from 3 on (so comments do not make a module stale).
-_SOURCE_STAMP = {1: "SOURCE_SHA256", 2: "SOURCE_SHA256", 3: "GRAMMAR_SHA256", 4: "GRAMMAR_SHA256"}
+_SOURCE_STAMP = {1: "SOURCE_SHA256", 2: "SOURCE_SHA256", 3: "GRAMMAR_SHA256", 4: "GRAMMAR_SHA256", 5: "GRAMMAR_SHA256"}
 
 _lock = threading.Lock()
 _compiled: dict[tuple[str, int], types.ModuleType] = {}

@@ -1,5 +1,5 @@
 """Helpers that generated modules call on their slow (error) paths, for date checks, and to build their
-classes on first use (:func:`lazy_module`).
+classes on first use (:func:`lazy_module`, for generator 4; generator 5 on: :mod:`ek.runtime.classes`).
 
 Kept tiny and stable: a generated module written by an older ``ek gen`` must
 keep working, which is what ``GENERATOR_VERSION`` promises.
@@ -8,6 +8,7 @@ keep working, which is what ``GENERATOR_VERSION`` promises.
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -24,6 +25,9 @@ __getattr__, _ = lazy_exports(__name__, {}, {"is_date": "ek.grammar.fits", "is_d
 #: The parsers behind the ``date`` and ``datetime`` checks (bound once; generated code imports them).
 date_fromisoformat = _dt.date.fromisoformat
 datetime_fromisoformat = _dt.datetime.fromisoformat
+
+#: A table a module (generator 5 on) holds as JSON text: cost weights, importances, compare policies.
+json_table = json.loads
 
 #: The characters at offsets 4, 7, 10 and 13 of an extended ISO datetime (``value[4:14:3]``);
 #: read by modules of generator version 1.
@@ -77,10 +81,11 @@ _ClassBuilders = Mapping[str, "tuple[Callable[[], type], tuple[str, ...]]"]
 
 def grammar_from_table(table: Any, source_path: str | None = None) -> Any:
     """:func:`ek.runtime.tables.grammar_from_table`, imported when a module's ``GRAMMAR`` is first asked for
-    (it needs the grammar model), not when the module is imported."""
+    (it needs the grammar model), not when the module is imported. ``table``: the table, or (generator 5
+    on) the same as JSON text, decoded here."""
     from ek.runtime.tables import grammar_from_table as from_table
 
-    return from_table(table, source_path=source_path)
+    return from_table(json.loads(table) if isinstance(table, str) else table, source_path=source_path)
 
 
 def lazy_module(namespace: dict[str, Any], classes: _ClassBuilders, tool_classes: Mapping[str, str],
