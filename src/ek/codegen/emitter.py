@@ -19,7 +19,7 @@ from ek.atomicfile import write_text_atomic
 from ek.codegen.classes import ClassPlanner
 from ek.codegen.errors import GenerationError
 from ek.codegen.fingerprint import grammar_sha256, schema_path
-from ek.codegen.layout import index_source, module_parts, tool_validator_source, validator_def
+from ek.codegen.layout import index_source, module_parts, tool_validator_source, validator_defs
 from ek.codegen.literals import LiteralError, py_literal, py_literal_block
 from ek.codegen.naming import MODULE_NAMES, module_filename, module_stem, tool_names
 from ek.codegen.shapes import PlannedSource, check_planned, shapes_pay
@@ -203,7 +203,7 @@ def render(grammar: GraphGrammar, out_dir: str | os.PathLike[str] | None = None)
             classes=classes,
             grammar_table=grammar_table,
         )
-        text = "".join([head, *(validator_def(name, doc, body.text()) for name, doc, body in validators), tail])
+        text = "".join([head, validator_defs((name, doc, body.text()) for name, doc, body in validators), tail])
         source = PlannedSource(text, head, tail, validators)
     return source
 

@@ -30,6 +30,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from ek.codegen.errors import GenerationError
+from ek.codegen.layout import validator_def
 from ek.codegen.validators import Body
 
 #: One literal token as ``ek.codegen.literals.py_literal`` writes a ``str`` (``repr``: one quote kind, no
@@ -127,7 +128,7 @@ def _check_skeleton(body: Body, name: str, what: str) -> None:
     markers = re.findall(_MARKER, body.skeleton)  # a marker may occur more than once (a path in two messages)
     if {int(m[1:]) for m in markers} != set(range(len(body.fillers))):
         raise GenerationError(f"generated source for {what}: the markers of {name} do not match its fillers")
-    text = "def _v(args: Any) -> list[Violation]:\n    _doc\n" + re.sub(_MARKER, r"_h\1", body.skeleton) + "\n"
+    text = validator_def("_v", "_doc", re.sub(_MARKER, r"_h\1", body.skeleton))  # the def as the module writes it
     try:
         compile(text, f"<ek gen {what}: the shape of {name}>", "exec", dont_inherit=True)
         tree = ast.parse(text)
