@@ -15,6 +15,8 @@ a float at any depth, not only at top level; the model output is read by
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import string
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
@@ -146,24 +148,115 @@ def check(
     funcs = _functions(functions)
     answers = _answers(possible_answer, category)
     language, kind = _route(category)
-    decoded = _decode(model_output, language)
-    if isinstance(decoded, ParseError):
+    entry = PreparedEntry(funcs, answers, category, language, kind, bool(underscore_to_dot), compiled=False)
+    return entry.check(model_output)
+
+
+def prepare(
+    functions: Sequence[Mapping[str, Any]] | Mapping[str, Any],
+    possible_answer: Sequence[Mapping[str, Any]] | Mapping[str, Any],
+    category: str,
+    *,
+    underscore_to_dot: bool = False,
+) -> PreparedEntry:
+    """One BFCL entry read once, to check many model outputs against it: ``prepare(...).check(output)``.
+
+    ``check(functions, output, answer, category)`` is ``prepare(functions,
+    answer, category).check(output)``: the same verdicts, and the same
+    ValueErrors for a malformed entry (raised here, or when a check first
+    reaches the malformed part, as ``check`` raises them). What is read once
+    is the entry's shape, its routing and, per answer, the schema's types and
+    the acceptable values as sets (see :class:`_CompiledCall`); each output is
+    still decoded and validated in full. The entry is read, not copied:
+    change it in place and prepare it again.
+
+    >>> funcs = [{"name": "f", "parameters": {"type": "dict",
+    ...     "properties": {"x": {"type": "string"}}, "required": ["x"]}}]
+    >>> entry = prepare(funcs, [{"f": {"x": ["New York"]}}], "simple")
+    >>> entry.check("[f(x='new york')]").valid, entry.check("[f(x='Boston')]").error_type
+    (True, 'value_error:string')
+    """
+    funcs = _functions(functions)
+    answers = _answers(possible_answer, category)
+    language, kind = _route(category)
+    return PreparedEntry(funcs, answers, category, language, kind, bool(underscore_to_dot), compiled=True)
+
+
+class PreparedEntry:
+    """A BFCL entry ready to check outputs against (built by :func:`prepare`; read-only after).
+
+    The per-answer call checkers are built on first use and kept: checking
+    many outputs of one entry reads its schema and answers once.
+    """
+
+    __slots__ = ("_answers", "_category", "_checkers", "_compiled", "_ctx", "_funcs", "_kind", "_language",
+                 "_parallel")
+
+    def __init__(self, funcs: list[Mapping[str, Any]], answers: list[Mapping[str, Any]], category: str,
+                 language: str, kind: str, underscore_to_dot: bool, *, compiled: bool) -> None:
+        """``compiled``: build :class:`_CompiledCall` s where they apply (worth it for many outputs, not one)."""
+        self._funcs, self._answers, self._category = funcs, answers, category
+        self._language, self._kind, self._compiled = language, kind, compiled
+        self._ctx = _CONTEXTS[language, underscore_to_dot]
+        self._checkers: list[_CallCheck | None] = [None] * len(answers)
+        self._parallel: tuple[list[_CallCheck], bool] | None = None
+        if compiled:
+            self._build_checkers()
+
+    def _build_checkers(self) -> None:
+        """Every call checker built now, for the outputs to come; what would raise is left for a check to raise."""
+        kind = self._kind
+        if kind is _PARALLEL:
+            with contextlib.suppress(ValueError):  # an answer naming a function the entry lacks
+                self._parallel_checkers()
+        elif kind is not _RELEVANCE and self._answers and self._funcs:
+            answer = self._answers[0]
+            if kind is _SIMPLE:
+                func = self._funcs[0]
+            else:
+                with contextlib.suppress(ValueError):
+                    func = _find(self._funcs, _only_key(answer))
+                    self._checkers[0] = _call_check(func, answer, self._ctx, True)
+                return
+            self._checkers[0] = _call_check(func, answer, self._ctx, True)
+
+    def check(self, model_output: Any) -> Verdict:
+        """The verdict on one model output (raw text, decoded ``[{"func": {...}}]`` or steps)."""
+        kind = self._kind
+        decoded = _decode(model_output, self._language)
+        if type(decoded) is not list:
+            if kind is _RELEVANCE:
+                return _relevance(self._category, has_calls=False, detail=str(decoded))
+            return _failed("ast_decoder:decoder_failed", "Invalid syntax. Failed to decode AST. {0}", decoded)
         if kind is _RELEVANCE:
-            return _relevance(category, has_calls=False, detail=str(decoded))
-        return _failed("ast_decoder:decoder_failed", "Invalid syntax. Failed to decode AST. {0}", decoded)
-    if kind is _RELEVANCE:
-        return _relevance(category, has_calls=bool(decoded), detail="")
-    ctx = _CONTEXTS[language, bool(underscore_to_dot)]
-    if kind is _PARALLEL:
-        return _parallel(funcs, decoded, answers, ctx)
-    if kind is _MULTIPLE:
-        if len(decoded) != len(answers):
-            return _WRONG_COUNT_MULTIPLE
-        expected = _only_key(answers[0])
-        return _call_checker(_find(funcs, expected), decoded[0], answers[0], ctx)
-    if len(decoded) != 1:
-        return _WRONG_COUNT_SIMPLE
-    return _call_checker(funcs[0], decoded[0], answers[0], ctx)
+            return _relevance(self._category, has_calls=bool(decoded), detail="")
+        if kind is _PARALLEL:
+            if len(decoded) != len(self._answers):
+                return _WRONG_COUNT_PARALLEL
+            checkers, fast = self._parallel or self._parallel_checkers()
+            return _parallel(checkers, fast, decoded, self._answers)
+        if kind is _MULTIPLE:
+            if len(decoded) != len(self._answers):
+                return _WRONG_COUNT_MULTIPLE
+        elif len(decoded) != 1:
+            return _WRONG_COUNT_SIMPLE
+        checker = self._checkers[0]
+        if checker is None:
+            answer = self._answers[0]
+            func = _find(self._funcs, _only_key(answer)) if kind is _MULTIPLE else self._funcs[0]
+            checker = self._checkers[0] = _call_check(func, answer, self._ctx, self._compiled)
+        return checker(decoded[0])
+
+    def _parallel_checkers(self) -> tuple[list[_CallCheck], bool]:
+        """Each answer's call checker, and whether the fast paths of :func:`_parallel` may be taken.
+
+        Every answer's function is found first (a missing one raises before any call is checked).
+        """
+        funcs_for = [_find(self._funcs, _only_key(a)) for a in self._answers]
+        checkers = [_call_check(func, answer, self._ctx, self._compiled)
+                    for func, answer in zip(funcs_for, self._answers)]
+        self._parallel = checkers, self._ctx.python and _well_formed(funcs_for)
+        return self._parallel
 
 
 _RELEVANCE, _PARALLEL, _MULTIPLE, _SIMPLE = "relevance", "parallel", "multiple", "simple"
@@ -409,18 +502,18 @@ def _decoded_bfcl(items: list[Any]) -> list[_Call] | None:
     return calls
 
 
-def _parallel(funcs: list[Mapping[str, Any]], calls: list[_Call], answers: list[Mapping[str, Any]],
-              ctx: _Context) -> Verdict:
-    if len(calls) != len(answers):
-        return _WRONG_COUNT_PARALLEL
-    funcs_for = [_find(funcs, _only_key(a)) for a in answers]
+def _parallel(checkers: list[_CallCheck], fast: bool, calls: list[_Call],
+              answers: list[Mapping[str, Any]]) -> Verdict:
+    """Any order: the calls (as many as the answers) assigned to the answers, ``checkers[i]`` judging answer ``i``.
+
+    ``fast``: the entry is well-formed (:func:`_well_formed`), so the shortcuts below may be taken.
+    """
     verdicts: dict[tuple[int, int], Verdict] = {}
-    fast = ctx.python and _well_formed(funcs_for)
     if fast:
-        misfit = _in_order(funcs_for, calls, answers, ctx, verdicts)
+        misfit = _in_order(checkers, calls, verdicts)
         if misfit is None:
             return OK
-        row = _row_fitting_nothing(misfit, funcs_for[misfit], calls, answers[misfit], ctx, verdicts[misfit, misfit])
+        row = _row_fitting_nothing(misfit, checkers[misfit], calls, verdicts[misfit, misfit])
         if row is not None:
             return _no_match(misfit, answers, row)
 
@@ -428,7 +521,7 @@ def _parallel(funcs: list[Mapping[str, Any]], calls: list[_Call], answers: list[
         """Answer ``i`` against call ``j``, checked once (the matching and the message both ask)."""
         found = verdicts.get((i, j))
         if found is None:
-            found = verdicts[i, j] = _call_checker(funcs_for[i], calls[j], answers[i], ctx)
+            found = verdicts[i, j] = checkers[i](calls[j])
         return found
 
     size = len(calls)
@@ -460,8 +553,7 @@ class _Reasons:
         return "; ".join(f"model call {j}: {v.error_type}: {v.message}" for j, v in enumerate(self.row))
 
 
-def _in_order(funcs_for: list[Mapping[str, Any]], calls: list[_Call], answers: list[Mapping[str, Any]],
-              ctx: _Context, verdicts: dict[tuple[int, int], Verdict]) -> int | None:
+def _in_order(checkers: list[_CallCheck], calls: list[_Call], verdicts: dict[tuple[int, int], Verdict]) -> int | None:
     """Fast path: every call fits the answer at its own index (None), so a complete assignment exists.
 
     Skips the matching, which asks each answer about every earlier call first
@@ -472,14 +564,13 @@ def _in_order(funcs_for: list[Mapping[str, Any]], calls: list[_Call], answers: l
     Taken for well-formed entries only (see :func:`_well_formed`).
     """
     for i, call in enumerate(calls):
-        verdict = verdicts[i, i] = _call_checker(funcs_for[i], call, answers[i], ctx)
+        verdict = verdicts[i, i] = checkers[i](call)
         if not verdict.valid:
             return i
     return None
 
 
-def _row_fitting_nothing(misfit: int, func: Mapping[str, Any], calls: list[_Call], answer: Mapping[str, Any],
-                         ctx: _Context, own: Verdict) -> list[Verdict] | None:
+def _row_fitting_nothing(misfit: int, checker: _CallCheck, calls: list[_Call], own: Verdict) -> list[Verdict] | None:
     """Fast path: answer ``misfit`` (the first not fitting its own call) against every call, if it fits none.
 
     Skips :func:`_first_without_fit` (which asks every earlier answer about
@@ -490,11 +581,12 @@ def _row_fitting_nothing(misfit: int, func: Mapping[str, Any], calls: list[_Call
     reports, and its message shows this same row of verdicts. None as soon
     as one call fits (then the general path decides). Taken for well-formed
     entries only (see :func:`_well_formed`), as pairs are then checked in any
-    order with the same verdicts. ``own``: the verdict on call ``misfit``.
+    order with the same verdicts. ``checker``: the answer's call checker;
+    ``own``: its verdict on call ``misfit``.
     """
     row = []
     for j, call in enumerate(calls):
-        verdict = own if j == misfit else _call_checker(func, call, answer, ctx)
+        verdict = own if j == misfit else checker(call)
         if verdict.valid:
             return None
         row.append(verdict)
@@ -549,48 +641,182 @@ def _well_formed(funcs: list[Mapping[str, Any]]) -> bool:
     return True
 
 
+#: One answer's call checker: a call -> its verdict (:func:`_call_check` builds them).
+_CallCheck = Callable[[_Call], Verdict]
+
+
 def _call_checker(func: Mapping[str, Any], call: _Call, answer: Mapping[str, Any], ctx: _Context) -> Verdict:
     """BFCL's ``simple_function_checker`` for one call."""
     for possible in answer.values():  # the one key's parameters (a loop binds them faster than next(iter(...)))
         break
-    name = func["name"]
-    if ctx.underscore_to_dot and "." in name:
-        name = name.replace(".", "_")
+    name = _expected_name(func, ctx)
     got, args = call
     if got != name:
-        return _failed("simple_function_checker:wrong_func_name",
-                       "Function name {0!r} not found in model output.", name)
+        return _wrong_name(name)
     details, required = _plain_parameters(func)
     for param in required:
         if param not in args:
-            return _failed("simple_function_checker:missing_required", "Missing required parameter: {0!r}.", param)
-    python = ctx.python
+            return _missing_required(param)
     for param, value in args.items():
         if param not in details or param not in possible:
-            return _failed("simple_function_checker:unexpected_param", "Unexpected parameter: {0!r}.", param)
-        detail, alternatives = details[param], possible[param]
-        if python and type(detail) is dict:
-            kind = type(value)
-            type_name = detail.get("type", "any")
-            if kind in _SCALARS and type(type_name) is str and PYTHON_TYPES.get(type_name) is kind:
-                # The fast path of _listed_as_is, inline: most values are scalars, most answers list one value.
-                if len(alternatives) == 1 and type(alternatives[0]) is kind and alternatives[0] == value \
-                        or _scalar_listed(value, kind, alternatives):
-                    continue
-                verdict = _typed_scalar(param, value, kind, alternatives)
-                if not verdict.valid:
-                    return verdict
-                continue
-            if _listed_as_is(value, detail, alternatives):
-                continue
-        verdict = _check_param(param, value, detail, alternatives, ctx)
+            return _unexpected(param)
+        verdict = _param_verdict(param, value, details[param], possible[param], ctx)
         if not verdict.valid:
             return verdict
     for param, alternatives in possible.items():
         if param not in args and "" not in alternatives:
-            return _failed("simple_function_checker:missing_optional",
-                           "Optional parameter {0!r} not provided and not marked as optional.", param)
+            return _missing_optional(param)
     return OK
+
+
+def _expected_name(func: Mapping[str, Any], ctx: _Context) -> str:
+    name: str = func["name"]
+    return name.replace(".", "_") if ctx.underscore_to_dot and "." in name else name
+
+
+def _wrong_name(name: str) -> Verdict:
+    return _failed("simple_function_checker:wrong_func_name", "Function name {0!r} not found in model output.", name)
+
+
+def _missing_required(param: Any) -> Verdict:
+    return _failed("simple_function_checker:missing_required", "Missing required parameter: {0!r}.", param)
+
+
+def _unexpected(param: Any) -> Verdict:
+    return _failed("simple_function_checker:unexpected_param", "Unexpected parameter: {0!r}.", param)
+
+
+def _missing_optional(param: Any) -> Verdict:
+    return _failed("simple_function_checker:missing_optional",
+                   "Optional parameter {0!r} not provided and not marked as optional.", param)
+
+
+def _param_verdict(param: str, value: Any, detail: Any, alternatives: list[Any], ctx: _Context) -> Verdict:
+    """One argument's verdict: its declared type and an acceptable value (BFCL's per-parameter checks)."""
+    if ctx.python and type(detail) is dict:
+        kind = type(value)
+        type_name = detail.get("type", "any")
+        if kind in _SCALARS and type(type_name) is str and PYTHON_TYPES.get(type_name) is kind:
+            # The fast path of _listed_as_is, inline: most values are scalars, most answers list one value.
+            if len(alternatives) == 1 and type(alternatives[0]) is kind and alternatives[0] == value \
+                    or _scalar_listed(value, kind, alternatives):
+                return OK
+            return _typed_scalar(param, value, kind, alternatives)
+        if _listed_as_is(value, detail, alternatives):
+            return OK
+    return _check_param(param, value, detail, alternatives, ctx)
+
+
+def _call_check(func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Context, compiled: bool) -> _CallCheck:
+    """The checker of calls against one answer: compiled (:class:`_CompiledCall`) if asked and it can be, else general."""
+    built = _CompiledCall.build(func, answer, ctx) if compiled else None
+    if built is not None:
+        return built.check
+    return functools.partial(_call_checker, func, answer=answer, ctx=ctx)
+
+
+class _CompiledCall:
+    """Fast path (Python): :func:`_call_checker` for one answer, with its schema and values read once.
+
+    Built once per answer of a prepared entry. Skips, per call: reading the
+    schema (name, ``required``, each parameter's declared type) and the
+    answer's alternatives. An argument whose value has exactly the type its
+    parameter declares (``str``, ``int``, ``float``, ``bool``) is accepted
+    by one lookup in the set of acceptable values (:func:`_slot`); any other
+    value, or one not in the set, takes :func:`_param_verdict`, which gives
+    the verdict. Safe: the checks run in ``_call_checker``'s order with its
+    verdicts, and a set accepts exactly what ``_param_verdict`` accepts for
+    such a value (see ``_slot``). Built only for well-formed schemas
+    (:func:`_well_formed`: nothing in them raises) and plain answers (a
+    ``dict`` of lists of JSON values); others keep the general path.
+    """
+
+    __slots__ = ("ctx", "must", "name", "required", "slots")
+
+    def __init__(self, name: str, required: tuple[str, ...], slots: dict[str, _Slot], must: tuple[str, ...],
+                 ctx: _Context) -> None:
+        self.name, self.required, self.slots, self.must, self.ctx = name, required, slots, must, ctx
+
+    @classmethod
+    def build(cls, func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Context) -> _CompiledCall | None:
+        if not ctx.python or type(answer) is not dict or not _well_formed([func]):
+            return None
+        for possible in answer.values():
+            break
+        if type(possible) is not dict:
+            return None
+        for alternatives in possible.values():
+            if type(alternatives) is not list or not _JSON_TYPES.issuperset(map(type, alternatives)):
+                return None
+        details, required = _plain_parameters(func)
+        slots = {param: _slot(details[param], possible[param]) for param in possible if param in details}
+        must = tuple(param for param, alternatives in possible.items() if "" not in alternatives)
+        return cls(_expected_name(func, ctx), tuple(required), slots, must, ctx)
+
+    def check(self, call: _Call) -> Verdict:
+        got, args = call
+        if got != self.name:
+            return _wrong_name(self.name)
+        for param in self.required:
+            if param not in args:
+                return _missing_required(param)
+        slots = self.slots
+        for param, value in args.items():
+            slot = slots.get(param)
+            if slot is None:
+                return _unexpected(param)
+            kind, raw, std, detail, alternatives = slot
+            if type(value) is kind:
+                if value in raw:
+                    continue
+                if std is None:
+                    return _not_among(param, value, alternatives)
+                if standardize(value) in std:
+                    continue
+                return _not_among_strings(param, value, alternatives)
+            verdict = _param_verdict(param, value, detail, alternatives, self.ctx)
+            if not verdict.valid:
+                return verdict
+        for param in self.must:
+            if param not in args:
+                return _missing_optional(param)
+        return OK
+
+
+#: A parameter as :class:`_CompiledCall` checks it: ``(kind, raw, std, detail, alternatives)``.
+_Slot = tuple[type | None, frozenset[Any], frozenset[str] | None, Any, list[Any]]
+
+
+def _slot(detail: dict[str, Any], alternatives: list[Any]) -> _Slot:
+    """A parameter's accepted values of its declared scalar type, as sets (``kind`` None: no value is taken so).
+
+    A value ``v`` with ``type(v) is kind`` is accepted by :func:`_param_verdict`
+    exactly when ``v in raw or standardize(v) in std`` (``std`` None: not
+    asked). For ``str``, not a "variable" (the answers' type is ``str`` or
+    unknown): ``raw`` the string alternatives, ``std`` them standardised (BFCL
+    compares strings standardised; an equal string is equal standardised).
+    Otherwise the alternatives ``==`` to such a value under ``_same``: for an
+    ``int`` or ``float`` the finite non-``bool`` numbers (``1 == 1.0``, and a
+    set finds them by their equal hashes), for a ``bool`` the bools, for a
+    ``str`` variable the strings.
+    """
+    kind = PYTHON_TYPES.get(detail.get("type", "any"))
+    if kind is str:
+        strings = frozenset(alt for alt in alternatives if type(alt) is str)
+        answer_type = _answer_type(alternatives)
+        if answer_type is None or answer_type is str:
+            return kind, strings, frozenset(map(standardize, strings)), detail, alternatives
+        return kind, strings, None, detail, alternatives
+    if kind is int or kind is float:
+        numbers = frozenset(alt for alt in alternatives if (type(alt) is int or type(alt) is float)
+                            and -_INF < alt < _INF)
+        return kind, numbers, None, detail, alternatives
+    if kind is bool:
+        return kind, frozenset(alt for alt in alternatives if type(alt) is bool), None, detail, alternatives
+    return None, frozenset(), None, detail, alternatives
+
+
+_INF = float("inf")
 
 
 #: The types a JSON document's values have; an answer of other types takes the general path.
@@ -627,8 +853,17 @@ def _typed_scalar(param: str, value: Any, kind: type, alternatives: list[Any]) -
             return _string_checker(param, value, alternatives)
     if _contains(alternatives, value):
         return OK
+    return _not_among(param, value, alternatives)
+
+
+def _not_among(param: str, value: Any, alternatives: list[Any]) -> Verdict:
     return _failed("value_error:others",
                    "Invalid value for parameter {0!r}: {1!v}. Expected one of {2!v}.", param, value, alternatives)
+
+
+def _not_among_strings(param: str, value: str, alternatives: list[Any]) -> Verdict:
+    return _failed("value_error:string", "Invalid value for parameter {0!r}: {1!v}. "
+                                         "Expected one of {2!v}. Case insensitive.", param, value, alternatives)
 
 
 def _listed_as_is(value: Any, detail: dict[str, Any], alternatives: list[Any]) -> bool:
@@ -719,8 +954,7 @@ def _check_param(param: str, value: Any, detail: Mapping[str, Any], possible: li
         if expected is list:
             return _list_checker(param, value, possible)
     if not _contains(possible, value):
-        return _failed("value_error:others",
-                       "Invalid value for parameter {0!r}: {1!v}. Expected one of {2!v}.", param, value, possible)
+        return _not_among(param, value, possible)
     return OK
 
 
@@ -791,8 +1025,7 @@ def _std(value: Any) -> Any:
 
 def _string_checker(param: str, value: str, possible: list[Any]) -> Verdict:
     if standardize(value) not in [standardize(a) for a in possible if isinstance(a, str)]:
-        return _failed("value_error:string", "Invalid value for parameter {0!r}: {1!v}. "
-                                             "Expected one of {2!v}. Case insensitive.", param, value, possible)
+        return _not_among_strings(param, value, possible)
     return OK
 
 
