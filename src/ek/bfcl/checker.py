@@ -39,7 +39,7 @@ from ek.calls import Step
 from ek.canon import bfcl as standardize
 from ek.parsing import ParseError, parse_calls
 from ek.parsing.limits import DEFAULT_LIMITS
-from ek.parsing.values import already_plain, plain_args
+from ek.parsing.values import already_plain, calls_already_plain, plain_args
 from ek.scorer.assign import max_matching
 
 
@@ -116,7 +116,10 @@ def _failed(error_type: str, template: str, *values: Any) -> Verdict:
     so every reader goes through :meth:`Verdict.__getattr__`.
     """
     verdict = _new(Verdict)
-    _set(verdict, "__dict__", {"valid": False, "error_type": error_type, "_template": (template, values)})
+    fields = verdict.__dict__  # filled in place: faster than setting a new __dict__
+    fields["valid"] = False
+    fields["error_type"] = error_type
+    fields["_template"] = (template, values)
     return verdict
 
 
@@ -223,7 +226,14 @@ class PreparedEntry:
     def check(self, model_output: Any) -> Verdict:
         """The verdict on one model output (raw text, decoded ``[{"func": {...}}]`` or steps)."""
         kind = self._kind
-        decoded = _decode(model_output, self._language)
+        decoded: list[_Call] | ParseError | None = None
+        if type(model_output) is list and model_output and type(model_output[0]) is dict:
+            try:  # most often BFCL's decoded form: read here, without _decode's dispatch (None: it is not)
+                decoded = _decoded_bfcl(model_output)
+            except ParseError as exc:
+                decoded = exc
+        if decoded is None:
+            decoded = _decode(model_output, self._language)
         if type(decoded) is not list:
             if kind is _RELEVANCE:
                 return _relevance(self._category, has_calls=False, detail=str(decoded))
@@ -481,18 +491,46 @@ def _utf8(data: bytes) -> str:
 def _decoded_bfcl(items: list[Any]) -> list[_Call] | None:
     """BFCL's decoded ``[{"func": {...}}]`` read directly (values still checked); None: take the general path.
 
+    Fast path: when every item is a one-key ``dict`` of a ``str`` name and a
+    ``dict`` of arguments, and all arguments are already plain JSON-like data
+    within the limits (:func:`~ek.parsing.values.calls_already_plain`, one
+    walk for the whole output), the calls are used as they are. Skips the
+    per-call checks of :func:`_decoded_items`. Safe: those checks accept
+    exactly such an output and return the same calls; anything else
+    (another shape, a value to convert or refuse) goes through
+    ``_decoded_items``, which sees it item by item, as before.
+    """
+    calls: list[_Call] = []
+    append = calls.append
+    for item in items:
+        if type(item) is not dict or len(item) != 1:
+            break
+        for name, args in item.items():  # the one key: a loop binds it faster than unpacking items()
+            pass
+        if type(name) is not str or not name or type(args) is not dict:
+            break
+        append((name, args))
+    else:
+        if calls_already_plain(calls, DEFAULT_LIMITS):
+            return calls
+    return _decoded_items(items)
+
+
+def _decoded_items(items: list[Any]) -> list[_Call] | None:
+    """:func:`_decoded_bfcl` item by item, each item's arguments checked before the next item is read.
+
     Arguments that are already plain JSON-like data within the limits are used
     as they are (:func:`~ek.parsing.values.already_plain`): the checker only
     reads them, so the copy :func:`~ek.parsing.values.plain_args` makes would be
     equal and unused. Anything else goes through ``plain_args``, which converts
-    it or raises the ParseError at its path, as before.
+    it or raises the ParseError at its path.
     """
     calls: list[_Call] = []
     append = calls.append
     for item in items:
         if type(item) is not dict or len(item) != 1:
             return None
-        for name, args in item.items():  # the one key: a loop binds it faster than unpacking items()
+        for name, args in item.items():
             pass
         if type(name) is not str or not name or type(args) is not dict:
             return None
@@ -731,11 +769,15 @@ class _CompiledCall:
     ``dict`` of lists of JSON values); others keep the general path.
     """
 
-    __slots__ = ("ctx", "must", "name", "required", "slots")
+    __slots__ = ("ctx", "must", "name", "required", "slots", "wrong_name")
 
-    def __init__(self, name: str, required: tuple[str, ...], slots: dict[str, _Slot], must: tuple[str, ...],
+    def __init__(self, name: str, required: list[str], slots: dict[str, _Slot], must: list[str],
                  ctx: _Context) -> None:
-        self.name, self.required, self.slots, self.must, self.ctx = name, required, slots, must, ctx
+        """The verdicts that depend on the entry only (a wrong name, a parameter missing) are built here, once."""
+        self.name, self.slots, self.ctx = name, slots, ctx
+        self.wrong_name = _wrong_name(name)
+        self.required = tuple((param, _missing_required(param)) for param in required)
+        self.must = tuple((param, _missing_optional(param)) for param in must)
 
     @classmethod
     def build(cls, func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Context) -> _CompiledCall | None:
@@ -750,16 +792,16 @@ class _CompiledCall:
                 return None
         details, required = _plain_parameters(func)
         slots = {param: _slot(details[param], possible[param]) for param in possible if param in details}
-        must = tuple(param for param, alternatives in possible.items() if "" not in alternatives)
-        return cls(_expected_name(func, ctx), tuple(required), slots, must, ctx)
+        must = [param for param, alternatives in possible.items() if "" not in alternatives]
+        return cls(_expected_name(func, ctx), required, slots, must, ctx)
 
     def check(self, call: _Call) -> Verdict:
         got, args = call
         if got != self.name:
-            return _wrong_name(self.name)
-        for param in self.required:
+            return self.wrong_name
+        for param, missing in self.required:
             if param not in args:
-                return _missing_required(param)
+                return missing
         slots = self.slots
         for param, value in args.items():
             slot = slots.get(param)
@@ -777,9 +819,9 @@ class _CompiledCall:
             verdict = _param_verdict(param, value, detail, alternatives, self.ctx)
             if not verdict.valid:
                 return verdict
-        for param in self.must:
+        for param, missing in self.must:
             if param not in args:
-                return _missing_optional(param)
+                return missing
         return OK
 
 
