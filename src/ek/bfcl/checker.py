@@ -151,8 +151,22 @@ def check(
     funcs = _functions(functions)
     answers = _answers(possible_answer, category)
     language, kind = _route(category)
-    entry = PreparedEntry(funcs, answers, category, language, kind, bool(underscore_to_dot), compiled=False)
-    return entry.check(model_output)
+    decoded = _decode(model_output, language)
+    if type(decoded) is not list or kind is _RELEVANCE:
+        return _undecoded_or_relevance(decoded, kind, category)
+    ctx = _CONTEXTS[language, bool(underscore_to_dot)]
+    if kind is _PARALLEL:
+        if len(decoded) != len(answers):
+            return _WRONG_COUNT_PARALLEL
+        checkers, fast = _parallel_checkers(funcs, answers, ctx, compiled=False)
+        return _parallel(checkers, fast, decoded, answers)
+    if kind is _MULTIPLE:
+        if len(decoded) != len(answers):
+            return _WRONG_COUNT_MULTIPLE
+        return _call_checker(_find(funcs, _only_key(answers[0])), answers[0], ctx, decoded[0])
+    if len(decoded) != 1:
+        return _WRONG_COUNT_SIMPLE
+    return _call_checker(funcs[0], answers[0], ctx, decoded[0])
 
 
 def prepare(
@@ -164,14 +178,14 @@ def prepare(
 ) -> PreparedEntry:
     """One BFCL entry read once, to check many model outputs against it: ``prepare(...).check(output)``.
 
-    ``check(functions, output, answer, category)`` is ``prepare(functions,
-    answer, category).check(output)``: the same verdicts, and the same
-    ValueErrors for a malformed entry (raised here, or when a check first
-    reaches the malformed part, as ``check`` raises them). What is read once
-    is the entry's shape, its routing and, per answer, the schema's types and
-    the acceptable values as sets (see :class:`_CompiledCall`); each output is
-    still decoded and validated in full. The entry is read, not copied:
-    change it in place and prepare it again.
+    ``prepare(functions, answer, category).check(output)`` gives the verdict
+    of ``check(functions, output, answer, category)``, and raises what it
+    raises for a malformed entry (here, or when a check first reaches the
+    malformed part, as ``check`` does). Read once: the entry's shape, its
+    routing and, per answer, the schema's types and the acceptable values as
+    sets (:class:`_CompiledCall`). Each output is still decoded, validated
+    and checked in full. The entry is read, not copied: after changing it in
+    place, prepare it again.
 
     >>> funcs = [{"name": "f", "parameters": {"type": "dict",
     ...     "properties": {"x": {"type": "string"}}, "required": ["x"]}}]
@@ -182,49 +196,33 @@ def prepare(
     funcs = _functions(functions)
     answers = _answers(possible_answer, category)
     language, kind = _route(category)
-    return PreparedEntry(funcs, answers, category, language, kind, bool(underscore_to_dot), compiled=True)
+    return PreparedEntry(funcs, answers, category, language, kind, _CONTEXTS[language, bool(underscore_to_dot)])
 
 
 class PreparedEntry:
-    """A BFCL entry ready to check outputs against (built by :func:`prepare`; read-only after).
+    """A BFCL entry ready to check many outputs against (built by :func:`prepare`; read-only after).
 
-    The per-answer call checkers are built on first use and kept: checking
-    many outputs of one entry reads its schema and answers once.
+    Its call checkers are built once, when prepared; a part that would raise
+    (an answer naming a function the entry lacks) is left for each check to
+    raise, as :func:`check` does.
     """
 
-    __slots__ = ("_answers", "_category", "_checkers", "_compiled", "_ctx", "_funcs", "_kind", "_language",
-                 "_parallel")
+    __slots__ = ("_answers", "_category", "_ctx", "_funcs", "_kind", "_language", "_parallel", "_single")
 
     def __init__(self, funcs: list[Mapping[str, Any]], answers: list[Mapping[str, Any]], category: str,
-                 language: str, kind: str, underscore_to_dot: bool, *, compiled: bool) -> None:
-        """``compiled``: build :class:`_CompiledCall` s where they apply (worth it for many outputs, not one)."""
+                 language: str, kind: str, ctx: _Context) -> None:
         self._funcs, self._answers, self._category = funcs, answers, category
-        self._language, self._kind, self._compiled = language, kind, compiled
-        self._ctx = _CONTEXTS[language, underscore_to_dot]
-        self._checkers: list[_CallCheck | None] = [None] * len(answers)
+        self._language, self._kind, self._ctx = language, kind, ctx
+        self._single: _CallCheck | None = None  # simple and multiple: the one answer's checker
         self._parallel: tuple[list[_CallCheck], bool] | None = None
-        if compiled:
-            self._build_checkers()
-
-    def _build_checkers(self) -> None:
-        """Every call checker built now, for the outputs to come; what would raise is left for a check to raise."""
-        kind = self._kind
-        if kind is _PARALLEL:
-            with contextlib.suppress(ValueError):  # an answer naming a function the entry lacks
-                self._parallel_checkers()
-        elif kind is not _RELEVANCE and self._answers and self._funcs:
-            answer = self._answers[0]
-            if kind is _SIMPLE:
-                func = self._funcs[0]
-            else:
-                with contextlib.suppress(ValueError):
-                    func = _find(self._funcs, _only_key(answer))
-                    self._checkers[0] = _call_check(func, answer, self._ctx, True)
-                return
-            self._checkers[0] = _call_check(func, answer, self._ctx, True)
+        with contextlib.suppress(ValueError):  # _find: left for check() to raise
+            if kind is _PARALLEL:
+                self._parallel = _parallel_checkers(funcs, answers, ctx, compiled=True)
+            elif kind is not _RELEVANCE and answers and funcs:
+                self._single = self._single_checker()
 
     def check(self, model_output: Any) -> Verdict:
-        """The verdict on one model output (raw text, decoded ``[{"func": {...}}]`` or steps)."""
+        """The verdict on one model output (raw text, decoded ``[{"func": {...}}]`` or steps), as :func:`check`."""
         kind = self._kind
         decoded: list[_Call] | ParseError | None = None
         if type(model_output) is list and model_output and type(model_output[0]) is dict:
@@ -234,39 +232,48 @@ class PreparedEntry:
                 decoded = exc
         if decoded is None:
             decoded = _decode(model_output, self._language)
-        if type(decoded) is not list:
-            if kind is _RELEVANCE:
-                return _relevance(self._category, has_calls=False, detail=str(decoded))
-            return _failed("ast_decoder:decoder_failed", "Invalid syntax. Failed to decode AST. {0}", decoded)
-        if kind is _RELEVANCE:
-            return _relevance(self._category, has_calls=bool(decoded), detail="")
+        if type(decoded) is not list or kind is _RELEVANCE:
+            return _undecoded_or_relevance(decoded, kind, self._category)
         if kind is _PARALLEL:
             if len(decoded) != len(self._answers):
                 return _WRONG_COUNT_PARALLEL
-            checkers, fast = self._parallel or self._parallel_checkers()
+            checkers, fast = self._parallel or _parallel_checkers(self._funcs, self._answers, self._ctx, compiled=True)
             return _parallel(checkers, fast, decoded, self._answers)
         if kind is _MULTIPLE:
             if len(decoded) != len(self._answers):
                 return _WRONG_COUNT_MULTIPLE
         elif len(decoded) != 1:
             return _WRONG_COUNT_SIMPLE
-        checker = self._checkers[0]
-        if checker is None:
-            answer = self._answers[0]
-            func = _find(self._funcs, _only_key(answer)) if kind is _MULTIPLE else self._funcs[0]
-            checker = self._checkers[0] = _call_check(func, answer, self._ctx, self._compiled)
-        return checker(decoded[0])
+        return (self._single or self._single_checker())(decoded[0])
 
-    def _parallel_checkers(self) -> tuple[list[_CallCheck], bool]:
-        """Each answer's call checker, and whether the fast paths of :func:`_parallel` may be taken.
+    def _single_checker(self) -> _CallCheck:
+        """The checker of the one call (simple: the first function; multiple: the answer's, found by name)."""
+        answer = self._answers[0]
+        func = _find(self._funcs, _only_key(answer)) if self._kind is _MULTIPLE else self._funcs[0]
+        return _call_check(func, answer, self._ctx)
 
-        Every answer's function is found first (a missing one raises before any call is checked).
-        """
-        funcs_for = [_find(self._funcs, _only_key(a)) for a in self._answers]
-        checkers = [_call_check(func, answer, self._ctx, self._compiled)
-                    for func, answer in zip(funcs_for, self._answers)]
-        self._parallel = checkers, self._ctx.python and _well_formed(funcs_for)
-        return self._parallel
+
+def _undecoded_or_relevance(decoded: list[_Call] | ParseError, kind: str, category: str) -> Verdict:
+    """The verdict when the output did not decode (a ParseError), or the category only asks whether calls came."""
+    if type(decoded) is not list:
+        if kind is _RELEVANCE:
+            return _relevance(category, has_calls=False, detail=str(decoded))
+        return _failed("ast_decoder:decoder_failed", "Invalid syntax. Failed to decode AST. {0}", decoded)
+    return _relevance(category, has_calls=bool(decoded), detail="")
+
+
+def _parallel_checkers(funcs: list[Mapping[str, Any]], answers: list[Mapping[str, Any]], ctx: _Context, *,
+                       compiled: bool) -> tuple[list[_CallCheck], bool]:
+    """Each answer's call checker (``compiled``: :func:`_call_check`), and whether :func:`_parallel`'s shortcuts apply.
+
+    Every answer's function is found first (a missing one raises before any call is checked).
+    """
+    funcs_for = [_find(funcs, _only_key(a)) for a in answers]
+    if compiled:
+        checkers = [_call_check(func, answer, ctx) for func, answer in zip(funcs_for, answers)]
+    else:
+        checkers = [functools.partial(_call_checker, func, answer, ctx) for func, answer in zip(funcs_for, answers)]
+    return checkers, ctx.python and _well_formed(funcs_for)
 
 
 _RELEVANCE, _PARALLEL, _MULTIPLE, _SIMPLE = "relevance", "parallel", "multiple", "simple"
@@ -683,7 +690,7 @@ def _well_formed(funcs: list[Mapping[str, Any]]) -> bool:
 _CallCheck = Callable[[_Call], Verdict]
 
 
-def _call_checker(func: Mapping[str, Any], call: _Call, answer: Mapping[str, Any], ctx: _Context) -> Verdict:
+def _call_checker(func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Context, call: _Call) -> Verdict:
     """BFCL's ``simple_function_checker`` for one call."""
     for possible in answer.values():  # the one key's parameters (a loop binds them faster than next(iter(...)))
         break
@@ -745,12 +752,12 @@ def _param_verdict(param: str, value: Any, detail: Any, alternatives: list[Any],
     return _check_param(param, value, detail, alternatives, ctx)
 
 
-def _call_check(func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Context, compiled: bool) -> _CallCheck:
-    """The checker of calls against one answer: compiled (:class:`_CompiledCall`) if asked and it can be, else general."""
-    built = _CompiledCall.build(func, answer, ctx) if compiled else None
+def _call_check(func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Context) -> _CallCheck:
+    """The checker of calls against one answer: compiled (:class:`_CompiledCall`) where it applies, else general."""
+    built = _CompiledCall.build(func, answer, ctx)
     if built is not None:
         return built.check
-    return functools.partial(_call_checker, func, answer=answer, ctx=ctx)
+    return functools.partial(_call_checker, func, answer, ctx)
 
 
 class _CompiledCall:
