@@ -604,13 +604,15 @@ def _in_order(checkers: list[_CallCheck], calls: list[_Call], verdicts: dict[tup
     Skips the matching, which asks each answer about every earlier call first
     (quadratic on outputs already in order, as most are). Safe: the identity
     is a complete assignment, so the matching would find one and return OK.
-    Otherwise the first index whose call does not fit its answer. The
-    verdicts are kept in ``verdicts`` for the matching, should one fail.
+    Otherwise the first index whose call does not fit its answer; its
+    verdict is kept in ``verdicts`` (the matching checks the others again,
+    should it run: checking is pure, so it finds the same verdicts).
     Taken for well-formed entries only (see :func:`_well_formed`).
     """
     for i, call in enumerate(calls):
-        verdict = verdicts[i, i] = checkers[i](call)
+        verdict = checkers[i](call)
         if not verdict.valid:
+            verdicts[i, i] = verdict
             return i
     return None
 
