@@ -766,16 +766,21 @@ class _CompiledCall:
     """Fast path (Python): :func:`_call_checker` for one answer, with its schema and values read once.
 
     Built once per answer of a prepared entry. Skips, per call: reading the
-    schema (name, ``required``, each parameter's declared type) and the
-    answer's alternatives. An argument whose value has exactly the type its
-    parameter declares (``str``, ``int``, ``float``, ``bool``) is accepted
-    by one lookup in the set of acceptable values (:func:`_slot`); any other
-    value, or one not in the set, takes :func:`_param_verdict`, which gives
-    the verdict. Safe: the checks run in ``_call_checker``'s order with its
-    verdicts, and a set accepts exactly what ``_param_verdict`` accepts for
-    such a value (see ``_slot``). Built only for well-formed schemas
-    (:func:`_well_formed`: nothing in them raises) and plain answers (a
-    ``dict`` of lists of JSON values); others keep the general path.
+    schema (name, ``required``, each parameter's declared type), the
+    answer's alternatives, and building the verdicts that depend on the
+    entry only (a wrong name, a missing parameter: built once, shared). An
+    argument whose value has exactly the type its parameter declares
+    (``str``, ``int``, ``float``, ``bool``) is judged by one lookup in the
+    set of acceptable values (:func:`_slot`): in it, accepted; not in it,
+    the failure ``_param_verdict`` would give. A value of another type that
+    is not the answers' type either (a "variable") fails the type check, as
+    in ``_type_check`` (an int for a float is left out: Python converts it).
+    Anything else takes :func:`_param_verdict`. Safe: the checks run in
+    ``_call_checker``'s order with its verdicts, and a set accepts exactly
+    what ``_param_verdict`` accepts for such a value (see ``_slot``). Built
+    only for well-formed schemas (:func:`_well_formed`: nothing in them
+    raises) and plain answers (a ``dict`` of lists of JSON values); others
+    keep the general path.
     """
 
     __slots__ = ("ctx", "must", "name", "required", "slots", "wrong_name")
@@ -825,6 +830,9 @@ class _CompiledCall:
                 if standardize(value) in std:
                     continue
                 return _not_among_strings(param, value, alternatives)
+            if kind is not None and type(value) is not _answer_type(alternatives) \
+                    and not (kind is float and type(value) is int):
+                return _wrong_type(param, detail["type"], value)  # what _type_check finds for it (no conversion)
             verdict = _param_verdict(param, value, detail, alternatives, self.ctx)
             if not verdict.valid:
                 return verdict
@@ -1056,11 +1064,13 @@ def _type_check(param: str, value: Any, possible: list[Any], type_name: str, exp
                 param, type_name, nested.__name__, value,  # type: ignore[union-attr]
             )
         return True
-    return _failed(
-        "type_error:simple",
-        "Incorrect type for parameter {0!r}. Expected type {1}, got {2}. Parameter value: {3!v}.",
-        param, type_name, type(value).__name__, value,
-    )
+    return _wrong_type(param, type_name, value)
+
+
+def _wrong_type(param: str, type_name: Any, value: Any) -> Verdict:
+    return _failed("type_error:simple",
+                   "Incorrect type for parameter {0!r}. Expected type {1}, got {2}. Parameter value: {3!v}.",
+                   param, type_name, type(value).__name__, value)
 
 
 def _item_type_ok(item: Any, alternatives: list[Any], nested: type) -> bool:
