@@ -553,14 +553,21 @@ def _parallel(checkers: list[_CallCheck], fast: bool, calls: list[_Call],
 
     ``fast``: the entry is well-formed (:func:`_well_formed`), so the shortcuts below may be taken.
     """
-    verdicts: dict[tuple[int, int], Verdict] = {}
-    if fast:
-        misfit = _in_order(checkers, calls, verdicts)
-        if misfit is None:
-            return OK
-        row = _row_fitting_nothing(misfit, checkers[misfit], calls, verdicts[misfit, misfit])
-        if row is not None:
-            return _no_match(misfit, answers, row)
+    if not fast:
+        return _matched(checkers, fast, calls, answers, {})
+    misfit = _in_order(checkers, calls)
+    if misfit is None:
+        return OK
+    first, own = misfit
+    row = _row_fitting_nothing(first, checkers[first], calls, own)
+    if row is not None:
+        return _no_match(first, answers, row)
+    return _matched(checkers, fast, calls, answers, {(first, first): own})
+
+
+def _matched(checkers: list[_CallCheck], fast: bool, calls: list[_Call], answers: list[Mapping[str, Any]],
+             verdicts: dict[tuple[int, int], Verdict]) -> Verdict:
+    """The general path of :func:`_parallel`: a maximum matching (``verdicts``: pairs already checked)."""
 
     def verdict(i: int, j: int) -> Verdict:
         """Answer ``i`` against call ``j``, checked once (the matching and the message both ask)."""
@@ -598,22 +605,23 @@ class _Reasons:
         return "; ".join(f"model call {j}: {v.error_type}: {v.message}" for j, v in enumerate(self.row))
 
 
-def _in_order(checkers: list[_CallCheck], calls: list[_Call], verdicts: dict[tuple[int, int], Verdict]) -> int | None:
+def _in_order(checkers: list[_CallCheck], calls: list[_Call]) -> tuple[int, Verdict] | None:
     """Fast path: every call fits the answer at its own index (None), so a complete assignment exists.
 
     Skips the matching, which asks each answer about every earlier call first
     (quadratic on outputs already in order, as most are). Safe: the identity
     is a complete assignment, so the matching would find one and return OK.
-    Otherwise the first index whose call does not fit its answer; its
-    verdict is kept in ``verdicts`` (the matching checks the others again,
-    should it run: checking is pure, so it finds the same verdicts).
-    Taken for well-formed entries only (see :func:`_well_formed`).
+    Otherwise the first index whose call does not fit its answer, and that
+    verdict (should the matching run, it checks the others again: checking
+    is pure, so it finds the same verdicts). Taken for well-formed entries
+    only (see :func:`_well_formed`).
     """
-    for i, call in enumerate(calls):
-        verdict = checkers[i](call)
+    i = 0
+    for checker, call in zip(checkers, calls):
+        verdict = checker(call)
         if not verdict.valid:
-            verdicts[i, i] = verdict
-            return i
+            return i, verdict
+        i += 1
     return None
 
 

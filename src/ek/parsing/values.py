@@ -121,24 +121,25 @@ def calls_already_plain(calls: list[tuple[str, Any]], limits: Limits) -> bool:
     for _, args in calls:
         if type(args) is not dict:
             return False
-        left = size
+        left = size - len(args)  # the one unit each key spends, at once
         for key, item in args.items():
             if type(key) is not str:
                 return False
-            left -= 1 + len(key)
             kind = type(item)
             if kind is str:
-                left -= len(item)
+                left -= len(key) + len(item)
             elif kind is bool or item is None or (kind is int and _NEG_BIG_INT < item < _BIG_INT):
-                pass
+                left -= len(key)
             elif kind is float:
                 if not -_INF < item < _INF:
                     return False
-                left -= 1
+                left -= len(key) + 1
             else:
-                left = _plain_value(item, 1, limit, left)
-            if left < 0:
-                return False
+                left = _plain_value(item, 1, limit, left - len(key))
+                if left < 0:  # -1: not plain (or the units spent): stop before the next value
+                    return False
+        if left < 0:  # units only go down: spent past the limit here is spent past it after any value
+            return False
     return True
 
 
