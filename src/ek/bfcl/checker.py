@@ -200,11 +200,13 @@ def prepare(
 
 
 class PreparedEntry:
-    """A BFCL entry ready to check many outputs against (built by :func:`prepare`; read-only after).
+    """A BFCL entry ready to check many outputs against (built by :func:`prepare`).
 
     Its call checkers are built once, when prepared; a part that would raise
     (an answer naming a function the entry lacks) is left for each check to
-    raise, as :func:`check` does.
+    raise, as :func:`check` does. Checking only adds the verdicts that depend
+    on the entry alone (a missing parameter's), kept for the next outputs:
+    a prepared entry may be shared between threads.
     """
 
     __slots__ = ("_answers", "_category", "_ctx", "_funcs", "_kind", "_language", "_parallel", "_single")
@@ -269,11 +271,12 @@ def _parallel_checkers(funcs: list[Mapping[str, Any]], answers: list[Mapping[str
     Every answer's function is found first (a missing one raises before any call is checked).
     """
     funcs_for = [_find(funcs, _only_key(a)) for a in answers]
-    if compiled:
-        checkers = [_call_check(func, answer, ctx) for func, answer in zip(funcs_for, answers)]
+    fast = ctx.python and _well_formed(funcs_for)
+    if compiled:  # all well-formed: each is (else each is asked on its own)
+        checkers = [_call_check(func, answer, ctx, True if fast else None) for func, answer in zip(funcs_for, answers)]
     else:
         checkers = [functools.partial(_call_checker, func, answer, ctx) for func, answer in zip(funcs_for, answers)]
-    return checkers, ctx.python and _well_formed(funcs_for)
+    return checkers, fast
 
 
 _RELEVANCE, _PARALLEL, _MULTIPLE, _SIMPLE = "relevance", "parallel", "multiple", "simple"
@@ -762,9 +765,10 @@ def _param_verdict(param: str, value: Any, detail: Any, alternatives: list[Any],
     return _check_param(param, value, detail, alternatives, ctx)
 
 
-def _call_check(func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Context) -> _CallCheck:
+def _call_check(func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Context,
+                well_formed: bool | None = None) -> _CallCheck:
     """The checker of calls against one answer: compiled (:class:`_CompiledCall`) where it applies, else general."""
-    built = _CompiledCall.build(func, answer, ctx)
+    built = _CompiledCall.build(func, answer, ctx, well_formed)
     if built is not None:
         return built.check
     return functools.partial(_call_checker, func, answer, ctx)
@@ -791,19 +795,22 @@ class _CompiledCall:
     keep the general path.
     """
 
-    __slots__ = ("ctx", "must", "name", "required", "slots", "wrong_name")
+    __slots__ = ("ctx", "missing", "must", "name", "required", "slots", "wrong_name")
 
     def __init__(self, name: str, required: list[str], slots: dict[str, _Slot], must: list[str],
                  ctx: _Context) -> None:
-        """The verdicts that depend on the entry only (a wrong name, a parameter missing) are built here, once."""
         self.name, self.slots, self.ctx = name, slots, ctx
-        self.wrong_name = _wrong_name(name)
-        self.required = tuple((param, _missing_required(param)) for param in required)
-        self.must = tuple((param, _missing_optional(param)) for param in must)
+        self.required, self.must = tuple(required), tuple(must)
+        self.wrong_name = _wrong_name(name)  # the verdicts that depend on the entry only: built once, then shared
+        self.missing: dict[tuple[bool, str], Verdict] = {}  # (required?, param) -> its verdict, built when met
 
     @classmethod
-    def build(cls, func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Context) -> _CompiledCall | None:
-        if not ctx.python or type(answer) is not dict or not _well_formed([func]):
+    def build(cls, func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Context,
+              well_formed: bool | None = None) -> _CompiledCall | None:
+        """The compiled checker, or None where it does not apply; ``well_formed``: :func:`_well_formed` of ``func``."""
+        if not ctx.python or type(answer) is not dict:
+            return None
+        if not (_well_formed([func]) if well_formed is None else well_formed):
             return None
         for possible in answer.values():
             break
@@ -821,9 +828,9 @@ class _CompiledCall:
         got, args = call
         if got != self.name:
             return self.wrong_name
-        for param, missing in self.required:
+        for param in self.required:
             if param not in args:
-                return missing
+                return self._missing(True, param)
         slots = self.slots
         for param, value in args.items():
             slot = slots.get(param)
@@ -844,10 +851,17 @@ class _CompiledCall:
             verdict = _param_verdict(param, value, detail, alternatives, self.ctx)
             if not verdict.valid:
                 return verdict
-        for param, missing in self.must:
+        for param in self.must:
             if param not in args:
-                return missing
+                return self._missing(False, param)
         return OK
+
+    def _missing(self, required: bool, param: str) -> Verdict:
+        """A missing parameter's verdict (``required``: from the schema, else from the answer), built once."""
+        verdict = self.missing.get((required, param))
+        if verdict is None:
+            verdict = self.missing[required, param] = (_missing_required if required else _missing_optional)(param)
+        return verdict
 
 
 #: A parameter as :class:`_CompiledCall` checks it: ``(kind, raw, std, detail, alternatives)``.
