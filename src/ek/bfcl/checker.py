@@ -715,10 +715,26 @@ def _call_checker(func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Cont
     for param in required:
         if param not in args:
             return _missing_required(param)
+    python = ctx.python
     for param, value in args.items():
         if param not in details or param not in possible:
             return _unexpected(param)
-        verdict = _param_verdict(param, value, details[param], possible[param], ctx)
+        detail, alternatives = details[param], possible[param]
+        if python and type(detail) is dict:
+            kind = type(value)
+            type_name = detail.get("type", "any")
+            if kind in _SCALARS and type(type_name) is str and PYTHON_TYPES.get(type_name) is kind:
+                # The fast path of _listed_as_is, inline: most values are scalars, most answers list one value.
+                if len(alternatives) == 1 and type(alternatives[0]) is kind and alternatives[0] == value \
+                        or _scalar_listed(value, kind, alternatives):
+                    continue
+                verdict = _typed_scalar(param, value, kind, alternatives)
+                if not verdict.valid:
+                    return verdict
+                continue
+            if _listed_as_is(value, detail, alternatives):
+                continue
+        verdict = _check_param(param, value, detail, alternatives, ctx)
         if not verdict.valid:
             return verdict
     for param, alternatives in possible.items():
@@ -749,22 +765,6 @@ def _missing_optional(param: Any) -> Verdict:
                    "Optional parameter {0!r} not provided and not marked as optional.", param)
 
 
-def _param_verdict(param: str, value: Any, detail: Any, alternatives: list[Any], ctx: _Context) -> Verdict:
-    """One argument's verdict: its declared type and an acceptable value (BFCL's per-parameter checks)."""
-    if ctx.python and type(detail) is dict:
-        kind = type(value)
-        type_name = detail.get("type", "any")
-        if kind in _SCALARS and type(type_name) is str and PYTHON_TYPES.get(type_name) is kind:
-            # The fast path of _listed_as_is, inline: most values are scalars, most answers list one value.
-            if len(alternatives) == 1 and type(alternatives[0]) is kind and alternatives[0] == value \
-                    or _scalar_listed(value, kind, alternatives):
-                return OK
-            return _typed_scalar(param, value, kind, alternatives)
-        if _listed_as_is(value, detail, alternatives):
-            return OK
-    return _check_param(param, value, detail, alternatives, ctx)
-
-
 def _call_check(func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Context,
                 well_formed: bool | None = None) -> _CallCheck:
     """The checker of calls against one answer: compiled (:class:`_CompiledCall`) where it applies, else general."""
@@ -784,12 +784,12 @@ class _CompiledCall:
     argument whose value has exactly the type its parameter declares
     (``str``, ``int``, ``float``, ``bool``) is judged by one lookup in the
     set of acceptable values (:func:`_slot`): in it, accepted; not in it,
-    the failure ``_param_verdict`` would give. A value of another type that
+    the failure ``_call_checker`` would give. A value of another type that
     is not the answers' type either (a "variable") fails the type check, as
     in ``_type_check`` (an int for a float is left out: Python converts it).
-    Anything else takes :func:`_param_verdict`. Safe: the checks run in
-    ``_call_checker``'s order with its verdicts, and a set accepts exactly
-    what ``_param_verdict`` accepts for such a value (see ``_slot``). Built
+    Anything else takes ``_call_checker``'s per-value path. Safe: the checks
+    run in ``_call_checker``'s order with its verdicts, and a set accepts
+    exactly what it accepts for such a value (see ``_slot``). Built
     only for well-formed schemas (:func:`_well_formed`: nothing in them
     raises) and plain answers (a ``dict`` of lists of JSON values); others
     keep the general path.
@@ -848,7 +848,11 @@ class _CompiledCall:
             if kind is not None and type(value) is not _answer_type(alternatives) \
                     and not (kind is float and type(value) is int):
                 return _wrong_type(param, detail["type"], value)  # what _type_check finds for it (no conversion)
-            verdict = _param_verdict(param, value, detail, alternatives, self.ctx)
+            # Not a scalar of its declared type (a list, a dict, a "variable", an int for a float): what
+            # _call_checker does with it is _listed_as_is, else _check_param (its scalar branch needs one).
+            if _listed_as_is(value, detail, alternatives):
+                continue
+            verdict = _check_param(param, value, detail, alternatives, self.ctx)
             if not verdict.valid:
                 return verdict
         for param in self.must:
@@ -871,7 +875,7 @@ _Slot = tuple[type | None, frozenset[Any], frozenset[str] | None, Any, list[Any]
 def _slot(detail: dict[str, Any], alternatives: list[Any]) -> _Slot:
     """A parameter's accepted values of its declared scalar type, as sets (``kind`` None: no value is taken so).
 
-    A value ``v`` with ``type(v) is kind`` is accepted by :func:`_param_verdict`
+    A value ``v`` with ``type(v) is kind`` is accepted by :func:`_call_checker`
     exactly when ``v in raw or standardize(v) in std`` (``std`` None: not
     asked). For ``str``, not a "variable" (the answers' type is ``str`` or
     unknown): ``raw`` the string alternatives, ``std`` them standardised (BFCL
