@@ -9,8 +9,14 @@ ground truth (:mod:`ek.bfcl.variants`): the gold itself (first acceptable
 value of every argument), and its mutations (wrong name, extra, missing or
 wrong argument, a value stringified, a call dropped or duplicated).
 
-1. ``check``: ek's :func:`ek.bfcl.check` and BFCL's ``ast_checker`` on the same
-   decoded ``[{"func": {...}}]`` outputs, gold-as-output and mutated.
+1. ``check``: ek and BFCL's ``ast_checker`` on the same decoded
+   ``[{"func": {...}}]`` outputs, gold-as-output and mutated. ek checks each
+   output with its entry prepared once (:func:`ek.bfcl.prepare`, per task
+   like building a grammar: timed apart and printed as the setup line, not
+   in the items/s), then ``entry.check(output)``: the decoding, validation
+   and checking of every output are timed. One more line each times the
+   one-shot ``ek.bfcl.check(functions, output, answer, category)``, which
+   prepares nothing.
 2. ``parse``: :func:`ek.parsing.parse_calls` (formats ``python`` and ``auto``)
    and BFCL's ``default_decode_ast_prompting`` on the same Python call text
    (each output written as ``[f(a=1), g(b='x')]``).
@@ -62,6 +68,21 @@ def build_cases(items: list[tuple[str, Any, Any]]) -> tuple[list[Case], list[Cas
             elif label in MUTATIONS:
                 mutated.append(case)
     return gold, mutated
+
+
+def prepare_entries(cases: list[Case], prepare: Callable[..., Any]) -> tuple[dict[int, Any], float]:
+    """The cases' entries, each :func:`ek.bfcl.prepare` d once (by the id of its ground truth), and their CPU time.
+
+    Per task, not per output: an entry is prepared once and then checks all of its outputs.
+    """
+    entries: dict[int, Any] = {}
+    spent = 0.0
+    for functions, _, truth, category in cases:
+        if id(truth) not in entries:
+            start = time.process_time()
+            entries[id(truth)] = prepare(functions, truth, category)
+            spent += time.process_time() - start
+    return entries, spent
 
 
 def python_texts(cases: list[Case]) -> list[str]:
@@ -125,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", help="BFCL data folder (default: bfcl-eval's, else tests/data/bfcl)")
     args = parser.parse_args(argv)
 
-    from ek.bfcl import check
+    from ek.bfcl import check, prepare
     from ek.bfcl.oracle import load_bfcl_checker, load_bfcl_decoder
     from ek.canon import bfcl as standardize
     from ek.parsing import parse_calls
@@ -143,10 +164,21 @@ def main(argv: list[str] | None = None) -> int:
         print("BFCL's checker/decoder: skipped (pip install --no-deps bfcl-eval to compare)")
 
     header = f"  {'':<44}{'items':>7}{'ek/s':>12}{'BFCL/s':>12}{'ek/BFCL':>9}"
-    print("\nek.bfcl.check vs BFCL's ast_checker (same decoded outputs)")
+    standardize.cache_clear()  # the entries' strings standardised at first sight, as a new task's would be
+    gc.collect()
+    entries, setup = prepare_entries(gold + mutated, prepare)
+    print(f"\nsetup (ek.bfcl.prepare per entry, once per task, not timed below): {len(entries):,} entries, "
+          f"{setup / max(len(entries), 1) * 1e6:,.1f} us per entry")
+    print("ek.bfcl.check vs BFCL's ast_checker (same decoded outputs)")
     print(header)
+    peer = None if oracle is None else lambda functions, output, truth, category, entry: oracle(
+        functions, output, truth, category)
     for label, cases in (("gold as output", gold), ("mutated outputs", mutated)):
-        compare(label, cases, check, oracle, rounds, standardize.cache_clear)
+        with_entries = [(*case, entries[id(case[2])]) for case in cases]
+        compare(f"{label}, prepared entry", with_entries, lambda functions, output, truth, category, entry:
+                entry.check(output), peer, rounds, standardize.cache_clear)
+    for label, cases in (("gold as output", gold), ("mutated outputs", mutated)):
+        compare(f"{label}, one-shot check()", cases, check, oracle, rounds, standardize.cache_clear)
 
     print("\nparse_calls vs BFCL's default_decode_ast_prompting (same Python call text)")
     print(header)

@@ -4,10 +4,11 @@
   :func:`load_category`: both at once, as :class:`Episode` s.
 - :func:`to_grammar`: an entry's function schemas as a :class:`~ek.grammar.GraphGrammar`.
 - :func:`gold_calls`: a ground truth as gold :class:`~ek.calls.Step` s with ``OneOf``/``OMITTABLE``.
-- :func:`check`: BFCL's AST checker verdict for one output (see docs/bfcl.md for where ek differs).
+- :func:`check`: BFCL's AST checker verdict for one output (see docs/bfcl.md for where ek differs);
+  :func:`prepare`: an entry read once, to check many outputs (``prepare(...).check(output)``).
 """
 
-from ek.bfcl.checker import Verdict, check
+from ek.bfcl.checker import PreparedEntry, Verdict, check, prepare
 from ek.bfcl.data import (
     BfclDataError,
     Episode,
@@ -27,6 +28,7 @@ __all__ = [
     "BfclDataError",
     "Episode",
     "PossibleAnswer",
+    "PreparedEntry",
     "Question",
     "Verdict",
     "alternatives",
@@ -38,6 +40,7 @@ __all__ = [
     "language_of",
     "load_category",
     "pair_up",
+    "prepare",
     "read_possible_answers",
     "read_questions",
     "to_grammar",

@@ -15,6 +15,8 @@ a float at any depth, not only at top level; the model output is read by
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import string
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
@@ -37,7 +39,7 @@ from ek.calls import Step
 from ek.canon import bfcl as standardize
 from ek.parsing import ParseError, parse_calls
 from ek.parsing.limits import DEFAULT_LIMITS
-from ek.parsing.values import already_plain, plain_args
+from ek.parsing.values import already_plain, calls_already_plain, plain_args
 from ek.scorer.assign import max_matching
 
 
@@ -114,7 +116,10 @@ def _failed(error_type: str, template: str, *values: Any) -> Verdict:
     so every reader goes through :meth:`Verdict.__getattr__`.
     """
     verdict = _new(Verdict)
-    _set(verdict, "__dict__", {"valid": False, "error_type": error_type, "_template": (template, values)})
+    fields = verdict.__dict__  # filled in place: faster than setting a new __dict__
+    fields["valid"] = False
+    fields["error_type"] = error_type
+    fields["_template"] = (template, values)
     return verdict
 
 
@@ -147,23 +152,131 @@ def check(
     answers = _answers(possible_answer, category)
     language, kind = _route(category)
     decoded = _decode(model_output, language)
-    if isinstance(decoded, ParseError):
-        if kind is _RELEVANCE:
-            return _relevance(category, has_calls=False, detail=str(decoded))
-        return _failed("ast_decoder:decoder_failed", "Invalid syntax. Failed to decode AST. {0}", decoded)
-    if kind is _RELEVANCE:
-        return _relevance(category, has_calls=bool(decoded), detail="")
+    if type(decoded) is not list or kind is _RELEVANCE:
+        return _undecoded_or_relevance(decoded, kind, category)
     ctx = _CONTEXTS[language, bool(underscore_to_dot)]
     if kind is _PARALLEL:
-        return _parallel(funcs, decoded, answers, ctx)
+        if len(decoded) != len(answers):
+            return _WRONG_COUNT_PARALLEL
+        checkers, fast = _parallel_checkers(funcs, answers, ctx, compiled=False)
+        return _parallel(checkers, fast, decoded, answers)
     if kind is _MULTIPLE:
         if len(decoded) != len(answers):
             return _WRONG_COUNT_MULTIPLE
-        expected = _only_key(answers[0])
-        return _call_checker(_find(funcs, expected), decoded[0], answers[0], ctx)
+        return _call_checker(_find(funcs, _only_key(answers[0])), answers[0], ctx, decoded[0])
     if len(decoded) != 1:
         return _WRONG_COUNT_SIMPLE
-    return _call_checker(funcs[0], decoded[0], answers[0], ctx)
+    return _call_checker(funcs[0], answers[0], ctx, decoded[0])
+
+
+def prepare(
+    functions: Sequence[Mapping[str, Any]] | Mapping[str, Any],
+    possible_answer: Sequence[Mapping[str, Any]] | Mapping[str, Any],
+    category: str,
+    *,
+    underscore_to_dot: bool = False,
+) -> PreparedEntry:
+    """One BFCL entry read once, to check many model outputs against it: ``prepare(...).check(output)``.
+
+    ``prepare(functions, answer, category).check(output)`` gives the verdict
+    of ``check(functions, output, answer, category)``, and raises what it
+    raises for a malformed entry (here, or when a check first reaches the
+    malformed part, as ``check`` does). Read once: the entry's shape, its
+    routing and, per answer, the schema's types and the acceptable values as
+    sets (:class:`_CompiledCall`). Each output is still decoded, validated
+    and checked in full. The entry is read, not copied: after changing it in
+    place, prepare it again.
+
+    >>> funcs = [{"name": "f", "parameters": {"type": "dict",
+    ...     "properties": {"x": {"type": "string"}}, "required": ["x"]}}]
+    >>> entry = prepare(funcs, [{"f": {"x": ["New York"]}}], "simple")
+    >>> entry.check("[f(x='new york')]").valid, entry.check("[f(x='Boston')]").error_type
+    (True, 'value_error:string')
+    """
+    funcs = _functions(functions)
+    answers = _answers(possible_answer, category)
+    language, kind = _route(category)
+    return PreparedEntry(funcs, answers, category, language, kind, _CONTEXTS[language, bool(underscore_to_dot)])
+
+
+class PreparedEntry:
+    """A BFCL entry ready to check many outputs against (built by :func:`prepare`).
+
+    Its call checkers are built once, when prepared; a part that would raise
+    (an answer naming a function the entry lacks) is left for each check to
+    raise, as :func:`check` does. Checking only adds the verdicts that depend
+    on the entry alone (a missing parameter's), kept for the next outputs:
+    a prepared entry may be shared between threads.
+    """
+
+    __slots__ = ("_answers", "_category", "_ctx", "_funcs", "_kind", "_language", "_parallel", "_single")
+
+    def __init__(self, funcs: list[Mapping[str, Any]], answers: list[Mapping[str, Any]], category: str,
+                 language: str, kind: str, ctx: _Context) -> None:
+        self._funcs, self._answers, self._category = funcs, answers, category
+        self._language, self._kind, self._ctx = language, kind, ctx
+        self._single: _CallCheck | None = None  # simple and multiple: the one answer's checker
+        self._parallel: tuple[list[_CallCheck], bool] | None = None
+        with contextlib.suppress(ValueError):  # _find: left for check() to raise
+            if kind is _PARALLEL:
+                self._parallel = _parallel_checkers(funcs, answers, ctx, compiled=True)
+            elif kind is not _RELEVANCE and answers and funcs:
+                self._single = self._single_checker()
+
+    def check(self, model_output: Any) -> Verdict:
+        """The verdict on one model output (raw text, decoded ``[{"func": {...}}]`` or steps), as :func:`check`."""
+        kind = self._kind
+        decoded: list[_Call] | ParseError | None = None
+        if type(model_output) is list and model_output and type(model_output[0]) is dict:
+            try:  # most often BFCL's decoded form: read here, without _decode's dispatch (None: it is not)
+                decoded = _decoded_bfcl(model_output)
+            except ParseError as exc:
+                decoded = exc
+        if decoded is None:
+            decoded = _decode(model_output, self._language)
+        if type(decoded) is not list or kind is _RELEVANCE:
+            return _undecoded_or_relevance(decoded, kind, self._category)
+        if kind is _PARALLEL:
+            if len(decoded) != len(self._answers):
+                return _WRONG_COUNT_PARALLEL
+            checkers, fast = self._parallel or _parallel_checkers(self._funcs, self._answers, self._ctx, compiled=True)
+            return _parallel(checkers, fast, decoded, self._answers)
+        if kind is _MULTIPLE:
+            if len(decoded) != len(self._answers):
+                return _WRONG_COUNT_MULTIPLE
+        elif len(decoded) != 1:
+            return _WRONG_COUNT_SIMPLE
+        return (self._single or self._single_checker())(decoded[0])
+
+    def _single_checker(self) -> _CallCheck:
+        """The checker of the one call (simple: the first function; multiple: the answer's, found by name)."""
+        answer = self._answers[0]
+        func = _find(self._funcs, _only_key(answer)) if self._kind is _MULTIPLE else self._funcs[0]
+        return _call_check(func, answer, self._ctx)
+
+
+def _undecoded_or_relevance(decoded: list[_Call] | ParseError, kind: str, category: str) -> Verdict:
+    """The verdict when the output did not decode (a ParseError), or the category only asks whether calls came."""
+    if type(decoded) is not list:
+        if kind is _RELEVANCE:
+            return _relevance(category, has_calls=False, detail=str(decoded))
+        return _failed("ast_decoder:decoder_failed", "Invalid syntax. Failed to decode AST. {0}", decoded)
+    return _relevance(category, has_calls=bool(decoded), detail="")
+
+
+def _parallel_checkers(funcs: list[Mapping[str, Any]], answers: list[Mapping[str, Any]], ctx: _Context, *,
+                       compiled: bool) -> tuple[list[_CallCheck], bool]:
+    """Each answer's call checker (``compiled``: :func:`_call_check`), and whether :func:`_parallel`'s shortcuts apply.
+
+    Every answer's function is found first (a missing one raises before any call is checked).
+    """
+    funcs_for = [_find(funcs, _only_key(a)) for a in answers]
+    fast = ctx.python and _well_formed(funcs_for)
+    if compiled:  # all well-formed: each is (else each is asked on its own)
+        checkers = [_call_check(func, answer, ctx, True if fast else None) for func, answer in zip(funcs_for, answers)]
+    else:
+        checkers = [functools.partial(_call_checker, func, answer, ctx) for func, answer in zip(funcs_for, answers)]
+    return checkers, fast
 
 
 _RELEVANCE, _PARALLEL, _MULTIPLE, _SIMPLE = "relevance", "parallel", "multiple", "simple"
@@ -388,18 +501,46 @@ def _utf8(data: bytes) -> str:
 def _decoded_bfcl(items: list[Any]) -> list[_Call] | None:
     """BFCL's decoded ``[{"func": {...}}]`` read directly (values still checked); None: take the general path.
 
+    Fast path: when every item is a one-key ``dict`` of a ``str`` name and a
+    ``dict`` of arguments, and all arguments are already plain JSON-like data
+    within the limits (:func:`~ek.parsing.values.calls_already_plain`, one
+    walk for the whole output), the calls are used as they are. Skips the
+    per-call checks of :func:`_decoded_items`. Safe: those checks accept
+    exactly such an output and return the same calls; anything else
+    (another shape, a value to convert or refuse) goes through
+    ``_decoded_items``, which sees it item by item, as before.
+    """
+    calls: list[_Call] = []
+    append = calls.append
+    for item in items:
+        if type(item) is not dict or len(item) != 1:
+            break
+        for name, args in item.items():  # the one key: a loop binds it faster than unpacking items()
+            pass
+        if type(name) is not str or not name or type(args) is not dict:
+            break
+        append((name, args))
+    else:
+        if calls_already_plain(calls, DEFAULT_LIMITS):
+            return calls
+    return _decoded_items(items)
+
+
+def _decoded_items(items: list[Any]) -> list[_Call] | None:
+    """:func:`_decoded_bfcl` item by item, each item's arguments checked before the next item is read.
+
     Arguments that are already plain JSON-like data within the limits are used
     as they are (:func:`~ek.parsing.values.already_plain`): the checker only
     reads them, so the copy :func:`~ek.parsing.values.plain_args` makes would be
     equal and unused. Anything else goes through ``plain_args``, which converts
-    it or raises the ParseError at its path, as before.
+    it or raises the ParseError at its path.
     """
     calls: list[_Call] = []
     append = calls.append
     for item in items:
         if type(item) is not dict or len(item) != 1:
             return None
-        for name, args in item.items():  # the one key: a loop binds it faster than unpacking items()
+        for name, args in item.items():
             pass
         if type(name) is not str or not name or type(args) is not dict:
             return None
@@ -409,26 +550,33 @@ def _decoded_bfcl(items: list[Any]) -> list[_Call] | None:
     return calls
 
 
-def _parallel(funcs: list[Mapping[str, Any]], calls: list[_Call], answers: list[Mapping[str, Any]],
-              ctx: _Context) -> Verdict:
-    if len(calls) != len(answers):
-        return _WRONG_COUNT_PARALLEL
-    funcs_for = [_find(funcs, _only_key(a)) for a in answers]
-    verdicts: dict[tuple[int, int], Verdict] = {}
-    fast = ctx.python and _well_formed(funcs_for)
-    if fast:
-        misfit = _in_order(funcs_for, calls, answers, ctx, verdicts)
-        if misfit is None:
-            return OK
-        row = _row_fitting_nothing(misfit, funcs_for[misfit], calls, answers[misfit], ctx, verdicts[misfit, misfit])
-        if row is not None:
-            return _no_match(misfit, answers, row)
+def _parallel(checkers: list[_CallCheck], fast: bool, calls: list[_Call],
+              answers: list[Mapping[str, Any]]) -> Verdict:
+    """Any order: the calls (as many as the answers) assigned to the answers, ``checkers[i]`` judging answer ``i``.
+
+    ``fast``: the entry is well-formed (:func:`_well_formed`), so the shortcuts below may be taken.
+    """
+    if not fast:
+        return _matched(checkers, fast, calls, answers, {})
+    misfit = _in_order(checkers, calls)
+    if misfit is None:
+        return OK
+    first, own = misfit
+    row = _row_fitting_nothing(first, checkers[first], calls, own)
+    if row is not None:
+        return _no_match(first, answers, row)
+    return _matched(checkers, fast, calls, answers, {(first, first): own})
+
+
+def _matched(checkers: list[_CallCheck], fast: bool, calls: list[_Call], answers: list[Mapping[str, Any]],
+             verdicts: dict[tuple[int, int], Verdict]) -> Verdict:
+    """The general path of :func:`_parallel`: a maximum matching (``verdicts``: pairs already checked)."""
 
     def verdict(i: int, j: int) -> Verdict:
         """Answer ``i`` against call ``j``, checked once (the matching and the message both ask)."""
         found = verdicts.get((i, j))
         if found is None:
-            found = verdicts[i, j] = _call_checker(funcs_for[i], calls[j], answers[i], ctx)
+            found = verdicts[i, j] = checkers[i](calls[j])
         return found
 
     size = len(calls)
@@ -460,26 +608,27 @@ class _Reasons:
         return "; ".join(f"model call {j}: {v.error_type}: {v.message}" for j, v in enumerate(self.row))
 
 
-def _in_order(funcs_for: list[Mapping[str, Any]], calls: list[_Call], answers: list[Mapping[str, Any]],
-              ctx: _Context, verdicts: dict[tuple[int, int], Verdict]) -> int | None:
+def _in_order(checkers: list[_CallCheck], calls: list[_Call]) -> tuple[int, Verdict] | None:
     """Fast path: every call fits the answer at its own index (None), so a complete assignment exists.
 
     Skips the matching, which asks each answer about every earlier call first
     (quadratic on outputs already in order, as most are). Safe: the identity
     is a complete assignment, so the matching would find one and return OK.
-    Otherwise the first index whose call does not fit its answer. The
-    verdicts are kept in ``verdicts`` for the matching, should one fail.
-    Taken for well-formed entries only (see :func:`_well_formed`).
+    Otherwise the first index whose call does not fit its answer, and that
+    verdict (should the matching run, it checks the others again: checking
+    is pure, so it finds the same verdicts). Taken for well-formed entries
+    only (see :func:`_well_formed`).
     """
-    for i, call in enumerate(calls):
-        verdict = verdicts[i, i] = _call_checker(funcs_for[i], call, answers[i], ctx)
+    i = 0
+    for checker, call in zip(checkers, calls):
+        verdict = checker(call)
         if not verdict.valid:
-            return i
+            return i, verdict
+        i += 1
     return None
 
 
-def _row_fitting_nothing(misfit: int, func: Mapping[str, Any], calls: list[_Call], answer: Mapping[str, Any],
-                         ctx: _Context, own: Verdict) -> list[Verdict] | None:
+def _row_fitting_nothing(misfit: int, checker: _CallCheck, calls: list[_Call], own: Verdict) -> list[Verdict] | None:
     """Fast path: answer ``misfit`` (the first not fitting its own call) against every call, if it fits none.
 
     Skips :func:`_first_without_fit` (which asks every earlier answer about
@@ -490,11 +639,12 @@ def _row_fitting_nothing(misfit: int, func: Mapping[str, Any], calls: list[_Call
     reports, and its message shows this same row of verdicts. None as soon
     as one call fits (then the general path decides). Taken for well-formed
     entries only (see :func:`_well_formed`), as pairs are then checked in any
-    order with the same verdicts. ``own``: the verdict on call ``misfit``.
+    order with the same verdicts. ``checker``: the answer's call checker;
+    ``own``: its verdict on call ``misfit``.
     """
     row = []
     for j, call in enumerate(calls):
-        verdict = own if j == misfit else _call_checker(func, call, answer, ctx)
+        verdict = own if j == misfit else checker(call)
         if verdict.valid:
             return None
         row.append(verdict)
@@ -549,25 +699,26 @@ def _well_formed(funcs: list[Mapping[str, Any]]) -> bool:
     return True
 
 
-def _call_checker(func: Mapping[str, Any], call: _Call, answer: Mapping[str, Any], ctx: _Context) -> Verdict:
+#: One answer's call checker: a call -> its verdict (:func:`_call_check` builds them).
+_CallCheck = Callable[[_Call], Verdict]
+
+
+def _call_checker(func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Context, call: _Call) -> Verdict:
     """BFCL's ``simple_function_checker`` for one call."""
     for possible in answer.values():  # the one key's parameters (a loop binds them faster than next(iter(...)))
         break
-    name = func["name"]
-    if ctx.underscore_to_dot and "." in name:
-        name = name.replace(".", "_")
+    name = _expected_name(func, ctx)
     got, args = call
     if got != name:
-        return _failed("simple_function_checker:wrong_func_name",
-                       "Function name {0!r} not found in model output.", name)
+        return _wrong_name(name)
     details, required = _plain_parameters(func)
     for param in required:
         if param not in args:
-            return _failed("simple_function_checker:missing_required", "Missing required parameter: {0!r}.", param)
+            return _missing_required(param)
     python = ctx.python
     for param, value in args.items():
         if param not in details or param not in possible:
-            return _failed("simple_function_checker:unexpected_param", "Unexpected parameter: {0!r}.", param)
+            return _unexpected(param)
         detail, alternatives = details[param], possible[param]
         if python and type(detail) is dict:
             kind = type(value)
@@ -588,9 +739,169 @@ def _call_checker(func: Mapping[str, Any], call: _Call, answer: Mapping[str, Any
             return verdict
     for param, alternatives in possible.items():
         if param not in args and "" not in alternatives:
-            return _failed("simple_function_checker:missing_optional",
-                           "Optional parameter {0!r} not provided and not marked as optional.", param)
+            return _missing_optional(param)
     return OK
+
+
+def _expected_name(func: Mapping[str, Any], ctx: _Context) -> str:
+    name: str = func["name"]
+    return name.replace(".", "_") if ctx.underscore_to_dot and "." in name else name
+
+
+def _wrong_name(name: str) -> Verdict:
+    return _failed("simple_function_checker:wrong_func_name", "Function name {0!r} not found in model output.", name)
+
+
+def _missing_required(param: Any) -> Verdict:
+    return _failed("simple_function_checker:missing_required", "Missing required parameter: {0!r}.", param)
+
+
+def _unexpected(param: Any) -> Verdict:
+    return _failed("simple_function_checker:unexpected_param", "Unexpected parameter: {0!r}.", param)
+
+
+def _missing_optional(param: Any) -> Verdict:
+    return _failed("simple_function_checker:missing_optional",
+                   "Optional parameter {0!r} not provided and not marked as optional.", param)
+
+
+def _call_check(func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Context,
+                well_formed: bool | None = None) -> _CallCheck:
+    """The checker of calls against one answer: compiled (:class:`_CompiledCall`) where it applies, else general."""
+    built = _CompiledCall.build(func, answer, ctx, well_formed)
+    if built is not None:
+        return built.check
+    return functools.partial(_call_checker, func, answer, ctx)
+
+
+class _CompiledCall:
+    """Fast path (Python): :func:`_call_checker` for one answer, with its schema and values read once.
+
+    Built once per answer of a prepared entry. Skips, per call: reading the
+    schema (name, ``required``, each parameter's declared type), the
+    answer's alternatives, and building the verdicts that depend on the
+    entry only (a wrong name, a missing parameter: built once, shared). An
+    argument whose value has exactly the type its parameter declares
+    (``str``, ``int``, ``float``, ``bool``) is judged by one lookup in the
+    set of acceptable values (:func:`_slot`): in it, accepted; not in it,
+    the failure ``_call_checker`` would give. A value of another type that
+    is not the answers' type either (a "variable") fails the type check, as
+    in ``_type_check`` (an int for a float is left out: Python converts it).
+    Anything else takes ``_call_checker``'s per-value path. Safe: the checks
+    run in ``_call_checker``'s order with its verdicts, and a set accepts
+    exactly what it accepts for such a value (see ``_slot``). Built
+    only for well-formed schemas (:func:`_well_formed`: nothing in them
+    raises) and plain answers (a ``dict`` of lists of JSON values); others
+    keep the general path.
+    """
+
+    __slots__ = ("ctx", "missing", "must", "name", "required", "slots", "wrong_name")
+
+    def __init__(self, name: str, required: list[str], slots: dict[str, _Slot], must: list[str],
+                 ctx: _Context) -> None:
+        self.name, self.slots, self.ctx = name, slots, ctx
+        self.required, self.must = tuple(required), tuple(must)
+        self.wrong_name = _wrong_name(name)  # the verdicts that depend on the entry only: built once, then shared
+        self.missing: dict[tuple[bool, str], Verdict] = {}  # (required?, param) -> its verdict, built when met
+
+    @classmethod
+    def build(cls, func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Context,
+              well_formed: bool | None = None) -> _CompiledCall | None:
+        """The compiled checker, or None where it does not apply; ``well_formed``: :func:`_well_formed` of ``func``."""
+        if not ctx.python or type(answer) is not dict:
+            return None
+        if not (_well_formed([func]) if well_formed is None else well_formed):
+            return None
+        for possible in answer.values():
+            break
+        if type(possible) is not dict:
+            return None
+        for alternatives in possible.values():
+            if type(alternatives) is not list or not _JSON_TYPES.issuperset(map(type, alternatives)):
+                return None
+        details, required = _plain_parameters(func)
+        slots = {param: _slot(details[param], possible[param]) for param in possible if param in details}
+        must = [param for param, alternatives in possible.items() if "" not in alternatives]
+        return cls(_expected_name(func, ctx), required, slots, must, ctx)
+
+    def check(self, call: _Call) -> Verdict:
+        got, args = call
+        if got != self.name:
+            return self.wrong_name
+        for param in self.required:
+            if param not in args:
+                return self._missing(True, param)
+        slots = self.slots
+        for param, value in args.items():
+            slot = slots.get(param)
+            if slot is None:
+                return _unexpected(param)
+            kind, raw, std, detail, alternatives = slot
+            if type(value) is kind:
+                if value in raw:
+                    continue
+                if std is None:
+                    return _not_among(param, value, alternatives)
+                if standardize(value) in std:
+                    continue
+                return _not_among_strings(param, value, alternatives)
+            if kind is not None and type(value) is not _answer_type(alternatives) \
+                    and not (kind is float and type(value) is int):
+                return _wrong_type(param, detail["type"], value)  # what _type_check finds for it (no conversion)
+            # Not a scalar of its declared type (a list, a dict, a "variable", an int for a float): what
+            # _call_checker does with it is _listed_as_is, else _check_param (its scalar branch needs one).
+            if _listed_as_is(value, detail, alternatives):
+                continue
+            verdict = _check_param(param, value, detail, alternatives, self.ctx)
+            if not verdict.valid:
+                return verdict
+        for param in self.must:
+            if param not in args:
+                return self._missing(False, param)
+        return OK
+
+    def _missing(self, required: bool, param: str) -> Verdict:
+        """A missing parameter's verdict (``required``: from the schema, else from the answer), built once."""
+        verdict = self.missing.get((required, param))
+        if verdict is None:
+            verdict = self.missing[required, param] = (_missing_required if required else _missing_optional)(param)
+        return verdict
+
+
+#: A parameter as :class:`_CompiledCall` checks it: ``(kind, raw, std, detail, alternatives)``.
+_Slot = tuple[type | None, frozenset[Any], frozenset[str] | None, Any, list[Any]]
+
+
+def _slot(detail: dict[str, Any], alternatives: list[Any]) -> _Slot:
+    """A parameter's accepted values of its declared scalar type, as sets (``kind`` None: no value is taken so).
+
+    A value ``v`` with ``type(v) is kind`` is accepted by :func:`_call_checker`
+    exactly when ``v in raw or standardize(v) in std`` (``std`` None: not
+    asked). For ``str``, not a "variable" (the answers' type is ``str`` or
+    unknown): ``raw`` the string alternatives, ``std`` them standardised (BFCL
+    compares strings standardised; an equal string is equal standardised).
+    Otherwise the alternatives ``==`` to such a value under ``_same``: for an
+    ``int`` or ``float`` the finite non-``bool`` numbers (``1 == 1.0``, and a
+    set finds them by their equal hashes), for a ``bool`` the bools, for a
+    ``str`` variable the strings.
+    """
+    kind = PYTHON_TYPES.get(detail.get("type", "any"))
+    if kind is str:
+        strings = frozenset(alt for alt in alternatives if type(alt) is str)
+        answer_type = _answer_type(alternatives)
+        if answer_type is None or answer_type is str:
+            return kind, strings, frozenset(map(standardize, strings)), detail, alternatives
+        return kind, strings, None, detail, alternatives
+    if kind is int or kind is float:
+        numbers = frozenset(alt for alt in alternatives if (type(alt) is int or type(alt) is float)
+                            and -_INF < alt < _INF)
+        return kind, numbers, None, detail, alternatives
+    if kind is bool:
+        return kind, frozenset(alt for alt in alternatives if type(alt) is bool), None, detail, alternatives
+    return None, frozenset(), None, detail, alternatives
+
+
+_INF = float("inf")
 
 
 #: The types a JSON document's values have; an answer of other types takes the general path.
@@ -627,8 +938,17 @@ def _typed_scalar(param: str, value: Any, kind: type, alternatives: list[Any]) -
             return _string_checker(param, value, alternatives)
     if _contains(alternatives, value):
         return OK
+    return _not_among(param, value, alternatives)
+
+
+def _not_among(param: str, value: Any, alternatives: list[Any]) -> Verdict:
     return _failed("value_error:others",
                    "Invalid value for parameter {0!r}: {1!v}. Expected one of {2!v}.", param, value, alternatives)
+
+
+def _not_among_strings(param: str, value: str, alternatives: list[Any]) -> Verdict:
+    return _failed("value_error:string", "Invalid value for parameter {0!r}: {1!v}. "
+                                         "Expected one of {2!v}. Case insensitive.", param, value, alternatives)
 
 
 def _listed_as_is(value: Any, detail: dict[str, Any], alternatives: list[Any]) -> bool:
@@ -719,8 +1039,7 @@ def _check_param(param: str, value: Any, detail: Mapping[str, Any], possible: li
         if expected is list:
             return _list_checker(param, value, possible)
     if not _contains(possible, value):
-        return _failed("value_error:others",
-                       "Invalid value for parameter {0!r}: {1!v}. Expected one of {2!v}.", param, value, possible)
+        return _not_among(param, value, possible)
     return OK
 
 
@@ -771,11 +1090,13 @@ def _type_check(param: str, value: Any, possible: list[Any], type_name: str, exp
                 param, type_name, nested.__name__, value,  # type: ignore[union-attr]
             )
         return True
-    return _failed(
-        "type_error:simple",
-        "Incorrect type for parameter {0!r}. Expected type {1}, got {2}. Parameter value: {3!v}.",
-        param, type_name, type(value).__name__, value,
-    )
+    return _wrong_type(param, type_name, value)
+
+
+def _wrong_type(param: str, type_name: Any, value: Any) -> Verdict:
+    return _failed("type_error:simple",
+                   "Incorrect type for parameter {0!r}. Expected type {1}, got {2}. Parameter value: {3!v}.",
+                   param, type_name, type(value).__name__, value)
 
 
 def _item_type_ok(item: Any, alternatives: list[Any], nested: type) -> bool:
@@ -791,8 +1112,7 @@ def _std(value: Any) -> Any:
 
 def _string_checker(param: str, value: str, possible: list[Any]) -> Verdict:
     if standardize(value) not in [standardize(a) for a in possible if isinstance(a, str)]:
-        return _failed("value_error:string", "Invalid value for parameter {0!r}: {1!v}. "
-                                             "Expected one of {2!v}. Case insensitive.", param, value, possible)
+        return _not_among_strings(param, value, possible)
     return OK
 
 
