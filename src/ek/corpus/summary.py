@@ -380,7 +380,9 @@ class Summary:
     def attach_details(self, detail_of: Any) -> None:
         """Turn the explanations of the episodes still kept into alignment dicts (``detail_of(explanation)``).
 
-        Done once per chunk, so alignments are built only for episodes that made the cut.
+        Alignments are built only for episodes that made the cut: by a worker, once per chunk, for its
+        chunk's worst; in one process, once at the end, for the run's worst (explanations not yet attached
+        follow their episodes through :meth:`merge`, and leave with them: at most the heap's size are held).
         """
         if not self._pending:
             return
@@ -447,7 +449,14 @@ class Summary:
             if len(self._heap) < self.heap_size:
                 heapq.heappush(self._heap, entry)
             elif entry[0] > self._heap[0][0]:
-                heapq.heapreplace(self._heap, entry)
+                dropped = heapq.heapreplace(self._heap, entry)
+                self._pending.pop(dropped[1].line, None)
+            else:
+                continue
+            # an explanation not yet turned into a detail (see attach_details) follows its kept episode
+            pending = later._pending.get(entry[1].line)
+            if pending is not None:
+                self._pending[entry[1].line] = pending
 
     def shift_lines(self, offset: int) -> None:
         """Add ``offset`` to every line number held (rows, errors, warnings, worst episodes, export rows).
