@@ -1,5 +1,5 @@
 """The corpus engine's fast paths give what the plain paths gave: JSON errors, gold at the depth limit, and the
-worst episodes' alignments (built once, at the end of a one-process run, for the run's worst only)."""
+worst episodes' alignments (built once, at the end of a run, for the run's worst only)."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def test_one_process_builds_alignments_for_the_runs_worst_only(tmp_path: Path,
     monkeypatch.setattr(runner, "CHUNK_LINES", 25)  # 16 chunks, each with worse episodes than the last kept
     one = run(str(corpus), options).summary
     assert len(built) == options.keep_details
-    # what --jobs workers do: each chunk attaches its own worst, and merging keeps the run's
+    # what a Ray block does: each chunk attaches its own worst, and merging keeps the run's
     cache, total = options.metric_cache(), options.new_summary()
     with open(corpus, "rb") as lines:
         numbered = list(enumerate(lines, 1))
@@ -75,3 +75,13 @@ def test_one_process_builds_alignments_for_the_runs_worst_only(tmp_path: Path,
     assert worst == total.worst() and len(worst) == options.keep_worst
     assert all(d.detail is not None for d in worst[:options.keep_details])
     assert all(d.detail is None for d in worst[options.keep_details:])
+
+
+@pytest.mark.slow
+def test_jobs_send_explanations_and_the_parent_attaches_the_same_alignments(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus = synthetic_corpus(tmp_path / "c.jsonl", 400, accuracy=0.5)
+    options = RunOptions(grammar=str(SCHEMAS / "travel-v2.ek"), keep_worst=10, keep_details=4)
+    monkeypatch.setattr(runner, "CHUNK_LINES", 25)
+    one, two = run(str(corpus), options).summary, run(str(corpus), options, jobs=2).summary
+    assert one.worst() == two.worst() and two.worst()[0].detail is not None

@@ -232,7 +232,7 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
     whole run so far; it only saves work (the kept worst episodes are the same).
     ``details=False`` leaves the worst episodes' explanations unattached: the caller merges the summary
     into the run's and attaches there (:data:`ATTACH`), once, so alignments are built only for the run's
-    worst (in one process: explanations cannot cross to another).
+    worst.
     """
     summary = options.new_summary(floor)
     memo = _GoldProblemsMemo()
@@ -286,7 +286,9 @@ def _init_worker(options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] | None
 
 
 def _score_chunk(chunk: list[tuple[int, bytes]], floor: tuple[float, float, int] | None) -> Summary:
-    return score_lines(_WORKER["options"], _WORKER["cache"], chunk, _WORKER["gold"], floor)
+    """A chunk's summary, its worst episodes' explanations sent unattached (they pickle: the parent builds
+    alignments once, for the run's worst, instead of each chunk building them for its own)."""
+    return score_lines(_WORKER["options"], _WORKER["cache"], chunk, _WORKER["gold"], floor, details=False)
 
 
 def _start_method() -> str:
@@ -416,12 +418,12 @@ def run(path: str | Sequence[str], options: RunOptions, *, jobs: int = 1,
             cache = options.metric_cache(functions)
             for chunk in _chunks(iter(metered), CHUNK_LINES):
                 absorb(score_lines(options, cache, chunk, gold_by_id, total.worst_floor(), details=False))
-            # the kept explanations (at most the heap's size) followed their episodes through each merge:
-            # alignments are built once, for the run's worst only
-            total.attach_details(ATTACH)
         else:
             _score_in_workers(options, gold_by_id, functions, _chunks(iter(metered), CHUNK_LINES), total, jobs,
                               absorb)
+        # the kept explanations (at most the heap's size) followed their episodes through each merge:
+        # alignments are built once, for the run's worst only
+        total.attach_details(ATTACH)
         if progress is not None:
             progress(metered.bytes, counts.read)
     return RunResult(run_label(spans), total, counts, tuple(gold_errors), time.perf_counter() - started,

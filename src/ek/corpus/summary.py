@@ -380,9 +380,10 @@ class Summary:
     def attach_details(self, detail_of: Any) -> None:
         """Turn the explanations of the episodes still kept into alignment dicts (``detail_of(explanation)``).
 
-        Alignments are built only for episodes that made the cut: by a worker, once per chunk, for its
-        chunk's worst; in one process, once at the end, for the run's worst (explanations not yet attached
-        follow their episodes through :meth:`merge`, and leave with them: at most the heap's size are held).
+        Alignments are built only for episodes that made the cut: ``ek score`` attaches once, at the end,
+        for the run's worst (explanations not yet attached follow their episodes through :meth:`merge`, from
+        worker processes too, and leave with them: at most the heap's size are held); a Ray block attaches
+        its own before it is sent.
         """
         if not self._pending:
             return
