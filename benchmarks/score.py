@@ -215,9 +215,12 @@ def _child(mode: str, corpus: str, workdir: str) -> None:
 
 
 def measure(mode: str, corpus: Path | str, workdir: Path) -> dict[str, float]:
+    """One fresh subprocess's figures, with the machine's load average when it ended (1 minute)."""
+    import os
+
     proc = subprocess.run([sys.executable, __file__, "--child", mode, str(corpus), str(workdir)],
                           capture_output=True, text=True, check=True)
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return {**json.loads(proc.stdout.strip().splitlines()[-1]), "load": os.getloadavg()[0]}
 
 
 def against_bfcl(size: int, rounds: int) -> None:
@@ -248,6 +251,15 @@ def against_bfcl(size: int, rounds: int) -> None:
         what = "accuracy" if mode == "bfcl-loop" else "F1 (arg level)"
         print(f"{mode:>10}{cpu:>16,.0f}{cpu / peer_cpu:>7.2f}x{wall:>17,.0f}{wall / peer_wall:>7.2f}x   "
               f"{what} {runs[mode][0]['f1']:.4f}")
+    # --jobs 2 against one process, round by round (each pair ran back to back): the wall-clock ratio is what
+    # two processes buy, and only when two cores are free; the CPU ratio is their overhead, whatever the load
+    pairs = list(zip(runs["ek"], runs["ek-jobs2"]))
+    walls = [b["episodes"] / b["seconds"] / (a["episodes"] / a["seconds"]) for a, b in pairs]
+    cpus = [b["episodes"] / b["cpu"] / (a["episodes"] / a["cpu"]) for a, b in pairs]
+    loads = [r["load"] for mode in modes for r in runs[mode]]
+    print(f"--jobs 2 vs one process, median of the rounds: x{statistics.median(walls):.2f} wall-clock speed, "
+          f"x{statistics.median(cpus):.2f} episodes per CPU-second (load average {min(loads):.1f} to "
+          f"{max(loads):.1f} during the rounds)")
 
 
 def main() -> None:

@@ -37,13 +37,19 @@ OMIT = "$omit"
 
 MAX_DEPTH = GOLD_MAX_DEPTH
 
+#: Types of the JSON values that hold no other value (and so no marker): returned as they are.
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+
 
 def decode_value(value: Any, where: str = "$", _depth: int = 0) -> Any:
     """Turn ``$oneOf``/``$omit`` markers into :class:`OneOf`/``OMITTABLE``, recursively (at most MAX_DEPTH deep)."""
     if _depth > MAX_DEPTH:
         at = where if len(where) <= 60 else where[:57] + "..."
         raise ValueError(f"{at}: gold value nested too deeply (more than {MAX_DEPTH} levels)")
-    if isinstance(value, Mapping):
+    # fast path: an item that is a JSON leaf, within the depth limit, is what decoding it would return, so it
+    # is taken without the call and its path (built only for error messages)
+    leaf = _LEAVES if _depth < MAX_DEPTH else frozenset()
+    if type(value) is dict or isinstance(value, Mapping):  # a JSON object skips the ABC check
         if ONE_OF in value:
             if len(value) != 1 or not isinstance(value[ONE_OF], list) or not value[ONE_OF]:
                 raise ValueError(f"{where}: {{\"$oneOf\": [...]}} takes a non-empty list and no other keys")
@@ -52,9 +58,9 @@ def decode_value(value: Any, where: str = "$", _depth: int = 0) -> Any:
             if len(value) != 1 or value[OMIT] is not True:
                 raise ValueError(f'{where}: write an omittable argument as {{"$omit": true}}')
             return OMITTABLE
-        return {k: decode_value(v, f"{where}.{k}", _depth + 1) for k, v in value.items()}
+        return {k: v if type(v) in leaf else decode_value(v, f"{where}.{k}", _depth + 1) for k, v in value.items()}
     if isinstance(value, list):
-        return [decode_value(v, f"{where}[{i}]", _depth + 1) for i, v in enumerate(value)]
+        return [v if type(v) in leaf else decode_value(v, f"{where}[{i}]", _depth + 1) for i, v in enumerate(value)]
     return value
 
 
@@ -85,12 +91,13 @@ def gold_from_json(calls: Any, where: str = "gold") -> list[Step]:
     if not isinstance(calls, list):
         raise TypeError(f"{where}: expected a list of calls, got {type(calls).__name__}")
     out = []
+    constrained = False
     for i, call in enumerate(calls):
         here = f"{where}[{i}]"
-        if not isinstance(call, Mapping) or not isinstance(call.get("name"), str):
+        if not (type(call) is dict or isinstance(call, Mapping)) or not isinstance(call.get("name"), str):
             raise TypeError(f'{here}: expected {{"name": TOOL, "arguments": {{...}}}}, got {call!r:.80}')
-        args = call.get("arguments", call.get("args", {}))
-        if not isinstance(args, Mapping):
+        args = call["arguments"] if "arguments" in call else call.get("args", {})
+        if not (type(args) is dict or isinstance(args, Mapping)):
             raise TypeError(f"{here} {call['name']!r}: arguments must be an object, got {type(args).__name__}")
         args = decode_value(dict(args), f"{here}.arguments")
         if call.get("after") is None:
@@ -102,7 +109,9 @@ def gold_from_json(calls: Any, where: str = "gold") -> list[Step]:
             raise TypeError(f"{here} {call['name']!r}: after must be a list of gold indices (integers from 0), "
                             f"got {after!r:.60}")
         out.append(GoldCall(call["name"], args, after=after) if after else Step(call["name"], args))
-    after_of(out, where)
+        constrained = constrained or bool(after)
+    if constrained:  # fast path: calls without "after" have no constraint to check (after_of would pass them)
+        after_of(out, where)
     return out
 
 

@@ -154,12 +154,33 @@ def _check_unicode(text: str, obj: Any) -> None:
                               "escape pairs must be complete (e.g. \\ud83d\\ude00)") from None
 
 
+#: The C scanner behind ``_LINE_DECODER.decode`` (see :func:`_scan_line`).
+_SCAN_ONCE = _LINE_DECODER.scan_once
+
+
+def _scan_line(text: str) -> Any:
+    """``_LINE_DECODER.decode(text)`` for a stripped line, calling its scanner directly.
+
+    Fast path: ``decode`` wraps the scanner in two Python calls and two whitespace matches, which a
+    stripped line does not need (``str.strip`` removes every JSON whitespace character, so the value
+    starts at 0 and must end at the end). Anything else (no value, extra data after it) is decoded
+    again the standard way, which raises the very error it always did.
+    """
+    try:
+        obj, end = _SCAN_ONCE(text, 0)
+    except StopIteration:
+        return _LINE_DECODER.decode(text)
+    if end != len(text):
+        return _LINE_DECODER.decode(text)
+    return obj
+
+
 def _decode_line(raw: bytes | str) -> Any:
     text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
     # a byte order mark (Windows editors, concatenated files) is not part of the JSON text
     text = text.strip().removeprefix("\ufeff")
     try:
-        obj = _LINE_DECODER.decode(text) if not text.startswith("\ufeff") else \
+        obj = _scan_line(text) if not text.startswith("\ufeff") else \
             json.loads(text, object_pairs_hook=_unique_keys)
     except (json.JSONDecodeError, LineDataError):
         raise
@@ -176,6 +197,14 @@ def _json_error(exc: json.JSONDecodeError) -> str:
     cut = exc.pos >= len(exc.doc) or exc.msg.startswith("Unterminated string")
     hint = " (line cut short?)" if cut else ""
     return f"invalid JSON at column {exc.colno}: {exc.msg}{hint}"
+
+
+def _pred_key(obj: Mapping[str, Any]) -> str | None:
+    """The first of :data:`PRED_KEYS` the line (or turn) holds, or None."""
+    for key in PRED_KEYS:
+        if key in obj:
+            return key
+    return None
 
 
 def _read_id(obj: Mapping[str, Any]) -> str | int | None:
@@ -248,7 +277,7 @@ def _read_turns(value: Any) -> tuple[Turn, ...]:
         if not isinstance(turn, dict):
             raise TypeError(f"turn {i}: expected an object with 'pred' and 'gold', got {type(turn).__name__}: "
                             f"{_short(turn)}")
-        pred_key = next((k for k in PRED_KEYS if k in turn), None)
+        pred_key = _pred_key(turn)
         if pred_key is None:
             keys = ", ".join(repr(k) for k in PRED_KEYS)
             raise KeyError(f"turn {i}: no predicted output: expected one of the keys {keys}")
@@ -329,7 +358,7 @@ def parse_episode(raw: bytes | str, line: int, gold_by_id: Mapping[Any, GoldEntr
         if "turns" in obj:
             episode = _multi_turn_line(obj, line, episode_id, task, category, gold_by_id, shared_gold)
             return attrs.evolve(episode, format=output_format) if isinstance(episode, Episode) else episode
-        pred_key = next((k for k in PRED_KEYS if k in obj), None)
+        pred_key = _pred_key(obj)
         if pred_key is None:
             keys = ", ".join(repr(k) for k in PRED_KEYS)
             raise KeyError(f"no predicted output: expected one of the keys {keys}")

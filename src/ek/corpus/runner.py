@@ -182,7 +182,9 @@ def _score_with(metric: ToolCallMetric, episode: Episode) -> EpisodeScore:
     """Each turn scored on its own by ``metric`` (:func:`ek.scorer.turns.score_turns`: matches never cross turns),
     reading the outputs in the line's own ``format`` when it names one."""
     score_one = metric if episode.format is None else partial(metric, format=episode.format)
-    return score_turns(score_one, ((_turn_pred(t), t.gold) for t in episode.all_turns()))
+    if episode.turns is None:  # fast path: a one-turn line's only turn, without building a Turn for it
+        return score_turns(score_one, ((_prepare_pred(episode.pred), episode.gold),))
+    return score_turns(score_one, ((_turn_pred(t), t.gold) for t in episode.turns))
 
 
 def episode_gold_problems(metric: ToolCallMetric, episode: Episode) -> tuple[str, ...]:
@@ -217,13 +219,20 @@ class _GoldProblemsMemo:
         return problems
 
 
+#: How a kept worst episode's explanation becomes its detail in the reports (Summary.attach_details).
+ATTACH = partial(alignment_dict, limit=ALIGNMENT_VALUE_CHARS)
+
+
 def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[int, bytes]],
                 gold_by_id: Mapping[Any, GoldEntry] | None,
-                floor: tuple[float, float, int] | None = None) -> Summary:
+                floor: tuple[float, float, int] | None = None, *, details: bool = True) -> Summary:
     """Score a run of ``(line_number, raw)`` corpus lines into a fresh summary.
 
     ``floor`` is the rank an episode must beat to count among the worst of the
     whole run so far; it only saves work (the kept worst episodes are the same).
+    ``details=False`` leaves the worst episodes' explanations unattached: the caller merges the summary
+    into the run's and attaches there (:data:`ATTACH`), once, so alignments are built only for the run's
+    worst.
     """
     summary = options.new_summary(floor)
     memo = _GoldProblemsMemo()
@@ -258,7 +267,8 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
         source = (cache.grammar_identity(item.grammar), episode_gold_digest(item)) if options.keep_ids else None
         summary.add(number, item.id, score, cache.grammar_label(item.grammar), source, task=item.task,
                     category=item.category)
-    summary.attach_details(partial(alignment_dict, limit=ALIGNMENT_VALUE_CHARS))
+    if details:
+        summary.attach_details(ATTACH)
     return summary
 
 
@@ -276,7 +286,9 @@ def _init_worker(options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] | None
 
 
 def _score_chunk(chunk: list[tuple[int, bytes]], floor: tuple[float, float, int] | None) -> Summary:
-    return score_lines(_WORKER["options"], _WORKER["cache"], chunk, _WORKER["gold"], floor)
+    """A chunk's summary, its worst episodes' explanations sent unattached (they pickle: the parent builds
+    alignments once, for the run's worst, instead of each chunk building them for its own)."""
+    return score_lines(_WORKER["options"], _WORKER["cache"], chunk, _WORKER["gold"], floor, details=False)
 
 
 def _start_method() -> str:
@@ -405,10 +417,13 @@ def run(path: str | Sequence[str], options: RunOptions, *, jobs: int = 1,
         if jobs <= 1:
             cache = options.metric_cache(functions)
             for chunk in _chunks(iter(metered), CHUNK_LINES):
-                absorb(score_lines(options, cache, chunk, gold_by_id, total.worst_floor()))
+                absorb(score_lines(options, cache, chunk, gold_by_id, total.worst_floor(), details=False))
         else:
             _score_in_workers(options, gold_by_id, functions, _chunks(iter(metered), CHUNK_LINES), total, jobs,
                               absorb)
+        # the kept explanations (at most the heap's size) followed their episodes through each merge:
+        # alignments are built once, for the run's worst only
+        total.attach_details(ATTACH)
         if progress is not None:
             progress(metered.bytes, counts.read)
     return RunResult(run_label(spans), total, counts, tuple(gold_errors), time.perf_counter() - started,

@@ -107,6 +107,23 @@ def export_row(line: int, episode_id: Any, episode: EpisodeScore, task: Any, cat
             "parse_error": _parse_error(episode)}
 
 
+def _add_tally_twice(into: dict[TallyKey, list[Any]], also: dict[TallyKey, list[Any]], items: Any) -> None:
+    """:func:`_add_tally` into two tallies at once (the run's and the episode's category's), one pass."""
+    for key, (w, n) in items:
+        slot = into.get(key)
+        if slot is None:
+            into[key] = [w, n]
+        else:
+            slot[0] += w
+            slot[1] += n
+        slot = also.get(key)
+        if slot is None:
+            also[key] = [w, n]
+        else:
+            slot[0] += w
+            slot[1] += n
+
+
 def _add_tally(into: dict[TallyKey, list[Any]], items: Any) -> None:
     """Add ``(key, (weight, count))`` items into a mutable tally."""
     for key, (w, n) in items:
@@ -229,26 +246,81 @@ class Summary:
             source: tuple[str, str] | None = None, *, task: Any = None, category: str | None = None) -> None:
         """Count one scored episode (its explanation is kept only while it ranks among the worst);
         ``source``: what it was scored against, kept with its id (see :attr:`sources`); ``score``: an
-        :class:`EpisodeScore` (its turns), or a :class:`Score` for a one-turn episode."""
-        episode = _as_episode(score)
+        :class:`EpisodeScore` (its turns), or a :class:`Score` for a one-turn episode.
+
+        Called once per line, so it is written flat: each column is read once into a local, and a one-turn
+        episode (most corpora) takes :meth:`_add_one_turn`, which reads its only turn once instead of
+        looping over turns and deriving the episode's flags from them.
+        """
+        episode = score if type(score) is EpisodeScore else _as_episode(score)
+        turns = episode.turns
         total = episode.total
         tp, fp, fn = total.exact_counts
-        exact = episode.exact
         self.tp += tp
         self.fp += fp
         self.fn += fn
-        _add_tally(self.tally, total.tally.items())
+        items = total.tally.items()
+        cat = self.categories.get(category or "")
+        if cat is None:
+            cat = self.categories[category or ""] = [{}, 0, 0]
+        _add_tally_twice(self.tally, cat[0], items)
+        if len(turns) == 1:
+            exact, parse_error = self._add_one_turn(turns[0], episode.turn_exact[0], tp, fp, fn)
+        else:
+            exact, parse_error = self._add_turns(episode)
+        self._push_rows(tp, fp, fn, line)
+        self.exact_rows.append(1 if exact else 0)
+        self.exact_count += exact
+        cat[1] += 1
+        cat[2] += exact
+        if task is not None:
+            n_bits = self.tasks.get(task)
+            if n_bits is None:
+                n_bits = self.tasks[task] = [0, 0]
+            n_bits[1] |= int(exact) << n_bits[0]
+            n_bits[0] += 1
+        if self.keep_ids:
+            self.ids.append(episode_id)
+            self.task_ids.append(task)
+            if source is not None:
+                self.sources.append(source)
+        if parse_error:
+            self.parse_failures += 1
+        self.grammars[grammar or ""] += 1
+        if self.export is not None:
+            self.export.append(export_row(line, episode_id, episode, task, category))
+        if not exact:
+            self._offer(line, episode_id, episode, category)
+
+    def _add_one_turn(self, turn: Score, exact: bool, tp: Exact, fp: Exact, fn: Exact) -> tuple[bool, bool]:
+        """The per-turn counts of a one-turn episode (the turn is the episode): (exact, output unparsable)."""
+        explanation = turn.explanation
+        if explanation is not None:
+            failed = explanation.failed_checks()
+            if failed:
+                self.arg_failures.update(failed)
+        slot = self.per_turn.get(0)
+        if slot is None:
+            slot = self.per_turn[0] = [0, 0, 0, 0, 0]
+        slot[0] += tp
+        slot[1] += fp
+        slot[2] += fn
+        slot[3] += exact
+        slot[4] += 1
+        outcome = abstention(turn)
+        if outcome is not None:
+            self.abstention[outcome] += 1
+        if not exact:
+            self.first_failing[0] += 1
+        return exact, explanation is not None and bool(explanation.parse_error)
+
+    def _add_turns(self, episode: EpisodeScore) -> tuple[bool, bool]:
+        """The per-turn counts of a multi-turn episode: (exact, some turn's output unparsable)."""
         for turn in episode.turns:
             if turn.explanation is not None:
                 failed = turn.explanation.failed_checks()
                 if failed:
                     self.arg_failures.update(failed)
-        self.rows_tp = _push_count(self.rows_tp, float(tp))
-        self.rows_fp = _push_count(self.rows_fp, float(fp))
-        self.rows_fn = _push_count(self.rows_fn, float(fn))
-        self.exact_rows.append(1 if exact else 0)
-        self.exact_count += exact
-        self.lines = _push_line(self.lines, line)
         for index, (turn, ok) in enumerate(zip(episode.turns, episode.turn_exact, strict=True)):
             slot = self.per_turn.setdefault(index, [0, 0, 0, 0, 0])
             t_tp, t_fp, t_fn = turn.exact_counts
@@ -262,26 +334,22 @@ class Summary:
                 self.abstention[outcome] += 1
         if episode.first_failing_turn is not None:
             self.first_failing[episode.first_failing_turn] += 1
-        cat = self.categories.setdefault(category or "", [{}, 0, 0])
-        _add_tally(cat[0], total.tally.items())
-        cat[1] += 1
-        cat[2] += exact
-        if task is not None:
-            n_bits = self.tasks.setdefault(task, [0, 0])
-            n_bits[1] |= int(exact) << n_bits[0]
-            n_bits[0] += 1
-        if self.keep_ids:
-            self.ids.append(episode_id)
-            self.task_ids.append(task)
-            if source is not None:
-                self.sources.append(source)
-        if any(episode.parse_errors):
-            self.parse_failures += 1
-        self.grammars[grammar or ""] += 1
-        if self.export is not None:
-            self.export.append(export_row(line, episode_id, episode, task, category))
-        if not exact:
-            self._offer(line, episode_id, episode, category)
+        return episode.exact, any(episode.parse_errors)
+
+    def _push_rows(self, tp: Exact, fp: Exact, fn: Exact, line: int) -> None:
+        """Append an episode's bootstrap row and line number (fast path: whole counts into a compact column)."""
+        rows_tp, rows_fp, rows_fn = self.rows_tp, self.rows_fp, self.rows_fn
+        if (type(tp) is int and type(fp) is int and type(fn) is int and rows_tp.typecode == rows_fp.typecode
+                == rows_fn.typecode == _SMALL_COUNTS and 0 <= tp <= 0xFFFF and 0 <= fp <= 0xFFFF
+                and 0 <= fn <= 0xFFFF):
+            rows_tp.append(tp)  # what _push_count does with float(tp): a whole number that fits
+            rows_fp.append(fp)
+            rows_fn.append(fn)
+        else:
+            self.rows_tp = _push_count(rows_tp, float(tp))
+            self.rows_fp = _push_count(rows_fp, float(fp))
+            self.rows_fn = _push_count(rows_fn, float(fn))
+        self.lines = _push_line(self.lines, line)
 
     def _offer(self, line: int, episode_id: Any, episode: EpisodeScore, category: str | None = None) -> None:
         size = self.heap_size
@@ -289,8 +357,15 @@ class Summary:
             return
         total = episode.total
         _tp, fp, fn = total.exact_counts
-        key = (float(fp + fn), -total.f1, -line)
-        if (self.floor is not None and key <= self.floor) or (len(self._heap) >= size and key <= self._heap[0][0]):
+        lost = float(fp + fn)
+        # fast path: an episode that lost less than the bar is out whatever its F1 (keys compare lost first),
+        # so the F1 (an exact fraction) is computed only for those that may rank
+        floor = self.floor
+        full = len(self._heap) >= size
+        if (floor is not None and lost < floor[0]) or (full and lost < self._heap[0][0][0]):
+            return
+        key = (lost, -total.f1, -line)
+        if (floor is not None and key <= floor) or (full and key <= self._heap[0][0]):
             return
         entry = (key, digest(line, episode_id, episode, None, category))
         if len(self._heap) < size:
@@ -305,7 +380,10 @@ class Summary:
     def attach_details(self, detail_of: Any) -> None:
         """Turn the explanations of the episodes still kept into alignment dicts (``detail_of(explanation)``).
 
-        Done once per chunk, so alignments are built only for episodes that made the cut.
+        Alignments are built only for episodes that made the cut: ``ek score`` attaches once, at the end,
+        for the run's worst (explanations not yet attached follow their episodes through :meth:`merge`, from
+        worker processes too, and leave with them: at most the heap's size are held); a Ray block attaches
+        its own before it is sent.
         """
         if not self._pending:
             return
@@ -372,7 +450,14 @@ class Summary:
             if len(self._heap) < self.heap_size:
                 heapq.heappush(self._heap, entry)
             elif entry[0] > self._heap[0][0]:
-                heapq.heapreplace(self._heap, entry)
+                dropped = heapq.heapreplace(self._heap, entry)
+                self._pending.pop(dropped[1].line, None)
+            else:
+                continue
+            # an explanation not yet turned into a detail (see attach_details) follows its kept episode
+            pending = later._pending.get(entry[1].line)
+            if pending is not None:
+                self._pending[entry[1].line] = pending
 
     def shift_lines(self, offset: int) -> None:
         """Add ``offset`` to every line number held (rows, errors, warnings, worst episodes, export rows).

@@ -1,0 +1,87 @@
+"""The corpus engine's fast paths give what the plain paths gave: JSON errors, gold at the depth limit, and the
+worst episodes' alignments (built once, at the end of a run, for the run's worst only)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ekcli import SCHEMAS, synthetic_corpus
+
+from ek.corpus import runner
+from ek.corpus.reading import LineError, _json_error, parse_episode
+from ek.corpus.runner import RunOptions, run, score_lines
+from ek.goldjson import MAX_DEPTH, gold_from_json
+
+
+@pytest.mark.parametrize("text", ['{"id": 1, "pred": "", "gold": []} x', '{"id": 1, "pred": "", "gold": []}{}',
+                                  '{"id": 1, "pred": "", "gold": []} []', "[1,", "nul", '{"a": 1,}', "", " \t",
+                                  "\u00a0{} x"])
+def test_a_line_that_is_not_one_json_value_gets_the_error_json_gives(text: str) -> None:
+    with pytest.raises(json.JSONDecodeError) as want:
+        json.loads(text.strip())
+    got = parse_episode(text, 3)
+    assert isinstance(got, LineError) and got.reason.startswith(_json_error(want.value))
+
+
+def _nested(depth: int, leaf: Any, kind: str) -> Any:
+    value = leaf
+    for _ in range(depth):
+        value = [value] if kind == "list" else {"k": value}
+    return value
+
+
+@pytest.mark.parametrize("kind", ["list", "dict"])
+@pytest.mark.parametrize("leaf", ["x", 1, 2.5, True, None])
+def test_a_gold_leaf_counts_toward_the_depth_limit(kind: str, leaf: Any) -> None:
+    # the arguments object is level 0: its values start at level 1, a leaf past MAX_DEPTH is refused
+    fits = _nested(MAX_DEPTH - 1, leaf, kind)
+    assert gold_from_json([{"name": "t", "arguments": {"x": fits}}])[0].args["x"] == fits
+    with pytest.raises(ValueError, match=rf"nested too deeply \(more than {MAX_DEPTH} levels\)"):
+        gold_from_json([{"name": "t", "arguments": {"x": _nested(MAX_DEPTH, leaf, kind)}}])
+
+
+def test_gold_without_after_is_not_order_checked_and_with_it_is() -> None:
+    plain = gold_from_json([{"name": "a", "arguments": {}}, {"name": "b", "arguments": {}, "after": []}])
+    assert [type(s).__name__ for s in plain] == ["Step", "Step"]
+    with pytest.raises(ValueError, match="after index 5 is out of range"):
+        gold_from_json([{"name": "a", "arguments": {}}, {"name": "b", "arguments": {}, "after": [5]}])
+
+
+def test_one_process_builds_alignments_for_the_runs_worst_only(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus = synthetic_corpus(tmp_path / "c.jsonl", 400, accuracy=0.5)
+    options = RunOptions(grammar=str(SCHEMAS / "travel-v2.ek"), keep_worst=10, keep_details=4)
+    attach, built = runner.ATTACH, []
+
+    def counted(explanation: Any) -> Any:
+        built.append(explanation)
+        return attach(explanation)
+
+    monkeypatch.setattr(runner, "ATTACH", counted)
+    monkeypatch.setattr(runner, "CHUNK_LINES", 25)  # 16 chunks, each with worse episodes than the last kept
+    one = run(str(corpus), options).summary
+    assert len(built) == options.keep_details
+    # what a Ray block does: each chunk attaches its own worst, and merging keeps the run's
+    cache, total = options.metric_cache(), options.new_summary()
+    with open(corpus, "rb") as lines:
+        numbered = list(enumerate(lines, 1))
+    for start in range(0, len(numbered), 25):
+        total.merge(score_lines(options, cache, numbered[start:start + 25], None, total.worst_floor()))
+    assert len(built) > 2 * options.keep_details
+    worst = one.worst()
+    assert worst == total.worst() and len(worst) == options.keep_worst
+    assert all(d.detail is not None for d in worst[:options.keep_details])
+    assert all(d.detail is None for d in worst[options.keep_details:])
+
+
+@pytest.mark.slow
+def test_jobs_send_explanations_and_the_parent_attaches_the_same_alignments(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus = synthetic_corpus(tmp_path / "c.jsonl", 400, accuracy=0.5)
+    options = RunOptions(grammar=str(SCHEMAS / "travel-v2.ek"), keep_worst=10, keep_details=4)
+    monkeypatch.setattr(runner, "CHUNK_LINES", 25)
+    one, two = run(str(corpus), options).summary, run(str(corpus), options, jobs=2).summary
+    assert one.worst() == two.worst() and two.worst()[0].detail is not None
