@@ -83,6 +83,10 @@ REGEX_MAX_LENGTH = 10_000
 #: Per-grammar validators kept alive at once (BFCL gives every entry its own grammar: they must not pile up).
 SHARED_VALIDATORS = 256
 
+#: Compiled per-tool validators kept by their source (BFCL's 1,000 Python entries render about 900 distinct
+#: ones: a question's tools recur in others; past this many the least recently used is dropped).
+COMPILED_VALIDATORS = 1024
+
 #: Per-entry BFCL metrics the corpus engine keeps (same reason).
 BFCL_METRICS_CACHED = 256
 

@@ -107,3 +107,26 @@ def test_runtime_validator_for_shares_one_lazy_validator_per_grammar_and_forgets
     for i in range(SHARED_LIMIT + 1):
         grammar_validator(grammar.__class__(f"g{i}", 1, tools=grammar.tools))
     assert validator_for(grammar) is not first
+
+
+def test_a_validator_source_is_compiled_once_across_grammars(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two grammars that render a tool's validator to the same source (same key, same tool) share one
+    compiled function; past COMPILED_VALIDATORS the oldest is dropped with its linecache lines."""
+    import linecache
+
+    from ek.runtime import lazy
+
+    twin = ek.grammar.load(TRAVEL)  # equal content, a separate object: GrammarValidator compiles for it anew
+    first, second = GrammarValidator(GRAMMAR), GrammarValidator(twin)
+    name = GRAMMAR.tools[0].name
+    assert first.tool_validator(name) is second.tool_validator(name)
+    code_file = first.tool_validator(name).__code__.co_filename
+    assert code_file in linecache.cache and GRAMMAR.key in code_file
+
+    monkeypatch.setattr(lazy, "COMPILED_VALIDATORS", 1)
+    other = GRAMMAR.tools[1].name
+    third = GrammarValidator(GRAMMAR)
+    kept = third.tool_validator(other)  # compiling a second source drops the first (limit 1)
+    assert code_file not in linecache.cache
+    assert first.tool_validator(name)({}) == GrammarValidator(twin).tool_validator(name)({})  # still works, recompiled
+    assert kept is third.tool_validator(other) and len(lazy._by_source) == 1

@@ -20,7 +20,7 @@ from typing import Any
 from ek.codegen.emitter import TOOL_VALIDATOR_NAME, render_tool_validator
 from ek.codegen.validators import refuse_unsafe_patterns
 from ek.grammar.model import GraphGrammar
-from ek.limits import SHARED_VALIDATORS
+from ek.limits import COMPILED_VALIDATORS, SHARED_VALIDATORS
 from ek.runtime.support import short
 from ek.runtime.violation import Violation
 
@@ -71,20 +71,47 @@ class GrammarValidator:
             if check is not None:
                 return check
             source = render_tool_validator(self.grammar, spec)
-            tag = hashlib.sha256(source.encode("utf-8")).hexdigest()[:12]
-            filename = f"<ek-generated {self.grammar.key} {tool_name!r} {tag}>"
-            linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
-            namespace: dict[str, Any] = {"__name__": f"_ek_compiled.tool_{tag}"}
-            exec(compile(source, filename, "exec", dont_inherit=True), namespace)  # noqa: S102 - our own generated source
-            check = namespace[TOOL_VALIDATOR_NAME]
+            check = _compiled(source, self.grammar.key, tool_name)
             self._checks[tool_name] = check
-            return check  # type: ignore[no-any-return]
+            return check
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (GrammarValidator, (self.grammar,))
 
     def __repr__(self) -> str:
         return f"<GrammarValidator {self.grammar.key}: {len(self._checks)} of {len(self.grammar.tools)} tools compiled>"
+
+
+#: Compiled validators by the SHA-256 of their source, with their linecache file name; most recently used
+#: last, at most ``COMPILED_VALIDATORS``.
+_by_source: dict[str, tuple[_ToolCheck, str]] = {}
+_by_source_lock = threading.Lock()
+
+
+def _compiled(source: str, grammar_key: str, tool_name: str) -> _ToolCheck:
+    """The ``validate_args`` that ``source`` defines, compiled once per distinct source while it stays among
+    the last ``COMPILED_VALIDATORS`` used: a tool recurs across grammars (BFCL repeats a question's
+    functions in others), and compiling is most of what a first validation costs. The source names its
+    grammar and tool, so a function is shared only where its traceback's file name is right."""
+    digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
+    with _by_source_lock:
+        hit = _by_source.pop(digest, None)
+        if hit is not None:
+            _by_source[digest] = hit
+            return hit[0]
+    filename = f"<ek-generated {grammar_key} {tool_name!r} {digest[:12]}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+    namespace: dict[str, Any] = {"__name__": f"_ek_compiled.tool_{digest[:12]}"}
+    exec(compile(source, filename, "exec", dont_inherit=True), namespace)  # noqa: S102 - our own generated source
+    check: _ToolCheck = namespace[TOOL_VALIDATOR_NAME]
+    with _by_source_lock:
+        _by_source[digest] = (check, filename)
+        while len(_by_source) > COMPILED_VALIDATORS:
+            _dropped, dropped_file = _by_source.pop(next(iter(_by_source)))
+            # its source lines go too (linecache keeps in-memory sources for good); a GrammarValidator still
+            # holding the function keeps it working, its tracebacks then without the source line
+            linecache.cache.pop(dropped_file, None)
+    return check
 
 
 #: Validators kept for reuse, most recently used last; old ones are dropped past this many (a run
