@@ -14,7 +14,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-
 from ek.atomicfile import write_text_atomic
 from ek.codegen.classes import ClassPlanner
 from ek.codegen.errors import GenerationError

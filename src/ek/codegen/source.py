@@ -8,7 +8,6 @@ import attrs
 
 from ek.grammar.names import path_segment
 
-
 _INDENTS = tuple("    " * n for n in range(32))
 
 
