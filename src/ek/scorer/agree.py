@@ -192,34 +192,21 @@ def values_agree(gold: Any, pred: Any, rule: ArgRule | None, canon: Canonicalize
     return type(gold) is type(pred) and bool(gold == pred)
 
 
+#: Schema kinds whose strings are parsed before they compare (:func:`_same_plain_agree` leaves them alone).
+_TEMPORAL = frozenset({"date", "datetime"})
+
+
 def _same_plain_agree(gold: Any, pred: Any, rule: ArgRule | None, canon: Canonicalizer) -> bool | None:
     """Fast path of :func:`values_agree` for a gold and a predicted value of the same exact type ``str`` or
     ``int`` under no compare policy; ``None`` for anything else (the full rules decide).
 
     It skips the type dispatch only: ``type(x) is str``/``int`` rules out ``OneOf``, ``OMITTABLE``, ``None``,
     ``bool`` and subclasses; with no policy there is no ``ignore``/``tol``/``fold``/``exact`` to apply, so an
-    int compares by value and a string through the metric's canonicalizer unless the schema types it as a
-    date or datetime (those take the full path, which parses them) - exactly the full rules' verdict.
+    int compares by value and a string through the metric's canonicalizer (equal strings need no call: a
+    canonicalizer is a function of its text) unless the schema types it as a date or datetime (those take
+    the full path, which parses them) - exactly the full rules' verdict. :func:`compare_rows` calls it for
+    each argument before :func:`values_agree`.
     """
-    kind = type(gold)
-    if kind is not type(pred) or (rule is not None and rule.policy is not None):
-        return None
-    if kind is str:
-        if rule is not None and rule.kind in ("date", "datetime"):
-            return None
-        return canon(gold) == canon(pred)
-    if kind is int:
-        return gold == pred
-    return None
-
-
-#: Schema kinds whose strings are parsed before they compare (:func:`_plain_agree` leaves them to the full rules).
-_TEMPORAL = frozenset({"date", "datetime"})
-
-
-def _plain_agree(gold: Any, pred: Any, rule: ArgRule | None, canon: Canonicalizer) -> bool | None:
-    """:func:`_same_plain_agree` inlined for :func:`compare_rows`' loop (one call less per argument): the same
-    verdict for two ``str`` or two ``int`` values under no compare policy, ``None`` for anything else."""
     kind = type(gold)
     if kind is not type(pred):
         return None
@@ -354,13 +341,7 @@ def compare_rows(
     checks: list[CheckRow] = []
     enforce_required = bfcl_mode and not nested
     rule_of, gold_value, pred_value = rules.get, gold.get, pred.get
-    if type(rules) is ToolRules:
-        names = _declared_order(pred, gold, rules, enforce_required)
-        if names is None:
-            names = _ordered_names(pred, gold, rules, with_required=enforce_required)
-    else:
-        names = _ordered_names(pred, gold, rules, with_required=enforce_required)
-    for name in names:
+    for name in _ordered_names(pred, gold, rules, with_required=enforce_required):
         rule = rule_of(name)
         if rule is None:
             weight = 1.0
@@ -379,11 +360,11 @@ def compare_rows(
             if type(g) is OneOf:  # BFCL's possible answers: a present alternative equal inline decides it
                 agree = None
                 for alt in g.alternatives:
-                    if _plain_agree(alt, p, rule, canon):
+                    if _same_plain_agree(alt, p, rule, canon):
                         agree = True
                         break
             else:
-                agree = _plain_agree(g, p, rule, canon)
+                agree = _same_plain_agree(g, p, rule, canon)
             if agree is None:  # not decided inline: the full rules (they give the same verdict where it was)
                 agree = values_agree(g, p, rule, canon, top=not nested)
             check: CheckRow | None = (name, "match" if agree else "wrong_value", weight, g, p, "")
