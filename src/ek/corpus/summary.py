@@ -107,23 +107,6 @@ def export_row(line: int, episode_id: Any, episode: EpisodeScore, task: Any, cat
             "parse_error": _parse_error(episode)}
 
 
-def _add_tally_twice(into: dict[TallyKey, list[Any]], also: dict[TallyKey, list[Any]], items: Any) -> None:
-    """:func:`_add_tally` into two tallies at once (the run's and the episode's category's), one pass."""
-    for key, (w, n) in items:
-        slot = into.get(key)
-        if slot is None:
-            into[key] = [w, n]
-        else:
-            slot[0] += w
-            slot[1] += n
-        slot = also.get(key)
-        if slot is None:
-            also[key] = [w, n]
-        else:
-            slot[0] += w
-            slot[1] += n
-
-
 def _add_tally(into: dict[TallyKey, list[Any]], items: Any) -> None:
     """Add ``(key, (weight, count))`` items into a mutable tally."""
     for key, (w, n) in items:
@@ -263,7 +246,8 @@ class Summary:
         cat = self.categories.get(category or "")
         if cat is None:
             cat = self.categories[category or ""] = [{}, 0, 0]
-        _add_tally_twice(self.tally, cat[0], items)
+        _add_tally(self.tally, items)  # the run's tally, then the category's
+        _add_tally(cat[0], items)
         if len(turns) == 1:
             exact, parse_error = self._add_one_turn(turns[0], episode.turn_exact[0], tp, fp, fn)
         else:
