@@ -22,6 +22,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ek.runtime.support import lazy_attributes
 from ek.runtime.violation import ArgumentsError
 
 _Conversion = Any  # None | str | list: see the module docstring
@@ -170,7 +171,6 @@ def lazy_classes(namespace: dict[str, Any], table: str | Mapping[str, Any],
     ``namespace``, so it is the same object every time; ``dir()`` lists it all. Thread-safe.
     """
     lock = threading.RLock()
-    module_name = namespace.get("__name__")
     rows: dict[str, Any] = {}
 
     def table_rows() -> dict[str, Any]:
@@ -189,23 +189,7 @@ def lazy_classes(namespace: dict[str, Any], table: str | Mapping[str, Any],
                     load(other)
         return cls  # type: ignore[no-any-return]
 
-    def __getattr__(name: str) -> Any:
-        with lock:
-            if name in namespace:
-                return namespace[name]
-            if name == "TOOLS":
-                value: Any = {row[1]: load(cls) for cls, row in table_rows().items() if row[1] is not None}
-            elif name in values:
-                value = values[name]()
-            elif not name.startswith("__") and name in table_rows():
-                return load(name)
-            else:
-                raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
-            namespace[name] = value
-            return value
+    def tool_classes() -> dict[str, str]:
+        return {row[1]: cls for cls, row in table_rows().items() if row[1] is not None}
 
-    def __dir__() -> list[str]:
-        with lock:
-            return sorted({*namespace, *table_rows(), "TOOLS", *values})
-
-    return __getattr__, __dir__
+    return lazy_attributes(namespace, load, table_rows, tool_classes, values, lock)

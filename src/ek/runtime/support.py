@@ -88,20 +88,53 @@ def grammar_from_table(table: Any, source_path: str | None = None) -> Any:
     return from_table(json.loads(table) if isinstance(table, str) else table, source_path=source_path)
 
 
+def lazy_attributes(namespace: dict[str, Any], load: Callable[[str], type], class_names: Callable[[], Any],
+                    tool_classes: Callable[[], Mapping[str, str]], values: Mapping[str, Callable[[], Any]],
+                    lock: threading.RLock) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """The module-level ``__getattr__`` and ``__dir__`` that build a generated module's classes on first use,
+    whatever the classes are built from (:func:`lazy_module`, generator 4; :func:`ek.runtime.classes.lazy_classes`,
+    generator 5 on).
+
+    ``load(name)`` builds a class (and the classes it needs) into ``namespace``, under ``lock``;
+    ``class_names()`` are the classes there are; ``TOOLS`` maps each real tool name to its class, in
+    ``tool_classes()`` order (tool name -> class name); each of ``values`` (``GRAMMAR``) is made once.
+    Whatever is built is kept in ``namespace``, so it is the same object every time; ``dir()`` lists it all.
+    """
+    module_name = namespace.get("__name__")
+
+    def __getattr__(name: str) -> Any:
+        with lock:
+            if name in namespace:
+                return namespace[name]
+            if name == "TOOLS":
+                value: Any = {tool: load(cls) for tool, cls in tool_classes().items()}
+            elif name in values:
+                value = values[name]()
+            elif not name.startswith("__") and name in class_names():
+                return load(name)
+            else:
+                raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
+            namespace[name] = value
+            return value
+
+    def __dir__() -> list[str]:
+        with lock:
+            return sorted({*namespace, *class_names(), "TOOLS", *values})
+
+    return __getattr__, __dir__
+
+
 def lazy_module(namespace: dict[str, Any], classes: _ClassBuilders, tool_classes: Mapping[str, str],
                 **values: Callable[[], Any]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """The module-level ``__getattr__`` and ``__dir__`` of a generated module (generator 4 on).
+    """The module-level ``__getattr__`` and ``__dir__`` of a generated module of generator 4.
 
     Building a thousand attrs classes is most of what importing a large module used to cost, and the
     scorer only needs validators. So each class is built the first time it is asked for
     (``module.Name``, ``from module import Name``, pickle), together with the classes its methods build
     (``classes``: name -> (builder, those names)); ``TOOLS`` (real tool name -> class, in
-    ``tool_classes`` order) builds every tool's class; each of ``values`` (``GRAMMAR``) is made once.
-    Whatever is built is kept in ``namespace``, so it is the same object every time. ``dir()`` lists
-    it all. Thread-safe.
+    ``tool_classes`` order) builds every tool's class; each of ``values`` (``GRAMMAR``) is made once
+    (:func:`lazy_attributes`). Thread-safe.
     """
-    lock = threading.RLock()
-    module_name = namespace.get("__name__")
 
     def load(name: str) -> type:
         cls = namespace.get(name)
@@ -114,22 +147,4 @@ def lazy_module(namespace: dict[str, Any], classes: _ClassBuilders, tool_classes
                 load(other)
         return cls  # type: ignore[no-any-return]
 
-    def __getattr__(name: str) -> Any:
-        with lock:
-            if name in namespace:
-                return namespace[name]
-            if name in classes:
-                return load(name)
-            if name == "TOOLS":
-                value: Any = {tool: load(cls) for tool, cls in tool_classes.items()}
-            elif name in values:
-                value = values[name]()
-            else:
-                raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
-            namespace[name] = value
-            return value
-
-    def __dir__() -> list[str]:
-        return sorted({*namespace, *classes, "TOOLS", *values})
-
-    return __getattr__, __dir__
+    return lazy_attributes(namespace, load, lambda: classes, lambda: tool_classes, values, threading.RLock())
