@@ -8,7 +8,7 @@ any order gives bit-identical totals.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
@@ -230,9 +230,9 @@ class Explanation:
                 self.parse_error, self.cut_short, self.out_of_order)
 
     def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
+        if not isinstance(other, Explanation):  # a DeferredExplanation equals the explanation it defers
             return NotImplemented
-        return self._fields() == other._fields()  # type: ignore[attr-defined]
+        return self._fields() == other._fields()
 
     def __hash__(self) -> int:
         return hash(self._fields())
@@ -279,6 +279,45 @@ class Explanation:
             "cut_short": self.cut_short,
             **({"any_call": True} if self.any_call else {}),
         }
+
+
+class DeferredExplanation(Explanation):
+    """An :class:`Explanation` whose pairs and units are worked out on first read, by ``build`` (which returns
+    the whole explanation): what a fast path hands over when it knows the other fields and the score
+    without them (:mod:`ek.scorer.exact`). Reading ``pairs``, ``units`` or anything derived from them, comparing,
+    hashing, printing or pickling builds them once; a pickled copy is a plain :class:`Explanation`.
+    """
+
+    __slots__ = ("_build",)
+
+    def __init__(self, pred: tuple[Step, ...], gold: tuple[Step, ...], build: Callable[[], Explanation], *,
+                 failed_checks: list[tuple[str, str, str]] | None = None) -> None:
+        """``pred`` and ``gold`` as scored, every pair exact, no call left unmatched, no parse error and no
+        order broken (the only case a fast path hands over today)."""
+        for name, value in (("pred", pred), ("gold", gold), ("unmatched_pred", ()), ("unmatched_gold", ()),
+                            ("parse_error", None), ("cut_short", False), ("out_of_order", ()),
+                            ("any_call", False), ("_build", build)):
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called for a slot not set yet: the pairs and units, built once.
+        if name not in ("_pairs", "_units"):
+            raise AttributeError(name)
+        full = object.__getattribute__(self, "_build")()
+        object.__setattr__(self, "_pairs", full._pairs)
+        object.__setattr__(self, "_units", full._units)
+        object.__setattr__(self, "_build", None)
+        return object.__getattribute__(self, name)
+
+    def failed_checks(self) -> list[tuple[str, str, str]]:
+        """None before the pairs are built: every pair is exact."""
+        if self._build is not None:
+            return []
+        return super().failed_checks()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Explanation, (self.pred, self.gold, self._pairs, self.unmatched_pred, self.unmatched_gold,
+                              self._units, self.parse_error, self.cut_short, self.out_of_order, self.any_call))
 
 
 Exact = int | Fraction  # an exact non-negative count: int when integral (fast), else a Fraction
@@ -359,7 +398,7 @@ def _freeze_tally(value: Mapping[TallyKey, tuple[Any, int]] | None) -> Mapping[T
 _WEIGHT_CACHE: dict[float, Exact] = {}
 
 
-def _weight_exact(weight: float) -> Exact:
+def weight_exact(weight: float) -> Exact:
     """Exact value of a unit weight; weights repeat a lot, so conversions are cached."""
     exact = _WEIGHT_CACHE.get(weight)
     if exact is None:
@@ -480,7 +519,7 @@ class Score:
             weight = row[2]
             exact = known.get(weight)
             if exact is None:
-                exact = _weight_exact(weight)
+                exact = weight_exact(weight)
             key = (row[0], row[3], row[1])
             slot = tally.get(key)
             if slot is None:
@@ -493,7 +532,7 @@ class Score:
     @classmethod
     def _from_exact_tally(cls, tally: Mapping[TallyKey, list[Any]], explanation: Explanation | None) -> Score:
         """Fast path of :meth:`from_tally` for a one-episode tally whose weights are sums of exact
-        non-negative numbers (``_weight_exact``'s): it skips the field converters, which would only check
+        non-negative numbers (``weight_exact``'s): it skips the field converters, which would only check
         again what holds already, and normalises an integral Fraction to an int as ``_exact`` does."""
         sums: dict[str, Exact] = {TP: 0, FP: 0, FN: 0}
         frozen: dict[TallyKey, tuple[Exact, int]] = {}
@@ -507,6 +546,21 @@ class Score:
         for name, value in (("_tp", sums[TP]), ("_fp", sums[FP]), ("_fn", sums[FN])):
             object.__setattr__(score, name, value if type(value) is int else _exact(value))
         object.__setattr__(score, "tally", MappingProxyType(frozen))
+        object.__setattr__(score, "episodes", 1)
+        object.__setattr__(score, "explanation", explanation)
+        return score
+
+    @classmethod
+    def of_exact_parts(cls, tp: Exact, fp: Exact, fn: Exact, tally: Mapping[TallyKey, tuple[Exact, int]],
+                       explanation: Explanation | None) -> Score:
+        """A one-episode score from counts already exact and normal (ints when integral) and a read-only
+        tally already frozen (sorted, ``(exact weight, count)`` values) that agrees with them: shared, not
+        copied (:mod:`ek.scorer.exact` hands over the same tally for every all-exact output of a gold)."""
+        score = object.__new__(cls)
+        object.__setattr__(score, "_tp", tp)
+        object.__setattr__(score, "_fp", fp)
+        object.__setattr__(score, "_fn", fn)
+        object.__setattr__(score, "tally", tally)
         object.__setattr__(score, "episodes", 1)
         object.__setattr__(score, "explanation", explanation)
         return score

@@ -34,6 +34,7 @@ from ek.scorer.accounting import (
     TP,
     ArgCheck,
     CheckRow,
+    DeferredExplanation,
     Explanation,
     PairRecords,
     Score,
@@ -52,6 +53,7 @@ from ek.scorer.agree import (
     rules_for_tool,
 )
 from ek.scorer.assign import greedy_assignment, max_weight_assignment, ordered_assignment, weighted_lcs
+from ek.scorer.exact import all_exact, exact_parts
 from ek.scorer.goldcheck import gold_problems
 from ek.scorer.turns import EpisodeScore, score_turns
 from ek.values import OMITTABLE, OneOf
@@ -159,7 +161,8 @@ class _Context:
         self.grammar = grammar
         self._rules: dict[str, dict[str, ArgRule] | None] = {}
         self._weights: dict[str, float] = {}
-        self._declared: dict[str, frozenset[str]] = {}
+        #: tool -> (its declared argument names, its compiled check or None): see violations
+        self._checks: dict[str, tuple[frozenset[str], Callable[[Mapping[str, Any]], Sequence[Any]] | None]] = {}
         self._validator: Callable[[str, Mapping[str, Any]], Sequence[Any]] | None = None
         if grammar is not None and validate:
             generated = source is not None and not isinstance(source, GraphGrammar) and not is_schema_path(source)
@@ -196,23 +199,38 @@ class _Context:
         """
         if self.grammar is None:
             return {}
-        spec = self.grammar.tool(step.name)
-        if spec is None:
+        checks = self._checks.get(step.name)
+        if checks is None:
+            spec = self.grammar.tool(step.name)
+            if spec is None:
+                return {}  # not remembered: names from model output must not grow the cache
+            checks = self._checks[step.name] = (frozenset(f.name for f in spec.fields), self._tool_check(step.name))
+        declared, check = checks
+        args = step.args
+        if check is not None:
+            found = check(args)
+        elif self._validator is not None:
+            found = self._validator(step.name, args)
+        else:
+            found = ()
+        if not found and declared.issuperset(args):
             return {}
-        declared = self._declared.get(step.name)
-        if declared is None:
-            declared = self._declared[step.name] = frozenset(f.name for f in spec.fields)
         out: dict[str, str] = {}
-        if self._validator is not None:
-            for v in self._validator(step.name, step.args):
-                path, reason = (v.path, v.reason) if hasattr(v, "path") else (v[0], v[1])
-                arg = _top_arg(str(path))
-                if arg is not None and arg in step.args:
-                    out.setdefault(arg, f"{path}: {reason}")
-        for arg in step.args:
+        for v in found:
+            path, reason = (v.path, v.reason) if hasattr(v, "path") else (v[0], v[1])
+            arg = _top_arg(str(path))
+            if arg is not None and arg in args:
+                out.setdefault(arg, f"{path}: {reason}")
+        for arg in args:
             if arg not in declared:
                 out.setdefault(arg, f"$.{arg}: not an argument of {step.name!r} in {self.grammar.key}")
         return out
+
+    def _tool_check(self, tool: str) -> Callable[[Mapping[str, Any]], Sequence[Any]] | None:
+        """The compiled per-tool check behind the validator, when it has one (``GrammarValidator``): called
+        directly, it spares a lookup per call; None otherwise (the validator is then called by tool name)."""
+        tool_validator = getattr(self._validator, "tool_validator", None)
+        return tool_validator(tool) if tool_validator is not None else None
 
 
 class _DepthGuard:
@@ -871,6 +889,22 @@ class ToolCallMetric:
                parse_error: str | None, cut_short: bool = False) -> Score:
         with _GUARD:  # _depth_guard(), without the call
             invalid = [ctx.violations(s) for s in pred]
+            if parse_error is None and not any(invalid) and self._unordered(gold):
+                if all_exact(pred, gold, ctx.rules, ctx.canon):  # fast path: ek.scorer.exact says why it is safe
+                    tp, tally = exact_parts(gold, ctx.rules, ctx.weight, self.level)
+                    return Score.of_exact_parts(tp, 0, 0, tally, DeferredExplanation(
+                        pred, gold, lambda: self._score_paired(pred, gold, ctx, invalid, None).explanation))
+        return self._score_paired(pred, gold, ctx, invalid, parse_error, cut_short)
+
+    def _unordered(self, gold: Sequence[Step]) -> bool:
+        """No order to honour: ``any``, or ``gold`` with no ``after`` constraint (what :func:`_align` checks)."""
+        return self.order == "any" or (self.order == "gold" and not _has_after(gold))
+
+    def _score_paired(self, pred: tuple[Step, ...], gold: tuple[Step, ...], ctx: _Context,
+                      invalid: list[dict[str, str]], parse_error: str | None, cut_short: bool = False) -> Score:
+        """The general path: pair the calls, compare each pair, count every unit (``invalid``: each predicted
+        call's schema violations)."""
+        with _GUARD:
             pairs, up, ug, late = _align(pred, gold, ctx, self.optimal, invalid, self.order)
         units: list[UnitRow] = []
         for i, j, ev in pairs:

@@ -1,0 +1,222 @@
+"""The all-exact fast path (ek.scorer.exact) gives the general path's score and explanation, and is taken."""
+
+import pickle
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ek.calls import GoldCall, Step
+from ek.canon import bfcl, fold
+from ek.grammar.model import ComparePolicy, FieldSpec, GraphGrammar, PrimitiveType, ToolSpec
+from ek.scorer.accounting import DeferredExplanation, Explanation
+from ek.scorer.exact import all_exact, exact_parts
+from ek.scorer.metric import ToolCallMetric, coerce_calls
+from ek.values import OMITTABLE, OneOf
+
+GRAMMAR = GraphGrammar("exact", 1, tools=(
+    ToolSpec("s", (
+        FieldSpec("x", PrimitiveType("int"), importance=3),
+        FieldSpec("y", PrimitiveType("str"), required=False, default="a"),
+        FieldSpec("z", PrimitiveType("any"), required=False),
+        FieldSpec("w", PrimitiveType("str"), required=False, compare=ComparePolicy("ignore")),
+    ), weight=2),
+    ToolSpec("t", (
+        FieldSpec("x", PrimitiveType("float"), required=False, compare=ComparePolicy("tol", 0.5)),
+        FieldSpec("y", PrimitiveType("str"), importance=0.3, compare=ComparePolicy("exact")),
+        FieldSpec("z", PrimitiveType("date"), required=False),
+    ), weight=0.7),
+    ToolSpec("u", ()),
+))
+
+plain = st.one_of(st.integers(-1, 2), st.sampled_from(["a", "A ", "b", "", "1", "True", "2024-01-02", "2024-1-2"]),
+                  st.none(),
+                  st.sampled_from([0.5, 1.0, 2.25]), st.booleans(), st.lists(st.integers(0, 1), max_size=2))
+gold_value = st.one_of(plain, st.builds(OneOf, plain, plain), st.builds(OneOf, plain, st.just(OMITTABLE)),
+                       st.just(OMITTABLE))
+gold_args = st.dictionaries(st.sampled_from(["x", "y", "z", "w", "v"]), gold_value, max_size=4)
+gold_calls = st.lists(st.tuples(st.sampled_from(["s", "t", "u"]), gold_args), max_size=4)
+
+
+def _a_value(value, rnd):
+    """A predicted value gold accepts as it is written (an alternative, or leaving an omittable one out)."""
+    if isinstance(value, OneOf):
+        return rnd.choice(value.alternatives)
+    return value
+
+
+@st.composite
+def episodes(draw):
+    """A gold list and a prediction mostly built from it (so exact outputs are common), sometimes changed."""
+    gold = draw(gold_calls)
+    rnd = draw(st.randoms(use_true_random=False))
+    pred = []
+    for name, args in gold:
+        chosen = {k: _a_value(v, rnd) for k, v in args.items()}
+        pred.append((name, {k: v for k, v in chosen.items() if v is not OMITTABLE}))
+    rnd.shuffle(pred)
+    change = draw(st.sampled_from(["none", "none", "value", "drop_arg", "add_arg", "drop_call", "add_call"]))
+    if pred and change != "none":
+        k = rnd.randrange(len(pred))
+        name, args = pred[k]
+        if change == "value":  # often an argument gold gives (its OMITTABLE ones too), often a near miss
+            names = sorted(dict(gold).get(name, {})) or ["x", "y", "z", "w"]
+            victim = rnd.choice(names + ["x", "y"])
+            old = args.get(victim, "a")
+            args = {**args, victim: draw(st.one_of(plain, st.sampled_from([str(old), "", "a", old])))}
+        elif change == "drop_arg" and args:
+            args = dict(list(args.items())[1:])
+        elif change == "add_arg":
+            args = {**args, "v": draw(plain)}
+        pred[k] = (name, args)
+        if change == "drop_call":
+            del pred[k]
+        elif change == "add_call":
+            pred.append((name, dict(args)))
+    return pred, gold
+
+
+def _general(metric, pred, gold):
+    """The general path's score of the same episode (the fast path skipped)."""
+    ctx = metric._ctx
+    p, g = coerce_calls(pred, "pred"), coerce_calls(gold, "gold")
+    return metric._score_paired(p, g, ctx, [ctx.violations(s) for s in p], None)
+
+
+def _same(fast, general):
+    assert fast.exact_counts == general.exact_counts
+    assert dict(fast.tally) == dict(general.tally)
+    assert fast == general
+    assert fast.explanation.failed_checks() == general.explanation.failed_checks()
+    assert fast.explanation == general.explanation
+    assert fast.explanation.to_dict() == general.explanation.to_dict()
+    assert str(fast.explanation) == str(general.explanation)
+
+
+@settings(max_examples=400, deadline=None)
+@given(episodes(), st.sampled_from(["call", "arg"]), st.sampled_from([fold, bfcl]), st.booleans(), st.booleans(),
+       st.booleans())
+def test_the_fast_path_scores_and_explains_as_the_general_path(episode, level, canon, with_grammar, validate,
+                                                              optimal):
+    pred, gold = episode
+    metric = ToolCallMetric(level, canonicalizer=canon, grammar=GRAMMAR if with_grammar else None,
+                            validate=validate, optimal=optimal, order="any")
+    _same(metric(pred, gold), _general(metric, pred, gold))
+
+
+EDGE_CASES = [  # (tool, predicted args, gold args): each a way a shortcut could disagree with the rules
+    ("v", {"y": 1}, {"y": "1"}),
+    ("v", {"y": 1}, {"y": OneOf("1", "2")}),
+    ("v", {"y": True}, {"y": 1}),
+    ("v", {"y": 1}, {"y": OneOf(True, 2)}),
+    ("v", {"y": 1.0}, {"y": 1}),
+    ("v", {"y": "A"}, {"y": "a"}),
+    ("v", {"y": ""}, {"y": OMITTABLE}),
+    ("v", {}, {"y": OMITTABLE}),
+    ("v", {}, {"y": OneOf("a", OMITTABLE)}),
+    ("s", {"x": 1, "y": "a"}, {"x": 1, "y": OMITTABLE}),
+    ("s", {"x": 1, "y": ""}, {"x": 1, "y": OMITTABLE}),
+    ("s", {"x": 1, "y": "a"}, {"x": 1}),
+    ("s", {"x": 1}, {"x": 1, "y": "a"}),
+    ("s", {"x": 1}, {"y": "b"}),
+    ("s", {"x": 1, "w": "q"}, {"x": 1}),
+    ("s", {"x": 1.0}, {"x": 1}),
+    ("t", {"y": "A", "x": 1.4}, {"y": "A", "x": 1.0}),
+    ("t", {"y": "a"}, {"y": "A"}),
+    ("t", {"y": "a", "z": "2024-1-2"}, {"y": "a", "z": "2024-01-02"}),
+    ("t", {"y": "a", "z": "2024-01-02"}, {"y": "a", "z": "2024-01-02"}),
+]
+
+
+@pytest.mark.parametrize("tool, pred_args, gold_args", EDGE_CASES)
+@pytest.mark.parametrize("canon", [fold, bfcl])
+@pytest.mark.parametrize("with_grammar", [True, False])
+def test_edge_cases_score_as_the_general_path(tool, pred_args, gold_args, canon, with_grammar):
+    for level in ("call", "arg"):
+        metric = ToolCallMetric(level, canonicalizer=canon, grammar=GRAMMAR if with_grammar else None)
+        pred, gold = [(tool, pred_args), ("u", {})], [("u", {}), (tool, gold_args)]
+        _same(metric(pred, gold), _general(metric, pred, gold))
+
+
+def test_the_fast_path_is_taken_for_exact_outputs_and_only_for_them():
+    metric = ToolCallMetric("arg", canonicalizer="bfcl", grammar=GRAMMAR)
+    gold = [("s", {"x": OneOf(1, 3), "y": OneOf("b", OMITTABLE), "w": "q"}), ("s", {"x": 2}), ("u", {})]
+    right = metric([("u", {}), ("s", {"x": 2}), ("s", {"x": 1, "w": "anything"})], gold)
+    assert type(right.explanation) is DeferredExplanation
+    assert right.f1 == 1.0 and right.tp == 2 * (1 + 3 + 1) + 2 * (1 + 3) + 1  # x weighs 3, y 1 (omitted: a match)
+    _same(right, _general(metric, [("u", {}), ("s", {"x": 2}), ("s", {"x": 1, "w": "anything"})], gold))
+    # a repeated tool whose calls could pair two exact ways goes the general way, and so does any mistake
+    assert type(metric([("s", {"x": 2}), ("s", {"x": 2}), ("u", {})], gold).explanation) is Explanation
+    two_ways = [("s", {"x": OneOf(1, 2)}), ("s", {"x": 2})]  # {"x": 2} is exact with both
+    assert type(metric([("s", {"x": 2}), ("s", {"x": 1})], two_ways).explanation) is Explanation
+    assert type(metric([("s", {"x": 4}), ("s", {"x": 2}), ("u", {})], gold).explanation) is Explanation
+    assert type(metric([("s", {"x": 2})], [("s", {"x": 2, "y": "a"})]).explanation) is Explanation  # default
+
+
+def test_exact_outputs_under_an_order_take_the_general_path():
+    gold = [GoldCall("u", {}), GoldCall("s", {"x": 1}, after=(0,))]
+    pred = [("s", {"x": 1}), ("u", {})]
+    out_of_order = ToolCallMetric("arg", order="gold")(pred, gold)
+    assert type(out_of_order.explanation) is Explanation and out_of_order.f1 < 1.0
+    assert type(ToolCallMetric("arg", order="strict")(pred, [Step("u", {}), Step("s", {"x": 1})]).explanation) \
+        is Explanation
+    assert type(ToolCallMetric("arg", order="any")(pred, gold).explanation) is DeferredExplanation
+
+
+def test_a_deferred_explanation_builds_once_and_pickles_as_a_plain_one():
+    metric = ToolCallMetric("arg", grammar=GRAMMAR)
+    score = metric([("s", {"x": 1})], [("s", {"x": 1})])
+    explanation = score.explanation
+    assert type(explanation) is DeferredExplanation
+    assert explanation.failed_checks() == [] and explanation._build is not None  # read without building
+    assert explanation.parse_error is None and explanation.unmatched_gold == ()
+    copy = pickle.loads(pickle.dumps(score))
+    assert type(copy.explanation) is Explanation and copy.explanation == explanation
+    assert explanation._build is None  # built once, by pickling
+    assert [u.describe() for u in explanation.units] == [u.describe() for u in copy.explanation.units]
+
+
+def test_all_exact_needs_one_exact_partner_each():
+    canon = fold
+    rules = {"s": None}.get
+    gold = coerce_calls([("s", {"q": OneOf("a", "b")}), ("s", {"q": "b"})], "gold")
+    assert not all_exact(coerce_calls([("s", {"q": "b"}), ("s", {"q": "b"})], "p"), gold, rules, canon)
+    assert not all_exact(coerce_calls([("s", {"q": "b"}), ("s", {"q": "a"})], "p"), gold, rules, canon)
+    one_each = coerce_calls([("s", {"q": "a"}), ("s", {"q": "b"})], "gold")
+    assert all_exact(coerce_calls([("s", {"q": "b"}), ("s", {"q": "a"})], "p"), one_each, rules, canon)
+    assert not all_exact(coerce_calls([("s", {"q": "b"})], "p"), one_each, rules, canon)
+
+
+def test_exact_parts_weigh_each_unit_as_the_units_do():
+    metric = ToolCallMetric("arg", grammar=GRAMMAR)
+    gold = [("t", {"y": "a", "x": 1.0}), ("t", {"y": "b"}), ("s", {"x": 1, "y": OMITTABLE, "w": "1"})]
+    pred = [("t", {"y": "a", "x": 1.0}), ("t", {"y": "b"}), ("s", {"x": 1, "w": "2"})]
+    tp, tally = exact_parts(coerce_calls(gold, "gold"), metric._ctx.rules, metric._ctx.weight, "arg")
+    general = _general(metric, pred, gold)
+    assert (tp, 0, 0) == general.exact_counts and dict(tally) == dict(general.tally)
+    assert type(metric(pred, gold).explanation) is DeferredExplanation
+
+
+def _bfcl_episodes(data: Path):
+    from ek.bfcl import load_category
+    from ek.bfcl.variants import variants
+
+    for category in ("simple_python", "multiple", "parallel", "parallel_multiple", "live_parallel_multiple"):
+        rng = random.Random(category)
+        for e in load_category(data / f"BFCL_v4_{category}.json"):
+            for label, output in variants(e.functions, e.ground_truth, category, rng):
+                yield e, label, output
+
+
+@pytest.mark.parametrize("validate", [True, False])
+def test_bfcl_sample_outputs_score_as_the_general_path_scores_them(bfcl_data, validate):
+    taken = 0
+    for e, _label, output in _bfcl_episodes(bfcl_data):
+        metric = ToolCallMetric("arg", canonicalizer="bfcl", format="bfcl", grammar=e.grammar(), validate=validate)
+        gold = e.gold()
+        fast = metric(output, gold)
+        taken += type(fast.explanation) is DeferredExplanation
+        _same(fast, _general(metric, metric.read(output), gold))
+    assert taken > 20
