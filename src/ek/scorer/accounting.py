@@ -281,6 +281,12 @@ class Explanation:
         }
 
 
+#: The fields of an explanation whose pairs are all exact and cover every call (see DeferredExplanation).
+_ALL_EXACT: Mapping[str, Any] = MappingProxyType({
+    "unmatched_pred": (), "unmatched_gold": (), "parse_error": None, "cut_short": False, "out_of_order": (),
+    "any_call": False})
+
+
 class DeferredExplanation(Explanation):
     """An :class:`Explanation` whose pairs and units are worked out on first read, by ``build`` (which returns
     the whole explanation): what a fast path hands over when it knows the other fields and the score
@@ -290,24 +296,28 @@ class DeferredExplanation(Explanation):
 
     __slots__ = ("_build",)
 
-    def __init__(self, pred: tuple[Step, ...], gold: tuple[Step, ...], build: Callable[[], Explanation], *,
-                 failed_checks: list[tuple[str, str, str]] | None = None) -> None:
+    def __init__(self, pred: tuple[Step, ...], gold: tuple[Step, ...], build: Callable[[], Explanation]) -> None:
         """``pred`` and ``gold`` as scored, every pair exact, no call left unmatched, no parse error and no
-        order broken (the only case a fast path hands over today)."""
-        for name, value in (("pred", pred), ("gold", gold), ("unmatched_pred", ()), ("unmatched_gold", ()),
-                            ("parse_error", None), ("cut_short", False), ("out_of_order", ()),
-                            ("any_call", False), ("_build", build)):
-            object.__setattr__(self, name, value)
+        order broken (the only case a fast path hands over today; those fields are set on first read too)."""
+        object.__setattr__(self, "pred", pred)
+        object.__setattr__(self, "gold", gold)
+        object.__setattr__(self, "_build", build)
 
     def __getattr__(self, name: str) -> Any:
-        # Only called for a slot not set yet: the pairs and units, built once.
-        if name not in ("_pairs", "_units"):
+        # Only called for a slot not set yet: the fields every all-exact explanation shares, or the pairs
+        # and units, built once.
+        if name in _ALL_EXACT:
+            value = _ALL_EXACT[name]
+        elif name in ("_pairs", "_units"):
+            full = object.__getattribute__(self, "_build")()
+            object.__setattr__(self, "_pairs", full._pairs)
+            object.__setattr__(self, "_units", full._units)
+            object.__setattr__(self, "_build", None)
+            return object.__getattribute__(self, name)
+        else:
             raise AttributeError(name)
-        full = object.__getattribute__(self, "_build")()
-        object.__setattr__(self, "_pairs", full._pairs)
-        object.__setattr__(self, "_units", full._units)
-        object.__setattr__(self, "_build", None)
-        return object.__getattribute__(self, name)
+        object.__setattr__(self, name, value)
+        return value
 
     def failed_checks(self) -> list[tuple[str, str, str]]:
         """None before the pairs are built: every pair is exact."""

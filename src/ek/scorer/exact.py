@@ -37,30 +37,40 @@ def exact_parts(gold: Sequence[Step], rules_of: Callable[[str], Mapping[str, Arg
     """TP and tally of an all-exact output for ``gold``: each gold call's own unit and, at level ``arg``, one
     per argument that counts (a bare ``OMITTABLE`` left out gives no row, an ignored argument an
     ``ignored`` one: neither counts), each of the weight the general path gives it."""
+    if len(gold) == 1:  # the common case, spared the dict, the sort and the sum
+        g = gold[0]
+        weight, count = _call_parts(g, rules_of, weight_of(g.name), level)
+        return weight, MappingProxyType({(TP, g.name, "match"): (weight, count)})
     sums: dict[str, list[Any]] = {}
     for g in gold:
-        w = weight_of(g.name)
-        at_w = 1  # the call's own unit, and every argument of importance 1: each weighs w (w * 1.0 is w)
-        other: Exact = 0  # the exact weights of the other arguments' units, and how many
-        n_other = 0
-        if level != "call":
-            rules = rules_of(g.name) or _NO_RULES
-            for name, value in g.args.items():
-                rule = rules.get(name)
-                if value is OMITTABLE or (rule is not None and rule.policy == "ignore"):
-                    continue
-                if rule is None or rule.importance == 1.0:
-                    at_w += 1
-                else:
-                    other += weight_exact(w * rule.importance)
-                    n_other += 1
+        weight, count = _call_parts(g, rules_of, weight_of(g.name), level)
         slot = sums.get(g.name)
         if slot is None:
             slot = sums[g.name] = [0, 0]
-        slot[0] += weight_exact(w) * at_w + other
-        slot[1] += at_w + n_other
+        slot[0] += weight
+        slot[1] += count
     tally = {(TP, tool, "match"): (_normal(w), n) for tool, (w, n) in sorted(sums.items())}
     return _normal(sum((w for w, _n in tally.values()), 0)), MappingProxyType(tally)
+
+
+def _call_parts(g: Step, rules_of: Callable[[str], Mapping[str, ArgRule] | None], w: float,
+                level: str) -> tuple[Exact, int]:
+    """The exact weight and the number of one exact gold call's units (its own, then its arguments')."""
+    at_w = 1  # the call's own unit, and every argument of importance 1: each weighs w (w * 1.0 is w)
+    other: Exact = 0  # the exact weights of the other arguments' units, and how many
+    n_other = 0
+    if level != "call":
+        rules = rules_of(g.name) or _NO_RULES
+        for name, value in g.args.items():
+            rule = rules.get(name)
+            if value is OMITTABLE or (rule is not None and rule.policy == "ignore"):
+                continue
+            if rule is None or rule.importance == 1.0:
+                at_w += 1
+            else:
+                other += weight_exact(w * rule.importance)
+                n_other += 1
+    return _normal(weight_exact(w) * at_w + other), at_w + n_other
 
 
 def _normal(value: Exact) -> Exact:
@@ -101,20 +111,35 @@ def exact_verdict(args: Mapping[str, Any], gold: Mapping[str, Any], rules: Mappi
             return None  # the prediction's default may agree: the general rules
         if value is OMITTABLE:
             return None  # a value where gold's bare OMITTABLE is: the general rules (BFCL's "")
-        if type(pred) is str and (pred in value.alternatives if type(value) is OneOf else pred == value):
-            continue  # _equal_strings_agree
+        kind = type(pred)
+        if kind is str:
+            if pred in value.alternatives if type(value) is OneOf else pred == value:
+                continue  # _equal_values_agree
+        elif kind is int and (_has_int(value.alternatives, pred) if type(value) is OneOf
+                              else type(value) is int and value == pred):
+            continue  # _equal_values_agree
         if not values_agree(value, pred, rule, canon, top=True):
             return False
     return True
 
 
-def _equal_strings_agree() -> None:
-    """Why :func:`exact_verdict` takes a predicted ``str`` equal to gold's value (or to one of its
-    alternatives) as agreeing without asking :func:`~ek.scorer.agree.values_agree`: a ``str`` equals only a
-    ``str``, and ``values_agree`` accepts two equal strings under every rule: with no policy as they are; under
-    ``ignore`` whatever they hold; under a string policy or the canonicalizer (a function of its text) because
-    the same text gives the same form; as dates because the same text parses to the same date (or, when it
-    does not parse, is compared as text). Documentation only; nothing calls it."""
+def _has_int(alternatives: tuple[Any, ...], value: int) -> bool:
+    """An ``int`` alternative equal to ``value`` (not a bool or a float: those do not always agree with it)."""
+    for alt in alternatives:
+        if alt == value and type(alt) is int:
+            return True
+    return False
+
+
+def _equal_values_agree() -> None:
+    """Why :func:`exact_verdict` takes a predicted ``str`` (``int``) equal to gold's value or to one of its
+    alternatives of the same exact type as agreeing without asking :func:`~ek.scorer.agree.values_agree`:
+    ``values_agree`` accepts two equal strings under every rule: with no policy as they are; under ``ignore``
+    whatever they hold; under a string policy or the canonicalizer (a function of its text) because the same
+    text gives the same form; as dates because the same text parses to the same date (or, when it does not
+    parse, is compared as text). Two equal ints agree under every rule too (a tolerance holds a difference
+    of 0; ``int`` refuses floats only). A ``str`` equals only a ``str``; an ``int`` may equal a bool or a
+    float, hence the type test. Documentation only; nothing calls it."""
 
 
 def all_exact(pred: Sequence[Step], gold: Sequence[Step], rules_of: Callable[[str], Mapping[str, ArgRule] | None],
