@@ -62,6 +62,13 @@ def parse_calls(
     ...
     ek.parsing.errors.ParseError: python: line 1, column 5: a call is not a value (nested calls are never evaluated)
     """
+    if format == "bfcl" and type(output) is list and max_size == DEFAULT_MAX_SIZE and max_depth == DEFAULT_MAX_DEPTH:
+        # Fast path: what the built-in (never replaced) bfcl reader tries first on a decoded list, without
+        # finding the format, building a Reading and going through its reader (a type hint plays no part
+        # in decoded objects); anything it does not take goes the whole way.
+        plain = shapes.bfcl_plain_calls(output, DEFAULT_LIMITS)
+        if plain is not None:
+            return plain
     fmt = registry.get(format) if isinstance(format, str) else None
     if fmt is None:
         raise ValueError(f"format must be a string, got {type(format).__name__}")
