@@ -104,8 +104,8 @@ def main(argv: list[str] | None = None) -> int:
         med = interleaved({"python": lambda t=table: max_weight_assignment(t, backend="python")}, max(1, rounds - 2))
         print(f"{name:<34} {med['python']:>9.3f}")
 
-    from ek.agents.toolcalls import ToolCallMetric
     import ek.scorer.metric as metric_module
+    from ek.agents.toolcalls import ToolCallMetric
 
     size = 300 if opts.quick else 1000
     pred, gold = group("partial", size)

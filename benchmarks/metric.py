@@ -41,6 +41,8 @@ from typing import Any
 from _bfcl_data import PYTHON_CATEGORIES, data_dir
 
 CORRECT_LABELS = ("first", "random", "reversed", "shuffled")
+#: CPU seconds spent in ``ToolCallMetric.prepare`` while building the cases (printed apart, like the setup)
+PREPARE_SECONDS = [0.0]
 
 
 def _fresh(value: Any) -> Any:
@@ -51,7 +53,7 @@ def _fresh(value: Any) -> Any:
 def build_cases(data: Path, limit: int | None) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], float]:
     """(correct cases, wrong cases, seconds spent building grammars and metrics).
 
-    A case is ``(metric, gold, output_for_ek, functions, output_for_bfcl, truth, category)``.
+    A case is ``(metric, gold, output_for_ek, functions, output_for_bfcl, truth, category, prepared_gold)``.
     """
     from ek.agents.toolcalls import ToolCallMetric
     from ek.bfcl import load_category
@@ -70,11 +72,14 @@ def build_cases(data: Path, limit: int | None) -> tuple[list[tuple[Any, ...]], l
             metric = ToolCallMetric(level="arg", canonicalizer="bfcl", grammar=episode.grammar(), format="bfcl")
             gold = episode.gold()
             setup += time.process_time() - started
+            started = time.process_time()
+            prepared = metric.prepare(gold)
+            PREPARE_SECONDS[0] += time.process_time() - started
             functions, truth = _fresh(list(episode.functions)), _fresh(list(episode.ground_truth))
             for label, output in variants(episode.functions, episode.ground_truth, category, rng):
                 if label == "random" or label in ("reversed", "shuffled"):
                     continue  # correct too, but one correct output per entry keeps the two sets comparable
-                case = (metric, gold, _fresh(output), functions, _fresh(output), truth, category)
+                case = (metric, gold, _fresh(output), functions, _fresh(output), truth, category, prepared)
                 (correct if label == "first" else wrong).append(case)
     return correct, wrong, setup
 
@@ -84,9 +89,14 @@ def _run_ek(cases: list[tuple[Any, ...]]) -> None:
         metric(output, gold)
 
 
+def _run_ek_prepared(cases: list[tuple[Any, ...]]) -> None:
+    for metric, _gold, output, *_, prepared in cases:
+        metric(output, prepared)
+
+
 def _runner_bfcl(oracle: Callable[..., Any]) -> Callable[[list[tuple[Any, ...]]], None]:
     def run(cases: list[tuple[Any, ...]]) -> None:
-        for _metric, _gold, _output, functions, output, truth, category in cases:
+        for _metric, _gold, _output, functions, output, truth, category, _prepared in cases:
             oracle(functions, output, truth, category)
 
     return run
@@ -121,19 +131,24 @@ def main(argv: list[str] | None = None) -> int:
     oracle = load_bfcl_checker()
     if oracle is None:
         print("BFCL's ast_checker: skipped (bfcl-eval is not installed: pip install --no-deps bfcl-eval)")
-    print(f"{'outputs':<9}{'n':>7}{'ek items/s':>13}{'BFCL items/s':>15}{'ek/BFCL':>9}   "
+    print(f"prepare (ToolCallMetric.prepare per entry, once per task, not timed below): "
+          f"{PREPARE_SECONDS[0] / max(entries, 1) * 1e6:,.1f} us per entry")
+    print(f"{'outputs':<23}{'n':>7}{'ek items/s':>13}{'BFCL items/s':>15}{'ek/BFCL':>9}   "
           f"(CPU time, median of {rounds} interleaved rounds)")
     for label, cases in (("correct", correct), ("wrong", wrong)):
-        runners: dict[str, Callable[[], object]] = {"ek": lambda c=cases: _run_ek(c)}
+        runners: dict[str, Callable[[], object]] = {"ek": lambda c=cases: _run_ek(c),
+                                                    "ek-prepared": lambda c=cases: _run_ek_prepared(c)}
         if oracle is not None:
             runners["bfcl"] = lambda c=cases: _runner_bfcl(oracle)(c)
         medians = interleaved(runners, rounds)
-        ek_rate = len(cases) / medians["ek"]
-        if oracle is None:
-            print(f"{label:<9}{len(cases):>7}{ek_rate:>13,.0f}{'skipped':>15}{'':>9}")
-            continue
-        bfcl_rate = len(cases) / medians["bfcl"]
-        print(f"{label:<9}{len(cases):>7}{ek_rate:>13,.0f}{bfcl_rate:>15,.0f}{ek_rate / bfcl_rate:>8.2f}x")
+        for runner, how in (("ek", "one-shot"), ("ek-prepared", "prepared gold")):
+            ek_rate = len(cases) / medians[runner]
+            row = f"{label + ', ' + how:<23}{len(cases):>7}{ek_rate:>13,.0f}"
+            if oracle is None:
+                print(f"{row}{'skipped':>15}{'':>9}")
+                continue
+            bfcl_rate = len(cases) / medians["bfcl"]
+            print(f"{row}{bfcl_rate:>15,.0f}{ek_rate / bfcl_rate:>8.2f}x")
     return 0
 
 

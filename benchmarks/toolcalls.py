@@ -107,7 +107,7 @@ def group(kind: str, n: int, seed: int = 1) -> tuple[list, list]:
 
 
 def bench_groups(sizes: list[int], optimal_limit: int) -> None:
-    print(f"\n== one group of n same-name calls (seconds per group; growth = time(n) / time(previous n))")
+    print("\n== one group of n same-name calls (seconds per group; growth = time(n) / time(previous n))")
     print(f"{'case':<10} {'assignment':<10} " + " ".join(f"{'n=' + str(n):>12}" for n in sizes) + "   growth")
     for kind in ("identical", "reordered", "partial"):
         for optimal in (False, True):

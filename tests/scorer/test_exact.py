@@ -220,3 +220,33 @@ def test_bfcl_sample_outputs_score_as_the_general_path_scores_them(bfcl_data, va
         taken += type(fast.explanation) is DeferredExplanation
         _same(fast, _general(metric, metric.read(output), gold))
     assert taken > 20
+
+
+@settings(max_examples=200, deadline=None)
+@given(episodes(), st.sampled_from(["call", "arg"]), st.sampled_from([fold, bfcl]), st.booleans(),
+       st.sampled_from(["any", "gold", "strict"]))
+def test_a_prepared_gold_scores_as_the_gold_itself(episode, level, canon, with_grammar, order):
+    pred, gold = episode
+    metric = ToolCallMetric(level, canonicalizer=canon, grammar=GRAMMAR if with_grammar else None, order=order)
+    prepared = metric.prepare(gold)
+    _same(metric(pred, prepared), metric(pred, gold))
+    other = ToolCallMetric(level, canonicalizer=canon, order=order)  # prepared for another metric: read again
+    _same(other(pred, prepared), other(pred, gold))
+
+
+def test_a_prepared_gold_is_gold_everywhere():
+    from ek.calls import ANY_CALL
+
+    metric = ToolCallMetric("arg", grammar=GRAMMAR)
+    gold = [("s", {"x": 1}), ("u", {})]
+    prepared = metric.prepare(gold)
+    assert list(prepared) == list(coerce_calls(gold, "gold")) and len(prepared) == 2 and prepared[1].name == "u"
+    assert metric.gold_problems(prepared) == metric.gold_problems(gold)
+    assert metric.score_turns([("s(x=1)", prepared)]).total == metric.score_turns([("s(x=1)", gold)]).total
+    copy = pickle.loads(pickle.dumps(prepared))
+    assert copy.steps == prepared.steps
+    _same(metric([("u", {}), ("s", {"x": 1})], copy), metric([("u", {}), ("s", {"x": 1})], gold))
+    assert metric.prepare(ANY_CALL) is ANY_CALL
+    after = [GoldCall("u", {}), GoldCall("s", {"x": 1}, after=(0,))]
+    ordered = ToolCallMetric("arg", order="gold")
+    _same(ordered([("s", {"x": 1}), ("u", {})], ordered.prepare(after)), ordered([("s", {"x": 1}), ("u", {})], after))

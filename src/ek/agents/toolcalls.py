@@ -17,6 +17,6 @@ argument ``importance``.
 0.5
 """
 
-from ek.scorer.metric import LEVELS, ToolCallMetric, match_calls
+from ek.scorer.metric import LEVELS, PreparedGold, ToolCallMetric, match_calls
 
-__all__ = ["LEVELS", "ToolCallMetric", "match_calls"]
+__all__ = ["LEVELS", "PreparedGold", "ToolCallMetric", "match_calls"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import sys
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -97,8 +97,12 @@ def _is_decoded_output(pred: Any) -> bool:
     It is read like raw output, so text or reasoning blocks are skipped and an
     unreadable one scores as zero predicted calls instead of raising.
     """
-    return isinstance(pred, list) and bool(pred) and all(type(item) is dict or isinstance(item, Mapping)
-                                                         for item in pred)
+    if not isinstance(pred, list) or not pred:
+        return False
+    for item in pred:  # a loop, not all() over a generator: this runs once per scored output
+        if type(item) is not dict and not isinstance(item, Mapping):
+            return False
+    return True
 
 
 def coerce_calls(calls: Any, side: str) -> tuple[Step, ...]:
@@ -109,6 +113,8 @@ def coerce_calls(calls: Any, side: str) -> tuple[Step, ...]:
     """
     if calls is None:
         return ()
+    if type(calls) is PreparedGold:
+        return calls.steps
     if type(calls) is list or type(calls) is tuple:  # the usual case, spared the ABC check below
         return tuple(c if type(c) is Step else _to_step(c, f"{side} call #{i}") for i, c in enumerate(calls))
     if isinstance(calls, (str, bytes, bytearray, Mapping)):
@@ -120,6 +126,36 @@ def coerce_calls(calls: Any, side: str) -> tuple[Step, ...]:
     except TypeError:
         raise TypeError(f"{side}: expected a list of calls, got {type(calls).__name__}: {_short(calls)}") from None
     return tuple(_to_step(c, f"{side} call #{i}") for i, c in enumerate(items))
+
+
+@attrs.frozen(eq=False)
+class PreparedGold:
+    """Gold calls read once, to score many outputs against them (:meth:`ToolCallMetric.prepare`).
+
+    Every metric accepts it wherever it accepts gold calls. The metric that prepared it also reuses what it
+    worked out from the gold alone (the score of an all-exact output), which is most of the work left when
+    an output is right: the same result, sooner. Several samples of one task (pass@k, an RL group) are
+    scored this way.
+    """
+
+    #: the gold calls, as the metric reads them
+    steps: tuple[Step, ...]
+    #: the metric context it was read for, and the TP and tally of an all-exact output under it
+    _context: Any = attrs.field(repr=False)
+    _exact: tuple[Any, Any] | None = attrs.field(repr=False)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def __iter__(self) -> Iterator[Step]:
+        return iter(self.steps)
+
+    def __getitem__(self, index: int) -> Step:
+        return self.steps[index]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # the context holds compiled validators: a copy keeps the calls, and any metric reads them again
+        return (PreparedGold, (self.steps, None, None))
 
 
 # --------------------------------------------------------------------------- grammar context
@@ -783,6 +819,9 @@ def _check_order(order: str) -> None:
         raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
 
 
+#: What ``_score`` gets for a gold not prepared (:class:`PreparedGold`).
+_UNPREPARED: Any = object()
+
 #: The tool name an :data:`ANY_CALL` gold's unit is counted under in per-tool tables.
 ANY_CALL_TOOL = "(any call)"
 
@@ -883,15 +922,39 @@ class ToolCallMetric:
             p_steps = coerce_calls(pred, "pred")
         if gold is ANY_CALL:
             return _score_any_call(p_steps, parse_error, cut_short)
+        if type(gold) is PreparedGold and gold._context is ctx:
+            return self._score(p_steps, g_steps, ctx, parse_error, cut_short, gold._exact)
         return self._score(p_steps, g_steps, ctx, parse_error, cut_short)
 
+    def prepare(self, gold: Any, *, grammar: Any = None) -> PreparedGold:
+        """``gold`` read once, to score many outputs against it: ``metric(output, prepared)`` for each.
+
+        The result is what ``metric(output, gold)`` gives (any metric takes a :class:`PreparedGold` as gold);
+        this metric also skips the work that depends on the gold alone, most of what is left to do when an
+        output is right. :data:`~ek.calls.ANY_CALL` comes back as it is (there is nothing to read).
+
+        >>> metric = ToolCallMetric("arg")
+        >>> gold = metric.prepare([("search", {"q": "cats"})])
+        >>> [metric(output, gold).f1 for output in ('search(q="cats")', 'search(q="dogs")')]
+        [1.0, 0.5]
+        """
+        if gold is ANY_CALL:
+            return gold  # type: ignore[no-any-return]
+        ctx = self._ctx if grammar is None else self._context(grammar)
+        steps = coerce_calls(gold, "gold")
+        exact = exact_parts(steps, ctx.rules, ctx.weight, self.level) if self._unordered(steps) else None
+        return PreparedGold(steps, ctx, exact)
+
     def _score(self, pred: tuple[Step, ...], gold: tuple[Step, ...], ctx: _Context,
-               parse_error: str | None, cut_short: bool = False) -> Score:
+               parse_error: str | None, cut_short: bool = False, exact: Any = _UNPREPARED) -> Score:
+        """``exact``: a prepared gold's all-exact parts (None: its order rules the fast path out)."""
         with _GUARD:  # _depth_guard(), without the call
             invalid = [ctx.violations(s) for s in pred]
-            if parse_error is None and not any(invalid) and self._unordered(gold):
+            if parse_error is None and not any(invalid) and (
+                    self._unordered(gold) if exact is _UNPREPARED else exact is not None):
                 if all_exact(pred, gold, ctx.rules, ctx.canon):  # fast path: ek.scorer.exact says why it is safe
-                    tp, tally = exact_parts(gold, ctx.rules, ctx.weight, self.level)
+                    tp, tally = exact_parts(gold, ctx.rules, ctx.weight, self.level) if exact is _UNPREPARED \
+                        else exact
                     return Score.of_exact_parts(tp, 0, 0, tally, DeferredExplanation(
                         pred, gold, lambda: self._score_paired(pred, gold, ctx, invalid, None).explanation))
         return self._score_paired(pred, gold, ctx, invalid, parse_error, cut_short)
@@ -1010,4 +1073,4 @@ class ToolCallMetric:
         return micro_f1(scores)
 
 
-__all__ = ["ToolCallMetric", "match_calls", "coerce_calls", "LEVELS", "ORDERS"]
+__all__ = ["ToolCallMetric", "PreparedGold", "match_calls", "coerce_calls", "LEVELS", "ORDERS"]
