@@ -250,3 +250,43 @@ def test_a_prepared_gold_is_gold_everywhere():
     after = [GoldCall("u", {}), GoldCall("s", {"x": 1}, after=(0,))]
     ordered = ToolCallMetric("arg", order="gold")
     _same(ordered([("s", {"x": 1}), ("u", {})], ordered.prepare(after)), ordered([("s", {"x": 1}), ("u", {})], after))
+
+
+pair_args = st.dictionaries(st.sampled_from(["x", "y", "z", "w", "v"]), plain, max_size=4)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.sampled_from(["s", "t", "u", "v"]), gold_args, st.one_of(pair_args, st.just(None)), st.randoms(),
+       st.sampled_from([fold, bfcl]), st.booleans())
+def test_each_verdict_is_the_general_comparisons(tool, g_args, p_args, rnd, canon, with_grammar):
+    """True: every comparison row is a match or ignored and the rows count exactly what exact_parts counts;
+    False: some row is a mistake. (None promises nothing.) Predictions are often built from gold."""
+    if p_args is None:
+        p_args = {k: _a_value(v, rnd) for k, v in g_args.items()}
+        p_args = {k: v for k, v in p_args.items() if v is not OMITTABLE}
+    _check_verdict(tool, p_args, g_args, canon, with_grammar)
+
+
+@pytest.mark.parametrize("tool, pred_args, gold_args", EDGE_CASES)
+@pytest.mark.parametrize("canon", [fold, bfcl])
+@pytest.mark.parametrize("with_grammar", [True, False])
+def test_each_verdict_on_the_edge_cases(tool, pred_args, gold_args, canon, with_grammar):
+    _check_verdict(tool, pred_args, gold_args, canon, with_grammar)
+
+
+def _check_verdict(tool, p_args, g_args, canon, with_grammar):
+    from ek.scorer.agree import compare_rows
+    from ek.scorer.exact import exact_verdict
+
+    metric = ToolCallMetric("arg", canonicalizer=canon, grammar=GRAMMAR if with_grammar else None, validate=False)
+    ctx = metric._ctx
+    if ctx.violations(Step(tool, p_args)):
+        return  # the verdict is only asked of valid calls
+    verdict = exact_verdict(p_args, g_args, ctx.rules(tool) or {}, canon is bfcl, canon)
+    rows = compare_rows(p_args, g_args, ctx.rules(tool), canon, invalid={})
+    if verdict is True:
+        assert all(row[1] in ("match", "ignored") for row in rows)
+        _tp, tally = exact_parts((Step(tool, g_args),), ctx.rules, ctx.weight, "arg")
+        assert sum(1 for row in rows if row[1] == "match") + 1 == tally[("tp", tool, "match")][1]
+    elif verdict is False:
+        assert any(row[1] not in ("match", "ignored") for row in rows)

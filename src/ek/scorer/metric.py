@@ -49,11 +49,12 @@ from ek.scorer.agree import (
     compare_rows,
     content_order_key,
     declared_order,
+    is_bfcl_mode,
     key_of,
     rules_for_tool,
 )
 from ek.scorer.assign import greedy_assignment, max_weight_assignment, ordered_assignment, weighted_lcs
-from ek.scorer.exact import all_exact, exact_parts
+from ek.scorer.exact import all_exact, exact_parts, exact_verdict
 from ek.scorer.goldcheck import gold_problems
 from ek.scorer.turns import EpisodeScore, score_turns
 from ek.values import OMITTABLE, OneOf
@@ -531,10 +532,19 @@ def _exact_edges(
     p_idx: list[int], g_idx: list[int], evals: _Evals | None,
 ) -> dict[tuple[int, int], _PairEval]:
     """Every exact pair of a tool group with its comparison, each pair compared only up to its first wrong
-    argument (the full comparison of every pair, their normal forms and content keys are skipped)."""
+    argument (the full comparison of every pair, their normal forms and content keys are skipped).
+
+    A pair of a valid predicted call that :func:`ek.scorer.exact.exact_verdict` finds not exact is not
+    compared at all (its False means a comparison row is a mistake, so :func:`_exact_pair` would give None).
+    """
     edges: dict[tuple[int, int], _PairEval] = {}
+    rules = ctx.rules(gold[g_idx[0]].name) or {} if g_idx else {}
+    bfcl_mode, canon = is_bfcl_mode(ctx.canon), ctx.canon
     for i in p_idx:
+        args, valid = pred[i].args, not invalid[i]
         for j in g_idx:
+            if valid and exact_verdict(args, gold[j].args, rules, bfcl_mode, canon) is False:
+                continue
             ev = _exact_pair(pred, gold, ctx, invalid, i, j, evals)
             if ev is not None:
                 edges[(i, j)] = ev
