@@ -290,3 +290,30 @@ def _check_verdict(tool, p_args, g_args, canon, with_grammar):
         assert sum(1 for row in rows if row[1] == "match") + 1 == tally[("tp", tool, "match")][1]
     elif verdict is False:
         assert any(row[1] not in ("match", "ignored") for row in rows)
+
+
+@pytest.mark.parametrize("pred, gold", [
+    ([("s", {"x": 2}), ("s", {"x": 1})], [("s", {"x": OneOf(1, 2)}), ("s", {"x": 2})]),  # x=2 fits both
+    ([("s", {"x": 1, "z": "a"}), ("s", {"x": 1, "z": "a"})], [("s", {"x": 1, "z": "a"}), ("s", {"x": 1, "z": "b"})]),
+    ([("s", {"x": 1, "z": "A"}), ("s", {"x": 2, "z": "a"})], [("s", {"x": 1, "z": "a"}), ("s", {"x": 2, "z": "A"})]),
+    ([("s", {"x": 2, "z": "b"}), ("s", {"x": 1, "z": "a"})], [("s", {"x": 1, "z": "a"}), ("s", {"x": 2, "z": "b"})]),
+])
+@pytest.mark.parametrize("canon", [fold, bfcl])
+def test_repeated_tools_with_a_prepared_gold(pred, gold, canon):
+    """The index of a repeated tool (ek.scorer.exact._group_index) never pairs what the general path does not."""
+    for with_grammar in (True, False):
+        metric = ToolCallMetric("arg", canonicalizer=canon, grammar=GRAMMAR if with_grammar else None)
+        _same(metric(pred, metric.prepare(gold)), _general(metric, pred, gold))
+
+
+def test_a_repeated_tool_is_indexed_by_an_argument_that_tells_its_calls_apart():
+    from ek.scorer.exact import plan_exact
+
+    metric = ToolCallMetric("arg", canonicalizer="bfcl")
+    ctx = metric._ctx
+    gold = coerce_calls([("s", {"x": 1, "z": OneOf("a", "b")}), ("s", {"x": 2, "z": "c"})], "gold")
+    assert plan_exact(gold, ctx.rules, ctx.weight, ctx.canon, "arg").index == {"s": ("x", {1: 0, 2: 1})}
+    same_x = coerce_calls([("s", {"x": 1, "z": OneOf("a", "b")}), ("s", {"x": 1, "z": "B "})], "gold")
+    assert plan_exact(same_x, ctx.rules, ctx.weight, ctx.canon, "arg").index == {}  # "b" and "B " agree in BFCL
+    right = metric([("s", {"x": 2, "z": "c"}), ("s", {"x": 1, "z": "b"})], metric.prepare(gold))
+    assert type(right.explanation) is DeferredExplanation and right.f1 == 1.0

@@ -497,6 +497,12 @@ def arg_keys(args: Mapping[str, Any], rules: Mapping[str, ArgRule] | None, canon
     return keys
 
 
+def value_key(value: Any, rule: ArgRule | None, canon: Canonicalizer) -> Any:
+    """The normal form of one plain value under ``rule`` (see :func:`arg_keys`), or None when it has none."""
+    key = _value_key(value, rule, canon)
+    return None if key is _NOT_PLAIN else key
+
+
 def key_of(keys: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
     """The hashable form of :func:`arg_keys`' result."""
     return tuple(sorted(keys.items(), key=lambda kv: kv[0]))

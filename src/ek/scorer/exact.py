@@ -22,11 +22,13 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
+import attrs
+
 from ek.calls import Step
-from ek.canon import Canonicalizer
+from ek.canon import Canonicalizer, bfcl
 from ek.grammar.model import NO_DEFAULT
 from ek.scorer.accounting import ABSENT, TP, Exact, TallyKey, weight_exact
-from ek.scorer.agree import ArgRule, ToolRules, is_bfcl_mode, values_agree
+from ek.scorer.agree import _TEMPORAL, ArgRule, ToolRules, value_key, values_agree
 from ek.values import OMITTABLE, OneOf
 
 _NO_RULES: Mapping[str, ArgRule] = MappingProxyType({})
@@ -115,18 +117,19 @@ def exact_verdict(args: Mapping[str, Any], gold: Mapping[str, Any], rules: Mappi
         if kind is str:
             if pred in value.alternatives if type(value) is OneOf else pred == value:
                 continue  # _equal_values_agree
-        elif kind is int and (_has_int(value.alternatives, pred) if type(value) is OneOf
-                              else type(value) is int and value == pred):
+        elif (kind is int or kind is bool) and (_has_equal(value.alternatives, pred, kind) if type(value) is OneOf
+                                                else type(value) is kind and value == pred):
             continue  # _equal_values_agree
         if not values_agree(value, pred, rule, canon, top=True):
             return False
     return True
 
 
-def _has_int(alternatives: tuple[Any, ...], value: int) -> bool:
-    """An ``int`` alternative equal to ``value`` (not a bool or a float: those do not always agree with it)."""
+def _has_equal(alternatives: tuple[Any, ...], value: int, kind: type) -> bool:
+    """An alternative of type ``kind`` (``int`` or ``bool``) equal to ``value`` (an equal alternative of the
+    other type, or a float, does not always agree with it)."""
     for alt in alternatives:
-        if alt == value and type(alt) is int:
+        if alt == value and type(alt) is kind:
             return True
     return False
 
@@ -138,14 +141,83 @@ def _equal_values_agree() -> None:
     whatever they hold; under a string policy or the canonicalizer (a function of its text) because the same
     text gives the same form; as dates because the same text parses to the same date (or, when it does not
     parse, is compared as text). Two equal ints agree under every rule too (a tolerance holds a difference
-    of 0; ``int`` refuses floats only). A ``str`` equals only a ``str``; an ``int`` may equal a bool or a
-    float, hence the type test. Documentation only; nothing calls it."""
+    of 0; ``int`` refuses floats only), and two equal bools (``values_agree`` decides bools before any
+    policy). A ``str`` equals only a ``str``; an ``int`` may equal a bool or a float and a bool an int,
+    hence the type test. Documentation only; nothing calls it."""
+
+
+@attrs.frozen
+class ExactPlan:
+    """What the all-exact path works out from a gold alone (:meth:`ToolCallMetric.prepare` keeps it): the
+    score parts of an all-exact output, the gold calls of each tool, and each repeated tool's index."""
+
+    parts: tuple[Exact, Mapping[TallyKey, tuple[Exact, int]]]
+    #: tool -> the positions of its gold calls
+    gold_of: Mapping[str, tuple[int, ...]]
+    #: tool called more than once -> (an argument, its gold values -> the position among the tool's calls)
+    #: (see :func:`_group_index`)
+    index: Mapping[str, tuple[str, Mapping[Any, int]]]
+
+
+def plan_exact(gold: Sequence[Step], rules_of: Callable[[str], Mapping[str, ArgRule] | None],
+               weight_of: Callable[[str], float], canon: Canonicalizer, level: str) -> ExactPlan:
+    """The :class:`ExactPlan` of ``gold`` for a metric with these rules, weights, canonicalizer and level."""
+    gold_of: dict[str, list[int]] = {}
+    for j, g in enumerate(gold):
+        gold_of.setdefault(g.name, []).append(j)
+    index = {}
+    for tool, js in gold_of.items():
+        if len(js) > 1:
+            found = _group_index([gold[j].args for j in js], rules_of(tool) or _NO_RULES, canon)
+            if found is not None:
+                index[tool] = found
+    return ExactPlan(exact_parts(gold, rules_of, weight_of, level),
+                     MappingProxyType({tool: tuple(js) for tool, js in gold_of.items()}), MappingProxyType(index))
+
+
+def _group_index(golds: list[Mapping[str, Any]], rules: Mapping[str, ArgRule],
+                 canon: Canonicalizer) -> tuple[str, Mapping[Any, int]] | None:
+    """An argument that tells a repeated tool's gold calls apart, with each ``str``/``int`` gold value (or
+    alternative) -> the position of its call; None when no argument does.
+
+    The argument qualifies when every gold call gives it, no compare policy, date kind or ``OMITTABLE``
+    applies, and the normal forms (:func:`ek.scorer.agree.value_key`: two plain values agree exactly when
+    theirs are equal) of one call's values share none with another call's. A predicted value equal to a
+    gold value of call k then agrees with no value of another call: the predicted call can be exact with k
+    only (see :func:`_indexed_partners`).
+    """
+    for name in golds[0]:
+        rule = rules.get(name)
+        if rule is not None and (rule.policy is not None or rule.kind in _TEMPORAL):
+            continue
+        seen: set[Any] = set()
+        by_value: dict[Any, int] = {}
+        for k, args in enumerate(golds):
+            value = args.get(name, OMITTABLE)
+            alternatives = value.alternatives if type(value) is OneOf else (value,)
+            keys = set()
+            for alt in alternatives:
+                key = None if alt is OMITTABLE else value_key(alt, rule, canon)
+                if key is None:
+                    break
+                keys.add(key)
+                if type(alt) is str or type(alt) is int:
+                    by_value[alt] = k
+            else:
+                if keys.isdisjoint(seen):
+                    seen |= keys
+                    continue
+            break
+        else:
+            return name, MappingProxyType(by_value)
+    return None
 
 
 def all_exact(pred: Sequence[Step], gold: Sequence[Step], rules_of: Callable[[str], Mapping[str, ArgRule] | None],
-              canon: Canonicalizer) -> bool:
+              canon: Canonicalizer, plan: ExactPlan | None = None) -> bool:
     """True when the general path pairs every predicted call with a gold call exactly and leaves no call
     unmatched on either side (the predicted calls are valid: the caller checked that none breaks the schema).
+    ``plan``: gold's :class:`ExactPlan`, when it was prepared.
 
     A tool called once on each side pairs those two calls (every assignment does). A tool called more
     often must have as many calls on each side, each with exactly one exact partner: the exact pairs are
@@ -157,16 +229,20 @@ def all_exact(pred: Sequence[Step], gold: Sequence[Step], rules_of: Callable[[st
     if len(gold) == 1:  # the common case, spared the grouping
         p, g = pred[0], gold[0]
         return p.name == g.name and exact_verdict(
-            p.args, g.args, rules_of(g.name) or _NO_RULES, is_bfcl_mode(canon), canon) is True
-    gold_of: dict[str, list[int]] = {}
-    for j, g in enumerate(gold):
-        gold_of.setdefault(g.name, []).append(j)
+            p.args, g.args, rules_of(g.name) or _NO_RULES, canon is bfcl, canon) is True
+    if plan is None:
+        gold_of: Mapping[str, Sequence[int]] = {}
+        for j, g in enumerate(gold):
+            gold_of.setdefault(g.name, []).append(j)  # type: ignore[attr-defined]
+        index: Mapping[str, tuple[str, Mapping[Any, int]]] = _NO_INDEX
+    else:
+        gold_of, index = plan.gold_of, plan.index
     pred_of: dict[str, list[int]] = {}
     for i, p in enumerate(pred):
         if p.name not in gold_of:
             return False
         pred_of.setdefault(p.name, []).append(i)
-    bfcl_mode = is_bfcl_mode(canon)
+    bfcl_mode = canon is bfcl
     for tool, js in gold_of.items():
         mine = pred_of.get(tool)
         if mine is None or len(mine) != len(js):
@@ -177,9 +253,41 @@ def all_exact(pred: Sequence[Step], gold: Sequence[Step], rules_of: Callable[[st
         if len(js) == 1:
             if exact_verdict(pred[mine[0]].args, gold[js[0]].args, rules, bfcl_mode, canon) is not True:
                 return False
-        elif not _one_exact_partner_each([pred[i].args for i in mine], [gold[j].args for j in js], rules,
-                                         bfcl_mode, canon):
+            continue
+        preds, golds = [pred[i].args for i in mine], [gold[j].args for j in js]
+        found = _indexed_partners(preds, golds, index[tool], rules, bfcl_mode, canon) if tool in index else None
+        if found is None:
+            found = _one_exact_partner_each(preds, golds, rules, bfcl_mode, canon)
+        if not found:
             return False
+    return True
+
+
+_NO_INDEX: Mapping[str, tuple[str, Mapping[Any, int]]] = MappingProxyType({})
+
+
+def _indexed_partners(preds: list[Mapping[str, Any]], golds: list[Mapping[str, Any]],
+                      index: tuple[str, Mapping[Any, int]], rules: Mapping[str, ArgRule], bfcl_mode: bool,
+                      canon: Canonicalizer) -> bool | None:
+    """Fast path of :func:`_one_exact_partner_each` with the group's index (:func:`_group_index`): each
+    predicted call is compared with the one gold call its value of the indexed argument names; None when
+    a predicted value is not in the index (the caller compares every pair).
+
+    Safe because a predicted value equal to a gold value of call k agrees with no value of another call
+    (their normal forms are disjoint), so k is its only possible exact partner: a True verdict for each,
+    on distinct gold calls covering them all, is one exact partner each way, which is what the
+    pair-by-pair count establishes.
+    """
+    name, by_value = index
+    taken: set[int] = set()
+    for args in preds:
+        value = args.get(name)
+        k = by_value.get(value) if type(value) is str or type(value) is int else None
+        if k is None:
+            return None
+        if k in taken or exact_verdict(args, golds[k], rules, bfcl_mode, canon) is not True:
+            return False
+        taken.add(k)
     return True
 
 
@@ -202,4 +310,4 @@ def _one_exact_partner_each(preds: list[Mapping[str, Any]], golds: list[Mapping[
     return all(n == 1 for n in partners_of_gold)
 
 
-__all__ = ["all_exact", "exact_parts", "exact_verdict"]
+__all__ = ["ExactPlan", "all_exact", "exact_parts", "exact_verdict", "plan_exact"]

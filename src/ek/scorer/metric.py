@@ -54,7 +54,7 @@ from ek.scorer.agree import (
     rules_for_tool,
 )
 from ek.scorer.assign import greedy_assignment, max_weight_assignment, ordered_assignment, weighted_lcs
-from ek.scorer.exact import all_exact, exact_parts, exact_verdict
+from ek.scorer.exact import all_exact, exact_parts, exact_verdict, plan_exact
 from ek.scorer.goldcheck import gold_problems
 from ek.scorer.turns import EpisodeScore, score_turns
 from ek.values import OMITTABLE, OneOf
@@ -141,9 +141,10 @@ class PreparedGold:
 
     #: the gold calls, as the metric reads them
     steps: tuple[Step, ...]
-    #: the metric context it was read for, and the TP and tally of an all-exact output under it
+    #: the metric context it was read for, and what the all-exact path works out from the gold under it
+    #: (:class:`~ek.scorer.exact.ExactPlan`; None when the metric's order rules that path out)
     _context: Any = attrs.field(repr=False)
-    _exact: tuple[Any, Any] | None = attrs.field(repr=False)
+    _exact: Any = attrs.field(repr=False)
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -952,19 +953,21 @@ class ToolCallMetric:
             return gold  # type: ignore[no-any-return]
         ctx = self._ctx if grammar is None else self._context(grammar)
         steps = coerce_calls(gold, "gold")
-        exact = exact_parts(steps, ctx.rules, ctx.weight, self.level) if self._unordered(steps) else None
-        return PreparedGold(steps, ctx, exact)
+        plan = plan_exact(steps, ctx.rules, ctx.weight, ctx.canon, self.level) if self._unordered(steps) else None
+        return PreparedGold(steps, ctx, plan)
 
     def _score(self, pred: tuple[Step, ...], gold: tuple[Step, ...], ctx: _Context,
-               parse_error: str | None, cut_short: bool = False, exact: Any = _UNPREPARED) -> Score:
-        """``exact``: a prepared gold's all-exact parts (None: its order rules the fast path out)."""
+               parse_error: str | None, cut_short: bool = False, plan: Any = _UNPREPARED) -> Score:
+        """``plan``: a prepared gold's :class:`~ek.scorer.exact.ExactPlan` (None: its order rules the fast
+        path out)."""
         with _GUARD:  # _depth_guard(), without the call
             invalid = [ctx.violations(s) for s in pred]
             if parse_error is None and not any(invalid) and (
-                    self._unordered(gold) if exact is _UNPREPARED else exact is not None):
-                if all_exact(pred, gold, ctx.rules, ctx.canon):  # fast path: ek.scorer.exact says why it is safe
-                    tp, tally = exact_parts(gold, ctx.rules, ctx.weight, self.level) if exact is _UNPREPARED \
-                        else exact
+                    self._unordered(gold) if plan is _UNPREPARED else plan is not None):
+                prepared = None if plan is _UNPREPARED else plan
+                if all_exact(pred, gold, ctx.rules, ctx.canon, prepared):  # fast path: ek.scorer.exact says why
+                    tp, tally = exact_parts(gold, ctx.rules, ctx.weight, self.level) if prepared is None \
+                        else prepared.parts
                     return Score.of_exact_parts(tp, 0, 0, tally, DeferredExplanation(
                         pred, gold, lambda: self._score_paired(pred, gold, ctx, invalid, None).explanation))
         return self._score_paired(pred, gold, ctx, invalid, parse_error, cut_short)
