@@ -47,9 +47,15 @@ def step_of_plain(name: str, args: dict[str, Any]) -> Step:
     True
     """
     step = object.__new__(Step)
-    object.__setattr__(step, "name", name)
-    object.__setattr__(step, "args", args)
+    _SET_NAME(step, name)
+    _SET_ARGS(step, args)
     return step
+
+
+#: Step's own slot setters: calling them skips the attribute lookup of ``object.__setattr__`` (half the
+#: time of setting a field; see ``ek.scorer.accounting.slot_setters``).
+_SET_NAME = Step.__dict__["name"].__set__
+_SET_ARGS = Step.__dict__["args"].__set__
 
 
 def _check_after(instance: GoldCall, attribute: attrs.Attribute, value: tuple[Any, ...]) -> None:

@@ -299,9 +299,10 @@ class DeferredExplanation(Explanation):
     def __init__(self, pred: tuple[Step, ...], gold: tuple[Step, ...], build: Callable[[], Explanation]) -> None:
         """``pred`` and ``gold`` as scored, every pair exact, no call left unmatched, no parse error and no
         order broken (the only case a fast path hands over today; those fields are set on first read too)."""
-        object.__setattr__(self, "pred", pred)
-        object.__setattr__(self, "gold", gold)
-        object.__setattr__(self, "_build", build)
+        set_pred, set_gold, set_build = _DEFERRED_SLOTS
+        set_pred(self, pred)
+        set_gold(self, gold)
+        set_build(self, build)
 
     def __getattr__(self, name: str) -> Any:
         # Only called for a slot not set yet: the fields every all-exact explanation shares, or the pairs
@@ -329,6 +330,9 @@ class DeferredExplanation(Explanation):
         return (Explanation, (self.pred, self.gold, self._pairs, self.unmatched_pred, self.unmatched_gold,
                               self._units, self.parse_error, self.cut_short, self.out_of_order, self.any_call))
 
+
+#: DeferredExplanation's slot setters used at creation (see slot_setters).
+_DEFERRED_SLOTS: tuple[Callable[[Any, Any], None], ...] = ()
 
 Exact = int | Fraction  # an exact non-negative count: int when integral (fast), else a Fraction
 
@@ -552,13 +556,9 @@ class Score:
                 w = _exact(w)
             frozen[key] = (w, n)
             sums[key[0]] += w
-        score = object.__new__(cls)
-        for name, value in (("_tp", sums[TP]), ("_fp", sums[FP]), ("_fn", sums[FN])):
-            object.__setattr__(score, name, value if type(value) is int else _exact(value))
-        object.__setattr__(score, "tally", MappingProxyType(frozen))
-        object.__setattr__(score, "episodes", 1)
-        object.__setattr__(score, "explanation", explanation)
-        return score
+        tp, fp, fn = sums[TP], sums[FP], sums[FN]
+        return cls.of_exact_parts(tp if type(tp) is int else _exact(tp), fp if type(fp) is int else _exact(fp),
+                                  fn if type(fn) is int else _exact(fn), MappingProxyType(frozen), explanation)
 
     @classmethod
     def of_exact_parts(cls, tp: Exact, fp: Exact, fn: Exact, tally: Mapping[TallyKey, tuple[Exact, int]],
@@ -567,12 +567,13 @@ class Score:
         tally already frozen (sorted, ``(exact weight, count)`` values) that agrees with them: shared, not
         copied (:mod:`ek.scorer.exact` hands over the same tally for every all-exact output of a gold)."""
         score = object.__new__(cls)
-        object.__setattr__(score, "_tp", tp)
-        object.__setattr__(score, "_fp", fp)
-        object.__setattr__(score, "_fn", fn)
-        object.__setattr__(score, "tally", tally)
-        object.__setattr__(score, "episodes", 1)
-        object.__setattr__(score, "explanation", explanation)
+        set_tp, set_fp, set_fn, set_tally, set_episodes, set_explanation = _SCORE_SLOTS
+        set_tp(score, tp)
+        set_fp(score, fp)
+        set_fn(score, fn)
+        set_tally(score, tally)
+        set_episodes(score, 1)
+        set_explanation(score, explanation)
         return score
 
     def __add__(self, other: Score) -> Score:
@@ -610,6 +611,26 @@ class Score:
     def to_dict(self) -> dict[str, Any]:
         return {"tp": self.tp, "fp": self.fp, "fn": self.fn, "precision": self.precision,
                 "recall": self.recall, "f1": self.f1, "episodes": self.episodes}
+
+
+def slot_setters(cls: type, *names: str) -> tuple[Callable[[Any, Any], None], ...]:
+    """The setters of slotted attributes ``names`` of ``cls`` (a frozen attrs class): for code that builds
+    many instances without ``__init__`` (its converters and validators already known to hold). Calling a
+    slot's own setter skips the attribute lookup ``object.__setattr__`` makes: about half the time."""
+    setters = []
+    for name in names:
+        for klass in cls.__mro__:
+            if name in klass.__dict__:
+                setters.append(klass.__dict__[name].__set__)
+                break
+        else:
+            raise AttributeError(f"{cls.__name__} has no slot {name!r}")
+    return tuple(setters)
+
+
+_DEFERRED_SLOTS = slot_setters(DeferredExplanation, "pred", "gold", "_build")
+#: Score's slot setters, in of_exact_parts' order.
+_SCORE_SLOTS = slot_setters(Score, "_tp", "_fp", "_fn", "tally", "episodes", "explanation")
 
 
 def _restore_score(tp: Exact, fp: Exact, fn: Exact, tally: dict[TallyKey, tuple[Exact, int]], episodes: int,

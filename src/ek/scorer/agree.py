@@ -101,6 +101,7 @@ class ToolRules(dict):  # type: ignore[type-arg]
         super().__init__(rules)
         self.sort_keys = {name: (rule.order, name) for name, rule in rules.items()}
         self.required = tuple(name for name, rule in rules.items() if rule.required)
+        self.required_set = frozenset(self.required)
         #: (gold's names, pred's names, with required) -> the names in declared order (see _declared_order)
         self.orders: dict[tuple[tuple[str, ...], tuple[str, ...], bool], list[str] | None] = {}
 

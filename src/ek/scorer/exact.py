@@ -85,24 +85,35 @@ def exact_verdict(args: Mapping[str, Any], gold: Mapping[str, Any], rules: Mappi
     """Whether a predicted call with ``args`` (valid: no schema violation) pairs exactly with a gold call of
     the same tool with ``gold`` arguments: True, False, or None when the general rules must decide (see the
     module's docstring). ``rules``: the tool's (empty without a grammar)."""
-    for name in args:
-        if name not in gold:
-            rule = rules.get(name)
-            if rule is not None and rule.policy == "ignore":
-                continue  # an "ignored" row
-            if rule is None or bfcl_mode or rule.default is NO_DEFAULT:
-                return False  # hallucinated_arg
-            return None  # gold's default applies: a match would be a unit more than exact_parts counts
+    if not args.keys() <= gold.keys():  # some predicted name gold does not give (a set test, in C)
+        for name in args:
+            if name not in gold:
+                rule = rules.get(name)
+                if rule is not None and rule.policy == "ignore":
+                    continue  # an "ignored" row
+                if rule is None or bfcl_mode or rule.default is NO_DEFAULT:
+                    return False  # hallucinated_arg
+                return None  # gold's default applies: a match would be a unit more than exact_parts counts
     if bfcl_mode:
-        required = rules.required if type(rules) is ToolRules else [n for n, r in rules.items() if r.required]
-        for name in required:
-            if name not in gold and rules[name].policy != "ignore":
-                return False  # BFCL: missing_arg left out, hallucinated_arg given
+        required = (rules.required_set if type(rules) is ToolRules
+                    else frozenset(n for n, r in rules.items() if r.required))
+        if not gold.keys() >= required:
+            for name in required:
+                if name not in gold and rules[name].policy != "ignore":
+                    return False  # BFCL: missing_arg left out, hallucinated_arg given
     for name, value in gold.items():
+        pred = args.get(name, ABSENT)
+        kind = type(pred)
+        # An equal value agrees whatever the rule, ignore included (_equal_values_agree): no rule looked up.
+        if kind is str:
+            if pred in value.alternatives if type(value) is OneOf else pred == value:
+                continue
+        elif (kind is int or kind is bool) and (_has_equal(value.alternatives, pred, kind) if type(value) is OneOf
+                                                else type(value) is kind and value == pred):
+            continue
         rule = rules.get(name)
         if rule is not None and rule.policy == "ignore":
             continue  # an "ignored" row whatever is predicted
-        pred = args.get(name, ABSENT)
         if pred is ABSENT:
             if bfcl_mode and rule is not None and rule.required:
                 return False  # BFCL: a required argument must be given, whatever gold allows
@@ -113,13 +124,6 @@ def exact_verdict(args: Mapping[str, Any], gold: Mapping[str, Any], rules: Mappi
             return None  # the prediction's default may agree: the general rules
         if value is OMITTABLE:
             return None  # a value where gold's bare OMITTABLE is: the general rules (BFCL's "")
-        kind = type(pred)
-        if kind is str:
-            if pred in value.alternatives if type(value) is OneOf else pred == value:
-                continue  # _equal_values_agree
-        elif (kind is int or kind is bool) and (_has_equal(value.alternatives, pred, kind) if type(value) is OneOf
-                                                else type(value) is kind and value == pred):
-            continue  # _equal_values_agree
         if not values_agree(value, pred, rule, canon, top=True):
             return False
     return True
