@@ -278,3 +278,26 @@ def test_a_local_ray_whose_gcs_stalls_is_stopped_and_the_process_ends(tmp_path: 
     assert lines[0].startswith("Ray did not finish creating the grammar desk actor (") and "within 3 s" in lines[0]
     assert lines[1].startswith("Ray did not finish stopping the local Ray within 3 s; the run was stopped")
     assert "its processes were killed" in lines[1]
+
+
+def test_a_jobs_run_beside_ray_spawns_its_workers_and_ray_works_on(tmp_path: Path, ray_address: str) -> None:
+    """The cause of the CI hang: ``--jobs`` workers forked from this process, connected to Ray, inherited
+    its gRPC connections and wrote on them (a FreeObjects call to the raylet, for ObjectRefs their garbage
+    collection freed), which corrupted them: the third Ray run after such forks waited for ever, every
+    time, in a loop of this test's steps. With Ray's threads running, the local engine spawns instead."""
+    from ek.corpus.runner import _start_method
+
+    assert _start_method() == "spawn"
+    paths = split_corpus(tmp_path, 3000, parts=6)
+    options = RunOptions(grammar=str(SCHEMAS / "travel-v2.ek"))
+    for _ in range(3):
+        local = build_report(run(paths, options, jobs=2), options)
+        distributed = build_report(score_files(paths, options, block_seconds=120), options)
+        assert distributed == local
+
+
+def test_a_process_with_one_thread_forks_its_workers() -> None:
+    """Without other threads (the CLI) the local engine still forks: its workers start in milliseconds."""
+    code = "from ek.corpus.runner import _start_method; print(_start_method())"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "fork", done.stderr

@@ -41,7 +41,6 @@ from typing import Any, Self, TypeVar
 
 import attrs
 
-from ek import limits
 from ek.corpus.grammars import GrammarError, MetricCache, load_grammar
 from ek.corpus.reading import GoldEntry, LineCounts
 from ek.corpus.runner import RunOptions, RunResult, WorkerDiedError, score_lines
@@ -55,7 +54,7 @@ from ek.corpus.sources import (
     run_label,
 )
 from ek.corpus.summary import Summary
-from ek.limits import CHUNK_LINES
+from ek.limits import CHUNK_LINES, RAY_BLOCK_SECONDS, RAY_STEP_SECONDS
 
 #: What to install when Ray is missing.
 RAY_HINT = "the Ray engine needs Ray: pip install 'ek[ray]'"
@@ -481,8 +480,8 @@ def _run(dataset_of: Callable[[], Any], fn: Callable[..., Any], options: RunOpti
     ray = require_ray()
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-    step_seconds = limits.RAY_STEP_SECONDS if step_seconds is None else step_seconds
-    block_seconds = limits.RAY_BLOCK_SECONDS if block_seconds is None else block_seconds
+    step_seconds = RAY_STEP_SECONDS if step_seconds is None else step_seconds
+    block_seconds = RAY_BLOCK_SECONDS if block_seconds is None else block_seconds
     gold_by_id, gold_errors = options.load_gold()
     functions = options.bfcl_functions()
     here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
@@ -652,7 +651,7 @@ class ray_session:
         if not self._started:
             return
         self._started = False
-        seconds = limits.RAY_STEP_SECONDS if self.step_seconds is None else self.step_seconds
+        seconds = RAY_STEP_SECONDS if self.step_seconds is None else self.step_seconds
         try:
             _stop_ray(require_ray(), seconds, local=not self.address)
         except RayStallError as stall:
