@@ -35,7 +35,7 @@ import uuid
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from functools import lru_cache
 from typing import Any, Self, TypeVar
 
@@ -138,7 +138,6 @@ def _bounded(step: str, seconds: float, call: Callable[[], _T], *,
     if "error" in box:
         raise box["error"]
     return box["value"]
-
 
 
 def _within(rows: Any, seconds: float, step: Callable[[], str]) -> Iterator[Any]:
@@ -422,6 +421,10 @@ class _Merger:
         self.blocks += 1
         self.size += block.size
 
+    def waiting_for(self) -> str:
+        """The step a run waits for next, as a stall names it."""
+        return f"scoring block {self.blocks + 1} (after line {self.counts.read})"
+
     def spans(self, paths: Sequence[str]) -> tuple[FileSpan, ...]:
         out, first = [], 1
         for path, lines in zip(paths, self.file_lines):
@@ -497,9 +500,8 @@ def _run(dataset_of: Callable[[], Any], fn: Callable[..., Any], options: RunOpti
             dataset = dataset_of()
             with _ray_data_settings(dataset.context):
                 scored = _scored(dataset, fn, plan, block_lines, workers)
-                rows = _within(scored.iter_rows(), block_seconds,
-                               lambda: f"scoring block {merger.blocks + 1} (after line {merger.counts.read})")
-                _consume(rows, merger, progress, export)
+                with closing(_within(scored.iter_rows(), block_seconds, merger.waiting_for)) as rows:
+                    _consume(rows, merger, progress, export)
     except RayEngineError:
         _kill_quietly(ray, desk, step_seconds)
         raise
@@ -619,7 +621,7 @@ class ray_session:
     A Ray this process already runs (``ray.init`` done by the caller) is used as is and left running.
     Stopping a local Ray is bounded like every step (``step_seconds``, default
     :data:`ek.limits.RAY_STEP_SECONDS`): ``ray.shutdown`` waits on the GCS too, so past the limit the local
-    Ray's processes are killed (:func:`_stop_local_ray`) and the session ends all the same.
+    Ray's processes are killed (:func:`_stop_ray`) and the session ends all the same.
     """
 
     def __init__(self, address: str | None = None, *, num_cpus: int | None = None,
