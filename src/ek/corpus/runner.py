@@ -299,7 +299,7 @@ def _start_method() -> str:
     that runs other threads, which fork cannot copy safely. One such is a process connected to Ray (its
     gRPC threads are not Python's): a forked worker inherits the driver's gRPC connections and writes on
     them (a garbage-collected ObjectRef sends FreeObjects to the raylet), which corrupts them, and the
-    driver's next Ray call waits for ever (docs/ray.md, "Stalls")."""
+    driver's next Ray call waits for ever (docs/ray.md: "A Ray that stops answering")."""
     if sys.platform == "linux" and "fork" in multiprocessing.get_all_start_methods() and _one_thread():
         return "fork"
     return "spawn"
