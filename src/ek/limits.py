@@ -103,3 +103,17 @@ ALIGNMENT_VALUE_CHARS = 300
 #: Corpus lines sent to a worker at a time with ``--jobs N``: large enough to amortise the hand-off,
 #: small enough to keep workers evenly loaded.
 CHUNK_LINES = 512
+
+# --- the Ray engine -----------------------------------------------------------------------------------------------
+
+#: Seconds one control step of the Ray engine may take (creating the grammar desk actor, which first exports
+#: its class to Ray's control service, the GCS; killing it; stopping a local Ray ek started). Each takes
+#: milliseconds; Ray itself waits on some of them without a deadline (its GCS key-value puts have none), so a
+#: GCS that stops answering would hang the run: past this the run stops with ``RayStallError`` naming the step.
+RAY_STEP_SECONDS = 120
+
+#: Seconds the Ray engine waits for the next scored block before it stops the run with ``RayStallError``. A
+#: block of 512 lines scores in well under a second; the first one also waits for worker processes to start
+#: and grammars to compile (seconds to a minute on a busy machine), and a cluster may queue tasks for a while:
+#: ten minutes is far past any of that, and still turns a run that can never finish into an error.
+RAY_BLOCK_SECONDS = 600

@@ -11,8 +11,12 @@ import gzip
 import json
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +25,7 @@ import pyarrow.parquet as pq
 import pytest
 from ekcli import EXAMPLE, SCHEMAS, synthetic_corpus
 
-from ek.corpus.distributed import score_dataset, score_files
+from ek.corpus.distributed import RayStallError, score_dataset, score_files
 from ek.corpus.runner import RunOptions, WorkerDiedError, run
 from ek.report.jsonreport import build_report
 
@@ -126,12 +130,28 @@ def test_100k_episodes_over_several_files(tmp_path: Path, ray_address: str) -> N
     assert distributed == local and distributed["corpus"]["episodes_scored"] > 98_000
 
 
-def _raylet_pid() -> int:
+def _ray_process(name: str) -> int:
+    """The pid of a process of this session's own Ray (``raylet``, ``gcs_server``)."""
     from ray._private import (
-        worker,  # the test needs the raylet of its own Ray, to kill only its workers
+        worker,  # the test needs the processes of its own Ray, to stop or kill only those
     )
 
-    return int(worker._global_node.all_processes["raylet"][0].process.pid)
+    return int(worker._global_node.all_processes[name][0].process.pid)
+
+
+def _raylet_pid() -> int:
+    return _ray_process("raylet")
+
+
+@contextmanager
+def stopped(pid: int) -> Iterator[None]:
+    """The process ``pid`` stopped (SIGSTOP) for the block: alive, holding its connections, answering
+    nothing, as a Ray process that hangs; it goes on (SIGCONT) after the block."""
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.kill(pid, signal.SIGCONT)
 
 
 def scoring_workers() -> list[int]:
@@ -200,3 +220,84 @@ def test_the_ray_guide_example_runs(ray_address: str, monkeypatch: pytest.Monkey
     monkeypatch.chdir(EXAMPLE.parents[1])  # the guide's paths are relative to the repository
     result = doctest.testfile(str(EXAMPLE.parents[1] / "docs" / "ray.md"), module_relative=False)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_a_gcs_that_stops_answering_stops_the_run_naming_the_step(tmp_path: Path, ray_address: str) -> None:
+    """The CI hang: the driver waited for ever in Ray's ``internal_kv_put`` while creating the grammar desk
+    actor. A stopped GCS is that stall for real; the run now stops with the step, and Ray goes on after."""
+    paths = split_corpus(tmp_path, 300, parts=1)
+    options = RunOptions(grammar=str(SCHEMAS / "travel-v2.ek"))
+    started = time.monotonic()
+    with stopped(_ray_process("gcs_server")), pytest.raises(RayStallError) as stall:
+        score_files(paths, options, step_seconds=2)
+    assert stall.value.step.startswith("creating the grammar desk actor") and stall.value.seconds == 2
+    assert "did not finish creating the grammar desk actor" in str(stall.value)
+    assert "RAY_STEP_SECONDS" in str(stall.value) and "no report" in str(stall.value)
+    assert time.monotonic() - started < 60
+    local, distributed = both_reports(paths, options)  # the GCS answers again: the same Ray scores as before
+    assert distributed == local
+
+
+def test_tasks_that_never_run_stop_the_run_naming_the_block(tmp_path: Path, ray_address: str) -> None:
+    """A stopped raylet leases no worker: no block can come back, and the run stops after ``block_seconds``
+    with the block it waited for, instead of waiting in Ray Data for ever (the hang the repro loop found)."""
+    paths = split_corpus(tmp_path, 300, parts=1)
+    options = RunOptions(grammar=str(SCHEMAS / "travel-v2.ek"))
+    with stopped(_raylet_pid()), pytest.raises(RayStallError) as stall:
+        score_files(paths, options, step_seconds=30, block_seconds=3)
+    assert stall.value.step == "scoring block 1 (after line 0)"
+    assert "RAY_BLOCK_SECONDS" in str(stall.value)
+    local, distributed = both_reports(paths, options)
+    assert distributed == local
+
+
+STALLED_LOCAL_RAY = """
+import os, signal, sys
+from ray._private import worker
+from ek.corpus.distributed import RayStallError, ray_session, score_files
+from ek.corpus.runner import RunOptions
+
+try:
+    with ray_session(num_cpus=1, step_seconds=3):
+        os.kill(worker._global_node.all_processes["gcs_server"][0].process.pid, signal.SIGSTOP)
+        score_files(sys.argv[1], RunOptions(), step_seconds=3)
+except RayStallError as stall:
+    print(stall, *getattr(stall, "__notes__", ()), sep="\\n")
+    sys.exit(3)
+"""
+
+
+def test_a_local_ray_whose_gcs_stalls_is_stopped_and_the_process_ends(tmp_path: Path) -> None:
+    """``ray.shutdown`` waits on the GCS too: a local Ray whose GCS stalled is killed, so the process that
+    started it ends with the error instead of hanging in the shutdown (or in Ray's exit hook after it)."""
+    corpus = synthetic_corpus(tmp_path / "c.jsonl", 50)
+    done = subprocess.run([sys.executable, "-c", STALLED_LOCAL_RAY, str(corpus)], capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path)
+    assert done.returncode == 3, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("Ray did not finish creating the grammar desk actor (") and "within 3 s" in lines[0]
+    assert lines[1].startswith("Ray did not finish stopping the local Ray within 3 s; the run was stopped")
+    assert "its processes were killed" in lines[1]
+
+
+def test_a_jobs_run_beside_ray_spawns_its_workers_and_ray_works_on(tmp_path: Path, ray_address: str) -> None:
+    """The cause of the CI hang: ``--jobs`` workers forked from this process, connected to Ray, inherited
+    its gRPC connections and wrote on them (a FreeObjects call to the raylet, for ObjectRefs their garbage
+    collection freed), which corrupted them: the third Ray run after such forks waited for ever, every
+    time, in a loop of this test's steps. With Ray's threads running, the local engine spawns instead."""
+    from ek.corpus.runner import _start_method
+
+    assert _start_method() == "spawn"
+    paths = split_corpus(tmp_path, 3000, parts=6)
+    options = RunOptions(grammar=str(SCHEMAS / "travel-v2.ek"))
+    for _ in range(3):
+        local = build_report(run(paths, options, jobs=2), options)
+        distributed = build_report(score_files(paths, options, block_seconds=120), options)
+        assert distributed == local
+
+
+def test_a_process_with_one_thread_forks_its_workers() -> None:
+    """Without other threads (the CLI) the local engine still forks: its workers start in milliseconds."""
+    code = "from ek.corpus.runner import _start_method; print(_start_method())"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "fork", done.stderr

@@ -354,13 +354,13 @@ def run(args: argparse.Namespace) -> int:
     keep_details = args.html_episodes if args.html else 0
     options = run_options(args, keep_worst=args.worst, keep_details=keep_details,
                           keep_export=bool(args.episodes_out))
-    from ek.corpus.distributed import RayEngineError
+    from ek.corpus.distributed import RayEngineError, RayStallError
     from ek.corpus.runner import WorkerDiedError
     from ek.corpus.sources import SourceError
 
     try:
         result = score_corpus(paths, options, args)
-    except (WorkerDiedError, SourceError) as exc:
+    except (WorkerDiedError, SourceError, RayStallError) as exc:  # a run that could not finish: exit status 3
         return aborted("score", exc)
     except RayEngineError as exc:
         return usage_error("score", str(exc))

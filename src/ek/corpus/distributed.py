@@ -16,6 +16,9 @@ same :class:`ek.corpus.runner.RunResult` the one-process engine gives on the sam
   does and sends the checked grammar back by value. Nothing has to be copied to the workers.
 * Failures: a task whose worker dies is retried (:data:`TASK_RETRIES` times); then the run stops with
   :class:`ek.corpus.runner.WorkerDiedError` and no report, never a report missing lines.
+* Stalls: Ray waits without a deadline on some calls to its control service (GCS), and a run waits on Ray
+  for every block; each of these waits is bounded (:func:`_bounded`, :func:`_within`), so a Ray that stops
+  answering stops the run with :class:`RayStallError` naming the step that stalled, never a hang.
 
 ek must be installed on every node of a cluster (``pip install 'ek[ray]'``); see ``docs/ray.md``.
 """
@@ -25,14 +28,16 @@ from __future__ import annotations
 import logging
 import os
 import pickle
+import queue
+import threading
 import time
 import uuid
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from functools import lru_cache
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 import attrs
 
@@ -49,7 +54,7 @@ from ek.corpus.sources import (
     run_label,
 )
 from ek.corpus.summary import Summary
-from ek.limits import CHUNK_LINES
+from ek.limits import CHUNK_LINES, RAY_BLOCK_SECONDS, RAY_STEP_SECONDS
 
 #: What to install when Ray is missing.
 RAY_HINT = "the Ray engine needs Ray: pip install 'ek[ray]'"
@@ -74,6 +79,119 @@ _RUNS_KEPT = 2
 class RayEngineError(RuntimeError):
     """The Ray engine cannot run: Ray is not installed, the cluster cannot be reached, or blocks came back
     in an order that would misnumber lines (a bug: the run stops rather than report wrong line numbers)."""
+
+
+class RayStallError(RayEngineError):
+    """Ray did not finish a step of the run within its limit (:data:`ek.limits.RAY_STEP_SECONDS` for a
+    control step, :data:`ek.limits.RAY_BLOCK_SECONDS` for the next scored block): the run was stopped rather
+    than wait without end. ``step`` says which step stalled, ``seconds`` how long it was waited for."""
+
+    def __init__(self, step: str, seconds: float, hint: str) -> None:
+        super().__init__(f"Ray did not finish {step} within {seconds:g} s; the run was stopped and no report "
+                         f"was written ({hint})")
+        self.step = step
+        self.seconds = seconds
+
+
+_T = TypeVar("_T")
+
+#: What a stalled control step most likely means, said in its error.
+_GCS_HINT = ("Ray's control service (GCS) did not answer; the limit is ek.limits.RAY_STEP_SECONDS, "
+             "the step_seconds argument in Python")
+
+
+def _bounded(step: str, seconds: float, call: Callable[[], _T], *,
+             late: Callable[[_T], object] | None = None) -> _T:
+    """``call()``, waited for at most ``seconds``, or :class:`RayStallError` naming ``step``.
+
+    Ray makes some calls to its control service (GCS) with no deadline, e.g. the key-value put that
+    exports an actor class: a lost request or reply blocks its caller for ever, inside Ray's C++ code
+    where nothing can interrupt it. So the call runs in a helper thread and the caller waits for it with a
+    deadline; past it the helper is abandoned (a daemon thread: it cannot keep the process alive), and if
+    its call still finishes later, ``late`` gets the result (an actor created after its run gave up on it
+    is killed). An exception of ``call`` is raised here, as if it had been called directly.
+    """
+    done = threading.Event()
+    lock = threading.Lock()
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as exc:  # handed to the waiting caller, which raises it
+            box["error"] = exc
+        with lock:
+            done.set()
+            abandoned = box.get("abandoned", False)
+        if abandoned and late is not None and "value" in box:
+            try:
+                late(box["value"])
+            except Exception:  # best effort: the run has already failed with the stall
+                pass
+
+    threading.Thread(target=run, name=f"ek-ray: {step}", daemon=True).start()
+    done.wait(seconds)
+    with lock:
+        if not done.is_set():
+            box["abandoned"] = True
+            raise RayStallError(step, seconds, _GCS_HINT)
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def _within(rows: Any, seconds: float, step: Callable[[], str]) -> Iterator[Any]:
+    """The items of the iterable ``rows``, each waited for at most ``seconds``, else :class:`RayStallError`
+    naming ``step()``.
+
+    The blocks of a run come from Ray Data's iterator, which waits for ever on a task that never finishes;
+    it is iterated in a helper thread that hands the items over one by one, so the wait here has a deadline.
+    When the caller stops (an error, a stall, the end), the helper stops too and closes Ray Data's iterator,
+    which stops the dataset's execution, unless it is itself stuck in Ray (then it is abandoned).
+    """
+    handed: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=1)
+    stop = threading.Event()
+
+    def offer(kind: str, item: Any) -> bool:
+        """Hand ``item`` over, unless the caller has stopped taking them."""
+        while not stop.is_set():
+            try:
+                handed.put((kind, item), timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def pump() -> None:
+        iterator = iter(rows)
+        try:
+            for item in iterator:
+                if not offer("item", item):
+                    break
+            else:
+                offer("end", None)
+        except BaseException as exc:  # handed to the caller, which raises it
+            offer("error", exc)
+        finally:
+            close = getattr(iterator, "close", None)
+            if close is not None:
+                close()
+
+    threading.Thread(target=pump, name="ek-ray: scored blocks", daemon=True).start()
+    try:
+        while True:
+            try:
+                kind, item = handed.get(timeout=seconds)
+            except queue.Empty:
+                raise RayStallError(step(), seconds, "no block came back from Ray's tasks; the limit is "
+                                    "ek.limits.RAY_BLOCK_SECONDS, the block_seconds argument in Python") from None
+            if kind == "end":
+                return
+            if kind == "error":
+                raise item
+            yield item
+    finally:
+        stop.set()
 
 
 def require_ray() -> Any:
@@ -303,6 +421,10 @@ class _Merger:
         self.blocks += 1
         self.size += block.size
 
+    def waiting_for(self) -> str:
+        """The step a run waits for next, as a stall names it."""
+        return f"scoring block {self.blocks + 1} (after line {self.counts.read})"
+
     def spans(self, paths: Sequence[str]) -> tuple[FileSpan, ...]:
         out, first = [], 1
         for path, lines in zip(paths, self.file_lines):
@@ -355,35 +477,61 @@ def _ray_data_settings(context: Any) -> Iterator[None]:
 def _run(dataset_of: Callable[[], Any], fn: Callable[..., Any], options: RunOptions, *, workers: int | None,
          block_lines: int, file_count: int,
          progress: Callable[[int, int, int], None] | None,
-         export: Callable[[list[dict[str, Any]]], None] | None) -> tuple[Summary, LineCounts, _Merger, list[Any]]:
+         export: Callable[[list[dict[str, Any]]], None] | None,
+         step_seconds: float | None = None,
+         block_seconds: float | None = None) -> tuple[Summary, LineCounts, _Merger, list[Any]]:
     ray = require_ray()
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
+    step_seconds = RAY_STEP_SECONDS if step_seconds is None else step_seconds
+    block_seconds = RAY_BLOCK_SECONDS if block_seconds is None else block_seconds
     gold_by_id, gold_errors = options.load_gold()
     functions = options.bfcl_functions()
     here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
-    desk = ray.remote(num_cpus=0, scheduling_strategy=here)(_GrammarDesk).remote(
-        os.getcwd(), options.metric_cache(functions).search_path)
-    plan = _Plan(uuid.uuid4().hex, options, desk, ray.put(gold_by_id) if gold_by_id is not None else None,
-                 ray.put(functions) if functions is not None else None)
+    search_path = options.metric_cache(functions).search_path
+    desk = _bounded("creating the grammar desk actor (exporting its class to Ray's control service, the GCS)",
+                    step_seconds, lambda: _create_desk(ray, here, search_path), late=ray.kill)
     total = options.new_summary()
     merger = _Merger(total, LineCounts(), [0] * file_count)
     try:
+        plan = _Plan(uuid.uuid4().hex, options, desk, ray.put(gold_by_id) if gold_by_id is not None else None,
+                     ray.put(functions) if functions is not None else None)
         with _ray_data_settings(ray.data.DataContext.get_current()):
             dataset = dataset_of()
             with _ray_data_settings(dataset.context):
-                _consume(_scored(dataset, fn, plan, block_lines, workers), merger, progress, export)
+                scored = _scored(dataset, fn, plan, block_lines, workers)
+                with closing(_within(scored.iter_rows(), block_seconds, merger.waiting_for)) as rows:
+                    _consume(rows, merger, progress, export)
     except RayEngineError:
+        _kill_quietly(ray, desk, step_seconds)
         raise
     except Exception as exc:
+        _kill_quietly(ray, desk, step_seconds)
         if _died(exc):
             raise WorkerDiedError(f"a Ray worker died while scoring and its block failed {TASK_RETRIES + 1} "
                                   f"times ({type(exc).__name__}); lines after {merger.counts.read} were not "
                                   "scored. The run is incomplete, so no report was written") from None
         raise
-    finally:
-        ray.kill(desk)
+    except BaseException:  # Ctrl-C: stop the desk, then let it through
+        _kill_quietly(ray, desk, step_seconds)
+        raise
+    _bounded("stopping the grammar desk actor", step_seconds, lambda: ray.kill(desk))
     return total, merger.counts, merger, gold_errors
+
+
+def _create_desk(ray: Any, here: Any, search_path: tuple[str, ...]) -> Any:
+    """The run's :class:`_GrammarDesk`, on the driver's node. ``ray.remote(...).remote(...)`` exports the
+    class to the GCS (a key-value put without deadline) and registers the actor there."""
+    return ray.remote(num_cpus=0, scheduling_strategy=here)(_GrammarDesk).remote(os.getcwd(), search_path)
+
+
+def _kill_quietly(ray: Any, desk: Any, seconds: float) -> None:
+    """Stop the desk of a run that failed, without hiding why it failed (a GCS that stalled once may not
+    answer this either: the run's own error is the one to see)."""
+    try:
+        _bounded("stopping the grammar desk actor", seconds, lambda: ray.kill(desk))
+    except Exception:
+        pass
 
 
 def _scored(dataset: Any, fn: Callable[..., Any], plan: _Plan, block_lines: int, workers: int | None) -> Any:
@@ -396,11 +544,11 @@ def _scored(dataset: Any, fn: Callable[..., Any], plan: _Plan, block_lines: int,
                                    num_cpus=1, concurrency=workers, max_retries=TASK_RETRIES)
 
 
-def _consume(scored: Any, merger: _Merger, progress: Callable[[int, int, int], None] | None,
+def _consume(rows: Iterator[Any], merger: _Merger, progress: Callable[[int, int, int], None] | None,
              export: Callable[[list[dict[str, Any]]], None] | None) -> None:
     """Merge the scored blocks as they come back, handing on episode rows and reporting progress."""
     total = merger.total
-    for row in scored.iter_rows():
+    for row in rows:
         merger.add(pickle.loads(row["block"]))
         if total.export:
             if export is not None:
@@ -412,13 +560,17 @@ def _consume(scored: Any, merger: _Merger, progress: Callable[[int, int, int], N
 
 def score_files(paths: str | Sequence[str], options: RunOptions, *, workers: int | None = None,
                 block_lines: int = CHUNK_LINES, progress: Callable[[int, int, int], None] | None = None,
-                export: Callable[[list[dict[str, Any]]], None] | None = None) -> RunResult:
+                export: Callable[[list[dict[str, Any]]], None] | None = None,
+                step_seconds: float | None = None, block_seconds: float | None = None) -> RunResult:
     """Score corpus files on the Ray this process is connected to (see :func:`ray_session`).
 
     ``paths``: files or globs, read in order (:mod:`ek.corpus.sources`); ``workers``: at most this many
     scoring tasks at once (default: as many as Ray has CPUs for); ``progress(bytes, lines, blocks)`` is
     called after each block; ``export`` gets episode rows as :func:`ek.corpus.runner.run` gives them.
-    Raises :class:`ek.corpus.runner.WorkerDiedError` when a block cannot be scored even after retries.
+    ``step_seconds`` and ``block_seconds`` bound the waits on Ray (default :data:`ek.limits.RAY_STEP_SECONDS`
+    and :data:`ek.limits.RAY_BLOCK_SECONDS`).
+    Raises :class:`ek.corpus.runner.WorkerDiedError` when a block cannot be scored even after retries, and
+    :class:`RayStallError` when Ray does not finish a step or the next block within its limit.
     """
     ray = require_ray()
     given = expand(paths)
@@ -432,13 +584,15 @@ def score_files(paths: str | Sequence[str], options: RunOptions, *, workers: int
 
     total, counts, merger, gold_errors = _run(dataset_of, _score_lines_batch, options, workers=workers,
                                                block_lines=block_lines, file_count=len(files),
-                                               progress=progress, export=export)
+                                               progress=progress, export=export, step_seconds=step_seconds,
+                                               block_seconds=block_seconds)
     spans = merger.spans(given)
     return RunResult(run_label(spans), total, counts, tuple(gold_errors), time.perf_counter() - started, spans)
 
 
 def score_dataset(dataset: Any, options: RunOptions | None = None, *, workers: int | None = None,
-                  block_lines: int = CHUNK_LINES, name: str = "ray.data.Dataset", **settings: Any) -> RunResult:
+                  block_lines: int = CHUNK_LINES, name: str = "ray.data.Dataset", step_seconds: float | None = None,
+                  block_seconds: float | None = None, **settings: Any) -> RunResult:
     """Score a ``ray.data.Dataset`` of episodes, one per row, with the columns of a JSON lines corpus
     (``id``, ``pred`` or ``output``/..., ``gold`` as a list of calls or as JSON text, ``grammar``, ``turns``,
     ``task``, ``category``, ``format``; other columns are ignored), and return the
@@ -446,7 +600,8 @@ def score_dataset(dataset: Any, options: RunOptions | None = None, *, workers: i
 
     The metric is described by ``options`` (:class:`ek.corpus.runner.RunOptions`: grammar, level, order,
     ...), or by keyword ``settings`` that make one (``score_dataset(ds, grammar="travel.ek", level="arg")``).
-    Rows are numbered 1, 2, ... in the dataset's order, as lines of a file named ``name``.
+    Rows are numbered 1, 2, ... in the dataset's order, as lines of a file named ``name``. ``step_seconds``
+    and ``block_seconds`` bound the waits on Ray, as in :func:`score_files`.
     """
     if options is None:
         options = RunOptions(**settings)
@@ -454,7 +609,8 @@ def score_dataset(dataset: Any, options: RunOptions | None = None, *, workers: i
         options = attrs.evolve(options, **settings)
     started = time.perf_counter()
     total, counts, _merger, gold_errors = _run(lambda: dataset, _score_rows_batch, options, workers=workers,
-                                                block_lines=block_lines, file_count=1, progress=None, export=None)
+                                                block_lines=block_lines, file_count=1, progress=None, export=None,
+                                                step_seconds=step_seconds, block_seconds=block_seconds)
     spans = (FileSpan(name, 1, counts.read),)
     return RunResult(name, total, counts, tuple(gold_errors), time.perf_counter() - started, spans)
 
@@ -463,13 +619,17 @@ class ray_session:
     """Connect to the Ray at ``address`` for a run, or, without one, start a local Ray and stop it after.
 
     A Ray this process already runs (``ray.init`` done by the caller) is used as is and left running.
+    Stopping a local Ray is bounded like every step (``step_seconds``, default
+    :data:`ek.limits.RAY_STEP_SECONDS`): ``ray.shutdown`` waits on the GCS too, so past the limit the local
+    Ray's processes are killed (:func:`_stop_ray`) and the session ends all the same.
     """
 
     def __init__(self, address: str | None = None, *, num_cpus: int | None = None,
-                 object_store_memory: int = LOCAL_OBJECT_STORE_BYTES) -> None:
+                 object_store_memory: int = LOCAL_OBJECT_STORE_BYTES, step_seconds: float | None = None) -> None:
         self.address = address
         self.num_cpus = num_cpus
         self.object_store_memory = object_store_memory
+        self.step_seconds = step_seconds
         self._started = False
 
     def __enter__(self) -> Self:
@@ -489,10 +649,47 @@ class ray_session:
         self._started = True
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
-        if self._started:
-            require_ray().shutdown()
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, _traceback: object) -> None:
+        if not self._started:
+            return
+        self._started = False
+        seconds = RAY_STEP_SECONDS if self.step_seconds is None else self.step_seconds
+        try:
+            _stop_ray(require_ray(), seconds, local=not self.address)
+        except RayStallError as stall:
+            if error is None:
+                raise
+            error.add_note(str(stall))  # the run's own error says why it failed; this one only follows
 
 
-__all__ = ["RAY_HINT", "TASK_RETRIES", "RayEngineError", "ray_session", "require_ray", "score_dataset",
+def _stop_ray(ray: Any, seconds: float, *, local: bool) -> None:
+    """``ray.shutdown()``, waited for at most ``seconds``. It waits on the GCS as well (the driver says
+    goodbye to it), so it hangs on the GCS a run just stalled on: then a local Ray's processes, which this
+    process started, are killed, which ends the shutdown at once (its calls fail instead of waiting), and the
+    stall is reported. A cluster's processes are not this process's to kill: the stall is reported as is."""
+    waiter = threading.Thread(target=ray.shutdown, name="ek-ray: stopping Ray", daemon=True)
+    waiter.start()
+    waiter.join(seconds)
+    if not waiter.is_alive():
+        return
+    if local:
+        _kill_local_ray()
+        waiter.join(seconds)
+        raise RayStallError("stopping the local Ray", seconds, "its GCS did not answer: its processes were "
+                            "killed; the limit is ek.limits.RAY_STEP_SECONDS")
+    raise RayStallError("disconnecting from the Ray cluster", seconds, "its GCS did not answer; the limit is "
+                        "ek.limits.RAY_STEP_SECONDS")
+
+
+def _kill_local_ray() -> None:
+    """Kill the processes of the local Ray this process started (GCS, raylet, ...), with Ray's own
+    ``Node.kill_all_processes``: the one way to end a shutdown that waits on a GCS that does not answer."""
+    from ray._private import worker  # no public API stops a local Ray without asking its GCS
+
+    node = getattr(worker, "_global_node", None)
+    if node is not None:
+        node.kill_all_processes(check_alive=False, allow_graceful=False, wait=True)
+
+
+__all__ = ["RAY_HINT", "TASK_RETRIES", "RayEngineError", "RayStallError", "ray_session", "require_ray", "score_dataset",
            "score_files"]

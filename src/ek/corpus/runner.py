@@ -15,6 +15,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -292,10 +293,24 @@ def _score_chunk(chunk: list[tuple[int, bytes]], floor: tuple[float, float, int]
 
 
 def _start_method() -> str:
-    """``fork`` on Linux (workers start in milliseconds with ek already imported; the CLI runs no threads,
-    and with fork the executor starts all its workers before its own manager thread), ``spawn`` elsewhere
-    (macOS and Windows, where fork is unsafe or missing)."""
-    return "fork" if sys.platform == "linux" and "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    """``fork`` on Linux in a process that runs one thread (workers start in milliseconds with ek already
+    imported; the CLI runs no threads, and with fork the executor starts all its workers before its own
+    manager thread), ``spawn`` otherwise: macOS and Windows, where fork is unsafe or missing, and a process
+    that runs other threads, which fork cannot copy safely. One such is a process connected to Ray (its
+    gRPC threads are not Python's): a forked worker inherits the driver's gRPC connections and writes on
+    them (a garbage-collected ObjectRef sends FreeObjects to the raylet), which corrupts them, and the
+    driver's next Ray call waits for ever (docs/ray.md: "A Ray that stops answering")."""
+    if sys.platform == "linux" and "fork" in multiprocessing.get_all_start_methods() and _one_thread():
+        return "fork"
+    return "spawn"
+
+
+def _one_thread() -> bool:
+    """Whether this process runs a single thread, counting threads Python did not start (Linux: /proc)."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return threading.active_count() == 1
 
 
 class WorkerDiedError(RuntimeError):
