@@ -262,8 +262,25 @@ try:
         os.kill(worker._global_node.all_processes["gcs_server"][0].process.pid, signal.SIGSTOP)
         score_files(sys.argv[1], RunOptions(), step_seconds=3)
 except RayStallError as stall:
-    print(stall, *getattr(stall, "__notes__", ()), sep="\\n")
-    sys.exit(3)
+    print(stall, *getattr(stall, "__notes__", ()), sep="\\n", flush=True)
+    os._exit(3)  # as ek score does: Ray's own threads would hold a normal exit a minute, then end it with 1
+"""
+
+STALLED_CLI = """
+import os, signal, sys
+from ray._private import worker
+import ek.corpus.distributed
+from ek.cli import main
+
+ek.corpus.distributed.RAY_STEP_SECONDS = 3  # what ek.limits says, shortened for the test
+score_files = ek.corpus.distributed.score_files
+
+def stalled_score_files(*args, **kwargs):  # ek score's local Ray is up: its control service stops answering
+    os.kill(worker._global_node.all_processes["gcs_server"][0].process.pid, signal.SIGSTOP)
+    return score_files(*args, **kwargs)
+
+ek.corpus.distributed.score_files = stalled_score_files
+sys.exit(main(["score", sys.argv[1], "--engine", "ray", "--json", "out.json"]))
 """
 
 
@@ -278,6 +295,22 @@ def test_a_local_ray_whose_gcs_stalls_is_stopped_and_the_process_ends(tmp_path: 
     assert lines[0].startswith("Ray did not finish creating the grammar desk actor (") and "within 3 s" in lines[0]
     assert lines[1].startswith("Ray did not finish stopping the local Ray within 3 s; the run was stopped")
     assert "its processes were killed" in lines[1]
+
+
+@pytest.mark.slow
+def test_ek_score_on_a_local_ray_that_stalls_exits_3_at_once(tmp_path: Path) -> None:
+    """``ek score --engine ray``: its local Ray's GCS stops answering once the run has begun; the run stops
+    with exit status 3, says which steps stalled, writes no report, and the process ends at once (a normal
+    exit would wait on Ray's threads, then end with Ray's status 1)."""
+    corpus = synthetic_corpus(tmp_path / "c.jsonl", 50)
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", STALLED_CLI, str(corpus)], capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path)
+    assert done.returncode == 3, done.stderr[-2000:]
+    assert "ek score: error: Ray did not finish creating the grammar desk actor" in done.stderr
+    assert "Ray did not finish stopping the local Ray within 3 s" in done.stderr
+    assert not (tmp_path / "out.json").exists()
+    assert time.monotonic() - started < 55  # well before Ray's own minute
 
 
 def test_a_jobs_run_beside_ray_spawns_its_workers_and_ray_works_on(tmp_path: Path, ray_address: str) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 from ek.canon import CANONICALIZERS
 from ek.parsing import get_format
@@ -255,9 +255,20 @@ def run_options(args: argparse.Namespace, **keep: Any) -> Any:
 
 
 def aborted(command: str, error: Exception) -> int:
-    """Say why a run could not finish (a worker process died) and return :data:`ABORTED`."""
-    print(f"ek {command}: error: {error}", file=sys.stderr)
+    """Say why a run could not finish (a worker process died) and return :data:`ABORTED`; what followed
+    from it (the error's notes: a local Ray that did not stop either) on the next lines."""
+    print(f"ek {command}: error: {error}", *getattr(error, "__notes__", ()), sep="\n", file=sys.stderr)
     return ABORTED
+
+
+def exit_past_ray(code: int) -> NoReturn:
+    """End the process now with ``code``, its output flushed, after a stall of the local Ray ``ek score``
+    started: Ray's own threads still wait on its control service (GCS), which a normal exit waits for too,
+    until Ray ends the process itself a minute later with status 1 (docs/ray.md: "A Ray that stops
+    answering"). Nothing is left to write: the run wrote no report and its files are written atomically."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def score_file(path: str, options: Any, jobs: int, export: Any = None) -> Any:
@@ -360,7 +371,12 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         result = score_corpus(paths, options, args)
-    except (WorkerDiedError, SourceError, RayStallError) as exc:  # a run that could not finish: exit status 3
+    except RayStallError as exc:  # a run that could not finish: exit status 3
+        code = aborted("score", exc)
+        if args.address is None:
+            exit_past_ray(code)
+        return code
+    except (WorkerDiedError, SourceError) as exc:  # a run that could not finish: exit status 3
         return aborted("score", exc)
     except RayEngineError as exc:
         return usage_error("score", str(exc))
