@@ -28,7 +28,11 @@ class Lines:
         self._fresh: dict[str, int] = {}
 
     def line(self, text: str) -> None:
-        self.lines.append(_INDENTS[self.level] + text if self.level < len(_INDENTS) else "    " * self.level + text)
+        try:
+            indent = _INDENTS[self.level]
+        except IndexError:  # deeper than the table holds
+            indent = "    " * self.level
+        self.lines.append(indent + text)
 
     def block(self, header: str) -> _Block:
         """``header`` (``if x:``), then what is written inside the ``with`` one level deeper."""
