@@ -102,6 +102,8 @@ class PathExpr:
         >>> PathExpr.root().key("a").index("i0").key("b").text()
         '$.a[*].b'
         """
+        if len(self.parts) == 1:  # a constant (no list index): its one piece is the text
+            return self.parts[0][1]
         return "".join(text if kind == "lit" else "*" for kind, text in self.parts)
 
     def code(self) -> str:
