@@ -48,6 +48,7 @@ MODULE_NAMES = frozenset(
 CLASS_NAMES = frozenset({"TOOL_NAME", "from_args", "to_args"})
 
 
+@functools.lru_cache(maxsize=4096)  # field names recur from tool to tool: each field's class name part
 def camel(ident: str) -> str:
     """``search_flights`` -> ``SearchFlights`` (an identifier in, an identifier out).
 

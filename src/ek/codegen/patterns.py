@@ -6,6 +6,7 @@ Only patterns whose meaning is certain are specialised; everything else keeps
 
 from __future__ import annotations
 
+import functools
 import re
 
 from ek.codegen.literals import py_literal
@@ -44,6 +45,7 @@ def _condition(atom: str, var: str) -> str | None:
     return f"not {var}.strip({py_literal(chars)})"  # strip removes everything iff every char is in the class
 
 
+@functools.lru_cache(maxsize=1024)  # a pattern recurs in every tool that uses its type (an Airport)
 def specialise(pattern: str, var: str) -> str | None:
     r"""A boolean expression equal to ``re.fullmatch(pattern, var) is not None``, or ``None``.
 

@@ -28,7 +28,11 @@ class Lines:
         self._fresh: dict[str, int] = {}
 
     def line(self, text: str) -> None:
-        self.lines.append(_INDENTS[self.level] + text if self.level < len(_INDENTS) else "    " * self.level + text)
+        try:
+            indent = _INDENTS[self.level]
+        except IndexError:  # deeper than the table holds
+            indent = "    " * self.level
+        self.lines.append(indent + text)
 
     def block(self, header: str) -> _Block:
         """``header`` (``if x:``), then what is written inside the ``with`` one level deeper."""
@@ -98,6 +102,8 @@ class PathExpr:
         >>> PathExpr.root().key("a").index("i0").key("b").text()
         '$.a[*].b'
         """
+        if len(self.parts) == 1:  # a constant (no list index): its one piece is the text
+            return self.parts[0][1]
         return "".join(text if kind == "lit" else "*" for kind, text in self.parts)
 
     def code(self) -> str:

@@ -41,6 +41,9 @@ def parse(text: str, filename: str = "<string>") -> GraphGrammar:
             grammar, diagnostics = check(syntax)
         except RecursionError as exc:
             raise too_deep(filename, source) from exc
+        # Let the syntax tree go while the collector is paused: the first collection after it resumes
+        # then walks only the model that is kept, not every token and node the parse made as well.
+        del syntax
     if grammar is None:
         raise SchemaError(diagnostics, source)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -60,17 +60,20 @@ class SyntaxBuilder(Transformer):  # type: ignore[type-arg]
         return Location(self._state.filename, tok.line or 1, tok.column or 1, tok.end_line, tok.end_column)
 
     def _span(self, first: Any, last: Any) -> Location:
-        a = self._as_loc(first)
-        b = self._as_loc(last)
-        return Location(self._state.filename, a.line, a.column, b.end_line, b.end_column)
-
-    def _as_loc(self, part: Any) -> Location:
-        """The location of a token, a reduced ``name`` (text, loc), a Location or a syntax node."""
-        if isinstance(part, Token):
-            return self._tok_loc(part)
-        if isinstance(part, tuple):
-            return part[1]
-        return part if isinstance(part, Location) else part.loc
+        """From the start of ``first`` to the end of ``last``, each a token, a reduced ``name`` (text, loc),
+        a Location or a syntax node. The ends are read from them as they are (a token's as :meth:`_tok_loc`
+        reads them), not made a Location each: a thousand-tool file has ten thousand spans."""
+        if isinstance(first, Token):
+            line, column = first.line or 1, first.column or 1
+        else:
+            start = _loc_of(first)
+            line, column = start.line, start.column
+        if isinstance(last, Token):
+            end_line, end_column = last.end_line, last.end_column
+        else:
+            end = _loc_of(last)
+            end_line, end_column = end.end_line, end.end_column
+        return Location(self._state.filename, line, column, end_line, end_column)
 
     def _string(self, tok: Token) -> str:
         try:
@@ -134,14 +137,27 @@ class SyntaxBuilder(Transformer):  # type: ignore[type-arg]
     # arguments
     def arg(self, children: list[Any]) -> ArgSyn:
         (name, name_loc), type_syn, *rest = children
+        constraints: list[RangeSyn | PatternSyn] = []
+        options: list[OptionSyn] = []
+        optional: Location | None = None
+        doc: DocSyn | None = None
+        for part in rest:  # one pass, sorted by kind (the grammar fixes their order)
+            if isinstance(part, OptionSyn):
+                options.append(part)
+            elif isinstance(part, (RangeSyn, PatternSyn)):
+                constraints.append(part)
+            elif isinstance(part, Location):
+                optional = part if optional is None else optional
+            elif isinstance(part, DocSyn):
+                doc = part if doc is None else doc
         return ArgSyn(
             name=name,
             name_loc=name_loc,
             type=type_syn,
-            constraints=tuple(c for c in rest if isinstance(c, (RangeSyn, PatternSyn))),
-            optional=next((c for c in rest if isinstance(c, Location)), None),
-            options=tuple(c for c in rest if isinstance(c, OptionSyn)),
-            doc=next((c for c in rest if isinstance(c, DocSyn)), None),
+            constraints=tuple(constraints),
+            optional=optional,
+            options=tuple(options),
+            doc=doc,
             loc=self._span(name_loc, rest[-1] if rest else type_syn),
         )
 
@@ -223,6 +239,13 @@ class SyntaxBuilder(Transformer):  # type: ignore[type-arg]
     def pair(self, children: list[Any]) -> tuple[str, Location, Lit]:
         (key, key_loc), value = children
         return key, key_loc, value
+
+
+def _loc_of(part: Any) -> Location:
+    """The location of a reduced ``name`` (text, loc), a Location or a syntax node (not a token)."""
+    if isinstance(part, tuple):
+        return part[1]
+    return part if isinstance(part, Location) else part.loc
 
 
 #: The builder the shared parser runs; :func:`ek.grammar.parser.parse_syntax` calls ``begin`` first.

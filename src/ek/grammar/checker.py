@@ -313,6 +313,8 @@ class _Checker:
         """
         if arg.type.depth > MAX_NESTING:
             return  # already reported at the bracket
+        if _is_scalar(spec.type):
+            return
         levels, lists = self.nesting(spec.type)
         if levels > MAX_NESTING:
             self.error(arg.type.loc, f"the type of '{arg.name}' nests {levels} levels through its named types, "
@@ -513,6 +515,12 @@ class _Checker:
         elif syn.name in _TEXT_POLICIES and kind in ("int", "float", "bool"):
             self.error(syn.loc, f"compare {syn.name} folds text and does not apply to {describe(base)}")
         return policy
+
+
+def _is_scalar(node: TypeNode) -> bool:
+    """Fast path of :meth:`_Checker.check_resolved_nesting`: a built-in type or an enum (most arguments)
+    nests nothing, so :meth:`_Checker.nesting` (levels 0, lists 0, inside every limit) is not asked."""
+    return isinstance(node, (PrimitiveType, EnumType))
 
 
 def _deepest_child(node: TypeSyn | Lit) -> TypeSyn | Lit:

@@ -27,6 +27,26 @@ def safe_identifier(name: str) -> str:
     >>> safe_identifier("__class__"), safe_identifier("2fa"), safe_identifier("café")
     ('x__class__', 'x2fa', 'caf_u00e9')
     """
+    ident = name if _is_plain_identifier(name) else _escaped(name)
+    if keyword.iskeyword(ident) or keyword.issoftkeyword(ident) or ident in RESERVED:
+        ident += "_"
+    return ident
+
+
+#: An ASCII identifier that starts with a letter: :func:`_escaped` gives it back as it is.
+_PLAIN_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+
+def _is_plain_identifier(name: str) -> bool:
+    """Fast path of :func:`safe_identifier`: a name that is already an ASCII identifier not starting
+    with ``_`` or a digit (most tool and argument names) skips :func:`_escaped`'s walk over its
+    characters. Safe because that walk keeps such a name's every character and adds no ``x``."""
+    return _PLAIN_IDENTIFIER.fullmatch(name) is not None
+
+
+def _escaped(name: str) -> str:
+    """``name`` with every character that is not an ASCII letter, digit or ``_`` replaced (``_``, or
+    ``_u00e9`` beyond ASCII), and an ``x`` in front when it would start with ``_`` or a digit."""
     out: list[str] = []
     for ch in name:
         if ch.isascii() and (ch.isalnum() or ch == "_"):
@@ -38,8 +58,6 @@ def safe_identifier(name: str) -> str:
     ident = "".join(out) or "x"
     if ident[0] == "_" or ident[0].isdigit():
         ident = "x" + ident
-    if keyword.iskeyword(ident) or keyword.issoftkeyword(ident) or ident in RESERVED:
-        ident += "_"
     return ident
 
 

@@ -1,0 +1,46 @@
+"""The grammar's fast paths give what the general paths they skip would give."""
+
+from __future__ import annotations
+
+from ek_grammar_strategies import typed
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ek.grammar import names, parse
+from ek.grammar.checker import _Checker, _is_scalar
+from ek.grammar.syntax import FileSyn
+
+#: Names near the fast path's edge: a leading ``_`` or digit, a keyword, non-ASCII letters, punctuation.
+NAMES = st.one_of(
+    st.from_regex(r"[A-Za-z0-9_]{1,8}", fullmatch=True),
+    st.sampled_from(["_a", "a_", "9a", "match", "from", "self", "é", "aé", "a-b", "", "A", "Z9_"]),
+    st.text(max_size=8),
+)
+
+
+@given(NAMES)
+def test_plain_identifiers_are_their_own_escape(name: str) -> None:
+    if names._is_plain_identifier(name):
+        assert names._escaped(name) == name
+
+
+@given(NAMES)
+def test_safe_identifier_is_the_escape_with_a_keyword_suffix(name: str) -> None:
+    escaped = names._escaped(name)
+    reserved = names.keyword.iskeyword(escaped) or names.keyword.issoftkeyword(escaped) or escaped in names.RESERVED
+    assert names.safe_identifier(name) == escaped + ("_" if reserved else "")
+
+
+@given(typed({}))
+def test_scalar_types_nest_nothing(drawn: tuple) -> None:
+    node = drawn[0]
+    if _is_scalar(node):
+        assert _Checker(FileSyn("x.ek", ())).nesting(node) == (0, 0)
+
+
+def test_spans_run_from_the_first_token_to_the_last() -> None:
+    text = 'grammar g 1\ntool t weight 2 {\n    "Doc."\n    a: list[int] [1..3] = [1] importance 2\n}\n'
+    tool = parse(text, "x.ek").tool("t")
+    assert (tool.loc.line, tool.loc.column, tool.loc.end_line, tool.loc.end_column) == (2, 1, 5, 2)
+    arg = tool.field("a").loc
+    assert (arg.line, arg.column, arg.end_line, arg.end_column) == (4, 5, 4, 43)
