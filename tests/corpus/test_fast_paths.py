@@ -85,3 +85,55 @@ def test_jobs_send_explanations_and_the_parent_attaches_the_same_alignments(tmp_
     monkeypatch.setattr(runner, "CHUNK_LINES", 25)
     one, two = run(str(corpus), options).summary, run(str(corpus), options, jobs=2).summary
     assert one.worst() == two.worst() and two.worst()[0].detail is not None
+
+
+def test_a_gold_met_again_is_scored_prepared_with_the_same_report(tmp_path: Path, bfcl_data: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lines answering one question share its gold entry: from the second on, the chunk's memo scores them
+    against the gold as the metric prepared it. The report is the one scoring every line on its own gives."""
+    import random
+
+    from ek.bfcl import load_category
+    from ek.bfcl.variants import variants
+    from ek.calls import Step
+    from ek.parsing import to_python
+    from ek.report.jsonreport import build_report
+
+    rng = random.Random(7)
+    lines, questions, answers = [], [], []
+    for category in ("simple_python", "parallel", "parallel_multiple"):
+        questions.append((bfcl_data / f"BFCL_v4_{category}.json").read_text(encoding="utf-8").rstrip("\n"))
+        answers.append((bfcl_data / "possible_answer" / f"BFCL_v4_{category}.json").read_text(encoding="utf-8")
+                       .rstrip("\n"))
+        for e in load_category(bfcl_data / f"BFCL_v4_{category}.json")[:15]:
+            outputs = [out for _label, out in variants(e.functions, e.ground_truth, category, rng)]
+            for out in [outputs[0], outputs[0], *rng.sample(outputs, min(3, len(outputs)))]:
+                text = to_python([Step(name, args) for call in out for name, args in call.items()])
+                lines.append(json.dumps({"id": e.id, "result": text}))
+    corpus, q, a = tmp_path / "result.jsonl", tmp_path / "q.json", tmp_path / "a.json"
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    q.write_text("\n".join(questions) + "\n", encoding="utf-8")
+    a.write_text("\n".join(answers) + "\n", encoding="utf-8")
+    options = RunOptions(level="arg", canonicalizer="bfcl", format="bfcl", bfcl_answers=str(a),
+                         bfcl_questions=str(q), keep_details=20)
+    prepared: list[Any] = []
+    gold = runner._GoldMemo.gold
+
+    def counted(self: Any, metric: Any, episode: Any) -> Any:
+        found = gold(self, metric, episode)
+        prepared.append(found)
+        return found
+
+    monkeypatch.setattr(runner._GoldMemo, "gold", counted)
+    with_memo = run(str(corpus), options)
+    assert sum(p is not None for p in prepared) > len(lines) // 2
+    monkeypatch.setattr(runner._GoldMemo, "gold", lambda self, metric, episode: None)  # every line on its own
+    alone = run(str(corpus), options)
+    def report(result: Any) -> Any:
+        out = build_report(result, options)
+        out.get("corpus", {}).pop("seconds", None)
+        return json.dumps(out, sort_keys=True, default=str)
+
+    assert with_memo.summary.episodes == alone.summary.episodes > len(lines) * 0.9
+    assert report(with_memo) == report(alone)
+    assert with_memo.summary.worst() == alone.summary.worst()

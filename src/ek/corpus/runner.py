@@ -179,12 +179,13 @@ def score_episode(cache: MetricCache, episode: Episode) -> EpisodeScore:
     return _score_with(cache.for_episode(episode.grammar, episode.id), episode)
 
 
-def _score_with(metric: ToolCallMetric, episode: Episode) -> EpisodeScore:
+def _score_with(metric: ToolCallMetric, episode: Episode, gold: Any = None) -> EpisodeScore:
     """Each turn scored on its own by ``metric`` (:func:`ek.scorer.turns.score_turns`: matches never cross turns),
-    reading the outputs in the line's own ``format`` when it names one."""
+    reading the outputs in the line's own ``format`` when it names one. ``gold``: a one-turn episode's gold
+    as ``metric`` prepared it (:meth:`ToolCallMetric.prepare`), when it was."""
     score_one = metric if episode.format is None else partial(metric, format=episode.format)
     if episode.turns is None:  # fast path: a one-turn line's only turn, without building a Turn for it
-        return score_turns(score_one, ((_prepare_pred(episode.pred), episode.gold),))
+        return score_turns(score_one, ((_prepare_pred(episode.pred), episode.gold if gold is None else gold),))
     return score_turns(score_one, ((_turn_pred(t), t.gold) for t in episode.turns))
 
 
@@ -195,18 +196,21 @@ def episode_gold_problems(metric: ToolCallMetric, episode: Episode) -> tuple[str
     return tuple(f"turn {i}: {p}" for i, t in enumerate(episode.turns) for p in metric.gold_problems(t.gold))
 
 
-class _GoldProblemsMemo:
-    """Fast path of :func:`episode_gold_problems` for gold met again: lines answering one question share
-    its gold entry from the gold file (``--gold``, ``--bfcl-answers``), the very same object, so its
-    problems under one metric are found once per chunk instead of once per line.
+class _GoldMemo:
+    """Fast paths for gold met again: lines answering one question share its gold entry from the gold file
+    (``--gold``, ``--bfcl-answers``), the very same object, so its problems under one metric are found once
+    per chunk instead of once per line, and from its second line on it is scored as the metric prepared it
+    (:meth:`ToolCallMetric.prepare`, made once: the same scores, the gold-only work done once; a gold met
+    once is not prepared, which would only add that work).
 
-    Safe because the check is a pure function of the metric and the gold calls, and the memo holds the
-    gold and metric it saw (so their ids cannot be reused by other objects while it lives); it lives for
-    one chunk of lines, so its size is bounded.
+    Safe because both are pure functions of the metric and the gold calls, and the memo holds the gold and
+    metric it saw (so their ids cannot be reused by other objects while it lives); it lives for one chunk of
+    lines, so its size is bounded.
     """
 
     def __init__(self) -> None:
-        self._seen: dict[tuple[int, int], tuple[Any, ToolCallMetric, tuple[str, ...]]] = {}
+        #: (metric id, gold id) -> [gold, metric, problems, lines seen, prepared gold or None]
+        self._seen: dict[tuple[int, int], list[Any]] = {}
 
     def problems(self, metric: ToolCallMetric, episode: Episode) -> tuple[str, ...]:
         if episode.turns is not None:
@@ -214,10 +218,23 @@ class _GoldProblemsMemo:
         key = (id(metric), id(episode.gold))
         seen = self._seen.get(key)
         if seen is not None and seen[0] is episode.gold and seen[1] is metric:
-            return seen[2]
+            seen[3] += 1
+            return seen[2]  # type: ignore[no-any-return]
         problems = episode_gold_problems(metric, episode)
-        self._seen[key] = (episode.gold, metric, problems)
+        self._seen[key] = [episode.gold, metric, problems, 1, None]
         return problems
+
+    def gold(self, metric: ToolCallMetric, episode: Episode) -> Any:
+        """The gold to score a one-turn line with (after :meth:`problems` saw the line): prepared from its
+        second line on, else None (the line's own)."""
+        if episode.turns is not None:
+            return None
+        seen = self._seen.get((id(metric), id(episode.gold)))
+        if seen is None or seen[0] is not episode.gold or seen[1] is not metric or seen[3] < 2:
+            return None
+        if seen[4] is None:
+            seen[4] = metric.prepare(episode.gold)
+        return seen[4]
 
 
 #: How a kept worst episode's explanation becomes its detail in the reports (Summary.attach_details).
@@ -236,7 +253,7 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
     worst.
     """
     summary = options.new_summary(floor)
-    memo = _GoldProblemsMemo()
+    memo = _GoldMemo()
     for number, raw in lines:
         item = parse_episode(raw, number, gold_by_id, shared_gold=options.shared_gold)
         if isinstance(item, LineError):
@@ -248,7 +265,7 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
             if problems and options.invalid_gold == "error":
                 summary.add_error(LineError(number, item.id, invalid_gold_reason(metric, problems)))
                 continue
-            score = _score_with(metric, item)
+            score = _score_with(metric, item, memo.gold(metric, item))
         except GrammarError as exc:
             summary.add_error(LineError(number, item.id, f"unknown grammar: {exc}"))
             continue
