@@ -784,7 +784,7 @@ def _missing_required(param: Any) -> Verdict:
 
 
 def _unexpected(param: Any) -> Verdict:
-    return _failed("simple_function_checker:unexpected_param", "Unexpected parameter: {0!r}.", param)
+    return _failed("simple_function_checker:unexpected_param", _UNEXPECTED, param)
 
 
 def _missing_optional(param: Any) -> Verdict:
@@ -816,18 +816,24 @@ class _CompiledCall:
     in ``_type_check`` (an int for a float is left out: Python converts it).
     Anything else takes ``_call_checker``'s per-value path. Safe: the checks
     run in ``_call_checker``'s order with its verdicts, and a set accepts
-    exactly what it accepts for such a value (see ``_slot``). Built
+    exactly what it accepts for such a value (see ``_slot``). Whether all
+    required (at the end: all non-optional answer) parameters are present is
+    asked of the arguments' key view at once (``args.keys() >= keys``, one
+    C loop instead of one Python test per parameter); only when one is
+    missing does the loop in order find which, so the verdict names the
+    first missing one as before. Built
     only for well-formed schemas (:func:`_well_formed`: nothing in them
     raises) and plain answers (a ``dict`` of lists of JSON values); others
     keep the general path.
     """
 
-    __slots__ = ("ctx", "missing", "must", "name", "required", "slots", "wrong_name")
+    __slots__ = ("ctx", "missing", "must", "must_keys", "name", "required", "required_keys", "slots", "wrong_name")
 
     def __init__(self, name: str, required: list[str], slots: dict[str, _Slot], must: list[str],
                  ctx: _Context) -> None:
         self.name, self.slots, self.ctx = name, slots, ctx
         self.required, self.must = tuple(required), tuple(must)
+        self.required_keys, self.must_keys = frozenset(required), frozenset(must)  # all present? asked at once
         self.wrong_name = _wrong_name(name)  # the verdicts that depend on the entry only: built once, then shared
         self.missing: dict[tuple[bool, str], Verdict] = {}  # (required?, param) -> its verdict, built when met
 
@@ -855,26 +861,27 @@ class _CompiledCall:
         got, args = call
         if got != self.name:
             return self.wrong_name
-        for param in self.required:
-            if param not in args:
-                return self._missing(True, param)
+        if not args.keys() >= self.required_keys:  # one missing: the loop finds the first, in the schema's order
+            for param in self.required:
+                if param not in args:
+                    return self._missing(True, param)
         slots = self.slots
         for param, value in args.items():
             slot = slots.get(param)
-            if slot is None:
-                return _unexpected(param)
+            if slot is None:  # the failures here: _unexpected, _not_among, ..., each built without its function
+                return _failed("simple_function_checker:unexpected_param", _UNEXPECTED, param)
             kind, raw, std, detail, alternatives = slot
             if type(value) is kind:
                 if value in raw:
                     continue
                 if std is None:
-                    return _not_among(param, value, alternatives)
+                    return _failed("value_error:others", _NOT_AMONG, param, value, alternatives)
                 if standardize(value) in std:
                     continue
-                return _not_among_strings(param, value, alternatives)
+                return _failed("value_error:string", _NOT_AMONG_STRINGS, param, value, alternatives)
             if kind is not None and type(value) is not _answer_type(alternatives) \
-                    and not (kind is float and type(value) is int):
-                return _wrong_type(param, detail["type"], value)  # what _type_check finds for it (no conversion)
+                    and not (kind is float and type(value) is int):  # what _type_check finds for it (no conversion)
+                return _failed("type_error:simple", _WRONG_TYPE, param, detail["type"], type(value).__name__, value)
             # Not a scalar of its declared type (a list, a dict, a "variable", an int for a float): what
             # _call_checker does with it is _listed_as_is, else _check_param (its scalar branch needs one).
             if _listed_as_is(value, detail, alternatives):
@@ -882,9 +889,10 @@ class _CompiledCall:
             verdict = _check_param(param, value, detail, alternatives, self.ctx)
             if not verdict.valid:
                 return verdict
-        for param in self.must:
-            if param not in args:
-                return self._missing(False, param)
+        if not args.keys() >= self.must_keys:
+            for param in self.must:
+                if param not in args:
+                    return self._missing(False, param)
         return OK
 
     def _missing(self, required: bool, param: str) -> Verdict:
@@ -968,14 +976,19 @@ def _typed_scalar(param: str, value: Any, kind: type, alternatives: list[Any]) -
     return _not_among(param, value, alternatives)
 
 
+# The templates of the failures _CompiledCall.check builds itself (one call fewer per failure than the functions).
+_NOT_AMONG = "Invalid value for parameter {0!r}: {1!v}. Expected one of {2!v}."
+_NOT_AMONG_STRINGS = "Invalid value for parameter {0!r}: {1!v}. Expected one of {2!v}. Case insensitive."
+_UNEXPECTED = "Unexpected parameter: {0!r}."
+_WRONG_TYPE = "Incorrect type for parameter {0!r}. Expected type {1}, got {2}. Parameter value: {3!v}."
+
+
 def _not_among(param: str, value: Any, alternatives: list[Any]) -> Verdict:
-    return _failed("value_error:others",
-                   "Invalid value for parameter {0!r}: {1!v}. Expected one of {2!v}.", param, value, alternatives)
+    return _failed("value_error:others", _NOT_AMONG, param, value, alternatives)
 
 
 def _not_among_strings(param: str, value: str, alternatives: list[Any]) -> Verdict:
-    return _failed("value_error:string", "Invalid value for parameter {0!r}: {1!v}. "
-                                         "Expected one of {2!v}. Case insensitive.", param, value, alternatives)
+    return _failed("value_error:string", _NOT_AMONG_STRINGS, param, value, alternatives)
 
 
 def _listed_as_is(value: Any, detail: dict[str, Any], alternatives: list[Any]) -> bool:
@@ -1121,9 +1134,7 @@ def _type_check(param: str, value: Any, possible: list[Any], type_name: str, exp
 
 
 def _wrong_type(param: str, type_name: Any, value: Any) -> Verdict:
-    return _failed("type_error:simple",
-                   "Incorrect type for parameter {0!r}. Expected type {1}, got {2}. Parameter value: {3!v}.",
-                   param, type_name, type(value).__name__, value)
+    return _failed("type_error:simple", _WRONG_TYPE, param, type_name, type(value).__name__, value)
 
 
 def _item_type_ok(item: Any, alternatives: list[Any], nested: type) -> bool:
