@@ -550,10 +550,9 @@ def _decoded_bfcl(items: list[Any]) -> list[_Call] | None:
         if type(item) is not dict or len(item) != 1:
             break
         name, = item  # the one key: unpacking the dict and one lookup allocate less than item.items()
-        args = item[name]
-        if type(name) is not str or not name or type(args) is not dict:
+        if type(name) is not str or not name:
             break
-        append((name, args))
+        append((name, item[name]))  # arguments that are not a dict: calls_already_plain says so
     else:
         if calls_already_plain(calls, DEFAULT_LIMITS):
             return calls
