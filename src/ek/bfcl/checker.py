@@ -815,24 +815,18 @@ class _CompiledCall:
     in ``_type_check`` (an int for a float is left out: Python converts it).
     Anything else takes ``_call_checker``'s per-value path. Safe: the checks
     run in ``_call_checker``'s order with its verdicts, and a set accepts
-    exactly what it accepts for such a value (see ``_slot``). Whether all
-    required (at the end: all non-optional answer) parameters are present is
-    asked of the arguments' key view at once (``args.keys() >= keys``, one
-    C loop instead of one Python test per parameter); only when one is
-    missing does the loop in order find which, so the verdict names the
-    first missing one as before. Built
+    exactly what it accepts for such a value (see ``_slot``). Built
     only for well-formed schemas (:func:`_well_formed`: nothing in them
     raises) and plain answers (a ``dict`` of lists of JSON values); others
     keep the general path.
     """
 
-    __slots__ = ("ctx", "missing", "must", "must_keys", "name", "required", "required_keys", "slots", "wrong_name")
+    __slots__ = ("ctx", "missing", "must", "name", "required", "slots", "wrong_name")
 
     def __init__(self, name: str, required: list[str], slots: dict[str, _Slot], must: list[str],
                  ctx: _Context) -> None:
         self.name, self.slots, self.ctx = name, slots, ctx
         self.required, self.must = tuple(required), tuple(must)
-        self.required_keys, self.must_keys = frozenset(required), frozenset(must)  # all present? asked at once
         self.wrong_name = _wrong_name(name)  # the verdicts that depend on the entry only: built once, then shared
         self.missing: dict[tuple[bool, str], Verdict] = {}  # (required?, param) -> its verdict, built when met
 
@@ -860,10 +854,9 @@ class _CompiledCall:
         got, args = call
         if got != self.name:
             return self.wrong_name
-        if not args.keys() >= self.required_keys:  # one missing: the loop finds the first, in the schema's order
-            for param in self.required:
-                if param not in args:
-                    return self._missing(True, param)
+        for param in self.required:
+            if param not in args:
+                return self._missing(True, param)
         slots = self.slots
         for param, value in args.items():
             slot = slots.get(param)
@@ -888,10 +881,9 @@ class _CompiledCall:
             verdict = _check_param(param, value, detail, alternatives, self.ctx)
             if not verdict.valid:
                 return verdict
-        if not args.keys() >= self.must_keys:
-            for param in self.must:
-                if param not in args:
-                    return self._missing(False, param)
+        for param in self.must:
+            if param not in args:
+                return self._missing(False, param)
         return OK
 
     def _missing(self, required: bool, param: str) -> Verdict:
