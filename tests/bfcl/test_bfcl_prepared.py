@@ -216,3 +216,42 @@ def test_decoded_outputs_read_in_one_walk_as_item_by_item(items: list[Any]) -> N
             return str(exc)
 
     assert read(_decoded_bfcl) == read(_decoded_items)
+
+
+#: One output item near BFCL's decoded shape: what _one_call must take exactly when _decoded_bfcl's fast path does.
+ONE_ITEM = st.one_of(
+    st.builds(lambda name, args: {name: args}, st.sampled_from(("f", "f", "g.h", "g_h", "", 1)),
+              st.dictionaries(st.sampled_from(NAMES), JSON, max_size=3)
+              | st.dictionaries(st.sampled_from(NAMES + (1,)), JSON | ODD, max_size=3) | JSON),
+    st.dictionaries(st.sampled_from(("f", "g.h")), st.dictionaries(st.sampled_from(NAMES), JSON, max_size=2),
+                    min_size=2, max_size=2),
+    st.just({}),
+    JSON,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(schemas(), min_size=1, max_size=2), st.sampled_from(("simple", "multiple", "parallel")),
+       st.integers(1, 2), ONE_ITEM, st.data())
+def test_a_one_item_output_is_read_and_checked_as_check_does(functions: list[Any], category: str, answered: int,
+                                                              item: Any, data: st.DataObject) -> None:
+    """A one-item output: a prepared entry's shortcut for entries expecting one call (``_one_call``) or the general
+    reading, with odd items (an empty or non-string name, arguments not a dict, non-JSON values, two keys)."""
+    truth = [data.draw(answers(data.draw(st.sampled_from(functions)))) for _ in range(answered)]
+    try:
+        prepared = prepare(functions, truth, category)
+    except ValueError:
+        return
+    output = [item]
+    expected = outcome(lambda: check(functions, copy.deepcopy(output), truth, category))
+    assert outcome(lambda: prepared.check(copy.deepcopy(output))) == expected, (output, truth)
+
+
+def test_a_one_item_output_takes_the_shortcut_only_where_one_call_is_expected() -> None:
+    """Multiple with two answers expects two calls: one call is the wrong count there, prepared or not."""
+    functions = [{"name": "f", "parameters": {"type": "dict", "properties": {"a": {"type": "string"}}, "required": []}}]
+    for truth, category in (([{"f": {"a": ["x"]}}], "simple"), ([{"f": {"a": ["x"]}}], "multiple"),
+                            ([{"f": {"a": ["x"]}}] * 2, "multiple"), ([{"f": {"a": ["x"]}}] * 2, "simple")):
+        entry = prepare(functions, truth, category)
+        for output in ([{"f": {"a": "x"}}], [{"": {"a": "x"}}], [{"f": {"a": math.nan}}], [{"f": ["a"]}], []):
+            assert outcome(lambda: entry.check(output)) == outcome(lambda: check(functions, output, truth, category))

@@ -91,10 +91,15 @@ def _show(value: Any, limit: int = 200) -> str:
 
 
 class _MessageFormatter(string.Formatter):
-    """``str.format`` plus the conversion ``!v``: :func:`_show` (a repr cut to a readable length)."""
+    """``str.format`` plus two conversions: ``!v``, :func:`_show` (a repr cut to a readable length), and
+    ``!w``, :func:`_reasons` (why each model call failed, from a row of verdicts)."""
 
     def convert_field(self, value: Any, conversion: str | None) -> Any:
-        return _show(value) if conversion == "v" else super().convert_field(value, conversion)
+        if conversion == "v":
+            return _show(value)
+        if conversion == "w":
+            return _reasons(value)
+        return super().convert_field(value, conversion)
 
 
 def _fail(error_type: str, message: str) -> Verdict:
@@ -209,7 +214,7 @@ class PreparedEntry:
     a prepared entry may be shared between threads.
     """
 
-    __slots__ = ("_answers", "_category", "_ctx", "_funcs", "_kind", "_language", "_parallel", "_single")
+    __slots__ = ("_answers", "_category", "_ctx", "_funcs", "_kind", "_language", "_one", "_parallel", "_single")
 
     def __init__(self, funcs: list[Mapping[str, Any]], answers: list[Mapping[str, Any]], category: str,
                  language: str, kind: str, ctx: _Context) -> None:
@@ -222,16 +227,25 @@ class PreparedEntry:
                 self._parallel = _parallel_checkers(funcs, answers, ctx, compiled=True)
             elif kind is not _RELEVANCE and answers and funcs:
                 self._single = self._single_checker()
+        # The checker of an entry that expects exactly one call (simple; multiple of one answer), for _one_call.
+        self._one = self._single if kind is _SIMPLE or kind is _MULTIPLE and len(answers) == 1 else None
 
     def check(self, model_output: Any) -> Verdict:
         """The verdict on one model output (raw text, decoded ``[{"func": {...}}]`` or steps), as :func:`check`."""
         kind = self._kind
         decoded: list[_Call] | ParseError | None = None
-        if type(model_output) is list and model_output and type(model_output[0]) is dict:
-            try:  # most often BFCL's decoded form: read here, without _decode's dispatch (None: it is not)
-                decoded = _decoded_bfcl(model_output)
-            except ParseError as exc:
-                decoded = exc
+        if type(model_output) is list:
+            if len(model_output) == 1 and self._one is not None:
+                verdict = _one_call(self._one, model_output[0])
+                if verdict is not None:
+                    return verdict
+            if not model_output:
+                decoded = []  # no call (what _decode reads an empty list as), without its dispatch
+            elif type(model_output[0]) is dict:
+                try:  # most often BFCL's decoded form: read here, without _decode's dispatch (None: it is not)
+                    decoded = _decoded_bfcl(model_output)
+                except ParseError as exc:
+                    decoded = exc
         if decoded is None:
             decoded = _decode(model_output, self._language)
         if type(decoded) is not list or kind is _RELEVANCE:
@@ -253,6 +267,26 @@ class PreparedEntry:
         answer = self._answers[0]
         func = _find(self._funcs, _only_key(answer)) if self._kind is _MULTIPLE else self._funcs[0]
         return _call_check(func, answer, self._ctx)
+
+
+def _one_call(checker: _CallCheck, item: Any) -> Verdict | None:
+    """Fast path: a one-item output for an entry expecting one call, read and checked (None: take the general path).
+
+    Skips building the list of calls (:func:`_decoded_bfcl`) and the dispatch by
+    kind of :meth:`PreparedEntry.check`. Safe: it takes only an item that
+    ``_decoded_bfcl``'s own fast path takes (a one-key ``dict`` of a non-empty
+    ``str`` name to ``dict`` arguments that are plain, by the same
+    :func:`~ek.parsing.values.calls_already_plain`), which reads as this one
+    call; an entry expecting one call (simple, or multiple of one answer)
+    then gives ``checker``'s verdict on it, as the general path does.
+    """
+    if type(item) is not dict or len(item) != 1:
+        return None
+    name, = item
+    call = (name, item[name])
+    if type(name) is not str or not name or not calls_already_plain([call], DEFAULT_LIMITS):
+        return None
+    return checker(call)
 
 
 def _undecoded_or_relevance(decoded: list[_Call] | ParseError, kind: str, category: str) -> Verdict:
@@ -515,11 +549,10 @@ def _decoded_bfcl(items: list[Any]) -> list[_Call] | None:
     for item in items:
         if type(item) is not dict or len(item) != 1:
             break
-        for name, args in item.items():  # the one key: a loop binds it faster than unpacking items()
-            pass
-        if type(name) is not str or not name or type(args) is not dict:
+        name, = item  # the one key: unpacking the dict and one lookup allocate less than item.items()
+        if type(name) is not str or not name:
             break
-        append((name, args))
+        append((name, item[name]))  # arguments that are not a dict: calls_already_plain says so
     else:
         if calls_already_plain(calls, DEFAULT_LIMITS):
             return calls
@@ -540,8 +573,8 @@ def _decoded_items(items: list[Any]) -> list[_Call] | None:
     for item in items:
         if type(item) is not dict or len(item) != 1:
             return None
-        for name, args in item.items():
-            pass
+        name, = item
+        args = item[name]
         if type(name) is not str or not name or type(args) is not dict:
             return None
         if not already_plain(args, DEFAULT_LIMITS):
@@ -593,19 +626,12 @@ def _no_match(first: int, answers: list[Mapping[str, Any]], row: list[Verdict]) 
     """Answer ``first`` is the first left unmatched; ``row``: its verdict against each model call."""
     return _failed("parallel_function_checker_no_order:cannot_find_match",
                    "Could not find a matching function call for index {0} of possible answers ({1}) "
-                   "in any complete assignment. {2}", first, _only_key(answers[first]), _Reasons(row))
+                   "in any complete assignment. {2!w}", first, next(iter(answers[first])), row)
 
 
-class _Reasons:
-    """Why each model call failed one answer, joined when a message shows it (``str``)."""
-
-    __slots__ = ("row",)
-
-    def __init__(self, row: list[Verdict]) -> None:
-        self.row = row
-
-    def __str__(self) -> str:
-        return "; ".join(f"model call {j}: {v.error_type}: {v.message}" for j, v in enumerate(self.row))
+def _reasons(row: list[Verdict]) -> str:
+    """Why each model call failed one answer (``row``: its verdicts), joined as the message shows it."""
+    return "; ".join(f"model call {j}: {v.error_type}: {v.message}" for j, v in enumerate(row))
 
 
 def _in_order(checkers: list[_CallCheck], calls: list[_Call]) -> tuple[int, Verdict] | None:
@@ -757,7 +783,7 @@ def _missing_required(param: Any) -> Verdict:
 
 
 def _unexpected(param: Any) -> Verdict:
-    return _failed("simple_function_checker:unexpected_param", "Unexpected parameter: {0!r}.", param)
+    return _failed("simple_function_checker:unexpected_param", _UNEXPECTED, param)
 
 
 def _missing_optional(param: Any) -> Verdict:
@@ -834,20 +860,20 @@ class _CompiledCall:
         slots = self.slots
         for param, value in args.items():
             slot = slots.get(param)
-            if slot is None:
-                return _unexpected(param)
+            if slot is None:  # the failures here: _unexpected, _not_among, ..., each built without its function
+                return _failed("simple_function_checker:unexpected_param", _UNEXPECTED, param)
             kind, raw, std, detail, alternatives = slot
             if type(value) is kind:
                 if value in raw:
                     continue
                 if std is None:
-                    return _not_among(param, value, alternatives)
+                    return _failed("value_error:others", _NOT_AMONG, param, value, alternatives)
                 if standardize(value) in std:
                     continue
-                return _not_among_strings(param, value, alternatives)
+                return _failed("value_error:string", _NOT_AMONG_STRINGS, param, value, alternatives)
             if kind is not None and type(value) is not _answer_type(alternatives) \
-                    and not (kind is float and type(value) is int):
-                return _wrong_type(param, detail["type"], value)  # what _type_check finds for it (no conversion)
+                    and not (kind is float and type(value) is int):  # what _type_check finds for it (no conversion)
+                return _failed("type_error:simple", _WRONG_TYPE, param, detail["type"], type(value).__name__, value)
             # Not a scalar of its declared type (a list, a dict, a "variable", an int for a float): what
             # _call_checker does with it is _listed_as_is, else _check_param (its scalar branch needs one).
             if _listed_as_is(value, detail, alternatives):
@@ -941,14 +967,19 @@ def _typed_scalar(param: str, value: Any, kind: type, alternatives: list[Any]) -
     return _not_among(param, value, alternatives)
 
 
+# The templates of the failures _CompiledCall.check builds itself (one call fewer per failure than the functions).
+_NOT_AMONG = "Invalid value for parameter {0!r}: {1!v}. Expected one of {2!v}."
+_NOT_AMONG_STRINGS = "Invalid value for parameter {0!r}: {1!v}. Expected one of {2!v}. Case insensitive."
+_UNEXPECTED = "Unexpected parameter: {0!r}."
+_WRONG_TYPE = "Incorrect type for parameter {0!r}. Expected type {1}, got {2}. Parameter value: {3!v}."
+
+
 def _not_among(param: str, value: Any, alternatives: list[Any]) -> Verdict:
-    return _failed("value_error:others",
-                   "Invalid value for parameter {0!r}: {1!v}. Expected one of {2!v}.", param, value, alternatives)
+    return _failed("value_error:others", _NOT_AMONG, param, value, alternatives)
 
 
 def _not_among_strings(param: str, value: str, alternatives: list[Any]) -> Verdict:
-    return _failed("value_error:string", "Invalid value for parameter {0!r}: {1!v}. "
-                                         "Expected one of {2!v}. Case insensitive.", param, value, alternatives)
+    return _failed("value_error:string", _NOT_AMONG_STRINGS, param, value, alternatives)
 
 
 def _listed_as_is(value: Any, detail: dict[str, Any], alternatives: list[Any]) -> bool:
@@ -1094,9 +1125,7 @@ def _type_check(param: str, value: Any, possible: list[Any], type_name: str, exp
 
 
 def _wrong_type(param: str, type_name: Any, value: Any) -> Verdict:
-    return _failed("type_error:simple",
-                   "Incorrect type for parameter {0!r}. Expected type {1}, got {2}. Parameter value: {3!v}.",
-                   param, type_name, type(value).__name__, value)
+    return _failed("type_error:simple", _WRONG_TYPE, param, type_name, type(value).__name__, value)
 
 
 def _item_type_ok(item: Any, alternatives: list[Any], nested: type) -> bool:
