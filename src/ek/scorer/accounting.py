@@ -321,7 +321,7 @@ class DeferredExplanation(Explanation):
         return value
 
     def failed_checks(self) -> list[tuple[str, str, str]]:
-        """None before the pairs are built: every pair is exact."""
+        """Nothing fails while the pairs are not built yet (every pair is exact): read without building them."""
         if self._build is not None:
             return []
         return super().failed_checks()

@@ -551,7 +551,7 @@ def _exact_edges(
     compared at all (its False means a comparison row is a mistake, so :func:`_exact_pair` would give None).
     """
     edges: dict[tuple[int, int], _PairEval] = {}
-    rules = ctx.rules(gold[g_idx[0]].name) or {} if g_idx else {}
+    rules = (ctx.rules(gold[g_idx[0]].name) or {}) if g_idx else {}
     bfcl_mode, canon = is_bfcl_mode(ctx.canon), ctx.canon
     for i in p_idx:
         args, valid = pred[i].args, not invalid[i]
