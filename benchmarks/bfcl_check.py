@@ -49,8 +49,9 @@ MUTATIONS = frozenset({"wrong_name", "extra_param", "missing_param", "wrong_valu
 Case = tuple[Any, Any, Any, str]  # functions, decoded output, ground truth, category
 
 
-def build_cases(items: list[tuple[str, Any, Any]]) -> tuple[list[Case], list[Case]]:
-    """Gold-as-output cases and mutated cases, as plain JSON-decoded data (what a user hands both checkers)."""
+def build_cases(items: list[tuple[str, Any, Any]], kinds: list[str] | None = None) -> tuple[list[Case], list[Case]]:
+    """Gold-as-output cases and mutated cases, as plain JSON-decoded data (what a user hands both checkers);
+    ``kinds`` (when given) gets each mutated case's kind of mistake, in order."""
     import random
 
     from ek.bfcl.variants import variants
@@ -67,6 +68,8 @@ def build_cases(items: list[tuple[str, Any, Any]]) -> tuple[list[Case], list[Cas
                 gold.append(case)
             elif label in MUTATIONS:
                 mutated.append(case)
+                if kinds is not None:
+                    kinds.append(label)
     return gold, mutated
 
 
@@ -144,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=9, help="interleaved rounds per measurement (median kept)")
     parser.add_argument("--quick", action="store_true", help="3 rounds on every 5th item: a smoke run")
     parser.add_argument("--data", help="BFCL data folder (default: bfcl-eval's, else tests/data/bfcl)")
+    parser.add_argument("--by-kind", action="store_true",
+                        help="also the mutated outputs by kind of mistake (prepared entries), each group timed apart")
     args = parser.parse_args(argv)
 
     from ek.bfcl import check, prepare
@@ -156,7 +161,8 @@ def main(argv: list[str] | None = None) -> int:
     rounds = 3 if args.quick else args.rounds
     if args.quick:
         items = items[::5]
-    gold, mutated = build_cases(items)
+    kinds: list[str] = []
+    gold, mutated = build_cases(items, kinds)
     oracle, decoder = load_bfcl_checker(), load_bfcl_decoder()
     print(f"data: {data} ({len(items)} items: {', '.join(PYTHON_CATEGORIES)})")
     print(f"python {sys.version.split()[0]}; {rounds} interleaved rounds, CPU time, median round")
@@ -179,6 +185,18 @@ def main(argv: list[str] | None = None) -> int:
                 entry.check(output), peer, rounds, standardize.cache_clear)
     for label, cases in (("gold as output", gold), ("mutated outputs", mutated)):
         compare(f"{label}, one-shot check()", cases, check, oracle, rounds, standardize.cache_clear)
+    if args.by_kind:
+        print("\nmutated outputs by kind of mistake, prepared entries (each group timed apart: less cache "
+              "locality than the whole set)")
+        print(header)
+        groups: dict[str, list[Any]] = {}
+        for kind, case in zip(kinds, mutated, strict=True):
+            groups.setdefault(kind, []).append((*case, entries[id(case[2])]))
+        groups["all but a wrong call count"] = [case for kind, cases in groups.items()
+                                                if kind not in ("dropped_call", "duplicated_call") for case in cases]
+        for kind, cases in groups.items():
+            compare(kind, cases, lambda functions, output, truth, category, entry: entry.check(output), peer,
+                    rounds, standardize.cache_clear)
 
     print("\nparse_calls vs BFCL's default_decode_ast_prompting (same Python call text)")
     print(header)
