@@ -104,6 +104,11 @@ ALIGNMENT_VALUE_CHARS = 300
 #: small enough to keep workers evenly loaded.
 CHUNK_LINES = 512
 
+#: Calls of one tool, on each side, up to which the metric's all-exact test (``ek.scorer.exact``) compares them
+#: pair by pair; a larger group is tested through an argument that tells its gold calls apart, or left to the
+#: general path (which compares its pairs anyway): the test never adds a quadratic cost of its own.
+EXACT_PAIRWISE_CALLS = 16
+
 # --- the Ray engine -----------------------------------------------------------------------------------------------
 
 #: Seconds one control step of the Ray engine may take (creating the grammar desk actor, which first exports

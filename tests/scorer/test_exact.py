@@ -317,3 +317,21 @@ def test_a_repeated_tool_is_indexed_by_an_argument_that_tells_its_calls_apart():
     assert plan_exact(same_x, ctx.rules, ctx.weight, ctx.canon, "arg").index == {}  # "b" and "B " agree in BFCL
     right = metric([("s", {"x": 2, "z": "c"}), ("s", {"x": 1, "z": "b"})], metric.prepare(gold))
     assert type(right.explanation) is DeferredExplanation and right.f1 == 1.0
+
+
+def test_a_large_group_is_tested_through_an_index_or_left_to_the_general_path():
+    """Past ek.limits.EXACT_PAIRWISE_CALLS calls of one tool the all-exact test never compares pair by pair."""
+    from ek.limits import EXACT_PAIRWISE_CALLS
+
+    n = EXACT_PAIRWISE_CALLS * 3
+    metric = ToolCallMetric("arg", canonicalizer="bfcl")
+    gold = [("s", {"lang": "en", "page": i}) for i in range(n)]  # "page" tells the calls apart
+    pred = list(reversed(gold))
+    right = metric(pred, gold)
+    assert type(right.explanation) is DeferredExplanation and right.f1 == 1.0
+    _same(right, _general(metric, pred, gold))
+    twins = gold + [("s", {"lang": "en", "page": 0})]  # no argument tells every call apart
+    left = metric(list(reversed(twins)), twins)
+    assert type(left.explanation) is Explanation and left.f1 == 1.0
+    wrong = pred[:-1] + [("s", {"lang": "en", "page": n})]
+    _same(metric(wrong, gold), _general(metric, wrong, gold))

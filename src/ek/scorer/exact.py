@@ -27,6 +27,7 @@ import attrs
 from ek.calls import Step
 from ek.canon import Canonicalizer, bfcl
 from ek.grammar.model import NO_DEFAULT
+from ek.limits import EXACT_PAIRWISE_CALLS
 from ek.scorer.accounting import ABSENT, TP, Exact, TallyKey, weight_exact
 from ek.scorer.agree import _TEMPORAL, ArgRule, ToolRules, value_key, values_agree
 from ek.values import OMITTABLE, OneOf
@@ -259,8 +260,17 @@ def all_exact(pred: Sequence[Step], gold: Sequence[Step], rules_of: Callable[[st
                 return False
             continue
         preds, golds = [pred[i].args for i in mine], [gold[j].args for j in js]
-        found = _indexed_partners(preds, golds, index[tool], rules, bfcl_mode, canon) if tool in index else None
+        tool_index = index.get(tool)
+        if tool_index is None and len(js) > EXACT_PAIRWISE_CALLS:
+            # a large group unprepared: indexed now (linear) or left to the general path, never compared
+            # pair by pair here as well as there
+            tool_index = _group_index(golds, rules, canon)
+            if tool_index is None:
+                return False
+        found = _indexed_partners(preds, golds, tool_index, rules, bfcl_mode, canon) if tool_index else None
         if found is None:
+            if len(js) > EXACT_PAIRWISE_CALLS:
+                return False
             found = _one_exact_partner_each(preds, golds, rules, bfcl_mode, canon)
         if not found:
             return False
