@@ -73,7 +73,8 @@ def _call_parts(g: Step, rules_of: Callable[[str], Mapping[str, ArgRule] | None]
             else:
                 other += weight_exact(w * rule.importance)
                 n_other += 1
-    return _normal(weight_exact(w) * at_w + other), at_w + n_other
+    total = weight_exact(w) * at_w + other
+    return (total if type(total) is int else _normal(total)), at_w + n_other
 
 
 def _normal(value: Exact) -> Exact:

@@ -117,6 +117,11 @@ def coerce_calls(calls: Any, side: str) -> tuple[Step, ...]:
     if type(calls) is PreparedGold:
         return calls.steps
     if type(calls) is list or type(calls) is tuple:  # the usual case, spared the ABC check below
+        for c in calls:  # Steps already (gold built once, parsed calls): kept as they are, without a generator
+            if type(c) is not Step:
+                break
+        else:
+            return calls if type(calls) is tuple else tuple(calls)
         return tuple(c if type(c) is Step else _to_step(c, f"{side} call #{i}") for i, c in enumerate(calls))
     if isinstance(calls, (str, bytes, bytearray, Mapping)):
         return tuple(parse_calls(bytes(calls) if isinstance(calls, bytearray) else calls))
