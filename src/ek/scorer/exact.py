@@ -106,7 +106,13 @@ def exact_verdict(args: Mapping[str, Any], gold: Mapping[str, Any], rules: Mappi
     for name, value in gold.items():
         pred = args.get(name, ABSENT)
         kind = type(pred)
-        # An equal value agrees whatever the rule, ignore included (_equal_values_agree): no rule looked up.
+        # An equal value agrees whatever the rule, so no rule is looked up. values_agree accepts two equal
+        # strings under every rule: as they are with no policy; whatever they hold under ignore; under a
+        # string policy or the canonicalizer (a function of its text) because the same text gives the same
+        # form; as dates because the same text parses to the same date (or is compared as text). Two equal
+        # ints too (a tolerance holds a difference of 0; int refuses floats only), and two equal bools
+        # (decided before any policy). A str equals only a str; an int may equal a bool or a float and a
+        # bool an int, hence the type test.
         if kind is str:
             if pred in value.alternatives if type(value) is OneOf else pred == value:
                 continue
@@ -140,18 +146,6 @@ def _has_equal(alternatives: tuple[Any, ...], value: int, kind: type) -> bool:
     return False
 
 
-def _equal_values_agree() -> None:
-    """Why :func:`exact_verdict` takes a predicted ``str`` (``int``) equal to gold's value or to one of its
-    alternatives of the same exact type as agreeing without asking :func:`~ek.scorer.agree.values_agree`:
-    ``values_agree`` accepts two equal strings under every rule: with no policy as they are; under ``ignore``
-    whatever they hold; under a string policy or the canonicalizer (a function of its text) because the same
-    text gives the same form; as dates because the same text parses to the same date (or, when it does not
-    parse, is compared as text). Two equal ints agree under every rule too (a tolerance holds a difference
-    of 0; ``int`` refuses floats only), and two equal bools (``values_agree`` decides bools before any
-    policy). A ``str`` equals only a ``str``; an ``int`` may equal a bool or a float and a bool an int,
-    hence the type test. Documentation only; nothing calls it."""
-
-
 @attrs.frozen
 class ExactPlan:
     """What the all-exact path works out from a gold alone (:meth:`ToolCallMetric.prepare` keeps it): the
@@ -168,9 +162,7 @@ class ExactPlan:
 def plan_exact(gold: Sequence[Step], rules_of: Callable[[str], Mapping[str, ArgRule] | None],
                weight_of: Callable[[str], float], canon: Canonicalizer, level: str) -> ExactPlan:
     """The :class:`ExactPlan` of ``gold`` for a metric with these rules, weights, canonicalizer and level."""
-    gold_of: dict[str, list[int]] = {}
-    for j, g in enumerate(gold):
-        gold_of.setdefault(g.name, []).append(j)
+    gold_of = _positions_by_tool(gold)
     index = {}
     for tool, js in gold_of.items():
         if len(js) > 1:
@@ -179,6 +171,14 @@ def plan_exact(gold: Sequence[Step], rules_of: Callable[[str], Mapping[str, ArgR
                 index[tool] = found
     return ExactPlan(exact_parts(gold, rules_of, weight_of, level),
                      MappingProxyType({tool: tuple(js) for tool, js in gold_of.items()}), MappingProxyType(index))
+
+
+def _positions_by_tool(calls: Sequence[Step]) -> dict[str, list[int]]:
+    """Tool name -> the positions of its calls, in order."""
+    positions: dict[str, list[int]] = {}
+    for j, call in enumerate(calls):
+        positions.setdefault(call.name, []).append(j)
+    return positions
 
 
 def _group_index(golds: list[Mapping[str, Any]], rules: Mapping[str, ArgRule],
@@ -237,9 +237,7 @@ def all_exact(pred: Sequence[Step], gold: Sequence[Step], rules_of: Callable[[st
         return p.name == g.name and exact_verdict(
             p.args, g.args, rules_of(g.name) or _NO_RULES, canon is bfcl, canon) is True
     if plan is None:
-        gold_of: Mapping[str, Sequence[int]] = {}
-        for j, g in enumerate(gold):
-            gold_of.setdefault(g.name, []).append(j)  # type: ignore[attr-defined]
+        gold_of: Mapping[str, Sequence[int]] = _positions_by_tool(gold)
         index: Mapping[str, tuple[str, Mapping[Any, int]]] = _NO_INDEX
     else:
         gold_of, index = plan.gold_of, plan.index
