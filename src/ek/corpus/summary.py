@@ -283,9 +283,16 @@ class Summary:
             failed = explanation.failed_checks()
             if failed:
                 self.arg_failures.update(failed)
-        slot = self.per_turn.get(0)
+        self._count_turn(0, turn, tp, fp, fn, exact)
+        if not exact:
+            self.first_failing[0] += 1
+        return exact, explanation is not None and bool(explanation.parse_error)
+
+    def _count_turn(self, index: int, turn: Score, tp: Exact, fp: Exact, fn: Exact, exact: bool) -> None:
+        """Add one turn's counts to the per-turn table (at its position) and its abstention outcome."""
+        slot = self.per_turn.get(index)
         if slot is None:
-            slot = self.per_turn[0] = [0, 0, 0, 0, 0]
+            slot = self.per_turn[index] = [0, 0, 0, 0, 0]
         slot[0] += tp
         slot[1] += fp
         slot[2] += fn
@@ -294,9 +301,6 @@ class Summary:
         outcome = abstention(turn)
         if outcome is not None:
             self.abstention[outcome] += 1
-        if not exact:
-            self.first_failing[0] += 1
-        return exact, explanation is not None and bool(explanation.parse_error)
 
     def _add_turns(self, episode: EpisodeScore) -> tuple[bool, bool]:
         """The per-turn counts of a multi-turn episode: (exact, some turn's output unparsable)."""
@@ -306,16 +310,7 @@ class Summary:
                 if failed:
                     self.arg_failures.update(failed)
         for index, (turn, ok) in enumerate(zip(episode.turns, episode.turn_exact, strict=True)):
-            slot = self.per_turn.setdefault(index, [0, 0, 0, 0, 0])
-            t_tp, t_fp, t_fn = turn.exact_counts
-            slot[0] += t_tp
-            slot[1] += t_fp
-            slot[2] += t_fn
-            slot[3] += ok
-            slot[4] += 1
-            outcome = abstention(turn)
-            if outcome is not None:
-                self.abstention[outcome] += 1
+            self._count_turn(index, turn, *turn.exact_counts, ok)
         if episode.first_failing_turn is not None:
             self.first_failing[episode.first_failing_turn] += 1
         return episode.exact, any(episode.parse_errors)
