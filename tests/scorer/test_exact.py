@@ -57,7 +57,10 @@ def episodes(draw):
         chosen = {k: _a_value(v, rnd) for k, v in args.items()}
         pred.append((name, {k: v for k, v in chosen.items() if v is not OMITTABLE}))
     rnd.shuffle(pred)
-    change = draw(st.sampled_from(["none", "none", "value", "drop_arg", "add_arg", "drop_call", "add_call"]))
+    change = draw(st.sampled_from(["none", "none", "value", "drop_arg", "add_arg", "drop_call", "add_call",
+                                   "copy_call", "rename", "nothing"]))
+    if change == "nothing":
+        return [], gold
     if pred and change != "none":
         k = rnd.randrange(len(pred))
         name, args = pred[k]
@@ -70,11 +73,18 @@ def episodes(draw):
             args = dict(list(args.items())[1:])
         elif change == "add_arg":
             args = {**args, "v": draw(plain)}
+        elif change == "rename":  # another tool of the grammar, or one it does not declare
+            name = draw(st.sampled_from(["s", "t", "u", "zz"]))
         pred[k] = (name, args)
         if change == "drop_call":
             del pred[k]
         elif change == "add_call":
             pred.append((name, dict(args)))
+        elif change == "copy_call":  # a call made twice, the copy sometimes changed (a repeated or retried call)
+            copy = dict(args)
+            if copy and draw(st.booleans()):
+                copy[rnd.choice(sorted(copy))] = draw(plain)
+            pred.insert(rnd.randrange(len(pred) + 1), (name, copy))
     return pred, gold
 
 
@@ -140,19 +150,58 @@ def test_edge_cases_score_as_the_general_path(tool, pred_args, gold_args, canon,
         _same(metric(pred, gold), _general(metric, pred, gold))
 
 
-def test_the_fast_path_is_taken_for_exact_outputs_and_only_for_them():
+def test_the_fast_paths_are_taken_where_the_pairing_is_sure_and_only_there():
     metric = ToolCallMetric("arg", canonicalizer="bfcl", grammar=GRAMMAR)
     gold = [("s", {"x": OneOf(1, 3), "y": OneOf("b", OMITTABLE), "w": "q"}), ("s", {"x": 2}), ("u", {})]
     right = metric([("u", {}), ("s", {"x": 2}), ("s", {"x": 1, "w": "anything"})], gold)
     assert type(right.explanation) is DeferredExplanation
     assert right.f1 == 1.0 and right.tp == 2 * (1 + 3 + 1) + 2 * (1 + 3) + 1  # x weighs 3, y 1 (omitted: a match)
     _same(right, _general(metric, [("u", {}), ("s", {"x": 2}), ("s", {"x": 1, "w": "anything"})], gold))
-    # a repeated tool whose calls could pair two exact ways goes the general way, and so does any mistake
-    assert type(metric([("s", {"x": 2}), ("s", {"x": 2}), ("u", {})], gold).explanation) is Explanation
+
+    def taken(pred, gold, metric=metric):
+        score = metric(pred, gold)
+        _same(score, _general(metric, pred, gold))
+        return type(score.explanation) is DeferredExplanation
+
+    # one call left on each side of a tool, calls of one side only, tools gold never calls: sure
+    assert taken([("s", {"x": 4}), ("s", {"x": 2}), ("u", {})], gold)
+    assert taken([("s", {"x": 2}), ("u", {})], gold)
+    assert taken([("s", {"x": 2}), ("s", {"x": 2}), ("s", {"x": 1}), ("u", {}), ("v", {"a": 1})], gold)
+    assert taken([], gold) and taken([("v", {})], []) and taken([("u", {"q": 1})], [("u", {})])
+    # a repeated call whose copies count the same when left over: sure, whichever copy the assignment keeps
+    assert taken([("s", {"x": 2}), ("s", {"x": 2}), ("u", {})], gold[1:])
+    # copies that count differently, a call exact with two gold calls, two calls left on each side: not sure
+    maybe_y = [("s", {"x": 2, "y": OneOf("b", OMITTABLE)})]  # {"x": 2} and {"x": 2, "y": "b"} are both exact
+    assert not taken([("s", {"x": 2}), ("s", {"x": 2, "y": "b"})], maybe_y)
     two_ways = [("s", {"x": OneOf(1, 2)}), ("s", {"x": 2})]  # {"x": 2} is exact with both
-    assert type(metric([("s", {"x": 2}), ("s", {"x": 1})], two_ways).explanation) is Explanation
-    assert type(metric([("s", {"x": 4}), ("s", {"x": 2}), ("u", {})], gold).explanation) is Explanation
-    assert type(metric([("s", {"x": 2})], [("s", {"x": 2, "y": "a"})]).explanation) is Explanation  # default
+    assert not taken([("s", {"x": 2}), ("s", {"x": 1})], two_ways)
+    assert not taken([("s", {"x": 4}), ("s", {"x": 5})], gold[:2])
+    # a default the general rules must weigh, in a tool called twice: not sure (once on each side, the two calls
+    # pair whatever they hold, and the general rules compare them)
+    fold_metric = ToolCallMetric("arg", grammar=GRAMMAR)
+    assert not taken([("s", {"x": 2}), ("s", {"x": 3})], [("s", {"x": 2, "y": "a"}), ("s", {"x": 3})], fold_metric)
+    assert taken([("s", {"x": 2})], [("s", {"x": 2, "y": "a"})], fold_metric)
+
+
+@pytest.mark.parametrize("output", ["s(x=1", "not a call at all (", "s(x=1) s(", ""])
+@pytest.mark.parametrize("gold", [[], [("s", {"x": 1})], [("s", {"x": OneOf(1, 2)}), ("u", {})]])
+def test_an_unreadable_output_scores_and_explains_as_the_general_path(output, gold):
+    from ek.parsing import ParseError, parse_calls
+
+    metric = ToolCallMetric("arg", grammar=GRAMMAR, format="python")
+    try:
+        parse_calls(output, "python")
+        error = None
+    except ParseError as exc:
+        error, cut_short = str(exc), exc.cut_short
+    score = metric(output, gold)
+    if error is None:
+        _same(score, _general(metric, metric.read(output), gold))
+        return
+    g = coerce_calls(gold, "gold")
+    general = metric._score_paired((), g, metric._ctx, [], error, cut_short)
+    _same(score, general)
+    assert score.explanation.parse_error == error and score.explanation.cut_short == cut_short
 
 
 def test_exact_outputs_under_an_order_take_the_general_path():

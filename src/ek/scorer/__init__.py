@@ -8,7 +8,7 @@
 | :mod:`ek.scorer.alignment` | an explanation as JSON-able data and as readable text |
 | :mod:`ek.scorer.fieldmetric` | :class:`~ek.scorer.fieldmetric.FieldMetric`: two flat records |
 | :mod:`ek.scorer.metric` | :class:`~ek.scorer.metric.ToolCallMetric` and ``match_calls`` |
-| :mod:`ek.scorer.exact` | is every call of an output exact (the metric's fast path), and that output's score |
+| :mod:`ek.scorer.exact` | is every call of an output exact, or how every assignment pairs it (the metric's fast paths) |
 | :mod:`ek.scorer.turns` | a multi-turn episode: one match per turn (never across), summed; exactness |
 | :mod:`ek.scorer.evaluation` | ``evaluate``: a metric over an in-memory corpus, nothing lost |
 """

@@ -282,37 +282,54 @@ class Explanation:
 
 
 #: The fields of an explanation whose pairs are all exact and cover every call (see DeferredExplanation).
-_ALL_EXACT: Mapping[str, Any] = MappingProxyType({
+ALL_EXACT_FIELDS: Mapping[str, Any] = MappingProxyType({
     "unmatched_pred": (), "unmatched_gold": (), "parse_error": None, "cut_short": False, "out_of_order": (),
     "any_call": False})
+
+#: The fields of an explanation with no order broken, no parse error and gold a list of calls.
+PLAIN_FIELDS: Mapping[str, Any] = MappingProxyType({
+    "parse_error": None, "cut_short": False, "out_of_order": (), "any_call": False})
+
+#: The fields a build sets (everything but pred and gold).
+_BUILT_FIELDS = ("_pairs", "_units", "unmatched_pred", "unmatched_gold", "parse_error", "cut_short", "out_of_order",
+                 "any_call")
+
+#: What a deferred explanation knows of its pairs that may hold a mistake: ``(tool, exact, check rows)`` each,
+#: in gold order (the pairs of the explanation it defers that are not among them are exact).
+FailedPairs = tuple[tuple[str, bool, tuple[CheckRow, ...]], ...]
 
 
 class DeferredExplanation(Explanation):
     """An :class:`Explanation` whose pairs and units are worked out on first read, by ``build`` (which returns
-    the whole explanation): what a fast path hands over when it knows the other fields and the score
-    without them (:mod:`ek.scorer.exact`). Reading ``pairs``, ``units`` or anything derived from them, comparing,
+    the whole explanation): what a fast path hands over when it knows the score without them
+    (:mod:`ek.scorer.exact`). Reading ``pairs``, ``units`` or anything derived from them, comparing,
     hashing, printing or pickling builds them once; a pickled copy is a plain :class:`Explanation`.
     """
 
-    __slots__ = ("_build",)
+    __slots__ = ("_build", "_known", "_inexact")
 
-    def __init__(self, pred: tuple[Step, ...], gold: tuple[Step, ...], build: Callable[[], Explanation]) -> None:
-        """``pred`` and ``gold`` as scored, every pair exact, no call left unmatched, no parse error and no
-        order broken (the only case a fast path hands over today; those fields are set on first read too)."""
-        set_pred, set_gold, set_build = _DEFERRED_SLOTS
+    def __init__(self, pred: tuple[Step, ...], gold: tuple[Step, ...], build: Callable[[], Explanation],
+                 known: Mapping[str, Any] = ALL_EXACT_FIELDS, inexact: FailedPairs = ()) -> None:
+        """``pred`` and ``gold`` as scored; ``known``: the other fields known without building (by default those
+        of an explanation whose every pair is exact and covers every call; they are set on first read);
+        ``inexact``: the pairs that may hold a mistake (:data:`FailedPairs`), which ``failed_checks`` reads
+        without building."""
+        set_pred, set_gold, set_build, set_known, set_inexact = _DEFERRED_SLOTS
         set_pred(self, pred)
         set_gold(self, gold)
         set_build(self, build)
+        set_known(self, known)
+        set_inexact(self, inexact)
 
     def __getattr__(self, name: str) -> Any:
-        # Only called for a slot not set yet: the fields every all-exact explanation shares, or the pairs
-        # and units, built once.
-        if name in _ALL_EXACT:
-            value = _ALL_EXACT[name]
-        elif name in ("_pairs", "_units"):
+        # Only called for a slot not set yet: a field known from the start, or the rest, built once.
+        known = object.__getattribute__(self, "_known")
+        if name in known:
+            value = known[name]
+        elif name in _BUILT_FIELDS:
             full = object.__getattribute__(self, "_build")()
-            object.__setattr__(self, "_pairs", full._pairs)
-            object.__setattr__(self, "_units", full._units)
+            for field in _BUILT_FIELDS:
+                object.__setattr__(self, field, object.__getattribute__(full, field))
             object.__setattr__(self, "_build", None)
             return object.__getattribute__(self, name)
         else:
@@ -321,9 +338,11 @@ class DeferredExplanation(Explanation):
         return value
 
     def failed_checks(self) -> list[tuple[str, str, str]]:
-        """Nothing fails while the pairs are not built yet (every pair is exact): read without building them."""
+        """Read from the pairs that may hold a mistake while the pairs are not built yet (the others are
+        exact: nothing of theirs fails)."""
         if self._build is not None:
-            return []
+            return [(tool, row[0], row[1]) for tool, exact, rows in self._inexact if not exact
+                    for row in rows if row[1] not in OK_STATUSES]
         return super().failed_checks()
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -528,26 +547,15 @@ class Score:
         """The score of units given as rows that start ``(kind, reason, weight, tool, ...)`` (:data:`UnitRow`):
         what :meth:`from_units` gives for the same units, without building them."""
         tally: dict[TallyKey, list[Any]] = {}
-        known = _WEIGHT_CACHE
-        for row in rows:  # indexed, not unpacked with *_: that would build a list per row
-            weight = row[2]
-            exact = known.get(weight)
-            if exact is None:
-                exact = weight_exact(weight)
-            key = (row[0], row[3], row[1])
-            slot = tally.get(key)
-            if slot is None:
-                tally[key] = [exact, 1]
-            else:
-                slot[0] += exact
-                slot[1] += 1
-        return cls._from_exact_tally(tally, explanation)
+        tally_unit_rows(rows, tally)
+        return cls.from_exact_tally(tally, explanation)
 
     @classmethod
-    def _from_exact_tally(cls, tally: Mapping[TallyKey, list[Any]], explanation: Explanation | None) -> Score:
-        """Fast path of :meth:`from_tally` for a one-episode tally whose weights are sums of exact
-        non-negative numbers (``weight_exact``'s): it skips the field converters, which would only check
-        again what holds already, and normalises an integral Fraction to an int as ``_exact`` does."""
+    def from_exact_tally(cls, tally: Mapping[TallyKey, list[Any]], explanation: Explanation | None) -> Score:
+        """A one-episode score from a tally being counted: ``[exact weight, count]`` per key, the weights sums
+        of exact non-negative numbers (:func:`weight_exact`'s; :func:`tally_unit_rows` counts them so). It
+        skips the field converters, which would only check again what holds already, and normalises an
+        integral Fraction to an int as ``_exact`` does."""
         sums: dict[str, Exact] = {TP: 0, FP: 0, FN: 0}
         frozen: dict[TallyKey, tuple[Exact, int]] = {}
         for key in sorted(tally):
@@ -613,6 +621,34 @@ class Score:
                 "recall": self.recall, "f1": self.f1, "episodes": self.episodes}
 
 
+def tally_unit_rows(rows: Iterable[tuple[Any, ...]], tally: dict[TallyKey, list[Any]]) -> None:
+    """Count unit rows (``(kind, reason, weight, tool, ...)``, :data:`UnitRow`) into ``tally``: ``[exact weight,
+    count]`` per ``(kind, tool, reason)``, what :meth:`Score.from_exact_tally` takes."""
+    known = _WEIGHT_CACHE
+    for row in rows:  # indexed, not unpacked with *_: that would build a list per row
+        weight = row[2]
+        exact = known.get(weight)
+        if exact is None:
+            exact = weight_exact(weight)
+        key = (row[0], row[3], row[1])
+        slot = tally.get(key)
+        if slot is None:
+            tally[key] = [exact, 1]
+        else:
+            slot[0] += exact
+            slot[1] += 1
+
+
+def tally_add(tally: dict[TallyKey, list[Any]], key: TallyKey, weight: Exact, count: int) -> None:
+    """Add ``count`` units of total exact ``weight`` under ``key`` to a tally being counted."""
+    slot = tally.get(key)
+    if slot is None:
+        tally[key] = [weight, count]
+    else:
+        slot[0] += weight
+        slot[1] += count
+
+
 def slot_setters(cls: type, *names: str) -> tuple[Callable[[Any, Any], None], ...]:
     """The setters of slotted attributes ``names`` of ``cls`` (a frozen attrs class): for code that builds
     many instances without ``__init__`` (its converters and validators already known to hold). Calling a
@@ -628,7 +664,7 @@ def slot_setters(cls: type, *names: str) -> tuple[Callable[[Any, Any], None], ..
     return tuple(setters)
 
 
-_DEFERRED_SLOTS = slot_setters(DeferredExplanation, "pred", "gold", "_build")
+_DEFERRED_SLOTS = slot_setters(DeferredExplanation, "pred", "gold", "_build", "_known", "_inexact")
 #: Score's slot setters, in of_exact_parts' order.
 _SCORE_SLOTS = slot_setters(Score, "_tp", "_fp", "_fn", "tally", "episodes", "explanation")
 

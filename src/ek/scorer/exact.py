@@ -13,6 +13,12 @@ comparison gives no row that is a mistake), ``False`` (it gives one) or ``None``
 rules: defaults, hallucinated arguments, a given value for a bare ``OMITTABLE``); any ``False`` or ``None``
 where an exact pair is needed, or a tool whose calls could pair in more than one exact way, sends the episode
 to the general path. Values are judged by :func:`ek.scorer.agree.values_agree`, the one owner of agreement.
+
+The same verdicts also tell, for most wrong outputs, how *every* assignment pairs the calls (:func:`exact_cover`):
+the exact pairs, the inexact pairs every assignment makes (one call left on each side of a tool), and the calls
+left over. The metric then counts those units without ranking a pair (an exact pair and a call left over count
+as :func:`call_parts` says) and compares only the inexact pairs; the explanation is again the general path's,
+built when read.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from ek.grammar.model import NO_DEFAULT
 from ek.limits import EXACT_PAIRWISE_CALLS
 from ek.scorer.accounting import ABSENT, TP, Exact, TallyKey, weight_exact
 from ek.scorer.agree import _TEMPORAL, ArgRule, ToolRules, value_key, values_agree
+from ek.sentinel import Sentinel
 from ek.values import OMITTABLE, OneOf
 
 _NO_RULES: Mapping[str, ArgRule] = MappingProxyType({})
@@ -40,13 +47,17 @@ def exact_parts(gold: Sequence[Step], rules_of: Callable[[str], Mapping[str, Arg
     """TP and tally of an all-exact output for ``gold``: each gold call's own unit and, at level ``arg``, one
     per argument that counts (a bare ``OMITTABLE`` left out gives no row, an ignored argument an
     ``ignored`` one: neither counts), each of the weight the general path gives it."""
+    return _sum_parts(gold, [call_parts(g, rules_of, weight_of(g.name), level) for g in gold])
+
+
+def _sum_parts(gold: Sequence[Step], parts: Sequence[tuple[Exact, int]]) -> tuple[Exact, Mapping[TallyKey,
+                                                                                                  tuple[Exact, int]]]:
+    """TP and tally of ``gold`` all paired exactly, from each call's :func:`call_parts`."""
     if len(gold) == 1:  # the common case, spared the dict, the sort and the sum
-        g = gold[0]
-        weight, count = _call_parts(g, rules_of, weight_of(g.name), level)
-        return weight, MappingProxyType({(TP, g.name, "match"): (weight, count)})
+        weight, count = parts[0]
+        return weight, MappingProxyType({(TP, gold[0].name, "match"): (weight, count)})
     sums: dict[str, list[Any]] = {}
-    for g in gold:
-        weight, count = _call_parts(g, rules_of, weight_of(g.name), level)
+    for g, (weight, count) in zip(gold, parts):
         slot = sums.get(g.name)
         if slot is None:
             slot = sums[g.name] = [0, 0]
@@ -56,15 +67,19 @@ def exact_parts(gold: Sequence[Step], rules_of: Callable[[str], Mapping[str, Arg
     return _normal(sum((w for w, _n in tally.values()), 0)), MappingProxyType(tally)
 
 
-def _call_parts(g: Step, rules_of: Callable[[str], Mapping[str, ArgRule] | None], w: float,
-                level: str) -> tuple[Exact, int]:
-    """The exact weight and the number of one exact gold call's units (its own, then its arguments')."""
+def call_parts(call: Step, rules_of: Callable[[str], Mapping[str, ArgRule] | None], w: float,
+               level: str) -> tuple[Exact, int]:
+    """The exact weight and the number of a call's units when it is counted whole: the call's own unit, then,
+    at level ``arg``, one per argument that counts (not ``OMITTABLE``, not ignored), each ``w`` times the
+    argument's importance. That is an exact gold call's TP units, and the units of a call left unmatched
+    (FP for a predicted call, FN for a gold one): the general path counts the same arguments with the same
+    weights in each case (``ToolCallMetric._unmatched_units``)."""
     at_w = 1  # the call's own unit, and every argument of importance 1: each weighs w (w * 1.0 is w)
     other: Exact = 0  # the exact weights of the other arguments' units, and how many
     n_other = 0
     if level != "call":
-        rules = rules_of(g.name) or _NO_RULES
-        for name, value in g.args.items():
+        rules = rules_of(call.name) or _NO_RULES
+        for name, value in call.args.items():
             rule = rules.get(name)
             if value is OMITTABLE or (rule is not None and rule.policy == "ignore"):
                 continue
@@ -152,6 +167,8 @@ class ExactPlan:
     score parts of an all-exact output, the gold calls of each tool, and each repeated tool's index."""
 
     parts: tuple[Exact, Mapping[TallyKey, tuple[Exact, int]]]
+    #: each gold call's :func:`call_parts`, in gold order
+    calls: tuple[tuple[Exact, int], ...]
     #: tool -> the positions of its gold calls
     gold_of: Mapping[str, tuple[int, ...]]
     #: tool called more than once -> (an argument, its gold values -> the position among the tool's calls)
@@ -169,7 +186,8 @@ def plan_exact(gold: Sequence[Step], rules_of: Callable[[str], Mapping[str, ArgR
             found = _group_index([gold[j].args for j in js], rules_of(tool) or _NO_RULES, canon)
             if found is not None:
                 index[tool] = found
-    return ExactPlan(exact_parts(gold, rules_of, weight_of, level),
+    calls = tuple(call_parts(g, rules_of, weight_of(g.name), level) for g in gold)
+    return ExactPlan(_sum_parts(gold, calls), calls,
                      MappingProxyType({tool: tuple(js) for tool, js in gold_of.items()}), MappingProxyType(index))
 
 
@@ -323,4 +341,197 @@ def _one_exact_partner_each(preds: list[Mapping[str, Any]], golds: list[Mapping[
     return all(n == 1 for n in partners_of_gold)
 
 
-__all__ = ["ExactPlan", "all_exact", "exact_parts", "exact_verdict", "plan_exact"]
+class _AllExact(Sentinel):
+    """:func:`exact_cover`'s answer when every call pairs exactly (what :func:`all_exact` tells)."""
+
+    NAME = "ALL_EXACT"
+
+
+ALL_EXACT: Any = _AllExact()
+
+#: :func:`exact_cover`'s answer short of :data:`ALL_EXACT`: ``(exact, pairs, extra, missing)``, the positions
+#: of the gold calls paired exactly, the (pred, gold) pairs made inexactly in gold order, the predicted calls
+#: left over and the gold calls left over.
+Cover = tuple[Sequence[int], Sequence[tuple[int, int]], Sequence[int], Sequence[int]]
+
+#: One call on each side, of two tools: both left over.
+_TWO_TOOLS: Cover = ((), (), (0,), (0,))
+
+
+def exact_cover(pred: Sequence[Step], gold: Sequence[Step], rules_of: Callable[[str], Mapping[str, ArgRule] | None],
+                canon: Canonicalizer, invalid: Sequence[Mapping[str, str]],
+                plan: ExactPlan | None = None) -> Cover | Any | None:
+    """How the general path pairs ``pred`` with ``gold`` (no order to honour), whatever its assignment, when
+    that is sure without ranking a pair: :data:`ALL_EXACT` when every call pairs exactly and none is left
+    over (what :func:`all_exact` tells), else a :data:`Cover`; None when the general path must decide.
+
+    The exact pairs are told by :func:`exact_verdict` (``invalid``: each predicted call's schema violations;
+    a call that breaks the schema is never exact). Tool by tool, the answer is sure when each predicted call
+    has at most one exact partner and:
+
+    - a gold call has at most one too: the exact pairs are then a matching that every assignment takes
+      first (see ``ek.scorer.metric._exact_matching``), and the calls left over are those of one side only
+      (left unmatched), or one on each side, which every assignment pairs (the greedy's partial pairs and
+      the optimal one, which uses every row or column, alike);
+    - or every gold call has one or more: every assignment gives each gold call one of its exact partners
+      (the greedy takes exact pairs first and grows them to a maximum matching, the optimal one counts them
+      first) and leaves the other predicted calls over. Which of a gold call's partners is left over is the
+      assignment's choice; the answer names any, so it is sure only when they count the same when left
+      over: the same arguments (:func:`call_parts` depends on nothing else).
+
+    A tool whose paired calls hold values with parts inside parts (:func:`shallow`) goes the general way
+    unless every call pairs exactly, as it did before this path: that is where values nested too deeply
+    raise their clear error.
+    """
+    bfcl_mode = canon is bfcl
+    if len(gold) == 1 and len(pred) == 1:  # the common case, spared the grouping
+        p, g = pred[0], gold[0]
+        if p.name != g.name:
+            return _TWO_TOOLS
+        if not invalid[0] and exact_verdict(p.args, g.args, rules_of(g.name) or _NO_RULES, bfcl_mode,
+                                            canon) is True:
+            return ALL_EXACT
+        return ((), ((0, 0),), (), ()) if shallow(p.args) and shallow(g.args) else None
+    if plan is None:
+        gold_of: Mapping[str, Sequence[int]] = _positions_by_tool(gold)
+        index: Mapping[str, tuple[str, Mapping[Any, int]]] = _NO_INDEX
+    else:
+        gold_of, index = plan.gold_of, plan.index
+    pred_of = _positions_by_tool(pred)
+    exact: list[int] = []
+    pairs: list[tuple[int, int]] = []
+    extra: list[int] = []
+    missing: list[int] = []
+    for tool, mine in pred_of.items():
+        if tool not in gold_of:
+            extra.extend(mine)
+    for tool, js in gold_of.items():
+        mine = pred_of.get(tool)  # type: ignore[assignment]
+        if mine is None:
+            missing.extend(js)
+            continue
+        rules = rules_of(tool) or _NO_RULES
+        if len(js) == 1 and len(mine) == 1:  # every assignment pairs these two
+            i, j = mine[0], js[0]
+            if not invalid[i] and exact_verdict(pred[i].args, gold[j].args, rules, bfcl_mode, canon) is True:
+                exact.append(j)
+            else:
+                pairs.append((i, j))
+            continue
+        group = _group_cover(pred, gold, mine, js, invalid, rules, index.get(tool), bfcl_mode, canon)
+        if group is None:
+            return None
+        exact.extend(group[0])
+        pairs.extend(group[1])
+        extra.extend(group[2])
+        missing.extend(group[3])
+    if not (pairs or extra or missing):
+        return ALL_EXACT
+    for tool, mine in pred_of.items():  # deep values keep the general path, as it was (see above)
+        js = gold_of.get(tool)
+        if js is not None and not (all(shallow(pred[i].args) for i in mine)
+                                   and all(shallow(gold[j].args) for j in js)):
+            return None
+    if len(pairs) > 1:
+        pairs.sort(key=_gold_position)
+    return exact, pairs, extra, missing
+
+
+def _gold_position(pair: tuple[int, int]) -> int:
+    return pair[1]
+
+
+def _group_cover(pred: Sequence[Step], gold: Sequence[Step], mine: Sequence[int], js: Sequence[int],
+                 invalid: Sequence[Mapping[str, str]], rules: Mapping[str, ArgRule],
+                 tool_index: tuple[str, Mapping[Any, int]] | None, bfcl_mode: bool,
+                 canon: Canonicalizer) -> Cover | None:
+    """:func:`exact_cover` of one tool called more than once on a side: the calls ``mine`` (predicted) and
+    ``js`` (gold) of ``pred`` and ``gold``; None when the general path must decide."""
+    if tool_index is None and len(js) > EXACT_PAIRWISE_CALLS:
+        # a large group unprepared: indexed now (linear) or left to the general path, never compared pair by
+        # pair here as well as there
+        tool_index = _group_index([gold[j].args for j in js], rules, canon)
+        if tool_index is None:
+            return None
+    indexed, by_value = tool_index if tool_index is not None else ("", _NO_VALUES)
+    partners: dict[int, list[int]] = {}  # gold position -> the predicted calls exact with it
+    loose: list[int] = []  # predicted calls exact with none
+    for i in mine:
+        if invalid[i]:
+            loose.append(i)
+            continue
+        args = pred[i].args
+        value = args.get(indexed) if by_value else None
+        k = by_value.get(value) if type(value) is str or type(value) is int else None
+        if k is not None:  # the one gold call it can be exact with (see _indexed_partners)
+            candidates: Sequence[int] = (js[k],)
+        elif len(js) > EXACT_PAIRWISE_CALLS:
+            return None
+        else:
+            candidates = js
+        found = -1
+        for j in candidates:
+            verdict = exact_verdict(args, gold[j].args, rules, bfcl_mode, canon)
+            if verdict is None:
+                return None
+            if verdict:
+                if found >= 0:
+                    return None  # two exact partners: which one it takes is the assignment's choice
+                found = j
+        if found < 0:
+            loose.append(i)
+        else:
+            partners.setdefault(found, []).append(i)
+    left_gold = [j for j in js if j not in partners]
+    shared = [rivals for rivals in partners.values() if len(rivals) > 1]
+    if shared:  # every gold call must have a partner, and its rivals must count the same when left over
+        if left_gold:
+            return None
+        for rivals in shared:
+            counted = _counted(pred[rivals[0]].args)
+            for i in rivals[1:]:
+                if _counted(pred[i].args) != counted:
+                    return None
+        loose.extend(i for rivals in shared for i in rivals[1:])
+        return list(partners), (), loose, ()
+    if left_gold and loose:
+        if len(left_gold) == 1 == len(loose):
+            return list(partners), ((loose[0], left_gold[0]),), (), ()
+        return None  # several calls left on each side: the assignment ranks them
+    return list(partners), (), loose, left_gold
+
+
+_NO_VALUES: Mapping[Any, int] = MappingProxyType({})
+
+
+def _counted(args: Mapping[str, Any]) -> frozenset[str]:
+    """The arguments of a call that :func:`call_parts` counts (its weights depend on nothing else)."""
+    return frozenset(name for name, value in args.items() if value is not OMITTABLE)
+
+
+#: Value types with no parts.
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def shallow(args: Mapping[str, Any]) -> bool:
+    """Every argument value is a scalar, a gold marker, or a list or dict of scalars.
+
+    The metric's fast paths that skip normal forms require it of the calls they pair: computing the normal
+    forms would raise RecursionError (a clear "nested too deeply" error) on absurdly nested values, so
+    values with parts inside parts keep the general path and fail as they always did.
+    """
+    for value in args.values():
+        kind = type(value)
+        if kind in _SCALARS or kind is OneOf or value is OMITTABLE:
+            continue
+        if kind is list or kind is tuple:
+            if all(type(v) in _SCALARS for v in value):
+                continue
+        elif kind is dict and all(type(v) in _SCALARS for v in value.values()):
+            continue
+        return False
+    return True
+
+
+__all__ = ["ALL_EXACT", "Cover", "ExactPlan", "all_exact", "call_parts", "exact_cover", "exact_parts",
+           "exact_verdict", "plan_exact", "shallow"]

@@ -31,6 +31,7 @@ from ek.scorer.accounting import (
     FN,
     FP,
     OK_STATUSES,
+    PLAIN_FIELDS,
     TP,
     ArgCheck,
     CheckRow,
@@ -41,6 +42,8 @@ from ek.scorer.accounting import (
     UnitRow,
     UnitRows,
     micro_f1,
+    tally_add,
+    tally_unit_rows,
     unit_rows_from_checks,
 )
 from ek.scorer.agree import (
@@ -54,10 +57,20 @@ from ek.scorer.agree import (
     rules_for_tool,
 )
 from ek.scorer.assign import greedy_assignment, max_weight_assignment, ordered_assignment, weighted_lcs
-from ek.scorer.exact import all_exact, exact_parts, exact_verdict, plan_exact
+from ek.scorer.exact import (
+    ALL_EXACT,
+    Cover,
+    ExactPlan,
+    call_parts,
+    exact_cover,
+    exact_parts,
+    exact_verdict,
+    plan_exact,
+    shallow,
+)
 from ek.scorer.goldcheck import gold_problems
 from ek.scorer.turns import EpisodeScore, score_turns
-from ek.values import OMITTABLE, OneOf
+from ek.values import OMITTABLE
 
 LEVELS = ("call", "arg")
 
@@ -412,7 +425,7 @@ def _one_call_per_tool(
         p, g = pred[0], gold[0]
         if p.name != g.name:
             return [], [0], [0]
-        if not (_shallow(p.args) and _shallow(g.args)):
+        if not (shallow(p.args) and shallow(g.args)):
             return None
         return [(0, 0, _evaluate(p, g, ctx, invalid[0]))], [], []
     gold_at: dict[str, int] = {}
@@ -425,7 +438,7 @@ def _one_call_per_tool(
     for i, p in enumerate(pred):
         name = p.name
         if name in gold_at and (name in pred_at or name in repeated
-                                or not (_shallow(p.args) and _shallow(gold[gold_at[name]].args))):
+                                or not (shallow(p.args) and shallow(gold[gold_at[name]].args))):
             return None  # a group of more than one by one, or deep values: the full path
         pred_at[name] = i
     pairs: list[tuple[int, int, _PairEval]] = []
@@ -475,12 +488,12 @@ def _pair_up(
         p_idx, g_idx = by_name[name]
         if not p_idx or not g_idx:
             continue
-        shallow = all(_shallow(pred[i].args) for i in p_idx) and all(_shallow(gold[j].args) for j in g_idx)
-        if shallow and _only_pair(p_idx, g_idx):
+        plain = all(shallow(pred[i].args) for i in p_idx) and all(shallow(gold[j].args) for j in g_idx)
+        if plain and _only_pair(p_idx, g_idx):
             chosen.append((p_idx[0], g_idx[0]))
             continue
         rules = ctx.rules(name)
-        if shallow:
+        if plain:
             edges = _exact_edges(pred, gold, ctx, invalid, p_idx, g_idx, evals)
             found = _exact_matching(edges, p_idx, g_idx)
             if found is None and not optimal and all(arg_keys(gold[j].args, rules, ctx.canon) is None
@@ -539,10 +552,6 @@ def _only_pair(p_idx: Sequence[int], g_idx: Sequence[int]) -> bool:
     1 x 1 matrix is used) all choose it, so the choice is the same and only the ranking work is saved.
     """
     return len(p_idx) == 1 and len(g_idx) == 1
-
-
-#: Value types with no parts: normal forms of these never recurse.
-_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def _exact_edges(
@@ -650,26 +659,6 @@ def _exact_pair(pred: Sequence[Step], gold: Sequence[Step], ctx: _Context, inval
     if evals is not None:
         evals[(i, j)] = ev
     return ev
-
-
-def _shallow(args: Mapping[str, Any]) -> bool:
-    """Every argument value is a scalar, a gold marker, or a list or dict of scalars.
-
-    The condition of :func:`_only_pair`'s fast path: computing the normal forms it skips would raise
-    RecursionError (a clear "nested too deeply" error) on absurdly nested values, so values with parts
-    inside parts keep the full path and fail as they always did.
-    """
-    for value in args.values():
-        kind = type(value)
-        if kind in _SCALARS or kind is OneOf or value is OMITTABLE:
-            continue
-        if kind is list or kind is tuple:
-            if all(type(v) in _SCALARS for v in value):
-                continue
-        elif kind is dict and all(type(v) in _SCALARS for v in value.values()):
-            continue
-        return False
-    return True
 
 
 def _assign_greedy(
@@ -847,6 +836,10 @@ def _check_order(order: str) -> None:
         raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
 
 
+#: :func:`~ek.scorer.exact.exact_cover`'s all-exact answer when the output could not be read: nothing left over
+#: (gold is [] and nothing was read), which the general path explains with the parse error.
+_NOTHING_LEFT: Cover = ((), (), (), ())
+
 #: What ``_score`` gets for a gold not prepared (:class:`PreparedGold`).
 _UNPREPARED: Any = object()
 
@@ -976,20 +969,67 @@ class ToolCallMetric:
     def _score(self, pred: tuple[Step, ...], gold: tuple[Step, ...], ctx: _Context,
                parse_error: str | None, cut_short: bool = False, plan: Any = _UNPREPARED) -> Score:
         """``plan``: a prepared gold's :class:`~ek.scorer.exact.ExactPlan` (None: its order rules the fast
-        path out)."""
+        paths out)."""
         try:  # the depth guard (_DepthGuard) as a try: free in Python 3.11 until something is raised
             invalid = [ctx.violations(s) for s in pred]
-            if parse_error is None and not any(invalid) and (
-                    self._unordered(gold) if plan is _UNPREPARED else plan is not None):
+            if self._unordered(gold) if plan is _UNPREPARED else plan is not None:
                 prepared = None if plan is _UNPREPARED else plan
-                if all_exact(pred, gold, ctx.rules, ctx.canon, prepared):  # fast path: ek.scorer.exact says why
+                cover = exact_cover(pred, gold, ctx.rules, ctx.canon, invalid, prepared)  # ek.scorer.exact says why
+                if cover is ALL_EXACT and parse_error is None:  # every call pairs exactly
                     tp, tally = exact_parts(gold, ctx.rules, ctx.weight, self.level) if prepared is None \
                         else prepared.parts
                     return Score.of_exact_parts(tp, 0, 0, tally, DeferredExplanation(
                         pred, gold, lambda: self._score_paired(pred, gold, ctx, invalid, None).explanation))
+                if cover is not None:
+                    return self._score_cover(pred, gold, ctx, invalid, parse_error, cut_short,
+                                             _NOTHING_LEFT if cover is ALL_EXACT else cover, prepared)
         except RecursionError:
             raise _too_deep() from None
         return self._score_paired(pred, gold, ctx, invalid, parse_error, cut_short)
+
+    def _score_cover(self, pred: tuple[Step, ...], gold: tuple[Step, ...], ctx: _Context,
+                     invalid: list[dict[str, str]], parse_error: str | None, cut_short: bool, cover: Cover,
+                     plan: ExactPlan | None) -> Score:
+        """Fast path of :meth:`_score_paired` when :func:`~ek.scorer.exact.exact_cover` knows how every
+        assignment pairs the calls: the same units, counted without ranking a pair or building an
+        explanation. An exact pair's units and a call left over count as :func:`~ek.scorer.exact.call_parts`
+        says (the weights :meth:`_unmatched_units` gives, all TP ``match`` for an exact pair); only the
+        inexact pairs are compared, each once, as :func:`_finish` compares them. The explanation is the
+        general path's, built when read; its failing checks are known from those pairs."""
+        exact, pairs, extra, missing = cover
+        level, tally = self.level, {}
+        calls = plan.calls if plan is not None else None
+        for j in exact:
+            tool = gold[j].name
+            weight, count = calls[j] if calls is not None else call_parts(gold[j], ctx.rules, ctx.weight(tool), level)
+            tally_add(tally, (TP, tool, "match"), weight, count)
+        if extra:
+            gold_names = {s.name for s in gold}
+            for i in extra:
+                tool = pred[i].name
+                weight, count = call_parts(pred[i], ctx.rules, ctx.weight(tool), level)
+                tally_add(tally, (FP, tool, self._extra_reason(tool, ctx, gold_names)), weight, count)
+        if missing:
+            reason = "unparseable_output" if parse_error else "missed_call" if not pred else "missing_call"
+            for j in missing:
+                tool = gold[j].name
+                weight, count = calls[j] if calls is not None else call_parts(gold[j], ctx.rules, ctx.weight(tool),
+                                                                              level)
+                tally_add(tally, (FN, tool, reason), weight, count)
+        inexact: list[tuple[str, bool, tuple[CheckRow, ...]]] = []
+        if pairs:
+            units: list[UnitRow] = []
+            for i, j in pairs:
+                ev = _evaluate(pred[i], gold[j], ctx, invalid[i])
+                tool = gold[j].name
+                self._pair_units(units, tool, i, j, ev, ctx)
+                inexact.append((tool, ev.exact, ev.rows))
+            tally_unit_rows(units, tally)
+        known = PLAIN_FIELDS if parse_error is None else {
+            "parse_error": parse_error, "cut_short": cut_short, "out_of_order": (), "any_call": False}
+        return Score.from_exact_tally(tally, DeferredExplanation(
+            pred, gold, lambda: self._score_paired(pred, gold, ctx, invalid, parse_error, cut_short).explanation,
+            known, tuple(inexact)))
 
     def _unordered(self, gold: Sequence[Step]) -> bool:
         """No order to honour: ``any``, or ``gold`` with no ``after`` constraint (what :func:`_align` checks)."""
