@@ -121,3 +121,15 @@ def test_integer_enum_members_compare_as_ints():
     rules = rules_for_tool(grammar, grammar.tool("t"))
     assert rules["n"].kind == "int" and rules["m"].kind == "enum"
     assert values_agree(2, 2, rules["n"], fold) and not values_agree(2, 2.0, rules["n"], fold)
+
+
+def test_tool_names_from_model_output_do_not_grow_the_metric_caches(travel2):
+    """A corpus of outputs naming tools the grammar does not declare (hostile or hallucinated) keeps the
+    metric's per-tool caches at the declared tools: each unknown name is looked up, never remembered."""
+    metric = ToolCallMetric("arg", grammar=travel2)
+    gold = [("search_flights", {"origin": "SFO", "destination": "JFK", "date": "2025-01-01"})]
+    for k in range(300):
+        score = metric([(f"made_up_{k}", {"x": k}), ("search_flights", {"origin": "SFO"})], gold)
+        assert ("fp", f"made_up_{k}", "unknown_tool") in score.tally
+    ctx = metric._ctx
+    assert set(ctx._rules) | set(ctx._weights) | set(ctx._checks) <= {t.name for t in travel2.tools}

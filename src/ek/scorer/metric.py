@@ -215,7 +215,7 @@ class _Context:
         validates with its own code, a schema or GraphGrammar with validators compiled per tool."""
         self.canon = canon
         self.grammar = grammar
-        self._rules: dict[str, dict[str, ArgRule] | None] = {}
+        self._rules: dict[str, dict[str, ArgRule]] = {}
         self._weights: dict[str, float] = {}
         #: tool -> (its declared argument names, its compiled check or None): see violations
         self._checks: dict[str, tuple[frozenset[str], Callable[[Mapping[str, Any]], Sequence[Any]] | None]] = {}
@@ -225,16 +225,23 @@ class _Context:
             self._validator = validator_for(source if generated else grammar)
 
     def rules(self, tool: str) -> dict[str, ArgRule] | None:
-        if tool not in self._rules:
+        """The tool's per-argument rules; None for a tool the grammar does not declare (or no grammar)."""
+        rules = self._rules.get(tool)
+        if rules is None:
             spec = self.grammar.tool(tool) if self.grammar is not None else None
-            self._rules[tool] = rules_for_tool(self.grammar, spec) if spec is not None else None  # type: ignore[arg-type]
-        return self._rules[tool]
+            if spec is None:
+                return None  # not remembered: names from model output must not grow the cache
+            rules = self._rules[tool] = rules_for_tool(self.grammar, spec)  # type: ignore[arg-type]
+        return rules
 
     def weight(self, tool: str) -> float:
+        """The tool's weight; 1.0 for a tool the grammar does not declare (or no grammar)."""
         weight = self._weights.get(tool)
         if weight is None:
             spec = self.grammar.tool(tool) if self.grammar is not None else None
-            weight = self._weights[tool] = float(spec.weight) if spec is not None else 1.0
+            if spec is None:
+                return 1.0  # not remembered, as in rules()
+            weight = self._weights[tool] = float(spec.weight)
         return weight
 
     def known(self, tool: str) -> bool:
