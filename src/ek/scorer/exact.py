@@ -169,6 +169,8 @@ class ExactPlan:
     parts: tuple[Exact, Mapping[TallyKey, tuple[Exact, int]]]
     #: each gold call's :func:`call_parts`, in gold order
     calls: tuple[tuple[Exact, int], ...]
+    #: the tools with a gold call not :func:`shallow`
+    deep: frozenset[str]
     #: tool -> the positions of its gold calls
     gold_of: Mapping[str, tuple[int, ...]]
     #: tool called more than once -> (an argument, its gold values -> the position among the tool's calls)
@@ -187,7 +189,8 @@ def plan_exact(gold: Sequence[Step], rules_of: Callable[[str], Mapping[str, ArgR
             if found is not None:
                 index[tool] = found
     calls = tuple(call_parts(g, rules_of, weight_of(g.name), level) for g in gold)
-    return ExactPlan(_sum_parts(gold, calls), calls,
+    deep = frozenset(g.name for g in gold if not shallow(g.args))
+    return ExactPlan(_sum_parts(gold, calls), calls, deep,
                      MappingProxyType({tool: tuple(js) for tool, js in gold_of.items()}), MappingProxyType(index))
 
 
@@ -427,11 +430,20 @@ def exact_cover(pred: Sequence[Step], gold: Sequence[Step], rules_of: Callable[[
         missing.extend(group[3])
     if not (pairs or extra or missing):
         return ALL_EXACT
+    deep = plan.deep if plan is not None else None
     for tool, mine in pred_of.items():  # deep values keep the general path, as it was (see above)
         js = gold_of.get(tool)
-        if js is not None and not (all(shallow(pred[i].args) for i in mine)
-                                   and all(shallow(gold[j].args) for j in js)):
+        if js is None:
+            continue
+        if deep is None:
+            for j in js:
+                if not shallow(gold[j].args):
+                    return None
+        elif tool in deep:
             return None
+        for i in mine:
+            if not shallow(pred[i].args):
+                return None
     if len(pairs) > 1:
         pairs.sort(key=_gold_position)
     return exact, pairs, extra, missing
