@@ -250,8 +250,9 @@ class RewardScorer:
         decided = _decided_by_calls(counts, calls, gold)
         if decided is not None:
             return decided
-        arg_score = self.arg(calls, gold)
-        return arg_score.f1 if level == "arg" else _partial_credit(arg_score, self.options.partial_weights)
+        if level == "arg":
+            return self.arg(calls, gold).f1
+        return _partial_credit(self.arg(calls, gold, explain_now=True), self.options.partial_weights)
 
     def breakdown(self, calls: Sequence[Step], gold: Sequence[Step]) -> RewardScore:
         """The reward and every logged number of parsed ``calls``."""
@@ -264,10 +265,10 @@ class RewardScorer:
             call_score = self.call(calls, gold)
             call_f1, exact = call_score.f1, is_exact(call_score)
         decided = _decided_by_calls(counts, calls, gold)
-        arg_score = self.arg(calls, gold) if decided is None else None
+        level = self.options.level
+        arg_score = self.arg(calls, gold, explain_now=level == "partial") if decided is None else None
         arg_f1 = arg_score.f1 if arg_score is not None else decided
         assert arg_f1 is not None
-        level = self.options.level
         if level == "partial":
             score = _partial_credit(arg_score, self.options.partial_weights) if arg_score is not None else arg_f1
         else:

@@ -114,6 +114,9 @@ def test_the_fast_path_scores_and_explains_as_the_general_path(episode, level, c
     metric = ToolCallMetric(level, canonicalizer=canon, grammar=GRAMMAR if with_grammar else None,
                             validate=validate, optimal=optimal, order="any")
     _same(metric(pred, gold), _general(metric, pred, gold))
+    now = metric(pred, gold, explain_now=True)  # the explanation worked out with the score: the same again
+    assert type(now.explanation) is Explanation
+    _same(now, _general(metric, pred, gold))
 
 
 EDGE_CASES = [  # (tool, predicted args, gold args): each a way a shortcut could disagree with the rules

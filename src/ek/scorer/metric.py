@@ -931,9 +931,14 @@ class ToolCallMetric:
         return tuple(parse_calls(bytes(output) if isinstance(output, bytearray) else output,
                                  format or self.format, types=ctx.arg_type))
 
-    def __call__(self, pred: Any, gold: Any, *, grammar: Any = None, format: str | None = None) -> Score:
+    def __call__(self, pred: Any, gold: Any, *, grammar: Any = None, format: str | None = None,
+                 explain_now: bool = False) -> Score:
         """Score ``pred`` (raw output in ``format``, default the metric's; or calls) against ``gold``
         (calls, or :data:`ek.calls.ANY_CALL`: some call, whichever, is right).
+
+        The score's explanation is usually worked out when it is first read (most scores of a corpus are only
+        counted); ``explain_now=True`` works it out with the score, for a caller that reads every one (it
+        saves the work the deferral does first). The score is the same either way.
 
         >>> ToolCallMetric()("f(x=1)", ANY_CALL).f1, ToolCallMetric()("No tool fits.", ANY_CALL).f1
         (1.0, 0.0)
@@ -950,9 +955,20 @@ class ToolCallMetric:
             p_steps = coerce_calls(pred, "pred")
         if gold is ANY_CALL:
             return _score_any_call(p_steps, parse_error, cut_short)
+        if explain_now:
+            return self._score_explained(p_steps, g_steps, ctx, parse_error, cut_short)
         if type(gold) is PreparedGold and gold._context is ctx:
             return self._score(p_steps, g_steps, ctx, parse_error, cut_short, gold._exact)
         return self._score(p_steps, g_steps, ctx, parse_error, cut_short)
+
+    def _score_explained(self, pred: tuple[Step, ...], gold: tuple[Step, ...], ctx: _Context,
+                         parse_error: str | None, cut_short: bool) -> Score:
+        """The general path, explanation included: what :meth:`_score` gives once its explanation is read."""
+        try:
+            invalid = [ctx.violations(s) for s in pred]
+        except RecursionError:
+            raise _too_deep() from None
+        return self._score_paired(pred, gold, ctx, invalid, parse_error, cut_short)
 
     def prepare(self, gold: Any, *, grammar: Any = None) -> PreparedGold:
         """``gold`` read once, to score many outputs against it: ``metric(output, prepared)`` for each.
@@ -1143,7 +1159,7 @@ class ToolCallMetric:
 
     def explain(self, pred: Any, gold: Any, *, grammar: Any = None) -> Explanation:
         """The alignment and every counted unit with its reason."""
-        explanation = self(pred, gold, grammar=grammar).explanation
+        explanation = self(pred, gold, grammar=grammar, explain_now=True).explanation
         assert explanation is not None
         return explanation
 
