@@ -318,12 +318,19 @@ class DeferredExplanation(Explanation):
         set_pred(self, pred)
         set_gold(self, gold)
         set_build(self, build)
-        set_known(self, known)
-        set_inexact(self, inexact)
+        if known is not ALL_EXACT_FIELDS:  # the defaults are left unset: __getattr__ gives them (an all-exact
+            set_known(self, known)  # output, the most common, is spared two slot writes)
+        if inexact:
+            set_inexact(self, inexact)
 
     def __getattr__(self, name: str) -> Any:
-        # Only called for a slot not set yet: a field known from the start, or the rest, built once.
-        known = object.__getattribute__(self, "_known")
+        # Only called for a slot not set yet: a default of __init__, a field known from the start, or the rest,
+        # built once.
+        if name == "_known":
+            return ALL_EXACT_FIELDS
+        if name == "_inexact":
+            return ()
+        known = self._known
         if name in known:
             value = known[name]
         elif name in _BUILT_FIELDS:

@@ -102,6 +102,9 @@ class ToolRules(dict):  # type: ignore[type-arg]
         self.sort_keys = {name: (rule.order, name) for name, rule in rules.items()}
         self.required = tuple(name for name, rule in rules.items() if rule.required)
         self.required_set = frozenset(self.required)
+        #: the arguments whose every unit weighs the call's weight: importance 1, not ignored
+        self.unit_weight_names = frozenset(name for name, rule in rules.items()
+                                           if rule.importance == 1.0 and rule.policy != "ignore")
         #: (gold's names, pred's names, with required) -> the names in declared order (see _declared_order)
         self.orders: dict[tuple[tuple[str, ...], tuple[str, ...], bool], list[str] | None] = {}
 

@@ -55,7 +55,7 @@ def _sum_parts(gold: Sequence[Step], parts: Sequence[tuple[Exact, int]]) -> tupl
     """TP and tally of ``gold`` all paired exactly, from each call's :func:`call_parts`."""
     if len(gold) == 1:  # the common case, spared the dict, the sort and the sum
         weight, count = parts[0]
-        return weight, MappingProxyType({(TP, gold[0].name, "match"): (weight, count)})
+        return weight, _one_call_tally(gold[0].name, weight, count)
     sums: dict[str, list[Any]] = {}
     for g, (weight, count) in zip(gold, parts):
         slot = sums.get(g.name)
@@ -65,6 +65,21 @@ def _sum_parts(gold: Sequence[Step], parts: Sequence[tuple[Exact, int]]) -> tupl
         slot[1] += count
     tally = {(TP, tool, "match"): (_normal(w), n) for tool, (w, n) in sorted(sums.items())}
     return _normal(sum((w for w, _n in tally.values()), 0)), MappingProxyType(tally)
+
+
+#: (tool, exact weight, count) -> the read-only tally of one exact call: the same few repeat across a corpus
+_ONE_CALL_TALLIES: dict[tuple[str, Exact, int], Mapping[TallyKey, tuple[Exact, int]]] = {}
+
+
+def _one_call_tally(tool: str, weight: Exact, count: int) -> Mapping[TallyKey, tuple[Exact, int]]:
+    """The tally of one gold call paired exactly (read-only, so one is shared by every score that has it)."""
+    key = (tool, weight, count)
+    tally = _ONE_CALL_TALLIES.get(key)
+    if tally is None:
+        tally = MappingProxyType({(TP, tool, "match"): (weight, count)})
+        if len(_ONE_CALL_TALLIES) < 4096:  # bounded: gold's tool names, not the model's, but many may come
+            _ONE_CALL_TALLIES[key] = tally
+    return tally
 
 
 def call_parts(call: Step, rules_of: Callable[[str], Mapping[str, ArgRule] | None], w: float,
@@ -79,6 +94,16 @@ def call_parts(call: Step, rules_of: Callable[[str], Mapping[str, ArgRule] | Non
     n_other = 0
     if level != "call":
         rules = rules_of(call.name) or _NO_RULES
+        args = call.args
+        if type(rules) is ToolRules and args.keys() <= rules.unit_weight_names:
+            # Fast path: every argument is declared with importance 1 and not ignored, so each counts one
+            # unit of weight w unless its value is a bare OMITTABLE (the loop below, without the rule lookups).
+            for value in args.values():
+                if value is OMITTABLE:
+                    break
+            else:
+                count = 1 + len(args)
+                return weight_exact(w) * count, count
         for name, value in call.args.items():
             rule = rules.get(name)
             if value is OMITTABLE or (rule is not None and rule.policy == "ignore"):
