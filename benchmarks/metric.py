@@ -1,6 +1,6 @@
 """``ToolCallMetric(level="arg", canonicalizer="bfcl")`` next to BFCL's own ``ast_checker``, item for item.
 
-Run: ``.venv/bin/python benchmarks/metric.py [--rounds 7] [--quick] [--data DIR]``
+Run: ``.venv/bin/python benchmarks/metric.py [--rounds 7] [--quick] [--by-kind] [--data DIR]``
 
 The items are BFCL's 1,000 Python entries (``simple_python``, ``multiple``,
 ``parallel``, ``parallel_multiple``; from bfcl-eval's data when installed,
@@ -53,7 +53,8 @@ def _fresh(value: Any) -> Any:
 def build_cases(data: Path, limit: int | None) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], float]:
     """(correct cases, wrong cases, seconds spent building grammars and metrics).
 
-    A case is ``(metric, gold, output_for_ek, functions, output_for_bfcl, truth, category, prepared_gold)``.
+    A case is ``(metric, gold, output_for_ek, functions, output_for_bfcl, truth, category, prepared_gold, kind)``,
+    ``kind`` the mistake's label (``first`` for a correct output).
     """
     from ek.agents.toolcalls import ToolCallMetric
     from ek.bfcl import load_category
@@ -79,7 +80,7 @@ def build_cases(data: Path, limit: int | None) -> tuple[list[tuple[Any, ...]], l
             for label, output in variants(episode.functions, episode.ground_truth, category, rng):
                 if label == "random" or label in ("reversed", "shuffled"):
                     continue  # correct too, but one correct output per entry keeps the two sets comparable
-                case = (metric, gold, _fresh(output), functions, _fresh(output), truth, category, prepared)
+                case = (metric, gold, _fresh(output), functions, _fresh(output), truth, category, prepared, label)
                 (correct if label == "first" else wrong).append(case)
     return correct, wrong, setup
 
@@ -90,13 +91,13 @@ def _run_ek(cases: list[tuple[Any, ...]]) -> None:
 
 
 def _run_ek_prepared(cases: list[tuple[Any, ...]]) -> None:
-    for metric, _gold, output, *_, prepared in cases:
+    for metric, _gold, output, *_, prepared, _kind in cases:
         metric(output, prepared)
 
 
 def _runner_bfcl(oracle: Callable[..., Any]) -> Callable[[list[tuple[Any, ...]]], None]:
     def run(cases: list[tuple[Any, ...]]) -> None:
-        for _metric, _gold, _output, functions, output, truth, category, _prepared in cases:
+        for _metric, _gold, _output, functions, output, truth, category, _prepared, _kind in cases:
             oracle(functions, output, truth, category)
 
     return run
@@ -118,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=7, help="interleaved rounds; the median is kept")
     parser.add_argument("--quick", action="store_true", help="100 entries per category, 3 rounds")
     parser.add_argument("--data", help="BFCL data folder (default: bfcl-eval's, else tests/data/bfcl)")
+    parser.add_argument("--by-kind", action="store_true",
+                        help="also the wrong outputs per kind of mistake (prepared gold): where the time goes")
     args = parser.parse_args(argv)
     rounds = 3 if args.quick else args.rounds
     data = data_dir(args.data)
@@ -149,7 +152,26 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             bfcl_rate = len(cases) / medians["bfcl"]
             print(f"{row}{bfcl_rate:>15,.0f}{ek_rate / bfcl_rate:>8.2f}x")
+    if args.by_kind and oracle is not None:
+        _by_kind(wrong, oracle, rounds)
     return 0
+
+
+def _by_kind(wrong: list[tuple[Any, ...]], oracle: Callable[..., Any], rounds: int) -> None:
+    """The wrong outputs per kind of mistake, prepared gold against BFCL's checker (interleaved rounds, CPU
+    time): microseconds per item on each side, the ratio, and the kind's share of ek's time."""
+    kinds: dict[str, list[tuple[Any, ...]]] = {}
+    for case in wrong:
+        kinds.setdefault(case[-1], []).append(case)
+    rows = []
+    for kind, cases in sorted(kinds.items()):
+        medians = interleaved({"ek": lambda c=cases: _run_ek_prepared(c),
+                               "bfcl": lambda c=cases: _runner_bfcl(oracle)(c)}, rounds)
+        rows.append((kind, len(cases), medians["ek"], medians["bfcl"]))
+    total = sum(ek for _kind, _n, ek, _bfcl in rows) or 1.0
+    print(f"\nwrong outputs by kind (prepared gold){'n':>7}{'ek us':>9}{'BFCL us':>9}{'ek/BFCL':>9}{'ek time':>9}")
+    for kind, n, ek, bfcl in rows:
+        print(f"  {kind:<37}{n:>5}{ek / n * 1e6:>9.1f}{bfcl / n * 1e6:>9.1f}{bfcl / ek:>8.2f}x{ek / total:>8.0%}")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,8 @@
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ek import OMITTABLE, FieldMetric, OneOf, Score, evaluate
 from ek.agents.toolcalls import ToolCallMetric
@@ -126,3 +128,18 @@ def test_gold_json_nesting_is_bounded():
     for _ in range(60):
         ok = [ok]
     assert gold_from_json([{"name": "t", "arguments": {"x": ok}}])[0].args["x"] == ok
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.text(alphabet='$.[]"\'ab\\ 1é', max_size=12))
+def test_a_violation_path_names_its_argument_as_the_path_pattern_reads_it(path):
+    """_top_arg's shortcut for a plain ``$.name`` gives what its pattern gives, on any path text."""
+    from ek.scorer.metric import _PATH_HEAD, _top_arg
+
+    for text in (path, "$." + path, "$" + path):
+        m = _PATH_HEAD.match(text)
+        if m is None or m.group(1) is None:
+            continue  # no argument, or a quoted one: the pattern's own branch, not the shortcut
+        assert _top_arg(text) == m.group(1)
+    assert _top_arg("$.a") == "a" and _top_arg("$.a[2].b") == "a" and _top_arg('$["x.y"]') == "x.y"
+    assert _top_arg("$.") is None and _top_arg("a") is None

@@ -192,6 +192,8 @@ _PATH_HEAD = re.compile(r"""^\$(?:\.([^.\[]+)|\[("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\
 
 def _top_arg(path: str) -> str | None:
     """The argument a JSON-path-like violation location starts with (``$.a[2].b`` -> ``a``)."""
+    if path[:2] == "$." and "." not in path[2:] and "[" not in path:
+        return path[2:] or None  # a top-level argument itself (most violations): what the pattern gives
     m = _PATH_HEAD.match(path)
     if not m:
         return None
@@ -280,10 +282,11 @@ class _Context:
             return {}
         out: dict[str, str] = {}
         for v in found:
-            path, reason = (v.path, v.reason) if hasattr(v, "path") else (v[0], v[1])
-            arg = _top_arg(str(path))
-            if arg is not None and arg in args:
-                out.setdefault(arg, f"{path}: {reason}")
+            lazy = hasattr(v, "path")  # ek.runtime's Violation renders its reason when read: only if it is kept
+            path = str(v.path if lazy else v[0])
+            arg = _top_arg(path)
+            if arg is not None and arg in args and arg not in out:
+                out[arg] = f"{path}: {v.reason if lazy else v[1]}"
         for arg in args:
             if arg not in declared:
                 out.setdefault(arg, f"$.{arg}: not an argument of {step.name!r} in {self.grammar.key}")
