@@ -236,7 +236,7 @@ def _group_index(golds: list[Mapping[str, Any]], rules: Mapping[str, ArgRule],
     applies, and the normal forms (:func:`ek.scorer.agree.value_key`: two plain values agree exactly when
     theirs are equal) of one call's values share none with another call's. A predicted value equal to a
     gold value of call k then agrees with no value of another call: the predicted call can be exact with k
-    only (see :func:`_indexed_partners`).
+    only (see :func:`_group_cover`).
     """
     for name in golds[0]:
         rule = rules.get(name)
@@ -268,105 +268,28 @@ def _group_index(golds: list[Mapping[str, Any]], rules: Mapping[str, ArgRule],
 def all_exact(pred: Sequence[Step], gold: Sequence[Step], rules_of: Callable[[str], Mapping[str, ArgRule] | None],
               canon: Canonicalizer, plan: ExactPlan | None = None) -> bool:
     """True when the general path pairs every predicted call with a gold call exactly and leaves no call
-    unmatched on either side (the predicted calls are valid: the caller checked that none breaks the schema).
-    ``plan``: gold's :class:`ExactPlan`, when it was prepared.
+    unmatched on either side (the predicted calls are valid: none breaks the schema). ``plan``: gold's
+    :class:`ExactPlan`, when it was prepared. :func:`exact_cover` tells it (:data:`ALL_EXACT`).
 
     A tool called once on each side pairs those two calls (every assignment does). A tool called more
     often must have as many calls on each side, each with exactly one exact partner: the exact pairs are
     then a perfect matching that every assignment takes first (the greedy's exact pairs share no call; the
     optimal one counts exact pairs first), so which assignment runs does not matter.
     """
-    if len(pred) != len(gold):
-        return False
-    if len(gold) == 1:  # the common case, spared the grouping
-        p, g = pred[0], gold[0]
-        return p.name == g.name and exact_verdict(
-            p.args, g.args, rules_of(g.name) or _NO_RULES, canon is bfcl, canon) is True
-    if plan is None:
-        gold_of: Mapping[str, Sequence[int]] = _positions_by_tool(gold)
-        index: Mapping[str, tuple[str, Mapping[Any, int]]] = _NO_INDEX
-    else:
-        gold_of, index = plan.gold_of, plan.index
-    pred_of: dict[str, list[int]] = {}
-    for i, p in enumerate(pred):
-        if p.name not in gold_of:
-            return False
-        pred_of.setdefault(p.name, []).append(i)
-    bfcl_mode = canon is bfcl
-    for tool, js in gold_of.items():
-        mine = pred_of.get(tool)
-        if mine is None or len(mine) != len(js):
-            return False
-    for tool, js in gold_of.items():
-        mine = pred_of[tool]
-        rules = rules_of(tool) or _NO_RULES
-        if len(js) == 1:
-            if exact_verdict(pred[mine[0]].args, gold[js[0]].args, rules, bfcl_mode, canon) is not True:
-                return False
-            continue
-        preds, golds = [pred[i].args for i in mine], [gold[j].args for j in js]
-        tool_index = index.get(tool)
-        if tool_index is None and len(js) > EXACT_PAIRWISE_CALLS:
-            # a large group unprepared: indexed now (linear) or left to the general path, never compared
-            # pair by pair here as well as there
-            tool_index = _group_index(golds, rules, canon)
-            if tool_index is None:
-                return False
-        found = _indexed_partners(preds, golds, tool_index, rules, bfcl_mode, canon) if tool_index else None
-        if found is None:
-            if len(js) > EXACT_PAIRWISE_CALLS:
-                return False
-            found = _one_exact_partner_each(preds, golds, rules, bfcl_mode, canon)
-        if not found:
-            return False
-    return True
+    return exact_cover(pred, gold, rules_of, canon, _AllValid(), plan) is ALL_EXACT
 
 
+class _AllValid:
+    """The violations of predicted calls that break no schema rule: none for each."""
+
+    __slots__ = ()
+
+    def __getitem__(self, index: int) -> Mapping[str, str]:
+        return _NO_VIOLATIONS
+
+
+_NO_VIOLATIONS: Mapping[str, str] = MappingProxyType({})
 _NO_INDEX: Mapping[str, tuple[str, Mapping[Any, int]]] = MappingProxyType({})
-
-
-def _indexed_partners(preds: list[Mapping[str, Any]], golds: list[Mapping[str, Any]],
-                      index: tuple[str, Mapping[Any, int]], rules: Mapping[str, ArgRule], bfcl_mode: bool,
-                      canon: Canonicalizer) -> bool | None:
-    """Fast path of :func:`_one_exact_partner_each` with the group's index (:func:`_group_index`): each
-    predicted call is compared with the one gold call its value of the indexed argument names; None when
-    a predicted value is not in the index (the caller compares every pair).
-
-    Safe because a predicted value equal to a gold value of call k agrees with no value of another call
-    (their normal forms are disjoint), so k is its only possible exact partner: a True verdict for each,
-    on distinct gold calls covering them all, is one exact partner each way, which is what the
-    pair-by-pair count establishes.
-    """
-    name, by_value = index
-    taken: set[int] = set()
-    for args in preds:
-        value = args.get(name)
-        k = by_value.get(value) if type(value) is str or type(value) is int else None
-        if k is None:
-            return None
-        if k in taken or exact_verdict(args, golds[k], rules, bfcl_mode, canon) is not True:
-            return False
-        taken.add(k)
-    return True
-
-
-def _one_exact_partner_each(preds: list[Mapping[str, Any]], golds: list[Mapping[str, Any]],
-                            rules: Mapping[str, ArgRule], bfcl_mode: bool, canon: Canonicalizer) -> bool:
-    """Every predicted call of a tool is exact with exactly one of its gold calls and each gold call with
-    exactly one of them (no verdict left to the general rules)."""
-    partners_of_gold = [0] * len(golds)
-    for args in preds:
-        partners = 0
-        for k, gold in enumerate(golds):
-            verdict = exact_verdict(args, gold, rules, bfcl_mode, canon)
-            if verdict is None:
-                return False
-            if verdict:
-                partners += 1
-                partners_of_gold[k] += 1
-        if partners != 1:
-            return False
-    return all(n == 1 for n in partners_of_gold)
 
 
 class _AllExact(Sentinel):
@@ -500,7 +423,9 @@ def _group_cover(pred: Sequence[Step], gold: Sequence[Step], mine: Sequence[int]
         args = pred[i].args
         value = args.get(indexed) if by_value else None
         k = by_value.get(value) if type(value) is str or type(value) is int else None
-        if k is not None:  # the one gold call it can be exact with (see _indexed_partners)
+        if k is not None:
+            # The one gold call it can be exact with: its value of the indexed argument equals a value of call k,
+            # so it agrees with no value of another call (their normal forms are disjoint: _group_index).
             candidates: Sequence[int] = (js[k],)
         elif len(js) > EXACT_PAIRWISE_CALLS:
             return None
