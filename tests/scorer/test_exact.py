@@ -140,7 +140,24 @@ EDGE_CASES = [  # (tool, predicted args, gold args): each a way a shortcut could
     ("t", {"y": "a"}, {"y": "A"}),
     ("t", {"y": "a", "z": "2024-1-2"}, {"y": "a", "z": "2024-01-02"}),
     ("t", {"y": "a", "z": "2024-01-02"}, {"y": "a", "z": "2024-01-02"}),
+    ("s", {"x": 1.0}, {"x": 1.0}),  # equal floats, but x is declared int: a type error
+    ("s", {"x": 1.0}, {"x": OneOf(1.0, 2)}),
+    ("t", {"y": "a", "x": 1.5}, {"y": "a", "x": OneOf(1.5, 3)}),
+    ("v", {"y": 2.5}, {"y": OneOf("2.5", 2.5)}),
+    ("v", {"y": 1.0}, {"y": True}),
+    ("v", {"y": 1.0}, {"y": OneOf(1, True)}),
 ]
+
+
+def test_nan_is_never_exact():
+    """NaN equals nothing, itself included (explanations holding NaN do not compare equal, so the counts do)."""
+    nan = float("nan")
+    for canon in (fold, bfcl):
+        metric = ToolCallMetric("arg", canonicalizer=canon)
+        score = metric([("v", {"y": nan})], [("v", {"y": nan})])
+        general = _general(metric, [("v", {"y": nan})], [("v", {"y": nan})])
+        assert score.exact_counts == general.exact_counts == (1, 1, 1)
+        assert dict(score.tally) == dict(general.tally)
 
 
 @pytest.mark.parametrize("tool, pred_args, gold_args", EDGE_CASES)

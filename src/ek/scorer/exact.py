@@ -152,13 +152,19 @@ def exact_verdict(args: Mapping[str, Any], gold: Mapping[str, Any], rules: Mappi
         # form; as dates because the same text parses to the same date (or is compared as text). Two equal
         # ints too (a tolerance holds a difference of 0; int refuses floats only), and two equal bools
         # (decided before any policy). A str equals only a str; an int may equal a bool or a float and a
-        # bool an int, hence the type test.
+        # bool an int, hence the type test. Two equal floats agree too, but for an argument declared int (a
+        # float there is a type error, equal or not); NaN equals nothing.
         if kind is str:
             if pred in value.alternatives if type(value) is OneOf else pred == value:
                 continue
         elif (kind is int or kind is bool) and (_has_equal(value.alternatives, pred, kind) if type(value) is OneOf
                                                 else type(value) is kind and value == pred):
             continue
+        elif kind is float and (_has_equal(value.alternatives, pred, float) if type(value) is OneOf
+                                else type(value) is float and value == pred):
+            rule = rules.get(name)
+            if rule is None or rule.kind != "int":
+                continue
         rule = rules.get(name)
         if rule is not None and rule.policy == "ignore":
             continue  # an "ignored" row whatever is predicted
@@ -178,8 +184,8 @@ def exact_verdict(args: Mapping[str, Any], gold: Mapping[str, Any], rules: Mappi
 
 
 def _has_equal(alternatives: tuple[Any, ...], value: int, kind: type) -> bool:
-    """An alternative of type ``kind`` (``int`` or ``bool``) equal to ``value`` (an equal alternative of the
-    other type, or a float, does not always agree with it)."""
+    """An alternative of type ``kind`` (``int``, ``bool`` or ``float``) equal to ``value`` (an equal alternative
+    of another type does not always agree with it)."""
     for alt in alternatives:
         if alt == value and type(alt) is kind:
             return True
