@@ -369,7 +369,7 @@ def _check_verdict(tool, p_args, g_args, canon, with_grammar):
 ])
 @pytest.mark.parametrize("canon", [fold, bfcl])
 def test_repeated_tools_with_a_prepared_gold(pred, gold, canon):
-    """The index of a repeated tool (ek.scorer.exact._group_index) never pairs what the general path does not."""
+    """The index of a repeated tool (ek.scorer.exact.group_index) never pairs what the general path does not."""
     for with_grammar in (True, False):
         metric = ToolCallMetric("arg", canonicalizer=canon, grammar=GRAMMAR if with_grammar else None)
         _same(metric(pred, metric.prepare(gold)), _general(metric, pred, gold))
@@ -404,3 +404,59 @@ def test_a_large_group_is_tested_through_an_index_or_left_to_the_general_path():
     assert type(left.explanation) is Explanation and left.f1 == 1.0
     wrong = pred[:-1] + [("s", {"lang": "en", "page": n})]
     _same(metric(wrong, gold), _general(metric, wrong, gold))
+
+
+@st.composite
+def large_groups(draw):
+    """A tool called 17 to 24 times on each side (past the pairwise limit), told apart by ``x`` or not, with
+    some calls wrong, copied, dropped or given a value another call has."""
+    n = draw(st.integers(17, 24))
+    distinct = draw(st.booleans())
+    gold = [("s", {"x": i if distinct else i % 3, "y": draw(st.sampled_from(["a", "b", OneOf("a", "c")]))})
+            for i in range(n)]
+    pred = [("s", {"x": args["x"], "y": _a_value(args["y"], draw(st.randoms(use_true_random=False)))})
+            for _name, args in gold]
+    for _ in range(draw(st.integers(0, 4))):
+        k = draw(st.integers(0, len(pred) - 1))
+        change = draw(st.sampled_from(["value", "copy", "drop", "other_x", "case"]))
+        name, args = pred[k]
+        if change == "value":
+            pred[k] = (name, {**args, "y": draw(st.sampled_from(["z", "", 1]))})
+        elif change == "copy":
+            pred.append((name, dict(args)))
+        elif change == "drop" and len(pred) > 1:
+            del pred[k]
+        elif change == "other_x":
+            pred[k] = (name, {**args, "x": draw(st.integers(0, n + 2))})
+        elif change == "case" and isinstance(args["y"], str):
+            pred[k] = (name, {**args, "y": args["y"].upper()})
+    draw(st.randoms(use_true_random=False)).shuffle(pred)
+    return pred, gold
+
+
+@settings(max_examples=60, deadline=None)
+@given(large_groups(), st.sampled_from([fold, bfcl]), st.booleans())
+def test_a_large_group_compared_through_its_index_pairs_as_pair_by_pair(episode, canon, optimal):
+    """The general path's exact pairs of a large group, found through the index (``_exact_edges``), are those
+    found comparing every pair: the same score and explanation as with the index turned off."""
+    import ek.scorer.metric as metric_module
+
+    pred, gold = episode
+    metric = ToolCallMetric("arg", canonicalizer=canon, grammar=GRAMMAR, optimal=optimal, order="any")
+    ctx = metric._ctx
+    p, g = coerce_calls(pred, "pred"), coerce_calls(gold, "gold")
+    invalid = [ctx.violations(s) for s in p]
+
+    def edges():
+        return sorted(metric_module._exact_edges(p, g, ctx, invalid, list(range(len(p))), list(range(len(g))), {}))
+
+    indexed, indexed_score = edges(), _general(metric, pred, gold)
+    limit = metric_module.EXACT_PAIRWISE_CALLS
+    metric_module.EXACT_PAIRWISE_CALLS = 10_000  # every pair compared
+    try:
+        pairwise, pairwise_score = edges(), _general(metric, pred, gold)
+    finally:
+        metric_module.EXACT_PAIRWISE_CALLS = limit
+    assert indexed == pairwise
+    _same(indexed_score, pairwise_score)
+    _same(metric(pred, gold), pairwise_score)

@@ -192,6 +192,11 @@ def _has_equal(alternatives: tuple[Any, ...], value: int, kind: type) -> bool:
     return False
 
 
+#: A repeated tool's index (:func:`group_index`): an argument, and its gold values -> the position of the call
+#: (among the tool's calls) that gives each.
+GroupIndex = tuple[str, Mapping[Any, int]]
+
+
 @attrs.frozen
 class ExactPlan:
     """What the all-exact path works out from a gold alone (:meth:`ToolCallMetric.prepare` keeps it): the
@@ -205,8 +210,8 @@ class ExactPlan:
     #: tool -> the positions of its gold calls
     gold_of: Mapping[str, tuple[int, ...]]
     #: tool called more than once -> (an argument, its gold values -> the position among the tool's calls)
-    #: (see :func:`_group_index`)
-    index: Mapping[str, tuple[str, Mapping[Any, int]]]
+    #: (see :func:`group_index`)
+    index: Mapping[str, GroupIndex]
 
 
 def plan_exact(gold: Sequence[Step], rules_of: Callable[[str], Mapping[str, ArgRule] | None],
@@ -216,7 +221,7 @@ def plan_exact(gold: Sequence[Step], rules_of: Callable[[str], Mapping[str, ArgR
     index = {}
     for tool, js in gold_of.items():
         if len(js) > 1:
-            found = _group_index([gold[j].args for j in js], rules_of(tool) or _NO_RULES, canon)
+            found = group_index([gold[j].args for j in js], rules_of(tool) or _NO_RULES, canon)
             if found is not None:
                 index[tool] = found
     calls = tuple(call_parts(g, rules_of, weight_of(g.name), level) for g in gold)
@@ -233,8 +238,24 @@ def _positions_by_tool(calls: Sequence[Step]) -> dict[str, list[int]]:
     return positions
 
 
-def _group_index(golds: list[Mapping[str, Any]], rules: Mapping[str, ArgRule],
-                 canon: Canonicalizer) -> tuple[str, Mapping[Any, int]] | None:
+def exact_candidates(args: Mapping[str, Any], index: GroupIndex | None, js: Sequence[int]) -> Sequence[int]:
+    """The gold calls (``js``: a tool's, in the order its ``index`` counts them) that a predicted call with
+    ``args`` may be exact with: the one its value of the indexed argument names, else all of them.
+
+    When that value equals a gold value of call k, it agrees with no value of another call (their normal
+    forms are disjoint: :func:`group_index`), so no other call can pair with it exactly.
+    """
+    if index is not None:
+        value = args.get(index[0])
+        if type(value) is str or type(value) is int:
+            k = index[1].get(value)
+            if k is not None:
+                return (js[k],)
+    return js
+
+
+def group_index(golds: list[Mapping[str, Any]], rules: Mapping[str, ArgRule],
+                canon: Canonicalizer) -> GroupIndex | None:
     """An argument that tells a repeated tool's gold calls apart, with each ``str``/``int`` gold value (or
     alternative) -> the position of its call; None when no argument does.
 
@@ -295,7 +316,7 @@ class _AllValid:
 
 
 _NO_VIOLATIONS: Mapping[str, str] = MappingProxyType({})
-_NO_INDEX: Mapping[str, tuple[str, Mapping[Any, int]]] = MappingProxyType({})
+_NO_INDEX: Mapping[str, GroupIndex] = MappingProxyType({})
 
 
 class _AllExact(Sentinel):
@@ -351,7 +372,7 @@ def exact_cover(pred: Sequence[Step], gold: Sequence[Step], rules_of: Callable[[
         return ((), ((0, 0),), (), ()) if shallow(p.args) and shallow(g.args) else None
     if plan is None:
         gold_of: Mapping[str, Sequence[int]] = _positions_by_tool(gold)
-        index: Mapping[str, tuple[str, Mapping[Any, int]]] = _NO_INDEX
+        index: Mapping[str, GroupIndex] = _NO_INDEX
     else:
         gold_of, index = plan.gold_of, plan.index
     pred_of = _positions_by_tool(pred)
@@ -409,17 +430,16 @@ def _gold_position(pair: tuple[int, int]) -> int:
 
 def _group_cover(pred: Sequence[Step], gold: Sequence[Step], mine: Sequence[int], js: Sequence[int],
                  invalid: Sequence[Mapping[str, str]], rules: Mapping[str, ArgRule],
-                 tool_index: tuple[str, Mapping[Any, int]] | None, bfcl_mode: bool,
+                 tool_index: GroupIndex | None, bfcl_mode: bool,
                  canon: Canonicalizer) -> Cover | None:
     """:func:`exact_cover` of one tool called more than once on a side: the calls ``mine`` (predicted) and
     ``js`` (gold) of ``pred`` and ``gold``; None when the general path must decide."""
     if tool_index is None and len(js) > EXACT_PAIRWISE_CALLS:
         # a large group unprepared: indexed now (linear) or left to the general path, never compared pair by
         # pair here as well as there
-        tool_index = _group_index([gold[j].args for j in js], rules, canon)
+        tool_index = group_index([gold[j].args for j in js], rules, canon)
         if tool_index is None:
             return None
-    indexed, by_value = tool_index if tool_index is not None else ("", _NO_VALUES)
     partners: dict[int, list[int]] = {}  # gold position -> the predicted calls exact with it
     loose: list[int] = []  # predicted calls exact with none
     for i in mine:
@@ -427,16 +447,9 @@ def _group_cover(pred: Sequence[Step], gold: Sequence[Step], mine: Sequence[int]
             loose.append(i)
             continue
         args = pred[i].args
-        value = args.get(indexed) if by_value else None
-        k = by_value.get(value) if type(value) is str or type(value) is int else None
-        if k is not None:
-            # The one gold call it can be exact with: its value of the indexed argument equals a value of call k,
-            # so it agrees with no value of another call (their normal forms are disjoint: _group_index).
-            candidates: Sequence[int] = (js[k],)
-        elif len(js) > EXACT_PAIRWISE_CALLS:
+        candidates = exact_candidates(args, tool_index, js)
+        if len(candidates) > EXACT_PAIRWISE_CALLS:
             return None
-        else:
-            candidates = js
         found = -1
         for j in candidates:
             verdict = exact_verdict(args, gold[j].args, rules, bfcl_mode, canon)
@@ -469,9 +482,6 @@ def _group_cover(pred: Sequence[Step], gold: Sequence[Step], mine: Sequence[int]
     return list(partners), (), loose, left_gold
 
 
-_NO_VALUES: Mapping[Any, int] = MappingProxyType({})
-
-
 def _counted(args: Mapping[str, Any]) -> frozenset[str]:
     """The arguments of a call that :func:`call_parts` counts (its weights depend on nothing else)."""
     return frozenset(name for name, value in args.items() if value is not OMITTABLE)
@@ -501,5 +511,5 @@ def shallow(args: Mapping[str, Any]) -> bool:
     return True
 
 
-__all__ = ["ALL_EXACT", "Cover", "ExactPlan", "all_exact", "call_parts", "exact_cover", "exact_parts",
-           "exact_verdict", "plan_exact", "shallow"]
+__all__ = ["ALL_EXACT", "Cover", "ExactPlan", "GroupIndex", "all_exact", "call_parts", "exact_candidates",
+           "exact_cover", "exact_parts", "exact_verdict", "group_index", "plan_exact", "shallow"]

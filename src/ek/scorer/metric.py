@@ -24,6 +24,7 @@ import attrs
 from ek.calls import ANY_CALL, Step, after_of, must_precede
 from ek.canon import Canonicalizer, get_canonicalizer
 from ek.grammar.model import GraphGrammar
+from ek.limits import EXACT_PAIRWISE_CALLS
 from ek.parsing import ParseError, coerce_call, get_format, parse_calls
 from ek.runtime import grammar_of, is_schema_path, validator_for
 from ek.scorer.accounting import (
@@ -62,9 +63,11 @@ from ek.scorer.exact import (
     Cover,
     ExactPlan,
     call_parts,
+    exact_candidates,
     exact_cover,
     exact_parts,
     exact_verdict,
+    group_index,
     plan_exact,
     shallow,
 )
@@ -577,9 +580,13 @@ def _exact_edges(
     edges: dict[tuple[int, int], _PairEval] = {}
     rules = (ctx.rules(gold[g_idx[0]].name) or {}) if g_idx else {}
     bfcl_mode, canon = is_bfcl_mode(ctx.canon), ctx.canon
+    # A large group is compared through an argument that tells its gold calls apart, when one does: a
+    # predicted call that names one of them by it is compared with that one only (exact_candidates says why).
+    index = group_index([gold[j].args for j in g_idx], rules, canon) \
+        if len(p_idx) * len(g_idx) > EXACT_PAIRWISE_CALLS ** 2 else None
     for i in p_idx:
         args, valid = pred[i].args, not invalid[i]
-        for j in g_idx:
+        for j in exact_candidates(args, index, g_idx) if index is not None else g_idx:
             if valid and exact_verdict(args, gold[j].args, rules, bfcl_mode, canon) is False:
                 continue
             ev = _exact_pair(pred, gold, ctx, invalid, i, j, evals)
