@@ -506,6 +506,17 @@ def _pair_up(
             chosen.append((p_idx[0], g_idx[0]))
             continue
         rules = ctx.rules(name)
+        gkeys: dict[int, dict[str, Any] | None] | None = None
+        if plain and len(p_idx) * len(g_idx) > EXACT_PAIRWISE_CALLS ** 2:
+            # A large group whose gold calls all have normal forms goes straight to the buckets below, which
+            # pair exact calls by equal normal forms in linear time and give what the exact edges' shortcuts
+            # give (they were added to spare small groups the normal forms); the edges of, say, 2,000 calls
+            # alike on each side are 4 million pairs.
+            gkeys = {j: arg_keys(gold[j].args, rules, ctx.canon) for j in g_idx}
+            if all(keys is not None for keys in gkeys.values()):
+                plain = False
+            else:
+                gkeys = None
         if plain:
             edges = _exact_edges(pred, gold, ctx, invalid, p_idx, g_idx, evals)
             found = _exact_matching(edges, p_idx, g_idx)
@@ -531,7 +542,8 @@ def _pair_up(
                         continue
                     p_idx, g_idx = rest_p, rest_g
         pkeys = {i: None if invalid[i] else arg_keys(pred[i].args, rules, ctx.canon) for i in p_idx}
-        gkeys = {j: arg_keys(gold[j].args, rules, ctx.canon) for j in g_idx}
+        if gkeys is None:
+            gkeys = {j: arg_keys(gold[j].args, rules, ctx.canon) for j in g_idx}
         # Fast path: a predicted call whose normal form equals a gold call's is an exact match,
         # and taking it can never hurt (agreement is an equivalence on such calls).
         buckets: dict[Any, deque[int]] = {}
