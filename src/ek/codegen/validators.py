@@ -67,14 +67,16 @@ def refuse_unsafe_patterns(grammar: GraphGrammar) -> None:
 
 
 class Tables:
-    """Module-level constants the validators share: compiled patterns, enum sets, key sets and
-    violations whose path and reason are fixed. Each value is stored once, numbered by first use."""
+    """Module-level constants the validators share: compiled patterns, enum sets, key sets,
+    violations whose path and reason are fixed, and the fixed part (path, text, render) of those
+    whose reason shows the value. Each value is stored once, numbered by first use."""
 
     def __init__(self) -> None:
         self.patterns: dict[str, int] = {}
         self.enums: dict[frozenset[str | int], int] = {}
         self.keysets: dict[frozenset[str], int] = {}
         self.violations: dict[tuple[str, str], int] = {}
+        self.heads: dict[tuple[str, str, str], int] = {}
 
     @staticmethod
     def _index(table: dict[Any, int], value: Any) -> int:
@@ -103,12 +105,18 @@ class Tables:
     def violation(self, path: str, reason: str) -> str:
         return f"_S{self._index(self.violations, (path, reason))}"
 
+    def head(self, path: str, text: str, render: str) -> str:
+        """A :class:`ek.runtime.violation.Head`; ``render`` is one of the generator's own names
+        (``_repr80``, ``_type_name``, ``str``), never schema text."""
+        return f"_H{self._index(self.heads, (path, text, render))}"
+
     def assignments(self) -> list[str]:
         """``_FM0 = _re.compile(...).fullmatch`` etc., in first-use order (deterministic)."""
         out = [f"_FM{i} = _re.compile({py_literal(p)}).fullmatch" for i, p in enumerate(self.patterns)]
         out += [f"_E{i} = {py_literal(e)}" for i, e in enumerate(self.enums)]
         out += [f"_K{i} = {py_literal(k)}" for i, k in enumerate(self.keysets)]
         out += [f"_S{i} = _V({py_literal(v)})" for i, v in enumerate(self.violations)]
+        out += [f"_H{i} = _VH(({py_literal(p)}, {py_literal(t)}, {r}))" for i, (p, t, r) in enumerate(self.heads)]
         return out
 
 
@@ -377,7 +385,9 @@ class ValidatorEmitter:
         any_type: bool = False,
     ) -> None:
         """Append a violation. One whose path and reason are fixed is built once, at import; the
-        others store ``render`` and ``value``, and their reason is only formatted when read.
+        others store ``render`` and ``value``, and their reason is only formatted when read: as
+        ``(head, value)`` with the head (path, text, render) built once at import when the path
+        is fixed, else as ``(path, text, render, value)``.
 
         ``any_type``: ``value`` may be a mutable object (a list where an enum is due), whose text
         must not change later, so only a ``str`` is kept as it is; the rest is rendered now.
@@ -388,11 +398,13 @@ class ValidatorEmitter:
             else:
                 code.line(f"errs.append(_V(({self._path(path)}, {self._lit(reason)})))")
             return
-        where = self._path(path)
-        text = self._lit(reason)
-        lazy = f"_V(({where}, {text}, {render}, {value}))"
+        if path.is_static:
+            lazy = f"_V(({self._name(self.tables.head(path.text(), reason, render))}, {value}))"
+        else:
+            lazy = f"_V(({self._path(path)}, {self._lit(reason)}, {render}, {value}))"
         if any_type:
-            code.line(f"errs.append({lazy} if type({value}) is str else _V(({where}, {text} + {render}({value}))))")
+            eager = f"_V(({self._path(path)}, {self._lit(reason)} + {render}({value})))"
+            code.line(f"errs.append({lazy} if type({value}) is str else {eager})")
         else:
             code.line(f"errs.append({lazy})")
 
