@@ -66,6 +66,10 @@ def refuse_unsafe_patterns(grammar: GraphGrammar) -> None:
             stack.extend((f"{where}.{f.name}", f.type, f.constraints) for f in node.fields)
 
 
+#: What renders a bad value in a violation's reason: names every generated module defines or imports.
+RENDERERS = frozenset({"_repr80", "_type_name", "str"})
+
+
 class Tables:
     """Module-level constants the validators share: compiled patterns, enum sets, key sets,
     violations whose path and reason are fixed, and the fixed part (path, text, render) of those
@@ -106,8 +110,10 @@ class Tables:
         return f"_S{self._index(self.violations, (path, reason))}"
 
     def head(self, path: str, text: str, render: str) -> str:
-        """A :class:`ek.runtime.violation.Head`; ``render`` is one of the generator's own names
-        (``_repr80``, ``_type_name``, ``str``), never schema text."""
+        """A :class:`ek.runtime.violation.Head`; ``render`` is written as a name, so it must be one of the
+        generator's own (``_repr80``, ``_type_name``, ``str``), never schema text."""
+        if render not in RENDERERS:
+            raise ValueError(f"not a renderer of generated code: {render!r}")
         return f"_H{self._index(self.heads, (path, text, render))}"
 
     def assignments(self) -> list[str]:
