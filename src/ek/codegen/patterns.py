@@ -37,23 +37,24 @@ _UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _LOWER = _UPPER.lower()
 _DIGITS = "0123456789"
 
-#: Classes that ``str`` predicates test exactly, given ``isascii()`` (O(1) in CPython: a flag of the
-#: string) first; each is False on "". Cheaper than ``strip`` (a mask built per call, then a search of
-#: the class per character), above all on a miss: ``"jfk"`` fails ``isupper`` at once.
+#: Classes that ``str`` predicates test exactly once ``isascii()`` holds (O(1) in CPython: a flag of the
+#: string); each is False on "". Cheaper than ``strip`` (a mask built per call, then a search of the
+#: class per character), above all on a miss: ``"jfk"`` fails ``isupper`` at once.
 _PREDICATES = {
-    _UPPER: "{v}.isascii() and {v}.isupper() and {v}.isalpha()",  # ASCII letters, every cased one upper
-    _LOWER: "{v}.isascii() and {v}.islower() and {v}.isalpha()",
-    "".join(sorted(_UPPER + _LOWER)): "{v}.isascii() and {v}.isalpha()",
-    "".join(sorted(_DIGITS + _UPPER + _LOWER)): "{v}.isascii() and {v}.isalnum()",
-    _DIGITS: "{v}.isascii() and {v}.isdecimal()",
+    _UPPER: "{v}.isupper() and {v}.isalpha()",  # ASCII letters, every cased one upper
+    _LOWER: "{v}.islower() and {v}.isalpha()",
+    "".join(sorted(_UPPER + _LOWER)): "{v}.isalpha()",
+    "".join(sorted(_DIGITS + _UPPER + _LOWER)): "{v}.isalnum()",
+    _DIGITS: "{v}.isdecimal()",
 }
 
 
-def _condition(atom: str, var: str) -> tuple[str, bool] | None:
+def _condition(atom: str, var: str, ascii_known: bool = False) -> tuple[str, bool] | None:
     """An expression True iff every character of ``var`` is in ``atom``'s class (``var`` known non-empty),
-    and whether it is also False on ""."""
+    and whether it is also False on "". ``ascii_known``: ``var`` is known to be an ASCII str, and only a
+    class of :data:`_PREDICATES` is specialised (its test then skips ``isascii()``)."""
     if atom == "\\d":
-        return f"{var}.isdecimal()", True  # re's \d on str is Unicode Nd, exactly str.isdecimal
+        return None if ascii_known else (f"{var}.isdecimal()", True)  # re's \d on str is Unicode Nd, exactly str.isdecimal
     if not (atom.startswith("[") and atom.endswith("]")):
         return None
     chars = _class_chars(atom[1:-1])
@@ -61,7 +62,10 @@ def _condition(atom: str, var: str) -> tuple[str, bool] | None:
         return None
     predicate = _PREDICATES.get(chars)
     if predicate is not None:
-        return predicate.format(v=var), True
+        test = predicate.format(v=var)
+        return (test if ascii_known else f"{var}.isascii() and {test}"), True
+    if ascii_known:
+        return None
     return f"not {var}.strip({py_literal(chars)})", False  # strip removes everything iff every char is in the class
 
 
@@ -79,10 +83,27 @@ def specialise(pattern: str, var: str) -> str | None:
     >>> specialise("\\d+", "s"), specialise("[A-Z]{3}|x", "v"), specialise("[^a]+", "v")
     ('s.isdecimal()', None, None)
     """
+    return _specialise(pattern, var, False)
+
+
+@functools.lru_cache(maxsize=1024)
+def specialise_ascii(pattern: str, var: str) -> str | None:
+    r"""For a pattern of one ASCII letter or digit class (``[A-Z]{3}``, ``[a-z]+``, ``[0-9]{4}`` ...): an
+    expression that, for an ASCII ``str`` in ``var``, equals ``re.fullmatch(pattern, var) is not None``;
+    else ``None``. Such a pattern matches only ASCII text, so a validator asks ``str.isascii(var)`` first,
+    which is also its type check (a ``TypeError`` for anything but a ``str``).
+
+    >>> specialise_ascii("[A-Z]{3}", "v"), specialise_ascii("\\d+", "v"), specialise_ascii("[a-c]+", "v")
+    ('len(v) == 3 and v.isupper() and v.isalpha()', None, None)
+    """
+    return _specialise(pattern, var, True)
+
+
+def _specialise(pattern: str, var: str, ascii_known: bool) -> str | None:
     m = _SHAPE.fullmatch(pattern)
     if m is None:
         return None
-    found = _condition(m.group(1), var)
+    found = _condition(m.group(1), var, ascii_known)
     if found is None:
         return None
     cond, false_on_empty = found

@@ -15,7 +15,7 @@ import attrs
 
 from ek.codegen.errors import GenerationError
 from ek.codegen.literals import py_literal
-from ek.codegen.patterns import specialise
+from ek.codegen.patterns import specialise, specialise_ascii
 from ek.codegen.source import Lines, PathExpr
 from ek.grammar.model import (
     NO_CONSTRAINTS,
@@ -263,6 +263,11 @@ class ValidatorEmitter:
         if isinstance(node, PrimitiveType):
             name = node.name
             if name == "str":
+                if cons.min is None and cons.max is None and cons.pattern is not None:
+                    ascii_test = self._ascii_match(var, cons.pattern)
+                    if ascii_test is not None:
+                        self._ascii_str(code, var, ascii_test, cons.pattern, path)
+                        return
                 with code.block(f"if not isinstance({var}, str):"):
                     self._fail(code, path, "expected str, got ", "_type_name", var)
                 if cons.min is not None or cons.max is not None or cons.pattern is not None:
@@ -421,6 +426,26 @@ class ValidatorEmitter:
             raise GenerationError(refusal)
         fast = specialise(pattern, var)
         return f"not ({fast})" if fast is not None else f"{self._name(self.tables.pattern(pattern))}({var}) is None"
+
+    def _ascii_match(self, var: str, pattern: str) -> str | None:
+        """:func:`~ek.codegen.patterns.specialise_ascii` of a pattern a validator may run, or None."""
+        refusal = pattern_refusal(pattern)
+        if refusal is not None:
+            raise GenerationError(refusal)
+        return specialise_ascii(pattern, var)
+
+    def _ascii_str(self, code: Lines, var: str, test: str, pattern: str, path: PathExpr) -> None:
+        """A ``str`` whose pattern matches only ASCII text: ``str.isascii(var)`` is both the type check (it
+        raises ``TypeError`` for anything but a ``str``, the rare path) and the first step of the match,
+        which saves the ``isinstance`` call. Only that call is in the ``try``; the violations are those of
+        the general path (``expected str``, else ``must fully match``)."""
+        flag = code.fresh("a")
+        with code.block("try:"):
+            code.line(f"{flag} = _isascii({var})")
+        with code.block("except TypeError:"):
+            self._fail(code, path, "expected str, got ", "_type_name", var)
+        with code.block("else:"), code.block(f"if not ({flag} and {test}):"):
+            self._fail(code, path, f"must fully match /{pattern}/, got ", "_repr80", var)
 
     def _range(self, code: Lines, var: str, cons: Constraints, path: PathExpr) -> None:
         if cons.min is None and cons.max is None:
