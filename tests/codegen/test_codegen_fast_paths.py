@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -46,3 +47,11 @@ def test_lines_deeper_than_the_indent_table() -> None:
     code = Lines(level=40)
     code.line("x = 1")
     assert code.text() == "    " * 40 + "x = 1"
+
+
+def test_a_violation_head_takes_only_the_generators_own_renderers() -> None:
+    tables = Tables()
+    assert tables.head("$.a", "expected str, got ", "_type_name") == "_H0"
+    assert tables.head("$.a", "expected str, got ", "_type_name") == "_H0"  # stored once
+    with pytest.raises(ValueError, match="renderer"):
+        tables.head("$.a", "x", "__import__('os')")

@@ -18,16 +18,18 @@ from ek.grammar.model import (
     ToolSpec,
 )
 from ek.runtime import Violation, compile_grammar
-from ek.runtime.violation import make_violation, short_repr, type_name
+from ek.runtime.violation import Head, make_violation, short_repr, type_name
+
+LAZY = {  # the layouts generated code builds: pieces of a path with a list index, or a head made at import
+    "pieces": lambda: make_violation((("$.names[", 2, "]"), "expected str, got ", type_name, 7)),
+    "head": lambda: make_violation((Head(("$.names[2]", "expected str, got ", type_name)), 7)),
+}
 
 
-def lazy() -> Violation:
-    return make_violation((("$.names[", 2, "]"), "expected str, got ", type_name, 7))
-
-
-def test_violation_built_lazily_equals_hashes_and_prints_as_the_pair() -> None:
+@pytest.mark.parametrize("layout", sorted(LAZY))
+def test_violation_built_lazily_equals_hashes_and_prints_as_the_pair(layout: str) -> None:
     eager = Violation("$.names[2]", "expected str, got int")
-    v = lazy()
+    v = LAZY[layout]()
     assert v == eager == ("$.names[2]", "expected str, got int") and (v != eager) is False
     assert hash(v) == hash(eager) == hash(("$.names[2]", "expected str, got int"))
     assert (v.path, v.reason) == tuple(v) == (v[0], v[1]) and len(v) == 2 and v[-1] == v.reason
@@ -103,3 +105,11 @@ def test_list_item_paths_are_built_only_when_read_and_are_exact() -> None:
         Violation("$.xs[3]", "expected int, got NoneType"),
     ]
     assert "str(i" not in generate(GRAMMAR)  # no path text is formatted on the happy path
+
+
+def test_a_violation_with_a_fixed_path_is_built_on_a_head_made_at_import() -> None:
+    source = generate(GRAMMAR)
+    assert "_H0 = _VH(('$.n', 'expected int, got ', _type_name))" in source and "errs.append(_V((_H0, v0)))" in source
+    got = compile_grammar(GRAMMAR).validate("t", {"n": 12, "e": "c"})
+    assert got == [("$.n", "must be in [1..9], got 12"), ("$.e", "expected one of 'a', 'b', got 'c'")]
+    assert all(type(v[0]) is str for v in got)  # what is read is the pair, never the head

@@ -15,7 +15,7 @@ import attrs
 
 from ek.codegen.errors import GenerationError
 from ek.codegen.literals import py_literal
-from ek.codegen.patterns import specialise
+from ek.codegen.patterns import specialise, specialise_ascii
 from ek.codegen.source import Lines, PathExpr
 from ek.grammar.model import (
     NO_CONSTRAINTS,
@@ -66,15 +66,21 @@ def refuse_unsafe_patterns(grammar: GraphGrammar) -> None:
             stack.extend((f"{where}.{f.name}", f.type, f.constraints) for f in node.fields)
 
 
+#: What renders a bad value in a violation's reason: names every generated module defines or imports.
+RENDERERS = frozenset({"_repr80", "_type_name", "str"})
+
+
 class Tables:
-    """Module-level constants the validators share: compiled patterns, enum sets, key sets and
-    violations whose path and reason are fixed. Each value is stored once, numbered by first use."""
+    """Module-level constants the validators share: compiled patterns, enum sets, key sets,
+    violations whose path and reason are fixed, and the fixed part (path, text, render) of those
+    whose reason shows the value. Each value is stored once, numbered by first use."""
 
     def __init__(self) -> None:
         self.patterns: dict[str, int] = {}
         self.enums: dict[frozenset[str | int], int] = {}
         self.keysets: dict[frozenset[str], int] = {}
         self.violations: dict[tuple[str, str], int] = {}
+        self.heads: dict[tuple[str, str, str], int] = {}
 
     @staticmethod
     def _index(table: dict[Any, int], value: Any) -> int:
@@ -103,12 +109,20 @@ class Tables:
     def violation(self, path: str, reason: str) -> str:
         return f"_S{self._index(self.violations, (path, reason))}"
 
+    def head(self, path: str, text: str, render: str) -> str:
+        """A :class:`ek.runtime.violation.Head`; ``render`` is written as a name, so it must be one of the
+        generator's own (``_repr80``, ``_type_name``, ``str``), never schema text."""
+        if render not in RENDERERS:
+            raise ValueError(f"not a renderer of generated code: {render!r}")
+        return f"_H{self._index(self.heads, (path, text, render))}"
+
     def assignments(self) -> list[str]:
         """``_FM0 = _re.compile(...).fullmatch`` etc., in first-use order (deterministic)."""
         out = [f"_FM{i} = _re.compile({py_literal(p)}).fullmatch" for i, p in enumerate(self.patterns)]
         out += [f"_E{i} = {py_literal(e)}" for i, e in enumerate(self.enums)]
         out += [f"_K{i} = {py_literal(k)}" for i, k in enumerate(self.keysets)]
         out += [f"_S{i} = _V({py_literal(v)})" for i, v in enumerate(self.violations)]
+        out += [f"_H{i} = _VH(({py_literal(p)}, {py_literal(t)}, {r}))" for i, (p, t, r) in enumerate(self.heads)]
         return out
 
 
@@ -249,6 +263,11 @@ class ValidatorEmitter:
         if isinstance(node, PrimitiveType):
             name = node.name
             if name == "str":
+                if cons.min is None and cons.max is None and cons.pattern is not None:
+                    ascii_test = self._ascii_match(var, cons.pattern)
+                    if ascii_test is not None:
+                        self._ascii_str(code, var, ascii_test, cons.pattern, path)
+                        return
                 with code.block(f"if not isinstance({var}, str):"):
                     self._fail(code, path, "expected str, got ", "_type_name", var)
                 if cons.min is not None or cons.max is not None or cons.pattern is not None:
@@ -377,7 +396,9 @@ class ValidatorEmitter:
         any_type: bool = False,
     ) -> None:
         """Append a violation. One whose path and reason are fixed is built once, at import; the
-        others store ``render`` and ``value``, and their reason is only formatted when read.
+        others store ``render`` and ``value``, and their reason is only formatted when read: as
+        ``(head, value)`` with the head (path, text, render) built once at import when the path
+        is fixed, else as ``(path, text, render, value)``.
 
         ``any_type``: ``value`` may be a mutable object (a list where an enum is due), whose text
         must not change later, so only a ``str`` is kept as it is; the rest is rendered now.
@@ -388,11 +409,13 @@ class ValidatorEmitter:
             else:
                 code.line(f"errs.append(_V(({self._path(path)}, {self._lit(reason)})))")
             return
-        where = self._path(path)
-        text = self._lit(reason)
-        lazy = f"_V(({where}, {text}, {render}, {value}))"
+        if path.is_static:
+            lazy = f"_V(({self._name(self.tables.head(path.text(), reason, render))}, {value}))"
+        else:
+            lazy = f"_V(({self._path(path)}, {self._lit(reason)}, {render}, {value}))"
         if any_type:
-            code.line(f"errs.append({lazy} if type({value}) is str else _V(({where}, {text} + {render}({value}))))")
+            eager = f"_V(({self._path(path)}, {self._lit(reason)} + {render}({value})))"
+            code.line(f"errs.append({lazy} if type({value}) is str else {eager})")
         else:
             code.line(f"errs.append({lazy})")
 
@@ -403,6 +426,26 @@ class ValidatorEmitter:
             raise GenerationError(refusal)
         fast = specialise(pattern, var)
         return f"not ({fast})" if fast is not None else f"{self._name(self.tables.pattern(pattern))}({var}) is None"
+
+    def _ascii_match(self, var: str, pattern: str) -> str | None:
+        """:func:`~ek.codegen.patterns.specialise_ascii` of a pattern a validator may run, or None."""
+        refusal = pattern_refusal(pattern)
+        if refusal is not None:
+            raise GenerationError(refusal)
+        return specialise_ascii(pattern, var)
+
+    def _ascii_str(self, code: Lines, var: str, test: str, pattern: str, path: PathExpr) -> None:
+        """A ``str`` whose pattern matches only ASCII text: ``str.isascii(var)`` is both the type check (it
+        raises ``TypeError`` for anything but a ``str``, the rare path) and the first step of the match,
+        which saves the ``isinstance`` call. Only that call is in the ``try``; the violations are those of
+        the general path (``expected str``, else ``must fully match``)."""
+        flag = code.fresh("a")
+        with code.block("try:"):
+            code.line(f"{flag} = _isascii({var})")
+        with code.block("except TypeError:"):
+            self._fail(code, path, "expected str, got ", "_type_name", var)
+        with code.block("else:"), code.block(f"if not ({flag} and {test}):"):
+            self._fail(code, path, f"must fully match /{pattern}/, got ", "_repr80", var)
 
     def _range(self, code: Lines, var: str, cons: Constraints, path: PathExpr) -> None:
         if cons.min is None and cons.max is None:

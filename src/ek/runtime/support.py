@@ -26,6 +26,10 @@ __getattr__, _ = lazy_exports(__name__, {}, {"is_date": "ek.grammar.fits", "is_d
 date_fromisoformat = _dt.date.fromisoformat
 datetime_fromisoformat = _dt.datetime.fromisoformat
 
+#: ``str.isascii`` unbound: a generated validator's type check and first step for a pattern of ASCII letters
+#: or digits (``TypeError`` for anything but a ``str``; called on a ``str`` subclass, it is ``str``'s own test).
+str_isascii = str.isascii
+
 #: A table a module (generator 5 on) holds as JSON text: cost weights, importances, compare policies.
 json_table = json.loads
 
