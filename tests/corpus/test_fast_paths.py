@@ -137,3 +137,34 @@ def test_a_gold_met_again_is_scored_prepared_with_the_same_report(tmp_path: Path
     assert with_memo.summary.episodes == alone.summary.episodes > len(lines) * 0.9
     assert report(with_memo) == report(alone)
     assert with_memo.summary.worst() == alone.summary.worst()
+
+
+@pytest.mark.parametrize("keep_export", [False, True])
+def test_a_one_turn_score_counts_as_its_episode_score(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       keep_export: bool) -> None:
+    """``Summary.add`` takes a one-turn line's Score as it is (its EpisodeScore built only where read): the
+    summary is the one the EpisodeScore gives, worst episodes, export rows and all."""
+    from ek.report.jsonreport import build_report
+    from ek.scorer.turns import EpisodeScore
+
+    corpus = synthetic_corpus(tmp_path / "c.jsonl", 300, accuracy=0.5, corrupt_every=17)
+    with open(corpus, "a", encoding="utf-8") as out:  # an unparsable output, an abstention, a spurious call
+        for i, (pred, gold) in enumerate([("get_weather(", []), ("", []), ("get_weather(location='Oslo')", [])]):
+            out.write(json.dumps({"id": f"extra-{i}", "pred": pred, "gold": gold}) + "\n")
+    options = RunOptions(grammar=str(SCHEMAS / "travel-v2.ek"), keep_worst=30, keep_details=10, keep_ids=True,
+                         keep_export=keep_export)
+
+    def everything() -> str:
+        rows: list[Any] = []
+        result = run(str(corpus), options, export=rows.extend)
+        report = build_report(result, options)
+        report.get("corpus", {}).pop("seconds", None)
+        s = result.summary
+        return json.dumps([report, [repr(d) for d in s.worst()], rows, [list(r) for r in s.rows()],
+                           list(s.exact_rows), sorted(s.arg_failures.items()), dict(s.abstention)],
+                          sort_keys=True, default=str)
+
+    as_score = everything()
+    one_turn = runner._score_one_turn
+    monkeypatch.setattr(runner, "_score_one_turn", lambda *a: EpisodeScore((one_turn(*a),)))
+    assert everything() == as_score
