@@ -168,3 +168,29 @@ def test_a_one_turn_score_counts_as_its_episode_score(tmp_path: Path, monkeypatc
     one_turn = runner._score_one_turn
     monkeypatch.setattr(runner, "_score_one_turn", lambda *a: EpisodeScore((one_turn(*a),)))
     assert everything() == as_score
+
+
+def test_a_bfcl_question_met_again_in_a_row_gets_the_metric_its_schemas_key_gives() -> None:
+    """``MetricCache.for_episode`` hands a line whose question has the schemas of the line before the metric
+    it found then: the one the schemas' key finds in the LRU, whose order stays what it would have been."""
+    from ek.corpus.grammars import MetricCache
+
+    def schemas(name: str) -> list[dict[str, Any]]:
+        return [{"name": name, "description": "", "parameters": {"type": "dict", "properties": {
+            "x": {"type": "integer", "description": ""}}, "required": ["x"]}}]
+
+    functions = {"a": schemas("f"), "b": schemas("g"), "c": schemas("f"), "d": schemas("h")}
+    ids = ["a", "a", "b", "a", "c", "c", "b", "d", "d", "a", "b", "b", "c"]
+
+    def cache() -> MetricCache:
+        made = MetricCache(level="arg", canonicalizer="bfcl", optimal=False, default_grammar=None,
+                           search_path=(), bfcl_functions=functions)
+        made.BFCL_CACHE = 2  # evictions too
+        return made
+
+    fast, alone = cache(), cache()
+    for episode_id in ids:
+        alone._bfcl_last = None  # every lookup the whole way
+        got, want = fast.for_episode(None, episode_id), alone.for_episode(None, episode_id)
+        assert got.grammar == want.grammar and [t.name for t in got.grammar.tools] == [functions[episode_id][0]["name"]]
+        assert list(fast._bfcl) == list(alone._bfcl)

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from functools import partial
+from itertools import islice
 from typing import Any
 
 import attrs
@@ -409,13 +410,11 @@ def _score_in_workers(options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] |
 
 
 def _chunks(lines: Iterator[tuple[int, bytes]], size: int) -> Iterator[list[tuple[int, bytes]]]:
-    chunk: list[tuple[int, bytes]] = []
-    for item in lines:
-        chunk.append(item)
-        if len(chunk) >= size:
-            yield chunk
-            chunk = []
-    if chunk:
+    """``lines`` in lists of ``size`` (the last one shorter), each taken by ``islice`` in C, not line by line."""
+    while True:
+        chunk = list(islice(lines, size))
+        if not chunk:
+            return
         yield chunk
 
 
@@ -456,14 +455,15 @@ def run(path: str | Sequence[str], options: RunOptions, *, jobs: int = 1,
 
     with open_corpus(path, counts) as (lines, spans):
         metered = _Metered(lines, progress)
+        # without a progress callback nothing reads the byte count: the lines are not passed through the meter
+        stream = iter(metered) if progress is not None else lines
         functions = options.bfcl_functions()
         if jobs <= 1:
             cache = options.metric_cache(functions)
-            for chunk in _chunks(iter(metered), CHUNK_LINES):
+            for chunk in _chunks(stream, CHUNK_LINES):
                 absorb(score_lines(options, cache, chunk, gold_by_id, total.worst_floor(), details=False))
         else:
-            _score_in_workers(options, gold_by_id, functions, _chunks(iter(metered), CHUNK_LINES), total, jobs,
-                              absorb)
+            _score_in_workers(options, gold_by_id, functions, _chunks(stream, CHUNK_LINES), total, jobs, absorb)
         # the kept explanations (at most the heap's size) followed their episodes through each merge:
         # alignments are built once, for the run's worst only
         total.attach_details(ATTACH)
