@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from ekcli import SCHEMAS, synthetic_corpus
 
 from ek.corpus import runner
@@ -194,3 +196,30 @@ def test_a_bfcl_question_met_again_in_a_row_gets_the_metric_its_schemas_key_give
         got, want = fast.for_episode(None, episode_id), alone.for_episode(None, episode_id)
         assert got.grammar == want.grammar and [t.name for t in got.grammar.tools] == [functions[episode_id][0]["name"]]
         assert list(fast._bfcl) == list(alone._bfcl)
+
+
+_FIELDS = ["id", "result", "pred", "gold", "task", "category", "format", "grammar", "turns", "output"]
+_FIELD_VALUES = st.one_of(st.sampled_from(["q1", "q2", "mt", "nope", 1, "f(x=1)", "travel@2", "python", "c"]),
+                          st.none(), st.just([]), st.just([{"pred": "", "gold": []}]), st.just(True))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.one_of(st.dictionaries(st.sampled_from(_FIELDS), _FIELD_VALUES, max_size=4),
+                 st.fixed_dictionaries({"id": _FIELD_VALUES, "result": _FIELD_VALUES})), st.booleans())
+def test_a_bfcl_result_line_reads_as_the_general_reading_reads_it(obj: dict[str, Any], shared: bool) -> None:
+    """``parse_episode``'s fast path for ``{"id", "result"}`` lines (``_bfcl_result_line``) gives the Episode
+    or error the general reading gives, for any line whatever its keys."""
+    from ek.calls import Step
+    from ek.corpus import reading
+    from ek.corpus.reading import GoldEntry
+
+    gold_by_id = {"q1": GoldEntry((Step("f", {"x": 1}),), category="simple"),
+                  "q2": GoldEntry((), grammar="travel@2"), "mt": GoldEntry((), turns=(((Step("g", {}),),)))}
+    raw = json.dumps(obj)
+    fast = parse_episode(raw, 7, gold_by_id, shared_gold=shared)
+    general = reading._bfcl_result_line
+    try:
+        reading._bfcl_result_line = lambda *args: None  # type: ignore[assignment]
+        assert repr(parse_episode(raw, 7, gold_by_id, shared_gold=shared)) == repr(fast)
+    finally:
+        reading._bfcl_result_line = general  # type: ignore[assignment]
