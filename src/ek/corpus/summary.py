@@ -123,6 +123,23 @@ def _add_tally(into: dict[TallyKey, list[Any]], items: Any) -> None:
 _SMALL_COUNTS, _SMALL_LINES = "H", "I"
 
 
+def _add_tally_twice(run: dict[TallyKey, list[Any]], category: dict[TallyKey, list[Any]], items: Any) -> None:
+    """:func:`_add_tally` of ``items`` into the run's tally and into its category's, in one pass over them."""
+    for key, (w, n) in items:
+        slot = run.get(key)
+        if slot is None:
+            run[key] = [w, n]
+        else:
+            slot[0] += w
+            slot[1] += n
+        slot = category.get(key)
+        if slot is None:
+            category[key] = [w, n]
+        else:
+            slot[0] += w
+            slot[1] += n
+
+
 def _push_count(column: array[Any], value: float) -> array[Any]:
     """Append one episode's count; the column, widened to doubles (same values) the first time one does not fit.
 
@@ -257,8 +274,7 @@ class Summary:
         cat = self.categories.get(category or "")
         if cat is None:
             cat = self.categories[category or ""] = [{}, 0, 0]
-        _add_tally(self.tally, items)  # the run's tally, then the category's
-        _add_tally(cat[0], items)
+        _add_tally_twice(self.tally, cat[0], items)
         if one is not None:
             exact, parse_error = self._add_one_turn(one, one_exact, tp, fp, fn)
         else:
