@@ -346,9 +346,10 @@ class Summary:
     def _push_rows(self, tp: Exact, fp: Exact, fn: Exact, line: int) -> None:
         """Append an episode's bootstrap row and line number (fast path: whole counts into a compact column)."""
         rows_tp, rows_fp, rows_fn = self.rows_tp, self.rows_fp, self.rows_fn
-        if (type(tp) is int and type(fp) is int and type(fn) is int and rows_tp.typecode == rows_fp.typecode
-                == rows_fn.typecode == _SMALL_COUNTS and 0 <= tp <= 0xFFFF and 0 <= fp <= 0xFFFF
-                and 0 <= fn <= 0xFFFF):
+        # for ints, 0 <= a | b | c <= 0xFFFF is 0 <= each <= 0xFFFF: a negative one makes the "or" negative,
+        # and 0xFFFF is sixteen one bits, which the "or" stays within exactly when each does
+        if (type(tp) is int and type(fp) is int and type(fn) is int and 0 <= (tp | fp | fn) <= 0xFFFF
+                and rows_tp.typecode == rows_fp.typecode == rows_fn.typecode == _SMALL_COUNTS):
             rows_tp.append(tp)  # what _push_count does with float(tp): a whole number that fits
             rows_fp.append(fp)
             rows_fn.append(fn)
