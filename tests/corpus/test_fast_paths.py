@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from ekcli import SCHEMAS, synthetic_corpus
 
 from ek.corpus import runner
@@ -137,3 +139,87 @@ def test_a_gold_met_again_is_scored_prepared_with_the_same_report(tmp_path: Path
     assert with_memo.summary.episodes == alone.summary.episodes > len(lines) * 0.9
     assert report(with_memo) == report(alone)
     assert with_memo.summary.worst() == alone.summary.worst()
+
+
+@pytest.mark.parametrize("keep_export", [False, True])
+def test_a_one_turn_score_counts_as_its_episode_score(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       keep_export: bool) -> None:
+    """``Summary.add`` takes a one-turn line's Score as it is (its EpisodeScore built only where read): the
+    summary is the one the EpisodeScore gives, worst episodes, export rows and all."""
+    from ek.report.jsonreport import build_report
+    from ek.scorer.turns import EpisodeScore
+
+    corpus = synthetic_corpus(tmp_path / "c.jsonl", 300, accuracy=0.5, corrupt_every=17)
+    with open(corpus, "a", encoding="utf-8") as out:  # an unparsable output, an abstention, a spurious call
+        for i, (pred, gold) in enumerate([("get_weather(", []), ("", []), ("get_weather(location='Oslo')", [])]):
+            out.write(json.dumps({"id": f"extra-{i}", "pred": pred, "gold": gold}) + "\n")
+    options = RunOptions(grammar=str(SCHEMAS / "travel-v2.ek"), keep_worst=30, keep_details=10, keep_ids=True,
+                         keep_export=keep_export)
+
+    def everything() -> str:
+        rows: list[Any] = []
+        result = run(str(corpus), options, export=rows.extend)
+        report = build_report(result, options)
+        report.get("corpus", {}).pop("seconds", None)
+        s = result.summary
+        return json.dumps([report, [repr(d) for d in s.worst()], rows, [list(r) for r in s.rows()],
+                           list(s.exact_rows), sorted(s.arg_failures.items()), dict(s.abstention)],
+                          sort_keys=True, default=str)
+
+    as_score = everything()
+    one_turn = runner._score_one_turn
+    monkeypatch.setattr(runner, "_score_one_turn", lambda *a: EpisodeScore((one_turn(*a),)))
+    assert everything() == as_score
+
+
+def test_a_bfcl_question_met_again_in_a_row_gets_the_metric_its_schemas_key_gives() -> None:
+    """``MetricCache.for_episode`` hands a line whose question has the schemas of the line before the metric
+    it found then: the one the schemas' key finds in the LRU, whose order stays what it would have been."""
+    from ek.corpus.grammars import MetricCache
+
+    def schemas(name: str) -> list[dict[str, Any]]:
+        return [{"name": name, "description": "", "parameters": {"type": "dict", "properties": {
+            "x": {"type": "integer", "description": ""}}, "required": ["x"]}}]
+
+    functions = {"a": schemas("f"), "b": schemas("g"), "c": schemas("f"), "d": schemas("h")}
+    ids = ["a", "a", "b", "a", "c", "c", "b", "d", "d", "a", "b", "b", "c"]
+
+    def cache() -> MetricCache:
+        made = MetricCache(level="arg", canonicalizer="bfcl", optimal=False, default_grammar=None,
+                           search_path=(), bfcl_functions=functions)
+        made.BFCL_CACHE = 2  # evictions too
+        return made
+
+    fast, alone = cache(), cache()
+    for episode_id in ids:
+        alone._bfcl_last = None  # every lookup the whole way
+        got, want = fast.for_episode(None, episode_id), alone.for_episode(None, episode_id)
+        assert got.grammar == want.grammar and [t.name for t in got.grammar.tools] == [functions[episode_id][0]["name"]]
+        assert list(fast._bfcl) == list(alone._bfcl)
+
+
+_FIELDS = ["id", "result", "pred", "gold", "task", "category", "format", "grammar", "turns", "output"]
+_FIELD_VALUES = st.one_of(st.sampled_from(["q1", "q2", "mt", "nope", 1, "f(x=1)", "travel@2", "python", "c"]),
+                          st.none(), st.just([]), st.just([{"pred": "", "gold": []}]), st.just(True))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.one_of(st.dictionaries(st.sampled_from(_FIELDS), _FIELD_VALUES, max_size=4),
+                 st.fixed_dictionaries({"id": _FIELD_VALUES, "result": _FIELD_VALUES})), st.booleans())
+def test_a_bfcl_result_line_reads_as_the_general_reading_reads_it(obj: dict[str, Any], shared: bool) -> None:
+    """``parse_episode``'s fast path for ``{"id", "result"}`` lines (``_bfcl_result_line``) gives the Episode
+    or error the general reading gives, for any line whatever its keys."""
+    from ek.calls import Step
+    from ek.corpus import reading
+    from ek.corpus.reading import GoldEntry
+
+    gold_by_id = {"q1": GoldEntry((Step("f", {"x": 1}),), category="simple"),
+                  "q2": GoldEntry((), grammar="travel@2"), "mt": GoldEntry((), turns=(((Step("g", {}),),)))}
+    raw = json.dumps(obj)
+    fast = parse_episode(raw, 7, gold_by_id, shared_gold=shared)
+    general = reading._bfcl_result_line
+    try:
+        reading._bfcl_result_line = lambda *args: None  # type: ignore[assignment]
+        assert repr(parse_episode(raw, 7, gold_by_id, shared_gold=shared)) == repr(fast)
+    finally:
+        reading._bfcl_result_line = general  # type: ignore[assignment]

@@ -5,6 +5,9 @@ from __future__ import annotations
 from array import array
 from fractions import Fraction
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from ek.corpus.summary import Summary
 from ek.scorer.accounting import Score
 
@@ -36,3 +39,18 @@ def test_merging_a_compact_and_a_widened_chunk_keeps_line_order_and_values():
     tp, fp, _fn = first.rows()
     assert tp == array("d", [1.0, 2.5]) and tp.typecode == "d" and fp.typecode == "H"
     assert list(first.lines) == [1, 2] and first.tp == Fraction(7, 2)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(*[st.one_of(st.integers(0, 70_000), st.sampled_from([0, 0xFFFF, 0x10000]))] * 3),
+                min_size=1, max_size=6))
+def test_whole_counts_take_the_compact_rows_exactly_when_each_fits(counts: list[tuple[int, int, int]]) -> None:
+    """``_push_rows``' fast path (whole counts straight into compact columns) keeps what ``_push_count``,
+    the general path, keeps: the same values and the same column types."""
+    from ek.corpus.summary import _push_count
+
+    want = [array("H"), array("H"), array("H")]
+    for row in counts:
+        want = [_push_count(column, float(value)) for column, value in zip(want, row)]
+    got = _run(counts).rows()
+    assert [(c.typecode, list(c)) for c in got] == [(c.typecode, list(c)) for c in want]

@@ -111,3 +111,42 @@ def test_long_or_hostile_text_goes_straight_to_pythons_parser() -> None:
     assert _plain_calls("[" + ", ".join(["f(a=1)"] * 4000) + "]") is None  # past 20,000 characters
     with pytest.raises(ParseError, match="nests too deeply"):
         parse_calls("f(x=" + "-" * 100_000 + "1)")
+
+
+def _reader(text: str, fmt: str) -> Any:
+    """What the built-in reader of ``fmt`` gives (the way parse_calls went before its plain-text fast path)."""
+    from ek.parsing import registry
+    from ek.parsing.limits import DEFAULT_LIMITS
+
+    try:
+        return registry.get(fmt).read(text, registry.Reading(DEFAULT_LIMITS, None, fmt))
+    except ParseError as error:
+        return error
+
+
+def _parsed(text: str, fmt: str) -> Any:
+    try:
+        return parse_calls(text, fmt, types=lambda tool, arg: None)
+    except ParseError as error:
+        return error
+
+
+_AROUND = ["", " ", "\n", "\ufeff", "```python\n", "`", "x", "{", "[ ", "[\t", "[true, ", "[null]", "[true", "[null"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(_outputs(), st.sampled_from(_AROUND), st.sampled_from(["", " ", "\n", "\n```", ";", "x", "}", "]"]),
+       st.sampled_from(["bfcl", "python"]))
+def test_parse_calls_on_text_reads_as_the_formats_reader(text: str, before: str, after: str, fmt: str) -> None:
+    """``parse_calls``' fast path for call text (``_plain_call_text``) gives what the bfcl and python readers
+    give, steps or the very error, whatever surrounds the text (a BOM, a fence, spaces, JSON-like starts)."""
+    text = before + text + after
+    fast, general = _parsed(text, fmt), _reader(text, fmt)
+    assert repr(fast) == repr(general), text  # repr: 1, 1.0 and True differ, and an error shows its message
+
+
+@pytest.mark.parametrize("text", ["f (a=1)", "f\t(a=1)", "[true(a=1)]", "[null(a=1)]", "[]", "[ f(a=1)]",
+                                  "\ufefff(a=1)", "f(a=1) ", "[f(a=1)];", "x f(a=1)", "é(a=1)"])
+@pytest.mark.parametrize("fmt", ["bfcl", "python"])
+def test_call_text_the_fast_path_must_leave_to_the_reader(text: str, fmt: str) -> None:
+    assert repr(_parsed(text, fmt)) == repr(_reader(text, fmt))

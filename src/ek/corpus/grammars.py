@@ -77,6 +77,8 @@ class MetricCache:
         self._bfcl: OrderedDict[str, ToolCallMetric] = OrderedDict()
         #: id(function schemas) -> (those schemas, their content key); see _bfcl_key
         self._bfcl_keys: dict[int, tuple[Any, str]] = {}
+        #: the function schemas of the last BFCL lookup and their metric; see for_episode
+        self._bfcl_last: tuple[Any, ToolCallMetric] | None = None
 
     def default_key(self) -> str | None:
         """``NAME@VERSION`` of the default grammar (resolving it), or None without one."""
@@ -132,6 +134,13 @@ class MetricCache:
         functions = self.bfcl_functions.get(episode_id) if isinstance(episode_id, str) else None
         if functions is None:
             raise GrammarError(f"id {episode_id!r} is not in the BFCL questions file, so its functions are unknown")
+        last = self._bfcl_last
+        if last is not None and last[0] is functions:
+            # fast path: the line's question has the schemas of the line before (samples of one question in a
+            # row): the metric found then, without keying the schemas and asking the LRU again. Safe because it
+            # is what those steps would find (the schemas, held here, are the same object), and the LRU's
+            # order would not change (that entry was the last one moved to its end)
+            return last[1]
         key = self._bfcl_key(functions)
         metric = self._bfcl.get(key)
         if metric is None:
@@ -141,6 +150,7 @@ class MetricCache:
                 self._bfcl.popitem(last=False)
         else:
             self._bfcl.move_to_end(key)
+        self._bfcl_last = (functions, metric)
         return metric
 
     def _bfcl_key(self, functions: Any) -> str:

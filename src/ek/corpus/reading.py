@@ -186,7 +186,8 @@ def _decode_line(raw: bytes | str) -> Any:
         raise
     except ValueError as exc:  # the only other one json raises: an integer past Python's int/str limit
         raise LineDataError(long_int_reason(exc)) from None
-    _check_unicode(text, obj)
+    if "\\u" in text:  # only a \u escape can smuggle in a lone surrogate: a line without one is not scanned
+        _check_unicode(text, obj)
     return obj
 
 
@@ -349,6 +350,10 @@ def parse_episode(raw: bytes | str, line: int, gold_by_id: Mapping[Any, GoldEntr
         return LineError(line, None, str(exc))
     if not isinstance(obj, dict):
         return LineError(line, None, f"expected a JSON object per line, got {type(obj).__name__}: {_short(obj)}")
+    if len(obj) == 2 and gold_by_id is not None and not shared_gold:
+        fast = _bfcl_result_line(obj, line, gold_by_id)
+        if fast is not None:
+            return fast
     episode_id: str | int | None = None
     try:
         episode_id = _read_id(obj)
@@ -381,6 +386,25 @@ def parse_episode(raw: bytes | str, line: int, gold_by_id: Mapping[Any, GoldEntr
         reason = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
         return LineError(line, episode_id, str(reason))
     return Episode(line, episode_id, obj[pred_key], gold, grammar, None, task, category, output_format)
+
+
+def _bfcl_result_line(obj: dict[str, Any], line: int, gold_by_id: Mapping[Any, GoldEntry]) -> Episode | None:
+    """Fast path of :func:`parse_episode` for a line of a BFCL result file, ``{"id": ..., "result": ...}``
+    (two keys) whose string id has single-turn gold in the gold file: its :class:`Episode`, or None.
+
+    What it skips, and why that is safe: the readers of the fields such a line does not hold (``task``,
+    ``category``, ``format``, ``grammar``, ``turns``, ``gold``, the other output keys), which would each find
+    nothing; what is left is what the general reading then does: the id (a string is valid as it is), the
+    output under ``result``, and the gold, grammar and category of the id's entry. Any other line (an id
+    the gold file lacks, multi-turn gold) returns None and takes the general reading, which words its error.
+    """
+    episode_id = obj.get("id")
+    if type(episode_id) is not str or "result" not in obj:
+        return None
+    entry = gold_by_id.get(episode_id)
+    if entry is None or entry.turns is not None:
+        return None
+    return Episode(line, episode_id, obj["result"], entry.gold, entry.grammar, None, None, entry.category)
 
 
 def _gold_entry(episode_id: Any, gold_by_id: Mapping[Any, GoldEntry], shared: bool) -> GoldEntry:

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from functools import partial
+from itertools import islice
 from typing import Any
 
 import attrs
@@ -46,6 +47,7 @@ from ek.corpus.summary import Summary
 from ek.goldjson import gold_to_json
 from ek.limits import ALIGNMENT_VALUE_CHARS, CHUNK_LINES, ERROR_LINES_KEPT
 from ek.runtime.violation import safe_repr
+from ek.scorer.accounting import Score
 from ek.scorer.alignment import alignment_dict
 from ek.scorer.metric import ToolCallMetric
 from ek.scorer.turns import EpisodeScore, score_turns
@@ -189,6 +191,15 @@ def _score_with(metric: ToolCallMetric, episode: Episode, gold: Any = None) -> E
     return score_turns(score_one, ((_turn_pred(t), t.gold) for t in episode.turns))
 
 
+def _score_one_turn(metric: ToolCallMetric, episode: Episode, gold: Any = None) -> Score:
+    """A one-turn episode's score: its only turn's :class:`Score`, which :meth:`Summary.add` takes as the
+    episode. Fast path of :func:`_score_with`: the same metric call, without the :class:`EpisodeScore` (and
+    the ``partial``) built around it for every line; the summary wraps the few it keeps."""
+    pred = _prepare_pred(episode.pred)
+    gold = episode.gold if gold is None else gold
+    return metric(pred, gold) if episode.format is None else metric(pred, gold, format=episode.format)
+
+
 def episode_gold_problems(metric: ToolCallMetric, episode: Episode) -> tuple[str, ...]:
     """What the grammar rejects in an episode's gold, each problem of a multi-turn episode with its turn."""
     if episode.turns is None:
@@ -265,7 +276,8 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
             if problems and options.invalid_gold == "error":
                 summary.add_error(LineError(number, item.id, invalid_gold_reason(metric, problems)))
                 continue
-            score = _score_with(metric, item, memo.gold(metric, item))
+            score: Score | EpisodeScore = (_score_one_turn(metric, item, memo.gold(metric, item))
+                                           if item.turns is None else _score_with(metric, item))
         except GrammarError as exc:
             summary.add_error(LineError(number, item.id, f"unknown grammar: {exc}"))
             continue
@@ -398,13 +410,11 @@ def _score_in_workers(options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] |
 
 
 def _chunks(lines: Iterator[tuple[int, bytes]], size: int) -> Iterator[list[tuple[int, bytes]]]:
-    chunk: list[tuple[int, bytes]] = []
-    for item in lines:
-        chunk.append(item)
-        if len(chunk) >= size:
-            yield chunk
-            chunk = []
-    if chunk:
+    """``lines`` in lists of ``size`` (the last one shorter), each taken by ``islice`` in C, not line by line."""
+    while True:
+        chunk = list(islice(lines, size))
+        if not chunk:
+            return
         yield chunk
 
 
@@ -445,14 +455,15 @@ def run(path: str | Sequence[str], options: RunOptions, *, jobs: int = 1,
 
     with open_corpus(path, counts) as (lines, spans):
         metered = _Metered(lines, progress)
+        # without a progress callback nothing reads the byte count: the lines are not passed through the meter
+        stream = iter(metered) if progress is not None else lines
         functions = options.bfcl_functions()
         if jobs <= 1:
             cache = options.metric_cache(functions)
-            for chunk in _chunks(iter(metered), CHUNK_LINES):
+            for chunk in _chunks(stream, CHUNK_LINES):
                 absorb(score_lines(options, cache, chunk, gold_by_id, total.worst_floor(), details=False))
         else:
-            _score_in_workers(options, gold_by_id, functions, _chunks(iter(metered), CHUNK_LINES), total, jobs,
-                              absorb)
+            _score_in_workers(options, gold_by_id, functions, _chunks(stream, CHUNK_LINES), total, jobs, absorb)
         # the kept explanations (at most the heap's size) followed their episodes through each merge:
         # alignments are built once, for the run's worst only
         total.attach_details(ATTACH)

@@ -25,7 +25,7 @@ import attrs
 from ek.corpus.reading import LineError
 from ek.limits import ERROR_LINES_KEPT
 from ek.scorer.accounting import FN, FP, TP, Exact, Score, TallyKey
-from ek.scorer.turns import EpisodeScore, abstention
+from ek.scorer.turns import EpisodeScore, abstention, is_exact
 
 
 @attrs.frozen
@@ -121,6 +121,23 @@ def _add_tally(into: dict[TallyKey, list[Any]], items: Any) -> None:
 #: Typecodes of the compact per-episode arrays: counts as unsigned 16-bit integers (2 bytes, not a double's
 #: 8) while every count is a whole number below 65,536; line numbers as unsigned 32-bit ones (4, not 8).
 _SMALL_COUNTS, _SMALL_LINES = "H", "I"
+
+
+def _add_tally_twice(run: dict[TallyKey, list[Any]], category: dict[TallyKey, list[Any]], items: Any) -> None:
+    """:func:`_add_tally` of ``items`` into the run's tally and into its category's, in one pass over them."""
+    for key, (w, n) in items:
+        slot = run.get(key)
+        if slot is None:
+            run[key] = [w, n]
+        else:
+            slot[0] += w
+            slot[1] += n
+        slot = category.get(key)
+        if slot is None:
+            category[key] = [w, n]
+        else:
+            slot[0] += w
+            slot[1] += n
 
 
 def _push_count(column: array[Any], value: float) -> array[Any]:
@@ -234,10 +251,21 @@ class Summary:
         Called once per line, so it is written flat: each column is read once into a local, and a one-turn
         episode (most corpora) takes :meth:`_add_one_turn`, which reads its only turn once instead of
         looping over turns and deriving the episode's flags from them.
+
+        Fast path for a one-turn episode given as its :class:`Score` (what ``ek score`` hands over): its
+        :class:`EpisodeScore` is built only where one is read (an ``--episodes-out`` row, a candidate for
+        the worst episodes), not for every line. Safe because that wrapper of one turn holds nothing the
+        turn does not: its total *is* the turn, and its exact flag is :func:`is_exact` of it, computed here.
         """
-        episode = score if type(score) is EpisodeScore else _as_episode(score)
-        turns = episode.turns
-        total = episode.total
+        if type(score) is EpisodeScore:
+            episode: EpisodeScore | None = score
+            total = score.total
+            one = score.turns[0] if len(score.turns) == 1 else None
+            one_exact = score.turn_exact[0]
+        else:
+            episode = None
+            total = one = score
+            one_exact = is_exact(score)
         tp, fp, fn = total.exact_counts
         self.tp += tp
         self.fp += fp
@@ -246,11 +274,11 @@ class Summary:
         cat = self.categories.get(category or "")
         if cat is None:
             cat = self.categories[category or ""] = [{}, 0, 0]
-        _add_tally(self.tally, items)  # the run's tally, then the category's
-        _add_tally(cat[0], items)
-        if len(turns) == 1:
-            exact, parse_error = self._add_one_turn(turns[0], episode.turn_exact[0], tp, fp, fn)
+        _add_tally_twice(self.tally, cat[0], items)
+        if one is not None:
+            exact, parse_error = self._add_one_turn(one, one_exact, tp, fp, fn)
         else:
+            assert episode is not None
             exact, parse_error = self._add_turns(episode)
         self._push_rows(tp, fp, fn, line)
         self.exact_rows.append(1 if exact else 0)
@@ -272,9 +300,9 @@ class Summary:
             self.parse_failures += 1
         self.grammars[grammar or ""] += 1
         if self.export is not None:
-            self.export.append(export_row(line, episode_id, episode, task, category))
+            self.export.append(export_row(line, episode_id, episode or EpisodeScore((score,)), task, category))
         if not exact:
-            self._offer(line, episode_id, episode, category)
+            self._offer(line, episode_id, episode or score, category)
 
     def _add_one_turn(self, turn: Score, exact: bool, tp: Exact, fp: Exact, fn: Exact) -> tuple[bool, bool]:
         """The per-turn counts of a one-turn episode (the turn is the episode): (exact, output unparsable)."""
@@ -318,9 +346,10 @@ class Summary:
     def _push_rows(self, tp: Exact, fp: Exact, fn: Exact, line: int) -> None:
         """Append an episode's bootstrap row and line number (fast path: whole counts into a compact column)."""
         rows_tp, rows_fp, rows_fn = self.rows_tp, self.rows_fp, self.rows_fn
-        if (type(tp) is int and type(fp) is int and type(fn) is int and rows_tp.typecode == rows_fp.typecode
-                == rows_fn.typecode == _SMALL_COUNTS and 0 <= tp <= 0xFFFF and 0 <= fp <= 0xFFFF
-                and 0 <= fn <= 0xFFFF):
+        # for ints, 0 <= a | b | c <= 0xFFFF is 0 <= each <= 0xFFFF: a negative one makes the "or" negative,
+        # and 0xFFFF is sixteen one bits, which the "or" stays within exactly when each does
+        if (type(tp) is int and type(fp) is int and type(fn) is int and 0 <= (tp | fp | fn) <= 0xFFFF
+                and rows_tp.typecode == rows_fp.typecode == rows_fn.typecode == _SMALL_COUNTS):
             rows_tp.append(tp)  # what _push_count does with float(tp): a whole number that fits
             rows_fp.append(fp)
             rows_fn.append(fn)
@@ -330,11 +359,13 @@ class Summary:
             self.rows_fn = _push_count(rows_fn, float(fn))
         self.lines = _push_line(self.lines, line)
 
-    def _offer(self, line: int, episode_id: Any, episode: EpisodeScore, category: str | None = None) -> None:
+    def _offer(self, line: int, episode_id: Any, episode: EpisodeScore | Score, category: str | None = None) -> None:
+        """Keep the episode among the worst if it ranks (``episode``: a one-turn episode may come as its
+        :class:`Score`, wrapped only once it ranks)."""
         size = self.heap_size
         if size <= 0:
             return
-        total = episode.total
+        total = episode.total if type(episode) is EpisodeScore else episode
         _tp, fp, fn = total.exact_counts
         lost = float(fp + fn)
         # fast path: an episode that lost less than the bar is out whatever its F1 (keys compare lost first),
@@ -346,6 +377,7 @@ class Summary:
         key = (lost, -total.f1, -line)
         if (floor is not None and key <= floor) or (full and key <= self._heap[0][0]):
             return
+        episode = _as_episode(episode)
         entry = (key, digest(line, episode_id, episode, None, category))
         if len(self._heap) < size:
             heapq.heappush(self._heap, entry)

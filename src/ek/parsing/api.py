@@ -18,7 +18,8 @@ from ek.calls import Step
 from ek.parsing import chat_text, json_text, native, prose, registry, shapes
 from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import DEFAULT_LIMITS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_SIZE, Limits, check_text
-from ek.parsing.python_calls import parse_python
+from ek.parsing.python_calls import FORMAT as PYTHON
+from ek.parsing.python_calls import _plain_calls, parse_python
 from ek.parsing.registry import Reading
 
 #: The built-in format names (``registry.names()`` adds the registered ones).
@@ -69,6 +70,11 @@ def parse_calls(
         plain = shapes.bfcl_plain_calls(output, DEFAULT_LIMITS)
         if plain is not None:
             return plain
+    if type(output) is str and (format == "bfcl" or format == "python") and max_size == DEFAULT_MAX_SIZE \
+            and max_depth == DEFAULT_MAX_DEPTH:
+        plain = _plain_call_text(output, format)  # fast path: see there
+        if plain is not None:
+            return plain
     fmt = registry.get(format) if isinstance(format, str) else None
     if fmt is None:
         raise ValueError(f"format must be a string, got {type(format).__name__}")
@@ -92,6 +98,35 @@ def parse_calls(
 
 #: The Reading of each format with the default limits and no type hint (frozen: one serves every call).
 _DEFAULT_READINGS: dict[str, Reading] = {}
+
+
+def _plain_call_text(text: str, fmt: str) -> list[Step] | None:
+    """Fast path of the built-in ``python`` and ``bfcl`` readers (never replaced) on call text as models
+    mostly write it, ``[f(a=1), g(b='x')]``: the steps, or None to let the reader decide.
+
+    What it skips, and why that is safe: finding the format and building its :class:`Reading` (neither
+    reader looks at the type hint); removing a BOM and a code fence and stripping (a text that starts with
+    ``[`` or an identifier character and ends with ``)`` or ``]`` has no BOM, no fence and no surrounding
+    whitespace, so those leave it as it is); and the readers' calls down to :func:`parse_python`. What it
+    keeps is every test they make on such a text: ``[`` must begin a list of calls, not JSON
+    (:func:`_python_list`), bfcl reads text without call syntax as no call (:data:`_CALL_SYNTAX`), and then
+    :func:`parse_python`'s own plain path (``check_text``, then ``_plain_calls``). Any other text, and
+    an error, takes the reader's way, which reads it or words the error
+    (tests/parsing/test_parse_plain_calls.py compares the two on random texts).
+    """
+    if not text or text[-1] not in ")]":
+        return None
+    first = text[0]
+    if first == "[":
+        if not _python_list(text):
+            return None
+    elif not first.isidentifier() or (fmt == "bfcl" and _CALL_SYNTAX.search(text) is None):
+        return None
+    try:
+        check_text(text, DEFAULT_LIMITS, PYTHON)
+    except ParseError:
+        return None
+    return _plain_calls(text)
 
 
 def _decode(data: bytes, limits: Limits, fmt: str) -> str:

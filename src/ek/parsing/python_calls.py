@@ -24,7 +24,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ek.calls import Step
+from ek.calls import Step, step_of_plain
 from ek.parsing.errors import ParseError
 from ek.parsing.limits import Limits, check_text
 from ek.parsing.values import int_too_long, long_int_reason
@@ -383,8 +383,10 @@ def _plain_call(tokens: list[_Token], at: int) -> tuple[Step, int]:
         raise _NotPlain
     at += 1
     args: dict[str, Any] = {}
+    # step_of_plain: ``name`` is a str the pattern matched and ``args`` a dict keyed by names it matched, the
+    # two things Step's validators check
     if tokens[at][4] == ")":
-        return Step(name, args), at + 1
+        return step_of_plain(name, args), at + 1
     while True:
         _, _, arg, after, _, _ = tokens[at]
         if after != "=" or "." in arg or arg in _RESERVED or arg in args:
@@ -397,7 +399,7 @@ def _plain_call(tokens: list[_Token], at: int) -> tuple[Step, int]:
         elif punct != ")":
             raise _NotPlain
         if punct == ")":
-            return Step(name, args), at + 1
+            return step_of_plain(name, args), at + 1
 
 
 def _reserved_part(name: str) -> bool:
