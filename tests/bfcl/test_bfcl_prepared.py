@@ -255,3 +255,27 @@ def test_a_one_item_output_takes_the_shortcut_only_where_one_call_is_expected() 
         entry = prepare(functions, truth, category)
         for output in ([{"f": {"a": "x"}}], [{"": {"a": "x"}}], [{"f": {"a": math.nan}}], [{"f": ["a"]}], []):
             assert outcome(lambda: entry.check(output)) == outcome(lambda: check(functions, output, truth, category))
+
+
+def test_a_parallel_no_match_row_of_compiled_failures_reads_as_check_gives_it() -> None:
+    """A prepared parallel entry's no-match row keeps the failures its compiled checks build as templates
+    (``_failure``), not verdicts: the message must be check()'s, whose row holds verdicts, for each failure the
+    compiled check builds itself (unexpected parameter, value not among the strings or the others, wrong type)
+    and the prebuilt ones (wrong name, missing parameter), at each place in the row."""
+    functions = [{"name": "f", "parameters": {"type": "dict", "properties": {
+        "s": {"type": "string"}, "n": {"type": "integer"}, "b": {"type": "boolean"}}, "required": ["s"]}}]
+    truth = [{"f": {"s": ["Paris"], "n": [1, ""], "b": [True, ""]}}, {"f": {"s": ["Rome"], "n": [2, ""], "b": [""]}}]
+    entry = prepare(functions, truth, "parallel")
+    misfits = [{"f": {"s": "Lyon"}}, {"f": {"s": "Paris", "n": 3}}, {"f": {"s": "Paris", "n": "1"}},
+               {"f": {"s": "Paris", "z": 1}}, {"f": {"s": "Paris", "b": 1}}, {"g": {"s": "Paris"}}, {"f": {"n": 1}}]
+    seen = set()
+    for first in misfits:
+        for second in [*misfits, {"f": {"s": "Rome"}}]:
+            output = [first, second]
+            verdict = entry.check(copy.deepcopy(output))
+            assert outcome(lambda: verdict) == outcome(lambda: check(functions, output, truth, "parallel")), output
+            if verdict.error_type.endswith("cannot_find_match"):
+                seen.add(verdict.message.rsplit("model call 1: ", 1)[1].split(": ")[0])
+    assert seen >= {"simple_function_checker:unexpected_param", "value_error:others", "value_error:string",
+                    "type_error:simple", "simple_function_checker:wrong_func_name",
+                    "simple_function_checker:missing_required"}, seen

@@ -19,6 +19,7 @@ import contextlib
 import functools
 import string
 from collections.abc import Callable, Mapping, Sequence
+from types import MethodType
 from typing import Any, cast
 
 import attrs
@@ -622,16 +623,18 @@ def _matched(checkers: list[_CallCheck], fast: bool, calls: list[_Call], answers
     return _no_match(first, answers, [verdict(first, j) for j in range(size)])
 
 
-def _no_match(first: int, answers: list[Mapping[str, Any]], row: list[Verdict]) -> Verdict:
-    """Answer ``first`` is the first left unmatched; ``row``: its verdict against each model call."""
+def _no_match(first: int, answers: list[Mapping[str, Any]], row: list[Any]) -> Verdict:
+    """Answer ``first`` is the first left unmatched; ``row``: its verdict (or :func:`_failure`) against each call."""
     return _failed("parallel_function_checker_no_order:cannot_find_match",
                    "Could not find a matching function call for index {0} of possible answers ({1}) "
                    "in any complete assignment. {2!w}", first, next(iter(answers[first])), row)
 
 
-def _reasons(row: list[Verdict]) -> str:
-    """Why each model call failed one answer (``row``: its verdicts), joined as the message shows it."""
-    return "; ".join(f"model call {j}: {v.error_type}: {v.message}" for j, v in enumerate(row))
+def _reasons(row: list[Any]) -> str:
+    """Why each model call failed one answer (``row``: its verdicts, or :func:`_failure` s), joined as the
+    message shows it."""
+    return "; ".join(f"model call {j}: {v[0]}: {_MESSAGES.format(v[1], *v[2])}" if type(v) is tuple
+                     else f"model call {j}: {v.error_type}: {v.message}" for j, v in enumerate(row))
 
 
 def _in_order(checkers: list[_CallCheck], calls: list[_Call]) -> tuple[int, Verdict] | None:
@@ -654,7 +657,7 @@ def _in_order(checkers: list[_CallCheck], calls: list[_Call]) -> tuple[int, Verd
     return None
 
 
-def _row_fitting_nothing(misfit: int, checker: _CallCheck, calls: list[_Call], own: Verdict) -> list[Verdict] | None:
+def _row_fitting_nothing(misfit: int, checker: _CallCheck, calls: list[_Call], own: Verdict) -> list[Any] | None:
     """Fast path: answer ``misfit`` (the first not fitting its own call) against every call, if it fits none.
 
     Skips :func:`_first_without_fit` (which asks every earlier answer about
@@ -666,15 +669,37 @@ def _row_fitting_nothing(misfit: int, checker: _CallCheck, calls: list[_Call], o
     as one call fits (then the general path decides). Taken for well-formed
     entries only (see :func:`_well_formed`), as pairs are then checked in any
     order with the same verdicts. ``checker``: the answer's call checker;
-    ``own``: its verdict on call ``misfit``.
+    ``own``: its verdict on call ``misfit``. A compiled checker builds the
+    failures it builds itself as :func:`_failure` s, which the row keeps.
     """
-    row = []
+    compiled = checker.__self__ if type(checker) is MethodType else None  # a _CompiledCall's check
+    row: list[Any] = []
     for j, call in enumerate(calls):
-        verdict = own if j == misfit else checker(call)
+        if j == misfit:
+            verdict = own
+        elif compiled is not None:
+            verdict = compiled.check(call, _failure)
+            if type(verdict) is tuple:
+                row.append(verdict)
+                continue
+        else:
+            verdict = checker(call)
         if verdict.valid:
             return None
         row.append(verdict)
     return row
+
+
+def _failure(error_type: str, template: str, *values: Any) -> tuple[str, str, tuple[Any, ...]]:
+    """Fast path: a failure of a parallel no-match's row as ``(error_type, template, values)``, not a verdict.
+
+    Skips building a :class:`Verdict` (an object and its dict) for each call
+    that the first unmatched answer does not fit: the row is only read by
+    the no-match message (:func:`_reasons`). Safe: the message formats the
+    same template with the same values as the verdict's ``message`` would,
+    and a failure is never valid, as the verdict would not be.
+    """
+    return error_type, template, values
 
 
 def _first_without_fit(size: int, verdict: Callable[[int, int], Verdict]) -> int | None:
@@ -850,7 +875,9 @@ class _CompiledCall:
         must = [param for param, alternatives in possible.items() if "" not in alternatives]
         return cls(_expected_name(func, ctx), required, slots, must, ctx)
 
-    def check(self, call: _Call) -> Verdict:
+    def check(self, call: _Call, fail: Callable[..., Any] = _failed) -> Any:
+        """The verdict on ``call``; ``fail`` builds the failures this method builds itself (the others are
+        verdicts): :func:`_failed`, or in a parallel no-match's row :func:`_failure` (see there)."""
         got, args = call
         if got != self.name:
             return self.wrong_name
@@ -861,19 +888,19 @@ class _CompiledCall:
         for param, value in args.items():
             slot = slots.get(param)
             if slot is None:  # the failures here: _unexpected, _not_among, ..., each built without its function
-                return _failed("simple_function_checker:unexpected_param", _UNEXPECTED, param)
+                return fail("simple_function_checker:unexpected_param", _UNEXPECTED, param)
             kind, raw, std, detail, alternatives = slot
             if type(value) is kind:
                 if value in raw:
                     continue
                 if std is None:
-                    return _failed("value_error:others", _NOT_AMONG, param, value, alternatives)
+                    return fail("value_error:others", _NOT_AMONG, param, value, alternatives)
                 if standardize(value) in std:
                     continue
-                return _failed("value_error:string", _NOT_AMONG_STRINGS, param, value, alternatives)
+                return fail("value_error:string", _NOT_AMONG_STRINGS, param, value, alternatives)
             if kind is not None and type(value) is not _answer_type(alternatives) \
                     and not (kind is float and type(value) is int):  # what _type_check finds for it (no conversion)
-                return _failed("type_error:simple", _WRONG_TYPE, param, detail["type"], type(value).__name__, value)
+                return fail("type_error:simple", _WRONG_TYPE, param, detail["type"], type(value).__name__, value)
             # Not a scalar of its declared type (a list, a dict, a "variable", an int for a float): what
             # _call_checker does with it is _listed_as_is, else _check_param (its scalar branch needs one).
             if _listed_as_is(value, detail, alternatives):
