@@ -314,22 +314,18 @@ class DeferredExplanation(Explanation):
         of an explanation whose every pair is exact and covers every call; they are set on first read);
         ``inexact``: the pairs that may hold a mistake (:data:`FailedPairs`), which ``failed_checks`` reads
         without building."""
-        set_pred, set_gold, set_build, set_known, set_inexact = _DEFERRED_SLOTS
+        set_pred, set_gold, set_build, set_known, set_inexact, set_parse_error = _DEFERRED_SLOTS
         set_pred(self, pred)
         set_gold(self, gold)
         set_build(self, build)
-        if known is not ALL_EXACT_FIELDS:  # the defaults are left unset: __getattr__ gives them (an all-exact
-            set_known(self, known)  # output, the most common, is spared two slot writes)
-        if inexact:
-            set_inexact(self, inexact)
+        set_known(self, known)
+        set_inexact(self, inexact)
+        # parse_error is set at once: every corpus line reads it (is_exact), and a slot first read through
+        # __getattr__ costs an AttributeError, three times the whole construction
+        set_parse_error(self, known["parse_error"])
 
     def __getattr__(self, name: str) -> Any:
-        # Only called for a slot not set yet: a default of __init__, a field known from the start, or the rest,
-        # built once.
-        if name == "_known":
-            return ALL_EXACT_FIELDS
-        if name == "_inexact":
-            return ()
+        # Only called for a slot not set yet: a field known from the start, or the rest, built once.
         known = self._known
         if name in known:
             value = known[name]
@@ -348,8 +344,9 @@ class DeferredExplanation(Explanation):
         """Read from the pairs that may hold a mistake while the pairs are not built yet (the others are
         exact: nothing of theirs fails)."""
         if self._build is not None:
-            return [(tool, row[0], row[1]) for tool, exact, rows in self._inexact if not exact
-                    for row in rows if row[1] not in OK_STATUSES]
+            inexact = self._inexact
+            return [(tool, row[0], row[1]) for tool, exact, rows in inexact if not exact
+                    for row in rows if row[1] not in OK_STATUSES] if inexact else []
         return super().failed_checks()
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -671,7 +668,7 @@ def slot_setters(cls: type, *names: str) -> tuple[Callable[[Any, Any], None], ..
     return tuple(setters)
 
 
-_DEFERRED_SLOTS = slot_setters(DeferredExplanation, "pred", "gold", "_build", "_known", "_inexact")
+_DEFERRED_SLOTS = slot_setters(DeferredExplanation, "pred", "gold", "_build", "_known", "_inexact", "parse_error")
 #: Score's slot setters, in of_exact_parts' order.
 _SCORE_SLOTS = slot_setters(Score, "_tp", "_fp", "_fn", "tally", "episodes", "explanation")
 
