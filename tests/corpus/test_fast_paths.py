@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from ekcli import SCHEMAS, synthetic_corpus
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ekcli import SCHEMAS, synthetic_corpus
 
 from ek.corpus import runner
 from ek.corpus.reading import LineError, _json_error, parse_episode

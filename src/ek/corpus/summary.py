@@ -24,7 +24,7 @@ import attrs
 
 from ek.corpus.reading import LineError
 from ek.limits import ERROR_LINES_KEPT
-from ek.scorer.accounting import FN, FP, TP, Exact, Score, TallyKey
+from ek.scorer.accounting import FN, FP, TP, Exact, Score, TallyKey, tally_add
 from ek.scorer.turns import EpisodeScore, abstention, is_exact
 
 
@@ -108,14 +108,9 @@ def export_row(line: int, episode_id: Any, episode: EpisodeScore, task: Any, cat
 
 
 def _add_tally(into: dict[TallyKey, list[Any]], items: Any) -> None:
-    """Add ``(key, (weight, count))`` items into a mutable tally."""
+    """Add ``(key, (weight, count))`` items into a mutable tally (merging chunks: a few keys each)."""
     for key, (w, n) in items:
-        slot = into.get(key)
-        if slot is None:
-            into[key] = [w, n]
-        else:
-            slot[0] += w
-            slot[1] += n
+        tally_add(into, key, w, n)
 
 
 #: Typecodes of the compact per-episode arrays: counts as unsigned 16-bit integers (2 bytes, not a double's
@@ -124,7 +119,8 @@ _SMALL_COUNTS, _SMALL_LINES = "H", "I"
 
 
 def _add_tally_twice(run: dict[TallyKey, list[Any]], category: dict[TallyKey, list[Any]], items: Any) -> None:
-    """:func:`_add_tally` of ``items`` into the run's tally and into its category's, in one pass over them."""
+    """:func:`_add_tally` of ``items`` into the run's tally and into its category's, in one pass over them
+    (once per line: :func:`ek.scorer.accounting.tally_add` inlined twice, without two calls per key)."""
     for key, (w, n) in items:
         slot = run.get(key)
         if slot is None:
