@@ -272,23 +272,30 @@ def _bfcl_episodes(data: Path):
     from ek.bfcl import load_category
     from ek.bfcl.variants import variants
 
-    for category in ("simple_python", "multiple", "parallel", "parallel_multiple", "live_parallel_multiple"):
+    for category in ("simple_python", "multiple", "parallel", "parallel_multiple", "live_simple", "live_multiple",
+                     "live_parallel", "live_parallel_multiple", "simple_java", "simple_javascript"):
         rng = random.Random(category)
         for e in load_category(data / f"BFCL_v4_{category}.json"):
             for label, output in variants(e.functions, e.ground_truth, category, rng):
                 yield e, label, output
 
 
-@pytest.mark.parametrize("validate", [True, False])
-def test_bfcl_sample_outputs_score_as_the_general_path_scores_them(bfcl_data, validate):
+@pytest.mark.parametrize("validate, level, optimal", [(True, "arg", False), (False, "arg", False),
+                                                      (True, "call", True), (True, "arg", True)])
+def test_bfcl_sample_outputs_score_as_the_general_path_scores_them(bfcl_data, validate, level, optimal):
+    """Every mistake ek.bfcl.variants derives from the sample's entries (Python, Java, JavaScript, live), scored
+    through the fast paths against a gold read once and against one prepared: the general path's result."""
     taken = 0
     for e, _label, output in _bfcl_episodes(bfcl_data):
-        metric = ToolCallMetric("arg", canonicalizer="bfcl", format="bfcl", grammar=e.grammar(), validate=validate)
+        metric = ToolCallMetric(level, canonicalizer="bfcl", format="bfcl", grammar=e.grammar(), validate=validate,
+                                optimal=optimal)
         gold = e.gold()
-        fast = metric(output, gold)
-        taken += type(fast.explanation) is DeferredExplanation
-        _same(fast, _general(metric, metric.read(output), gold))
-    assert taken > 20
+        general = _general(metric, metric.read(output), gold)
+        for against in (gold, metric.prepare(gold)):
+            fast = metric(output, against)
+            taken += type(fast.explanation) is DeferredExplanation
+            _same(fast, general)
+    assert taken > 100
 
 
 @settings(max_examples=200, deadline=None)
