@@ -181,13 +181,12 @@ def score_episode(cache: MetricCache, episode: Episode) -> EpisodeScore:
     return _score_with(cache.for_episode(episode.grammar, episode.id), episode)
 
 
-def _score_with(metric: ToolCallMetric, episode: Episode, gold: Any = None) -> EpisodeScore:
+def _score_with(metric: ToolCallMetric, episode: Episode) -> EpisodeScore:
     """Each turn scored on its own by ``metric`` (:func:`ek.scorer.turns.score_turns`: matches never cross turns),
-    reading the outputs in the line's own ``format`` when it names one. ``gold``: a one-turn episode's gold
-    as ``metric`` prepared it (:meth:`ToolCallMetric.prepare`), when it was."""
-    score_one = metric if episode.format is None else partial(metric, format=episode.format)
+    reading the outputs in the line's own ``format`` when it names one."""
     if episode.turns is None:  # fast path: a one-turn line's only turn, without building a Turn for it
-        return score_turns(score_one, ((_prepare_pred(episode.pred), episode.gold if gold is None else gold),))
+        return EpisodeScore((_score_one_turn(metric, episode),))
+    score_one = metric if episode.format is None else partial(metric, format=episode.format)
     return score_turns(score_one, ((_turn_pred(t), t.gold) for t in episode.turns))
 
 
