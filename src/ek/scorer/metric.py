@@ -1044,10 +1044,14 @@ class ToolCallMetric:
         exact, pairs, extra, missing = cover
         level, tally = self.level, {}
         calls = plan.calls if plan is not None else None
+
+        def gold_parts(j: int) -> tuple[Any, int]:
+            """A gold call's call_parts: the prepared gold's, or worked out now."""
+            return calls[j] if calls is not None else call_parts(gold[j], ctx.rules, ctx.weight(gold[j].name), level)
+
         for j in exact:
-            tool = gold[j].name
-            weight, count = calls[j] if calls is not None else call_parts(gold[j], ctx.rules, ctx.weight(tool), level)
-            tally_add(tally, (TP, tool, "match"), weight, count)
+            weight, count = gold_parts(j)
+            tally_add(tally, (TP, gold[j].name, "match"), weight, count)
         if extra:
             gold_names = {s.name for s in gold}
             for i in extra:
@@ -1057,10 +1061,8 @@ class ToolCallMetric:
         if missing:
             reason = "unparseable_output" if parse_error else "missed_call" if not pred else "missing_call"
             for j in missing:
-                tool = gold[j].name
-                weight, count = calls[j] if calls is not None else call_parts(gold[j], ctx.rules, ctx.weight(tool),
-                                                                              level)
-                tally_add(tally, (FN, tool, reason), weight, count)
+                weight, count = gold_parts(j)
+                tally_add(tally, (FN, gold[j].name, reason), weight, count)
         inexact: list[tuple[str, bool, tuple[CheckRow, ...]]] = []
         if pairs:
             units: list[UnitRow] = []
