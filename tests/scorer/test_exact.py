@@ -12,7 +12,7 @@ from ek.calls import GoldCall, Step
 from ek.canon import bfcl, fold
 from ek.grammar.model import ComparePolicy, FieldSpec, GraphGrammar, PrimitiveType, ToolSpec
 from ek.scorer.accounting import DeferredExplanation, Explanation
-from ek.scorer.exact import all_exact, exact_parts
+from ek.scorer.exact import ALL_EXACT, exact_cover, exact_parts
 from ek.scorer.metric import ToolCallMetric, coerce_calls
 from ek.values import OMITTABLE, OneOf
 
@@ -250,12 +250,16 @@ def test_a_deferred_explanation_builds_once_and_pickles_as_a_plain_one():
 def test_all_exact_needs_one_exact_partner_each():
     canon = fold
     rules = {"s": None}.get
+
+    def all_exact(pred, gold):
+        return exact_cover(pred, gold, rules, canon, [{}] * len(pred)) is ALL_EXACT  # every predicted call valid
+
     gold = coerce_calls([("s", {"q": OneOf("a", "b")}), ("s", {"q": "b"})], "gold")
-    assert not all_exact(coerce_calls([("s", {"q": "b"}), ("s", {"q": "b"})], "p"), gold, rules, canon)
-    assert not all_exact(coerce_calls([("s", {"q": "b"}), ("s", {"q": "a"})], "p"), gold, rules, canon)
+    assert not all_exact(coerce_calls([("s", {"q": "b"}), ("s", {"q": "b"})], "p"), gold)
+    assert not all_exact(coerce_calls([("s", {"q": "b"}), ("s", {"q": "a"})], "p"), gold)
     one_each = coerce_calls([("s", {"q": "a"}), ("s", {"q": "b"})], "gold")
-    assert all_exact(coerce_calls([("s", {"q": "b"}), ("s", {"q": "a"})], "p"), one_each, rules, canon)
-    assert not all_exact(coerce_calls([("s", {"q": "b"})], "p"), one_each, rules, canon)
+    assert all_exact(coerce_calls([("s", {"q": "b"}), ("s", {"q": "a"})], "p"), one_each)
+    assert not all_exact(coerce_calls([("s", {"q": "b"})], "p"), one_each)
 
 
 def test_exact_parts_weigh_each_unit_as_the_units_do():

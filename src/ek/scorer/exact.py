@@ -5,7 +5,7 @@ Such an episode's score does not depend on which exact pairs are chosen: every u
 per gold call and one per argument that counts (a bare ``OMITTABLE`` left out counts nothing, an ignored
 argument nothing, every other gold argument one), each of the weight the general path gives it
 (:func:`exact_parts`). Scoring such an output is then telling, call by call, that it is exact
-(:func:`all_exact`), which skips the assignment, the comparison rows and the units. The explanation is
+(:func:`exact_cover`), which skips the assignment, the comparison rows and the units. The explanation is
 worked out by the general path when it is first read (:class:`~ek.scorer.accounting.DeferredExplanation`).
 
 The path only answers when it is *sure*: each (predicted, gold) verdict is ``True`` (the general path's
@@ -292,35 +292,11 @@ def group_index(golds: list[Mapping[str, Any]], rules: Mapping[str, ArgRule],
     return None
 
 
-def all_exact(pred: Sequence[Step], gold: Sequence[Step], rules_of: Callable[[str], Mapping[str, ArgRule] | None],
-              canon: Canonicalizer, plan: ExactPlan | None = None) -> bool:
-    """True when the general path pairs every predicted call with a gold call exactly and leaves no call
-    unmatched on either side (the predicted calls are valid: none breaks the schema). ``plan``: gold's
-    :class:`ExactPlan`, when it was prepared. :func:`exact_cover` tells it (:data:`ALL_EXACT`).
-
-    A tool called once on each side pairs those two calls (every assignment does). A tool called more
-    often must have as many calls on each side, each with exactly one exact partner: the exact pairs are
-    then a perfect matching that every assignment takes first (the greedy's exact pairs share no call; the
-    optimal one counts exact pairs first), so which assignment runs does not matter.
-    """
-    return exact_cover(pred, gold, rules_of, canon, _AllValid(), plan) is ALL_EXACT
-
-
-class _AllValid:
-    """The violations of predicted calls that break no schema rule: none for each."""
-
-    __slots__ = ()
-
-    def __getitem__(self, index: int) -> Mapping[str, str]:
-        return _NO_VIOLATIONS
-
-
-_NO_VIOLATIONS: Mapping[str, str] = MappingProxyType({})
 _NO_INDEX: Mapping[str, GroupIndex] = MappingProxyType({})
 
 
 class _AllExact(Sentinel):
-    """:func:`exact_cover`'s answer when every call pairs exactly (what :func:`all_exact` tells)."""
+    """:func:`exact_cover`'s answer when every call pairs exactly and none is left over."""
 
     NAME = "ALL_EXACT"
 
@@ -341,7 +317,7 @@ def exact_cover(pred: Sequence[Step], gold: Sequence[Step], rules_of: Callable[[
                 plan: ExactPlan | None = None) -> Cover | Any | None:
     """How the general path pairs ``pred`` with ``gold`` (no order to honour), whatever its assignment, when
     that is sure without ranking a pair: :data:`ALL_EXACT` when every call pairs exactly and none is left
-    over (what :func:`all_exact` tells), else a :data:`Cover`; None when the general path must decide.
+    over, else a :data:`Cover`; None when the general path must decide.
 
     The exact pairs are told by :func:`exact_verdict` (``invalid``: each predicted call's schema violations;
     a call that breaks the schema is never exact). Tool by tool, the answer is sure when each predicted call
@@ -511,5 +487,5 @@ def shallow(args: Mapping[str, Any]) -> bool:
     return True
 
 
-__all__ = ["ALL_EXACT", "Cover", "ExactPlan", "GroupIndex", "all_exact", "call_parts", "exact_candidates",
+__all__ = ["ALL_EXACT", "Cover", "ExactPlan", "GroupIndex", "call_parts", "exact_candidates",
            "exact_cover", "exact_parts", "exact_verdict", "group_index", "plan_exact", "shallow"]
