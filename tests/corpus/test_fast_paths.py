@@ -141,6 +141,100 @@ def test_a_gold_met_again_is_scored_prepared_with_the_same_report(tmp_path: Path
     assert with_memo.summary.worst() == alone.summary.worst()
 
 
+def _bfcl_passes(tmp_path: Path, bfcl_data: Path, passes: int) -> tuple[Path, RunOptions, int]:
+    """A BFCL result file that goes over 12 questions ``passes`` times (one result file per sample,
+    concatenated), some outputs wrong."""
+    import random
+
+    from ek.bfcl import load_category
+    from ek.bfcl.variants import variants
+    from ek.calls import Step
+    from ek.parsing import to_python
+
+    rng = random.Random(11)
+    category = "parallel_multiple"
+    entries = load_category(bfcl_data / f"BFCL_v4_{category}.json")[:12]
+    texts = {}
+    for e in entries:
+        outputs = [out for _label, out in variants(e.functions, e.ground_truth, category, rng)]
+        texts[e.id] = [to_python([Step(n, a) for call in out for n, a in call.items()]) for out in outputs]
+    lines = [json.dumps({"id": e.id, "result": rng.choice(texts[e.id])}) for _ in range(passes) for e in entries]
+    corpus, q, a = tmp_path / "result.jsonl", tmp_path / "q.json", tmp_path / "a.json"
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    q.write_text((bfcl_data / f"BFCL_v4_{category}.json").read_text(encoding="utf-8"), encoding="utf-8")
+    a.write_text((bfcl_data / "possible_answer" / f"BFCL_v4_{category}.json").read_text(encoding="utf-8"),
+                 encoding="utf-8")
+    options = RunOptions(level="arg", canonicalizer="bfcl", format="bfcl", bfcl_answers=str(a),
+                         bfcl_questions=str(q), keep_details=20)
+    return corpus, options, len(entries)
+
+
+def test_a_gold_met_again_chunks_later_is_checked_once_and_scored_prepared(
+        tmp_path: Path, bfcl_data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A corpus that goes over the questions again (passes longer than a chunk) meets each gold entry again in
+    a later chunk: the run's memo checks it once and scores it prepared from then on, in one process and in
+    each worker; the report is the one scoring every line on its own gives."""
+    from ek.report.jsonreport import build_report
+
+    corpus, options, questions = _bfcl_passes(tmp_path, bfcl_data, passes=5)
+    monkeypatch.setattr(runner, "CHUNK_LINES", 5)  # each pass spans several chunks
+    checked: list[Any] = []
+    prepared: list[Any] = []
+    problems, gold = runner.episode_gold_problems, runner._GoldMemo.gold
+
+    def counted_problems(metric: Any, episode: Any) -> Any:
+        checked.append(episode.id)
+        return problems(metric, episode)
+
+    def counted_gold(self: Any, metric: Any, episode: Any) -> Any:
+        found = gold(self, metric, episode)
+        prepared.append(found)
+        return found
+
+    monkeypatch.setattr(runner, "episode_gold_problems", counted_problems)
+    monkeypatch.setattr(runner._GoldMemo, "gold", counted_gold)
+    memo = run(str(corpus), options)
+    assert sorted(checked) == sorted(set(checked)) and len(checked) == questions
+    assert sum(p is not None for p in prepared) >= 3 * questions  # passes 2-5, less the lines with gold errors
+    in_workers = run(str(corpus), options, jobs=2)
+    monkeypatch.setattr(runner._GoldMemo, "gold", lambda self, metric, episode: None)
+    monkeypatch.setattr(runner, "_GoldMemo", lambda *args: _Forgetful())
+    alone = run(str(corpus), options)
+
+    def report(result: Any) -> Any:
+        out = build_report(result, options)
+        out.get("corpus", {}).pop("seconds", None)
+        return json.dumps(out, sort_keys=True, default=str)
+
+    assert memo.summary.episodes == alone.summary.episodes == in_workers.summary.episodes > 0
+    assert report(memo) == report(alone) == report(in_workers)
+
+
+class _Forgetful:
+    """A gold memo that remembers nothing: every line checked and scored on its own."""
+
+    def problems(self, metric: Any, episode: Any) -> Any:
+        return runner.episode_gold_problems(metric, episode)
+
+    def gold(self, metric: Any, episode: Any) -> Any:
+        return None
+
+
+def test_the_gold_memo_keeps_its_bound_dropping_the_oldest(tmp_path: Path, bfcl_data: Path) -> None:
+    from ek.corpus.reading import Episode
+
+    corpus, options, _questions = _bfcl_passes(tmp_path, bfcl_data, passes=1)
+    gold_by_id, _errors = options.load_gold()
+    cache = options.metric_cache(options.bfcl_functions())
+    memo = runner._GoldMemo(limit=3)
+    episodes = [parse_episode(raw, n, gold_by_id) for n, raw in enumerate(corpus.read_bytes().splitlines(), 1)]
+    assert all(isinstance(e, Episode) for e in episodes)
+    for e in episodes:
+        memo.problems(cache.for_episode(None, e.id), e)
+    assert len(memo._seen) == 3
+    assert [seen[0] for seen in memo._seen.values()] == [e.gold for e in episodes[-3:]]
+
+
 @pytest.mark.parametrize("keep_export", [False, True])
 def test_a_one_turn_score_counts_as_its_episode_score(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                        keep_export: bool) -> None:
@@ -196,6 +290,25 @@ def test_a_bfcl_question_met_again_in_a_row_gets_the_metric_its_schemas_key_give
         got, want = fast.for_episode(None, episode_id), alone.for_episode(None, episode_id)
         assert got.grammar == want.grammar and [t.name for t in got.grammar.tools] == [functions[episode_id][0]["name"]]
         assert list(fast._bfcl) == list(alone._bfcl)
+
+
+def test_passes_over_as_many_function_sets_as_bfcl_has_build_each_metric_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """BFCL's entries have 2,116 distinct function sets: a corpus that goes over them again and again (one
+    result file per model or sample, concatenated) finds every metric it built in the cache."""
+    from ek.corpus import grammars
+    from ek.corpus.grammars import MetricCache
+
+    built: list[Any] = []
+    to_grammar = grammars.to_grammar
+    monkeypatch.setattr(grammars, "to_grammar", lambda functions: built.append(functions) or to_grammar(functions))
+    functions = {f"q{i}": [{"name": f"f{i}", "parameters": {"type": "dict", "properties": {
+        "x": {"type": "integer"}}, "required": ["x"]}}] for i in range(2116)}
+    cache = MetricCache(level="arg", canonicalizer="bfcl", optimal=False, default_grammar=None, search_path=(),
+                        bfcl_functions=functions)
+    first = [cache.for_episode(None, q) for q in functions]
+    again = [cache.for_episode(None, q) for q in functions]
+    assert len(built) == len(functions) and all(a is b for a, b in zip(first, again))
+    assert [t.name for t in again[-1].grammar.tools] == ["f2115"]
 
 
 _FIELDS = ["id", "result", "pred", "gold", "task", "category", "format", "grammar", "turns", "output"]

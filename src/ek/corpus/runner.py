@@ -45,7 +45,7 @@ from ek.corpus.reading import (
 from ek.corpus.sources import FileSpan, open_corpus, run_label
 from ek.corpus.summary import Summary
 from ek.goldjson import gold_to_json
-from ek.limits import ALIGNMENT_VALUE_CHARS, CHUNK_LINES, ERROR_LINES_KEPT
+from ek.limits import ALIGNMENT_VALUE_CHARS, CHUNK_LINES, ERROR_LINES_KEPT, GOLD_MEMO_ENTRIES
 from ek.runtime.violation import safe_repr
 from ek.scorer.accounting import Score
 from ek.scorer.alignment import alignment_dict
@@ -209,18 +209,21 @@ def episode_gold_problems(metric: ToolCallMetric, episode: Episode) -> tuple[str
 class _GoldMemo:
     """Fast paths for gold met again: lines answering one question share its gold entry from the gold file
     (``--gold``, ``--bfcl-answers``), the very same object, so its problems under one metric are found once
-    per chunk instead of once per line, and from its second line on it is scored as the metric prepared it
+    instead of once per line, and from its second line on it is scored as the metric prepared it
     (:meth:`ToolCallMetric.prepare`, made once: the same scores, the gold-only work done once; a gold met
     once is not prepared, which would only add that work).
 
     Safe because both are pure functions of the metric and the gold calls, and the memo holds the gold and
-    metric it saw (so their ids cannot be reused by other objects while it lives); it lives for one chunk of
-    lines, so its size is bounded.
+    metric it saw (so their ids cannot be reused by other objects while it lives). It lives for a whole run
+    in one process (a corpus that goes over the questions once per model or sample meets each gold again a
+    thousand lines later) and keeps at most ``GOLD_MEMO_ENTRIES``, dropping the oldest first (a line's own
+    gold, never met again, only passes through).
     """
 
-    def __init__(self) -> None:
-        #: (metric id, gold id) -> [gold, metric, problems, lines seen, prepared gold or None]
+    def __init__(self, limit: int = GOLD_MEMO_ENTRIES) -> None:
+        #: (metric id, gold id) -> [gold, metric, problems, lines seen, prepared gold or None], oldest first
         self._seen: dict[tuple[int, int], list[Any]] = {}
+        self._limit = limit
 
     def problems(self, metric: ToolCallMetric, episode: Episode) -> tuple[str, ...]:
         if episode.turns is not None:
@@ -231,7 +234,10 @@ class _GoldMemo:
             seen[3] += 1
             return seen[2]  # type: ignore[no-any-return]
         problems = episode_gold_problems(metric, episode)
-        self._seen[key] = [episode.gold, metric, problems, 1, None]
+        seen_all = self._seen
+        seen_all[key] = [episode.gold, metric, problems, 1, None]
+        if len(seen_all) > self._limit:
+            del seen_all[next(iter(seen_all))]
         return problems
 
     def gold(self, metric: ToolCallMetric, episode: Episode) -> Any:
@@ -253,7 +259,8 @@ ATTACH = partial(alignment_dict, limit=ALIGNMENT_VALUE_CHARS)
 
 def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[int, bytes]],
                 gold_by_id: Mapping[Any, GoldEntry] | None,
-                floor: tuple[float, float, int] | None = None, *, details: bool = True) -> Summary:
+                floor: tuple[float, float, int] | None = None, *, details: bool = True,
+                memo: _GoldMemo | None = None) -> Summary:
     """Score a run of ``(line_number, raw)`` corpus lines into a fresh summary.
 
     ``floor`` is the rank an episode must beat to count among the worst of the
@@ -261,9 +268,11 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
     ``details=False`` leaves the worst episodes' explanations unattached: the caller merges the summary
     into the run's and attaches there (:data:`ATTACH`), once, so alignments are built only for the run's
     worst.
+    ``memo``: the process's :class:`_GoldMemo`, kept across the chunks of a run; a fresh one without it.
     """
     summary = options.new_summary(floor)
-    memo = _GoldMemo()
+    if memo is None:
+        memo = _GoldMemo()
     for number, raw in lines:
         item = parse_episode(raw, number, gold_by_id, shared_gold=options.shared_gold)
         if isinstance(item, LineError):
@@ -312,12 +321,14 @@ def _init_worker(options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] | None
     _WORKER["options"] = options
     _WORKER["cache"] = options.metric_cache(functions)
     _WORKER["gold"] = gold_by_id
+    _WORKER["memo"] = _GoldMemo()
 
 
 def _score_chunk(chunk: list[tuple[int, bytes]], floor: tuple[float, float, int] | None) -> Summary:
     """A chunk's summary, its worst episodes' explanations sent unattached (they pickle: the parent builds
     alignments once, for the run's worst, instead of each chunk building them for its own)."""
-    return score_lines(_WORKER["options"], _WORKER["cache"], chunk, _WORKER["gold"], floor, details=False)
+    return score_lines(_WORKER["options"], _WORKER["cache"], chunk, _WORKER["gold"], floor, details=False,
+                       memo=_WORKER["memo"])
 
 
 def _start_method() -> str:
@@ -458,9 +469,9 @@ def run(path: str | Sequence[str], options: RunOptions, *, jobs: int = 1,
         stream = iter(metered) if progress is not None else lines
         functions = options.bfcl_functions()
         if jobs <= 1:
-            cache = options.metric_cache(functions)
+            cache, memo = options.metric_cache(functions), _GoldMemo()
             for chunk in _chunks(stream, CHUNK_LINES):
-                absorb(score_lines(options, cache, chunk, gold_by_id, total.worst_floor(), details=False))
+                absorb(score_lines(options, cache, chunk, gold_by_id, total.worst_floor(), details=False, memo=memo))
         else:
             _score_in_workers(options, gold_by_id, functions, _chunks(stream, CHUNK_LINES), total, jobs, absorb)
         # the kept explanations (at most the heap's size) followed their episodes through each merge:
