@@ -1,12 +1,16 @@
 """``ek score`` end to end: next to BFCL's own loop, and episodes per second and peak memory as the corpus grows.
 
-Run: ``.venv/bin/python benchmarks/score.py [--sizes 1000 10000 100000] [--peer-size 100000] [--rounds 3] [--quick]``
+Run: ``.venv/bin/python benchmarks/score.py [--sizes 1000 10000 100000] [--peer-size 100000] [--rounds 3]
+[--layouts rows passes one-run] [--quick]``
 
 1. Against BFCL (when bfcl-eval is installed; skipped, and said so, otherwise): a
    BFCL result file (``{"id", "result"}`` lines of Python call text, from BFCL's
-   1,000 Python entries, ``n / 1,000`` samples of each in a row: the right
-   answer, or one of the typical mistakes of :func:`ek.bfcl.variants.variants`)
-   scored by
+   1,000 Python entries, ``n / 1,000`` samples of each: the right answer, or one
+   of the typical mistakes of :func:`ek.bfcl.variants.variants`), in three
+   layouts (``--layouts``): ``rows``, each entry's samples in a row; ``passes``,
+   the same lines pass after pass (result files of several runs, concatenated);
+   ``one-run``, one line per entry (one BFCL run's result file, where every line
+   is a new question and the setup per question counts most), scored by
 
    - ``ek``: the runner behind ``ek score --bfcl-answers A --bfcl-questions Q
      --canonicalizer bfcl --level arg`` (one process; JSON and HTML reports written);
@@ -94,11 +98,19 @@ def write_corpus(path: Path, n: int, seed: int = 0) -> None:
 
 
 
-def write_bfcl_corpus(folder: Path, n: int, data: Path) -> tuple[Path, Path, Path]:
+#: How a BFCL result file of many lines meets its questions: ``rows``, each entry's lines in a row (samples of
+#: one question written together); ``passes``, one line per entry and pass, the passes one after the other
+#: (result files of several models or samples, concatenated). With as many lines as entries, ``passes`` is
+#: one BFCL run's result file: every line a new question, which ``one-run`` writes whatever ``n`` is.
+LAYOUTS = ("rows", "passes", "one-run")
+
+
+def write_bfcl_corpus(folder: Path, n: int, data: Path, layout: str = "rows") -> tuple[Path, Path, Path]:
     """A BFCL result file of ``n`` lines over the Python entries, and the question and answer files it needs.
 
-    Each entry gets ``n / 1,000`` lines in a row (samples of one question, as when several samples or models
-    are scored): its right answer (7 lines in 10) or one of its typical mistakes.
+    Each entry gets ``n / 1,000`` lines (samples of one question, as when several samples or models are
+    scored), laid out as ``layout`` says (:data:`LAYOUTS`): its right answer (7 lines in 10) or one of its
+    typical mistakes.
     """
     from ek.bfcl import load_category
     from ek.bfcl.variants import variants
@@ -122,10 +134,12 @@ def write_bfcl_corpus(folder: Path, n: int, data: Path) -> tuple[Path, Path, Pat
                         continue
                 if texts:
                     outputs.append((episode.id, texts))
+    if layout == "one-run":
+        n = len(outputs)
     samples = max(1, n // len(outputs))
     with open(corpus, "w", encoding="utf-8") as out:
         for k in range(n):
-            entry_id, texts = outputs[(k // samples) % len(outputs)]
+            entry_id, texts = outputs[(k // samples if layout == "rows" else k) % len(outputs)]
             text = texts[0] if rng.random() < 0.7 else rng.choice(texts[1:] or texts)
             out.write(json.dumps({"id": entry_id, "result": text}) + "\n")
     return corpus, questions, answers
@@ -214,16 +228,44 @@ def _child(mode: str, corpus: str, workdir: str) -> None:
                       "peak_kb": peak, "worker_peak_kb": workers}))
 
 
+#: Where the measured subprocesses keep their modules' bytecode (set by :func:`main`): every package a user
+#: installs has its bytecode, so each side gets its own, made by a warm-up run and read from then on. Without
+#: it, under ``PYTHONDONTWRITEBYTECODE`` (set on some machines) an editable install of ek compiles every
+#: module it imports in every run, while bfcl-eval, installed with its bytecode, does not.
+PYCACHE: str | None = None
+
+
+def _child_env() -> dict[str, str]:
+    import os
+
+    env = dict(os.environ)
+    if PYCACHE is not None:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = PYCACHE
+    return env
+
+
 def measure(mode: str, corpus: Path | str, workdir: Path) -> dict[str, float]:
     """One fresh subprocess's figures, with the machine's load average when it ended (1 minute)."""
     import os
 
     proc = subprocess.run([sys.executable, __file__, "--child", mode, str(corpus), str(workdir)],
-                          capture_output=True, text=True, check=True)
+                          capture_output=True, text=True, check=True, env=_child_env())
     return {**json.loads(proc.stdout.strip().splitlines()[-1]), "load": os.getloadavg()[0]}
 
 
-def against_bfcl(size: int, rounds: int) -> None:
+def warm_up(modes: list[str], files: str, workdir: Path) -> None:
+    """One unmeasured run of each mode on the first lines of the corpus: each imports what it measures, so the
+    bytecode under :data:`PYCACHE` is written before the first measured round."""
+    corpus, rest = files.split("|", 1)
+    head = workdir / "warm-up.jsonl"
+    with open(corpus, "rb") as full, open(head, "wb") as out:
+        out.writelines(line for _, line in zip(range(20), full))
+    for mode in modes:
+        measure(mode, f"{head}|{rest}", workdir)
+
+
+def against_bfcl(size: int, rounds: int, layout: str = "rows") -> None:
     """Section 1: ek score next to BFCL's decode-and-check loop on one BFCL result file, interleaved rounds."""
     import statistics
 
@@ -234,12 +276,17 @@ def against_bfcl(size: int, rounds: int) -> None:
     modes = ["ek", "ek-jobs2", "bfcl-loop"]
     runs: dict[str, list[dict[str, float]]] = {m: [] for m in modes}
     with tempfile.TemporaryDirectory() as tmp:
-        corpus, questions, answers = write_bfcl_corpus(Path(tmp), size, data)
+        corpus, questions, answers = write_bfcl_corpus(Path(tmp), size, data, layout)
         files = f"{corpus}|{questions}|{answers}"
+        with open(corpus, "rb") as written:
+            lines = sum(1 for _ in written)
+        warm_up(modes, files, Path(tmp))
         for _ in range(rounds):
             for mode in modes:
                 runs[mode].append(measure(mode, files, Path(tmp)))
-    print(f"against BFCL: {size:,} lines of a BFCL result file (Python entries, 7 in 10 right), "
+    how = {"rows": "each entry's lines in a row", "passes": "one line per entry and pass, pass after pass",
+           "one-run": "one line per entry: one BFCL run's result file"}[layout]
+    print(f"against BFCL: {lines:,} lines of a BFCL result file (Python entries, 7 in 10 right; {how}), "
           f"median of {rounds} interleaved rounds")
     print(f"{'':>10}{'episodes/CPU-s':>16}{'x BFCL':>8}{'episodes/s wall':>17}{'x BFCL':>8}   score")
     peer = runs["bfcl-loop"]
@@ -267,6 +314,10 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
     parser.add_argument("--peer-size", type=int, default=100_000, help="lines of the BFCL result file")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds against BFCL")
+    parser.add_argument("--layouts", nargs="+", default=["rows", "passes", "one-run"],
+                        choices=["rows", "passes", "one-run"],
+                        help="BFCL result files to run against BFCL (see LAYOUTS): --peer-size lines in rows "
+                             "and in passes; one-run has one line per entry")
     parser.add_argument("--quick", action="store_true", help="sizes 1k, 5k, 25k; 5k lines against BFCL")
     parser.add_argument("--modes", nargs="+", default=["stream", "stream-jobs2", "naive"],
                         choices=["stream", "stream-jobs2", "naive"],
@@ -280,15 +331,35 @@ def main() -> None:
         return
     sizes = [1_000, 5_000, 25_000] if args.quick else args.sizes
     import os
+    import shutil
+
+    global PYCACHE
+    PYCACHE = tempfile.mkdtemp(prefix="ek-bench-pycache-")
+    try:
+        _sections(args, sizes)
+    finally:
+        shutil.rmtree(PYCACHE, ignore_errors=True)
+
+
+def _sections(args: argparse.Namespace, sizes: list[int]) -> None:
+    """The two sections of :func:`main`, in order."""
+    import os
 
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start "
           f"(--jobs 2 can only help when two cores are free)")
     if not args.no_peer:
-        against_bfcl(5_000 if args.quick else args.peer_size, args.rounds)
-        print()
+        for layout in args.layouts:
+            # one-run is short (a second): more rounds steady its median
+            rounds = args.rounds + 4 if layout == "one-run" else args.rounds
+            against_bfcl(5_000 if args.quick else args.peer_size, rounds, layout)
+            print()
     modes = args.modes
     results: dict[str, list[dict[str, float]]] = {m: [] for m in modes}
     with tempfile.TemporaryDirectory() as tmp:
+        warm = Path(tmp) / "warm-up.jsonl"
+        write_corpus(warm, 20)
+        for mode in modes:  # bytecode written before the first measured run (see PYCACHE)
+            measure(mode, warm, Path(tmp))
         for n in sizes:
             corpus = Path(tmp) / f"corpus-{n}.jsonl"
             write_corpus(corpus, n)

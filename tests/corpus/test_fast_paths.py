@@ -220,6 +220,30 @@ class _Forgetful:
         return None
 
 
+def test_a_run_reads_the_bfcl_questions_file_once(tmp_path: Path, bfcl_data: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The questions give the functions of each question and the gold of those without an answer: one read
+    (of 1,000 questions: 20 ms of a one-pass run), and the same report as reading the file for each."""
+    from ek.corpus import reading
+    from ek.report.jsonreport import build_report
+
+    corpus, options, _questions = _bfcl_passes(tmp_path, bfcl_data, passes=1)
+    reads: list[Any] = []
+    for module in (reading, runner):
+        def spy(path: Any, _read: Any = module.read_questions) -> Any:
+            reads.append(path)
+            return _read(path)
+        monkeypatch.setattr(module, "read_questions", spy)
+    once = build_report(run(str(corpus), options), options)
+    assert len(reads) == 1
+    monkeypatch.setattr(runner.RunOptions, "read_bfcl_questions", lambda self: None)
+    each = build_report(run(str(corpus), options), options)
+    assert len(reads) == 3
+    for report in (once, each):
+        report["corpus"].pop("seconds", None)
+    assert once == each
+
+
 def test_the_gold_memo_keeps_its_bound_dropping_the_oldest(tmp_path: Path, bfcl_data: Path) -> None:
     from ek.corpus.reading import Episode
 

@@ -11,16 +11,13 @@ same ``def`` template, so what it proves is what is written.
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
-import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import jinja2
 
-from ek.atomicfile import write_bytes_atomic
+from ek.templatecache import CompiledTemplates, cache_folder
 
 _ENV: jinja2.Environment | None = None
 
@@ -36,54 +33,16 @@ def _template(name: str) -> jinja2.Template:
         _ENV = jinja2.Environment(
             loader=jinja2.PackageLoader("ek.codegen", "templates"),
             undefined=jinja2.StrictUndefined,
-            bytecode_cache=_CompiledTemplates(_cache_folder()),
+            bytecode_cache=CompiledTemplates(_cache_folder(), _OPTIONS),
             **_OPTIONS,
         )
     return _ENV.get_template(name)
 
 
 def _cache_folder() -> Path:
-    """This module's ``__pycache__`` folder (``sys.pycache_prefix`` respected): where the templates'
-    compiled code is kept."""
-    return Path(importlib.util.cache_from_source(__file__)).parent
-
-
-class _CompiledTemplates(jinja2.BytecodeCache):
-    """The templates' compiled code, kept next to this package's bytecode (``__pycache__``), as
-    ``ek.grammar.parser`` keeps the DSL's parser tables: jinja2 turns a template into Python and compiles
-    it in every process (10 ms for ``ek gen``'s four), loading the code takes a fraction of that.
-
-    A file is named by a digest of the template's name, jinja2's version and the options above (what the
-    code is made from besides the text), and holds jinja2's checksum of the text: a change of any makes
-    jinja2 compile the template again. Not written under ``PYTHONDONTWRITEBYTECODE``, nor where the
-    package cannot be written. Trusts no one new: whoever can write ``__pycache__`` can replace the
-    package's bytecode."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-
-    def get_cache_key(self, name: str, filename: str | None = None) -> str:
-        key = "\0".join([name, jinja2.__version__, repr(sorted(_OPTIONS.items()))])
-        return hashlib.sha256(key.encode("utf-8")).hexdigest()[:20]
-
-    def _path(self, bucket: jinja2.bccache.Bucket) -> Path:
-        return self.folder / f"ek.jinja2.{bucket.key}.cache"
-
-    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        """Fill ``bucket`` from its file; a missing, unreadable or stale file leaves it empty (compiled then)."""
-        try:
-            data = self._path(bucket).read_bytes()
-        except OSError:
-            return
-        bucket.bytecode_from_string(data)  # checks jinja2's and Python's magic and the text's checksum
-
-    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        if sys.dont_write_bytecode:
-            return
-        try:
-            write_bytes_atomic(self._path(bucket), bucket.bytecode_to_string())
-        except OSError:
-            pass
+    """This module's ``__pycache__`` folder: where the templates' compiled code is kept (:mod:`ek.templatecache`:
+    jinja2 turns a template into Python and compiles it in every process, 10 ms for ``ek gen``'s four)."""
+    return cache_folder(__file__)
 
 
 def module_parts(

@@ -485,8 +485,10 @@ def _run(dataset_of: Callable[[], Any], fn: Callable[..., Any], options: RunOpti
 
     step_seconds = RAY_STEP_SECONDS if step_seconds is None else step_seconds
     block_seconds = RAY_BLOCK_SECONDS if block_seconds is None else block_seconds
-    gold_by_id, gold_errors = options.load_gold()
-    functions = options.bfcl_functions()
+    questions = options.read_bfcl_questions()
+    gold_by_id, gold_errors = options.load_gold(questions)
+    functions = options.bfcl_functions(questions)
+    del questions  # only the functions and gold are kept
     here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
     search_path = options.metric_cache(functions).search_path
     desk = _bounded("creating the grammar desk actor (exporting its class to Ray's control service, the GCS)",

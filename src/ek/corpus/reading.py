@@ -28,6 +28,7 @@ from typing import Any, BinaryIO
 import attrs
 
 from ek.bfcl import expects_no_call, expects_some_call, gold_calls, read_possible_answers, read_questions
+from ek.bfcl.data import Question
 from ek.bfcl.multiturn import category_of_id, ground_truth_turns, is_steps
 from ek.bfcl.signatures import Signatures, load_signatures
 from ek.calls import ANY_CALL, Step
@@ -484,23 +485,28 @@ def load_bfcl_answers(path: str | Path, source: str | Path | None = None,
     return entries, errors
 
 
-def load_bfcl_functions(path: str | Path) -> dict[str, tuple[Mapping[str, Any], ...]]:
-    """The function schemas offered by each BFCL question, by id (raises ``BfclDataError`` on a bad file)."""
-    return {q.id: q.functions for q in read_questions(path)}
+def load_bfcl_functions(path: str | Path | Sequence[Question]) -> dict[str, tuple[Mapping[str, Any], ...]]:
+    """The function schemas offered by each BFCL question, by id (raises ``BfclDataError`` on a bad file).
+    ``path``: a question file, or its questions already read (:func:`ek.bfcl.data.read_questions`)."""
+    return {q.id: q.functions for q in _questions(path)}
 
 
-def load_bfcl_abstentions(path: str | Path) -> dict[str, GoldEntry]:
+def load_bfcl_abstentions(path: str | Path | Sequence[Question]) -> dict[str, GoldEntry]:
     """Gold by id for the questions of BFCL's categories that have no possible answers: ``[]`` for
     ``irrelevance``/``live_irrelevance`` (calling nothing is right), :data:`ek.calls.ANY_CALL` for
-    ``live_relevance`` (some call, whichever, is right)."""
+    ``live_relevance`` (some call, whichever, is right). ``path``: as for :func:`load_bfcl_functions`."""
     entries = {}
-    for question in read_questions(path):
+    for question in _questions(path):
         category = category_of_id(question.id)
         if expects_no_call(category):
             entries[question.id] = GoldEntry((), category=category)
         elif expects_some_call(category):
             entries[question.id] = GoldEntry(ANY_CALL, category=category)
     return entries
+
+
+def _questions(path: str | Path | Sequence[Question]) -> Sequence[Question]:
+    return read_questions(path) if isinstance(path, (str, Path)) else path
 
 
 def load_gold_file(path: str | Path) -> tuple[dict[Any, GoldEntry], list[LineError], LineCounts]:

@@ -27,6 +27,7 @@ from typing import Any
 
 import attrs
 
+from ek.bfcl.data import Question, read_questions
 from ek.bfcl.multiturn import turn_calls
 from ek.calls import Step
 from ek.corpus.grammars import GrammarError, MetricCache
@@ -82,9 +83,17 @@ class RunOptions:
     #: gold the grammar rejects: "error" (the line is not scored) or "warn" (scored, and counted as a warning)
     invalid_gold: str = "error"
 
-    def bfcl_functions(self) -> dict[str, Any] | None:
-        """The function schemas of each BFCL question by id (``--bfcl-questions``), or None."""
-        return load_bfcl_functions(self.bfcl_questions) if self.bfcl_questions else None
+    def bfcl_functions(self, questions: Sequence[Question] | None = None) -> dict[str, Any] | None:
+        """The function schemas of each BFCL question by id (``--bfcl-questions``), or None. ``questions``:
+        that file already read (:meth:`read_bfcl_questions`), else it is read here."""
+        if not self.bfcl_questions:
+            return None
+        return load_bfcl_functions(questions if questions is not None else self.bfcl_questions)
+
+    def read_bfcl_questions(self) -> list[Question] | None:
+        """The entries of ``--bfcl-questions``, or None: read once for both the gold (:meth:`load_gold`) and
+        the functions (:meth:`bfcl_functions`), so the file is read once (it may be a pipe)."""
+        return read_questions(self.bfcl_questions) if self.bfcl_questions else None
 
     def metric_cache(self, functions: Mapping[str, Any] | None = None) -> MetricCache:
         """Metrics per grammar; ``functions``: already loaded :meth:`bfcl_functions` (else read here)."""
@@ -94,15 +103,17 @@ class RunOptions:
                            order=self.order, format=self.format, default_grammar=self.grammar,
                            search_path=self.search_path, bfcl_functions=functions)
 
-    def load_gold(self) -> tuple[dict[Any, GoldEntry] | None, list[LineError]]:
-        """Gold calls by id from ``--gold`` or ``--bfcl-answers`` (None when lines carry their own gold)."""
+    def load_gold(self, questions: Sequence[Question] | None = None
+                  ) -> tuple[dict[Any, GoldEntry] | None, list[LineError]]:
+        """Gold calls by id from ``--gold`` or ``--bfcl-answers`` (None when lines carry their own gold).
+        ``questions``: as for :meth:`bfcl_functions`."""
         if self.gold_file:
             entries, errors, _ = load_gold_file(self.gold_file)
             return entries, errors
         entries, errors = (load_bfcl_answers(self.bfcl_answers, self.bfcl_source, (self.bfcl_questions,))
                            if self.bfcl_answers else (None, []))
         if self.bfcl_questions:  # irrelevance questions have no possible answer: their gold is []
-            abstentions = load_bfcl_abstentions(self.bfcl_questions)
+            abstentions = load_bfcl_abstentions(questions if questions is not None else self.bfcl_questions)
             if abstentions:
                 entries = {**abstentions, **(entries or {})}
         return entries, errors
@@ -451,7 +462,10 @@ def run(path: str | Sequence[str], options: RunOptions, *, jobs: int = 1,
     :mod:`ek.corpus.sources`). ``progress(bytes_read, lines_read)`` is called as it goes;
     with ``options.keep_export``, ``export(rows)`` gets each chunk's episode rows, in line order."""
     started = time.perf_counter()
-    gold_by_id, gold_errors = options.load_gold()
+    questions = options.read_bfcl_questions()
+    gold_by_id, gold_errors = options.load_gold(questions)
+    functions = options.bfcl_functions(questions)
+    del questions  # only the functions and gold are kept
     counts = LineCounts()
     total = options.new_summary()
 
@@ -467,7 +481,6 @@ def run(path: str | Sequence[str], options: RunOptions, *, jobs: int = 1,
         metered = _Metered(lines, progress)
         # without a progress callback nothing reads the byte count: the lines are not passed through the meter
         stream = iter(metered) if progress is not None else lines
-        functions = options.bfcl_functions()
         if jobs <= 1:
             cache, memo = options.metric_cache(functions), _GoldMemo()
             for chunk in _chunks(stream, CHUNK_LINES):
