@@ -14,6 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from ek.atomicfile import write_text_atomic
 from ek.codegen.classes import ClassPlanner
 from ek.codegen.errors import GenerationError
@@ -215,22 +217,66 @@ def render_tool_validator(grammar: GraphGrammar, tool: ToolSpec) -> str:
     """A small module defining ``validate_args(args)`` for one tool of ``grammar``: the body and
     tables the full module would have for it, so a grammar of thousands of tools can be validated
     without generating (or importing classes for) the tools a corpus never calls."""
+    return plan_tool_validator(grammar, tool).text()
+
+
+@attrs.frozen
+class ToolValidatorPlan:
+    """:func:`render_tool_validator`'s module as a *shape* and what fills it: ``skeleton`` is its text with
+    each string literal made a marker ``\x00<k>\x00`` (``strings[k]`` the string it writes) and its origin
+    comment ``\x00O\x00`` (``origin``). Tools alike but for their names and messages share a skeleton,
+    which :mod:`ek.runtime.shapecode` compiles once. Markers cannot occur in the text otherwise (``repr``
+    writes a NUL byte as ``\x00``), and every string was checked to be writable (no lone surrogate)."""
+
+    skeleton: str
+    strings: tuple[str, ...]
+    origin: str
+
+    def text(self) -> str:
+        """The module's source: each marker replaced by the ``repr`` of its string (what ``py_literal`` writes
+        for a ``str``), and the origin comment."""
+        parts = self.skeleton.split("\x00")
+        strings, origin = self.strings, self.origin
+        parts[1::2] = [origin if marker == "O" else repr(strings[int(marker)]) for marker in parts[1::2]]
+        return "".join(parts)
+
+
+def plan_tool_validator(grammar: GraphGrammar, tool: ToolSpec) -> ToolValidatorPlan:
+    """:func:`render_tool_validator`'s module as a :class:`ToolValidatorPlan`."""
+    strings: list[str] = []
+
+    def mark(value: str) -> str:
+        strings.append(value)
+        return f"\x00{len(strings) - 1}\x00"
+
     with _literals_checked():
         tables = Tables()
-        body = ValidatorEmitter(grammar, tables).tool_body(tool.fields)
-        return tool_validator_source(
-            module_doc=py_literal(f"The validator of tool {tool.name!r} of grammar {grammar.key}."),
+        body = ValidatorEmitter(grammar, tables).planned_body(tool.fields)
+        parts = body.skeleton.split("\x00")
+        for i in range(1, len(parts), 2):
+            at = int(parts[i][1:])
+            value = body.values[at]
+            # a string literal becomes a string marker; a name, number, bool or None is written in the shape
+            parts[i] = mark(value) if parts[i][0] == "L" and type(value) is str else body.fillers[at]
+        origin = _origin(tool.loc)
+        skeleton = tool_validator_source(
+            module_doc=py_literal(f"The validator of tool {tool.name!r} of grammar {grammar.key}.", mark),
             generator_version=GENERATOR_VERSION,
-            tables=tables.assignments(),
-            origin=_origin(tool.loc),
+            tables=tables.assignments(mark),
+            origin="\x00O\x00" if origin else "",
             name=TOOL_VALIDATOR_NAME,
-            doc=_validator_doc(tool.name),
-            body=body,
+            doc=py_literal(_validator_doc_text(tool.name), mark),
+            body="".join(parts),
         )
+    return ToolValidatorPlan(skeleton, tuple(strings), origin)
 
 
 def _validator_doc(tool_name: str) -> str:
-    return py_literal(f"Violations of the arguments of {tool_name!r}; [] when they fit the schema.")
+    return py_literal(_validator_doc_text(tool_name))
+
+
+def _validator_doc_text(tool_name: str) -> str:
+    return f"Violations of the arguments of {tool_name!r}; [] when they fit the schema."
 
 
 def generate_index(grammars: Iterable[GraphGrammar | tuple[str, int]]) -> str:

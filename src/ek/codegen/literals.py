@@ -8,6 +8,7 @@ floats as shortest round-trip ``repr``; non-finite floats as ``float('inf')``).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from ek.grammar.strings import lone_surrogate
@@ -18,37 +19,43 @@ class LiteralError(TypeError):
 
 
 
-def py_literal(value: Any) -> str:
+def py_literal(value: Any, mark: Callable[[str], str] | None = None) -> str:
     """Source text that evaluates to an equal value of the same type.
+
+    ``mark``: writes each ``str`` inside ``value`` instead (after checking it can be written): how a
+    validator's module is planned as a shape whose strings are filled in later
+    (:func:`ek.codegen.emitter.plan_tool_validator`); the rest is written as without it.
 
     >>> print(py_literal({"a": (1, 2.5, None), "b": ['x"y', True]}))
     {'a': (1, 2.5, None), 'b': ['x"y', True]}
     >>> py_literal((1,)), py_literal(float("-inf")), py_literal(frozenset({"b", "a"}))
     ('(1,)', "float('-inf')", "frozenset({'a', 'b'})")
+    >>> py_literal(("a", 1), mark=lambda s: s.upper())
+    '(A, 1)'
     """
     if type(value) is str:  # first: most literals are names and messages
         if not value.isascii() and lone_surrogate(value) is not None:  # not text: no UTF-8 file can hold it
             raise LiteralError(f"{value[:40]!r} holds a lone UTF-16 surrogate, which is not text")
-        return repr(value)
+        return repr(value) if mark is None else mark(value)
     if value is None or value is True or value is False or type(value) is int:
         return repr(value)
     if type(value) is float:
         if math.isfinite(value):
             return repr(value)
         return f"float({repr(value)!r})"
-    if type(value) in _CONTAINERS and _plain(value):
+    if mark is None and type(value) in _CONTAINERS and _plain(value):
         return repr(value)  # the same text, in C: what follows, for containers of plain values only
     if type(value) is tuple:
-        inner = ", ".join(py_literal(v) for v in value)
+        inner = ", ".join(py_literal(v, mark) for v in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"
     if type(value) is list:
-        return "[" + ", ".join(py_literal(v) for v in value) + "]"
+        return "[" + ", ".join(py_literal(v, mark) for v in value) + "]"
     if type(value) is dict:
-        return "{" + ", ".join(f"{py_literal(k)}: {py_literal(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{py_literal(k, mark)}: {py_literal(v, mark)}" for k, v in value.items()) + "}"
     if type(value) is frozenset:
         if not value:
             return "frozenset()"
-        return "frozenset({" + ", ".join(py_literal(v) for v in sorted(value, key=repr)) + "})"
+        return "frozenset({" + ", ".join(py_literal(v, mark) for v in sorted(value, key=repr)) + "})"
     raise LiteralError(f"cannot write {type(value).__name__} value {value!r} as a literal")
 
 

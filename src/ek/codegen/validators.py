@@ -116,13 +116,17 @@ class Tables:
             raise ValueError(f"not a renderer of generated code: {render!r}")
         return f"_H{self._index(self.heads, (path, text, render))}"
 
-    def assignments(self) -> list[str]:
-        """``_FM0 = _re.compile(...).fullmatch`` etc., in first-use order (deterministic)."""
-        out = [f"_FM{i} = _re.compile({py_literal(p)}).fullmatch" for i, p in enumerate(self.patterns)]
-        out += [f"_E{i} = {py_literal(e)}" for i, e in enumerate(self.enums)]
-        out += [f"_K{i} = {py_literal(k)}" for i, k in enumerate(self.keysets)]
-        out += [f"_S{i} = _V({py_literal(v)})" for i, v in enumerate(self.violations)]
-        out += [f"_H{i} = _VH(({py_literal(p)}, {py_literal(t)}, {r}))" for i, (p, t, r) in enumerate(self.heads)]
+    def assignments(self, mark: Callable[[str], str] | None = None) -> list[str]:
+        """``_FM0 = _re.compile(...).fullmatch`` etc., in first-use order (deterministic). ``mark``: writes
+        each ``str`` (see :func:`~ek.codegen.literals.py_literal`)."""
+        def lit(value: Any) -> str:
+            return py_literal(value, mark)
+
+        out = [f"_FM{i} = _re.compile({lit(p)}).fullmatch" for i, p in enumerate(self.patterns)]
+        out += [f"_E{i} = {lit(e)}" for i, e in enumerate(self.enums)]
+        out += [f"_K{i} = {lit(k)}" for i, k in enumerate(self.keysets)]
+        out += [f"_S{i} = _V({lit(v)})" for i, v in enumerate(self.violations)]
+        out += [f"_H{i} = _VH(({lit(p)}, {lit(t)}, {r}))" for i, (p, t, r) in enumerate(self.heads)]
         return out
 
 
@@ -149,6 +153,8 @@ class Body:
 
     skeleton: str
     fillers: tuple[str, ...]
+    #: the value each literal marker writes (None for a name marker); not part of the shape
+    values: tuple[Any, ...] = attrs.field(default=(), eq=False, repr=False)
 
     def text(self) -> str:
         """The source: each marker replaced by its filler."""
@@ -165,6 +171,7 @@ class ValidatorEmitter:
         self.grammar = grammar
         self.tables = tables
         self._fillers: list[str] = []
+        self._values: list[Any] = []
         self._str_literals: dict[str, str] = {}
 
     def tool_body(self, fields: tuple[FieldSpec, ...]) -> str:
@@ -173,7 +180,7 @@ class ValidatorEmitter:
 
     def planned_body(self, fields: tuple[FieldSpec, ...]) -> Body:
         """The body as a shape and its fillers (:class:`Body`)."""
-        self._fillers = []
+        self._fillers, self._values = [], []
         code = Lines(level=1)
         with code.block("if type(args) is not dict:"):
             with code.block("if not isinstance(args, _Mapping):"):
@@ -182,7 +189,7 @@ class ValidatorEmitter:
         code.line("errs: list[Violation] = []")
         self.fields(code, "args", fields, PathExpr.root())
         code.line("return errs")
-        return Body(code.text(), tuple(self._fillers))
+        return Body(code.text(), tuple(self._fillers), tuple(self._values))
 
     def _resolve(self, node: TypeNode, cons: Constraints) -> tuple[TypeNode, Constraints]:
         """:meth:`GraphGrammar.resolve`, which a type that names no alias (most) need not go through."""
@@ -199,6 +206,7 @@ class ValidatorEmitter:
         if kind is str or value is None or kind is bool or (kind in (int, float) and text[0].isdigit()):
             fillers = self._fillers
             fillers.append(text)
+            self._values.append(value)
             return f"\x00L{len(fillers) - 1}\x00"
         return text
 
@@ -213,6 +221,7 @@ class ValidatorEmitter:
     def _name(self, name: str) -> str:
         """A module table's name, as a marker."""
         self._fillers.append(name)
+        self._values.append(None)
         return f"\x00N{len(self._fillers) - 1}\x00"
 
     def _path(self, path: PathExpr) -> str:

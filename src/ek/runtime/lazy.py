@@ -5,8 +5,9 @@ Scoring only needs validators, and a corpus usually calls a handful of a
 grammar's tools; generating and importing the whole module (every attrs class,
 every validator) for a grammar of thousands of tools (all of BFCL's functions)
 costs seconds and hundreds of megabytes before the first call is scored. The
-code compiled here is what ``ek gen`` writes for the same tool, so the verdicts
-are the same.
+code made here is what compiling what ``ek gen`` writes for the same tool gives
+(:mod:`ek.runtime.shapecode` makes it from the tool's shape, compiled once per
+shape), so the verdicts are the same.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from ek.codegen.emitter import TOOL_VALIDATOR_NAME, render_tool_validator
+from ek.codegen.emitter import ToolValidatorPlan, plan_tool_validator
 from ek.codegen.validators import refuse_unsafe_patterns
 from ek.grammar.model import GraphGrammar
 from ek.limits import COMPILED_VALIDATORS, SHARED_VALIDATORS
+from ek.runtime.shapecode import validator_from_plan
 from ek.runtime.support import short
 from ek.runtime.violation import Violation
 
@@ -70,8 +72,7 @@ class GrammarValidator:
             check = self._checks.get(tool_name)
             if check is not None:
                 return check
-            source = render_tool_validator(self.grammar, spec)
-            check = _compiled(source, self.grammar.key, tool_name)
+            check = _compiled(plan_tool_validator(self.grammar, spec), self.grammar.key, tool_name)
             self._checks[tool_name] = check
             return check
 
@@ -88,11 +89,13 @@ _by_source: dict[str, tuple[_ToolCheck, str]] = {}
 _by_source_lock = threading.Lock()
 
 
-def _compiled(source: str, grammar_key: str, tool_name: str) -> _ToolCheck:
-    """The ``validate_args`` that ``source`` defines, compiled once per distinct source while it stays among
+def _compiled(plan: ToolValidatorPlan, grammar_key: str, tool_name: str) -> _ToolCheck:
+    """The ``validate_args`` that ``plan``'s source defines, made once per distinct source while it stays among
     the last ``COMPILED_VALIDATORS`` used: a tool recurs across grammars (BFCL repeats a question's
-    functions in others), and compiling is most of what a first validation costs. The source names its
+    functions in others). It is made from its shape's code (:mod:`ek.runtime.shapecode`: compiling is most
+    of what a first validation costs, and shapes recur far more than sources). The source names its
     grammar and tool, so a function is shared only where its traceback's file name is right."""
+    source = plan.text()
     digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
     with _by_source_lock:
         hit = _by_source.pop(digest, None)
@@ -101,9 +104,7 @@ def _compiled(source: str, grammar_key: str, tool_name: str) -> _ToolCheck:
             return hit[0]
     filename = f"<ek-generated {grammar_key} {tool_name!r} {digest[:12]}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
-    namespace: dict[str, Any] = {"__name__": f"_ek_compiled.tool_{digest[:12]}"}
-    exec(compile(source, filename, "exec", dont_inherit=True), namespace)  # noqa: S102 - our own generated source
-    check: _ToolCheck = namespace[TOOL_VALIDATOR_NAME]
+    check: _ToolCheck = validator_from_plan(plan, filename, f"_ek_compiled.tool_{digest[:12]}")
     with _by_source_lock:
         _by_source[digest] = (check, filename)
         while len(_by_source) > COMPILED_VALIDATORS:
