@@ -37,6 +37,9 @@ def _template(name: str) -> jinja2.Template:
             loader=jinja2.PackageLoader("ek.codegen", "templates"),
             undefined=jinja2.StrictUndefined,
             bytecode_cache=_CompiledTemplates(_cache_folder()),
+            # the templates are package data, unchanged while a process runs: no stat of the file on every
+            # get_template (one per validator compiled)
+            auto_reload=False,
             **_OPTIONS,
         )
     return _ENV.get_template(name)

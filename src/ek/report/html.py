@@ -37,6 +37,7 @@ def _environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        auto_reload=False,  # package data, unchanged while a process runs: no stat of it per render
     )
 
 
