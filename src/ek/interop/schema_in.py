@@ -437,7 +437,7 @@ class Converter:
             if not constraints.is_empty:
                 self.issues.warn(path, f"constraints on a {fmt} cannot be expressed; dropped")
             return PrimitiveType("date" if fmt == "date" else "datetime"), NO_CONSTRAINTS
-        if fmt in FORMAT_PATTERNS:
+        if isinstance(fmt, str) and fmt in FORMAT_PATTERNS:
             if constraints.pattern is None:
                 return PrimitiveType("str"), Constraints(constraints.min, constraints.max, FORMAT_PATTERNS[fmt])
             self.issues.warn(child(path, "format"), f"format {fmt!r} beside a pattern cannot be expressed (a .ek "
