@@ -97,8 +97,9 @@ class Converter:
                 self.issues.warn(child(path, "required"), f"required property {name!r} is not defined; ignored")
         out: list[FieldSpec] = []
         safe_names: dict[str, str] = {}
+        props_path = child(path, "properties")
         for name, sub in props.items():
-            fpath = child(child(path, "properties"), name)
+            fpath = child(props_path, name)
             if not name:
                 self.issues.error(fpath, "an empty property name cannot be expressed; property skipped")
                 continue
