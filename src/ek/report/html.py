@@ -37,7 +37,6 @@ def _environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
-        auto_reload=False,  # package data, unchanged while a process runs: no stat of it per render
     )
 
 
