@@ -102,3 +102,12 @@ def test_a_format_beside_an_enum_is_reported_not_dropped_silently() -> None:
     result = _import({"x": {"type": "string", "enum": ["a@b.co"], "format": "email"}})
     (issue,) = result.issues
     assert issue.path == "$.tools[0].inputSchema.properties.x.format" and "beside an enum" in issue.message
+
+
+def test_a_format_that_is_not_text_is_reported_not_a_crash() -> None:
+    tools = [{"name": "f", "parameters": {"type": "object", "properties": {
+        "a": {"type": "string", "format": {"type": "string"}}}}}]
+    result = import_tools(tools, "bfcl")
+    assert result.grammar.tool("f").field("a").type == PrimitiveType("str")
+    assert [(i.path, i.message) for i in result.issues] == [
+        ("$[0].parameters.properties.a.format", "format {'type': 'string'} cannot be expressed; read as str")]

@@ -133,3 +133,32 @@ def test_tool_names_from_model_output_do_not_grow_the_metric_caches(travel2):
         assert ("fp", f"made_up_{k}", "unknown_tool") in score.tally
     ctx = metric._ctx
     assert set(ctx._rules) | set(ctx._weights) | set(ctx._checks) <= {t.name for t in travel2.tools}
+
+
+def test_each_argument_s_rule_says_its_kind_policy_weight_default_and_parts():
+    from ek.grammar.model import NO_DEFAULT
+    from ek.scorer.agree import ArgRule, rules_for_tool
+
+    grammar = ek.grammar.parse(
+        "grammar g 1\n"
+        "type Code = str /[A-Z]{3}/\n"
+        "type Codes = list[Code]\n"
+        "tool t {\n"
+        "    a: Code importance 2\n"
+        "    b: Codes compare unordered\n"
+        "    c: {\n"
+        "        x: int\n"
+        "        y: list[float]?\n"
+        "    }\n"
+        "    d: float = 1.5 compare tol(0.25)\n"
+        "    e: enum(1, 2)?\n"
+        "}\n")
+    rules = rules_for_tool(grammar, grammar.tool("t"))
+    assert list(rules) == ["a", "b", "c", "d", "e"]
+    assert rules["a"] == ArgRule(importance=2.0, kind="str", order=0, required=True)
+    assert rules["b"] == ArgRule(policy="unordered", kind="list", item=ArgRule(kind="str"), order=1, required=True)
+    assert rules["c"] == ArgRule(kind="object", order=2, required=True, fields={
+        "x": ArgRule(kind="int", order=0, required=True),
+        "y": ArgRule(kind="list", item=ArgRule(kind="float"), order=1, required=False)})
+    assert rules["d"] == ArgRule(policy="tol", tolerance=0.25, kind="float", default=1.5, order=3)
+    assert rules["e"] == ArgRule(kind="int", default=NO_DEFAULT, order=4)

@@ -32,6 +32,9 @@ def _template(name: str) -> jinja2.Template:
     if _ENV is None:
         _ENV = jinja2.Environment(
             loader=jinja2.PackageLoader("ek.codegen", "templates"),
+            # the templates are package data, unchanged while a process runs: no stat of the file on every
+            # get_template (one per validator compiled)
+            auto_reload=False,
             undefined=jinja2.StrictUndefined,
             bytecode_cache=CompiledTemplates(_cache_folder(), _OPTIONS),
             **_OPTIONS,

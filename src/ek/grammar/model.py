@@ -232,12 +232,18 @@ class ToolSpec:
         return None
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class GraphGrammar:
     """A whole grammar version: ``NAME@VERSION``, its tools and named types.
 
     ``source_path`` and ``source_sha256`` say where it came from; they are not
     part of equality.
+
+    Its hash is worked out once (``cache_hash``): a grammar built in code is keyed by value wherever it is
+    shared (:func:`ek.runtime.lazy.grammar_validator` looks it up and stores it), so a grammar made per BFCL
+    question would otherwise be hashed, tool by tool and field by field, twice. Safe because the class is
+    frozen and what its hash covers (name, version, tools, types) is immutable; attrs leaves the cached
+    hash out of a pickle, so a copy in another process hashes afresh.
     """
 
     name: str

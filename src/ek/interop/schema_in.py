@@ -97,8 +97,9 @@ class Converter:
                 self.issues.warn(child(path, "required"), f"required property {name!r} is not defined; ignored")
         out: list[FieldSpec] = []
         safe_names: dict[str, str] = {}
+        props_path = child(path, "properties")
         for name, sub in props.items():
-            fpath = child(child(path, "properties"), name)
+            fpath = child(props_path, name)
             if not name:
                 self.issues.error(fpath, "an empty property name cannot be expressed; property skipped")
                 continue
@@ -193,6 +194,10 @@ class Converter:
         ``nulls`` is given for an argument's own schema, which may allow null (an optional argument
         accepts it): the path of each ``null`` met is added there instead of being reported.
         """
+        if self._depth < MAX_DEPTH:
+            plain = _plain_type(schema)
+            if plain is not None:
+                return plain, NO_CONSTRAINTS
         if self._depth >= MAX_DEPTH:
             self.issues.error(path, f"schema nests deeper than {MAX_DEPTH} levels; read as any")
             return PrimitiveType("any"), NO_CONSTRAINTS
@@ -437,7 +442,7 @@ class Converter:
             if not constraints.is_empty:
                 self.issues.warn(path, f"constraints on a {fmt} cannot be expressed; dropped")
             return PrimitiveType("date" if fmt == "date" else "datetime"), NO_CONSTRAINTS
-        if fmt in FORMAT_PATTERNS:
+        if isinstance(fmt, str) and fmt in FORMAT_PATTERNS:
             if constraints.pattern is None:
                 return PrimitiveType("str"), Constraints(constraints.min, constraints.max, FORMAT_PATTERNS[fmt])
             self.issues.warn(child(path, "format"), f"format {fmt!r} beside a pattern cannot be expressed (a .ek "
@@ -704,6 +709,55 @@ class Converter:
             node = alias.type
             hops += 1
         return node, merged
+
+
+#: The type node of each primitive ``type`` spelling, for :func:`_plain_type` (frozen: one node serves all).
+_PLAIN_NODES: dict[str, TypeNode] = {
+    spelling: PrimitiveType(kind)
+    for spellings, kind in ((_STR, "str"), (_INT, "int"), (_FLOAT, "float"), (_BOOL, "bool"), (_ANY, "any"))
+    for spelling in spellings
+}
+#: What may sit beside ``type`` in a schema :func:`_plain_type` reads (``default`` is read by ``field``).
+_PLAIN_KEYS = frozenset({"type", "description", "default"})
+_PLAIN_ENUM_KEYS = _PLAIN_KEYS | {"enum"}
+
+
+def _plain_type(schema: Mapping[str, Any]) -> TypeNode | None:
+    """Fast path of :meth:`Converter.type_of` for the two shapes most of BFCL's parameters have, or None.
+
+    - a primitive ``type`` spelling (``string``, ``integer``, ``float``, ``boolean``, ``any``, ...) with at
+      most ``description`` and ``default`` beside it: that primitive, unconstrained;
+    - a text ``type`` with an ``enum`` of distinct non-empty strings (at most the members ek reads): that enum.
+
+    It skips the general path's keyword walk, its ``_kind_name``/``_inapplicable`` dispatch and the empty
+    length/range/pattern reads. Safe because on exactly these shapes that path reports nothing and returns
+    the same: every key is handled and applies to the kind, no bound or pattern makes a constraint, and
+    the enum has no null, empty or repeated member to report (the caller checks the depth first, and
+    ``field`` still reads ``default`` and ``description``). tests/interop/test_plain_types.py holds it to
+    the general path on every function of BFCL's data.
+    """
+    kind = schema.get("type")
+    if type(kind) is not str:
+        return None
+    node = _PLAIN_NODES.get(kind)
+    if node is None:
+        return None
+    if "enum" not in schema:
+        for key in schema:
+            if key not in _PLAIN_KEYS:
+                return None
+        return node
+    members = schema["enum"]
+    if kind not in _STR or type(members) is not list or not members or len(members) > SCHEMA_MAX_ENUM_MEMBERS:
+        return None
+    for key in schema:
+        if key not in _PLAIN_ENUM_KEYS:
+            return None
+    for member in members:
+        if type(member) is not str or not member:
+            return None
+    unique = tuple(dict.fromkeys(members))
+    return EnumType(unique) if len(unique) == len(members) else None
 
 
 # Keywords that belong to one kind of value; on another kind they are reported as dropped.

@@ -34,6 +34,7 @@ from ek.grammar.model import (
     FieldSpec,
     GraphGrammar,
     ListType,
+    NamedType,
     ObjectType,
     PrimitiveType,
     ToolSpec,
@@ -61,30 +62,43 @@ class ArgRule:
 
 def rule_for_field(grammar: GraphGrammar, spec: FieldSpec, order: int = 0) -> ArgRule:
     """Resolve a ``FieldSpec`` (following named types) into an :class:`ArgRule`."""
-    node, _constraints = grammar.resolve(spec.type)
-    base = _rule_for_type(grammar, node)
+    kind, item, fields = _type_parts(grammar, spec.type)
     policy = spec.compare
-    return attrs.evolve(
-        base,
+    return ArgRule(
         importance=float(spec.importance),
         policy=None if policy is None else policy.kind,
         tolerance=None if policy is None else policy.tolerance,
+        kind=kind,
         default=spec.default,
+        item=item,
+        fields=fields,
         order=order,
         required=spec.required,
     )
 
 
 def _rule_for_type(grammar: GraphGrammar, node: Any) -> ArgRule:
-    node, _ = grammar.resolve(node)
+    kind, item, fields = _type_parts(grammar, node)
+    return ArgRule(kind=kind, item=item, fields=fields)
+
+
+def _type_parts(grammar: GraphGrammar, node: Any) -> tuple[str, ArgRule | None, Mapping[str, ArgRule] | None]:
+    """The ``kind``, ``item`` and ``fields`` of the rule of a type node (named types followed).
+
+    Built straight into the argument's one :class:`ArgRule` (no rule of the bare type first, then an
+    ``attrs.evolve`` of it: an argument's rules are made once per tool of every BFCL question); only a
+    named type goes through :meth:`GraphGrammar.resolve`, whose merged constraints a rule does not use.
+    """
+    if isinstance(node, NamedType):
+        node, _ = grammar.resolve(node)
     if isinstance(node, PrimitiveType):
-        return ArgRule(kind=node.name)
+        return node.name, None, None
     if isinstance(node, EnumType):  # integer members compare as int does: a predicted 1.0 is not a 1
-        return ArgRule(kind="int" if all(type(m) is int for m in node.members) else "enum")
+        return ("int" if all(type(m) is int for m in node.members) else "enum"), None, None
     if isinstance(node, ListType):
-        return ArgRule(kind="list", item=_rule_for_type(grammar, node.item))
+        return "list", _rule_for_type(grammar, node.item), None
     if isinstance(node, ObjectType):
-        return ArgRule(kind="object", fields=rules_for_fields(grammar, node.fields))
+        return "object", None, rules_for_fields(grammar, node.fields)
     raise TypeError(f"unsupported type node {node!r}")
 
 

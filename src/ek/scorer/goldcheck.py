@@ -45,6 +45,10 @@ Validate = Callable[[str, Any], Sequence[Any]]
 _DROP = object()  # an OMITTABLE inside a list or object: the item or key is left out
 
 
+#: Types of values that hold no marker: :func:`_alternatives` and :func:`_pick` give them back at once.
+_PLAIN = (str, int, float, bool, type(None))
+
+
 def _alternatives(value: Any) -> int:
     """The most present alternatives of any ``OneOf`` in ``value``: 1 with one, 0 without any marker."""
     kind = type(value)
@@ -53,7 +57,8 @@ def _alternatives(value: Any) -> int:
     if value is OMITTABLE:
         return 1
     if isinstance(value, OneOf):
-        return max([max(len(value.values), 1)] + [_alternatives(v) for v in value.values])
+        present = value.values
+        return max([max(len(present), 1)] + [_alternatives(v) for v in present])
     if isinstance(value, Mapping):
         return max([0] + [_alternatives(v) for v in value.values()])
     if isinstance(value, (list, tuple)):
@@ -63,6 +68,9 @@ def _alternatives(value: Any) -> int:
 
 def _pick(value: Any, k: int) -> Any:
     """``value`` with every ``OneOf`` replaced by its ``k``-th present alternative (its last when fewer)."""
+    kind = type(value)
+    if kind is str or kind is int or kind is float or kind is bool or value is None:
+        return value  # the common case first: no marker, no container
     if value is OMITTABLE:
         return _DROP
     if isinstance(value, OneOf):
@@ -81,18 +89,46 @@ def _under(path: str, prefix: str) -> bool:
     return path == prefix or (path.startswith(prefix) and path[len(prefix)] in ".[")
 
 
+def _prefix(name: Any) -> str:
+    """The violation path of a top-level argument."""
+    return "$" + path_segment(name) if isinstance(name, str) else "$"
+
+
+def _plain_choices(value: Any) -> tuple[Any, ...] | None:
+    """Fast path of :func:`call_problems` for an argument whose gold is a ``OneOf`` of plain values (str,
+    int, float, bool, None; ``OMITTABLE`` too): its present alternatives; None for any other value.
+
+    BFCL's possible answers make every argument one. Variant ``k`` then takes the ``k``-th of them (the last
+    when fewer) and there are as many variants as alternatives: what :func:`_pick` and :func:`_alternatives`
+    give such a ``OneOf``, without walking into each alternative (a plain value holds no marker).
+    tests/scorer/test_goldcheck_fast_path.py holds it to the general path.
+    """
+    if type(value) is not OneOf:
+        return None
+    present = value.values
+    for alternative in present:
+        if type(alternative) not in _PLAIN:
+            return None
+    return present
+
+
 def call_problems(validate: Validate, step: Step) -> list[tuple[str, str]]:
     """``(path, reason)`` of everything in one gold call that the grammar rejects, in the validator's order."""
     present: dict[str, Any] = {}
-    prefix: dict[str, str] = {}
+    counts: dict[str, int] = {}  # the most alternatives of any OneOf in each present argument
+    choices: dict[str, tuple[Any, ...]] = {}  # see _plain_choices
     omitted: set[str] = set()  # paths of arguments whose gold accepts nothing but absence
     for name, value in step.args.items():
-        prefix[name] = "$" + path_segment(name) if isinstance(name, str) else "$"
         if value is OMITTABLE or (isinstance(value, OneOf) and not value.values):
-            omitted.add(prefix[name])
+            omitted.add(_prefix(name))
+            continue
+        present[name] = value
+        plain = _plain_choices(value)
+        if plain is not None:
+            choices[name] = plain
+            counts[name] = len(plain)
         else:
-            present[name] = value
-    counts = {name: _alternatives(value) for name, value in present.items()}
+            counts[name] = _alternatives(value)
     found: dict[tuple[str, str], None] = {}
     for k in range(max(max(counts.values(), default=1), 1)):
         # variant 0 checks the whole call; later ones only the arguments that still have alternatives
@@ -100,13 +136,19 @@ def call_problems(validate: Validate, step: Step) -> list[tuple[str, str]]:
         if k == 0 and not omitted and not any(counts.values()):
             args = step.args  # plain gold, no marker anywhere: checked as it is
         else:
-            args = {n: _pick(present[n], k) if counts[n] else present[n] for n in names}
+            args = {n: (present[n] if not counts[n] else
+                        choices[n][min(k, len(choices[n]) - 1)] if n in choices else _pick(present[n], k))
+                    for n in names}
+        prefixes = None  # of the arguments in this variant (later ones), worked out at its first violation
         for violation in validate(step.name, args):
             path, reason = violation
             if k == 0 and path in omitted:
                 reason += " (the gold accepts only leaving it out)"
-            if k > 0 and not any(_under(path, prefix[n]) for n in names):
-                continue  # "missing required" for an argument left out of this variant
+            if k > 0:
+                if prefixes is None:
+                    prefixes = [_prefix(n) for n in names]
+                if not any(_under(path, prefix) for prefix in prefixes):
+                    continue  # "missing required" for an argument left out of this variant
             found.setdefault((path, reason), None)
     return list(found)
 
