@@ -90,6 +90,13 @@ COMPILED_VALIDATORS = 1024
 #: Per-entry BFCL metrics the corpus engine keeps (same reason).
 BFCL_METRICS_CACHED = 256
 
+#: Calls of one tool a validator interprets (ek.grammar.fits) before it compiles the tool's validator
+#: (ek.runtime.lazy). Ski rental: rendering and compiling a BFCL tool's validator costs ~420 µs, and
+#: interpreting a call ~4.4 µs more than running the compiled code (~0.5 µs), so compiling pays after ~95
+#: calls; compiling after 100 keeps any tool's cost within about twice the cheaper choice's, and a tool
+#: checked once or twice (a BFCL question's gold and one output) is never compiled at all.
+INTERPRETED_CALLS = 100
+
 #: Bytes of one file of BFCL's multi-turn API source ek reads signatures from (the largest, long_context.py,
 #: is under 200 kB): a file far larger is not BFCL's source, and is refused before ``ast.parse``.
 BFCL_SOURCE_MAX_BYTES = 4_000_000
