@@ -31,6 +31,7 @@ meaning absent) and which has no other keys; ``any`` anything.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -138,7 +139,7 @@ def arguments_violations(args: Any, fields: tuple[FieldSpec, ...], resolve: Reso
         if not isinstance(args, Mapping):
             return [("$", f"expected an object, got {type(args).__name__}")]
         args = dict(args)
-    return _walk(_object_items(args, fields, "$"), resolve)
+    return _walk(_object_items(args, fields, "$", resolve), resolve)
 
 
 def _walk(first: Iterator[_Pending | Problem], resolve: Resolver) -> list[Problem]:
@@ -148,7 +149,7 @@ def _walk(first: Iterator[_Pending | Problem], resolve: Resolver) -> list[Proble
     pending: list[Iterator[_Pending | Problem]] = [first]
     while pending:
         for item in pending[-1]:
-            if len(item) == 2:  # a problem the object's walk found (a missing field, an unknown key)
+            if len(item) == 2:  # a problem found on the way (a scalar field's, a missing field, an unknown key)
                 problems.append(item)  # type: ignore[arg-type]
                 continue
             value, node, cons, where = item
@@ -160,7 +161,7 @@ def _walk(first: Iterator[_Pending | Problem], resolve: Resolver) -> list[Proble
                         problems.append((where, f"expected an object, got {type(value).__name__}"))
                         continue
                     value = dict(value)  # any mapping, read as a dict (what the generated code reads)
-                pending.append(_object_items(value, node.fields, where))
+                pending.append(_object_items(value, node.fields, where, resolve))
                 break
             if isinstance(node, ListType):
                 if not isinstance(value, (list, tuple)):
@@ -170,12 +171,7 @@ def _walk(first: Iterator[_Pending | Problem], resolve: Resolver) -> list[Proble
                     problems.append((where, f"length must be in {_range_text(cons)}, got {len(value)}"))
                 pending.append(_list_items(value, node.item, where))
                 break
-            if isinstance(node, EnumType):
-                if isinstance(value, bool) or not isinstance(value, (str, int)) or value not in node.members:
-                    members = ", ".join(repr(m) for m in node.members)
-                    problems.append((where, f"expected one of {members}, got {short_repr(value)}"))
-                continue
-            problem = _primitive_problem(value, getattr(node, "name", ""), cons)
+            problem = _scalar_problem(value, node, cons)
             if problem is not None:
                 problems.append((where, problem))
         else:
@@ -189,33 +185,60 @@ def _list_items(items: list[Any] | tuple[Any, ...], item_type: TypeNode, where: 
         yield (item, item_type, NO_CONSTRAINTS, f"{where}[{i}]")
 
 
-def _object_items(mapping: dict[Any, Any], fields: tuple[FieldSpec, ...], where: str) -> Iterator[_Pending | Problem]:
-    """An object's fields in declared order, each a value to check or a problem (``missing required
-    argument``); an optional field given ``None`` means it was left out. Then its unknown keys, in
-    :func:`ek.grammar.names.unknown_keys` order. Read as the generated code reads them: a required
-    field by ``mapping[name]``, an optional one by ``mapping.get(name)``."""
+def _object_items(mapping: dict[Any, Any], fields: tuple[FieldSpec, ...], where: str,
+                  resolve: Resolver) -> Iterator[_Pending | Problem]:
+    """An object's fields in declared order, each a problem (``missing required argument``, what is wrong
+    with a scalar value) or a list or object value to check through; an optional field given ``None``
+    means it was left out. Then its unknown keys, in :func:`ek.grammar.names.unknown_keys` order. Read
+    as the generated code reads them: a required field by ``mapping[name]``, an optional one by
+    ``mapping.get(name)``; keys are only scanned when they outnumber the fields found."""
+    found = 0
     for spec in fields:
-        at = where + path_segment(spec.name)
         if spec.required:
             try:
                 item = mapping[spec.name]
             except KeyError:
-                yield (at, "missing required argument")
+                yield (where + _segment(spec.name), "missing required argument")
                 continue
         else:
             item = mapping.get(spec.name)
             if item is None:
                 continue
-        yield (item, spec.type, spec.constraints, at)
-    for key in unknown_keys(mapping, {spec.name for spec in fields}):
-        yield (where + key_segment(key), "unknown argument")
+        found += 1
+        node, cons = spec.type, spec.constraints
+        if isinstance(node, NamedType):
+            node, cons = resolve(node, cons)
+        if isinstance(node, (ObjectType, ListType)):
+            yield (item, node, cons, where + _segment(spec.name))
+        else:
+            problem = _scalar_problem(item, node, cons)
+            if problem is not None:
+                yield (where + _segment(spec.name), problem)
+    if len(mapping) != found:
+        for key in unknown_keys(mapping, {spec.name for spec in fields}):
+            yield (where + key_segment(key), "unknown argument")
+
+
+#: :func:`~ek.grammar.names.path_segment` of a field name, remembered (schema names only: an unknown key
+#: from the data goes through ``key_segment``, never here).
+_segment = functools.lru_cache(maxsize=4096)(path_segment)
+
+
+def _scalar_problem(value: Any, node: TypeNode, cons: Constraints) -> str | None:
+    """What is wrong with ``value`` for an enum or a primitive type (one problem at most), or None."""
+    if isinstance(node, EnumType):
+        if isinstance(value, bool) or not isinstance(value, (str, int)) or value not in node.members:
+            members = ", ".join(repr(m) for m in node.members)
+            return f"expected one of {members}, got {short_repr(value)}"
+        return None
+    return _primitive_problem(value, getattr(node, "name", ""), cons)
 
 
 def _primitive_problem(value: Any, kind: str, cons: Constraints) -> str | None:
     if kind == "str":
         if not isinstance(value, str):
             return f"expected str, got {type(value).__name__}"
-        if not in_range(len(value), cons):
+        if (cons.min is not None or cons.max is not None) and not in_range(len(value), cons):
             return f"length must be in {_range_text(cons)}, got {len(value)}"
         if cons.pattern is not None and not fullmatch(cons.pattern, value):
             return f"must fully match /{cons.pattern}/, got {short_repr(value)}"

@@ -148,7 +148,8 @@ def _tiered(owner: GrammarValidator, spec: ToolSpec) -> FunctionType:
         calls += 1
         if calls > INTERPRETED_CALLS and not namespace[_GIVE_UP]:
             return owner._compile(check, spec)(args)
-        return [make_violation(problem) for problem in arguments_violations(args, fields, resolve)]
+        problems = arguments_violations(args, fields, resolve)
+        return list(map(make_violation, problems)) if problems else []
 
     namespace: dict[str, Any] = {"__name__": __name__, _INTERPRET: interpret, _GIVE_UP: False}
     check = FunctionType(_INTERPRETED_CODE, namespace, TOOL_VALIDATOR_NAME)
