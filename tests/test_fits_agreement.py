@@ -288,3 +288,38 @@ def test_fits_reports_what_the_compiled_validator_reports(fields: tuple[FieldSpe
     assert shown(interpreted) == shown(compiled)
     event(f"problems: {min(len(problems), 3)}")
     event(f"args: {type(args).__name__}")
+
+
+EVERY_KIND = (
+    FieldSpec("name", PrimitiveType("str"), Constraints(1, 3)),
+    FieldSpec("code", NamedType("Code"), NO_CONSTRAINTS, required=False),
+    FieldSpec("n", PrimitiveType("int"), Constraints(0, 9)),
+    FieldSpec("x", PrimitiveType("float"), Constraints(None, 1)),
+    FieldSpec("flag", PrimitiveType("bool"), NO_CONSTRAINTS, required=False),
+    FieldSpec("mode", EnumType(("fast", 2)), NO_CONSTRAINTS),
+    FieldSpec("day", PrimitiveType("date"), NO_CONSTRAINTS, required=False),
+    FieldSpec("at", PrimitiveType("datetime"), NO_CONSTRAINTS, required=False),
+    FieldSpec("pts", ListType(NamedType("Pt")), Constraints(1, 2), required=False),
+    FieldSpec("max-n", ListType(ListType(PrimitiveType("int"))), NO_CONSTRAINTS, required=False),
+)
+
+
+FITTING = {"name": "ab", "n": 3, "x": 0.5, "mode": "fast"}
+
+
+@pytest.mark.parametrize("args", [
+    FITTING,
+    {"name": "", "n": True, "x": float("nan"), "mode": 2.0, "zz": 1, 3: 4, HUGE: 5, "a" * 100: 1, "a" * 100 + "b": 2},
+    {"name": "abcd", "code": "jfk", "n": 10**5000, "x": -HUGE, "mode": [1], "flag": 1, "day": "2024-02-30",
+     "at": "2024-05-01", "pts": [{"x": 1, "y": 9, "q": None}, MappingProxyType({"x": "1"}), 7, {}],
+     "max-n": [[1, "2"], (3, True), "no"]},
+    Frozen({"name": None, "code": None, "flag": None, "mode": True, "n": -1, "x": 2}),
+    Sub({"pts": [], "max-n": None}),
+    [("name", "ab")], "args", None, 7,
+], ids=["fits", "scalars", "nested", "mapping", "dict-subclass", "list", "str", "none", "int"])
+def test_fits_reports_what_the_compiled_validator_reports_on_every_kind_of_value(args: Any) -> None:
+    grammar = full_grammar(EVERY_KIND)
+    compiled = compiled_check(grammar)(args)
+    problems = arguments_violations(args, EVERY_KIND, grammar.resolve)
+    assert shown([make_violation(p) for p in problems]) == shown(compiled)
+    assert (problems == []) is (args is FITTING)
