@@ -231,15 +231,16 @@ class Flag(int):
 
 
 HOSTILE_SCALARS = (
-    st.none() | st.booleans() | st.integers(-3, 12) | st.integers(0, 3).map(lambda i: [HUGE, -(10**400), 2**63, Flag(3)][i])
+    st.none() | st.booleans() | st.integers(-3, 12)
+    | st.integers(0, 3).map(lambda i: [HUGE, -(10**400), 2**63, Flag(3)][i])
     | st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from([0.0, -0.0, 1.0, 3.5])
     | st.sampled_from(["", "JFK", "jfk", "abx", "ccx", "2024", "2024-01-01", "20240101", "2024-02-30",
                        "2024-05-01T09:30", "2024-05-01t09:30:00+02:00", "2024-05-01 25:00", "a", "c d", "Ä", LONG,
                        "x" * 200, "\x00\u202e", "1"])
     | st.text(max_size=5) | st.sampled_from([b"2024-01-01", object, 1j])
 )
-HOSTILE_KEYS = st.sampled_from(["x", "y", "max-n", "Ä", LONG, LONG + "a", LONG + "b", "z", "", 1, True, None, (1, 2), 1.5,
-                                float("nan")]) | st.just(0).map(lambda _: HUGE)
+HOSTILE_KEYS = st.sampled_from(["x", "y", "max-n", "Ä", LONG, LONG + "a", LONG + "b", "z", "", 1, True, None, (1, 2),
+                                1.5, float("nan")]) | st.just(0).map(lambda _: HUGE)
 
 
 def hostile_values() -> st.SearchStrategy[Any]:
