@@ -119,7 +119,7 @@ def test_runtime_lazy_unknown_and_hostile_names_are_violations_not_cache_entries
 def test_runtime_lazy_source_is_readable_in_tracebacks() -> None:
     check = GrammarValidator(ek.grammar.load(TRAVEL)).tool_validator("search_flights")
     assert check is not None
-    assert "return __ek_interpret__(args)" in inspect.getsource(check)  # interpreting
+    assert "__ek_fits__(args" in inspect.getsource(check)  # interpreting
     check = compiled(GrammarValidator(ek.grammar.load(TRAVEL)), "search_flights")
     source = inspect.getsource(check)
     assert source.startswith("def validate_args(args: Any) -> list[Violation]:")

@@ -22,7 +22,9 @@ validator, and every later call runs it at full speed.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import linecache
+import math
 import threading
 from collections.abc import Callable
 from types import CodeType, FunctionType
@@ -98,14 +100,15 @@ class GrammarValidator:
         nested past Python's indentation limit) keeps its interpreter for good: fits answers for
         every value, and is what the compiled code would have answered."""
         with self._lock:
-            if check.__code__ is _INTERPRETED_CODE and not check.__globals__[_GIVE_UP]:
+            namespace = check.__globals__
+            if check.__code__ is _INTERPRETED_CODE and namespace[_LIMIT] != _FOR_GOOD:
                 try:
                     source = render_tool_validator(self.grammar, spec)
                 except GenerationError:
-                    check.__globals__[_GIVE_UP] = True
+                    namespace[_LIMIT] = _FOR_GOOD
                     return check
                 compiled = _compiled(source, self.grammar.key, spec.name)
-                check.__globals__.update(compiled.__globals__)  # the tables its code reads, then the code
+                namespace.update(compiled.__globals__)  # the tables its code reads, then the code
                 check.__code__ = compiled.__code__
                 check.__doc__ = compiled.__doc__
         return check
@@ -118,14 +121,22 @@ class GrammarValidator:
         return f"<GrammarValidator {self.grammar.key}: {compiled} of {len(self.grammar.tools)} tools compiled>"
 
 
-#: The name in a tool function's globals of what interprets its calls, and of the flag that says its validator
-#: cannot be compiled: dunder names, which generated code never defines, so compiling never overwrites them.
-_INTERPRET = "__ek_interpret__"
-_GIVE_UP = "__ek_interpreted_for_good__"
+#: A tool's function while its calls are interpreted. Its globals are its own (see :func:`_tiered`), under
+#: dunder names, which generated code never defines, so the compiled code's tables never overwrite them. One
+#: call of it is one call of fits' ``arguments_violations`` and a C-level ``next`` on the count (atomic under
+#: the GIL), no wrapper frame between.
+_INTERPRETED_SOURCE = f"""\
+def {TOOL_VALIDATOR_NAME}(args):
+    if next(__ek_count__) < __ek_limit__:
+        problems = __ek_fits__(args, __ek_fields__, __ek_resolve__)
+        return list(map(__ek_violation__, problems)) if problems else problems
+    return __ek_compile__(args)
+"""
+_LIMIT = "__ek_limit__"
+_FOR_GOOD = math.inf  # the limit of a tool whose validator cannot be compiled: interpreted for good
 _INTERPRETED_FILE = "<ek.runtime.lazy interpreted validator>"
-_INTERPRETED_SOURCE = f"def {TOOL_VALIDATOR_NAME}(args):\n    return {_INTERPRET}(args)\n"
-linecache.cache[_INTERPRETED_FILE] = (len(_INTERPRETED_SOURCE), None, [_INTERPRETED_SOURCE], _INTERPRETED_FILE)
-#: The code of a tool's function while its calls are interpreted: one call to the interpreter in its globals.
+linecache.cache[_INTERPRETED_FILE] = (len(_INTERPRETED_SOURCE), None, _INTERPRETED_SOURCE.splitlines(keepends=True),
+                                      _INTERPRETED_FILE)
 _INTERPRETED_CODE = next(c for c in compile(_INTERPRETED_SOURCE, _INTERPRETED_FILE, "exec").co_consts
                          if isinstance(c, CodeType))
 
@@ -133,25 +144,22 @@ _INTERPRETED_CODE = next(c for c in compile(_INTERPRETED_SOURCE, _INTERPRETED_FI
 def _tiered(owner: GrammarValidator, spec: ToolSpec) -> FunctionType:
     """A tool's check as one function object that changes tier in place.
 
-    Its first calls go to :func:`ek.grammar.fits.arguments_violations`; the call after
-    ``INTERPRETED_CALLS`` of them compiles the validator (:meth:`GrammarValidator._compile`), which
-    copies the compiled function's globals into this one's and gives it the compiled code: from then
-    on, calling it *is* calling the compiled validator, not a wrapper around it (a wrapper would add
-    a call to each of the hot tools' calls), whoever kept a reference to it (the metric keeps one per
-    tool). A race on the count moves the compile by a call or two; either tier gives the same answer.
+    Its first ``INTERPRETED_CALLS`` calls go to :func:`ek.grammar.fits.arguments_violations`; the next
+    compiles the validator (:meth:`GrammarValidator._compile`), which copies the compiled function's
+    globals into this one's and gives it the compiled code: from then on, calling it *is* calling the
+    compiled validator, not a wrapper around it (a wrapper would add a call to each of the hot tools'
+    calls), whoever kept a reference to it (the metric keeps one per tool). Threads racing past the
+    count all compile through the lock, once; either tier gives the same answer.
     """
-    fields, resolve = spec.fields, owner.grammar.resolve
-    calls = 0
 
-    def interpret(args: Any) -> list[Violation]:
-        nonlocal calls
-        calls += 1
-        if calls > INTERPRETED_CALLS and not namespace[_GIVE_UP]:
-            return owner._compile(check, spec)(args)
-        problems = arguments_violations(args, fields, resolve)
-        return list(map(make_violation, problems)) if problems else []
+    def compile_then_check(args: Any) -> list[Violation]:
+        return owner._compile(check, spec)(args)  # type: ignore[no-any-return]
 
-    namespace: dict[str, Any] = {"__name__": __name__, _INTERPRET: interpret, _GIVE_UP: False}
+    namespace: dict[str, Any] = {
+        "__name__": __name__, "__ek_count__": itertools.count(), _LIMIT: INTERPRETED_CALLS,
+        "__ek_fits__": arguments_violations, "__ek_fields__": spec.fields, "__ek_resolve__": owner.grammar.resolve,
+        "__ek_violation__": make_violation, "__ek_compile__": compile_then_check,
+    }
     check = FunctionType(_INTERPRETED_CODE, namespace, TOOL_VALIDATOR_NAME)
     return check
 
