@@ -8,11 +8,11 @@ costs seconds and hundreds of megabytes before the first call is scored. The
 code compiled here is what ``ek gen`` writes for the same tool, so the verdicts
 are the same.
 
-Tiers: rendering and compiling one tool's validator costs about 400 µs, and a
+Tiers: rendering and compiling one tool's validator costs ~370 µs, and a
 BFCL question's tools are checked once or twice (its gold, one output) when a
 result file holds one line per question. So the first
 :data:`~ek.limits.INTERPRETED_CALLS` calls of a tool are answered by
-:func:`ek.grammar.fits.arguments_violations` (a few µs more per call than the
+:func:`ek.grammar.fits.arguments_violations` (~1.75 µs more per call than the
 compiled code: fits is the reference the generated code compiles, and gives the
 same violations in the same order, which ``tests/test_fits_agreement.py`` checks
 on random grammars and hostile values); the call after them compiles the
