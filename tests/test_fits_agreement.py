@@ -3,16 +3,20 @@ validator and the scorer (``invalid_value``) all agree with ek.grammar.fits on r
 
 from __future__ import annotations
 
+import json
 import math
+import pickle
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from ek.agents.toolcalls import ToolCallMetric
 from ek.grammar import SchemaError, format_grammar, parse
-from ek.grammar.fits import violations
+from ek.grammar.fits import arguments_violations, violations
 from ek.grammar.model import (
     NO_CONSTRAINTS,
     NO_DEFAULT,
@@ -21,13 +25,16 @@ from ek.grammar.model import (
     FieldSpec,
     GraphGrammar,
     ListType,
+    NamedType,
     ObjectType,
     PrimitiveType,
     ToolSpec,
+    TypeAlias,
     TypeNode,
 )
 from ek.interop import export_tools, import_tools
 from ek.runtime import compile_grammar
+from ek.runtime.violation import make_violation
 
 PATTERNS = [None, "[A-Z]{3}", "[a-c]+x?", "\\d{2,4}"]
 
@@ -156,3 +163,164 @@ def test_a_date_default_is_checked_like_the_generated_validator(text: str, ok: b
             parse(source)
     module = compile_grammar(grammar_with(PrimitiveType("date"), NO_CONSTRAINTS))
     assert (module.validate("t", {"a": text}) == []) is ok
+
+
+# --------------------------------------------------------------------------- the whole list, message for message
+# ek.grammar.fits.arguments_violations is the runtime's tier-0 validator (ek.runtime.lazy): until a tool's check is
+# compiled, it answers instead. So it must give what the compiled check gives: the same problems, in the same order,
+# with the same text, for any value at all.
+
+ALIASES = (
+    TypeAlias("Code", PrimitiveType("str"), Constraints(pattern="[A-Z]{3}")),
+    TypeAlias("Small", PrimitiveType("int"), Constraints(0, 5)),
+    TypeAlias("Pt", ObjectType((FieldSpec("x", PrimitiveType("float"), NO_CONSTRAINTS),
+                                FieldSpec("y", NamedType("Small"), Constraints(1, None), required=False)))),
+)
+LONG = "k" * 90  # keys and values past the 80 characters a message shows
+HUGE = 10**5000  # past the int/str limit: repr() raises
+
+
+def full_types(depth: int = 2) -> st.SearchStrategy[tuple[TypeNode, Constraints]]:
+    """Every kind of type: primitives with ranges and patterns, enums of str, int and both, named types."""
+    prim = st.sampled_from(["str", "int", "float", "bool", "date", "datetime", "any"]).flatmap(
+        lambda kind: st.tuples(st.just(PrimitiveType(kind)), constraints_for(kind)))
+    enum = st.lists(st.sampled_from(["a", "c d", "Ä", 1, 2, -7, 10**30]), min_size=1, max_size=3, unique=True).map(
+        lambda members: (EnumType(tuple(members)), NO_CONSTRAINTS))
+    named = st.tuples(st.sampled_from([NamedType(a.name) for a in ALIASES]), st.sampled_from(
+        [NO_CONSTRAINTS, Constraints(2, None), Constraints(None, 4), Constraints(pattern="[a-c]+x?")]))
+    named = named.filter(lambda t: t[1].pattern is None or t[0].name == "Code")
+    if depth == 0:
+        return prim | enum | named
+    inner = full_types(depth - 1)
+    lists = st.tuples(inner, constraints_for("list")).map(lambda t: (ListType(t[0][0]), t[1]))
+    objects = field_lists(inner, 3).map(lambda fs: (ObjectType(fs), NO_CONSTRAINTS))
+    return prim | enum | named | lists | objects
+
+
+def field_lists(typed: st.SearchStrategy[tuple[TypeNode, Constraints]], most: int) -> st.SearchStrategy[Any]:
+    fields = st.lists(st.tuples(st.sampled_from(["x", "y", "max-n", "Ä", LONG]), typed, st.booleans()),
+                      min_size=0, max_size=most, unique_by=lambda f: f[0])
+    return fields.map(lambda fs: tuple(FieldSpec(n, t, c, required=r) for n, (t, c), r in fs))
+
+
+class Frozen(Mapping[Any, Any]):
+    """A mapping that is not a dict (read-only, its own iteration order)."""
+
+    def __init__(self, items: dict[Any, Any]) -> None:
+        self._items = items
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._items[key]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+class Sub(dict):  # type: ignore[type-arg]
+    """A dict subclass: the generated code reads a nested one as it is, and copies a top-level one."""
+
+
+class Flag(int):
+    """An int that is not exactly int (its repr differs)."""
+
+    def __repr__(self) -> str:
+        return f"Flag({int(self)})"
+
+
+HOSTILE_SCALARS = (
+    st.none() | st.booleans() | st.integers(-3, 12)
+    | st.integers(0, 3).map(lambda i: [HUGE, -(10**400), 2**63, Flag(3)][i])
+    | st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from([0.0, -0.0, 1.0, 3.5])
+    | st.sampled_from(["", "JFK", "jfk", "abx", "ccx", "2024", "2024-01-01", "20240101", "2024-02-30",
+                       "2024-05-01T09:30", "2024-05-01t09:30:00+02:00", "2024-05-01 25:00", "a", "c d", "Ä", LONG,
+                       "x" * 200, "\x00\u202e", "1"])
+    | st.text(max_size=5) | st.sampled_from([b"2024-01-01", object, 1j])
+)
+HOSTILE_KEYS = st.sampled_from(["x", "y", "max-n", "Ä", LONG, LONG + "a", LONG + "b", "z", "", 1, True, None, (1, 2),
+                                1.5, float("nan")]) | st.just(0).map(lambda _: HUGE)
+
+
+def hostile_values() -> st.SearchStrategy[Any]:
+    def containers(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+        maps = st.dictionaries(HOSTILE_KEYS, inner, max_size=4)
+        return (st.lists(inner, max_size=4) | st.lists(inner, max_size=3).map(tuple) | maps
+                | maps.map(Frozen) | maps.map(Sub) | maps.map(MappingProxyType))
+
+    return st.recursive(HOSTILE_SCALARS, containers, max_leaves=10)
+
+
+def full_grammar(fields: tuple[FieldSpec, ...]) -> GraphGrammar:
+    return GraphGrammar("whole", 1, tools=(ToolSpec("t", fields),), types=ALIASES)
+
+
+def compiled_check(grammar: GraphGrammar) -> Any:
+    from ek.codegen.emitter import render_tool_validator
+    from ek.runtime.lazy import _compiled
+
+    return _compiled(render_tool_validator(grammar, grammar.tools[0]), grammar.key, "t")
+
+
+def shown(found: list[Any]) -> list[tuple[Any, ...]]:
+    """Everything a violation shows: its pair, str, repr, dict, pickled copy, JSON."""
+    return [(tuple(v), v.path, v.reason, str(v), repr(v), v._asdict(), pickle.loads(pickle.dumps(v)), json.dumps(v),
+             hash(v)) for v in found]
+
+
+def arguments_for(fields: tuple[FieldSpec, ...]) -> st.SearchStrategy[Any]:
+    """Arguments that mostly use the declared names (so values get checked), with stray keys and non-mappings."""
+    names = st.sampled_from([f.name for f in fields] or ["x"]) | HOSTILE_KEYS
+    maps = st.dictionaries(names, hostile_values(), max_size=5)
+    return maps | maps.map(Frozen) | maps.map(Sub) | maps.map(MappingProxyType) | hostile_values()
+
+
+@pytest.mark.slow
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(fields=field_lists(full_types(), 4), data=st.data())
+def test_fits_reports_what_the_compiled_validator_reports(fields: tuple[FieldSpec, ...], data: st.DataObject) -> None:
+    grammar = full_grammar(fields)
+    args = data.draw(arguments_for(fields))
+    compiled = compiled_check(grammar)(args)
+    problems = arguments_violations(args, fields, grammar.resolve)
+    assert problems == [tuple(v) for v in compiled]
+    interpreted = [make_violation(p) for p in problems]
+    assert shown(interpreted) == shown(compiled)
+    event(f"problems: {min(len(problems), 3)}")
+    event(f"args: {type(args).__name__}")
+
+
+EVERY_KIND = (
+    FieldSpec("name", PrimitiveType("str"), Constraints(1, 3)),
+    FieldSpec("code", NamedType("Code"), NO_CONSTRAINTS, required=False),
+    FieldSpec("n", PrimitiveType("int"), Constraints(0, 9)),
+    FieldSpec("x", PrimitiveType("float"), Constraints(None, 1)),
+    FieldSpec("flag", PrimitiveType("bool"), NO_CONSTRAINTS, required=False),
+    FieldSpec("mode", EnumType(("fast", 2)), NO_CONSTRAINTS),
+    FieldSpec("day", PrimitiveType("date"), NO_CONSTRAINTS, required=False),
+    FieldSpec("at", PrimitiveType("datetime"), NO_CONSTRAINTS, required=False),
+    FieldSpec("pts", ListType(NamedType("Pt")), Constraints(1, 2), required=False),
+    FieldSpec("max-n", ListType(ListType(PrimitiveType("int"))), NO_CONSTRAINTS, required=False),
+)
+
+
+FITTING = {"name": "ab", "n": 3, "x": 0.5, "mode": "fast"}
+
+
+@pytest.mark.parametrize("args", [
+    FITTING,
+    {"name": "", "n": True, "x": float("nan"), "mode": 2.0, "zz": 1, 3: 4, HUGE: 5, "a" * 100: 1, "a" * 100 + "b": 2},
+    {"name": "abcd", "code": "jfk", "n": 10**5000, "x": -HUGE, "mode": [1], "flag": 1, "day": "2024-02-30",
+     "at": "2024-05-01", "pts": [{"x": 1, "y": 9, "q": None}, MappingProxyType({"x": "1"}), 7, {}],
+     "max-n": [[1, "2"], (3, True), "no"]},
+    Frozen({"name": None, "code": None, "flag": None, "mode": True, "n": -1, "x": 2}),
+    Sub({"pts": [], "max-n": None}),
+    [("name", "ab")], "args", None, 7,
+], ids=["fits", "scalars", "nested", "mapping", "dict-subclass", "list", "str", "none", "int"])
+def test_fits_reports_what_the_compiled_validator_reports_on_every_kind_of_value(args: Any) -> None:
+    grammar = full_grammar(EVERY_KIND)
+    compiled = compiled_check(grammar)(args)
+    problems = arguments_violations(args, EVERY_KIND, grammar.resolve)
+    assert shown([make_violation(p) for p in problems]) == shown(compiled)
+    assert (problems == []) is (args is FITTING)

@@ -118,6 +118,16 @@ CHUNK_LINES = 512
 #: general path (which compares its pairs anyway): the test never adds a quadratic cost of its own.
 EXACT_PAIRWISE_CALLS = 16
 
+#: Calls of one tool a validator interprets (ek.grammar.fits) before it makes the tool's compiled validator
+#: (ek.runtime.lazy). Ski rental: making the validator of one of BFCL's Python tools costs ~230 µs of CPU on
+#: average (its plan ~66 µs; its shape's code compiled once per shape, ~400 µs, shared by ~5 tools; the
+#: tool's strings filled in, ~50 µs: ek.runtime.shapecode); interpreting one of their gold calls costs
+#: ~1.75 µs more than running the compiled code (~2.4 µs against ~0.7 µs, medians over their 1,296 tools).
+#: Compiling once 230 / 1.75 ~ 130 calls have been interpreted keeps any tool's cost within twice the cheaper
+#: choice's, however often it is called; 128 rounds that down. A tool checked once or twice (a BFCL question's
+#: gold and one output, the usual result file) is never compiled at all.
+INTERPRETED_CALLS = 128
+
 # --- the Ray engine -----------------------------------------------------------------------------------------------
 
 #: Seconds one control step of the Ray engine may take (creating the grammar desk actor, which first exports

@@ -7,8 +7,14 @@ Every place that asks uses this module or is tested against it:
 - ``ek import`` checks JSON Schema defaults with :func:`violations`;
 - generated validators (:mod:`ek.codegen.validators`) are these rules compiled to
   straight-line code for speed, and a property test drives random types and
-  values through both and asserts the same verdict at the same paths;
-- the scorer's ``invalid_value`` comes from those generated validators.
+  values through both and asserts the same problems: same paths, same reasons,
+  same order (:func:`arguments_violations` says which);
+- the scorer's ``invalid_value`` comes from the runtime's per-tool validators
+  (:mod:`ek.runtime.lazy`): a tool's first calls are checked by
+  :func:`arguments_violations` here, the rest by its compiled validator.
+
+A problem shows a bad value as :func:`ek.grammar.reprs.short_repr` does, and an
+unknown key as :func:`ek.grammar.names.key_segment` does, as generated code does.
 
 The rules: ``str`` is a ``str`` whose length is in range and which fully matches
 its pattern; ``int`` an ``int`` (never a ``bool``) in range; ``float`` an ``int``
@@ -25,12 +31,23 @@ meaning absent) and which has no other keys; ``any`` anything.
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Callable, Mapping
+import functools
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from ek.grammar.model import NO_CONSTRAINTS, Constraints, EnumType, FieldSpec, ListType, ObjectType, TypeNode
-from ek.grammar.names import path_segment
+from ek.grammar.model import (
+    NO_CONSTRAINTS,
+    Constraints,
+    EnumType,
+    FieldSpec,
+    ListType,
+    NamedType,
+    ObjectType,
+    TypeNode,
+)
+from ek.grammar.names import key_segment, path_segment, unknown_keys
 from ek.grammar.regexes import fullmatch
+from ek.grammar.reprs import short_repr
 
 #: Follows named types: ``resolve(type, constraints) -> (structural type, merged constraints)``
 #: (:meth:`ek.grammar.model.GraphGrammar.resolve`, or the checker's while a grammar is being built).
@@ -90,97 +107,152 @@ def in_range(measure: float, constraints: Constraints) -> bool:
     return hi is None or measure <= hi
 
 
+#: A value still to check: (value, type, constraints, path); a problem found on the way is a :data:`Problem`.
+_Pending = tuple[Any, TypeNode, Constraints, str]
+
+
 def violations(value: Any, type_node: TypeNode, constraints: Constraints, resolve: Resolver,
                path: str = "$") -> list[Problem]:
     """Every way ``value`` fails to fit ``type_node`` with ``constraints``, as (path, reason); ``[]`` when it fits.
 
     Iterative, so a deeply nested value cannot exhaust the stack; paths are
-    written like the generated validators' (``$.items[2].name``).
+    written like the generated validators' (``$.items[2].name``), and so is the
+    order (see :func:`arguments_violations`).
 
     >>> from ek.grammar.model import GraphGrammar, PrimitiveType
     >>> violations("JFKX", PrimitiveType("str"), Constraints(pattern="[A-Z]{3}"), GraphGrammar("g", 1).resolve)
     [('$', "must fully match /[A-Z]{3}/, got 'JFKX'")]
     """
-    problems: list[Problem] = []
-    stack: list[tuple[Any, TypeNode, Constraints, str]] = [(value, type_node, constraints, path)]
-    while stack:
-        value, node, cons, where = stack.pop()
-        node, cons = resolve(node, cons)
-        if isinstance(node, EnumType):
-            if isinstance(value, bool) or not isinstance(value, (str, int)) or value not in node.members:
-                members = ", ".join(repr(m) for m in node.members)
-                problems.append((where, f"expected one of {members}, got {_short(value)}"))
-        elif isinstance(node, ListType):
-            if not isinstance(value, (list, tuple)):
-                problems.append((where, f"expected list, got {type(value).__name__}"))
-                continue
-            if not in_range(len(value), cons):
-                problems.append((where, f"length must be in {_range_text(cons)}, got {len(value)}"))
-            stack.extend((item, node.item, NO_CONSTRAINTS, f"{where}[{i}]") for i, item in reversed(list(enumerate(value))))
-        elif isinstance(node, ObjectType):
-            if not isinstance(value, Mapping):
-                problems.append((where, f"expected an object, got {type(value).__name__}"))
-                continue
-            problems.extend(_field_problems(value, node.fields, where, stack))
-        else:
-            problem = _primitive_problem(value, getattr(node, "name", ""), cons)
-            if problem is not None:
-                problems.append((where, problem))
-    return problems
+    return _walk(iter(((value, type_node, constraints, path),)), resolve)
 
 
 def arguments_violations(args: Any, fields: tuple[FieldSpec, ...], resolve: Resolver) -> list[Problem]:
-    """Every problem of a tool call's arguments against its declared fields (the tool-level check)."""
-    if not isinstance(args, Mapping):
-        return [("$", f"expected an object of arguments, got {type(args).__name__}")]
-    stack: list[tuple[Any, TypeNode, Constraints, str]] = []
-    problems = _field_problems(args, fields, "$", stack)
-    while stack:
-        value, node, cons, where = stack.pop()
-        problems.extend(violations(value, node, cons, resolve, where))
-    return problems
+    """Every problem of a tool call's arguments against its declared fields (the tool-level check).
+
+    The generated validator's answer (:mod:`ek.codegen.validators` compiles these rules), problem for
+    problem, reason for reason and in its order, so the runtime can interpret a tool's check until
+    compiling it pays (:mod:`ek.runtime.lazy`): arguments that are not a mapping get one problem; a
+    mapping that is not a ``dict`` is read as one. Then, in each object, its fields in declared order, each
+    value checked through (items of a list in order) when its field is reached, and its unknown keys last.
+    """
+    if type(args) is not dict:
+        if not isinstance(args, Mapping):
+            return [("$", f"expected an object, got {type(args).__name__}")]
+        args = dict(args)
+    return _walk(_object_items(args, fields, "$", resolve), resolve)
 
 
-def _field_problems(mapping: Mapping[Any, Any], fields: tuple[FieldSpec, ...], where: str,
-                    stack: list[tuple[Any, TypeNode, Constraints, str]]) -> list[Problem]:
-    """Missing and unknown keys now; each present field's value is queued on ``stack`` for checking."""
+def _walk(first: Iterator[_Pending | Problem], resolve: Resolver) -> list[Problem]:
+    """The problems of what ``first`` yields, depth first: an object or a list met on the way is checked
+    through (its items, a generator each, stacked on ``pending``) before the next thing after it."""
     problems: list[Problem] = []
-    for spec in fields:
-        at = where + path_segment(spec.name)
-        if spec.name not in mapping:
-            if spec.required:
-                problems.append((at, "missing required argument"))
-            continue
-        item = mapping[spec.name]
-        if item is None and not spec.required:
-            continue  # an explicit null for an optional argument means it was left out
-        stack.append((item, spec.type, spec.constraints, at))
-    declared = {spec.name for spec in fields}
-    for key in sorted((k for k in mapping if k not in declared), key=repr):
-        at = where + (path_segment(key) if isinstance(key, str) else f"[{key!r:.80}]")
-        problems.append((at, "unknown argument"))
+    pending: list[Iterator[_Pending | Problem]] = [first]
+    while pending:
+        for item in pending[-1]:
+            if len(item) == 2:  # a problem found on the way (a scalar field's, a missing field, an unknown key)
+                problems.append(item)  # type: ignore[arg-type]
+                continue
+            value, node, cons, where = item
+            if isinstance(node, NamedType):
+                node, cons = resolve(node, cons)
+            if isinstance(node, ObjectType):
+                if not isinstance(value, dict):
+                    if not isinstance(value, Mapping):
+                        problems.append((where, f"expected an object, got {type(value).__name__}"))
+                        continue
+                    value = dict(value)  # any mapping, read as a dict (what the generated code reads)
+                pending.append(_object_items(value, node.fields, where, resolve))
+                break
+            if isinstance(node, ListType):
+                if not isinstance(value, (list, tuple)):
+                    problems.append((where, f"expected list, got {type(value).__name__}"))
+                    continue
+                if not in_range(len(value), cons):
+                    problems.append((where, f"length must be in {_range_text(cons)}, got {len(value)}"))
+                pending.append(_list_items(value, node.item, where))
+                break
+            problem = _scalar_problem(value, node, cons)
+            if problem is not None:
+                problems.append((where, problem))
+        else:
+            pending.pop()
     return problems
+
+
+def _list_items(items: list[Any] | tuple[Any, ...], item_type: TypeNode, where: str) -> Iterator[_Pending]:
+    """A list's items in order, each a value to check."""
+    for i, item in enumerate(items):
+        yield (item, item_type, NO_CONSTRAINTS, f"{where}[{i}]")
+
+
+def _object_items(mapping: dict[Any, Any], fields: tuple[FieldSpec, ...], where: str,
+                  resolve: Resolver) -> Iterator[_Pending | Problem]:
+    """An object's fields in declared order, each a problem (``missing required argument``, what is wrong
+    with a scalar value) or a list or object value to check through; an optional field given ``None``
+    means it was left out. Then its unknown keys, in :func:`ek.grammar.names.unknown_keys` order. Read
+    as the generated code reads them: a required field by ``mapping[name]``, an optional one by
+    ``mapping.get(name)``; keys are only scanned when they outnumber the fields found."""
+    found = 0
+    for spec in fields:
+        if spec.required:
+            try:
+                item = mapping[spec.name]
+            except KeyError:
+                yield (where + _segment(spec.name), "missing required argument")
+                continue
+        else:
+            item = mapping.get(spec.name)
+            if item is None:
+                continue
+        found += 1
+        node, cons = spec.type, spec.constraints
+        if isinstance(node, NamedType):
+            node, cons = resolve(node, cons)
+        if isinstance(node, (ObjectType, ListType)):
+            yield (item, node, cons, where + _segment(spec.name))
+        else:
+            problem = _scalar_problem(item, node, cons)
+            if problem is not None:
+                yield (where + _segment(spec.name), problem)
+    if len(mapping) != found:
+        for key in unknown_keys(mapping, {spec.name for spec in fields}):
+            yield (where + key_segment(key), "unknown argument")
+
+
+#: :func:`~ek.grammar.names.path_segment` of a field name, remembered (schema names only: an unknown key
+#: from the data goes through ``key_segment``, never here).
+_segment = functools.lru_cache(maxsize=4096)(path_segment)
+
+
+def _scalar_problem(value: Any, node: TypeNode, cons: Constraints) -> str | None:
+    """What is wrong with ``value`` for an enum or a primitive type (one problem at most), or None."""
+    if isinstance(node, EnumType):
+        if isinstance(value, bool) or not isinstance(value, (str, int)) or value not in node.members:
+            members = ", ".join(repr(m) for m in node.members)
+            return f"expected one of {members}, got {short_repr(value)}"
+        return None
+    return _primitive_problem(value, getattr(node, "name", ""), cons)
 
 
 def _primitive_problem(value: Any, kind: str, cons: Constraints) -> str | None:
     if kind == "str":
         if not isinstance(value, str):
             return f"expected str, got {type(value).__name__}"
-        if not in_range(len(value), cons):
+        if (cons.min is not None or cons.max is not None) and not in_range(len(value), cons):
             return f"length must be in {_range_text(cons)}, got {len(value)}"
         if cons.pattern is not None and not fullmatch(cons.pattern, value):
-            return f"must fully match /{cons.pattern}/, got {_short(value)}"
+            return f"must fully match /{cons.pattern}/, got {short_repr(value)}"
         return None
     if kind in ("int", "float"):
         if isinstance(value, bool) or not isinstance(value, int if kind == "int" else (int, float)):
             return f"expected {kind}, got {type(value).__name__}"
-        return None if in_range(value, cons) else f"must be in {_range_text(cons)}, got {_short(value)}"
+        return None if in_range(value, cons) else f"must be in {_range_text(cons)}, got {short_repr(value)}"
     if kind == "bool":
         return None if isinstance(value, bool) else f"expected bool, got {type(value).__name__}"
     if kind == "date":
-        return None if is_date(value) else f"expected an ISO date string YYYY-MM-DD, got {_short(value)}"
+        return None if is_date(value) else f"expected an ISO date string YYYY-MM-DD, got {short_repr(value)}"
     if kind == "datetime":
-        return None if is_datetime(value) else f"expected an ISO 8601 datetime string, got {_short(value)}"
+        return None if is_datetime(value) else f"expected an ISO 8601 datetime string, got {short_repr(value)}"
     if kind == "any":
         return None
     raise ValueError(f"unknown primitive type {kind!r}")
@@ -188,12 +260,3 @@ def _primitive_problem(value: Any, kind: str, cons: Constraints) -> str | None:
 
 def _range_text(c: Constraints) -> str:
     return f"[{'' if c.min is None else repr(c.min)}..{'' if c.max is None else repr(c.max)}]"
-
-
-def _short(value: object, limit: int = 80) -> str:
-    try:
-        return repr(value)[:limit]
-    except Exception:  # noqa: BLE001 - an int past the int-string limit, a broken __repr__: anything
-        if isinstance(value, int):
-            return f"<int of {value.bit_length()} bits>"
-        return f"<{type(value).__name__} object>"

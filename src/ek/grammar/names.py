@@ -12,6 +12,10 @@ from __future__ import annotations
 import json
 import keyword
 import re
+from collections.abc import Collection, Iterable
+from typing import Any
+
+from ek.grammar.reprs import short_repr
 
 #: Identifiers generated code reserves for itself inside classes and functions.
 RESERVED = frozenset({"self", "cls", "args", "errors", "value", "path"})
@@ -90,3 +94,25 @@ def path_segment(name: str) -> str:
     if _PATH_IDENT.fullmatch(name):
         return "." + name
     return "[" + json.dumps(name, ensure_ascii=False) + "]"
+
+
+def key_segment(name: object) -> str:
+    """The path segment for an object key: ``.name`` for identifiers, else ``["quoted"]``; a key that is not a
+    string (a mapping handed in from Python) shows by :func:`~ek.grammar.reprs.short_repr`.
+
+    >>> key_segment("origin"), key_segment("max-results"), key_segment(3)
+    ('.origin', '["max-results"]', '[3]')
+    """
+    if isinstance(name, str):
+        return path_segment(name)
+    return "[" + short_repr(name) + "]"
+
+
+def unknown_keys(keys: Iterable[Any], known: Collection[Any]) -> list[Any]:
+    """The keys that are not ``known``, in the order violations list them: sorted by how they show
+    (:func:`~ek.grammar.reprs.short_repr`), so the output is stable whatever order they came in.
+
+    >>> unknown_keys(["zz", "a", 3, "b"], {"a"})
+    ['b', 'zz', 3]
+    """
+    return sorted([k for k in keys if k not in known], key=short_repr)

@@ -1,5 +1,5 @@
-"""Validate against a grammar without generating all of it: each tool's validator is compiled the
-first time a call to that tool is checked.
+"""Validate against a grammar without generating all of it: each tool's calls are checked by an interpreter
+over the grammar model at first, and by the tool's compiled validator once the tool has been checked often.
 
 Scoring only needs validators, and a corpus usually calls a handful of a
 grammar's tools; generating and importing the whole module (every attrs class,
@@ -8,23 +8,38 @@ costs seconds and hundreds of megabytes before the first call is scored. The
 code made here is what compiling what ``ek gen`` writes for the same tool gives
 (:mod:`ek.runtime.shapecode` makes it from the tool's shape, compiled once per
 shape), so the verdicts are the same.
+
+Tiers: making one tool's validator costs ~100 µs (~370 µs rendered and compiled
+whole, before shapes), and a BFCL question's tools are checked once or twice
+(its gold, one output) when a result file holds one line per question. So the
+first :data:`~ek.limits.INTERPRETED_CALLS` calls of a tool are answered by
+:func:`ek.grammar.fits.arguments_violations` (~1.75 µs more per call than the
+compiled code: fits is the reference the generated code compiles, and gives the
+same violations in the same order, which ``tests/test_fits_agreement.py`` checks
+on random grammars and hostile values); the call after them makes the compiled
+validator, and every later call runs it at full speed.
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import linecache
+import math
 import threading
 from collections.abc import Callable
+from types import CodeType, FunctionType
 from typing import Any
 
-from ek.codegen.emitter import ToolValidatorPlan, plan_tool_validator
+from ek.codegen import GenerationError
+from ek.codegen.emitter import TOOL_VALIDATOR_NAME, ToolValidatorPlan, plan_tool_validator
 from ek.codegen.validators import refuse_unsafe_patterns
-from ek.grammar.model import GraphGrammar
-from ek.limits import COMPILED_VALIDATORS, SHARED_VALIDATORS
+from ek.grammar.fits import arguments_violations
+from ek.grammar.model import GraphGrammar, ToolSpec
+from ek.limits import COMPILED_VALIDATORS, INTERPRETED_CALLS, SHARED_VALIDATORS
 from ek.runtime.shapecode import validator_from_plan
 from ek.runtime.support import short
-from ek.runtime.violation import Violation
+from ek.runtime.violation import Violation, make_violation
 
 _ToolCheck = Callable[[Any], list[Violation]]
 
@@ -42,7 +57,7 @@ class GrammarValidator:
     def __init__(self, grammar: GraphGrammar) -> None:
         refuse_unsafe_patterns(grammar)  # a grammar built in code never went through ek lint
         self.grammar = grammar
-        self._checks: dict[str, _ToolCheck] = {}
+        self._checks: dict[str, FunctionType] = {}
         self._lock = threading.Lock()
 
     def __call__(self, tool_name: str, args: Any) -> list[Violation]:
@@ -50,7 +65,7 @@ class GrammarValidator:
         try:
             check = self._checks[tool_name]
         except KeyError:
-            check = self._compile(tool_name)
+            check = self._check_of(tool_name)
         except TypeError:  # an unhashable name is no tool's name
             check = None
         if check is None:
@@ -58,29 +73,97 @@ class GrammarValidator:
         return check(args)
 
     def tool_validator(self, tool_name: str) -> _ToolCheck | None:
-        """The compiled ``validate_args(args)`` of one tool, or None for a name the grammar lacks."""
+        """One tool's ``validate_args(args)``, or None for a name the grammar lacks.
+
+        The same function object every time, for callers that keep it: it interprets its first
+        ``INTERPRETED_CALLS`` calls, then becomes the compiled validator itself (see :func:`_tiered`),
+        so a kept function is as fast as the compiled one from then on.
+        """
         try:
             return self._checks[tool_name]
         except KeyError:
-            return self._compile(tool_name)
+            return self._check_of(tool_name)
 
-    def _compile(self, tool_name: str) -> _ToolCheck | None:
+    def _check_of(self, tool_name: str) -> FunctionType | None:
+        """The tool's check, made on its first use (nothing rendered or compiled yet)."""
         spec = self.grammar.tool(tool_name) if isinstance(tool_name, str) else None
         if spec is None:
             return None  # not cached: hostile input must not grow the cache
         with self._lock:
             check = self._checks.get(tool_name)
-            if check is not None:
-                return check
-            check = _compiled(plan_tool_validator(self.grammar, spec), self.grammar.key, tool_name)
-            self._checks[tool_name] = check
+            if check is None:
+                check = self._checks[tool_name] = _tiered(self, spec)
             return check
+
+    def _compile(self, check: FunctionType, spec: ToolSpec) -> FunctionType:
+        """Turn ``check`` (a tool's function from :func:`_tiered`) into its compiled validator, once.
+
+        A grammar built in code that the generator cannot write (a lone surrogate in a name, types
+        nested past Python's indentation limit) keeps its interpreter for good: fits answers for
+        every value, and is what the compiled code would have answered."""
+        with self._lock:
+            namespace = check.__globals__
+            if check.__code__ is _INTERPRETED_CODE and namespace[_LIMIT] != _FOR_GOOD:
+                try:
+                    plan = plan_tool_validator(self.grammar, spec)
+                except GenerationError:
+                    namespace[_LIMIT] = _FOR_GOOD
+                    return check
+                compiled = _compiled(plan, self.grammar.key, spec.name)
+                namespace.update(compiled.__globals__)  # the tables its code reads, then the code
+                check.__code__ = compiled.__code__
+                check.__doc__ = compiled.__doc__
+        return check
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (GrammarValidator, (self.grammar,))
 
     def __repr__(self) -> str:
-        return f"<GrammarValidator {self.grammar.key}: {len(self._checks)} of {len(self.grammar.tools)} tools compiled>"
+        compiled = sum(1 for check in list(self._checks.values()) if check.__code__ is not _INTERPRETED_CODE)
+        return f"<GrammarValidator {self.grammar.key}: {compiled} of {len(self.grammar.tools)} tools compiled>"
+
+
+#: A tool's function while its calls are interpreted. Its globals are its own (see :func:`_tiered`), under
+#: dunder names, which generated code never defines, so the compiled code's tables never overwrite them. One
+#: call of it is one call of fits' ``arguments_violations`` and a C-level ``next`` on the count (atomic under
+#: the GIL), no wrapper frame between.
+_INTERPRETED_SOURCE = f"""\
+def {TOOL_VALIDATOR_NAME}(args):
+    if next(__ek_count__) < __ek_limit__:
+        problems = __ek_fits__(args, __ek_fields__, __ek_resolve__)
+        return list(map(__ek_violation__, problems)) if problems else problems
+    return __ek_compile__(args)
+"""
+_LIMIT = "__ek_limit__"
+_FOR_GOOD = math.inf  # the limit of a tool whose validator cannot be compiled: interpreted for good
+_INTERPRETED_FILE = "<ek.runtime.lazy interpreted validator>"
+linecache.cache[_INTERPRETED_FILE] = (len(_INTERPRETED_SOURCE), None, _INTERPRETED_SOURCE.splitlines(keepends=True),
+                                      _INTERPRETED_FILE)
+_INTERPRETED_CODE = next(c for c in compile(_INTERPRETED_SOURCE, _INTERPRETED_FILE, "exec").co_consts
+                         if isinstance(c, CodeType))
+
+
+def _tiered(owner: GrammarValidator, spec: ToolSpec) -> FunctionType:
+    """A tool's check as one function object that changes tier in place.
+
+    Its first ``INTERPRETED_CALLS`` calls go to :func:`ek.grammar.fits.arguments_violations`; the next
+    compiles the validator (:meth:`GrammarValidator._compile`), which copies the compiled function's
+    globals into this one's and gives it the compiled code: from then on, calling it *is* calling the
+    compiled validator, not a wrapper around it (a wrapper would add a call to each of the hot tools'
+    calls), whoever kept a reference to it (the metric keeps one per tool). Threads racing past the
+    count all compile through the lock, once; either tier gives the same answer.
+    """
+
+    def compile_then_check(args: Any) -> list[Violation]:
+        return owner._compile(check, spec)(args)  # type: ignore[no-any-return]
+
+    namespace: dict[str, Any] = {
+        "__name__": __name__, "__ek_count__": itertools.count(), _LIMIT: INTERPRETED_CALLS,
+        "__ek_fits__": arguments_violations, "__ek_fields__": spec.fields, "__ek_resolve__": owner.grammar.resolve,
+        "__ek_violation__": make_violation, "__ek_compile__": compile_then_check,
+    }
+    check = FunctionType(_INTERPRETED_CODE, namespace, TOOL_VALIDATOR_NAME)
+    return check
 
 
 #: Compiled validators by the SHA-256 of their source, with their linecache file name; most recently used

@@ -14,7 +14,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ek._lazy import lazy_exports
-from ek.grammar.names import path_segment
+from ek.grammar.names import key_segment as key_segment  # re-exported: the path segment of an object key
+from ek.grammar.names import unknown_keys as extra_keys
 from ek.runtime.violation import Violation, short_repr
 
 # The runtime's date checks (``is_date``, ``is_datetime``; ek.grammar.fits owns them) load on first use: no
@@ -38,30 +39,16 @@ json_table = json.loads
 DATETIME_SEPARATORS = frozenset({"--T:", "--t:", "-- :"})
 
 
-def key_segment(name: object) -> str:
-    """The path segment for an object key: ``.name`` for identifiers, else ``["quoted"]``.
-
-    Names are written by :func:`ek.grammar.names.path_segment` (the code
-    generator precomputes the same segments); other keys show by ``repr``.
-
-    >>> key_segment("origin"), key_segment("max-results"), key_segment(3)
-    ('.origin', '["max-results"]', '[3]')
-    """
-    if isinstance(name, str):
-        return path_segment(name)
-    return "[" + short_repr(name) + "]"
-
-
 def unknown_keys(
     errors: list[Violation], mapping: Mapping[Any, Any], known: frozenset[str], path: str | tuple[object, ...]
 ) -> None:
-    """Report every key of ``mapping`` that the schema does not declare (sorted, for stable output).
+    """Report every key of ``mapping`` that the schema does not declare (in :func:`ek.grammar.names.unknown_keys`
+    order, which :mod:`ek.grammar.fits` reports them in too).
 
     ``path`` is text, or pieces (literals and list indexes) as generated code passes them.
     """
     prefix = path if isinstance(path, str) else "".join(map(str, path))
-    extra = [k for k in mapping if k not in known]
-    for key in sorted(extra, key=short_repr):
+    for key in extra_keys(mapping, known):
         errors.append(Violation(prefix + key_segment(key), "unknown argument"))
 
 

@@ -13,6 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Self, SupportsIndex
 
+# How a reason shows a value: owned by ek.grammar.reprs, so ek.grammar.fits writes the same text; generated
+# modules import ``short_repr`` from here.
+from ek.grammar.reprs import safe_repr as safe_repr
+from ek.grammar.reprs import short_repr as short_repr
+
 _tuple_len = tuple.__len__
 _tuple_getitem = tuple.__getitem__
 
@@ -164,41 +169,6 @@ make_violation: Callable[[tuple[Any, ...]], Violation] = type.__dict__["__call__
 def type_name(value: object) -> str:
     """The name of ``value``'s type, for ``expected str, got int``."""
     return type(value).__name__
-
-
-def short_repr(value: object, limit: int = 80) -> str:
-    """``repr(value)``, at most ``limit`` characters (bad values can be huge); never raises.
-
-    >>> short_repr("x" * 100)[-3:], short_repr(10 ** 5000)
-    ('xxx', '<int of 16610 bits>')
-    """
-    return safe_repr(value)[:limit]
-
-
-def safe_repr(value: object) -> str:
-    """``repr(value)``, which never raises: an int past Python's 4300-digit int/str limit (which ``repr``
-    refuses) shows as ``<int of N bits>``, inside lists, tuples and dicts too; a broken ``__repr__`` as
-    ``<T object>``.
-
-    >>> safe_repr({"x": [1, 1 << 20_000]})
-    "{'x': [1, <int of 20001 bits>]}"
-    """
-    try:
-        return repr(value)
-    except Exception:  # noqa: BLE001 - an int past the 4300-digit str limit, a broken __repr__: anything
-        pass
-    if isinstance(value, int):
-        return f"<int of {value.bit_length()} bits>"
-    try:
-        if type(value) is list:
-            return "[" + ", ".join(map(safe_repr, value)) + "]"
-        if type(value) is tuple:
-            return "(" + ", ".join(map(safe_repr, value)) + ("," if len(value) == 1 else "") + ")"
-        if type(value) is dict:
-            return "{" + ", ".join(f"{safe_repr(k)}: {safe_repr(v)}" for k, v in value.items()) + "}"
-    except RecursionError:
-        pass
-    return f"<{type(value).__name__} object>"
 
 
 class ArgumentsError(ValueError):
