@@ -257,10 +257,10 @@ def full_grammar(fields: tuple[FieldSpec, ...]) -> GraphGrammar:
 
 
 def compiled_check(grammar: GraphGrammar) -> Any:
-    from ek.codegen.emitter import render_tool_validator
+    from ek.codegen.emitter import plan_tool_validator
     from ek.runtime.lazy import _compiled
 
-    return _compiled(render_tool_validator(grammar, grammar.tools[0]), grammar.key, "t")
+    return _compiled(plan_tool_validator(grammar, grammar.tools[0]), grammar.key, "t")
 
 
 def shown(found: list[Any]) -> list[tuple[Any, ...]]:

@@ -72,8 +72,8 @@ def test_runtime_lazy_interprets_a_tools_first_calls_and_compiles_only_the_tools
     from ek.runtime import lazy as module
 
     rendered: list[str] = []
-    render = module.render_tool_validator
-    monkeypatch.setattr(module, "render_tool_validator", lambda g, spec: rendered.append(spec.name) or render(g, spec))
+    render = module.plan_tool_validator
+    monkeypatch.setattr(module, "plan_tool_validator", lambda g, spec: rendered.append(spec.name) or render(g, spec))
     grammar = ek.grammar.load(TRAVEL)
     lazy = GrammarValidator(grammar)
     assert repr(lazy) == f"<GrammarValidator travel@2: 0 of {len(grammar.tools)} tools compiled>"
@@ -139,8 +139,8 @@ def test_runtime_lazy_calls_from_many_threads_get_one_function_compiled_once_and
     from ek.runtime import lazy as module
 
     rendered: list[str] = []
-    render = module.render_tool_validator
-    monkeypatch.setattr(module, "render_tool_validator", lambda g, spec: rendered.append(spec.name) or render(g, spec))
+    render = module.plan_tool_validator
+    monkeypatch.setattr(module, "plan_tool_validator", lambda g, spec: rendered.append(spec.name) or render(g, spec))
     lazy = GrammarValidator(ek.grammar.load(TRAVEL))
     seen: list[Any] = []
     wrong: list[Any] = []
