@@ -13,22 +13,11 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_fits_agreement import ALIASES, field_lists, full_types, hostile_values, shown
 
 from ek.bfcl import to_grammar
 from ek.codegen.emitter import TOOL_VALIDATOR_NAME, plan_tool_validator, render_tool_validator
-from ek.grammar.model import (
-    NO_CONSTRAINTS,
-    Constraints,
-    EnumType,
-    FieldSpec,
-    GraphGrammar,
-    ListType,
-    Location,
-    ObjectType,
-    PrimitiveType,
-    ToolSpec,
-    TypeNode,
-)
+from ek.grammar.model import NO_CONSTRAINTS, EnumType, FieldSpec, GraphGrammar, Location, PrimitiveType, ToolSpec
 from ek.runtime import shapecode
 from ek.runtime.shapecode import validator_from_plan
 
@@ -141,51 +130,18 @@ def test_a_placeholder_like_schema_string_stays_what_it_is() -> None:
     assert made({"\ue0000": "x", "b": "\ue0001"}) == []
 
 
-# ---- random grammars ------------------------------------------------------------------------------------
+# ---- random grammars: the strategies that hold ek.grammar.fits to the compiled code ----------------------
 
-NAMES = st.sampled_from(["a", "b", "max-n", "it's", 'q"t', "x y", "ü", "\\", "\ue0002", "class"])
-PATTERNS = st.sampled_from([None, "[A-Z]{3}", "[a-c]+x?", "\\d{2,4}", "(ab|c)*"])
-
-
-def _types(depth: int) -> st.SearchStrategy[tuple[TypeNode, Constraints]]:
-    scalar = st.one_of(
-        st.tuples(st.just(PrimitiveType("str")), st.builds(Constraints, st.none() | st.integers(0, 2),
-                                                           st.none() | st.integers(2, 5), PATTERNS)),
-        st.tuples(st.sampled_from([PrimitiveType("int"), PrimitiveType("float")]),
-                  st.sampled_from([NO_CONSTRAINTS, Constraints(-2, 5), Constraints(0, None), Constraints(None, 2.5)])),
-        st.tuples(st.sampled_from([PrimitiveType(k) for k in ("bool", "date", "datetime", "any")]),
-                  st.just(NO_CONSTRAINTS)),
-        st.tuples(st.lists(st.sampled_from(["x", "y z", "it's", 3, 0, "\ue0001"]), min_size=1, max_size=3,
-                           unique=True).map(lambda m: EnumType(tuple(m))), st.just(NO_CONSTRAINTS)),
-    )
-    if depth == 0:
-        return scalar
-    inner = _types(depth - 1)
-    lists = st.tuples(inner.map(lambda t: ListType(t[0])), st.sampled_from([NO_CONSTRAINTS, Constraints(1, 3)]))
-    objects = st.tuples(_fields(depth - 1).map(ObjectType), st.just(NO_CONSTRAINTS))
-    return st.one_of(scalar, lists, objects)
-
-
-def _fields(depth: int) -> st.SearchStrategy[tuple[FieldSpec, ...]]:
-    field = st.tuples(NAMES, _types(depth), st.booleans()).map(
-        lambda t: FieldSpec(t[0], t[1][0], t[1][1], required=t[2]))
-    return st.lists(field, max_size=4, unique_by=lambda f: f.name).map(tuple)
-
-
-JSONISH = st.recursive(
-    st.none() | st.booleans() | st.integers(-3, 8) | st.floats(-10, 10) | st.sampled_from(
-        ["", "ABC", "abx", "2024", "2024-01-01", "2024-05-01T09:30", "x", "y z", "\ue0001"]),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(NAMES, inner, max_size=3), max_leaves=6)
+TOOL_NAMES = st.sampled_from(["t", "it's", 'q"t', "x y", "ü", "\\", "\ue0002", "class"])
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(fields=_fields(2), name=NAMES, line=st.none() | st.integers(1, 99), values=st.lists(JSONISH, max_size=4))
+@given(fields=field_lists(full_types(), 4), name=TOOL_NAMES, line=st.none() | st.integers(1, 99),
+       values=st.lists(hostile_values(), max_size=4))
 def test_a_random_tool_made_from_its_shape_is_its_compiled_source(fields: tuple[FieldSpec, ...], name: str,
                                                                   line: int | None, values: list[Any]) -> None:
     loc = None if line is None else Location("g.ek", line, 1)
-    grammar = GraphGrammar("random", 1, tools=(ToolSpec(name, fields, loc=loc),))
+    grammar = GraphGrammar("random", 1, tools=(ToolSpec(name, fields, loc=loc),), types=ALIASES)
     made, compiled = assert_same_code(grammar, grammar.tools[0])
-    for value in values:
-        args = dict(value) if isinstance(value, dict) else value
-        assert made(args) == compiled(args)
-        assert [str(v) for v in made(args)] == [str(v) for v in compiled(args)]
+    for args in values:
+        assert shown(made(args)) == shown(compiled(args))
