@@ -54,10 +54,23 @@ def show(value: Any) -> str:
     return json.dumps(plain(value), ensure_ascii=False, sort_keys=False)
 
 
+#: The longest JSON text of a float (``-1.7976931348623157e+308``), a bool, None or an int of 64 bits.
+_SHORT_SCALAR_TEXT = 24
+
+
 def _kept(value: Any, limit: int | None) -> Any:
     """``value`` as plain data, or its display text cut to ``limit`` characters when that is longer."""
     data = plain(value)
     if limit is None:
+        return data
+    # Fast path: a scalar whose JSON text cannot be longer than ``limit`` is kept without writing that text
+    # (the HTML report's 200 alignments wrote one for every value). A str's text is at most 6 characters a
+    # character (an escape, ``\u001f``) and its two quotes; a float's, a bool's, None's or a 64-bit int's
+    # at most _SHORT_SCALAR_TEXT. Anything else is measured as before.
+    kind = type(data)
+    if (6 * len(data) + 2 <= limit if kind is str
+            else limit >= _SHORT_SCALAR_TEXT and (kind is float or kind is bool or data is None
+                                                  or (kind is int and -(2**63) <= data < 2**63))):
         return data
     text = show(data)
     return data if len(text) <= limit else Shown(f"{text[:limit]}… ({len(text):,} characters)")
