@@ -174,10 +174,6 @@ class ValidatorEmitter:
         self._values: list[Any] = []
         self._str_literals: dict[str, str] = {}
 
-    def tool_body(self, fields: tuple[FieldSpec, ...]) -> str:
-        """The body's source (statements indented one level)."""
-        return self.planned_body(fields).text()
-
     def planned_body(self, fields: tuple[FieldSpec, ...]) -> Body:
         """The body as a shape and its fillers (:class:`Body`)."""
         self._fillers, self._values = [], []
