@@ -52,3 +52,52 @@ def test_the_bounds_are_tight_where_they_are_used() -> None:
     """The longest texts the fast path assumes are the texts JSON writes."""
     assert len(show(-1.7976931348623157e308)) == 24 and len(show(-(2**63))) == 20
     assert len(show("\x1f")) == 6 + 2
+
+
+def encoded_then_walked(value: Any) -> Any:
+    """``plain`` as it was before its fast path: the value encoded (:func:`ek.goldjson.encode_value`), then walked."""
+    from ek.goldjson import encode_value
+    from ek.parsing.values import int_too_long
+    from ek.runtime.violation import safe_repr
+
+    value = encode_value(value)
+    if isinstance(value, dict):
+        return {str(k): encoded_then_walked(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [encoded_then_walked(v) for v in value]
+    if isinstance(value, int) and not isinstance(value, bool) and int_too_long(value):
+        return safe_repr(value)
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return safe_repr(value)
+
+
+def same_data(a: Any, b: Any) -> bool:
+    """Equal, of the same types all the way down (NaN equal to NaN)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same_data(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same_data(x, y) for x, y in zip(a, b))
+    return a == b or (isinstance(a, float) and math.isnan(a) and math.isnan(b))
+
+
+class _Flag(int):
+    """An int subclass (an IntEnum's kind): kept as it is, not read as an exact int."""
+
+
+ODD = (st.sampled_from([_Flag(3), (1, "a"), frozenset({1}), b"x", 2**64])
+       | st.builds(lambda negative: -(10**5000) if negative else 10**5000, st.booleans()))  # repr-less: built
+PLAIN_OR_ODD = st.recursive(SCALARS | ODD | st.just(OMITTABLE), lambda inner: st.lists(inner, max_size=3)
+                            | st.tuples(inner, inner)
+                            | st.dictionaries(st.text(max_size=3) | st.integers(0, 3) | st.none(), inner, max_size=3)
+                            | st.lists(inner, min_size=1, max_size=3).map(lambda xs: OneOf(*xs)), max_leaves=8)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(value=PLAIN_OR_ODD)
+def test_plain_reads_plain_data_as_encoding_it_first_would(value: Any) -> None:
+    """``plain``'s fast path for exact str/int/float/bool/None, dicts and lists gives what encoding the value
+    and walking the result gives, type for type, with markers, tuples, subclasses and huge ints around it."""
+    assert same_data(plain(value), encoded_then_walked(value))

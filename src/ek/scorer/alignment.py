@@ -22,7 +22,22 @@ def plain(value: Any) -> Any:
 
     An int past Python's int/str conversion limit, which no JSON writer can print, becomes the text
     ``<int of N bits>``.
+
+    Fast path for the plain values of parsed calls (exact ``str``, ``float``, ``bool``, ``None``, ``int``;
+    a ``dict`` or ``list``, its items taken the same way): :func:`~ek.goldjson.encode_value` would copy each
+    as it is, so they are read once, without its copy of every level below the one being read (twice
+    over, nested: this function encodes each level again) and its ABC checks. Gold markers, tuples,
+    subclasses and the rest take the general path, as before.
     """
+    kind = type(value)
+    if kind is str or kind is float or kind is bool or value is None:
+        return value
+    if kind is int:
+        return safe_repr(value) if int_too_long(value) else value
+    if kind is dict:
+        return {str(k): plain(v) for k, v in value.items()}
+    if kind is list:
+        return [plain(v) for v in value]
     value = encode_value(value)
     if isinstance(value, dict):
         return {str(k): plain(v) for k, v in value.items()}
