@@ -190,3 +190,23 @@ def test_report_html_stays_small_when_values_are_huge(tmp_path: Path) -> None:
     assert len(text) < 400_000, len(text)  # every value is cut to a window, not copied 200k characters at a time
     assert text.count('class="episode"') == 10
     assert "first difference at character 200001" in text and "xxxxy&#34;" in text and "xxxxz&#34;" in text
+
+
+def test_report_environment_reads_attributes_as_jinja2_does() -> None:
+    """The report's environment reads ``x.name`` on a dict key first (its fast path): the same values as
+    jinja2's own reading for keys, dict method names (``items``, ``get``), missing keys and other objects."""
+    import jinja2
+
+    from ek.report.html import _environment
+
+    class Sub(dict):  # type: ignore[type-arg]
+        extra = "class attribute"
+
+    text = ("{{ d.a }}|{{ d.items is callable }}|{{ d.get('a') }}|{{ d.keys is callable }}|{{ s.extra }}|{{ s.a }}"
+            "|{{ o.real }}|{{ d.__class__.__name__ }}|{{ (d.missing is defined) }}|{{ d['items'] }}")
+    data = {"d": {"a": 1, "items": "key named items"}, "s": Sub(a=2, extra="key"), "o": 3}
+    ours = _environment().from_string(text).render(**data)
+    stock = jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(text).render(**data)
+    assert ours == stock == "1|True|1|True|class attribute|2|3|dict|False|key named items"
+    with pytest.raises(jinja2.UndefinedError):
+        _environment().from_string("{{ d.missing }}").render(d={"a": 1})
