@@ -224,6 +224,13 @@ def _same_plain_agree(gold: Any, pred: Any, rule: ArgRule | None, canon: Canonic
     canonicalizer is a function of its text) unless the schema types it as a date or datetime (those take
     the full path, which parses them) - exactly the full rules' verdict. :func:`compare_rows` calls it for
     each argument before :func:`values_agree`.
+
+    Two ``list`` s equal item for item, every item of the same exact type ``str`` or ``int`` on both sides
+    (:func:`_same_flat_list`), agree too: the full rules compare such lists item by item under the item's
+    rule, and two equal strings or ints agree under every rule (as above; under a policy too: ``fold``,
+    ``exact`` and ``bfcl`` put equal texts in equal forms, ``tol`` holds a difference of 0, its tolerance
+    being non-negative, ``ignore`` accepts anything; dates parse equal texts to equal dates). Other lists
+    (a difference, a float, nesting) are left to the full rules (``None``).
     """
     kind = type(gold)
     if kind is not type(pred):
@@ -234,7 +241,21 @@ def _same_plain_agree(gold: Any, pred: Any, rule: ArgRule | None, canon: Canonic
         return gold == pred or canon(gold) == canon(pred)
     if kind is int:
         return gold == pred
+    if kind is list:
+        return True if _same_flat_list(gold, pred) else None
     return None
+
+
+def _same_flat_list(gold: list[Any], pred: list[Any]) -> bool:
+    """``gold`` and ``pred`` hold equal items in the same order, each of the same exact type ``str`` or ``int``
+    on both sides (``bool`` is not ``int`` here, nor ``1.0`` equal to ``1``: their rules differ)."""
+    if len(gold) != len(pred):
+        return False
+    for g, p in zip(gold, pred):
+        kind = type(p)
+        if (kind is not str and kind is not int) or type(g) is not kind or g != p:
+            return False
+    return True
 
 
 #: BFCL's Python type of each argument kind (``any`` is checked as a string, like BFCL's ``any``).

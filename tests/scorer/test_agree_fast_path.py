@@ -1,0 +1,76 @@
+"""``values_agree``'s inline verdicts (``_same_plain_agree``) are the full rules' verdicts: equal flat lists."""
+
+from __future__ import annotations
+
+from typing import Any
+from unittest import mock
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ek.canon import CANONICALIZERS, bfcl, fold
+from ek.scorer import agree
+from ek.scorer.agree import ArgRule, values_agree
+from ek.values import OMITTABLE, OneOf
+
+POLICIES = st.sampled_from([None, "fold", "exact", "bfcl", "unordered", "ignore"]) | st.builds(
+    lambda t: "tol:" + repr(t), st.sampled_from([0.0, 0.5, 2.0]))
+KINDS = st.sampled_from([None, "str", "int", "float", "date", "datetime", "any", "enum", "list"])
+
+
+def _rule(policy: str | None, kind: str | None, item: ArgRule | None = None) -> ArgRule:
+    if policy is not None and policy.startswith("tol:"):
+        return ArgRule(policy="tol", tolerance=float(policy[4:]), kind=kind, item=item)
+    return ArgRule(policy=policy, kind=kind, item=item)
+
+
+ITEM_RULES = st.none() | st.builds(_rule, POLICIES, KINDS)
+LIST_RULES = st.none() | st.builds(_rule, POLICIES, st.just("list"), ITEM_RULES)
+ITEMS = (st.sampled_from(["a", "A", " a", "", "2024-01-02", "2024-1-2", "1"]) | st.integers(-2, 2) | st.booleans()
+         | st.sampled_from([1.0, 0.5, float("nan")]) | st.none() | st.lists(st.integers(0, 1), max_size=2)
+         | st.just(OMITTABLE))
+
+
+@st.composite
+def list_pairs(draw: Any) -> tuple[Any, list[Any]]:
+    """A gold list and a prediction mostly equal to it (the fast path's case), sometimes changed."""
+    gold = draw(st.lists(ITEMS, max_size=4))
+    pred = list(gold)
+    change = draw(st.sampled_from(["none", "none", "none", "item", "drop", "add", "swap"]))
+    if change == "item" and pred:
+        pred[draw(st.integers(0, len(pred) - 1))] = draw(ITEMS)
+    elif change == "drop" and pred:
+        pred.pop()
+    elif change == "add":
+        pred.append(draw(ITEMS))
+    elif change == "swap" and len(pred) > 1:
+        pred[0], pred[-1] = pred[-1], pred[0]
+    wrapped = draw(st.sampled_from(["plain", "plain", "oneof", "omittable"]))
+    if wrapped == "oneof":
+        return OneOf(draw(st.lists(ITEMS, max_size=2)), gold), pred
+    if wrapped == "omittable":
+        return OneOf(gold, OMITTABLE), pred
+    return gold, pred
+
+
+def _full_rules(gold: Any, pred: Any, rule: ArgRule | None, canon: Any, top: bool) -> bool:
+    """The verdict with equal flat lists decided by the full rules, item by item (the fast path off)."""
+    with mock.patch.object(agree, "_same_flat_list", lambda _g, _p: False):
+        return values_agree(gold, pred, rule, canon, top=top)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(pair=list_pairs(), rule=LIST_RULES, canon=st.sampled_from([fold, bfcl, CANONICALIZERS["exact"]]),
+       top=st.booleans())
+def test_equal_flat_lists_agree_as_the_full_rules_say(pair: tuple[Any, list[Any]], rule: ArgRule | None, canon: Any,
+                                                      top: bool) -> None:
+    gold, pred = pair
+    assert values_agree(gold, pred, rule, canon, top=top) == _full_rules(gold, pred, rule, canon, top)
+
+
+def test_the_fast_path_is_taken_and_refuses_what_differs_in_type() -> None:
+    assert agree._same_plain_agree(["a", 1], ["a", 1], None, fold) is True
+    assert agree._same_plain_agree(["a", 1], ["a", 2], None, fold) is None  # left to the full rules
+    assert agree._same_plain_agree([1], [True], None, fold) is None and agree._same_plain_agree([1], [1.0], None, fold) is None
+    assert agree._same_plain_agree([[1]], [[1]], None, fold) is None  # nested: the full rules
+    assert values_agree([1], [1.0], ArgRule(kind="list", item=ArgRule(kind="int")), fold) is False
