@@ -316,3 +316,56 @@ def test_a_verdict_built_lazily_is_the_verdict_of_its_message(output: Any, categ
     assert lazy.message == message and lazy.message is lazy.message  # built once, then kept
     with pytest.raises(AttributeError):
         _ = lazy.no_such_field
+
+
+# BFCL's decoded form with a wrong number of calls, whatever the calls hold: a value JSON cannot hold (NaN, a
+# set, an int past 4,300 digits), arguments that are not an object, an empty or a valid call.
+_BAD_VALUES: list[Any] = [float("nan"), {1, 2}, 10**5000, ("a", "b")]
+WRONG_COUNTS: list[tuple[list[Any], str, list[Any]]] = [
+    ([{"get_weather": {"city": bad}}, {"get_weather": {"city": "SF"}}], "simple", ANSWER) for bad in _BAD_VALUES
+] + [
+    ([{"get_weather": 3}, {"get_weather": {}}], "simple", ANSWER),
+    ([{"get_stock_price": {"company": float("nan")}}], "parallel",
+     [{"get_stock_price": {"company": ["Apple"]}}, {"get_stock_price": {"company": ["Microsoft"]}}]),
+    ([{"get_weather": {"city": {3}}}, {"get_stock_price": {"company": "Apple"}}], "multiple", ANSWER),
+]
+
+
+@pytest.mark.parametrize(("output", "category", "answer"), WRONG_COUNTS)
+def test_a_decoded_output_with_a_wrong_number_of_calls_is_a_wrong_count_before_its_values_are_read(
+        output: list[Any], category: str, answer: list[Any]) -> None:
+    """As BFCL's checker, which takes the decoded form and counts the calls first: one-shot and prepared."""
+    from ek.bfcl import prepare
+
+    expected = f"{'simple' if category == 'simple' else category}_function_checker" + \
+        ("_no_order" if category == "parallel" else "") + ":wrong_count"
+    assert check([WEATHER, STOCK], output, answer, category).error_type == expected
+    assert prepare([WEATHER, STOCK], answer, category).check(output).error_type == expected
+
+
+@pytest.mark.skipif(load_bfcl_checker() is None, reason="bfcl-eval is not installed")
+@pytest.mark.parametrize(("output", "category", "answer"), WRONG_COUNTS)
+def test_the_wrong_count_of_a_decoded_output_is_bfcl_s_own_verdict(output: list[Any], category: str,
+                                                                    answer: list[Any]) -> None:
+    oracle = load_bfcl_checker()
+    assert oracle is not None
+    assert check([WEATHER, STOCK], output, answer, category).error_type == \
+        oracle([WEATHER, STOCK], output, answer, category)["error_type"]
+
+
+def test_with_the_right_number_of_calls_a_value_json_cannot_hold_is_still_a_decode_error() -> None:
+    from ek.bfcl import prepare
+
+    for bad in (float("nan"), {1, 2}):
+        output = [{"get_weather": {"city": bad}}]
+        assert check([WEATHER], output, ANSWER, "simple").error_type == "ast_decoder:decoder_failed"
+        assert prepare([WEATHER], ANSWER, "simple").check(output).error_type == "ast_decoder:decoder_failed"
+
+
+def test_a_list_in_another_form_is_read_before_its_calls_are_counted() -> None:
+    """Steps, or objects that are not one-key: the calls are known once the list is read (a broken one is a
+    decode error whatever its length)."""
+    two_steps = [Step("get_weather", {"city": "SF"}), Step("get_weather", {"city": "SF"})]
+    assert verdict(two_steps).error_type == "simple_function_checker:wrong_count"
+    broken = [{"get_weather": {"city": "SF"}, "extra": 1}, {"get_weather": {"city": "SF"}}]
+    assert verdict(broken).error_type == "ast_decoder:decoder_failed"

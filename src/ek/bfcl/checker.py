@@ -157,6 +157,10 @@ def check(
     funcs = _functions(functions)
     answers = _answers(possible_answer, category)
     language, kind = _route(category)
+    if type(model_output) is list:
+        wrong = _wrong_count(model_output, kind, len(answers))
+        if wrong is not None:
+            return wrong
     decoded = _decode(model_output, language)
     if type(decoded) is not list or kind is _RELEVANCE:
         return _undecoded_or_relevance(decoded, kind, category)
@@ -215,7 +219,8 @@ class PreparedEntry:
     a prepared entry may be shared between threads.
     """
 
-    __slots__ = ("_answers", "_category", "_ctx", "_funcs", "_kind", "_language", "_one", "_parallel", "_single")
+    __slots__ = ("_answers", "_calls", "_category", "_ctx", "_funcs", "_kind", "_language", "_one", "_parallel",
+                 "_single")
 
     def __init__(self, funcs: list[Mapping[str, Any]], answers: list[Mapping[str, Any]], category: str,
                  language: str, kind: str, ctx: _Context) -> None:
@@ -230,12 +235,18 @@ class PreparedEntry:
                 self._single = self._single_checker()
         # The checker of an entry that expects exactly one call (simple; multiple of one answer), for _one_call.
         self._one = self._single if kind is _SIMPLE or kind is _MULTIPLE and len(answers) == 1 else None
+        #: how many calls the entry expects (-1: any number, a relevance entry), for _wrong_count
+        self._calls = -1 if kind is _RELEVANCE else 1 if kind is _SIMPLE else len(answers)
 
     def check(self, model_output: Any) -> Verdict:
         """The verdict on one model output (raw text, decoded ``[{"func": {...}}]`` or steps), as :func:`check`."""
         kind = self._kind
         decoded: list[_Call] | ParseError | None = None
         if type(model_output) is list:
+            if len(model_output) != self._calls and self._calls >= 0:
+                wrong = _wrong_count(model_output, kind, len(self._answers))
+                if wrong is not None:
+                    return wrong
             if len(model_output) == 1 and self._one is not None:
                 verdict = _one_call(self._one, model_output[0])
                 if verdict is not None:
@@ -340,6 +351,28 @@ def _route(category: str) -> tuple[str, str]:
 _WRONG_COUNT_SIMPLE = _fail("simple_function_checker:wrong_count", "Wrong number of functions.")
 _WRONG_COUNT_MULTIPLE = _fail("multiple_function_checker:wrong_count", "Wrong number of functions.")
 _WRONG_COUNT_PARALLEL = _fail("parallel_function_checker_no_order:wrong_count", "Wrong number of functions.")
+
+
+def _wrong_count(items: list[Any], kind: str, answers: int) -> Verdict | None:
+    """The wrong-count verdict of an output in BFCL's decoded form that holds not as many calls as the entry
+    expects (one for a simple entry, one per answer otherwise), before any value of it is read; else None.
+
+    BFCL's ``ast_checker`` takes that form and compares the number of calls first, so a wrong number is
+    the verdict whatever the calls hold (a value JSON cannot hold, arguments that are not an object).
+    BFCL's decoded form is told by its shape alone: a list of one-key ``dict`` s, each key a non-empty
+    ``str`` (a function name), so that each item is one call. Any other list (steps, OpenAI or Anthropic
+    objects, mappings of other types) is read first, as before: its number of calls is known only then.
+    """
+    if kind is _RELEVANCE or len(items) == (1 if kind is _SIMPLE else answers):
+        return None
+    for item in items:
+        if type(item) is not dict or len(item) != 1:
+            return None
+        name, = item
+        if type(name) is not str or not name:
+            return None
+    return _WRONG_COUNT_PARALLEL if kind is _PARALLEL else _WRONG_COUNT_MULTIPLE if kind is _MULTIPLE \
+        else _WRONG_COUNT_SIMPLE
 
 
 def _relevance(category: str, *, has_calls: bool, detail: str) -> Verdict:
