@@ -19,7 +19,17 @@ from regex_corpus import ACCEPTED, REFUSED
 from ek.codegen import GenerationError, generate
 from ek.grammar import SchemaError, load, parse
 from ek.grammar.fits import violations
-from ek.grammar.model import Constraints, FieldSpec, GraphGrammar, ListType, ObjectType, PrimitiveType, ToolSpec
+from ek.grammar.model import (
+    Constraints,
+    FieldSpec,
+    GraphGrammar,
+    ListType,
+    NamedType,
+    ObjectType,
+    PrimitiveType,
+    ToolSpec,
+    TypeAlias,
+)
 from ek.grammar.regex_charsets import _CATEGORY, DISJOINT_CATEGORIES
 from ek.grammar.regexes import UnsafePattern, fullmatch, pattern_problem
 from ek.interop import import_tools
@@ -164,3 +174,26 @@ def test_the_character_class_facts_hold_for_every_code_point() -> None:
     for name, regex in (("digit", r"\d"), ("word", r"\w"), ("space", r"\s")):
         compiled, test = re.compile(regex), _CATEGORY[name]
         assert all(bool(compiled.fullmatch(ch)) == test(ch) for ch in chars), name
+
+
+def _placed(pattern: str, where: str) -> GraphGrammar:
+    """A grammar built in code with ``pattern`` at one place a regex can sit, the rest without any."""
+    field = FieldSpec("code", PrimitiveType("str"), Constraints(pattern=pattern))
+    plain = FieldSpec("n", PrimitiveType("int"))
+    if where == "field":
+        tool = ToolSpec("t", (plain, field))
+    elif where == "object in object":
+        tool = ToolSpec("t", (plain, FieldSpec("o", ObjectType((plain, FieldSpec("p", ObjectType((field,))))))))
+    elif where == "list of lists":
+        tool = ToolSpec("t", (FieldSpec("l", ListType(ListType(ObjectType((plain, field))))),))
+    else:  # a named type's own constraints
+        alias = TypeAlias("Code", PrimitiveType("str"), Constraints(pattern=pattern))
+        return GraphGrammar("g", 1, (ToolSpec("t", (plain, FieldSpec("c", NamedType("Code")))),), (alias,))
+    return GraphGrammar("g", 1, (ToolSpec("u", (plain,)), tool))
+
+
+@pytest.mark.parametrize("where", ["field", "object in object", "list of lists", "named type"])
+def test_a_backtracking_regex_is_refused_wherever_it_sits_and_a_safe_one_is_not(where: str) -> None:
+    with pytest.raises(GenerationError, match="can take quadratic"):
+        ToolCallMetric(grammar=_placed("a*a*b", where))
+    ToolCallMetric(grammar=_placed("[A-Z]{3}", where))  # a safe one: made

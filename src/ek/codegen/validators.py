@@ -52,7 +52,13 @@ def refuse_unsafe_patterns(grammar: GraphGrammar) -> None:
 
     ``ek lint`` refuses these where they are written; this catches a grammar built in code, before
     any validator of it is compiled (so a metric over it fails when made, not halfway through a run).
+
+    Fast path: a grammar with no pattern anywhere (:func:`_has_patterns`: most grammars, and each BFCL
+    question's) is done without the walk below, which names every place it passes for an error it then
+    does not raise (a metric per BFCL question made that walk every time).
     """
+    if not _has_patterns(grammar):
+        return
     stack: list[tuple[str, TypeNode, Constraints]] = [(f"type {a.name}", a.type, a.constraints) for a in grammar.types]
     stack += [(f"{t.name}.{f.name}", f.type, f.constraints) for t in grammar.tools for f in t.fields]
     while stack:
@@ -64,6 +70,29 @@ def refuse_unsafe_patterns(grammar: GraphGrammar) -> None:
             stack.append((f"{where}[]", node.item, NO_CONSTRAINTS))
         elif isinstance(node, ObjectType):
             stack.extend((f"{where}.{f.name}", f.type, f.constraints) for f in node.fields)
+
+
+def _has_patterns(grammar: GraphGrammar) -> bool:
+    """Whether some field, list item or named type of ``grammar`` has a regex: what
+    :func:`refuse_unsafe_patterns` walks, without naming the places."""
+    nodes: list[TypeNode] = [a.type for a in grammar.types if a.constraints.pattern is None]
+    if len(nodes) != len(grammar.types):
+        return True
+    for tool in grammar.tools:
+        for spec in tool.fields:
+            if spec.constraints.pattern is not None:
+                return True
+            nodes.append(spec.type)
+    while nodes:
+        node = nodes.pop()
+        if isinstance(node, ListType):
+            nodes.append(node.item)
+        elif isinstance(node, ObjectType):
+            for spec in node.fields:
+                if spec.constraints.pattern is not None:
+                    return True
+                nodes.append(spec.type)
+    return False
 
 
 #: What renders a bad value in a violation's reason: names every generated module defines or imports.
