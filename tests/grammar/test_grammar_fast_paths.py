@@ -24,6 +24,22 @@ def test_plain_identifiers_are_their_own_escape(name: str) -> None:
         assert names._escaped(name) == name
 
 
+def _escaped_char_by_char(name: str) -> str:
+    """``names._escaped`` as it reads every name (its general path): a replacement per character."""
+    out = [ch if ch.isascii() and (ch.isalnum() or ch == "_") else "_" if ch.isascii() else f"_u{ord(ch):04x}"
+           for ch in name]
+    ident = "".join(out) or "x"
+    return "x" + ident if ident[0] == "_" or ident[0].isdigit() else ident
+
+
+@given(NAMES | st.text(alphabet=st.characters(max_codepoint=127), max_size=12)
+       | st.from_regex(r"[a-z]{1,5}([.\-/ ][a-z0-9]{1,5}){1,3}", fullmatch=True))
+def test_an_ascii_name_is_escaped_as_character_by_character(name: str) -> None:
+    """The ASCII fast path of ``_escaped`` (one substitution): dotted BFCL names, punctuation, control
+    characters, leading ``_`` and digits; non-ASCII names take the general path and are held to it too."""
+    assert names._escaped(name) == _escaped_char_by_char(name)
+
+
 @given(NAMES)
 def test_safe_identifier_is_the_escape_with_a_keyword_suffix(name: str) -> None:
     escaped = names._escaped(name)
