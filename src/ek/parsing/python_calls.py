@@ -297,33 +297,37 @@ def _constant(node: ast.Constant) -> Any:
 
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*+"
-# The tokens of plain call text, after any spaces. Most are a scalar together with the punctuation after it
-# (every scalar of plain text has one of ``,)]}:`` after it) and, before it, the argument name and ``=`` if
-# any: ``size=3,`` or ``'k':`` or ``True]`` is one token. A scalar is a string with no escape, prefix or line
-# break (its content captured without the quotes), a decimal int of at most 1,000 digits and no leading zero,
-# another decimal number (a float: a ``.`` or an exponent), each after at most one sign, or a constant. Then an
-# ASCII (dotted) name with the "(" or "=" after it, if any (a call's start, or an argument whose value is a
-# list or a dict); then one bracket or comma; anything else (a run of digits at once) is a token with no group
-# set. Every quantifier is possessive over disjoint classes, and an alternative that fails leaves a token the
-# next alternatives or the catch-all consume (the digits it read among them): linear on any text.
+_DOTTED = _NAME + r"(?:\." + _NAME + r")*+"
+# The tokens of plain call text (inside its outer list's brackets, if any), after any spaces. Most are a
+# scalar together with the punctuation after it (every scalar of plain text has one of ``,)]}:`` after it)
+# and, before it, the argument name and ``=`` if any, and before that a call's name and ``(`` if the scalar is
+# the call's first argument: ``f(size=3,`` or ``size=3,`` or ``'k':`` or ``True]`` is one token. A scalar is a
+# string with no escape, prefix or line break (its content captured without the quotes), a decimal int of at
+# most 1,000 digits and no leading zero, another decimal number (a float: a ``.`` or an exponent), each after
+# at most one sign, or a constant. Then an ASCII (dotted) name with the "(" or "=" after it, if any (a call's
+# start, or an argument whose value is a list or a dict); then one bracket or comma; anything else (a run of
+# digits at once) is a token with no group set. Every quantifier is possessive over disjoint classes, and an
+# alternative that fails leaves a token the next alternatives or the catch-all consume (the digits it read
+# among them): each character is read a few times at most, linear on any text.
 _PLAIN_TOKENS = re.compile(
     r"[ \t]*+(?:"
+    r"(?:(" + _DOTTED + r")[ \t]*+\([ \t]*+)?+"
     r"(?:(" + _NAME + r")[ \t]*+=[ \t]*+)?+"
     r"""(?:'([^'\\\n\r\0\ud800-\udfff]*+)'|"([^"\\\n\r\0\ud800-\udfff]*+)"|"""
     r"([-+]?+(?:0|[1-9][0-9]{0,999}+))"
     r"|([-+]?+[0-9]++(?:\.[0-9]++(?:[eE][-+]?+[0-9]++)?+|[eE][-+]?+[0-9]++))"
     r"|(True|False|None))"
     r"[ \t]*+([]),}:])"
-    r"|(" + _NAME + r"(?:\." + _NAME + r")*+)[ \t]*+([(=]?)"
+    r"|(" + _DOTTED + r")[ \t]*+([(=]?)"
     r"|([][(){},])"
     r"|[0-9]++|[\s\S])"
 )
-#: ``(argument, '-string, "-string, int, float, constant, punctuation after the scalar, name, "(" or "=" after
-#: the name, bracket or comma)``: a scalar token has its punctuation set, a name token its name, a bracket
-#: token its bracket; a token of none of them is not plain.
-_Token = tuple[str, str, str, str, str, str, str, str, str, str]
-#: Past the last token: a bracket no text has.
-_END: _Token = ("", "", "", "", "", "", "", "", "", "$")
+#: ``(call, argument, '-string, "-string, int, float, constant, punctuation after the scalar, name, "(" or "="
+#: after the name, bracket or comma)``: a scalar token has its punctuation set, a name token its name, a
+#: bracket token its bracket; a token of none of them is not plain.
+_Token = tuple[str, str, str, str, str, str, str, str, str, str, str]
+#: Past the last token: no group set.
+_END: _Token = ("", "", "", "", "", "", "", "", "", "", "")
 _CONSTANTS: dict[str, Any] = {"True": True, "False": False, "None": None}
 _INFINITY = math.inf
 #: Names a call or an argument cannot have (Python's keywords, and ``__debug__``, which it refuses to bind).
@@ -363,75 +367,86 @@ def _plain_calls(text: str) -> list[Step] | None:
         return None  # an indented first line is an error: the general path words it
     if "\\" in text or "\n" in text:
         return None  # an escape or a second line: never plain, found without tokenizing
-    tokens = _PLAIN_TOKENS.findall(text.rstrip(" \t"))
+    text = text.rstrip(" \t")
+    depth = 0
+    if text[0] == "[":  # a list of calls: its brackets are sliced off, two tokens less to read
+        if text[-1] != "]":
+            return None  # [f()], g(): a list is no call
+        text, depth = text[1:-1], 1
+    tokens = _PLAIN_TOKENS.findall(text.rstrip(" \t"))  # (trailing spaces would be matched again and again)
+    if not tokens:
+        return [] if depth else None
     tokens.append(_END)
     try:
-        if tokens[0][9] == "[":
-            steps, at = ([], 2) if tokens[1][9] == "]" else _plain_sequence(tokens, 1, "]", 1)
-        else:
-            steps, at = _plain_sequence(tokens, 0, "$", 0)
-            at -= 1
+        return _plain_sequence(tokens, depth)
     except _NotPlain:
         return None
-    return steps if at == len(tokens) - 1 else None
 
 
-def _plain_sequence(tokens: list[_Token], at: int, closing: str, depth: int) -> tuple[list[Step], int]:
-    """Calls separated by commas (a trailing one allowed) up to ``closing``, inside ``depth`` brackets: the
-    steps and the index after ``closing``."""
+def _plain_sequence(tokens: list[_Token], depth: int) -> list[Step]:
+    """Calls separated by commas (a trailing one allowed) up to the end, inside ``depth`` brackets: the steps.
+
+    One function for all of it (the calls, their arguments and scalar values inline): the calls and
+    arguments of a text are many, the function calls this saves add up.
+    """
     steps = []
+    at = 0
     while True:
-        step, at = _plain_call(tokens, at, depth + 1)
-        steps.append(step)
-        punct = tokens[at][9]
-        if punct == ",":
+        call, _, _, _, _, _, _, _, word, after, _ = tokens[at]
+        if call:  # "name(" and the first argument, a scalar: that argument is read below, from this token
+            name = call
+            begin = at
+        elif after == "(":
+            name = word
             at += 1
-            punct = tokens[at][9]
-        elif punct != closing:
-            raise _NotPlain
-        if punct == closing:
-            return steps, at + 1
-
-
-def _plain_call(tokens: list[_Token], at: int, depth: int) -> tuple[Step, int]:
-    """``name(arg=value, ...)``, its ``(`` the ``depth``-th open bracket: the step and the index after its ``)``."""
-    name, after = tokens[at][7:9]
-    if after != "(" or (name in _RESERVED if "." not in name else _reserved_part(name)):
-        raise _NotPlain
-    args: dict[str, Any] = {}
-    while True:  # at an argument, or at ")" (after "(" or a comma)
-        at += 1
-        arg, single, double, integer, real, constant, punct, word, after, bracket = tokens[at]
-        if punct:  # arg=scalar and the punctuation after it, the most common argument by far
-            if not arg or arg in args or arg in _RESERVED:
-                raise _NotPlain  # a positional argument, a repeated one ...: errors the general path words
-            # the scalar, read inline (as in _plain_nested): one function call less per argument
-            if integer:
-                args[arg] = int(integer)
-            elif real:
-                value = float(real)
-                if value == _INFINITY or value == -_INFINITY:
-                    raise _NotPlain  # past a float's range: the general path words the error
-                args[arg] = value
-            elif constant:
-                args[arg] = _CONSTANTS[constant]
-            else:
-                args[arg] = single or double
-        elif after == "=":  # arg=[...] or arg={...}
-            if "." in word or word in args or word in _RESERVED:
-                raise _NotPlain
-            args[word], at = _plain_nested(tokens, at + 1, depth + 1)
-            punct = tokens[at][9]
-        elif bracket == ")":
-            punct = bracket
+            begin = -1
         else:
             raise _NotPlain
-        if punct == ")":
-            # step_of_plain: ``name`` is a str the pattern matched and ``args`` a dict keyed by names it
-            # matched, the two things Step's validators check
-            return step_of_plain(name, args), at + 1
-        if punct != ",":
+        if name in _RESERVED if "." not in name else _reserved_part(name):
             raise _NotPlain
+        args: dict[str, Any] = {}
+        while True:  # at an argument, or at ")" (after "(" or a comma)
+            call, arg, single, double, integer, real, constant, punct, word, after, bracket = tokens[at]
+            if punct:  # arg=scalar and the punctuation after it, the most common argument by far
+                if not arg or arg in args or arg in _RESERVED or (call and at != begin):
+                    raise _NotPlain  # a positional argument, a repeated one, a call ...: the general path words it
+                if integer:
+                    args[arg] = int(integer)
+                elif real:
+                    value = float(real)
+                    if value == _INFINITY or value == -_INFINITY:
+                        raise _NotPlain  # past a float's range: the general path words the error
+                    args[arg] = value
+                elif constant:
+                    args[arg] = _CONSTANTS[constant]
+                else:
+                    args[arg] = single or double
+                at += 1
+            elif after == "=":  # arg=[...] or arg={...}
+                if "." in word or word in args or word in _RESERVED:
+                    raise _NotPlain
+                args[word], at = _plain_nested(tokens, at + 1, depth + 2)
+                punct = tokens[at][10]
+                at += 1
+            elif bracket == ")":
+                punct = bracket
+                at += 1
+            else:
+                raise _NotPlain
+            if punct == ")":
+                break
+            if punct != ",":
+                raise _NotPlain
+        # step_of_plain: ``name`` is a str the pattern matched and ``args`` a dict keyed by names it matched,
+        # the two things Step's validators check
+        steps.append(step_of_plain(name, args))
+        if tokens[at] is _END:
+            return steps
+        if tokens[at][10] != ",":
+            raise _NotPlain
+        at += 1
+        if tokens[at] is _END:
+            return steps  # a trailing comma
 
 
 def _reserved_part(name: str) -> bool:
@@ -443,29 +458,29 @@ def _reserved_part(name: str) -> bool:
 def _plain_nested(tokens: list[_Token], at: int, depth: int) -> tuple[Any, int]:
     """The list or dict whose bracket is ``tokens[at]``, the ``depth``-th open one: the value and the index
     after its closing bracket."""
-    opening = tokens[at][9]
+    opening = tokens[at][10]
     if depth > _PLAIN_MAX_DEPTH or (opening != "[" and opening != "{"):
         raise _NotPlain
     closing = "]" if opening == "[" else "}"
     items: list[Any] = []
     keys: dict[str, Any] = {}
-    key = None
+    key = ""
     while True:  # at an item (a key in a dict), or at the closing bracket (after the opening one or a comma)
         at += 1
-        arg, single, double, integer, real, constant, punct, _, _, bracket = tokens[at]
+        call, arg, single, double, integer, real, constant, punct, _, _, bracket = tokens[at]
         if opening == "{":
-            if punct == ":" and not (arg or integer or real or constant):
+            if punct == ":" and not (call or arg or integer or real or constant):
                 key = single or double
                 if key in keys:
                     raise _NotPlain  # a repeated key: an error the general path words
                 at += 1
-                arg, single, double, integer, real, constant, punct, _, _, bracket = tokens[at]
+                call, arg, single, double, integer, real, constant, punct, _, _, bracket = tokens[at]
             elif bracket == "}":
                 return keys, at + 1
             else:
                 raise _NotPlain
-        if punct:
-            if arg:
+        if punct:  # a scalar, read as in _plain_sequence
+            if call or arg:
                 raise _NotPlain
             if integer:
                 value = int(integer)
@@ -479,7 +494,7 @@ def _plain_nested(tokens: list[_Token], at: int, depth: int) -> tuple[Any, int]:
                 value = single or double
         elif bracket == "[" or bracket == "{":
             value, at = _plain_nested(tokens, at, depth + 1)
-            punct = tokens[at][9]
+            punct = tokens[at][10]
         elif bracket == "]" and opening == "[":
             return items, at + 1
         else:
