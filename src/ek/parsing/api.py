@@ -18,7 +18,6 @@ from ek.calls import Step
 from ek.parsing import chat_text, json_text, native, prose, registry, shapes
 from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import DEFAULT_LIMITS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_SIZE, Limits, check_text
-from ek.parsing.python_calls import FORMAT as PYTHON
 from ek.parsing.python_calls import _plain_calls, parse_python
 from ek.parsing.registry import Reading
 
