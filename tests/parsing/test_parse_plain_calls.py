@@ -163,6 +163,7 @@ def test_plain_outputs_take_the_fast_path(text: str) -> None:
     "f(a=1" + "0" * 1000 + ")", "[f(a=" + "[" * 63 + "]" * 63 + ")]", "f(a=" + "{'k': " * 64 + "1" + "}" * 64 + ")",
     "f(g(a=1))", "f(a=1, g(b=1))", "f(a=g(b=1))", "[f(a=1)], g()", "[f(a=1)]]", "[[f(a=1)]]", "f(a=1) g()",
     "f(a=1),, g()", "[,]", "f(,)", "f(a=1,,)", "f(a=- 'x')", "f(a=[1] 2)", "f(a=[1 2])", "f(a={'k' 1})",
+    "f(g(a=1)", "[f(g(a=1)]", "f(a=1, g(b=2)", "f(a=-1e999)", "f(a=[1e999])", "f(a={'k': -1e999})",
 ])
 def test_anything_else_takes_the_general_path(text: str) -> None:
     assert _plain_calls(text) is None
