@@ -354,8 +354,8 @@ def _plain_calls(text: str) -> list[Step] | None:
     Plain text is one call, a list of calls or calls separated by commas, on
     one line: ``[f(a='x', b=-2.5), m.g(c=[1, {'k': None}])]``. Names are ASCII
     and no keyword; values are strings without escapes, prefixes or line breaks,
-    decimal numbers (one ``-``/``+``), ``True``/``False``/``None``, lists and
-    dicts with string keys; brackets nest at most :data:`_PLAIN_MAX_DEPTH` deep.
+    decimal numbers (one ``-``/``+`` right before them), ``True``/``False``/``None``,
+    lists and dicts with string keys; brackets nest at most :data:`_PLAIN_MAX_DEPTH` deep.
     That is most model output, and for it the result is the one
     :func:`_from_ast` builds with Python's parser (same steps, values and types:
     tests/parsing/test_parse_plain_calls.py compares them), at a fraction of
