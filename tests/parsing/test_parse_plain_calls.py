@@ -18,13 +18,22 @@ from ek.parsing.python_calls import _from_ast, _plain_calls
 
 # Values the fast path reads, and near misses it must leave to the general path.
 _VALUES = ["'a'", '"b"', "''", "'it\"s'", "'é€'", "'\x0b\x85\u2028'", "1", "0", "-1", "+2", "1.5", "-0.0", "1e5",
-           "1E-5", "0e1", "True", "False", "None", "[]", "{}"]
-_ODD = ["012", "00", "00.5", ".5", "1.", "false", "x", "class", "__debug__", "'\\n'", "u'x'", "#", ";", "\n", "\r",
-        "1_0", "0x1", "1j", "é", "*", "**", "'a' 'b'", "1if", "1e999", "9" * 1100, "\x0c", "\x00", "lambda", "==",
-        "'''", "\\", "$", "(", ")", "[", "]", "{", "}", ",", ":", "=", "-", "+", " ", "\t", "--1", "-True", "(1,)"]
-_NAMES, _ODD_NAMES = ["f", "g.h", "a.b.c", "print", "x1", "match"], ["True", "class", "f.None", "f g"]
-_KEYS, _ODD_KEYS = ["a", "b", "type", "_x", "match"], ["class", "a.b", "__debug__", "1", "a b"]
-_DICT_KEYS, _ODD_DICT_KEYS = ["'k'", "'j'", '"k"'], ["1", "k", "'k' 'j'"]
+           "1E-5", "0e1", "True", "False", "None", "[]", "{}", "00.5", "-012.5", "0e0", "1.5e+3",
+           "1e-999", "1" + "0" * 999]
+_ODD = ["012", "00", ".5", "1.", "false", "x", "class", "__debug__", "'\\n'", "u'x'", "#", ";", "\n", "\r",
+        "1_0", "0x1", "1j", "é", "*", "**", "'a' 'b'", "1if", "1e999", "-1e999", "9" * 1100, "1" + "0" * 1000,
+        "\x0c", "\x00", "lambda", "==", "'''", "\\", "$", "(", ")", "[", "]", "{", "}", ",", ":", "=", "-", "+",
+        " ", "\t", "- 1", "-\t2.5", "--1", "- -1", "-True", "-None", "- 'a'", "+[1]", "-(1)", "(1,)", "1e", "1.5.",
+        "True1", "'a'x", "1:", "f(", "g(a=1)(b=2)"]
+_NAMES, _ODD_NAMES = ["f", "g.h", "a.b.c", "print", "x1", "match"], ["True", "class", "f.None", "f g", "f.", "1f"]
+#: "" writes the value alone: a positional argument.
+_KEYS, _ODD_KEYS = ["a", "b", "type", "_x", "match"], ["class", "a.b", "__debug__", "1", "a b", "", "True"]
+_DICT_KEYS, _ODD_DICT_KEYS = ["'k'", "'j'", '"k"'], ["1", "k", "'k' 'j'", "True", "-'k'"]
+#: What joins arguments, items and calls (", " mostly), an argument's name and value ("=") and a dict's key and
+#: value (": "): the spacing Python allows, and near misses.
+_COMMAS, _ODD_COMMAS = [", ", ",", " , ", "\t,\t"], [" ", "", ";", ",,", "\n", ", ,"]
+_EQUALS, _ODD_EQUALS = ["=", " = ", "\t="], ["==", ":", " ", "= ="]
+_COLONS, _ODD_COLONS = [": ", ":", " : "], ["=", " ", "::"]
 
 
 def _pick(draw: Any, plain: list[str], odd: list[str]) -> str:
@@ -43,26 +52,37 @@ def _text(draw: Any, depth: int = 0) -> str:
         return _call(draw, depth + 1)
     if kind <= 10:
         items = [_text(draw, depth + 1) for _ in range(draw(st.integers(0, 3)))]
-        return "[" + ", ".join(items) + draw(st.sampled_from(["", ","])) + "]"
+        return "[" + _joined(draw, items) + draw(st.sampled_from(["", ",", " "])) + "]"
     if kind == 11:
         keys = [_pick(draw, _DICT_KEYS, _ODD_DICT_KEYS) for _ in range(draw(st.integers(0, 3)))]
-        return "{" + ", ".join(f"{key}: {_text(draw, depth + 1)}" for key in keys) + "}"
+        return "{" + _joined(draw, [key + _pick(draw, _COLONS, _ODD_COLONS) + _text(draw, depth + 1)
+                                    for key in keys]) + "}"
     return "".join(_text(draw, depth + 1) for _ in range(2))
+
+
+def _joined(draw: Any, items: list[str]) -> str:
+    """``items`` joined by commas, each with its own spacing (a near miss now and then)."""
+    return "".join((_pick(draw, _COMMAS, _ODD_COMMAS) if i else "") + item for i, item in enumerate(items))
 
 
 def _call(draw: Any, depth: int) -> str:
     keys = [_pick(draw, _KEYS, _ODD_KEYS) for _ in range(draw(st.integers(0, 4)))]
-    inner = ", ".join(f"{key}={_text(draw, depth)}" for key in keys)
-    return f"{_pick(draw, _NAMES, _ODD_NAMES)}({inner}{draw(st.sampled_from(['', ',', ' ']))})"
+    inner = _joined(draw, [(key + _pick(draw, _EQUALS, _ODD_EQUALS) if key else "") + _text(draw, depth)
+                           for key in keys])
+    opening = draw(st.sampled_from(["(", "(", "(", " (", "( "]))
+    return f"{_pick(draw, _NAMES, _ODD_NAMES)}{opening}{inner}{draw(st.sampled_from(['', ',', ' ', ', ']))})"
 
 
 @st.composite
 def _outputs(draw: Any) -> str:
-    """One call, calls separated by commas, or a list of them (the shapes a model answers in)."""
+    """One call, calls separated by commas, or a list of them (the shapes a model answers in), near misses
+    around them now and then (a list and a call, a list in a list, a bracket left open)."""
     calls = [_text(draw, 3) if draw(st.integers(0, 9)) == 0 else _call(draw, 1)
              for _ in range(draw(st.integers(1, 3)))]
-    text = ", ".join(calls)
-    return "[" + text + "]" if draw(st.booleans()) else text
+    text = _joined(draw, calls) + draw(st.sampled_from(["", "", ",", " ", "\t", ", "]))
+    opening, closing = draw(st.sampled_from([("[", "]")] * 4 + [("", "")] * 4 + [("[ ", " ]"), ("[\t", "]")]
+                                            + [("[[", "]]"), ("", "]"), ("[", "")]))
+    return opening + text + closing
 
 
 def _general(text: str) -> Any:
@@ -88,20 +108,62 @@ def test_plain_text_reads_as_pythons_parser_reads_it(text: str) -> None:
     _assert_same(text)
 
 
+def _plain_value(draw: Any, depth: int) -> str:
+    """A value from plain pieces only (no near miss): the fast path must read every text made of them."""
+    kind = draw(st.integers(0, 9 if depth < 4 else 6))
+    if kind <= 6:
+        return str(draw(st.sampled_from(_VALUES)))
+    comma = st.sampled_from(_COMMAS)
+    if kind <= 8:
+        items = [_plain_value(draw, depth + 1) for _ in range(draw(st.integers(0, 3)))]
+        return "[" + "".join((draw(comma) if i else "") + item for i, item in enumerate(items)) + "]"
+    keys = draw(st.lists(st.sampled_from(["'k'", "'j'", '"i"', "''"]), max_size=3, unique=True))
+    entries = [key + draw(st.sampled_from(_COLONS)) + _plain_value(draw, depth + 1) for key in keys]
+    return "{" + "".join((draw(comma) if i else "") + entry for i, entry in enumerate(entries)) + "}"
+
+
+@st.composite
+def _plain_outputs(draw: Any) -> str:
+    """Calls of plain pieces with any spacing Python allows, alone, separated by commas or in a list."""
+    calls = []
+    for _ in range(draw(st.integers(1, 3))):
+        keys = draw(st.lists(st.sampled_from(_KEYS), max_size=4, unique=True))
+        args = [key + draw(st.sampled_from(_EQUALS)) + _plain_value(draw, 0) for key in keys]
+        inner = "".join((draw(st.sampled_from(_COMMAS)) if i else "") + arg for i, arg in enumerate(args))
+        end = draw(st.sampled_from(["", ",", " ", ", "])) if args else draw(st.sampled_from(["", " "]))
+        calls.append(draw(st.sampled_from(_NAMES)) + draw(st.sampled_from(["(", " (", "( "])) + inner + end + ")")
+    text = "".join((draw(st.sampled_from(_COMMAS)) if i else "") + call for i, call in enumerate(calls))
+    opening, closing = draw(st.sampled_from([("[", "]"), ("", ""), ("[ ", " ]"), ("[\t", ",]"), ("", ",")]))
+    return opening + text + closing + draw(st.sampled_from(["", " ", "\t"]))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_plain_outputs())
+def test_plain_texts_take_the_fast_path_and_read_as_pythons_parser_reads_them(text: str) -> None:
+    assert _assert_same(text), text
+
+
 @pytest.mark.parametrize("text", [
     "[f(a=1)]", "f(a=1)", "f(a=1),", "f(a=1), g.h()", "[]", "[f(a=1),]", "f (a = 1 ,)", "f(a=1)\t",
     "[f(a='x', b=-2.5, c=+3, d=[1, [True, None]], e={'k': {'j': []}}, g=1e-05, h=0.0, i=-0)]",
     "f(match=1, type='x', _=[])", "f(a=\"it's\")", "f(a='\x0b\x85\u2028é')",
+    "f(a=00.5, b=-012e1, c=0e0, d=-0, e=+0.0)",  # leading zeros are fine in floats, and so are read here
+    "[ f( a = 1 , b=-2 ) , g() , ]", "f(a=[1, 'x', [], {'k': -1.5}], b={'k': [None], 'j': {}})",
+    "f(a=1" + "0" * 999 + ")", "[f(a=" + "[" * 62 + "]" * 62 + ")]", "f(a=" + "{'k': " * 63 + "1" + "}" * 63 + ")",
 ])
 def test_plain_outputs_take_the_fast_path(text: str) -> None:
     assert _assert_same(text)
 
 
 @pytest.mark.parametrize("text", [
-    "", " f(a=1)", "f(a=1)\ng()", "f(a=1); g()", "f(a='a' 'b')", "f(a=012)", "f(a=00.5)", "f(class=1)",
+    "", " f(a=1)", "f(a=1)\ng()", "f(a=1); g()", "f(a='a' 'b')", "f(a=012)", "f(a=00)", "f(class=1)",
     "True(a=1)", "f.None(a=1)", "f(__debug__=1)", "f(a=1, a=2)", "f(a={'k': 1, 'k': 2})", "f(a=1e999)",
     "f(a=u'x')", "f(a='\\n')", "f(a=(1, 2))", "f(a=--1)", "f(a=-True)", "f(a=x)", "f(1)", "f(a=1) # done",
     "f(a=" + "9" * 1100 + ")", "f(a=" + "[" * 101 + "]" * 101 + ")", "a" + ".b" * 100 + "()", "f(a=1)" * 2,
+    "f(a=1" + "0" * 1000 + ")", "[f(a=" + "[" * 63 + "]" * 63 + ")]", "f(a=" + "{'k': " * 64 + "1" + "}" * 64 + ")",
+    "f(g(a=1))", "f(a=1, g(b=1))", "f(a=g(b=1))", "[f(a=1)], g()", "[f(a=1)]]", "[[f(a=1)]]", "f(a=1) g()",
+    "f(a=1),, g()", "[,]", "f(,)", "f(a=1,,)", "f(a=- 'x')", "f(a=[1] 2)", "f(a=[1 2])", "f(a={'k' 1})",
+    "f(g(a=1)", "[f(g(a=1)]", "f(a=1, g(b=2)", "f(a=-1e999)", "f(a=[1e999])", "f(a={'k': -1e999})",
 ])
 def test_anything_else_takes_the_general_path(text: str) -> None:
     assert _plain_calls(text) is None
@@ -150,3 +212,31 @@ def test_parse_calls_on_text_reads_as_the_formats_reader(text: str, before: str,
 @pytest.mark.parametrize("fmt", ["bfcl", "python"])
 def test_call_text_the_fast_path_must_leave_to_the_reader(text: str, fmt: str) -> None:
     assert repr(_parsed(text, fmt)) == repr(_reader(text, fmt))
+
+
+def test_the_fast_path_stays_within_the_default_limits() -> None:
+    """What lets parse_calls skip check_text for a text _plain_calls reads (see api._plain_call_text)."""
+    from ek.parsing.limits import DEFAULT_MAX_DEPTH, DEFAULT_MAX_SIZE
+    from ek.parsing.python_calls import _PLAIN_MAX_CHARS, _PLAIN_MAX_DEPTH
+
+    assert _PLAIN_MAX_DEPTH == DEFAULT_MAX_DEPTH and _PLAIN_MAX_CHARS <= DEFAULT_MAX_SIZE
+
+
+def _nested(depth: int, shape: str) -> str:
+    """A call whose brackets (its own and the outer list's included) nest ``depth`` deep."""
+    listed = shape.startswith("[")
+    inner = depth - 1 - listed
+    value = "[" * inner + "]" * inner if shape.endswith("list") else "{'k': " * inner + "1" + "}" * inner
+    return f"[f(a={value})]" if listed else f"f(a={value})"
+
+
+@pytest.mark.parametrize("depth", [62, 63, 64, 65, 66])
+@pytest.mark.parametrize("shape", ["f list", "f dict", "[f list", "[f dict"])
+@pytest.mark.parametrize("fmt", ["bfcl", "python"])
+def test_nesting_at_the_depth_limit_reads_as_the_formats_reader(depth: int, shape: str, fmt: str) -> None:
+    """At the default depth limit (64) and past it, parse_calls (whose fast path skips check_text) gives what
+    the reader gives: the steps up to the limit, the very nesting error past it."""
+    text = _nested(depth, shape)
+    assert (_plain_calls(text) is not None) == (depth <= 64)
+    assert repr(_parsed(text, fmt)) == repr(_reader(text, fmt))
+    assert isinstance(_parsed(text, fmt), ParseError) == (depth > 64)

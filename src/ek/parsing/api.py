@@ -18,7 +18,6 @@ from ek.calls import Step
 from ek.parsing import chat_text, json_text, native, prose, registry, shapes
 from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import DEFAULT_LIMITS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_SIZE, Limits, check_text
-from ek.parsing.python_calls import FORMAT as PYTHON
 from ek.parsing.python_calls import _plain_calls, parse_python
 from ek.parsing.registry import Reading
 
@@ -107,24 +106,25 @@ def _plain_call_text(text: str, fmt: str) -> list[Step] | None:
     What it skips, and why that is safe: finding the format and building its :class:`Reading` (neither
     reader looks at the type hint); removing a BOM and a code fence and stripping (a text that starts with
     ``[`` or an identifier character and ends with ``)`` or ``]`` has no BOM, no fence and no surrounding
-    whitespace, so those leave it as it is); and the readers' calls down to :func:`parse_python`. What it
-    keeps is every test they make on such a text: ``[`` must begin a list of calls, not JSON
-    (:func:`_python_list`), bfcl reads text without call syntax as no call (:data:`_CALL_SYNTAX`), and then
-    :func:`parse_python`'s own plain path (``check_text``, then ``_plain_calls``). Any other text, and
-    an error, takes the reader's way, which reads it or words the error
-    (tests/parsing/test_parse_plain_calls.py compares the two on random texts).
+    whitespace, so those leave it as it is); the readers' calls down to :func:`parse_python`; and
+    ``check_text`` with the default limits, which every text ``_plain_calls`` reads passes (it reads none
+    longer or nesting deeper than those limits allow). What it keeps is every other test they make on such a
+    text: ``[`` must begin a list of calls, not JSON (:func:`_python_list`), bfcl reads text without call
+    syntax as no call (:data:`_CALL_SYNTAX`), and then :func:`parse_python`'s own plain path,
+    ``_plain_calls``. Any other text, and an error, takes the reader's way, which reads it or words the
+    error (tests/parsing/test_parse_plain_calls.py compares the two on random texts).
     """
     if not text or text[-1] not in ")]":
         return None
     first = text[0]
     if first == "[":
-        if not _python_list(text):
-            return None
+        second = text[1]  # the text ends with "]" or ")": it has one
+        if second == " " or second == "\t":
+            if not _python_list(text):
+                return None
+        elif second == "]" or text.startswith(_JSON_WORDS, 1):
+            return None  # what _python_list refuses, for the rest of what _plain_calls reads: [] and [true...
     elif not first.isidentifier() or (fmt == "bfcl" and _CALL_SYNTAX.search(text) is None):
-        return None
-    try:
-        check_text(text, DEFAULT_LIMITS, PYTHON)
-    except ParseError:
         return None
     return _plain_calls(text)
 
@@ -238,7 +238,11 @@ def _python_list(text: str) -> bool:
     if text[0] != "[":
         return False
     rest = text[1:].lstrip()
-    return rest[:1].isidentifier() and not rest.startswith(("true", "false", "null"))
+    return rest[:1].isidentifier() and not rest.startswith(_JSON_WORDS)
+
+
+#: JSON's words, which :func:`_python_list` leaves to JSON after ``[``.
+_JSON_WORDS = ("true", "false", "null")
 
 
 def _short(error: ParseError) -> str:

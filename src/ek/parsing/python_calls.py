@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ek.calls import Step, step_of_plain
+from ek.limits import OUTPUT_MAX_DEPTH
 from ek.parsing.errors import ParseError
 from ek.parsing.limits import Limits, check_text
 from ek.parsing.values import int_too_long, long_int_reason
@@ -295,33 +296,51 @@ def _constant(node: ast.Constant) -> Any:
 # --------------------------------------------------------------------------- the fast path
 
 
-# The tokens of plain call text, each kind in its own group (after any spaces): a string with no escape,
-# prefix or line break; a decimal number; an ASCII (dotted) name with the "(" or "=" after it, if any (a
-# call's or an argument's start: one token, not two); one punctuation character; anything else is "other".
-# Every quantifier is possessive over disjoint classes: linear on any text, no backtracking.
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*+"
+_DOTTED = _NAME + r"(?:\." + _NAME + r")*+"
+# The tokens of plain call text (inside its outer list's brackets, if any), after any spaces. Most are a
+# scalar together with the punctuation after it (every scalar of plain text has one of ``,)]}:`` after it)
+# and, before it, the argument name and ``=`` if any, and before that a call's name and ``(`` if the scalar is
+# the call's first argument: ``f(size=3,`` or ``size=3,`` or ``'k':`` or ``True]`` is one token. A scalar is a
+# string with no escape, prefix or line break (its content captured without the quotes), a decimal int of at
+# most 1,000 digits and no leading zero, another decimal number (a float: a ``.`` or an exponent), each after
+# at most one sign, or a constant. Then an ASCII (dotted) name with the "(" or "=" after it, if any (a call's
+# start, or an argument whose value is a list or a dict); then one bracket or comma; anything else (a run of
+# digits at once) is a token with no group set. Every quantifier is possessive over disjoint classes, and an
+# alternative that fails leaves a token the next alternatives or the catch-all consume (the digits it read
+# among them): each character is read a few times at most, linear on any text.
 _PLAIN_TOKENS = re.compile(
     r"[ \t]*+(?:"
-    r"""('[^'\\\n\r\0\ud800-\udfff]*+'|"[^"\\\n\r\0\ud800-\udfff]*+")"""
-    r"|([0-9]++(?:\.[0-9]++)?+(?:[eE][-+]?+[0-9]++)?+)"
-    r"|([A-Za-z_][A-Za-z0-9_]*+(?:\.[A-Za-z_][A-Za-z0-9_]*+)*+)[ \t]*+([(=]?)"
-    r"|([][(){},:+-])"
-    r"|([\s\S]))"
+    r"(?:(" + _DOTTED + r")[ \t]*+\([ \t]*+)?+"
+    r"(?:(" + _NAME + r")[ \t]*+=[ \t]*+)?+"
+    r"""(?:'([^'\\\n\r\0\ud800-\udfff]*+)'|"([^"\\\n\r\0\ud800-\udfff]*+)"|"""
+    r"([-+]?+(?:0|[1-9][0-9]{0,999}+))"
+    r"|([-+]?+[0-9]++(?:\.[0-9]++(?:[eE][-+]?+[0-9]++)?+|[eE][-+]?+[0-9]++))"
+    r"|(True|False|None))"
+    r"[ \t]*+([]),}:])"
+    r"|(" + _DOTTED + r")[ \t]*+([(=]?)"
+    r"|([][(){},])"
+    r"|[0-9]++|[\s\S])"
 )
-#: ``(string, number, name, "(" or "=" after the name, punctuation, other)``: one of string, number,
-#: name, punctuation and other is not empty.
-_Token = tuple[str, str, str, str, str, str]
-#: Past the last token (twice, so a look one token ahead never runs out): punctuation no text has.
-_END: _Token = ("", "", "", "", "$", "")
+#: ``(call, argument, '-string, "-string, int, float, constant, punctuation after the scalar, name, "(" or "="
+#: after the name, bracket or comma)``: a scalar token has its punctuation set, a name token its name, a
+#: bracket token its bracket; a token of none of them is not plain.
+_Token = tuple[str, str, str, str, str, str, str, str, str, str, str]
+#: Past the last token: no group set.
+_END: _Token = ("", "", "", "", "", "", "", "", "", "", "")
 _CONSTANTS: dict[str, Any] = {"True": True, "False": False, "None": None}
+_INFINITY = math.inf
 #: Names a call or an argument cannot have (Python's keywords, and ``__debug__``, which it refuses to bind).
 _RESERVED = frozenset(keyword.kwlist) | {"__debug__"}
-#: Decimal ints no longer than this are read here; longer ones (and the digit limit) are left to ``ast``.
-_PLAIN_INT_DIGITS = 1000
-#: Deeper brackets and longer dotted names are left to ``ast`` (which refuses 200 brackets, and a few thousand
-#: dots past its recursion limit): the fast path never accepts what Python's parser would refuse.
-_PLAIN_MAX_DEPTH = 100
+#: Deeper bracket nesting (calls, lists and dicts all count, as :func:`ek.parsing.limits.check_text` counts
+#: them) is left to ``ast`` and its limits: plain text the fast path reads passes ``check_text`` with the
+#: default limits, so a caller with those may skip it (:func:`ek.parsing.api._plain_call_text` does).
+_PLAIN_MAX_DEPTH = OUTPUT_MAX_DEPTH
+#: Longer dotted names are left to ``ast`` (a few thousand dots are past its recursion limit): the fast path
+#: never accepts what Python's parser would refuse.
+_PLAIN_MAX_PARTS = 100
 #: Longer texts go to ``ast`` directly: the token list stays small, and a long text that is not plain (a
-#: megabyte of ``-``) costs no tokenizing before ``ast`` refuses it.
+#: megabyte of ``-``) costs no tokenizing before ``ast`` refuses it. Far below the default ``max_size``.
 _PLAIN_MAX_CHARS = 20_000
 
 
@@ -335,136 +354,156 @@ def _plain_calls(text: str) -> list[Step] | None:
     Plain text is one call, a list of calls or calls separated by commas, on
     one line: ``[f(a='x', b=-2.5), m.g(c=[1, {'k': None}])]``. Names are ASCII
     and no keyword; values are strings without escapes, prefixes or line breaks,
-    decimal numbers (one ``-``/``+``), ``True``/``False``/``None``, lists and
-    dicts with string keys. That is most model output, and for it the result
-    is the one :func:`_from_ast` builds with Python's parser (same steps,
-    values and types: tests/parsing/test_parse_plain_calls.py compares them), at
-    a fraction of the cost. Anything else (an error too) returns None, and the
-    text takes the general path, which reads or rejects it with its position.
-    Recursion follows bracket nesting only, which ``check_text`` has bounded.
+    decimal numbers (one ``-``/``+`` right before them), ``True``/``False``/``None``,
+    lists and dicts with string keys; brackets nest at most :data:`_PLAIN_MAX_DEPTH` deep.
+    That is most model output, and for it the result is the one
+    :func:`_from_ast` builds with Python's parser (same steps, values and types:
+    tests/parsing/test_parse_plain_calls.py compares them), at a fraction of
+    the cost. Anything else (an error too) returns None, and the text takes the
+    general path, which reads or rejects it with its position. Recursion
+    follows bracket nesting only, bounded by :data:`_PLAIN_MAX_DEPTH`.
     """
     if not text or text[0] in " \t" or len(text) > _PLAIN_MAX_CHARS:
         return None  # an indented first line is an error: the general path words it
-    if "\\" in text or "\n" in text or "\r" in text or "\0" in text:
-        return None  # an escape, a second line or a NUL byte: never plain, found without tokenizing
-    tokens = _PLAIN_TOKENS.findall(text.rstrip(" \t"))
-    tokens += (_END, _END)
+    if "\\" in text or "\n" in text:
+        return None  # an escape or a second line: never plain, found without tokenizing
+    text = text.rstrip(" \t")
+    depth = 0
+    if text[0] == "[":  # a list of calls: its brackets are sliced off, two tokens less to read
+        if text[-1] != "]":
+            return None  # [f()], g(): a list is no call
+        text, depth = text[1:-1], 1
+    tokens = _PLAIN_TOKENS.findall(text.rstrip(" \t"))  # (trailing spaces would be matched again and again)
+    if not tokens:
+        return [] if depth else None
+    tokens.append(_END)
     try:
-        if tokens[0][4] == "[":
-            steps, at = ([], 2) if tokens[1][4] == "]" else _plain_sequence(tokens, 1, "]")
-        else:
-            steps, at = _plain_sequence(tokens, 0, "$")
-            at -= 1
+        return _plain_sequence(tokens, depth)
     except _NotPlain:
         return None
-    return steps if tokens[at] is _END and at == len(tokens) - 2 else None
 
 
-def _plain_sequence(tokens: list[_Token], at: int, closing: str) -> tuple[list[Step], int]:
-    """Calls separated by commas (a trailing one allowed) up to ``closing``; the steps and the index after it."""
+def _plain_sequence(tokens: list[_Token], depth: int) -> list[Step]:
+    """Calls separated by commas (a trailing one allowed) up to the end, inside ``depth`` brackets: the steps.
+
+    One function for all of it (the calls, their arguments and scalar values inline): the calls and
+    arguments of a text are many, the function calls this saves add up.
+    """
     steps = []
+    at = 0
     while True:
-        step, at = _plain_call(tokens, at)
-        steps.append(step)
-        punct = tokens[at][4]
-        if punct == ",":
+        call, _, _, _, _, _, _, _, word, after, _ = tokens[at]
+        if call:  # "name(" and the first argument, a scalar: that argument is read below, from this token
+            name = call
+            begin = at
+        elif after == "(":
+            name = word
             at += 1
-            punct = tokens[at][4]
-        elif punct != closing:
+            begin = -1
+        else:
             raise _NotPlain
-        if punct == closing:
-            return steps, at + 1
-
-
-def _plain_call(tokens: list[_Token], at: int) -> tuple[Step, int]:
-    """``name(arg=value, ...)``: the step and the index after its ``)``."""
-    _, _, name, after, _, _ = tokens[at]
-    if after != "(" or (name in _RESERVED if "." not in name else _reserved_part(name)):
-        raise _NotPlain
-    at += 1
-    args: dict[str, Any] = {}
-    # step_of_plain: ``name`` is a str the pattern matched and ``args`` a dict keyed by names it matched, the
-    # two things Step's validators check
-    if tokens[at][4] == ")":
-        return step_of_plain(name, args), at + 1
-    while True:
-        _, _, arg, after, _, _ = tokens[at]
-        if after != "=" or "." in arg or arg in _RESERVED or arg in args:
-            raise _NotPlain  # a positional argument, a repeated one ...: errors the general path words
-        args[arg], at = _plain_value(tokens, at + 1)
-        punct = tokens[at][4]
-        if punct == ",":
-            at += 1
-            punct = tokens[at][4]
-        elif punct != ")":
+        if name in _RESERVED if "." not in name else _reserved_part(name):
             raise _NotPlain
-        if punct == ")":
-            return step_of_plain(name, args), at + 1
+        args: dict[str, Any] = {}
+        while True:  # at an argument, or at ")" (after "(" or a comma)
+            call, arg, single, double, integer, real, constant, punct, word, after, bracket = tokens[at]
+            if punct:  # arg=scalar and the punctuation after it, the most common argument by far
+                if not arg or arg in args or arg in _RESERVED or (call and at != begin):
+                    raise _NotPlain  # a positional argument, a repeated one, a call ...: the general path words it
+                if integer:
+                    args[arg] = int(integer)
+                elif real:
+                    value = float(real)
+                    if value == _INFINITY or value == -_INFINITY:
+                        raise _NotPlain  # past a float's range: the general path words the error
+                    args[arg] = value
+                elif constant:
+                    args[arg] = _CONSTANTS[constant]
+                else:
+                    args[arg] = single or double
+                at += 1
+            elif after == "=":  # arg=[...] or arg={...}
+                if "." in word or word in args or word in _RESERVED:
+                    raise _NotPlain
+                args[word], at = _plain_nested(tokens, at + 1, depth + 2)
+                punct = tokens[at][10]
+                at += 1
+            elif bracket == ")":
+                punct = bracket
+                at += 1
+            else:
+                raise _NotPlain
+            if punct == ")":
+                break
+            if punct != ",":
+                raise _NotPlain
+        # step_of_plain: ``name`` is a str the pattern matched and ``args`` a dict keyed by names it matched,
+        # the two things Step's validators check
+        steps.append(step_of_plain(name, args))
+        if tokens[at] is _END:
+            return steps
+        if tokens[at][10] != ",":
+            raise _NotPlain
+        at += 1
+        if tokens[at] is _END:
+            return steps  # a trailing comma
 
 
 def _reserved_part(name: str) -> bool:
     """A dotted name with a keyword part, or too many parts for :func:`_plain_calls`."""
     parts = name.split(".")
-    return len(parts) > _PLAIN_MAX_DEPTH or any(p in _RESERVED for p in parts)
+    return len(parts) > _PLAIN_MAX_PARTS or any(p in _RESERVED for p in parts)
 
 
-def _plain_value(tokens: list[_Token], at: int, depth: int = 0) -> tuple[Any, int]:
-    """One literal at bracket ``depth``: the value and the index after it."""
-    string, number, name, after, punct, _ = tokens[at]
-    if string:
-        if tokens[at + 1][0]:
-            raise _NotPlain  # 'a' 'b': Python joins adjacent strings
-        return string[1:-1], at + 1
-    if number:
-        return _plain_number(number), at + 1
-    if name:
-        if after or name not in _CONSTANTS:
-            raise _NotPlain  # a name, a call, an assignment: not a literal
-        return _CONSTANTS[name], at + 1
-    if (punct == "[" or punct == "{") and depth == _PLAIN_MAX_DEPTH:
+def _plain_nested(tokens: list[_Token], at: int, depth: int) -> tuple[Any, int]:
+    """The list or dict whose bracket is ``tokens[at]``, the ``depth``-th open one: the value and the index
+    after its closing bracket."""
+    opening = tokens[at][10]
+    if depth > _PLAIN_MAX_DEPTH or (opening != "[" and opening != "{"):
         raise _NotPlain
-    if punct == "[":
-        items: list[Any] = []
+    closing = "]" if opening == "[" else "}"
+    items: list[Any] = []
+    keys: dict[str, Any] = {}
+    key = ""
+    while True:  # at an item (a key in a dict), or at the closing bracket (after the opening one or a comma)
         at += 1
-        while tokens[at][4] != "]":
-            item, at = _plain_value(tokens, at, depth + 1)
-            items.append(item)
-            if tokens[at][4] == ",":
+        call, arg, single, double, integer, real, constant, punct, _, _, bracket = tokens[at]
+        if opening == "{":
+            if punct == ":" and not (call or arg or integer or real or constant):
+                key = single or double
+                if key in keys:
+                    raise _NotPlain  # a repeated key: an error the general path words
                 at += 1
-            elif tokens[at][4] != "]":
+                call, arg, single, double, integer, real, constant, punct, _, _, bracket = tokens[at]
+            elif bracket == "}":
+                return keys, at + 1
+            else:
                 raise _NotPlain
-        return items, at + 1
-    if punct == "{":
-        out: dict[str, Any] = {}
-        at += 1
-        while tokens[at][4] != "}":
-            key = tokens[at][0][1:-1]
-            if not tokens[at][0] or tokens[at + 1][4] != ":" or key in out:
-                raise _NotPlain  # not a plain string key, or a repeated one (an error the general path words)
-            out[key], at = _plain_value(tokens, at + 2, depth + 1)
-            if tokens[at][4] == ",":
-                at += 1
-            elif tokens[at][4] != "}":
+        if punct:  # a scalar, read as in _plain_sequence
+            if call or arg:
                 raise _NotPlain
-        return out, at + 1
-    if punct == "-" or punct == "+":
-        number = tokens[at + 1][1]
-        if not number:
+            if integer:
+                value = int(integer)
+            elif real:
+                value = float(real)
+                if value == _INFINITY or value == -_INFINITY:
+                    raise _NotPlain
+            elif constant:
+                value = _CONSTANTS[constant]
+            else:
+                value = single or double
+        elif bracket == "[" or bracket == "{":
+            value, at = _plain_nested(tokens, at, depth + 1)
+            punct = tokens[at][10]
+        elif bracket == "]" and opening == "[":
+            return items, at + 1
+        else:
             raise _NotPlain
-        value = _plain_number(number)
-        return (-value if punct == "-" else value), at + 2
-    raise _NotPlain
-
-
-def _plain_number(token: str) -> int | float:
-    """A decimal literal's value as Python's parser gives it; leading zeros, huge ints, infinity: not plain."""
-    if token[0] == "0" and token[1:2].isdigit():
-        raise _NotPlain  # 012 is an error, 00.5 is not: ast decides
-    if token.isdigit():
-        if len(token) > _PLAIN_INT_DIGITS:
+        if opening == "[":
+            items.append(value)
+        else:
+            keys[key] = value
+        if punct == closing:
+            return (items if opening == "[" else keys), at + 1
+        if punct != ",":
             raise _NotPlain
-        return int(token)
-    value = float(token)
-    if not -math.inf < value < math.inf:
-        raise _NotPlain
-    return value
