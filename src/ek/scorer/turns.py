@@ -30,9 +30,17 @@ def is_exact(score: Score) -> bool:
     (True, False, True)
     """
     _tp, fp, fn = score.exact_counts
-    if fp or fn or (score.explanation is not None and score.explanation.parse_error):
+    if fp or fn:
         return False
-    return not any(n for (kind, _tool, _reason), (_w, n) in score.tally.items() if kind in (FP, FN))
+    explanation = score.explanation
+    if explanation is not None and explanation.parse_error:
+        return False
+    # a loop, not any() over a generator: this runs once per corpus line, and the generator costs more than
+    # the one or two keys a tally mostly has
+    for (kind, _tool, _reason), (_w, n) in score.tally.items():
+        if n and kind in (FP, FN):
+            return False
+    return True
 
 
 #: What :func:`abstention` can say about one turn, in report order.
@@ -47,11 +55,16 @@ def abstention(score: Score) -> str | None:
     explanation = score.explanation
     if explanation is None:
         return None
+    pred, gold = explanation.pred, explanation.gold
+    # fast path for the common turn, calls on both sides: None whatever the rest says (with any_call too, a
+    # turn with calls is None), read without any_call, which a deferred explanation works out on first read
+    if pred and gold:
+        return None
     if explanation.any_call:  # gold: some call, whichever (BFCL's live_relevance)
-        return "missed_call" if not explanation.pred and not explanation.parse_error else None
-    if not explanation.gold:
-        return "unparseable" if explanation.parse_error else "spurious_call" if explanation.pred else "abstained"
-    if not explanation.pred and not explanation.parse_error:
+        return "missed_call" if not pred and not explanation.parse_error else None
+    if not gold:
+        return "unparseable" if explanation.parse_error else "spurious_call" if pred else "abstained"
+    if not pred and not explanation.parse_error:
         return "missed_call"
     return None
 
