@@ -24,7 +24,7 @@ import attrs
 
 from ek.corpus.reading import LineError
 from ek.limits import ERROR_LINES_KEPT
-from ek.scorer.accounting import FN, FP, TP, Exact, Score, TallyKey, tally_add
+from ek.scorer.accounting import FN, FP, TP, Exact, Score, TallyKey
 from ek.scorer.turns import EpisodeScore, abstention, is_exact
 
 
@@ -108,32 +108,20 @@ def export_row(line: int, episode_id: Any, episode: EpisodeScore, task: Any, cat
 
 
 def _add_tally(into: dict[TallyKey, list[Any]], items: Any) -> None:
-    """Add ``(key, (weight, count))`` items into a mutable tally (merging chunks: a few keys each)."""
+    """Add ``(key, (weight, count))`` items into a mutable tally (once per line, and per key when merging
+    chunks: :func:`ek.scorer.accounting.tally_add` inlined, without a call per key)."""
     for key, (w, n) in items:
-        tally_add(into, key, w, n)
+        slot = into.get(key)
+        if slot is None:
+            into[key] = [w, n]
+        else:
+            slot[0] += w
+            slot[1] += n
 
 
 #: Typecodes of the compact per-episode arrays: counts as unsigned 16-bit integers (2 bytes, not a double's
 #: 8) while every count is a whole number below 65,536; line numbers as unsigned 32-bit ones (4, not 8).
 _SMALL_COUNTS, _SMALL_LINES = "H", "I"
-
-
-def _add_tally_twice(run: dict[TallyKey, list[Any]], category: dict[TallyKey, list[Any]], items: Any) -> None:
-    """:func:`_add_tally` of ``items`` into the run's tally and into its category's, in one pass over them
-    (once per line: :func:`ek.scorer.accounting.tally_add` inlined twice, without two calls per key)."""
-    for key, (w, n) in items:
-        slot = run.get(key)
-        if slot is None:
-            run[key] = [w, n]
-        else:
-            slot[0] += w
-            slot[1] += n
-        slot = category.get(key)
-        if slot is None:
-            category[key] = [w, n]
-        else:
-            slot[0] += w
-            slot[1] += n
 
 
 def _push_count(column: array[Any], value: float) -> array[Any]:
@@ -182,7 +170,6 @@ class Summary:
     tp: Exact = 0
     fp: Exact = 0
     fn: Exact = 0
-    tally: dict[TallyKey, list[Any]] = attrs.Factory(dict)
     #: per episode its TP, FP, FN (the bootstrap's rows) and line: compact arrays while the values fit
     #: (see _push_count, _push_line), so a long run's memory stays near flat
     rows_tp: array[float] = attrs.Factory(lambda: array(_SMALL_COUNTS))
@@ -244,40 +231,69 @@ class Summary:
         ``source``: what it was scored against, kept with its id (see :attr:`sources`); ``score``: an
         :class:`EpisodeScore` (its turns), or a :class:`Score` for a one-turn episode.
 
-        Called once per line, so it is written flat: each column is read once into a local, and a one-turn
-        episode (most corpora) takes :meth:`_add_one_turn`, which reads its only turn once instead of
-        looping over turns and deriving the episode's flags from them.
+        Called once per line, so it is written flat: each column is read once into a local, and nothing is
+        called that is not needed (one call is worth several additions here).
 
         Fast path for a one-turn episode given as its :class:`Score` (what ``ek score`` hands over): its
-        :class:`EpisodeScore` is built only where one is read (an ``--episodes-out`` row, a candidate for
-        the worst episodes), not for every line. Safe because that wrapper of one turn holds nothing the
-        turn does not: its total *is* the turn, and its exact flag is :func:`is_exact` of it, computed here.
+        turn is counted here, inline, and its :class:`EpisodeScore` is built only where one is read (an
+        ``--episodes-out`` row, a candidate for the worst episodes), not for every line. Safe because that
+        wrapper of one turn holds nothing the turn does not: its total *is* the turn, and its exact flag is
+        :func:`is_exact` of it, computed here. An :class:`EpisodeScore` takes :meth:`_count_turns`.
         """
         if type(score) is EpisodeScore:
             episode: EpisodeScore | None = score
             total = score.total
-            one = score.turns[0] if len(score.turns) == 1 else None
-            one_exact = score.turn_exact[0]
+            tp, fp, fn = total.exact_counts
+            exact, parse_error = self._count_turns(score)
         else:
             episode = None
-            total = one = score
-            one_exact = is_exact(score)
-        tp, fp, fn = total.exact_counts
+            total = score
+            tp, fp, fn = score.exact_counts
+            exact = is_exact(score)
+            explanation = score.explanation
+            parse_error = False
+            if explanation is not None:
+                failed = explanation.failed_checks()
+                if failed:
+                    self.arg_failures.update(failed)
+                parse_error = bool(explanation.parse_error)
+            slot = self.per_turn.get(0)
+            if slot is None:
+                slot = self.per_turn[0] = [0, 0, 0, 0, 0]
+            slot[0] += tp
+            slot[1] += fp
+            slot[2] += fn
+            slot[3] += exact
+            slot[4] += 1
+            outcome = abstention(score)
+            if outcome is not None:
+                self.abstention[outcome] += 1
+            if not exact:
+                self.first_failing[0] += 1
         self.tp += tp
         self.fp += fp
         self.fn += fn
-        items = total.tally.items()
+        # the run's tally is not kept: it is the sum of the categories' (see the tally property)
         cat = self.categories.get(category or "")
         if cat is None:
             cat = self.categories[category or ""] = [{}, 0, 0]
-        _add_tally_twice(self.tally, cat[0], items)
-        if one is not None:
-            exact, parse_error = self._add_one_turn(one, one_exact, tp, fp, fn)
+        _add_tally(cat[0], total.tally.items())
+        # fast path of _push_rows: whole counts that fit go straight into the columns, whatever their type
+        # (a compact column takes them as they are; a widened one of doubles stores float(count), what
+        # _push_count would append). For ints, 0 <= a | b | c <= 0xFFFF is 0 <= each <= 0xFFFF: a negative
+        # one makes the "or" negative, and 0xFFFF is sixteen one bits, which the "or" stays within exactly
+        # when each does.
+        if type(tp) is int and type(fp) is int and type(fn) is int and 0 <= (tp | fp | fn) <= 0xFFFF:
+            self.rows_tp.append(tp)
+            self.rows_fp.append(fp)
+            self.rows_fn.append(fn)
         else:
-            assert episode is not None
-            exact, parse_error = self._add_turns(episode)
-        self._push_rows(tp, fp, fn, line)
-        self.exact_rows.append(1 if exact else 0)
+            self._push_rows(tp, fp, fn)
+        try:
+            self.lines.append(line)
+        except OverflowError:  # past the compact column's range: widened once (_push_line)
+            self.lines = _push_line(self.lines, line)
+        self.exact_rows.append(exact)
         self.exact_count += exact
         cat[1] += 1
         cat[2] += exact
@@ -298,19 +314,7 @@ class Summary:
         if self.export is not None:
             self.export.append(export_row(line, episode_id, episode or EpisodeScore((score,)), task, category))
         if not exact:
-            self._offer(line, episode_id, episode or score, category)
-
-    def _add_one_turn(self, turn: Score, exact: bool, tp: Exact, fp: Exact, fn: Exact) -> tuple[bool, bool]:
-        """The per-turn counts of a one-turn episode (the turn is the episode): (exact, output unparsable)."""
-        explanation = turn.explanation
-        if explanation is not None:
-            failed = explanation.failed_checks()
-            if failed:
-                self.arg_failures.update(failed)
-        self._count_turn(0, turn, tp, fp, fn, exact)
-        if not exact:
-            self.first_failing[0] += 1
-        return exact, explanation is not None and bool(explanation.parse_error)
+            self._offer(line, episode_id, episode or score, category, total, float(fp + fn))
 
     def _count_turn(self, index: int, turn: Score, tp: Exact, fp: Exact, fn: Exact, exact: bool) -> None:
         """Add one turn's counts to the per-turn table (at its position) and its abstention outcome."""
@@ -326,8 +330,8 @@ class Summary:
         if outcome is not None:
             self.abstention[outcome] += 1
 
-    def _add_turns(self, episode: EpisodeScore) -> tuple[bool, bool]:
-        """The per-turn counts of a multi-turn episode: (exact, some turn's output unparsable)."""
+    def _count_turns(self, episode: EpisodeScore) -> tuple[bool, bool]:
+        """The per-turn counts of an episode given as its turns: (exact, some turn's output unparsable)."""
         for turn in episode.turns:
             if turn.explanation is not None:
                 failed = turn.explanation.failed_checks()
@@ -339,31 +343,20 @@ class Summary:
             self.first_failing[episode.first_failing_turn] += 1
         return episode.exact, any(episode.parse_errors)
 
-    def _push_rows(self, tp: Exact, fp: Exact, fn: Exact, line: int) -> None:
-        """Append an episode's bootstrap row and line number (fast path: whole counts into a compact column)."""
-        rows_tp, rows_fp, rows_fn = self.rows_tp, self.rows_fp, self.rows_fn
-        # for ints, 0 <= a | b | c <= 0xFFFF is 0 <= each <= 0xFFFF: a negative one makes the "or" negative,
-        # and 0xFFFF is sixteen one bits, which the "or" stays within exactly when each does
-        if (type(tp) is int and type(fp) is int and type(fn) is int and 0 <= (tp | fp | fn) <= 0xFFFF
-                and rows_tp.typecode == rows_fp.typecode == rows_fn.typecode == _SMALL_COUNTS):
-            rows_tp.append(tp)  # what _push_count does with float(tp): a whole number that fits
-            rows_fp.append(fp)
-            rows_fn.append(fn)
-        else:
-            self.rows_tp = _push_count(rows_tp, float(tp))
-            self.rows_fp = _push_count(rows_fp, float(fp))
-            self.rows_fn = _push_count(rows_fn, float(fn))
-        self.lines = _push_line(self.lines, line)
+    def _push_rows(self, tp: Exact, fp: Exact, fn: Exact) -> None:
+        """Append an episode's bootstrap row where a count is not a whole number that fits a compact column."""
+        self.rows_tp = _push_count(self.rows_tp, float(tp))
+        self.rows_fp = _push_count(self.rows_fp, float(fp))
+        self.rows_fn = _push_count(self.rows_fn, float(fn))
 
-    def _offer(self, line: int, episode_id: Any, episode: EpisodeScore | Score, category: str | None = None) -> None:
+    def _offer(self, line: int, episode_id: Any, episode: EpisodeScore | Score, category: str | None,
+               total: Score, lost: float) -> None:
         """Keep the episode among the worst if it ranks (``episode``: a one-turn episode may come as its
-        :class:`Score`, wrapped only once it ranks)."""
+        :class:`Score`, wrapped only once it ranks; ``total``: its total score, ``lost``: its weighted FP + FN
+        as a float, both as :meth:`add` has them)."""
         size = self.heap_size
         if size <= 0:
             return
-        total = episode.total if type(episode) is EpisodeScore else episode
-        _tp, fp, fn = total.exact_counts
-        lost = float(fp + fn)
         # fast path: an episode that lost less than the bar is out whatever its F1 (keys compare lost first),
         # so the F1 (an exact fraction) is computed only for those that may rank
         floor = self.floor
@@ -419,7 +412,6 @@ class Summary:
         self.tp += later.tp
         self.fp += later.fp
         self.fn += later.fn
-        _add_tally(self.tally, later.tally.items())
         self.arg_failures.update(later.arg_failures)
         self.rows_tp = _joined(self.rows_tp, later.rows_tp, "d")
         self.rows_fp = _joined(self.rows_fp, later.rows_fp, "d")
@@ -483,6 +475,20 @@ class Summary:
         self._pending = {line + offset: detail for line, detail in self._pending.items()}
         for row in self.export or ():
             row["line"] += offset
+
+    @property
+    def tally(self) -> dict[TallyKey, list[Any]]:
+        """The run's tally: ``[exact weight, count]`` per key, summed over the categories' tallies.
+
+        Derived, not kept: each line adds its tally to its category's only, one pass instead of two. The sums
+        are those a run tally counted line by line would hold: exact (ints and Fractions) addition gives the
+        same value in any grouping, and a Fraction sum whenever one term is a Fraction, in any grouping too
+        (so even the types agree; :meth:`total` normalises them anyway).
+        """
+        tally: dict[TallyKey, list[Any]] = {}
+        for category_tally, _episodes, _exact in self.categories.values():
+            _add_tally(tally, category_tally.items())
+        return tally
 
     def total(self) -> Score:
         """All episodes as one exact :class:`Score` (tallies included)."""
