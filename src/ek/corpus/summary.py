@@ -73,18 +73,30 @@ def _parse_error(episode: EpisodeScore) -> str | None:
     return f"turn {errors[0][0]}: {errors[0][1]}" + (f" (and {len(errors) - 1} more turns)" if len(errors) > 1 else "")
 
 
-def _as_episode(score: Score | EpisodeScore) -> EpisodeScore:
-    return score if isinstance(score, EpisodeScore) else EpisodeScore((score,))
-
-
 def digest(line: int, episode_id: str | int | None, score: Score | EpisodeScore,
            detail: dict[str, Any] | None, category: str | None = None) -> EpisodeDigest:
     """The compact record of one scored episode (a :class:`Score` is a one-turn episode)."""
-    episode = _as_episode(score)
+    if not isinstance(score, EpisodeScore):
+        return _turn_digest(line, episode_id, score, detail, category, is_exact(score))
+    episode = score
     total = episode.total
     return EpisodeDigest(line, episode_id, total.tp, total.fp, total.fn, total.f1, _reasons(total),
                          _parse_error(episode), detail, len(episode.turns), episode.first_failing_turn,
                          category or None)
+
+
+def _turn_digest(line: int, episode_id: str | int | None, turn: Score, detail: dict[str, Any] | None,
+                 category: str | None, exact: bool) -> EpisodeDigest:
+    """:func:`digest` of a one-turn episode given as its :class:`Score` (``exact``: :func:`is_exact` of it).
+
+    Fast path: the :class:`EpisodeScore` that :func:`digest` would wrap the turn in (as costly as the rest of
+    the digest) is not built. Safe because the wrapper of one turn gives nothing the turn does not: its total
+    is the turn, its parse error the turn's (when there is one), its first failing turn 0 unless it is exact.
+    """
+    explanation = turn.explanation
+    parse_error = (explanation.parse_error or None) if explanation is not None else None
+    return EpisodeDigest(line, episode_id, turn.tp, turn.fp, turn.fn, turn.f1, _reasons(turn), parse_error, detail,
+                         1, None if exact else 0, category or None)
 
 
 def _explained(episode: EpisodeScore) -> Any:
@@ -352,8 +364,8 @@ class Summary:
     def _offer(self, line: int, episode_id: Any, episode: EpisodeScore | Score, category: str | None,
                total: Score, lost: float) -> None:
         """Keep the episode among the worst if it ranks (``episode``: a one-turn episode may come as its
-        :class:`Score`, wrapped only once it ranks; ``total``: its total score, ``lost``: its weighted FP + FN
-        as a float, both as :meth:`add` has them)."""
+        :class:`Score`, never wrapped; ``total``: its total score, ``lost``: its weighted FP + FN as a float,
+        both as :meth:`add` has them). Only episodes that are not exact are offered."""
         size = self.heap_size
         if size <= 0:
             return
@@ -366,14 +378,17 @@ class Summary:
         key = (lost, -total.f1, -line)
         if (floor is not None and key <= floor) or (full and key <= self._heap[0][0]):
             return
-        episode = _as_episode(episode)
-        entry = (key, digest(line, episode_id, episode, None, category))
+        if type(episode) is EpisodeScore:
+            entry = (key, digest(line, episode_id, episode, None, category))
+            explanation = _explained(episode)
+        else:  # a one-turn episode as its Score, not exact (add offers no other): see _turn_digest
+            entry = (key, _turn_digest(line, episode_id, episode, None, category, False))
+            explanation = episode.explanation
         if len(self._heap) < size:
             heapq.heappush(self._heap, entry)
         else:
             dropped = heapq.heapreplace(self._heap, entry)
             self._pending.pop(dropped[1].line, None)
-        explanation = _explained(episode)
         if self.keep_details and explanation is not None:
             self._pending[line] = explanation
 
