@@ -299,6 +299,33 @@ _BUILT_FIELDS = ("_pairs", "_units", "unmatched_pred", "unmatched_gold", "parse_
 FailedPairs = tuple[tuple[str, bool, tuple[CheckRow, ...]], ...]
 
 
+class _DeferredField:
+    """A field of a :class:`DeferredExplanation` that may not be set yet: read from the field's slot (the one
+    :class:`Explanation` has) once set, else worked out then, once (:meth:`DeferredExplanation._fill`).
+
+    A descriptor per such field, not a ``__getattr__`` on the class: with ``__getattr__``, every attribute of
+    the class is looked up through a hook (``pred``, ``gold``, ``parse_error``: four times a slot's read each,
+    and read for every corpus line), while a descriptor costs only the reads of the fields it stands for.
+    """
+
+    __slots__ = ("_name", "_slot")
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._slot = Explanation.__dict__[name]  # the field's slot
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        try:
+            return self._slot.__get__(obj, owner)
+        except AttributeError:  # not set yet
+            return obj._fill(self._name)
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        self._slot.__set__(obj, value)
+
+
 class DeferredExplanation(Explanation):
     """An :class:`Explanation` whose pairs and units are worked out on first read, by ``build`` (which returns
     the whole explanation): what a fast path hands over when it knows the score without them
@@ -307,6 +334,15 @@ class DeferredExplanation(Explanation):
     """
 
     __slots__ = ("_build", "_known", "_inexact")
+
+    # the fields set on first read (_BUILT_FIELDS but parse_error, which is set at creation)
+    _pairs = _DeferredField("_pairs")
+    _units = _DeferredField("_units")
+    unmatched_pred = _DeferredField("unmatched_pred")
+    unmatched_gold = _DeferredField("unmatched_gold")
+    cut_short = _DeferredField("cut_short")
+    out_of_order = _DeferredField("out_of_order")
+    any_call = _DeferredField("any_call")
 
     def __init__(self, pred: tuple[Step, ...], gold: tuple[Step, ...], build: Callable[[], Explanation],
                  known: Mapping[str, Any] = ALL_EXACT_FIELDS, inexact: FailedPairs = ()) -> None:
@@ -320,25 +356,23 @@ class DeferredExplanation(Explanation):
         set_build(self, build)
         set_known(self, known)
         set_inexact(self, inexact)
-        # parse_error is set at once: every corpus line reads it (is_exact), and a slot first read through
-        # __getattr__ costs an AttributeError, three times the whole construction
+        # parse_error is set at once: every corpus line reads it (is_exact), and a field first read through
+        # its _DeferredField costs an AttributeError, three times the whole construction
         set_parse_error(self, known["parse_error"])
 
-    def __getattr__(self, name: str) -> Any:
-        # Only called for a slot not set yet: a field known from the start, or the rest, built once.
+    def _fill(self, name: str) -> Any:
+        """The value of field ``name``, read before it was set (see :class:`_DeferredField`): set from ``known``
+        when it is known, else every built field is set from the explanation ``build`` returns, once."""
         known = self._known
         if name in known:
             value = known[name]
-        elif name in _BUILT_FIELDS:
-            full = object.__getattribute__(self, "_build")()
-            for field in _BUILT_FIELDS:
-                object.__setattr__(self, field, object.__getattribute__(full, field))
-            object.__setattr__(self, "_build", None)
-            return object.__getattribute__(self, name)
-        else:
-            raise AttributeError(name)
-        object.__setattr__(self, name, value)
-        return value
+            object.__setattr__(self, name, value)
+            return value
+        full = self._build()
+        for field in _BUILT_FIELDS:
+            object.__setattr__(self, field, object.__getattribute__(full, field))
+        object.__setattr__(self, "_build", None)
+        return object.__getattribute__(self, name)
 
     def failed_checks(self) -> list[tuple[str, str, str]]:
         """Read from the pairs that may hold a mistake while the pairs are not built yet (the others are
