@@ -25,7 +25,7 @@ import attrs
 from ek.corpus.reading import LineError
 from ek.limits import ERROR_LINES_KEPT
 from ek.scorer.accounting import FN, FP, TP, Exact, Score, TallyKey
-from ek.scorer.turns import EpisodeScore, abstention, is_exact
+from ek.scorer.turns import EpisodeScore, abstention, count_turn, is_exact
 
 
 @attrs.frozen
@@ -200,7 +200,8 @@ class Summary:
     gold_warnings: list[LineError] = attrs.Factory(list)
     gold_warning_count: int = 0
     parse_failures: int = 0
-    grammars: Counter[str] = attrs.Factory(Counter)
+    #: grammar label ("" for none) -> how many episodes were scored with it
+    grammars: dict[str, int] = attrs.Factory(dict)
     #: (tool, argument, status) -> how often that argument failed inside a matched call
     arg_failures: Counter[tuple[str, str, str]] = attrs.Factory(Counter)
     #: rank key an episode must beat to be kept as one of the worst (from the run so far); None: no bar yet
@@ -252,16 +253,20 @@ class Summary:
         wrapper of one turn holds nothing the turn does not: its total *is* the turn, and its exact flag is
         :func:`is_exact` of it, computed here. An :class:`EpisodeScore` takes :meth:`_count_turns`.
         """
+        # the run's tally is not kept: it is the sum of the categories' (see the tally property)
+        cat = self.categories.get(category or "")
+        if cat is None:
+            cat = self.categories[category or ""] = [{}, 0, 0]
         if type(score) is EpisodeScore:
             episode: EpisodeScore | None = score
             total = score.total
             tp, fp, fn = total.exact_counts
+            _add_tally(cat[0], total.tally.items())
             exact, parse_error = self._count_turns(score)
         else:
             episode = None
             total = score
-            tp, fp, fn = score.exact_counts
-            exact = is_exact(score)
+            tp, fp, fn, exact = count_turn(score, cat[0])
             explanation = score.explanation
             parse_error = False
             if explanation is not None:
@@ -285,11 +290,6 @@ class Summary:
         self.tp += tp
         self.fp += fp
         self.fn += fn
-        # the run's tally is not kept: it is the sum of the categories' (see the tally property)
-        cat = self.categories.get(category or "")
-        if cat is None:
-            cat = self.categories[category or ""] = [{}, 0, 0]
-        _add_tally(cat[0], total.tally.items())
         # fast path of _push_rows: whole counts that fit go straight into the columns, whatever their type
         # (a compact column takes them as they are; a widened one of doubles stores float(count), what
         # _push_count would append). For ints, 0 <= a | b | c <= 0xFFFF is 0 <= each <= 0xFFFF: a negative
@@ -322,7 +322,12 @@ class Summary:
                 self.sources.append(source)
         if parse_error:
             self.parse_failures += 1
-        self.grammars[grammar or ""] += 1
+        grammars = self.grammars
+        label = grammar or ""
+        try:  # a plain dict: a Counter's subscript costs twice a dict's, and this runs once per line
+            grammars[label] += 1
+        except KeyError:
+            grammars[label] = 1
         if self.export is not None:
             self.export.append(export_row(line, episode_id, episode or EpisodeScore((score,)), task, category))
         if not exact:
@@ -439,7 +444,8 @@ class Summary:
         self.gold_warning_count += later.gold_warning_count
         self.gold_warnings.extend(later.gold_warnings[: max(0, self.keep_errors - len(self.gold_warnings))])
         self.parse_failures += later.parse_failures
-        self.grammars.update(later.grammars)
+        for label, n in later.grammars.items():  # what Counter.update does, in the same order
+            self.grammars[label] = self.grammars.get(label, 0) + n
         self.abstention.update(later.abstention)
         self.exact_rows.extend(later.exact_rows)
         self.exact_count += later.exact_count
