@@ -209,8 +209,11 @@ class Summary:
     #: episodes with no FP and no FN (every turn exact), and that flag per episode (for the bootstrap)
     exact_count: int = 0
     exact_rows: array[int] = attrs.Factory(lambda: array("b"))
-    #: turn index -> [tp, fp, fn, exact turns, episodes with that turn] (exact sums)
-    per_turn: dict[int, list[Any]] = attrs.Factory(dict)
+    #: of the episodes given as an EpisodeScore: turn index -> [tp, fp, fn, exact turns, episodes with that
+    #: turn], and [tp, fp, fn, exact episodes, episodes] (exact sums); a one-turn episode given as its Score is
+    #: counted in neither: its turn is the rest of the run (see the per_turn property)
+    turns_given: dict[int, list[Any]] = attrs.Factory(dict)
+    episodes_given: list[Any] = attrs.Factory(lambda: [0, 0, 0, 0, 0])
     #: turn index -> how many episodes first fail there
     first_failing: Counter[int] = attrs.Factory(Counter)
     #: category ("" for none) -> [tally, episodes, exact episodes]
@@ -263,6 +266,12 @@ class Summary:
             tp, fp, fn = total.exact_counts
             _add_tally(cat[0], total.tally.items())
             exact, parse_error = self._count_turns(score)
+            given = self.episodes_given
+            given[0] += tp
+            given[1] += fp
+            given[2] += fn
+            given[3] += exact
+            given[4] += 1
         else:
             episode = None
             total = score
@@ -274,14 +283,7 @@ class Summary:
                 if failed:
                     self.arg_failures.update(failed)
                 parse_error = bool(explanation.parse_error)
-            slot = self.per_turn.get(0)
-            if slot is None:
-                slot = self.per_turn[0] = [0, 0, 0, 0, 0]
-            slot[0] += tp
-            slot[1] += fp
-            slot[2] += fn
-            slot[3] += exact
-            slot[4] += 1
+            # its turn 0 is not added to a per-turn table: it is derived (see the per_turn property)
             outcome = abstention(score)
             if outcome is not None:
                 self.abstention[outcome] += 1
@@ -335,9 +337,9 @@ class Summary:
 
     def _count_turn(self, index: int, turn: Score, tp: Exact, fp: Exact, fn: Exact, exact: bool) -> None:
         """Add one turn's counts to the per-turn table (at its position) and its abstention outcome."""
-        slot = self.per_turn.get(index)
+        slot = self.turns_given.get(index)
         if slot is None:
-            slot = self.per_turn[index] = [0, 0, 0, 0, 0]
+            slot = self.turns_given[index] = [0, 0, 0, 0, 0]
         slot[0] += tp
         slot[1] += fp
         slot[2] += fn
@@ -449,10 +451,12 @@ class Summary:
         self.abstention.update(later.abstention)
         self.exact_rows.extend(later.exact_rows)
         self.exact_count += later.exact_count
-        for index, theirs in later.per_turn.items():
-            mine = self.per_turn.setdefault(index, [0, 0, 0, 0, 0])
+        for index, theirs in later.turns_given.items():
+            mine = self.turns_given.setdefault(index, [0, 0, 0, 0, 0])
             for k, value in enumerate(theirs):
                 mine[k] += value
+        for k, value in enumerate(later.episodes_given):
+            self.episodes_given[k] += value
         self.first_failing.update(later.first_failing)
         for category, (tally, episodes, exact) in later.categories.items():
             mine = self.categories.setdefault(category, [{}, 0, 0])
@@ -496,6 +500,28 @@ class Summary:
         self._pending = {line + offset: detail for line, detail in self._pending.items()}
         for row in self.export or ():
             row["line"] += offset
+
+    @property
+    def per_turn(self) -> dict[int, list[Any]]:
+        """Turn index -> [tp, fp, fn, exact turns, episodes with that turn] (exact sums), in turn order.
+
+        Derived, not kept per line: a one-turn episode given as its :class:`Score` (most lines) adds nothing
+        to a per-turn table, since its turn 0 is the episode. Turn 0 is the run's totals less those of the
+        episodes given as an :class:`EpisodeScore`, plus their turn 0: exact subtraction, the same values a
+        table counted line by line holds (the report reads them through ``Score``, which normalises them).
+        """
+        table = {index: list(row) for index, row in sorted(self.turns_given.items())}
+        given = self.episodes_given
+        alone = [self.tp - given[0], self.fp - given[1], self.fn - given[2], self.exact_count - given[3],
+                 self.episodes - given[4]]
+        if alone[4]:
+            row = table.get(0)
+            if row is None:
+                table = {0: alone, **table}
+            else:
+                for k, value in enumerate(alone):
+                    row[k] += value
+        return table
 
     @property
     def tally(self) -> dict[TallyKey, list[Any]]:
