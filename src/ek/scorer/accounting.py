@@ -333,7 +333,8 @@ class DeferredExplanation(Explanation):
     hashing, printing or pickling builds them once; a pickled copy is a plain :class:`Explanation`.
     """
 
-    __slots__ = ("_build", "_known", "_inexact")
+    #: _deferred: ``(known, inexact)`` as given, one slot for both (one setter call less per score made)
+    __slots__ = ("_build", "_deferred")
 
     # the fields set on first read (_BUILT_FIELDS but parse_error, which is set at creation)
     _pairs = _DeferredField("_pairs")
@@ -350,12 +351,11 @@ class DeferredExplanation(Explanation):
         of an explanation whose every pair is exact and covers every call; they are set on first read);
         ``inexact``: the pairs that may hold a mistake (:data:`FailedPairs`), which ``failed_checks`` reads
         without building."""
-        set_pred, set_gold, set_build, set_known, set_inexact, set_parse_error = _DEFERRED_SLOTS
+        set_pred, set_gold, set_build, set_deferred, set_parse_error = _DEFERRED_SLOTS
         set_pred(self, pred)
         set_gold(self, gold)
         set_build(self, build)
-        set_known(self, known)
-        set_inexact(self, inexact)
+        set_deferred(self, (known, inexact))
         # parse_error is set at once: every corpus line reads it (is_exact), and a field first read through
         # its _DeferredField costs an AttributeError, three times the whole construction
         set_parse_error(self, known["parse_error"])
@@ -363,7 +363,7 @@ class DeferredExplanation(Explanation):
     def _fill(self, name: str) -> Any:
         """The value of field ``name``, read before it was set (see :class:`_DeferredField`): set from ``known``
         when it is known, else every built field is set from the explanation ``build`` returns, once."""
-        known = self._known
+        known = self._deferred[0]
         if name in known:
             value = known[name]
             object.__setattr__(self, name, value)
@@ -378,7 +378,7 @@ class DeferredExplanation(Explanation):
         """Read from the pairs that may hold a mistake while the pairs are not built yet (the others are
         exact: nothing of theirs fails)."""
         if self._build is not None:
-            inexact = self._inexact
+            inexact = self._deferred[1]
             return [(tool, row[0], row[1]) for tool, exact, rows in inexact if not exact
                     for row in rows if row[1] not in OK_STATUSES] if inexact else []
         return super().failed_checks()
@@ -488,6 +488,11 @@ def _ratio(num: Exact, den: Exact) -> float:
     return float(Fraction(num, den)) if den else 1.0
 
 
+def _costliest_first(item: tuple[str, list[Any]]) -> tuple[Any, str]:
+    """Sort key of a reason's ``(reason, [weight, count])``: most weight first, then by name."""
+    return -item[1][0], item[0]
+
+
 @attrs.frozen(eq=False)
 class Score:
     """Weighted TP/FP/FN of one episode (or, after ``+``, of many).
@@ -568,10 +573,15 @@ class Score:
         for (kind, _tool, reason), (w, n) in self.tally.items():
             if kind == TP:
                 continue
-            slot = acc.setdefault(reason, [0, 0])
-            slot[0] += w
-            slot[1] += n
-        return {r: (float(w), n) for r, (w, n) in sorted(acc.items(), key=lambda kv: (-kv[1][0], kv[0]))}
+            slot = acc.get(reason)
+            if slot is None:  # [w, n], not [0, 0] then added: the same numbers (0 + w is w, of w's type)
+                acc[reason] = [w, n]
+            else:
+                slot[0] += w
+                slot[1] += n
+        # one reason (most episodes) needs no sorting
+        ranked = sorted(acc.items(), key=_costliest_first) if len(acc) > 1 else acc.items()
+        return {r: (float(w), n) for r, (w, n) in ranked}
 
     @classmethod
     def from_tally(cls, tally: Mapping[TallyKey, tuple[Any, int]], *, episodes: int = 1,
@@ -599,15 +609,25 @@ class Score:
         of exact non-negative numbers (:func:`weight_exact`'s; :func:`tally_unit_rows` counts them so). It
         skips the field converters, which would only check again what holds already, and normalises an
         integral Fraction to an int as ``_exact`` does."""
-        sums: dict[str, Exact] = {TP: 0, FP: 0, FN: 0}
         frozen: dict[TallyKey, tuple[Exact, int]] = {}
-        for key in sorted(tally):
-            w, n = tally[key]
+        tp: Exact = 0
+        fp: Exact = 0
+        fn: Exact = 0
+        # the items sorted, not the keys (no lookup per key; keys differ, so values are never compared), and
+        # three sums, not a dict of them (an addition, not a lookup and a store, per key)
+        for key, (w, n) in sorted(tally.items()):
             if type(w) is not int:
                 w = _exact(w)
             frozen[key] = (w, n)
-            sums[key[0]] += w
-        tp, fp, fn = sums[TP], sums[FP], sums[FN]
+            kind = key[0]
+            if kind == TP:
+                tp += w
+            elif kind == FP:
+                fp += w
+            elif kind == FN:
+                fn += w
+            else:
+                raise KeyError(kind)  # not a unit kind
         return cls.of_exact_parts(tp if type(tp) is int else _exact(tp), fp if type(fp) is int else _exact(fp),
                                   fn if type(fn) is int else _exact(fn), MappingProxyType(frozen), explanation)
 
@@ -707,7 +727,7 @@ def slot_setters(cls: type, *names: str) -> tuple[Callable[[Any, Any], None], ..
     return tuple(setters)
 
 
-_DEFERRED_SLOTS = slot_setters(DeferredExplanation, "pred", "gold", "_build", "_known", "_inexact", "parse_error")
+_DEFERRED_SLOTS = slot_setters(DeferredExplanation, "pred", "gold", "_build", "_deferred", "parse_error")
 #: Score's slot setters, in of_exact_parts' order.
 _SCORE_SLOTS = slot_setters(Score, "_tp", "_fp", "_fn", "tally", "episodes", "explanation")
 
