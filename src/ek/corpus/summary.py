@@ -99,6 +99,41 @@ def _turn_digest(line: int, episode_id: str | int | None, turn: Score, detail: d
                          1, None if exact else 0, category or None)
 
 
+class _Candidate:
+    """A one-turn episode kept among the worst, whose :class:`EpisodeDigest` is made only when read
+    (:func:`_digested`): what a heap entry holds until then.
+
+    Fast path: most candidates leave the heap, pushed out by worse episodes, before anything reads them (a run
+    of 20k BFCL lines offers ~900 and keeps 200), and a digest costs about as much as counting 20 lines. Safe
+    because the digest is a function of the score (immutable) and the line, id and category kept here; pickled
+    (a worker's chunk, a Ray block), a candidate is sent as its digest, so no score crosses processes.
+    """
+
+    __slots__ = ("line", "_id", "_score", "_category")
+
+    def __init__(self, line: int, episode_id: str | int | None, score: Score, category: str | None) -> None:
+        self.line = line
+        self._id = episode_id
+        self._score = score
+        self._category = category
+
+    def digest(self) -> EpisodeDigest:
+        """The digest :meth:`Summary.add` offered the episode for (it offers only episodes that are not exact)."""
+        return _turn_digest(self.line, self._id, self._score, None, self._category, False)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_as_is, (self.digest(),))
+
+
+def _as_is(value: Any) -> Any:
+    return value
+
+
+def _digested(entry: EpisodeDigest | _Candidate) -> EpisodeDigest:
+    """A heap entry's digest (a :class:`_Candidate`'s made now)."""
+    return entry.digest() if type(entry) is _Candidate else entry  # type: ignore[return-value]
+
+
 def _explained(episode: EpisodeScore) -> Any:
     """The explanation an episode's alignment shows: its first failing turn's (its only turn's when single)."""
     turn = episode.first_failing_turn
@@ -226,7 +261,8 @@ class Summary:
     task_ids: list[Any] = attrs.Factory(list)
     #: ``--episodes-out`` rows not yet written (the runner writes and clears them after each chunk); None: off
     export: list[dict[str, Any]] | None = None
-    _heap: list[tuple[tuple[float, float, int], EpisodeDigest]] = attrs.Factory(list)
+    #: the worst episodes so far, least bad first: (rank key, digest or _Candidate)
+    _heap: list[tuple[tuple[float, float, int], EpisodeDigest | _Candidate]] = attrs.Factory(list)
     _pending: dict[int, Any] = attrs.Factory(dict)
 
     @property
@@ -388,8 +424,8 @@ class Summary:
         if type(episode) is EpisodeScore:
             entry = (key, digest(line, episode_id, episode, None, category))
             explanation = _explained(episode)
-        else:  # a one-turn episode as its Score, not exact (add offers no other): see _turn_digest
-            entry = (key, _turn_digest(line, episode_id, episode, None, category, False))
+        else:  # a one-turn episode as its Score, not exact (add offers no other): digested when read
+            entry = (key, _Candidate(line, episode_id, episode, category))
             explanation = episode.explanation
         if len(self._heap) < size:
             heapq.heappush(self._heap, entry)
@@ -398,6 +434,10 @@ class Summary:
             self._pending.pop(dropped[1].line, None)
         if self.keep_details and explanation is not None:
             self._pending[line] = explanation
+
+    def _digest_all(self) -> None:
+        """Digest the candidates still kept, in place, once (the keys are unchanged: still a heap)."""
+        self._heap = [(key, _digested(d)) for key, d in self._heap]
 
     def attach_details(self, detail_of: Any) -> None:
         """Turn the explanations of the episodes still kept into alignment dicts (``detail_of(explanation)``).
@@ -411,6 +451,7 @@ class Summary:
             return
         ranked = sorted(self._heap, key=lambda e: e[0], reverse=True)
         keep = {d.line for _key, d in ranked[: self.keep_details]}
+        self._digest_all()
         self._heap = [(key, attrs.evolve(d, detail=detail_of(self._pending[d.line]))
                        if d.line in keep and d.line in self._pending and d.detail is None else d)
                       for key, d in self._heap]
@@ -494,7 +535,7 @@ class Summary:
         self.lines = array("q", (line + offset for line in self.lines))
         self.errors = [attrs.evolve(e, line=e.line + offset) for e in self.errors]
         self.gold_warnings = [attrs.evolve(w, line=w.line + offset) for w in self.gold_warnings]
-        self._heap = [((lost, f1, rank - offset), attrs.evolve(d, line=d.line + offset))
+        self._heap = [((lost, f1, rank - offset), attrs.evolve(_digested(d), line=d.line + offset))
                       for (lost, f1, rank), d in self._heap]  # rank is -line: order within the block is kept
         heapq.heapify(self._heap)
         self._pending = {line + offset: detail for line, detail in self._pending.items()}
@@ -544,6 +585,7 @@ class Summary:
 
     def worst(self, limit: int | None = None) -> list[EpisodeDigest]:
         """The worst episodes kept, worst first."""
+        self._digest_all()
         ranked = [d for _key, d in sorted(self._heap, key=lambda e: e[0], reverse=True)]
         # only the top keep_details carry alignments, however the run was split into chunks
         ranked = [d if rank < self.keep_details or d.detail is None else attrs.evolve(d, detail=None)
