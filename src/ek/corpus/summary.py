@@ -369,7 +369,12 @@ class Summary:
         if self.export is not None:
             self.export.append(export_row(line, episode_id, episode or EpisodeScore((score,)), task, category))
         if not exact:
-            self._offer(line, episode_id, episode or score, category, total, float(fp + fn))
+            lost = float(fp + fn)
+            floor = self.floor
+            # _offer's first test, made before calling it: an episode that lost less than the bar the run set
+            # is out (most are)
+            if floor is None or lost >= floor[0]:
+                self._offer(line, episode_id, episode or score, category, total, lost)
 
     def _count_turn(self, index: int, turn: Score, tp: Exact, fp: Exact, fn: Exact, exact: bool) -> None:
         """Add one turn's counts to the per-turn table (at its position) and its abstention outcome."""
@@ -409,7 +414,7 @@ class Summary:
         """Keep the episode among the worst if it ranks (``episode``: a one-turn episode may come as its
         :class:`Score`, never wrapped; ``total``: its total score, ``lost``: its weighted FP + FN as a float,
         both as :meth:`add` has them). Only episodes that are not exact are offered."""
-        size = self.heap_size
+        size = self.keep_worst if self.keep_worst >= self.keep_details else self.keep_details  # heap_size
         if size <= 0:
             return
         # fast path: an episode that lost less than the bar is out whatever its F1 (keys compare lost first),
