@@ -24,8 +24,8 @@ import attrs
 
 from ek.corpus.reading import LineError
 from ek.limits import ERROR_LINES_KEPT
-from ek.scorer.accounting import FN, FP, TP, Exact, Score, TallyKey, tally_add
-from ek.scorer.turns import EpisodeScore, abstention, is_exact
+from ek.scorer.accounting import FN, FP, TP, Exact, Score, TallyKey
+from ek.scorer.turns import EpisodeScore, abstention, count_turn, is_exact
 
 
 @attrs.frozen
@@ -73,18 +73,65 @@ def _parse_error(episode: EpisodeScore) -> str | None:
     return f"turn {errors[0][0]}: {errors[0][1]}" + (f" (and {len(errors) - 1} more turns)" if len(errors) > 1 else "")
 
 
-def _as_episode(score: Score | EpisodeScore) -> EpisodeScore:
-    return score if isinstance(score, EpisodeScore) else EpisodeScore((score,))
-
-
 def digest(line: int, episode_id: str | int | None, score: Score | EpisodeScore,
            detail: dict[str, Any] | None, category: str | None = None) -> EpisodeDigest:
     """The compact record of one scored episode (a :class:`Score` is a one-turn episode)."""
-    episode = _as_episode(score)
+    if not isinstance(score, EpisodeScore):
+        return _turn_digest(line, episode_id, score, detail, category, is_exact(score))
+    episode = score
     total = episode.total
     return EpisodeDigest(line, episode_id, total.tp, total.fp, total.fn, total.f1, _reasons(total),
                          _parse_error(episode), detail, len(episode.turns), episode.first_failing_turn,
                          category or None)
+
+
+def _turn_digest(line: int, episode_id: str | int | None, turn: Score, detail: dict[str, Any] | None,
+                 category: str | None, exact: bool) -> EpisodeDigest:
+    """:func:`digest` of a one-turn episode given as its :class:`Score` (``exact``: :func:`is_exact` of it).
+
+    Fast path: the :class:`EpisodeScore` that :func:`digest` would wrap the turn in (as costly as the rest of
+    the digest) is not built. Safe because the wrapper of one turn gives nothing the turn does not: its total
+    is the turn, its parse error the turn's (when there is one), its first failing turn 0 unless it is exact.
+    """
+    explanation = turn.explanation
+    parse_error = (explanation.parse_error or None) if explanation is not None else None
+    return EpisodeDigest(line, episode_id, turn.tp, turn.fp, turn.fn, turn.f1, _reasons(turn), parse_error, detail,
+                         1, None if exact else 0, category or None)
+
+
+class _Candidate:
+    """A one-turn episode kept among the worst, whose :class:`EpisodeDigest` is made only when read
+    (:func:`_digested`): what a heap entry holds until then.
+
+    Fast path: most candidates leave the heap, pushed out by worse episodes, before anything reads them (a run
+    of 20k BFCL lines offers ~900 and keeps 200), and a digest costs about as much as counting 20 lines. Safe
+    because the digest is a function of the score (immutable) and the line, id and category kept here; pickled
+    (a worker's chunk, a Ray block), a candidate is sent as its digest, so no score crosses processes.
+    """
+
+    __slots__ = ("line", "_id", "_score", "_category")
+
+    def __init__(self, line: int, episode_id: str | int | None, score: Score, category: str | None) -> None:
+        self.line = line
+        self._id = episode_id
+        self._score = score
+        self._category = category
+
+    def digest(self) -> EpisodeDigest:
+        """The digest :meth:`Summary.add` offered the episode for (it offers only episodes that are not exact)."""
+        return _turn_digest(self.line, self._id, self._score, None, self._category, False)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_as_is, (self.digest(),))
+
+
+def _as_is(value: Any) -> Any:
+    return value
+
+
+def _digested(entry: EpisodeDigest | _Candidate) -> EpisodeDigest:
+    """A heap entry's digest (a :class:`_Candidate`'s made now)."""
+    return entry.digest() if type(entry) is _Candidate else entry  # type: ignore[return-value]
 
 
 def _explained(episode: EpisodeScore) -> Any:
@@ -108,32 +155,20 @@ def export_row(line: int, episode_id: Any, episode: EpisodeScore, task: Any, cat
 
 
 def _add_tally(into: dict[TallyKey, list[Any]], items: Any) -> None:
-    """Add ``(key, (weight, count))`` items into a mutable tally (merging chunks: a few keys each)."""
+    """Add ``(key, (weight, count))`` items into a mutable tally (once per line, and per key when merging
+    chunks: :func:`ek.scorer.accounting.tally_add` inlined, without a call per key)."""
     for key, (w, n) in items:
-        tally_add(into, key, w, n)
+        slot = into.get(key)
+        if slot is None:
+            into[key] = [w, n]
+        else:
+            slot[0] += w
+            slot[1] += n
 
 
 #: Typecodes of the compact per-episode arrays: counts as unsigned 16-bit integers (2 bytes, not a double's
 #: 8) while every count is a whole number below 65,536; line numbers as unsigned 32-bit ones (4, not 8).
 _SMALL_COUNTS, _SMALL_LINES = "H", "I"
-
-
-def _add_tally_twice(run: dict[TallyKey, list[Any]], category: dict[TallyKey, list[Any]], items: Any) -> None:
-    """:func:`_add_tally` of ``items`` into the run's tally and into its category's, in one pass over them
-    (once per line: :func:`ek.scorer.accounting.tally_add` inlined twice, without two calls per key)."""
-    for key, (w, n) in items:
-        slot = run.get(key)
-        if slot is None:
-            run[key] = [w, n]
-        else:
-            slot[0] += w
-            slot[1] += n
-        slot = category.get(key)
-        if slot is None:
-            category[key] = [w, n]
-        else:
-            slot[0] += w
-            slot[1] += n
 
 
 def _push_count(column: array[Any], value: float) -> array[Any]:
@@ -182,7 +217,6 @@ class Summary:
     tp: Exact = 0
     fp: Exact = 0
     fn: Exact = 0
-    tally: dict[TallyKey, list[Any]] = attrs.Factory(dict)
     #: per episode its TP, FP, FN (the bootstrap's rows) and line: compact arrays while the values fit
     #: (see _push_count, _push_line), so a long run's memory stays near flat
     rows_tp: array[float] = attrs.Factory(lambda: array(_SMALL_COUNTS))
@@ -201,7 +235,8 @@ class Summary:
     gold_warnings: list[LineError] = attrs.Factory(list)
     gold_warning_count: int = 0
     parse_failures: int = 0
-    grammars: Counter[str] = attrs.Factory(Counter)
+    #: grammar label ("" for none) -> how many episodes were scored with it
+    grammars: dict[str, int] = attrs.Factory(dict)
     #: (tool, argument, status) -> how often that argument failed inside a matched call
     arg_failures: Counter[tuple[str, str, str]] = attrs.Factory(Counter)
     #: rank key an episode must beat to be kept as one of the worst (from the run so far); None: no bar yet
@@ -209,8 +244,11 @@ class Summary:
     #: episodes with no FP and no FN (every turn exact), and that flag per episode (for the bootstrap)
     exact_count: int = 0
     exact_rows: array[int] = attrs.Factory(lambda: array("b"))
-    #: turn index -> [tp, fp, fn, exact turns, episodes with that turn] (exact sums)
-    per_turn: dict[int, list[Any]] = attrs.Factory(dict)
+    #: of the episodes given as an EpisodeScore: turn index -> [tp, fp, fn, exact turns, episodes with that
+    #: turn], and [tp, fp, fn, exact episodes, episodes] (exact sums); a one-turn episode given as its Score is
+    #: counted in neither: its turn is the rest of the run (see the per_turn property)
+    turns_given: dict[int, list[Any]] = attrs.Factory(dict)
+    episodes_given: list[Any] = attrs.Factory(lambda: [0, 0, 0, 0, 0])
     #: turn index -> how many episodes first fail there
     first_failing: Counter[int] = attrs.Factory(Counter)
     #: category ("" for none) -> [tally, episodes, exact episodes]
@@ -223,7 +261,8 @@ class Summary:
     task_ids: list[Any] = attrs.Factory(list)
     #: ``--episodes-out`` rows not yet written (the runner writes and clears them after each chunk); None: off
     export: list[dict[str, Any]] | None = None
-    _heap: list[tuple[tuple[float, float, int], EpisodeDigest]] = attrs.Factory(list)
+    #: the worst episodes so far, least bad first: (rank key, digest or _Candidate)
+    _heap: list[tuple[tuple[float, float, int], EpisodeDigest | _Candidate]] = attrs.Factory(list)
     _pending: dict[int, Any] = attrs.Factory(dict)
 
     @property
@@ -244,40 +283,67 @@ class Summary:
         ``source``: what it was scored against, kept with its id (see :attr:`sources`); ``score``: an
         :class:`EpisodeScore` (its turns), or a :class:`Score` for a one-turn episode.
 
-        Called once per line, so it is written flat: each column is read once into a local, and a one-turn
-        episode (most corpora) takes :meth:`_add_one_turn`, which reads its only turn once instead of
-        looping over turns and deriving the episode's flags from them.
+        Called once per line, so it is written flat: each column is read once into a local, and nothing is
+        called that is not needed (one call is worth several additions here).
 
         Fast path for a one-turn episode given as its :class:`Score` (what ``ek score`` hands over): its
-        :class:`EpisodeScore` is built only where one is read (an ``--episodes-out`` row, a candidate for
-        the worst episodes), not for every line. Safe because that wrapper of one turn holds nothing the
-        turn does not: its total *is* the turn, and its exact flag is :func:`is_exact` of it, computed here.
+        turn is counted here, inline, and its :class:`EpisodeScore` is built only where one is read (an
+        ``--episodes-out`` row, a candidate for the worst episodes), not for every line. Safe because that
+        wrapper of one turn holds nothing the turn does not: its total *is* the turn, and its exact flag is
+        :func:`is_exact` of it, computed here. An :class:`EpisodeScore` takes :meth:`_count_turns`.
         """
-        if type(score) is EpisodeScore:
-            episode: EpisodeScore | None = score
-            total = score.total
-            one = score.turns[0] if len(score.turns) == 1 else None
-            one_exact = score.turn_exact[0]
-        else:
-            episode = None
-            total = one = score
-            one_exact = is_exact(score)
-        tp, fp, fn = total.exact_counts
-        self.tp += tp
-        self.fp += fp
-        self.fn += fn
-        items = total.tally.items()
+        # the run's tally is not kept: it is the sum of the categories' (see the tally property)
         cat = self.categories.get(category or "")
         if cat is None:
             cat = self.categories[category or ""] = [{}, 0, 0]
-        _add_tally_twice(self.tally, cat[0], items)
-        if one is not None:
-            exact, parse_error = self._add_one_turn(one, one_exact, tp, fp, fn)
+        if type(score) is EpisodeScore:
+            episode: EpisodeScore | None = score
+            total = score.total
+            tp, fp, fn = total.exact_counts
+            _add_tally(cat[0], total.tally.items())
+            exact, parse_error = self._count_turns(score)
+            given = self.episodes_given
+            given[0] += tp
+            given[1] += fp
+            given[2] += fn
+            given[3] += exact
+            given[4] += 1
         else:
-            assert episode is not None
-            exact, parse_error = self._add_turns(episode)
-        self._push_rows(tp, fp, fn, line)
-        self.exact_rows.append(1 if exact else 0)
+            episode = None
+            total = score
+            tp, fp, fn, exact = count_turn(score, cat[0])
+            explanation = score.explanation
+            parse_error = False
+            if explanation is not None:
+                failed = explanation.failed_checks()
+                if failed:
+                    self.arg_failures.update(failed)
+                parse_error = bool(explanation.parse_error)
+            # its turn 0 is not added to a per-turn table: it is derived (see the per_turn property)
+            outcome = abstention(score)
+            if outcome is not None:
+                self.abstention[outcome] += 1
+            if not exact:
+                self.first_failing[0] += 1
+        self.tp += tp
+        self.fp += fp
+        self.fn += fn
+        # fast path of _push_rows: whole counts that fit go straight into the columns, whatever their type
+        # (a compact column takes them as they are; a widened one of doubles stores float(count), what
+        # _push_count would append). For ints, 0 <= a | b | c <= 0xFFFF is 0 <= each <= 0xFFFF: a negative
+        # one makes the "or" negative, and 0xFFFF is sixteen one bits, which the "or" stays within exactly
+        # when each does.
+        if type(tp) is int and type(fp) is int and type(fn) is int and 0 <= (tp | fp | fn) <= 0xFFFF:
+            self.rows_tp.append(tp)
+            self.rows_fp.append(fp)
+            self.rows_fn.append(fn)
+        else:
+            self._push_rows(tp, fp, fn)
+        try:
+            self.lines.append(line)
+        except OverflowError:  # past the compact column's range: widened once (_push_line)
+            self.lines = _push_line(self.lines, line)
+        self.exact_rows.append(exact)
         self.exact_count += exact
         cat[1] += 1
         cat[2] += exact
@@ -294,29 +360,27 @@ class Summary:
                 self.sources.append(source)
         if parse_error:
             self.parse_failures += 1
-        self.grammars[grammar or ""] += 1
+        grammars = self.grammars
+        label = grammar or ""
+        try:  # a plain dict: a Counter's subscript costs twice a dict's, and this runs once per line
+            grammars[label] += 1
+        except KeyError:
+            grammars[label] = 1
         if self.export is not None:
             self.export.append(export_row(line, episode_id, episode or EpisodeScore((score,)), task, category))
         if not exact:
-            self._offer(line, episode_id, episode or score, category)
-
-    def _add_one_turn(self, turn: Score, exact: bool, tp: Exact, fp: Exact, fn: Exact) -> tuple[bool, bool]:
-        """The per-turn counts of a one-turn episode (the turn is the episode): (exact, output unparsable)."""
-        explanation = turn.explanation
-        if explanation is not None:
-            failed = explanation.failed_checks()
-            if failed:
-                self.arg_failures.update(failed)
-        self._count_turn(0, turn, tp, fp, fn, exact)
-        if not exact:
-            self.first_failing[0] += 1
-        return exact, explanation is not None and bool(explanation.parse_error)
+            lost = float(fp + fn)
+            floor = self.floor
+            # _offer's first test, made before calling it: an episode that lost less than the bar the run set
+            # is out (most are)
+            if floor is None or lost >= floor[0]:
+                self._offer(line, episode_id, episode or score, category, total, lost)
 
     def _count_turn(self, index: int, turn: Score, tp: Exact, fp: Exact, fn: Exact, exact: bool) -> None:
         """Add one turn's counts to the per-turn table (at its position) and its abstention outcome."""
-        slot = self.per_turn.get(index)
+        slot = self.turns_given.get(index)
         if slot is None:
-            slot = self.per_turn[index] = [0, 0, 0, 0, 0]
+            slot = self.turns_given[index] = [0, 0, 0, 0, 0]
         slot[0] += tp
         slot[1] += fp
         slot[2] += fn
@@ -326,8 +390,8 @@ class Summary:
         if outcome is not None:
             self.abstention[outcome] += 1
 
-    def _add_turns(self, episode: EpisodeScore) -> tuple[bool, bool]:
-        """The per-turn counts of a multi-turn episode: (exact, some turn's output unparsable)."""
+    def _count_turns(self, episode: EpisodeScore) -> tuple[bool, bool]:
+        """The per-turn counts of an episode given as its turns: (exact, some turn's output unparsable)."""
         for turn in episode.turns:
             if turn.explanation is not None:
                 failed = turn.explanation.failed_checks()
@@ -339,31 +403,20 @@ class Summary:
             self.first_failing[episode.first_failing_turn] += 1
         return episode.exact, any(episode.parse_errors)
 
-    def _push_rows(self, tp: Exact, fp: Exact, fn: Exact, line: int) -> None:
-        """Append an episode's bootstrap row and line number (fast path: whole counts into a compact column)."""
-        rows_tp, rows_fp, rows_fn = self.rows_tp, self.rows_fp, self.rows_fn
-        # for ints, 0 <= a | b | c <= 0xFFFF is 0 <= each <= 0xFFFF: a negative one makes the "or" negative,
-        # and 0xFFFF is sixteen one bits, which the "or" stays within exactly when each does
-        if (type(tp) is int and type(fp) is int and type(fn) is int and 0 <= (tp | fp | fn) <= 0xFFFF
-                and rows_tp.typecode == rows_fp.typecode == rows_fn.typecode == _SMALL_COUNTS):
-            rows_tp.append(tp)  # what _push_count does with float(tp): a whole number that fits
-            rows_fp.append(fp)
-            rows_fn.append(fn)
-        else:
-            self.rows_tp = _push_count(rows_tp, float(tp))
-            self.rows_fp = _push_count(rows_fp, float(fp))
-            self.rows_fn = _push_count(rows_fn, float(fn))
-        self.lines = _push_line(self.lines, line)
+    def _push_rows(self, tp: Exact, fp: Exact, fn: Exact) -> None:
+        """Append an episode's bootstrap row where a count is not a whole number that fits a compact column."""
+        self.rows_tp = _push_count(self.rows_tp, float(tp))
+        self.rows_fp = _push_count(self.rows_fp, float(fp))
+        self.rows_fn = _push_count(self.rows_fn, float(fn))
 
-    def _offer(self, line: int, episode_id: Any, episode: EpisodeScore | Score, category: str | None = None) -> None:
+    def _offer(self, line: int, episode_id: Any, episode: EpisodeScore | Score, category: str | None,
+               total: Score, lost: float) -> None:
         """Keep the episode among the worst if it ranks (``episode``: a one-turn episode may come as its
-        :class:`Score`, wrapped only once it ranks)."""
-        size = self.heap_size
+        :class:`Score`, never wrapped; ``total``: its total score, ``lost``: its weighted FP + FN as a float,
+        both as :meth:`add` has them). Only episodes that are not exact are offered."""
+        size = self.keep_worst if self.keep_worst >= self.keep_details else self.keep_details  # heap_size
         if size <= 0:
             return
-        total = episode.total if type(episode) is EpisodeScore else episode
-        _tp, fp, fn = total.exact_counts
-        lost = float(fp + fn)
         # fast path: an episode that lost less than the bar is out whatever its F1 (keys compare lost first),
         # so the F1 (an exact fraction) is computed only for those that may rank
         floor = self.floor
@@ -373,16 +426,23 @@ class Summary:
         key = (lost, -total.f1, -line)
         if (floor is not None and key <= floor) or (full and key <= self._heap[0][0]):
             return
-        episode = _as_episode(episode)
-        entry = (key, digest(line, episode_id, episode, None, category))
+        if type(episode) is EpisodeScore:
+            entry = (key, digest(line, episode_id, episode, None, category))
+            explanation = _explained(episode)
+        else:  # a one-turn episode as its Score, not exact (add offers no other): digested when read
+            entry = (key, _Candidate(line, episode_id, episode, category))
+            explanation = episode.explanation
         if len(self._heap) < size:
             heapq.heappush(self._heap, entry)
         else:
             dropped = heapq.heapreplace(self._heap, entry)
             self._pending.pop(dropped[1].line, None)
-        explanation = _explained(episode)
         if self.keep_details and explanation is not None:
             self._pending[line] = explanation
+
+    def _digest_all(self) -> None:
+        """Digest the candidates still kept, in place, once (the keys are unchanged: still a heap)."""
+        self._heap = [(key, _digested(d)) for key, d in self._heap]
 
     def attach_details(self, detail_of: Any) -> None:
         """Turn the explanations of the episodes still kept into alignment dicts (``detail_of(explanation)``).
@@ -396,6 +456,7 @@ class Summary:
             return
         ranked = sorted(self._heap, key=lambda e: e[0], reverse=True)
         keep = {d.line for _key, d in ranked[: self.keep_details]}
+        self._digest_all()
         self._heap = [(key, attrs.evolve(d, detail=detail_of(self._pending[d.line]))
                        if d.line in keep and d.line in self._pending and d.detail is None else d)
                       for key, d in self._heap]
@@ -419,7 +480,6 @@ class Summary:
         self.tp += later.tp
         self.fp += later.fp
         self.fn += later.fn
-        _add_tally(self.tally, later.tally.items())
         self.arg_failures.update(later.arg_failures)
         self.rows_tp = _joined(self.rows_tp, later.rows_tp, "d")
         self.rows_fp = _joined(self.rows_fp, later.rows_fp, "d")
@@ -432,14 +492,17 @@ class Summary:
         self.gold_warning_count += later.gold_warning_count
         self.gold_warnings.extend(later.gold_warnings[: max(0, self.keep_errors - len(self.gold_warnings))])
         self.parse_failures += later.parse_failures
-        self.grammars.update(later.grammars)
+        for label, n in later.grammars.items():  # what Counter.update does, in the same order
+            self.grammars[label] = self.grammars.get(label, 0) + n
         self.abstention.update(later.abstention)
         self.exact_rows.extend(later.exact_rows)
         self.exact_count += later.exact_count
-        for index, theirs in later.per_turn.items():
-            mine = self.per_turn.setdefault(index, [0, 0, 0, 0, 0])
+        for index, theirs in later.turns_given.items():
+            mine = self.turns_given.setdefault(index, [0, 0, 0, 0, 0])
             for k, value in enumerate(theirs):
                 mine[k] += value
+        for k, value in enumerate(later.episodes_given):
+            self.episodes_given[k] += value
         self.first_failing.update(later.first_failing)
         for category, (tally, episodes, exact) in later.categories.items():
             mine = self.categories.setdefault(category, [{}, 0, 0])
@@ -477,12 +540,48 @@ class Summary:
         self.lines = array("q", (line + offset for line in self.lines))
         self.errors = [attrs.evolve(e, line=e.line + offset) for e in self.errors]
         self.gold_warnings = [attrs.evolve(w, line=w.line + offset) for w in self.gold_warnings]
-        self._heap = [((lost, f1, rank - offset), attrs.evolve(d, line=d.line + offset))
+        self._heap = [((lost, f1, rank - offset), attrs.evolve(_digested(d), line=d.line + offset))
                       for (lost, f1, rank), d in self._heap]  # rank is -line: order within the block is kept
         heapq.heapify(self._heap)
         self._pending = {line + offset: detail for line, detail in self._pending.items()}
         for row in self.export or ():
             row["line"] += offset
+
+    @property
+    def per_turn(self) -> dict[int, list[Any]]:
+        """Turn index -> [tp, fp, fn, exact turns, episodes with that turn] (exact sums), in turn order.
+
+        Derived, not kept per line: a one-turn episode given as its :class:`Score` (most lines) adds nothing
+        to a per-turn table, since its turn 0 is the episode. Turn 0 is the run's totals less those of the
+        episodes given as an :class:`EpisodeScore`, plus their turn 0: exact subtraction, the same values a
+        table counted line by line holds (the report reads them through ``Score``, which normalises them).
+        """
+        table = {index: list(row) for index, row in sorted(self.turns_given.items())}
+        given = self.episodes_given
+        alone = [self.tp - given[0], self.fp - given[1], self.fn - given[2], self.exact_count - given[3],
+                 self.episodes - given[4]]
+        if alone[4]:
+            row = table.get(0)
+            if row is None:
+                table = {0: alone, **table}
+            else:
+                for k, value in enumerate(alone):
+                    row[k] += value
+        return table
+
+    @property
+    def tally(self) -> dict[TallyKey, list[Any]]:
+        """The run's tally: ``[exact weight, count]`` per key, summed over the categories' tallies.
+
+        Derived, not kept: each line adds its tally to its category's only, one pass instead of two. The sums
+        are those a run tally counted line by line would hold: exact (ints and Fractions) addition gives the
+        same value in any grouping, and a Fraction sum whenever one term is a Fraction, in any grouping too
+        (so even the types agree; :meth:`total` normalises them anyway).
+        """
+        tally: dict[TallyKey, list[Any]] = {}
+        for category_tally, _episodes, _exact in self.categories.values():
+            _add_tally(tally, category_tally.items())
+        return tally
 
     def total(self) -> Score:
         """All episodes as one exact :class:`Score` (tallies included)."""
@@ -491,6 +590,7 @@ class Summary:
 
     def worst(self, limit: int | None = None) -> list[EpisodeDigest]:
         """The worst episodes kept, worst first."""
+        self._digest_all()
         ranked = [d for _key, d in sorted(self._heap, key=lambda e: e[0], reverse=True)]
         # only the top keep_details carry alignments, however the run was split into chunks
         ranked = [d if rank < self.keep_details or d.detail is None else attrs.evolve(d, detail=None)

@@ -299,6 +299,33 @@ _BUILT_FIELDS = ("_pairs", "_units", "unmatched_pred", "unmatched_gold", "parse_
 FailedPairs = tuple[tuple[str, bool, tuple[CheckRow, ...]], ...]
 
 
+class _DeferredField:
+    """A field of a :class:`DeferredExplanation` that may not be set yet: read from the field's slot (the one
+    :class:`Explanation` has) once set, else worked out then, once (:meth:`DeferredExplanation._fill`).
+
+    A descriptor per such field, not a ``__getattr__`` on the class: with ``__getattr__``, every attribute of
+    the class is looked up through a hook (``pred``, ``gold``, ``parse_error``: four times a slot's read each,
+    and read for every corpus line), while a descriptor costs only the reads of the fields it stands for.
+    """
+
+    __slots__ = ("_name", "_slot")
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._slot = Explanation.__dict__[name]  # the field's slot
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        try:
+            return self._slot.__get__(obj, owner)
+        except AttributeError:  # not set yet
+            return obj._fill(self._name)
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        self._slot.__set__(obj, value)
+
+
 class DeferredExplanation(Explanation):
     """An :class:`Explanation` whose pairs and units are worked out on first read, by ``build`` (which returns
     the whole explanation): what a fast path hands over when it knows the score without them
@@ -306,7 +333,17 @@ class DeferredExplanation(Explanation):
     hashing, printing or pickling builds them once; a pickled copy is a plain :class:`Explanation`.
     """
 
-    __slots__ = ("_build", "_known", "_inexact")
+    #: _deferred: ``(known, inexact)`` as given, one slot for both (one setter call less per score made)
+    __slots__ = ("_build", "_deferred")
+
+    # the fields set on first read (_BUILT_FIELDS but parse_error, which is set at creation)
+    _pairs = _DeferredField("_pairs")
+    _units = _DeferredField("_units")
+    unmatched_pred = _DeferredField("unmatched_pred")
+    unmatched_gold = _DeferredField("unmatched_gold")
+    cut_short = _DeferredField("cut_short")
+    out_of_order = _DeferredField("out_of_order")
+    any_call = _DeferredField("any_call")
 
     def __init__(self, pred: tuple[Step, ...], gold: tuple[Step, ...], build: Callable[[], Explanation],
                  known: Mapping[str, Any] = ALL_EXACT_FIELDS, inexact: FailedPairs = ()) -> None:
@@ -314,37 +351,34 @@ class DeferredExplanation(Explanation):
         of an explanation whose every pair is exact and covers every call; they are set on first read);
         ``inexact``: the pairs that may hold a mistake (:data:`FailedPairs`), which ``failed_checks`` reads
         without building."""
-        set_pred, set_gold, set_build, set_known, set_inexact, set_parse_error = _DEFERRED_SLOTS
+        set_pred, set_gold, set_build, set_deferred, set_parse_error = _DEFERRED_SLOTS
         set_pred(self, pred)
         set_gold(self, gold)
         set_build(self, build)
-        set_known(self, known)
-        set_inexact(self, inexact)
-        # parse_error is set at once: every corpus line reads it (is_exact), and a slot first read through
-        # __getattr__ costs an AttributeError, three times the whole construction
+        set_deferred(self, (known, inexact))
+        # parse_error is set at once: every corpus line reads it (is_exact), and a field first read through
+        # its _DeferredField costs an AttributeError, three times the whole construction
         set_parse_error(self, known["parse_error"])
 
-    def __getattr__(self, name: str) -> Any:
-        # Only called for a slot not set yet: a field known from the start, or the rest, built once.
-        known = self._known
+    def _fill(self, name: str) -> Any:
+        """The value of field ``name``, read before it was set (see :class:`_DeferredField`): set from ``known``
+        when it is known, else every built field is set from the explanation ``build`` returns, once."""
+        known = self._deferred[0]
         if name in known:
             value = known[name]
-        elif name in _BUILT_FIELDS:
-            full = object.__getattribute__(self, "_build")()
-            for field in _BUILT_FIELDS:
-                object.__setattr__(self, field, object.__getattribute__(full, field))
-            object.__setattr__(self, "_build", None)
-            return object.__getattribute__(self, name)
-        else:
-            raise AttributeError(name)
-        object.__setattr__(self, name, value)
-        return value
+            object.__setattr__(self, name, value)
+            return value
+        full = self._build()
+        for field in _BUILT_FIELDS:
+            object.__setattr__(self, field, object.__getattribute__(full, field))
+        object.__setattr__(self, "_build", None)
+        return object.__getattribute__(self, name)
 
     def failed_checks(self) -> list[tuple[str, str, str]]:
         """Read from the pairs that may hold a mistake while the pairs are not built yet (the others are
         exact: nothing of theirs fails)."""
         if self._build is not None:
-            inexact = self._inexact
+            inexact = self._deferred[1]
             return [(tool, row[0], row[1]) for tool, exact, rows in inexact if not exact
                     for row in rows if row[1] not in OK_STATUSES] if inexact else []
         return super().failed_checks()
@@ -446,7 +480,17 @@ def weight_exact(weight: float) -> Exact:
 
 
 def _ratio(num: Exact, den: Exact) -> float:
+    if type(num) is int and type(den) is int:
+        # fast path (precision, recall and F1 of whole counts: most scores): int / int is correctly rounded in
+        # Python, and so is float(Fraction(num, den)), which divides the reduced numerator and denominator as
+        # ints: the same rational, so the same float, without building the Fraction (ten times the cost)
+        return num / den if den else 1.0
     return float(Fraction(num, den)) if den else 1.0
+
+
+def _costliest_first(item: tuple[str, list[Any]]) -> tuple[Any, str]:
+    """Sort key of a reason's ``(reason, [weight, count])``: most weight first, then by name."""
+    return -item[1][0], item[0]
 
 
 @attrs.frozen(eq=False)
@@ -529,10 +573,15 @@ class Score:
         for (kind, _tool, reason), (w, n) in self.tally.items():
             if kind == TP:
                 continue
-            slot = acc.setdefault(reason, [0, 0])
-            slot[0] += w
-            slot[1] += n
-        return {r: (float(w), n) for r, (w, n) in sorted(acc.items(), key=lambda kv: (-kv[1][0], kv[0]))}
+            slot = acc.get(reason)
+            if slot is None:  # [w, n], not [0, 0] then added: the same numbers (0 + w is w, of w's type)
+                acc[reason] = [w, n]
+            else:
+                slot[0] += w
+                slot[1] += n
+        # one reason (most episodes) needs no sorting
+        ranked = sorted(acc.items(), key=_costliest_first) if len(acc) > 1 else acc.items()
+        return {r: (float(w), n) for r, (w, n) in ranked}
 
     @classmethod
     def from_tally(cls, tally: Mapping[TallyKey, tuple[Any, int]], *, episodes: int = 1,
@@ -560,15 +609,25 @@ class Score:
         of exact non-negative numbers (:func:`weight_exact`'s; :func:`tally_unit_rows` counts them so). It
         skips the field converters, which would only check again what holds already, and normalises an
         integral Fraction to an int as ``_exact`` does."""
-        sums: dict[str, Exact] = {TP: 0, FP: 0, FN: 0}
         frozen: dict[TallyKey, tuple[Exact, int]] = {}
-        for key in sorted(tally):
-            w, n = tally[key]
+        tp: Exact = 0
+        fp: Exact = 0
+        fn: Exact = 0
+        # the items sorted, not the keys (no lookup per key; keys differ, so values are never compared), and
+        # three sums, not a dict of them (an addition, not a lookup and a store, per key)
+        for key, (w, n) in sorted(tally.items()):
             if type(w) is not int:
                 w = _exact(w)
             frozen[key] = (w, n)
-            sums[key[0]] += w
-        tp, fp, fn = sums[TP], sums[FP], sums[FN]
+            kind = key[0]
+            if kind == TP:
+                tp += w
+            elif kind == FP:
+                fp += w
+            elif kind == FN:
+                fn += w
+            else:
+                raise KeyError(kind)  # not a unit kind
         return cls.of_exact_parts(tp if type(tp) is int else _exact(tp), fp if type(fp) is int else _exact(fp),
                                   fn if type(fn) is int else _exact(fn), MappingProxyType(frozen), explanation)
 
@@ -668,7 +727,7 @@ def slot_setters(cls: type, *names: str) -> tuple[Callable[[Any, Any], None], ..
     return tuple(setters)
 
 
-_DEFERRED_SLOTS = slot_setters(DeferredExplanation, "pred", "gold", "_build", "_known", "_inexact", "parse_error")
+_DEFERRED_SLOTS = slot_setters(DeferredExplanation, "pred", "gold", "_build", "_deferred", "parse_error")
 #: Score's slot setters, in of_exact_parts' order.
 _SCORE_SLOTS = slot_setters(Score, "_tp", "_fp", "_fn", "tally", "episodes", "explanation")
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 
-from ek.scorer.accounting import FN, FP, Score, merge
+from ek.scorer.accounting import FN, FP, Exact, Score, TallyKey, merge
 
 
 def is_exact(score: Score) -> bool:
@@ -30,9 +30,40 @@ def is_exact(score: Score) -> bool:
     (True, False, True)
     """
     _tp, fp, fn = score.exact_counts
-    if fp or fn or (score.explanation is not None and score.explanation.parse_error):
+    if fp or fn:
         return False
-    return not any(n for (kind, _tool, _reason), (_w, n) in score.tally.items() if kind in (FP, FN))
+    explanation = score.explanation
+    if explanation is not None and explanation.parse_error:
+        return False
+    # a loop, not any() over a generator: this runs once per corpus line, and the generator costs more than
+    # the one or two keys a tally mostly has
+    for (kind, _tool, _reason), (_w, n) in score.tally.items():
+        if n and kind in (FP, FN):
+            return False
+    return True
+
+
+def count_turn(score: Score, tally: dict[TallyKey, list[Any]]) -> tuple[Exact, Exact, Exact, bool]:
+    """A turn's exact TP, FP and FN and :func:`is_exact` of it, with its tally added into ``tally`` (a tally
+    being counted: ``[exact weight, count]`` per key, as :func:`ek.scorer.accounting.tally_add` adds).
+
+    Fast path for a corpus summary, which does both for every line: one call and one pass over the turn's
+    tally instead of :func:`is_exact`'s pass and then the adding. The flag is :func:`is_exact`'s rule, read in
+    that pass: no FP or FN weight, no parse error, and no FP or FN unit.
+    """
+    tp, fp, fn = score.exact_counts
+    explanation = score.explanation
+    exact = not fp and not fn and (explanation is None or not explanation.parse_error)
+    for key, (w, n) in score.tally.items():
+        slot = tally.get(key)
+        if slot is None:
+            tally[key] = [w, n]
+        else:
+            slot[0] += w
+            slot[1] += n
+        if exact and n and key[0] in (FP, FN):
+            exact = False
+    return tp, fp, fn, exact
 
 
 #: What :func:`abstention` can say about one turn, in report order.
@@ -47,11 +78,16 @@ def abstention(score: Score) -> str | None:
     explanation = score.explanation
     if explanation is None:
         return None
+    pred, gold = explanation.pred, explanation.gold
+    # fast path for the common turn, calls on both sides: None whatever the rest says (with any_call too, a
+    # turn with calls is None), read without any_call, which a deferred explanation works out on first read
+    if pred and gold:
+        return None
     if explanation.any_call:  # gold: some call, whichever (BFCL's live_relevance)
-        return "missed_call" if not explanation.pred and not explanation.parse_error else None
-    if not explanation.gold:
-        return "unparseable" if explanation.parse_error else "spurious_call" if explanation.pred else "abstained"
-    if not explanation.pred and not explanation.parse_error:
+        return "missed_call" if not pred and not explanation.parse_error else None
+    if not gold:
+        return "unparseable" if explanation.parse_error else "spurious_call" if pred else "abstained"
+    if not pred and not explanation.parse_error:
         return "missed_call"
     return None
 
@@ -110,4 +146,4 @@ def score_turns(score_one: Callable[[Any, Any], Score], turns: Iterable[tuple[An
     return EpisodeScore(tuple(score_one(pred, gold) for pred, gold in turns))
 
 
-__all__ = ["EpisodeScore", "is_exact", "score_turns"]
+__all__ = ["EpisodeScore", "count_turn", "is_exact", "score_turns"]
