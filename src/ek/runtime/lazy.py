@@ -34,7 +34,7 @@ from typing import Any
 from ek.codegen import GenerationError
 from ek.codegen.emitter import TOOL_VALIDATOR_NAME, ToolValidatorPlan, plan_tool_validator
 from ek.codegen.validators import refuse_unsafe_patterns
-from ek.grammar.fits import arguments_violations
+from ek.grammar.fits import arguments_checker
 from ek.grammar.model import GraphGrammar, ToolSpec
 from ek.limits import COMPILED_VALIDATORS, INTERPRETED_CALLS, SHARED_VALIDATORS
 from ek.runtime.shapecode import validator_from_plan
@@ -130,7 +130,7 @@ class GrammarValidator:
 _INTERPRETED_SOURCE = f"""\
 def {TOOL_VALIDATOR_NAME}(args):
     if next(__ek_count__) < __ek_limit__:
-        problems = __ek_fits__(args, __ek_fields__, __ek_resolve__)
+        problems = __ek_fits__(args)
         return list(map(__ek_violation__, problems)) if problems else problems
     return __ek_compile__(args)
 """
@@ -159,7 +159,7 @@ def _tiered(owner: GrammarValidator, spec: ToolSpec) -> FunctionType:
 
     namespace: dict[str, Any] = {
         "__name__": __name__, "__ek_count__": itertools.count(), _LIMIT: INTERPRETED_CALLS,
-        "__ek_fits__": arguments_violations, "__ek_fields__": spec.fields, "__ek_resolve__": owner.grammar.resolve,
+        "__ek_fits__": arguments_checker(spec.fields, owner.grammar.resolve),
         "__ek_violation__": make_violation, "__ek_compile__": compile_then_check,
     }
     check = FunctionType(_INTERPRETED_CODE, namespace, TOOL_VALIDATOR_NAME)
