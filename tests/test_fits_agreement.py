@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from ek.agents.toolcalls import ToolCallMetric
 from ek.grammar import SchemaError, format_grammar, parse
-from ek.grammar.fits import arguments_checker, arguments_violations, violations
+from ek.grammar.fits import arguments_plan, arguments_violations, planned_violations, violations
 from ek.grammar.model import (
     NO_CONSTRAINTS,
     NO_DEFAULT,
@@ -282,12 +282,12 @@ def arguments_for(fields: tuple[FieldSpec, ...]) -> st.SearchStrategy[Any]:
 def test_fits_reports_what_the_compiled_validator_reports(fields: tuple[FieldSpec, ...], data: st.DataObject) -> None:
     grammar = full_grammar(fields)
     compiled_validator = compiled_check(grammar)
-    kept = arguments_checker(fields, grammar.resolve)  # one plan, many calls (the runtime's interpreted tier)
+    kept = arguments_plan(fields, grammar.resolve)  # one plan, many calls (the runtime's interpreted tier)
     for args in data.draw(st.lists(arguments_for(fields), min_size=1, max_size=3)):
         compiled = compiled_validator(args)
         problems = arguments_violations(args, fields, grammar.resolve)
         assert problems == [tuple(v) for v in compiled]
-        assert kept(args) == problems
+        assert planned_violations(kept, args) == problems
         # the plan only skips work: the plain walk over the tool's object type says the same
         assert violations(args, ObjectType(fields), NO_CONSTRAINTS, grammar.resolve) == problems
         interpreted = [make_violation(p) for p in problems]
@@ -332,7 +332,7 @@ def test_fits_reports_what_the_compiled_validator_reports_on_every_kind_of_value
 
 
 # --------------------------------------------------------------------------- the plan's quick tests only skip work
-# arguments_checker accepts a value of exactly the declared type (or a str/int enum member, or a list or tuple of
+# planned_violations accepts a value of exactly the declared type (or a str/int enum member, or a list or tuple of
 # such scalars) without more; anything else goes to the rules. Values right at that edge: subclasses, bool for int,
 # int for float, tuples, a list with one odd item.
 
@@ -368,8 +368,7 @@ PLAIN = (
 ], ids=["fits", "subclasses", "near-misses", "wrong-kinds", "odd"])
 def test_the_plan_answers_what_the_compiled_validator_and_the_walk_answer_at_the_quick_tests_edge(args: Any) -> None:
     grammar = full_grammar(PLAIN)
-    check = arguments_checker(PLAIN, grammar.resolve)
-    problems = check(args)
+    problems = planned_violations(arguments_plan(PLAIN, grammar.resolve), args)
     assert shown([make_violation(p) for p in problems]) == shown(compiled_check(grammar)(args))
     assert problems == violations(args, ObjectType(PLAIN), NO_CONSTRAINTS, grammar.resolve)
     assert (problems == []) is (args.get("s") == "x")  # the first two fit
@@ -382,7 +381,11 @@ def test_the_plan_of_a_grammar_built_in_code_defers_what_the_walk_would_meet_at_
               FieldSpec("ghost", NamedType("Nowhere"), NO_CONSTRAINTS, required=False),
               FieldSpec("ghosts", ListType(NamedType("Nowhere")), NO_CONSTRAINTS, required=False))
     grammar = GraphGrammar("odd", 1, tools=(ToolSpec("t", fields),))
-    check = arguments_checker(fields, grammar.resolve)  # made without resolving "Nowhere" for good
+    plan = arguments_plan(fields, grammar.resolve)  # made without resolving "Nowhere" for good
+
+    def check(args: Any) -> list[tuple[str, str]]:
+        return planned_violations(plan, args)
+
     for value in (1.5, True, 1, "a", "b", 1.0, None):
         assert check({"e": value}) == violations({"e": value}, ObjectType(fields), NO_CONSTRAINTS, grammar.resolve)
     assert check({"e": "a"}) == [] and check({"e": 1}) == []  # 1 == True, as the members tuple says
