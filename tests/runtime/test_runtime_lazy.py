@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ek.grammar
+from ek.grammar import fits
 from ek.grammar.model import EnumType, FieldSpec, GraphGrammar, ToolSpec
 from ek.limits import INTERPRETED_CALLS
 from ek.runtime import GrammarValidator, Violation, compile_grammar, validator_for
@@ -61,7 +62,8 @@ for _tool in GRAMMAR.tools:
 def test_runtime_lazy_gives_the_generated_modules_violations_in_both_tiers(name: str, args: Any) -> None:
     interpreted = GrammarValidator(GRAMMAR)
     expected = shown(MODULE.validate(name, args))
-    assert shown(interpreted(name, args)) == expected
+    assert shown(interpreted(name, args)) == expected  # a tool's first call: walked
+    assert shown(interpreted(name, args)) == expected  # its second: planned
     assert shown(COMPILED(name, args)) == expected
     check = COMPILED.tool_validator(name)
     assert check is None or shown(check(args)) == expected
@@ -74,19 +76,26 @@ def test_runtime_lazy_interprets_a_tools_first_calls_and_compiles_only_the_tools
     rendered: list[str] = []
     render = module.plan_tool_validator
     monkeypatch.setattr(module, "plan_tool_validator", lambda g, spec: rendered.append(spec.name) or render(g, spec))
+    planned: list[tuple[str, ...]] = []
+    plan = fits.arguments_plan
+    monkeypatch.setattr(fits, "arguments_plan",
+                        lambda fields, resolve: planned.append(tuple(f.name for f in fields)) or plan(fields, resolve))
     grammar = ek.grammar.load(TRAVEL)
     lazy = GrammarValidator(grammar)
     assert repr(lazy) == f"<GrammarValidator travel@2: 0 of {len(grammar.tools)} tools compiled>"
     kept = lazy.tool_validator("get_weather")  # as the metric keeps it
     assert kept is not None and lazy.tool_validator("search_flights") is not None
     assert lazy("get_weather", {"location": "Oslo"}) == []
-    for _ in range(INTERPRETED_CALLS - 2):
+    assert planned == []  # a tool called once is walked: no plan made for it
+    assert kept({"location": 1}) == [Violation("$.location", "expected str, got int")]
+    assert planned == [tuple(f.name for f in grammar.tool("get_weather").fields)]  # made at the second call, once
+    for _ in range(INTERPRETED_CALLS - 3):
         assert kept({"location": 1}) == [Violation("$.location", "expected str, got int")]
     assert lazy("get_weather", {"location": 1, "x": 2}) == [Violation("$.location", "expected str, got int"),
                                                              Violation("$.x", "unknown argument")]
     assert rendered == [] and repr(lazy).endswith(f": 0 of {len(grammar.tools)} tools compiled>")
     assert kept({"location": 1}) == [Violation("$.location", "expected str, got int")]  # the call that compiles
-    assert rendered == ["get_weather"] and repr(lazy).endswith(f": 1 of {len(grammar.tools)} tools compiled>")
+    assert len(planned) == 1 and rendered == ["get_weather"] and repr(lazy).endswith(f": 1 of {len(grammar.tools)} tools compiled>")
     assert kept is lazy.tool_validator("get_weather")  # the same function, now the compiled code itself
     assert "location" in inspect.getsource(kept) and kept.__code__.co_filename.startswith("<ek-generated")
     for _ in range(3):
@@ -119,7 +128,7 @@ def test_runtime_lazy_unknown_and_hostile_names_are_violations_not_cache_entries
 def test_runtime_lazy_source_is_readable_in_tracebacks() -> None:
     check = GrammarValidator(ek.grammar.load(TRAVEL)).tool_validator("search_flights")
     assert check is not None
-    assert "__ek_fits__(args" in inspect.getsource(check)  # interpreting
+    assert "__ek_fits__.arguments_violations(args" in inspect.getsource(check)  # interpreting
     check = compiled(GrammarValidator(ek.grammar.load(TRAVEL)), "search_flights")
     source = inspect.getsource(check)
     assert source.startswith("def validate_args(args: Any) -> list[Violation]:")

@@ -11,7 +11,8 @@ Every place that asks uses this module or is tested against it:
   same order (:func:`arguments_violations` says which);
 - the scorer's ``invalid_value`` comes from the runtime's per-tool validators
   (:mod:`ek.runtime.lazy`): a tool's first calls are checked by
-  :func:`arguments_violations` here, the rest by its compiled validator.
+  :func:`arguments_violations` here and then by :func:`planned_violations` (the
+  same answer, planned once per tool), the rest by its compiled validator.
 
 A problem shows a bad value as :func:`ek.grammar.reprs.short_repr` does, and an
 unknown key as :func:`ek.grammar.names.key_segment` does, as generated code does.
@@ -43,6 +44,7 @@ from ek.grammar.model import (
     ListType,
     NamedType,
     ObjectType,
+    PrimitiveType,
     TypeNode,
 )
 from ek.grammar.names import key_segment, path_segment, unknown_keys
@@ -134,12 +136,143 @@ def arguments_violations(args: Any, fields: tuple[FieldSpec, ...], resolve: Reso
     compiling it pays (:mod:`ek.runtime.lazy`): arguments that are not a mapping get one problem; a
     mapping that is not a ``dict`` is read as one. Then, in each object, its fields in declared order, each
     value checked through (items of a list in order) when its field is reached, and its unknown keys last.
+    A caller that checks many calls of one tool keeps its :func:`arguments_plan` instead.
     """
     if type(args) is not dict:
         if not isinstance(args, Mapping):
-            return [("$", f"expected an object, got {type(args).__name__}")]
+            return [("$", _not_an_object(args))]
         args = dict(args)
     return _walk(_object_items(args, fields, "$", resolve), resolve)
+
+
+def arguments_plan(fields: tuple[FieldSpec, ...], resolve: Resolver) -> ArgumentsPlan:
+    """A tool's check, planned once for many calls: :func:`planned_violations` runs it.
+
+    The plan holds, for each declared field in order, its name, whether it is required, its resolved type
+    and the rule of that type, and a quick test that accepts the values that plainly fit: an unconstrained
+    ``str``/``int``/``float``/``bool`` of exactly that type, a ``str`` or ``int`` member of an enum, a
+    ``list`` or ``tuple`` of such scalars, anything for ``any``. A value the quick test does not accept
+    gets the full rules (its type's rule, or the walk for a list or an object), so a quick test only
+    skips work, never decides a problem: the answer is :func:`arguments_violations`'. A path is only
+    written for a problem.
+
+    Making the plan compiles nothing, but costs about what it saves on one call (on BFCL's tools ~1 µs; a
+    call ~0.35 µs planned against ~1.4 µs walked): worth it from a tool's second or third call on.
+    """
+    steps: list[_FieldPlan] = []
+    for spec in fields:
+        node, cons = spec.type, spec.constraints
+        planned = _PRIMITIVE_PLANS.get(node.name) if type(node) is PrimitiveType else None  # the usual case
+        if planned is None:
+            steps.append(_field_plan(spec, node, cons, resolve))
+            continue
+        quick, accepted, rule = planned
+        if quick is _BY_TYPE and not (cons.min is None and cons.max is None and cons.pattern is None):
+            quick = _CHECKED
+        steps.append((spec.name, spec.required, quick, accepted, node, cons, rule))
+    return (tuple(steps), fields, resolve)
+
+
+def planned_violations(plan: ArgumentsPlan, args: Any) -> list[Problem]:
+    """:func:`arguments_violations` of ``args``, run over the tool's :func:`arguments_plan`.
+
+    One module function for every tool (the plan an argument, not a closure per tool), so the caller's
+    call site stays monomorphic for CPython's specializing interpreter."""
+    if type(args) is not dict:
+        if not isinstance(args, Mapping):
+            return [("$", _not_an_object(args))]
+        args = dict(args)  # any mapping, read as a dict (what the generated code reads)
+    steps, fields, resolve = plan
+    problems: list[Problem] = []
+    found = 0
+    for name, required, quick, accepted, node, cons, problem in steps:
+        if required:
+            try:
+                value = args[name]
+            except KeyError:
+                problems.append(("$" + _segment(name), _MISSING))
+                continue
+        else:
+            value = args.get(name)
+            if value is None:  # an optional field given None was left out
+                continue
+        found += 1
+        if quick is _BY_TYPE:
+            if type(value) in accepted:
+                continue
+        elif quick is _ANYTHING:
+            continue
+        elif quick is _MEMBER:
+            if type(value) in _MEMBER_TYPES and value in accepted:
+                continue
+        elif quick is _ITEMS_BY_TYPE and type(value) in _SEQUENCES:
+            for item in value:
+                if type(item) not in accepted:
+                    break
+            else:
+                continue
+        if problem is None:  # a list or an object: checked through, depth first, before the next field
+            problems += _walk(iter(((value, node, cons, "$" + _segment(name)),)), resolve)
+        else:
+            reason = problem(value, node, cons)
+            if reason is not None:
+                problems.append(("$" + _segment(name), reason))
+    if len(args) != found:
+        for key in unknown_keys(args, {spec.name for spec in fields}):
+            problems.append(("$" + key_segment(key), _UNKNOWN))
+    return problems
+
+
+#: The quick tests of a planned field (see :func:`arguments_plan`); ``_CHECKED``: none, the rules decide.
+_BY_TYPE, _ANYTHING, _MEMBER, _ITEMS_BY_TYPE, _CHECKED = "by type", "anything", "member", "items by type", "checked"
+_MEMBER_TYPES = frozenset({str, int})
+_SEQUENCES = frozenset({list, tuple})
+
+#: A planned field: (name, required, quick test, what it accepts, resolved type, constraints, the scalar rule
+#: that gives its problem, or None for a list or an object, walked).
+_FieldPlan = tuple[str, bool, str, Any, TypeNode, Constraints, "_ScalarRule | None"]
+#: A tool's plan (:func:`arguments_plan`): its fields' plans, its fields, its resolver. Opaque to callers.
+ArgumentsPlan = tuple[tuple[_FieldPlan, ...], tuple[FieldSpec, ...], Resolver]
+
+
+def _field_plan(spec: FieldSpec, node: TypeNode, cons: Constraints, resolve: Resolver) -> _FieldPlan:
+    """The plan of a field whose type is not an unconstrained primitive (:func:`arguments_plan`)."""
+    if isinstance(node, NamedType):
+        try:
+            node, cons = resolve(node, cons)
+        except (KeyError, ValueError):  # kept for the walk to meet at a call, as it would without a plan
+            return (spec.name, spec.required, _CHECKED, None, node, cons, None)
+    if isinstance(node, ListType):
+        quick, accepted = _CHECKED, None
+        if cons.min is None and cons.max is None:
+            item_quick, item_accepted = _quick_test(node.item, NO_CONSTRAINTS, resolve)
+            if item_quick is _BY_TYPE:
+                quick, accepted = _ITEMS_BY_TYPE, item_accepted
+        return (spec.name, spec.required, quick, accepted, node, cons, None)
+    if isinstance(node, ObjectType):
+        return (spec.name, spec.required, _CHECKED, None, node, cons, None)
+    quick, accepted = _quick_test(node, cons, resolve)
+    problem = _enum_problem if isinstance(node, EnumType) else _PRIMITIVE_PROBLEMS.get(
+        getattr(node, "name", ""), _scalar_problem)  # an unknown kind: the rules raise when it is reached
+    return (spec.name, spec.required, quick, accepted, node, cons, problem)
+
+
+def _quick_test(node: TypeNode, cons: Constraints, resolve: Resolver) -> tuple[str, Any]:
+    """The quick test of a scalar type with its constraints, and what it accepts (``_CHECKED`` for others)."""
+    if isinstance(node, NamedType):
+        try:
+            node, cons = resolve(node, cons)
+        except (KeyError, ValueError):
+            return _CHECKED, None
+    if isinstance(node, EnumType):
+        if _MEMBER_TYPES.issuperset(map(type, node.members)):  # exact str and int: set and tuple `in` agree
+            return _MEMBER, frozenset(node.members)
+        return _CHECKED, None
+    planned = _PRIMITIVE_PLANS.get(node.name) if isinstance(node, PrimitiveType) else None
+    if planned is None or planned[0] is _BY_TYPE and not (cons.min is None and cons.max is None
+                                                          and cons.pattern is None):
+        return _CHECKED, None
+    return planned[0], planned[1]
 
 
 def _walk(first: Iterator[_Pending | Problem], resolve: Resolver) -> list[Problem]:
@@ -158,7 +291,7 @@ def _walk(first: Iterator[_Pending | Problem], resolve: Resolver) -> list[Proble
             if isinstance(node, ObjectType):
                 if not isinstance(value, dict):
                     if not isinstance(value, Mapping):
-                        problems.append((where, f"expected an object, got {type(value).__name__}"))
+                        problems.append((where, _not_an_object(value)))
                         continue
                     value = dict(value)  # any mapping, read as a dict (what the generated code reads)
                 pending.append(_object_items(value, node.fields, where, resolve))
@@ -198,7 +331,7 @@ def _object_items(mapping: dict[Any, Any], fields: tuple[FieldSpec, ...], where:
             try:
                 item = mapping[spec.name]
             except KeyError:
-                yield (where + _segment(spec.name), "missing required argument")
+                yield (where + _segment(spec.name), _MISSING)
                 continue
         else:
             item = mapping.get(spec.name)
@@ -216,7 +349,7 @@ def _object_items(mapping: dict[Any, Any], fields: tuple[FieldSpec, ...], where:
                 yield (where + _segment(spec.name), problem)
     if len(mapping) != found:
         for key in unknown_keys(mapping, {spec.name for spec in fields}):
-            yield (where + key_segment(key), "unknown argument")
+            yield (where + key_segment(key), _UNKNOWN)
 
 
 #: :func:`~ek.grammar.names.path_segment` of a field name, remembered (schema names only: an unknown key
@@ -227,35 +360,82 @@ _segment = functools.lru_cache(maxsize=4096)(path_segment)
 def _scalar_problem(value: Any, node: TypeNode, cons: Constraints) -> str | None:
     """What is wrong with ``value`` for an enum or a primitive type (one problem at most), or None."""
     if isinstance(node, EnumType):
-        if isinstance(value, bool) or not isinstance(value, (str, int)) or value not in node.members:
-            members = ", ".join(repr(m) for m in node.members)
-            return f"expected one of {members}, got {short_repr(value)}"
-        return None
-    return _primitive_problem(value, getattr(node, "name", ""), cons)
+        return _enum_problem(value, node, cons)
+    kind = getattr(node, "name", "")
+    rule = _PRIMITIVE_PROBLEMS.get(kind)
+    if rule is None:
+        raise ValueError(f"unknown primitive type {kind!r}")
+    return rule(value, node, cons)
 
 
-def _primitive_problem(value: Any, kind: str, cons: Constraints) -> str | None:
-    if kind == "str":
-        if not isinstance(value, str):
-            return f"expected str, got {type(value).__name__}"
-        if (cons.min is not None or cons.max is not None) and not in_range(len(value), cons):
-            return f"length must be in {_range_text(cons)}, got {len(value)}"
-        if cons.pattern is not None and not fullmatch(cons.pattern, value):
-            return f"must fully match /{cons.pattern}/, got {short_repr(value)}"
-        return None
-    if kind in ("int", "float"):
-        if isinstance(value, bool) or not isinstance(value, int if kind == "int" else (int, float)):
-            return f"expected {kind}, got {type(value).__name__}"
-        return None if in_range(value, cons) else f"must be in {_range_text(cons)}, got {short_repr(value)}"
-    if kind == "bool":
-        return None if isinstance(value, bool) else f"expected bool, got {type(value).__name__}"
-    if kind == "date":
-        return None if is_date(value) else f"expected an ISO date string YYYY-MM-DD, got {short_repr(value)}"
-    if kind == "datetime":
-        return None if is_datetime(value) else f"expected an ISO 8601 datetime string, got {short_repr(value)}"
-    if kind == "any":
-        return None
-    raise ValueError(f"unknown primitive type {kind!r}")
+#: The rules of a scalar type, ``(value, type, constraints) -> problem or None``: one function each (a tool's
+#: :func:`arguments_plan` keeps its fields').
+_ScalarRule = Callable[[Any, Any, Constraints], "str | None"]
+
+
+def _enum_problem(value: Any, node: EnumType, _cons: Constraints) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, (str, int)) or value not in node.members:
+        members = ", ".join(repr(m) for m in node.members)
+        return f"expected one of {members}, got {short_repr(value)}"
+    return None
+
+
+def _str_problem(value: Any, _node: object, cons: Constraints) -> str | None:
+    if not isinstance(value, str):
+        return f"expected str, got {type(value).__name__}"
+    if (cons.min is not None or cons.max is not None) and not in_range(len(value), cons):
+        return f"length must be in {_range_text(cons)}, got {len(value)}"
+    if cons.pattern is not None and not fullmatch(cons.pattern, value):
+        return f"must fully match /{cons.pattern}/, got {short_repr(value)}"
+    return None
+
+
+def _int_problem(value: Any, _node: object, cons: Constraints) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        return f"expected int, got {type(value).__name__}"
+    return None if in_range(value, cons) else f"must be in {_range_text(cons)}, got {short_repr(value)}"
+
+
+def _float_problem(value: Any, _node: object, cons: Constraints) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return f"expected float, got {type(value).__name__}"
+    return None if in_range(value, cons) else f"must be in {_range_text(cons)}, got {short_repr(value)}"
+
+
+def _bool_problem(value: Any, _node: object, _cons: Constraints) -> str | None:
+    return None if isinstance(value, bool) else f"expected bool, got {type(value).__name__}"
+
+
+def _date_problem(value: Any, _node: object, _cons: Constraints) -> str | None:
+    return None if is_date(value) else f"expected an ISO date string YYYY-MM-DD, got {short_repr(value)}"
+
+
+def _datetime_problem(value: Any, _node: object, _cons: Constraints) -> str | None:
+    return None if is_datetime(value) else f"expected an ISO 8601 datetime string, got {short_repr(value)}"
+
+
+def _any_problem(_value: Any, _node: object, _cons: Constraints) -> None:
+    return None
+
+
+_PRIMITIVE_PROBLEMS: dict[str, _ScalarRule] = {
+    "str": _str_problem, "int": _int_problem, "float": _float_problem, "bool": _bool_problem,
+    "date": _date_problem, "datetime": _datetime_problem, "any": _any_problem,
+}
+#: An unconstrained primitive's plan: (quick test, what it accepts, rule). The quick test takes exactly these
+#: types (a subclass, ``bool`` for ``int`` say, is left to the rule); constraints make it ``_CHECKED``.
+_PRIMITIVE_PLANS: dict[str, tuple[str, Any, _ScalarRule]] = {
+    "str": (_BY_TYPE, frozenset({str}), _str_problem), "int": (_BY_TYPE, frozenset({int}), _int_problem),
+    "float": (_BY_TYPE, frozenset({int, float}), _float_problem), "bool": (_BY_TYPE, frozenset({bool}), _bool_problem),
+    "date": (_CHECKED, None, _date_problem), "datetime": (_CHECKED, None, _datetime_problem),
+    "any": (_ANYTHING, None, _any_problem),
+}
+_MISSING = "missing required argument"
+_UNKNOWN = "unknown argument"
+
+
+def _not_an_object(value: Any) -> str:
+    return f"expected an object, got {type(value).__name__}"
 
 
 def _range_text(c: Constraints) -> str:

@@ -13,11 +13,15 @@ Tiers: making one tool's validator costs ~100 µs (~370 µs rendered and compile
 whole, before shapes), and a BFCL question's tools are checked once or twice
 (its gold, one output) when a result file holds one line per question. So the
 first :data:`~ek.limits.INTERPRETED_CALLS` calls of a tool are answered by
-:func:`ek.grammar.fits.arguments_violations` (~1.75 µs more per call than the
-compiled code: fits is the reference the generated code compiles, and gives the
-same violations in the same order, which ``tests/test_fits_agreement.py`` checks
-on random grammars and hostile values); the call after them makes the compiled
-validator, and every later call runs it at full speed.
+:mod:`ek.grammar.fits`, the reference the generated code compiles (the same
+violations in the same order, which ``tests/test_fits_agreement.py`` checks on
+random grammars and hostile values): the first by its walk,
+:func:`~ek.grammar.fits.arguments_violations`; the second makes the tool's plan
+(:func:`~ek.grammar.fits.arguments_plan`, no code compiled), which answers the
+others (:func:`~ek.grammar.fits.planned_violations`: on BFCL's tools ~8.6k
+instructions a correct call and ~15k a wrong one, against the walk's ~23.5k and
+~28k and the compiled code's ~5k and ~7.5k); the call after them makes the
+compiled validator, and every later call runs it.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from typing import Any
 from ek.codegen import GenerationError
 from ek.codegen.emitter import TOOL_VALIDATOR_NAME, ToolValidatorPlan, plan_tool_validator
 from ek.codegen.validators import refuse_unsafe_patterns
-from ek.grammar.fits import arguments_violations
+from ek.grammar import fits
 from ek.grammar.model import GraphGrammar, ToolSpec
 from ek.limits import COMPILED_VALIDATORS, INTERPRETED_CALLS, SHARED_VALIDATORS
 from ek.runtime.shapecode import validator_from_plan
@@ -124,13 +128,25 @@ class GrammarValidator:
 
 
 #: A tool's function while its calls are interpreted. Its globals are its own (see :func:`_tiered`), under
-#: dunder names, which generated code never defines, so the compiled code's tables never overwrite them. One
-#: call of it is one call of fits' ``arguments_violations`` and a C-level ``next`` on the count (atomic under
-#: the GIL), no wrapper frame between.
+#: dunder names, which generated code never defines, so the compiled code's tables never overwrite them. Its
+#: first call is walked by fits' ``arguments_violations``; the second makes the tool's plan (fits'
+#: ``arguments_plan``: it costs about what it saves on one call, so a tool called once never pays for it),
+#: which ``planned_violations`` runs until the count (a C-level ``next``, atomic under the GIL) reaches the
+#: limit. No wrapper frame between; fits is reached as a module, so every tool's function calls the same
+#: functions (call sites CPython can specialize once, not one closure per tool). Threads racing at the second
+#: call may each make a plan: any of them gives the same answer.
 _INTERPRETED_SOURCE = f"""\
 def {TOOL_VALIDATOR_NAME}(args):
-    if next(__ek_count__) < __ek_limit__:
-        problems = __ek_fits__(args, __ek_fields__, __ek_resolve__)
+    global __ek_plan__
+    count = next(__ek_count__)
+    if count < __ek_limit__:
+        plan = __ek_plan__
+        if plan is None:
+            if not count:
+                problems = __ek_fits__.arguments_violations(args, __ek_fields__, __ek_resolve__)
+                return list(map(__ek_violation__, problems)) if problems else problems
+            plan = __ek_plan__ = __ek_fits__.arguments_plan(__ek_fields__, __ek_resolve__)
+        problems = __ek_fits__.planned_violations(plan, args)
         return list(map(__ek_violation__, problems)) if problems else problems
     return __ek_compile__(args)
 """
@@ -146,7 +162,8 @@ _INTERPRETED_CODE = next(c for c in compile(_INTERPRETED_SOURCE, _INTERPRETED_FI
 def _tiered(owner: GrammarValidator, spec: ToolSpec) -> FunctionType:
     """A tool's check as one function object that changes tier in place.
 
-    Its first ``INTERPRETED_CALLS`` calls go to :func:`ek.grammar.fits.arguments_violations`; the next
+    Its first ``INTERPRETED_CALLS`` calls are interpreted by :mod:`ek.grammar.fits` (the first walked,
+    the others by the tool's plan, made at the second: see ``_INTERPRETED_SOURCE``); the next
     compiles the validator (:meth:`GrammarValidator._compile`), which copies the compiled function's
     globals into this one's and gives it the compiled code: from then on, calling it *is* calling the
     compiled validator, not a wrapper around it (a wrapper would add a call to each of the hot tools'
@@ -159,7 +176,7 @@ def _tiered(owner: GrammarValidator, spec: ToolSpec) -> FunctionType:
 
     namespace: dict[str, Any] = {
         "__name__": __name__, "__ek_count__": itertools.count(), _LIMIT: INTERPRETED_CALLS,
-        "__ek_fits__": arguments_violations, "__ek_fields__": spec.fields, "__ek_resolve__": owner.grammar.resolve,
+        "__ek_fits__": fits, "__ek_fields__": spec.fields, "__ek_resolve__": owner.grammar.resolve, "__ek_plan__": None,
         "__ek_violation__": make_violation, "__ek_compile__": compile_then_check,
     }
     check = FunctionType(_INTERPRETED_CODE, namespace, TOOL_VALIDATOR_NAME)
