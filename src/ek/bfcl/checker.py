@@ -158,7 +158,7 @@ def check(
     answers = _answers(possible_answer, category)
     language, kind = _route(category)
     if type(model_output) is list:
-        wrong = _wrong_count(model_output, kind, len(answers))
+        wrong = _wrong_count(model_output, kind, _expected_calls(kind, answers))
         if wrong is not None:
             return wrong
     decoded = _decode(model_output, language)
@@ -236,15 +236,15 @@ class PreparedEntry:
         # The checker of an entry that expects exactly one call (simple; multiple of one answer), for _one_call.
         self._one = self._single if kind is _SIMPLE or kind is _MULTIPLE and len(answers) == 1 else None
         #: how many calls the entry expects (-1: any number, a relevance entry), for _wrong_count
-        self._calls = -1 if kind is _RELEVANCE else 1 if kind is _SIMPLE else len(answers)
+        self._calls = _expected_calls(kind, answers)
 
     def check(self, model_output: Any) -> Verdict:
         """The verdict on one model output (raw text, decoded ``[{"func": {...}}]`` or steps), as :func:`check`."""
         kind = self._kind
         decoded: list[_Call] | ParseError | None = None
         if type(model_output) is list:
-            if len(model_output) != self._calls and self._calls >= 0:
-                wrong = _wrong_count(model_output, kind, len(self._answers))
+            if len(model_output) != self._calls:  # the call saved where the count is right
+                wrong = _wrong_count(model_output, kind, self._calls)
                 if wrong is not None:
                     return wrong
             if len(model_output) == 1 and self._one is not None:
@@ -353,9 +353,15 @@ _WRONG_COUNT_MULTIPLE = _fail("multiple_function_checker:wrong_count", "Wrong nu
 _WRONG_COUNT_PARALLEL = _fail("parallel_function_checker_no_order:wrong_count", "Wrong number of functions.")
 
 
-def _wrong_count(items: list[Any], kind: str, answers: int) -> Verdict | None:
-    """The wrong-count verdict of an output in BFCL's decoded form that holds not as many calls as the entry
-    expects (one for a simple entry, one per answer otherwise), before any value of it is read; else None.
+def _expected_calls(kind: str, answers: list[Mapping[str, Any]]) -> int:
+    """How many calls an entry of ``kind`` expects: one for a simple entry, one per answer for the others,
+    -1 for a relevance entry (any number: it only asks whether calls came)."""
+    return -1 if kind is _RELEVANCE else 1 if kind is _SIMPLE else len(answers)
+
+
+def _wrong_count(items: list[Any], kind: str, expected: int) -> Verdict | None:
+    """The wrong-count verdict of an output in BFCL's decoded form that holds not the ``expected`` number of
+    calls (:func:`_expected_calls`), before any value of it is read; else None.
 
     BFCL's ``ast_checker`` takes that form and compares the number of calls first, so a wrong number is
     the verdict whatever the calls hold (a value JSON cannot hold, arguments that are not an object).
@@ -363,7 +369,7 @@ def _wrong_count(items: list[Any], kind: str, answers: int) -> Verdict | None:
     ``str`` (a function name), so that each item is one call. Any other list (steps, OpenAI or Anthropic
     objects, mappings of other types) is read first, as before: its number of calls is known only then.
     """
-    if kind is _RELEVANCE or len(items) == (1 if kind is _SIMPLE else answers):
+    if expected < 0 or len(items) == expected:
         return None
     for item in items:
         if type(item) is not dict or len(item) != 1:
