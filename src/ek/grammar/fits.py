@@ -166,10 +166,8 @@ def arguments_plan(fields: tuple[FieldSpec, ...], resolve: Resolver) -> Argument
         if planned is None:
             steps.append(_field_plan(spec, node, cons, resolve))
             continue
-        quick, accepted, rule = planned
-        if quick is _BY_TYPE and not (cons.min is None and cons.max is None and cons.pattern is None):
-            quick = _CHECKED
-        steps.append((spec.name, spec.required, quick, accepted, node, cons, rule))
+        quick, accepted = _primitive_quick(planned, cons)
+        steps.append((spec.name, spec.required, quick, accepted, node, cons, planned[2]))
     return (tuple(steps), fields, resolve)
 
 
@@ -269,8 +267,13 @@ def _quick_test(node: TypeNode, cons: Constraints, resolve: Resolver) -> tuple[s
             return _MEMBER, frozenset(node.members)
         return _CHECKED, None
     planned = _PRIMITIVE_PLANS.get(node.name) if isinstance(node, PrimitiveType) else None
-    if planned is None or planned[0] is _BY_TYPE and not (cons.min is None and cons.max is None
-                                                          and cons.pattern is None):
+    return (_CHECKED, None) if planned is None else _primitive_quick(planned, cons)
+
+
+def _primitive_quick(planned: tuple[str, Any, _ScalarRule], cons: Constraints) -> tuple[str, Any]:
+    """A primitive's quick test and what it accepts, from its :data:`_PRIMITIVE_PLANS` entry: ``_CHECKED``
+    once it has constraints, which a test by type alone does not check."""
+    if planned[0] is _BY_TYPE and not (cons.min is None and cons.max is None and cons.pattern is None):
         return _CHECKED, None
     return planned[0], planned[1]
 
