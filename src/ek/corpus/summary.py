@@ -414,7 +414,7 @@ class Summary:
         """Keep the episode among the worst if it ranks (``episode``: a one-turn episode may come as its
         :class:`Score`, never wrapped; ``total``: its total score, ``lost``: its weighted FP + FN as a float,
         both as :meth:`add` has them). Only episodes that are not exact are offered."""
-        size = self.keep_worst if self.keep_worst >= self.keep_details else self.keep_details  # heap_size
+        size = self.heap_size
         if size <= 0:
             return
         # fast path: an episode that lost less than the bar is out whatever its F1 (keys compare lost first),
