@@ -170,19 +170,48 @@ def scoring_workers() -> list[int]:
     return found
 
 
+@contextmanager
+def killing_workers(*, once: bool, armed: threading.Event | None = None) -> Iterator[list[int]]:
+    """Kill this Ray's busy scoring workers from a thread while the block runs: the first one seen (``once``) or
+    every one, polled every 10 ms from when ``armed`` is set (at once without it). Yields the pids killed.
+
+    Polled, not tried once from a progress callback: a worker is titled busy only while it scores, and on a
+    loaded machine the callbacks may all fall between tasks."""
+    stop, killed = threading.Event(), []
+
+    def keep_killing() -> None:
+        while not stop.is_set() and not (once and killed):
+            if armed is None or armed.is_set():
+                for pid in scoring_workers()[:1] if once else scoring_workers():
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                        killed.append(pid)
+                    except ProcessLookupError:  # it ended between the listing and the kill
+                        pass
+            time.sleep(0.01)
+
+    killer = threading.Thread(target=keep_killing, daemon=True)
+    killer.start()
+    try:
+        yield killed
+    finally:
+        stop.set()
+        killer.join()
+
+
 def test_a_worker_killed_mid_run_is_retried_and_nothing_is_lost(tmp_path: Path, ray_address: str) -> None:
     paths = split_corpus(tmp_path, 6000, parts=2)
     options = RunOptions(grammar=str(SCHEMAS / "travel-v2.ek"))
-    killed: list[int] = []
+    mid_run = threading.Event()
 
-    def kill_one(_size: int, _lines: int, blocks: int) -> None:
-        if not killed and blocks >= 3:
-            for pid in scoring_workers()[:1]:
-                os.kill(pid, signal.SIGKILL)
-                killed.append(pid)
+    def arm_after_three_blocks(_size: int, _lines: int, blocks: int) -> None:
+        if blocks >= 3:  # some blocks already merged: the retried one must join them in its place
+            mid_run.set()
 
     local = build_report(run(paths, options), options)
-    distributed = build_report(score_files(paths, options, block_lines=100, progress=kill_one), options)
+    with killing_workers(once=True, armed=mid_run) as killed:
+        distributed = build_report(score_files(paths, options, block_lines=100, progress=arm_after_three_blocks),
+                                   options)
     assert killed, "no scoring worker was busy to be killed"
     assert distributed == local
 
@@ -190,27 +219,8 @@ def test_a_worker_killed_mid_run_is_retried_and_nothing_is_lost(tmp_path: Path, 
 def test_a_block_whose_worker_always_dies_stops_the_run_with_a_clear_error(tmp_path: Path,
                                                                           ray_address: str) -> None:
     paths = split_corpus(tmp_path, 400, parts=1)
-    stop = threading.Event()
-    killed: list[int] = []
-
-    def keep_killing() -> None:
-        while not stop.is_set():
-            for pid in scoring_workers():
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                    killed.append(pid)
-                except ProcessLookupError:
-                    pass
-            time.sleep(0.02)
-
-    killer = threading.Thread(target=keep_killing, daemon=True)
-    killer.start()
-    try:
-        with pytest.raises(WorkerDiedError, match="no report was written"):
-            score_files(paths, RunOptions(), block_lines=10_000)
-    finally:
-        stop.set()
-        killer.join()
+    with killing_workers(once=False) as killed, pytest.raises(WorkerDiedError, match="no report was written"):
+        score_files(paths, RunOptions(), block_lines=10_000)
     assert len(killed) >= 2
 
 
