@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
-from ek.jsonindent import dumps_indented
+from ek.jsontext import dumps_indented
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str, *, errors: str = "strict") -> None:
@@ -95,7 +95,7 @@ def write_json_atomic(path: str | os.PathLike[str], payload: Any) -> None:
 
     Values JSON cannot hold are written by ``repr``; a lone surrogate is written as its ``\\udfff`` escape.
     The text is ``json.dumps(payload, indent=2, ensure_ascii=False, default=repr)``'s, written faster
-    (:func:`ek.jsonindent.dumps_indented`).
+    (:func:`ek.jsontext.dumps_indented`).
     """
     text = dumps_indented(payload) + "\n"
     write_text_atomic(path, text, errors="backslashreplace")

@@ -8,11 +8,10 @@ builds its own JSON-able view, with gold markers written as in
 
 from __future__ import annotations
 
-import json
-import sys
 from typing import Any
 
 from ek.goldjson import encode_value
+from ek.jsontext import dumps_compact
 from ek.parsing.values import int_too_long
 from ek.runtime.violation import safe_repr
 from ek.scorer.accounting import ABSENT, TP, Explanation, Unit
@@ -67,43 +66,7 @@ def show(value: Any) -> str:
         return "<absent>"
     if isinstance(value, Shown):
         return str(value)
-    return _json_text(plain(value))
-
-
-#: ``json.dumps(value, ensure_ascii=False)``'s encoder, made once: ``json.dumps`` with an option builds one a call.
-_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
-
-#: The text of the scalars whose JSON text is a constant.
-_CONSTANT_TEXT = {None: "null", True: "true", False: "false"}
-
-#: What the encoder writes a ``str`` with (``ensure_ascii=False``).
-_encode_str = json.encoder.encode_basestring
-
-#: The largest finite float: the encoder writes a float inside these bounds by ``float.__repr__``.
-_FINITE_MAX = sys.float_info.max
-_FINITE_MIN = -sys.float_info.max
-
-
-def _json_text(data: Any) -> str:
-    """``json.dumps(data, ensure_ascii=False)`` of plain data (:func:`plain`'s), the scalars written directly.
-
-    Fast path: a call's values are mostly strings and numbers, 1,700 of them in the HTML report's 200
-    alignments; for each, ``json.dumps`` built an encoder and, for a number, a C encoder and a list of
-    its chunks. A ``str`` is written by the same ``encode_basestring`` the encoder calls, an ``int`` and
-    a finite ``float`` by the ``int.__repr__`` and ``float.__repr__`` it calls, ``None`` and the bools
-    as their constants; anything else (containers, NaN, infinities, subclasses) by the encoder, as before.
-    """
-    kind = type(data)
-    if kind is str:
-        return _encode_str(data)
-    if kind is int:
-        return int.__repr__(data)
-    if kind is float:
-        return float.__repr__(data) if _FINITE_MIN <= data <= _FINITE_MAX else _ENCODE(data)
-    if data is None or kind is bool:
-        return _CONSTANT_TEXT[data]
-    return _ENCODE(data)
-
+    return dumps_compact(plain(value))
 
 
 #: The longest JSON text of a float (``-1.7976931348623157e+308``), a bool, None or an int of 64 bits.
@@ -124,7 +87,7 @@ def _kept(value: Any, limit: int | None) -> Any:
             else limit >= _SHORT_SCALAR_TEXT and (kind is float or kind is bool or data is None
                                                   or (kind is int and -(2**63) <= data < 2**63))):
         return data
-    text = show(data)
+    text = str(data) if isinstance(data, Shown) else dumps_compact(data)  # show(data), but data is plain already
     return data if len(text) <= limit else Shown(f"{text[:limit]}… ({len(text):,} characters)")
 
 

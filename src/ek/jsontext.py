@@ -1,10 +1,11 @@
-"""The text of ``json.dumps(value, indent=2, ensure_ascii=False, default=repr)``, written faster.
+"""The text ``json.dumps`` writes in the two layouts ek uses, written faster.
 
-Every JSON file ek writes for people (``--json`` reports, ``ek compare --json``)
-has that layout. With ``indent``, :mod:`json` takes its pure-Python encoder, a
-chain of generators yielding each bracket, key and value: 12 ms for the JSON
-report of a 1,000-line BFCL run (740 tools). :func:`dumps_indented` writes the
-same characters, handing every run of scalar values to the C encoder in one call.
+:func:`dumps_indented` is ``json.dumps(value, indent=2, ensure_ascii=False,
+default=repr)``: every JSON file ek writes for people (``--json`` reports,
+``ek compare --json``). With ``indent``, :mod:`json` takes its pure-Python
+encoder, a chain of generators yielding each bracket, key and value: 12 ms for
+the JSON report of a 1,000-line BFCL run (740 tools). This writes the same
+characters, handing every run of scalar values to the C encoder in one call.
 
 Why the text is the same: the indented encoder writes an item of a container at
 depth ``d`` as ``"\\n" + "  " * (d + 1)`` then the item, items separated by
@@ -19,11 +20,17 @@ scalar items written by that encoder; anything unusual (a key that is not a
 ``str``, a ``dict`` or ``list`` subclass, a tuple) is written by ``json.dumps``
 itself, its newlines indented to its depth: every newline of indented JSON is
 between items (a newline inside a string is written ``\\n``), so that is exact.
+
+:func:`dumps_compact` is ``json.dumps(value, ensure_ascii=False)`` of acyclic
+data: how an alignment shows a value (:func:`ek.scorer.alignment.show`), 1,700
+times for the HTML report's 200 alignments, where ``json.dumps`` built an
+encoder (and, for a number or a container, a C encoder) at every call.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -40,21 +47,56 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 _RUN_ENCODERS: list[Callable[[Any], str]] = []
 
 
-def _run_encoder(depth: int) -> Callable[[Any], str]:
-    """A plain encoder whose item separator starts the next item of a container at ``depth``.
+def _plain_encoder(item_separator: str, default: Callable[[Any], Any]) -> Callable[[Any], str]:
+    """``JSONEncoder(ensure_ascii=False, separators=(item_separator, ": "), default=default).encode`` for acyclic
+    values, made once: :mod:`json`'s C encoder itself when there is one (``c_make_encoder``, what ``encode``
+    builds anew at every call, with a dict of the containers it is in to find a cycle: a third of the time)."""
+    make = json.encoder.c_make_encoder
+    if make is None:
+        return json.JSONEncoder(ensure_ascii=False, default=default, separators=(item_separator, ": ")).encode
+    encode = make(None, default, json.encoder.encode_basestring, None, ": ", item_separator, False, False, True)
+    return lambda value: "".join(encode(value, 0))
 
-    :mod:`json`'s C encoder itself when there is one (``c_make_encoder``, what ``JSONEncoder.encode`` builds
-    anew at every call: a third of the time here), made once per depth; else ``JSONEncoder.encode``."""
+
+def _run_encoder(depth: int) -> Callable[[Any], str]:
+    """The plain encoder whose item separator starts the next item of a container at ``depth``; made once a
+    depth. Its values hold no container (``default`` is ``repr``: a string), so no cycle."""
     while len(_RUN_ENCODERS) <= depth:
-        separator = ",\n" + _STEP * (len(_RUN_ENCODERS) + 1)
-        make = json.encoder.c_make_encoder
-        if make is None:
-            _RUN_ENCODERS.append(json.JSONEncoder(ensure_ascii=False, default=repr,
-                                                  separators=(separator, ": ")).encode)
-        else:  # markers None: no check for cycles (the walk above the runs would recurse on one first)
-            encode = make(None, repr, json.encoder.encode_basestring, None, ": ", separator, False, False, True)
-            _RUN_ENCODERS.append(lambda value, encode=encode: "".join(encode(value, 0)))
+        _RUN_ENCODERS.append(_plain_encoder(",\n" + _STEP * (len(_RUN_ENCODERS) + 1), repr))
     return _RUN_ENCODERS[depth]
+
+
+#: ``json.dumps(value, ensure_ascii=False)``'s encoder, made once (a value JSON cannot hold: its TypeError).
+_COMPACT = _plain_encoder(", ", json.JSONEncoder().default)
+
+#: The text of the scalars whose JSON text is a constant.
+_CONSTANT_TEXT = {None: "null", True: "true", False: "false"}
+
+#: The largest finite float: the encoder writes a float inside these bounds by ``float.__repr__``.
+_FINITE_MAX = sys.float_info.max
+_FINITE_MIN = -sys.float_info.max
+
+
+def dumps_compact(value: Any) -> str:
+    """Exactly ``json.dumps(value, ensure_ascii=False)``, for a value without cycles (JSON has none).
+
+    A scalar is written directly: a ``str`` by the ``encode_basestring`` the encoder calls, an ``int`` and
+    a finite ``float`` by the ``int.__repr__`` and ``float.__repr__`` it calls, ``None`` and the bools as
+    their constants; anything else (containers, NaN, infinities, subclasses) by the C encoder, made once.
+
+    >>> dumps_compact({"q": ["é", 1.5, None]}), dumps_compact(True)
+    ('{"q": ["é", 1.5, null]}', 'true')
+    """
+    kind = type(value)
+    if kind is str:
+        return json.encoder.encode_basestring(value)
+    if kind is int:
+        return int.__repr__(value)
+    if kind is float and _FINITE_MIN <= value <= _FINITE_MAX:
+        return float.__repr__(value)
+    if value is None or kind is bool:
+        return _CONSTANT_TEXT[value]
+    return _COMPACT(value)
 
 
 def dumps_indented(value: Any) -> str:
@@ -150,4 +192,4 @@ def _write_list(value: list[Any], depth: int, out: list[str]) -> None:
     out.append("\n" + _STEP * depth + "]")
 
 
-__all__ = ["dumps_indented"]
+__all__ = ["dumps_compact", "dumps_indented"]
