@@ -1,5 +1,7 @@
 """Score.by_tool builds each tool's Score without the validating constructor (Score._of_frozen_part): the
-parts must be exactly what Score.from_tally(part, episodes=0) gives, whole Fractions made ints included."""
+parts must be exactly what Score.from_tally(part, episodes=0) gives, whole Fractions made ints included. And
+Score.from_tally, which checks each weight once (not again in the field converters), makes what the
+constructor made, and refuses what it refused with the same error."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ek.scorer.accounting import FN, FP, TP, Score
+from ek.scorer.accounting import FN, FP, TP, Score, _exact
 
 _weights = st.sampled_from([0, 1, 2, 0.5, 0.25, 1.0, 3.0, Fraction(1, 3), Fraction(2, 3), Fraction(1, 7), 0.1])
 _keys = st.tuples(st.sampled_from([TP, FP, FN]), st.sampled_from(["a", "b", "c.d"]),
@@ -58,3 +60,31 @@ def test_an_unknown_unit_kind_fails_as_from_tally_fails() -> None:
         Score.from_tally(dict(score.tally))
     with pytest.raises(KeyError):
         score.by_tool()
+
+
+def _constructed(tally: Any, episodes: int = 1) -> Score:
+    """from_tally as it was: the sums, then the validating constructor."""
+    sums: dict[str, Any] = {TP: 0, FP: 0, FN: 0}
+    for (kind, _tool, _reason), (w, _n) in tally.items():
+        sums[kind] += _exact(w)
+    return Score(tp=sums[TP], fp=sums[FP], fn=sums[FN], tally=tally, episodes=episodes)
+
+
+_odd_weights = _weights | st.sampled_from([-1, -0.5, float("nan"), float("inf"), True, "1", None, Fraction(-1, 2)])
+_odd_keys = _keys | st.tuples(st.sampled_from(["tq", TP]), st.just("a"), st.just("")) | st.just(("tp", "a"))
+_odd_tallies = st.dictionaries(_odd_keys, st.tuples(_odd_weights, st.integers(0, 3) | st.sampled_from(["2", "x", 1.5])),
+                               max_size=6)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_tallies | _odd_tallies, st.integers(0, 3))
+def test_from_tally_makes_what_the_constructor_made_and_refuses_what_it_refused(tally: Any, episodes: int) -> None:
+    try:
+        want = _constructed(tally, episodes)
+    except Exception as exc:  # noqa: BLE001 - the error itself is compared
+        with pytest.raises(type(exc)) as got:
+            Score.from_tally(tally, episodes=episodes)
+        assert str(got.value) == str(exc)
+        return
+    got = Score.from_tally(tally, episodes=episodes)
+    assert _fields(got) == _fields(want)

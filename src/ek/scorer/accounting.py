@@ -619,10 +619,29 @@ class Score:
     @classmethod
     def from_tally(cls, tally: Mapping[TallyKey, tuple[Any, int]], *, episodes: int = 1,
                    explanation: Explanation | None = None) -> Score:
+        """The Score of ``tally`` (``(kind, tool, reason) -> (weight, count)``), every weight and count checked.
+
+        What ``cls(tp=..., fp=..., fn=..., tally=tally, ...)`` with the sums makes, in one pass: each weight
+        is checked and made exact (``_exact``) once, summed, and kept for the frozen tally (sorted, counts
+        made ints), where the field converters checked and converted every weight a second time. The same
+        checks fail in the same order (weights in the tally's order, an unknown kind before its weight;
+        then counts in sorted order).
+        """
         sums: dict[str, Exact] = {TP: 0, FP: 0, FN: 0}
-        for (kind, _tool, _reason), (w, _n) in tally.items():
-            sums[kind] += _exact(w)
-        return cls(tp=sums[TP], fp=sums[FP], fn=sums[FN], tally=tally, episodes=episodes, explanation=explanation)
+        exact: dict[TallyKey, tuple[Exact, Any]] = {}
+        for key, (w, n) in tally.items():
+            kind, _tool, _reason = key
+            sums[kind] += (w := _exact(w))  # the kind looked up before the weight is checked, as before
+            exact[key] = (w, n)
+        score = object.__new__(cls)
+        set_tp, set_fp, set_fn, set_tally, set_episodes, set_explanation = _SCORE_SLOTS
+        set_tp(score, _exact(sums[TP]))
+        set_fp(score, _exact(sums[FP]))
+        set_fn(score, _exact(sums[FN]))
+        set_tally(score, MappingProxyType({k: (w, int(n)) for k, (w, n) in sorted(exact.items())}))
+        set_episodes(score, episodes)
+        set_explanation(score, explanation)
+        return score
 
     @classmethod
     def from_units(cls, units: Iterable[Unit], *, explanation: Explanation | None = None) -> Score:
