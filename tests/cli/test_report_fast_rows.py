@@ -1,14 +1,18 @@
-"""The HTML report's rows written in Python (html._tool_row, html._alignment_row: its fast paths) are the text the
-template wrote for them, rendered by the report's own jinja2 environment from the template's former markup."""
+"""The reports' rows written by fast paths are the text the slow ones wrote: the HTML report's rows written in
+Python (html._tool_row, html._alignment_row), as the report's own jinja2 environment renders the template's former
+markup for them; ``--episodes-out`` JSON lines, as ``json.dumps`` writes them."""
 
 from __future__ import annotations
 
+import io
+import json
 import math
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ek.report.episodes import COLUMNS, EpisodeWriter
 from ek.report.html import _alignment_row, _environment, _shown, _tool_row, _tool_rows
 
 #: The template's markup of a per-tool row before it moved to _tool_row.
@@ -71,3 +75,17 @@ def test_alignment_rows_are_what_the_template_wrote(rows: list[dict[str, Any]]) 
 @given(COUNT | TEXT | FIGURE | st.booleans() | st.none())
 def test_a_value_is_shown_as_the_template_prints_it(value: Any) -> None:
     assert _shown(value) == _environment().from_string("{{ v }}").render(v=value)
+
+
+_JSON_SCALARS = st.none() | st.booleans() | st.integers() | st.floats() | st.text() | st.sampled_from(["\ud800", "é\u2028"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.fixed_dictionaries({c: _JSON_SCALARS | st.lists(st.text(max_size=5), max_size=3)
+                                       for c in COLUMNS}), max_size=4))
+def test_episode_rows_are_written_as_json_dumps_writes_them(rows: list[dict[str, Any]]) -> None:
+    """``--episodes-out x.jsonl`` writes each row with ek.jsontext.dumps_compact: json.dumps' text."""
+    handle = io.StringIO()
+    EpisodeWriter(handle, "jsonl").write(rows)
+    assert handle.getvalue() == "".join(json.dumps({c: r[c] for c in COLUMNS}, ensure_ascii=False) + "\n"
+                                        for r in rows)
