@@ -77,7 +77,8 @@ def test_a_value_is_shown_as_the_template_prints_it(value: Any) -> None:
     assert _shown(value) == _environment().from_string("{{ v }}").render(v=value)
 
 
-_JSON_SCALARS = st.none() | st.booleans() | st.integers() | st.floats() | st.text() | st.sampled_from(["\ud800", "é\u2028"])
+_JSON_SCALARS = (st.none() | st.booleans() | st.integers() | st.floats() | st.text()
+                 | st.sampled_from(["\ud800", "é\u2028"]))
 
 
 @settings(max_examples=200, deadline=None)
