@@ -1,7 +1,10 @@
 """The HTML report of ``ek score --html``: one self-contained file (no network), plots and alignments.
 
 Rendered with Jinja2 with autoescaping on, so ids, tool names and values from
-the corpus always show as text; plots are inline SVG made by
+the corpus always show as text; the two kinds of row there are hundreds of (the
+per-tool table's, the alignments' steps) are written by :func:`_tool_row` and
+:func:`_alignment_row`, every value through the same finalize and escape
+(:func:`_shown`), and printed by the template as markup; plots are inline SVG made by
 :mod:`ek.report.svg`. A small inline script (no server, no external resource:
 it works opened from ``file://``) filters the worst episodes and their
 alignments by category and by reason (each row and block carries
