@@ -17,7 +17,6 @@ file here is created with mode ``0o666`` minus the process umask, as
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
 import stat
@@ -25,6 +24,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
+
+from ek.jsontext import dumps_indented
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str, *, errors: str = "strict") -> None:
@@ -93,8 +94,10 @@ def write_json_atomic(path: str | os.PathLike[str], payload: Any) -> None:
     """``payload`` as indented UTF-8 JSON (keys in the order given, so files diff cleanly), written atomically.
 
     Values JSON cannot hold are written by ``repr``; a lone surrogate is written as its ``\\udfff`` escape.
+    The text is ``json.dumps(payload, indent=2, ensure_ascii=False, default=repr)``'s, written faster
+    (:func:`ek.jsontext.dumps_indented`).
     """
-    text = json.dumps(payload, indent=2, ensure_ascii=False, default=repr) + "\n"
+    text = dumps_indented(payload) + "\n"
     write_text_atomic(path, text, errors="backslashreplace")
 
 

@@ -101,3 +101,14 @@ def test_plain_reads_plain_data_as_encoding_it_first_would(value: Any) -> None:
     """``plain``'s fast path for exact str/int/float/bool/None, dicts and lists gives what encoding the value
     and walking the result gives, type for type, with markers, tuples, subclasses and huge ints around it."""
     assert same_data(plain(value), encoded_then_walked(value))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(value=PLAIN_OR_ODD | SCALARS | st.sampled_from([True, False, None, math.nan, 1e308 * 10, -1e308 * 10]))
+def test_show_writes_a_value_as_json_dumps_writes_it(value: Any) -> None:
+    """``show``'s fast path for exact str/int/float/bool/None writes what ``json.dumps`` writes (NaN, the
+    infinities, the bounds of float and subclasses left to the encoder)."""
+    import json
+
+    assert show(value) == json.dumps(plain(value), ensure_ascii=False, sort_keys=False)
+    assert show(Shown("x y")) == "x y"

@@ -12,8 +12,9 @@ first_failing_turn, reasons`` (the FP/FN reasons, most costly first),
 from __future__ import annotations
 
 import csv
-import json
 from typing import Any, TextIO
+
+from ek.jsontext import dumps_compact
 
 #: The columns of a row, in order.
 COLUMNS = ("id", "line", "category", "task", "tp", "fp", "fn", "units_tp", "units_fp", "units_fn", "f1", "exact",
@@ -53,7 +54,8 @@ class EpisodeWriter:
             if self._csv is not None:
                 self._csv.writerow([_cell(row[c]) for c in COLUMNS])
             else:
-                self._handle.write(json.dumps({c: row[c] for c in COLUMNS}, ensure_ascii=False) + "\n")
+                # json.dumps(..., ensure_ascii=False)'s text, its encoder made once, not once a row
+                self._handle.write(dumps_compact({c: row[c] for c in COLUMNS}) + "\n")
 
 
 __all__ = ["COLUMNS", "EpisodeWriter", "export_format"]

@@ -1,7 +1,10 @@
 """The HTML report of ``ek score --html``: one self-contained file (no network), plots and alignments.
 
 Rendered with Jinja2 with autoescaping on, so ids, tool names and values from
-the corpus always show as text; plots are inline SVG made by
+the corpus always show as text; the two kinds of row there are hundreds of (the
+per-tool table's, the alignments' steps) are written by :func:`_tool_row` and
+:func:`_alignment_row`, every value through the same finalize and escape
+(:func:`_shown`), and printed by the template as markup; plots are inline SVG made by
 :mod:`ek.report.svg`. A small inline script (no server, no external resource:
 it works opened from ``file://``) filters the worst episodes and their
 alignments by category and by reason (each row and block carries
@@ -18,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from markupsafe import Markup, escape
 
 from ek.atomicfile import write_text_atomic
 from ek.corpus.summary import EpisodeDigest
@@ -132,6 +136,85 @@ def _filters(report: dict[str, Any], episodes: Sequence[EpisodeDigest]) -> dict[
     return {"categories": sorted(categories), "reasons": sorted(reasons)}
 
 
+def _shown(value: Any) -> str:
+    """A value as the template prints ``{{ value }}``: made visible (:func:`_finalize`), then escaped.
+
+    An exact ``int`` (a step, an index, a count) is written by ``str``: its digits and sign are what
+    escaping it gives, without the call.
+    """
+    if type(value) is int:
+        return str(value)
+    return escape(_finalize(value))
+
+
+def _tool_row(t: dict[str, Any]) -> Markup:
+    """The per-tool table's row of one tool (``report["per_tool"]``'s entry ``t``), as the template wrote it::
+
+        <tr><td><code>{{ t.tool }}</code></td><td class="num">{{ "%.4f"|format(t.precision) }}</td>...
+        <td class="num">{{ t.units.tp }}/{{ t.units.fp }}/{{ t.units.fn }}</td></tr>
+
+    Fast path: written here, not by the template, where its ten values (7,400 for the 740 tools of a BFCL
+    run) each took a lookup, a finalize call and an escape: half of rendering the page. The same text: the
+    tool name and the unit counts go through :func:`_shown`, what the template applies to what it prints;
+    the figures are the ``%`` formatting jinja2's ``format`` filter does, whose text (digits, sign, point,
+    ``e``, ``inf``, ``nan``) escaping leaves as it is.
+    """
+    units = t["units"]
+    return Markup(f'<tr><td><code>{_shown(t["tool"])}</code></td><td class="num">{"%.4f" % t["precision"]}</td>'
+                  f'<td class="num">{"%.4f" % t["recall"]}</td><td class="num">{"%.4f" % t["f1"]}</td>'
+                  f'<td class="num">{"%g" % t["tp"]}</td><td class="num">{"%g" % t["fp"]}</td>'
+                  f'<td class="num">{"%g" % t["fn"]}</td><td class="num">{_shown(units["tp"])}/'
+                  f'{_shown(units["fp"])}/{_shown(units["fn"])}</td></tr>')
+
+
+def _alignment_row(row: dict[str, Any]) -> Markup:
+    """One step of an alignment (a row of :func:`_alignment_rows`) as the template wrote it::
+
+        <tr class="row-{{ row.status }}">
+        <td class="num">{{ row.step }}</td>
+        <td>{% if row.gold is not none %}<span class="call">#{{ row.gold_index }} {{ row.gold }}</span>{% else %}
+        <span class="none">none</span>{% endif %}</td>
+        <td>(the same for row.pred)</td>
+        <td class="verdict">{{ row.verdict }}
+        {% if row.broken %}<div class="broken">order broken: {{ row.broken }}</div>{% endif %}
+        {% for c in row.checks %}<div class="checks"><code>{{ c.arg }}</code>: {{ c.status }} &mdash; expected
+        <code>{{ c.expected }}</code>, got <code>{{ c.got }}</code>{% if c.where %} {{ c.where }}{% endif %}
+        {% if c.detail %} ({{ c.detail }}){% endif %}</div>{% endfor %}
+        </td></tr>
+
+    (lines broken here for reading; the tag lines' own newlines were trimmed). Fast path: written here, not by
+    the template, where each of its values took a lookup, a finalize call and an escape (a third of rendering
+    the page). The same text: every value goes through :func:`_shown`, what the template applied.
+    """
+    gold = (f'<span class="call">#{_shown(row["gold_index"])} {_shown(row["gold"])}</span>'
+            if row["gold"] is not None else '<span class="none">none</span>')
+    pred = (f'<span class="call">#{_shown(row["pred_index"])} {_shown(row["pred"])}</span>'
+            if row["pred"] is not None else '<span class="none">none</span>')
+    parts = [f'<tr class="row-{_shown(row["status"])}">\n<td class="num">{_shown(row["step"])}</td>\n'
+             f'<td>{gold}</td>\n<td>{pred}</td>\n<td class="verdict">{_shown(row["verdict"])}\n']
+    if row["broken"]:
+        parts.append(f'<div class="broken">order broken: {_shown(row["broken"])}</div>')
+    for c in row["checks"]:
+        parts.append(f'<div class="checks"><code>{_shown(c["arg"])}</code>: {_shown(c["status"])} &mdash; '
+                     f'expected <code>{_shown(c["expected"])}</code>, got <code>{_shown(c["got"])}</code>')
+        if c["where"]:
+            parts.append(f' {_shown(c["where"])}')
+        if c["detail"]:
+            parts.append(f' ({_shown(c["detail"])})')
+        parts.append('</div>')
+    parts.append('</td></tr>')
+    return Markup("".join(parts))
+
+
+def _tool_rows(report: dict[str, Any]) -> list[Markup]:
+    """The per-tool table's rows, worst F1 first (ties in the report's order: a stable sort, as jinja2's)."""
+    return [_tool_row(t) for t in sorted(report["per_tool"], key=_f1_of)]
+
+
+def _f1_of(t: dict[str, Any]) -> Any:
+    return t["f1"]
+
+
 KINDS = ("tp", "fp", "fn")
 
 
@@ -160,10 +243,11 @@ def _plots(report: dict[str, Any]) -> dict[str, Any]:
 
 def render_html(report: dict[str, Any], episodes: Sequence[EpisodeDigest]) -> str:
     """The whole report page as a string; ``episodes`` are the worst ones whose alignment was kept."""
-    kept = [{"digest": d, "rows": _alignment_rows(d.detail), "detail": d.detail}
+    kept = [{"digest": d, "rows": [_alignment_row(row) for row in _alignment_rows(d.detail)], "detail": d.detail}
             for d in episodes if d.detail is not None]
     template = _environment().get_template("report.html.jinja2")
     return template.render(report=report, plots=_plots(report), episodes=kept, filters=_filters(report, episodes),
+                           tool_rows=_tool_rows(report),
                            aligned_lines={d.line for d in episodes if d.detail is not None},
                            colours=KIND_COLOURS, title=f"ek report: {os.path.basename(report['corpus']['path'])}")
 

@@ -29,7 +29,11 @@ def _esc(text: str) -> str:
     return escape(visible(text))
 
 
-def _label(text: str, limit: int = 28) -> str:
+#: The longest label a chart shows whole; a longer one is cut (its whole text in the tooltip).
+_LABEL_CHARS = 28
+
+
+def _label(text: str, limit: int = _LABEL_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -54,15 +58,16 @@ def hbar_chart(items: Sequence[tuple[str, float]], *, title: str, max_value: flo
               f'fill="#f5f5f5"/>')]
     if not items:
         parts.append(f'<text x="{label_w + 8}" y="{top + 14}" class="chart-empty">nothing to show</text>')
-    for i, (label, value) in enumerate(items):
+    for i, (label, value) in enumerate(items):  # each text escaped once (a BFCL run charts hundreds of tools)
         y = top + i * row
         w = max(0.0, min(value / scale, 1.0)) * bar_w
+        shown, figure = _esc(label), _esc(fmt.format(value))
+        short = shown if len(label) <= _LABEL_CHARS else _esc(_label(label))
         parts.append(f'<text x="{label_w - 8}" y="{y + 13}" text-anchor="end" class="chart-label">'
-                     f'<title>{_esc(label)}</title>{_esc(_label(label))}</text>')
+                     f'<title>{shown}</title>{short}</text>')
         parts.append(f'<rect x="{label_w}" y="{y}" width="{w:.1f}" height="{row - 6}" fill="{colour}">'
-                     f'<title>{_esc(label)}: {_esc(fmt.format(value))}</title></rect>')
-        parts.append(f'<text x="{label_w + w + 6:.1f}" y="{y + 13}" class="chart-value">'
-                     f'{_esc(fmt.format(value))}</text>')
+                     f'<title>{shown}: {figure}</title></rect>')
+        parts.append(f'<text x="{label_w + w + 6:.1f}" y="{y + 13}" class="chart-value">{figure}</text>')
     parts.append("</svg>")
     return Markup("".join(parts))
 

@@ -565,7 +565,40 @@ class Score:
         parts: dict[str, dict[TallyKey, tuple[Exact, int]]] = {}
         for key, val in self.tally.items():
             parts.setdefault(key[1], {})[key] = val
-        return {tool: Score.from_tally(t, episodes=0) for tool, t in sorted(parts.items())}
+        return {tool: Score._of_frozen_part(t) for tool, t in sorted(parts.items())}
+
+    @classmethod
+    def _of_frozen_part(cls, part: dict[TallyKey, tuple[Exact, int]]) -> Score:
+        """``Score.from_tally(part, episodes=0)`` for ``part``, the items of a Score's tally taken in its order
+        (:meth:`by_tool`'s fast path: 740 tools of a BFCL run, 15 ms of its report).
+
+        Skips what ``from_tally`` and the field converters do again for each item: check and normalise its
+        weight, sort and copy the tally. Safe: every Score's tally is frozen (sorted, ``(exact weight,
+        count)`` values, normal: ``_freeze_tally``'s, or what ``of_exact_parts`` is handed, which it
+        promises), so a part taken in its order is too. Only the three sums are made normal here (Fractions
+        can add up to a whole number), and an unknown unit kind fails as in ``from_tally``.
+        """
+        tp: Exact = 0
+        fp: Exact = 0
+        fn: Exact = 0
+        for (kind, _tool, _reason), (w, _n) in part.items():
+            if kind == TP:
+                tp += w
+            elif kind == FP:
+                fp += w
+            elif kind == FN:
+                fn += w
+            else:
+                raise KeyError(kind)  # not a unit kind
+        score = object.__new__(cls)
+        set_tp, set_fp, set_fn, set_tally, set_episodes, set_explanation = _SCORE_SLOTS
+        set_tp(score, tp if type(tp) is int else _exact(tp))
+        set_fp(score, fp if type(fp) is int else _exact(fp))
+        set_fn(score, fn if type(fn) is int else _exact(fn))
+        set_tally(score, MappingProxyType(part))
+        set_episodes(score, 0)
+        set_explanation(score, None)
+        return score
 
     def by_reason(self) -> dict[str, tuple[float, int]]:
         """Weighted total and unit count of each FP/FN reason, most costly first."""
@@ -586,10 +619,29 @@ class Score:
     @classmethod
     def from_tally(cls, tally: Mapping[TallyKey, tuple[Any, int]], *, episodes: int = 1,
                    explanation: Explanation | None = None) -> Score:
+        """The Score of ``tally`` (``(kind, tool, reason) -> (weight, count)``), every weight and count checked.
+
+        What ``cls(tp=..., fp=..., fn=..., tally=tally, ...)`` with the sums makes, in one pass: each weight
+        is checked and made exact (``_exact``) once, summed, and kept for the frozen tally (sorted, counts
+        made ints), where the field converters checked and converted every weight a second time. The same
+        checks fail in the same order (weights in the tally's order, an unknown kind before its weight;
+        then counts in sorted order).
+        """
         sums: dict[str, Exact] = {TP: 0, FP: 0, FN: 0}
-        for (kind, _tool, _reason), (w, _n) in tally.items():
-            sums[kind] += _exact(w)
-        return cls(tp=sums[TP], fp=sums[FP], fn=sums[FN], tally=tally, episodes=episodes, explanation=explanation)
+        exact: dict[TallyKey, tuple[Exact, Any]] = {}
+        for key, (w, n) in tally.items():
+            kind, _tool, _reason = key
+            sums[kind] += (w := _exact(w))  # the kind looked up before the weight is checked, as before
+            exact[key] = (w, n)
+        score = object.__new__(cls)
+        set_tp, set_fp, set_fn, set_tally, set_episodes, set_explanation = _SCORE_SLOTS
+        set_tp(score, _exact(sums[TP]))
+        set_fp(score, _exact(sums[FP]))
+        set_fn(score, _exact(sums[FN]))
+        set_tally(score, MappingProxyType({k: (w, int(n)) for k, (w, n) in sorted(exact.items())}))
+        set_episodes(score, episodes)
+        set_explanation(score, explanation)
+        return score
 
     @classmethod
     def from_units(cls, units: Iterable[Unit], *, explanation: Explanation | None = None) -> Score:

@@ -8,10 +8,10 @@ builds its own JSON-able view, with gold markers written as in
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ek.goldjson import encode_value
+from ek.jsontext import dumps_compact
 from ek.parsing.values import int_too_long
 from ek.runtime.violation import safe_repr
 from ek.scorer.accounting import ABSENT, TP, Explanation, Unit
@@ -66,7 +66,7 @@ def show(value: Any) -> str:
         return "<absent>"
     if isinstance(value, Shown):
         return str(value)
-    return json.dumps(plain(value), ensure_ascii=False, sort_keys=False)
+    return dumps_compact(plain(value))
 
 
 #: The longest JSON text of a float (``-1.7976931348623157e+308``), a bool, None or an int of 64 bits.
@@ -87,7 +87,7 @@ def _kept(value: Any, limit: int | None) -> Any:
             else limit >= _SHORT_SCALAR_TEXT and (kind is float or kind is bool or data is None
                                                   or (kind is int and -(2**63) <= data < 2**63))):
         return data
-    text = show(data)
+    text = str(data) if isinstance(data, Shown) else dumps_compact(data)  # show(data), but data is plain already
     return data if len(text) <= limit else Shown(f"{text[:limit]}… ({len(text):,} characters)")
 
 
