@@ -76,3 +76,15 @@ def test_wrong_outputs_score_as_the_general_path(pred, gold, level, canon, prepa
     metric = ToolCallMetric(level, grammar=GRAMMAR, canonicalizer=canon, order="any")
     fast = metric(pred, metric.prepare(gold) if prepared else gold)
     _same(fast, _general(metric, pred, gold))
+
+
+def test_an_output_with_no_call_against_a_prepared_gold_scores_as_the_general_path():
+    """_score_no_call reads the score from the prepared gold's plan: the same as counting it."""
+    metric = ToolCallMetric("arg", grammar=GRAMMAR, canonicalizer=bfcl)
+    gold = [Step("s", {"x": 1, "q": 2.0}), Step("t", {"x": 3}), Step("s", {"x": 2})]
+    prepared = metric.prepare(gold)
+    for output in ([], "[]", "no call here"):
+        score = metric(output, prepared)
+        _same(score, _general(metric, [], gold))
+        assert set(score.tally) == {("fn", "s", "missed_call"), ("fn", "t", "missed_call")}
+        assert score.explanation.unmatched_gold == (0, 1, 2)

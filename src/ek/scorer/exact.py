@@ -34,7 +34,7 @@ from ek.calls import Step
 from ek.canon import Canonicalizer, bfcl
 from ek.grammar.model import NO_DEFAULT
 from ek.limits import EXACT_PAIRWISE_CALLS
-from ek.scorer.accounting import ABSENT, TP, Exact, TallyKey, weight_exact
+from ek.scorer.accounting import ABSENT, FN, TP, Exact, TallyKey, weight_exact
 from ek.scorer.agree import _TEMPORAL, ArgRule, ToolRules, value_key, values_agree
 from ek.sentinel import Sentinel
 from ek.values import OMITTABLE, OneOf
@@ -212,6 +212,8 @@ class ExactPlan:
     #: tool called more than once -> (an argument, its gold values -> the position among the tool's calls)
     #: (see :func:`group_index`)
     index: Mapping[str, GroupIndex]
+    #: FN and tally of an output read with no call in it (see :func:`missed_parts`)
+    missed: tuple[Exact, Mapping[TallyKey, tuple[Exact, int]]]
 
 
 def plan_exact(gold: Sequence[Step], rules_of: Callable[[str], Mapping[str, ArgRule] | None],
@@ -227,7 +229,26 @@ def plan_exact(gold: Sequence[Step], rules_of: Callable[[str], Mapping[str, ArgR
     calls = tuple(call_parts(g, rules_of, weight_of(g.name), level) for g in gold)
     deep = frozenset(g.name for g in gold if not shallow(g.args))
     return ExactPlan(_sum_parts(gold, calls), calls, deep,
-                     MappingProxyType({tool: tuple(js) for tool, js in gold_of.items()}), MappingProxyType(index))
+                     MappingProxyType({tool: tuple(js) for tool, js in gold_of.items()}), MappingProxyType(index),
+                     missed_parts(gold, calls))
+
+
+def missed_parts(gold: Sequence[Step], calls: Sequence[tuple[Exact, int]]) -> tuple[Exact, Mapping[TallyKey,
+                                                                                                  tuple[Exact, int]]]:
+    """FN and tally of an output read with no call in it, for ``gold`` (not empty) and each gold call's
+    :func:`call_parts`: every gold call left over, counted whole as ``missed_call`` (what
+    ``ToolCallMetric._score_cover`` counts for such an output, its sums in :meth:`Score.from_exact_tally`'s
+    normal form). A function of the gold alone, so a prepared gold keeps it."""
+    sums: dict[str, list[Any]] = {}
+    for g, (weight, count) in zip(gold, calls):
+        slot = sums.get(g.name)
+        if slot is None:
+            sums[g.name] = [weight, count]
+        else:
+            slot[0] += weight
+            slot[1] += count
+    tally = {(FN, tool, "missed_call"): (_normal(w), n) for tool, (w, n) in sorted(sums.items())}
+    return _normal(sum((w for w, _n in tally.values()), 0)), MappingProxyType(tally)
 
 
 def _positions_by_tool(calls: Sequence[Step]) -> dict[str, list[int]]:

@@ -1042,6 +1042,8 @@ class ToolCallMetric:
                parse_error: str | None, cut_short: bool = False, plan: Any = _UNPREPARED) -> Score:
         """``plan``: a prepared gold's :class:`~ek.scorer.exact.ExactPlan` (None: its order rules the fast
         paths out)."""
+        if not pred and plan is not _UNPREPARED and plan is not None and gold and parse_error is None:
+            return self._score_no_call(gold, ctx, plan)
         try:  # the depth guard (_DepthGuard) as a try: free in Python 3.11 until something is raised
             invalid = [ctx.violations(s) for s in pred]
             if self._unordered(gold) if plan is _UNPREPARED else plan is not None:
@@ -1058,6 +1060,16 @@ class ToolCallMetric:
         except RecursionError:
             raise _too_deep() from None
         return self._score_paired(pred, gold, ctx, invalid, parse_error, cut_short)
+
+    def _score_no_call(self, gold: tuple[Step, ...], ctx: _Context, plan: ExactPlan) -> Score:
+        """Fast path of :meth:`_score` for an output read with no call in it, against a prepared gold with calls
+        (no order to honour): the score the cover path gives (every gold call left over, ``missed_call``),
+        read from the plan (:func:`~ek.scorer.exact.missed_parts`, worked out from the gold alone) instead of
+        counted again; nothing to validate, pair or compare. The explanation is the general path's, built
+        when read."""
+        fn, tally = plan.missed
+        return Score.of_exact_parts(0, 0, fn, tally, DeferredExplanation(
+            (), gold, lambda: self._score_paired((), gold, ctx, [], None).explanation, PLAIN_FIELDS))
 
     def _score_cover(self, pred: tuple[Step, ...], gold: tuple[Step, ...], ctx: _Context,
                      invalid: list[dict[str, str]], parse_error: str | None, cut_short: bool, cover: Cover,
