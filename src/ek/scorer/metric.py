@@ -293,8 +293,8 @@ class _Context:
             if arg is not None and arg in args and arg not in out:
                 out[arg] = f"{path}: {v.reason if lazy else v[1]}"
         for arg in args:
-            if arg not in declared:
-                out.setdefault(arg, f"$.{arg}: not an argument of {step.name!r} in {self.grammar.key}")
+            if arg not in declared and arg not in out:  # (the validator's own text, when it gave one, is kept)
+                out[arg] = f"$.{arg}: not an argument of {step.name!r} in {self.grammar.key}"
         return out
 
     def _tool_check(self, tool: str) -> Callable[[Mapping[str, Any]], Sequence[Any]] | None:
