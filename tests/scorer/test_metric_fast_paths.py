@@ -7,7 +7,9 @@ from ek.calls import Step
 from ek.canon import bfcl, fold
 from ek.grammar.model import FieldSpec, GraphGrammar, PrimitiveType, ToolSpec
 from ek.scorer.accounting import ABSENT, Score, tally_unit_rows
+from ek.scorer.exact import _counted, _same_counted
 from ek.scorer.metric import ToolCallMetric, _count_pair, _PairEval, coerce_calls
+from ek.values import OMITTABLE
 
 GRAMMAR = GraphGrammar("fast", 1, tools=(
     ToolSpec("s", (
@@ -88,3 +90,14 @@ def test_an_output_with_no_call_against_a_prepared_gold_scores_as_the_general_pa
         _same(score, _general(metric, [], gold))
         assert set(score.tally) == {("fn", "s", "missed_call"), ("fn", "t", "missed_call")}
         assert score.explanation.unmatched_gold == (0, 1, 2)
+
+
+args_with_omittable = st.dictionaries(st.sampled_from(["x", "y", "z"]), st.sampled_from([1, "a", OMITTABLE]),
+                                      max_size=3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(args_with_omittable, args_with_omittable)
+def test_rivals_count_the_same_as_their_counted_arguments_say(a, b):
+    """exact._same_counted (a repeated call's rivals left over count the same) is _counted's comparison."""
+    assert _same_counted(a, b) == (_counted(a) == _counted(b))

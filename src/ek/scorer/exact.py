@@ -35,7 +35,7 @@ from ek.canon import Canonicalizer, bfcl
 from ek.grammar.model import NO_DEFAULT
 from ek.limits import EXACT_PAIRWISE_CALLS
 from ek.scorer.accounting import ABSENT, FN, TP, Exact, TallyKey, weight_exact
-from ek.scorer.agree import _TEMPORAL, ArgRule, ToolRules, value_key, values_agree
+from ek.scorer.agree import _TEMPORAL, ArgRule, ToolRules, _one_of_agree, value_key, values_agree
 from ek.sentinel import Sentinel
 from ek.values import OMITTABLE, OneOf
 
@@ -178,7 +178,9 @@ def exact_verdict(args: Mapping[str, Any], gold: Mapping[str, Any], rules: Mappi
             return None  # the prediction's default may agree: the general rules
         if value is OMITTABLE:
             return None  # a value where gold's bare OMITTABLE is: the general rules (BFCL's "")
-        if not values_agree(value, pred, rule, canon, top=True):
+        # a OneOf (BFCL's every value) decided inline when it can be (agree._one_of_agree: the same verdict)
+        agree = _one_of_agree(value, pred, rule, canon, True) if type(value) is OneOf else None
+        if not (values_agree(value, pred, rule, canon, top=True) if agree is None else agree):
             return False
     return True
 
@@ -466,9 +468,9 @@ def _group_cover(pred: Sequence[Step], gold: Sequence[Step], mine: Sequence[int]
         if left_gold:
             return None
         for rivals in shared:
-            counted = _counted(pred[rivals[0]].args)
+            first = pred[rivals[0]].args
             for i in rivals[1:]:
-                if _counted(pred[i].args) != counted:
+                if not _same_counted(first, pred[i].args):
                     return None
         loose.extend(i for rivals in shared for i in rivals[1:])
         return list(partners), (), loose, ()
@@ -477,6 +479,23 @@ def _group_cover(pred: Sequence[Step], gold: Sequence[Step], mine: Sequence[int]
             return list(partners), ((loose[0], left_gold[0]),), (), ()
         return None  # several calls left on each side: the assignment ranks them
     return list(partners), (), loose, left_gold
+
+
+def _same_counted(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """``_counted(a) == _counted(b)``, without building the two sets when both calls name the same arguments
+    and neither holds a bare ``OMITTABLE`` (a gold marker, which parsed output never holds): each set is then
+    every name, so they are equal (a repeated call, the usual rival). Otherwise the sets are compared."""
+    if a.keys() == b.keys():
+        for value in a.values():
+            if value is OMITTABLE:
+                break
+        else:
+            for value in b.values():
+                if value is OMITTABLE:
+                    break
+            else:
+                return True
+    return _counted(a) == _counted(b)
 
 
 def _counted(args: Mapping[str, Any]) -> frozenset[str]:
