@@ -446,7 +446,7 @@ def _group_cover(pred: Sequence[Step], gold: Sequence[Step], mine: Sequence[int]
             loose.append(i)
             continue
         args = pred[i].args
-        candidates = exact_candidates(args, tool_index, js)
+        candidates = js if tool_index is None else exact_candidates(args, tool_index, js)
         if len(candidates) > EXACT_PAIRWISE_CALLS:
             return None
         found = -1
