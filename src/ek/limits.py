@@ -119,14 +119,17 @@ CHUNK_LINES = 512
 EXACT_PAIRWISE_CALLS = 16
 
 #: Calls of one tool a validator interprets (ek.grammar.fits) before it makes the tool's compiled validator
-#: (ek.runtime.lazy). Ski rental: making the validator of one of BFCL's Python tools costs ~230 µs of CPU on
-#: average (its plan ~66 µs; its shape's code compiled once per shape, ~400 µs, shared by ~5 tools; the
-#: tool's strings filled in, ~50 µs: ek.runtime.shapecode); interpreting one of their gold calls costs
-#: ~1.75 µs more than running the compiled code (~2.4 µs against ~0.7 µs, medians over their 1,296 tools).
-#: Compiling once 230 / 1.75 ~ 130 calls have been interpreted keeps any tool's cost within twice the cheaper
-#: choice's, however often it is called; 128 rounds that down. A tool checked once or twice (a BFCL question's
-#: gold and one output, the usual result file) is never compiled at all.
-INTERPRETED_CALLS = 128
+#: (ek.runtime.lazy). Ski rental, measured in instructions (valgrind's callgrind, steady whatever else runs) on
+#: BFCL's 1,296 Python tools, all in one fresh process whose shape and source caches start empty (shapes are
+#: shared as in a run): making a tool's validator (its plan, its shape's code, its strings:
+#: ek.runtime.shapecode) costs 2.0M instructions on average (338 µs of CPU); a call interpreted by the tool's plan costs 2.1k instructions more than the
+#: compiled code on its gold arguments (8.3k against 6.2k; CPU time, medians 0.48 against 0.20 µs) and 4.1k
+#: more on BFCL's mutated arguments (15.0k against 10.9k). Buying after B/r calls keeps a tool's cost within
+#: twice the cheaper choice's: 950 calls for correct calls, 490 for wrong ones; 640, near B over the two
+#: gaps' geometric mean (690), keeps any mix of them within 2.5x. (It was 128 when interpreting cost ~1.75 µs
+#: more a call.) A tool checked once or twice (a BFCL question's gold and one output, the usual result file)
+#: is never compiled at all.
+INTERPRETED_CALLS = 640
 
 # --- the Ray engine -----------------------------------------------------------------------------------------------
 

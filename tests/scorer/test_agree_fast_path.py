@@ -74,3 +74,27 @@ def test_the_fast_path_is_taken_and_refuses_what_differs_in_type() -> None:
     assert agree._same_plain_agree([1], [True], None, fold) is None and agree._same_plain_agree([1], [1.0], None, fold) is None
     assert agree._same_plain_agree([[1]], [[1]], None, fold) is None  # nested: the full rules
     assert values_agree([1], [1.0], ArgRule(kind="list", item=ArgRule(kind="int")), fold) is False
+
+
+SCALARS = (st.sampled_from(["a", "A", " a", "", "b", "2024-01-02", "1"]) | st.integers(-1, 2) | st.booleans()
+           | st.sampled_from([1.0, 0.5]) | st.none() | st.lists(st.sampled_from(["a", 1]), max_size=2))
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(SCALARS | st.just(OMITTABLE), min_size=1, max_size=3), SCALARS,
+       st.none() | st.builds(_rule, POLICIES, KINDS), st.sampled_from([fold, bfcl]), st.booleans())
+def test_a_one_of_decided_inline_is_the_full_rules_verdict(alternatives: list[Any], pred: Any,
+                                                          rule: ArgRule | None, canon: Any, top: bool) -> None:
+    """compare_rows' verdict on a OneOf gold (agree._one_of_agree), when it gives one, is values_agree's."""
+    gold = OneOf(*alternatives) if len(alternatives) > 1 else OneOf(alternatives[0], "zz")
+    verdict = agree._one_of_agree(gold, pred, rule, canon, top)
+    if verdict is not None:
+        assert verdict == values_agree(gold, pred, rule, canon, top=top)
+
+
+def test_a_wrong_value_for_a_one_of_is_decided_inline() -> None:
+    """BFCL's usual wrong value: every alternative decided, then what omission accepts."""
+    assert agree._one_of_agree(OneOf("units", OMITTABLE), "units extra", None, bfcl, True) is False
+    assert agree._one_of_agree(OneOf("units", OMITTABLE), "", None, bfcl, True) is True
+    assert agree._one_of_agree(OneOf(5, 6), 7, None, bfcl, True) is False
+    assert agree._one_of_agree(OneOf(5, 6.0), 7, None, bfcl, True) is None  # a float: the full rules

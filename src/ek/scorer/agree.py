@@ -396,12 +396,8 @@ def compare_rows(
         # OMITTABLE and the predicted one breaks no schema rule. _compare_arg would then only compare the two
         # values (defaults and ``required`` play no part), which is done here without the call.
         if g is not ABSENT and p is not ABSENT and violation is None and g is not OMITTABLE:
-            if type(g) is OneOf:  # BFCL's possible answers: a present alternative equal inline decides it
-                agree = None
-                for alt in g.alternatives:
-                    if _same_plain_agree(alt, p, rule, canon):
-                        agree = True
-                        break
+            if type(g) is OneOf:  # BFCL's possible answers: decided inline when every alternative is
+                agree = _one_of_agree(g, p, rule, canon, not nested)
             else:
                 agree = _same_plain_agree(g, p, rule, canon)
             if agree is None:  # not decided inline: the full rules (they give the same verdict where it was)
@@ -417,6 +413,33 @@ def compare_rows(
             if first_failure and check[1] not in OK_STATUSES:
                 break
     return checks
+
+
+def _one_of_agree(gold: OneOf, pred: Any, rule: ArgRule | None, canon: Canonicalizer, top: bool) -> bool | None:
+    """Fast path of :func:`values_agree` for a gold :class:`~ek.values.OneOf` (every value of BFCL's possible
+    answers): its verdict when :func:`_same_plain_agree` decides an alternative that agrees, or decides every
+    present one (the usual wrong value); ``None`` when some alternative needs the full rules and none
+    agrees inline.
+
+    It skips only the second pass a wrong value took: :func:`values_agree` on a ``OneOf`` tries the present
+    alternatives in turn (each decided by :func:`_same_plain_agree` when it can, by the full rules when
+    not) and, when none agrees, answers what the ``OMITTABLE`` alternative accepts
+    (:func:`_omission_accepts`), or False without one; that is what is answered here when every present
+    alternative was decided inline. Some alternative agreeing makes the verdict True in any order.
+    """
+    omittable = undecided = False
+    for alt in gold.alternatives:
+        if alt is OMITTABLE:
+            omittable = True
+            continue
+        same = _same_plain_agree(alt, pred, rule, canon)
+        if same:
+            return True
+        if same is None:
+            undecided = True
+    if undecided:
+        return None
+    return omittable and _omission_accepts(gold, pred, rule, canon, top=top)
 
 
 _PRED_OMITS = "the prediction omits it: its default applies"

@@ -34,8 +34,8 @@ from ek.calls import Step
 from ek.canon import Canonicalizer, bfcl
 from ek.grammar.model import NO_DEFAULT
 from ek.limits import EXACT_PAIRWISE_CALLS
-from ek.scorer.accounting import ABSENT, TP, Exact, TallyKey, weight_exact
-from ek.scorer.agree import _TEMPORAL, ArgRule, ToolRules, value_key, values_agree
+from ek.scorer.accounting import ABSENT, FN, TP, Exact, TallyKey, weight_exact
+from ek.scorer.agree import _TEMPORAL, ArgRule, ToolRules, _one_of_agree, value_key, values_agree
 from ek.sentinel import Sentinel
 from ek.values import OMITTABLE, OneOf
 
@@ -178,7 +178,9 @@ def exact_verdict(args: Mapping[str, Any], gold: Mapping[str, Any], rules: Mappi
             return None  # the prediction's default may agree: the general rules
         if value is OMITTABLE:
             return None  # a value where gold's bare OMITTABLE is: the general rules (BFCL's "")
-        if not values_agree(value, pred, rule, canon, top=True):
+        # a OneOf (BFCL's every value) decided inline when it can be (agree._one_of_agree: the same verdict)
+        agree = _one_of_agree(value, pred, rule, canon, True) if type(value) is OneOf else None
+        if not (values_agree(value, pred, rule, canon, top=True) if agree is None else agree):
             return False
     return True
 
@@ -212,6 +214,8 @@ class ExactPlan:
     #: tool called more than once -> (an argument, its gold values -> the position among the tool's calls)
     #: (see :func:`group_index`)
     index: Mapping[str, GroupIndex]
+    #: FN and tally of an output read with no call in it (see :func:`missed_parts`)
+    missed: tuple[Exact, Mapping[TallyKey, tuple[Exact, int]]]
 
 
 def plan_exact(gold: Sequence[Step], rules_of: Callable[[str], Mapping[str, ArgRule] | None],
@@ -227,7 +231,26 @@ def plan_exact(gold: Sequence[Step], rules_of: Callable[[str], Mapping[str, ArgR
     calls = tuple(call_parts(g, rules_of, weight_of(g.name), level) for g in gold)
     deep = frozenset(g.name for g in gold if not shallow(g.args))
     return ExactPlan(_sum_parts(gold, calls), calls, deep,
-                     MappingProxyType({tool: tuple(js) for tool, js in gold_of.items()}), MappingProxyType(index))
+                     MappingProxyType({tool: tuple(js) for tool, js in gold_of.items()}), MappingProxyType(index),
+                     missed_parts(gold, calls))
+
+
+def missed_parts(gold: Sequence[Step], calls: Sequence[tuple[Exact, int]]) -> tuple[Exact, Mapping[TallyKey,
+                                                                                                  tuple[Exact, int]]]:
+    """FN and tally of an output read with no call in it, for ``gold`` (not empty) and each gold call's
+    :func:`call_parts`: every gold call left over, counted whole as ``missed_call`` (what
+    ``ToolCallMetric._score_cover`` counts for such an output, its sums in :meth:`Score.from_exact_tally`'s
+    normal form). A function of the gold alone, so a prepared gold keeps it."""
+    sums: dict[str, list[Any]] = {}
+    for g, (weight, count) in zip(gold, calls):
+        slot = sums.get(g.name)
+        if slot is None:
+            sums[g.name] = [weight, count]
+        else:
+            slot[0] += weight
+            slot[1] += count
+    tally = {(FN, tool, "missed_call"): (_normal(w), n) for tool, (w, n) in sorted(sums.items())}
+    return _normal(sum((w for w, _n in tally.values()), 0)), MappingProxyType(tally)
 
 
 def _positions_by_tool(calls: Sequence[Step]) -> dict[str, list[int]]:
@@ -423,7 +446,7 @@ def _group_cover(pred: Sequence[Step], gold: Sequence[Step], mine: Sequence[int]
             loose.append(i)
             continue
         args = pred[i].args
-        candidates = exact_candidates(args, tool_index, js)
+        candidates = js if tool_index is None else exact_candidates(args, tool_index, js)
         if len(candidates) > EXACT_PAIRWISE_CALLS:
             return None
         found = -1
@@ -445,9 +468,9 @@ def _group_cover(pred: Sequence[Step], gold: Sequence[Step], mine: Sequence[int]
         if left_gold:
             return None
         for rivals in shared:
-            counted = _counted(pred[rivals[0]].args)
+            first = pred[rivals[0]].args
             for i in rivals[1:]:
-                if _counted(pred[i].args) != counted:
+                if not _same_counted(first, pred[i].args):
                     return None
         loose.extend(i for rivals in shared for i in rivals[1:])
         return list(partners), (), loose, ()
@@ -456,6 +479,23 @@ def _group_cover(pred: Sequence[Step], gold: Sequence[Step], mine: Sequence[int]
             return list(partners), ((loose[0], left_gold[0]),), (), ()
         return None  # several calls left on each side: the assignment ranks them
     return list(partners), (), loose, left_gold
+
+
+def _same_counted(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """``_counted(a) == _counted(b)``, without building the two sets when both calls name the same arguments
+    and neither holds a bare ``OMITTABLE`` (a gold marker, which parsed output never holds): each set is then
+    every name, so they are equal (a repeated call, the usual rival). Otherwise the sets are compared."""
+    if a.keys() == b.keys():
+        for value in a.values():
+            if value is OMITTABLE:
+                break
+        else:
+            for value in b.values():
+                if value is OMITTABLE:
+                    break
+            else:
+                return True
+    return _counted(a) == _counted(b)
 
 
 def _counted(args: Mapping[str, Any]) -> frozenset[str]:

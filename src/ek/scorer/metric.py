@@ -40,12 +40,14 @@ from ek.scorer.accounting import (
     Explanation,
     PairRecords,
     Score,
+    TallyKey,
     UnitRow,
     UnitRows,
     micro_f1,
     tally_add,
-    tally_unit_rows,
+    tally_check_rows,
     unit_rows_from_checks,
+    weight_exact,
 )
 from ek.scorer.agree import (
     ArgRule,
@@ -291,8 +293,8 @@ class _Context:
             if arg is not None and arg in args and arg not in out:
                 out[arg] = f"{path}: {v.reason if lazy else v[1]}"
         for arg in args:
-            if arg not in declared:
-                out.setdefault(arg, f"$.{arg}: not an argument of {step.name!r} in {self.grammar.key}")
+            if arg not in declared and arg not in out:  # (the validator's own text, when it gave one, is kept)
+                out[arg] = f"$.{arg}: not an argument of {step.name!r} in {self.grammar.key}"
         return out
 
     def _tool_check(self, tool: str) -> Callable[[Mapping[str, Any]], Sequence[Any]] | None:
@@ -359,6 +361,31 @@ def _evaluate(p: Step, g: Step, ctx: _Context, invalid: Mapping[str, str]) -> _P
         elif status != "ignored":
             exact = False
     return _PairEval(exact, agreement * ctx.weight(g.name), tuple(rows))
+
+
+def _count_pair(tally: dict[TallyKey, list[Any]], tool: str, w: float, rows: Sequence[CheckRow], level: str) -> bool:
+    """Count a matched pair's units (its comparison ``rows``, the tool's weight ``w``) into ``tally``; whether
+    the pair is exact.
+
+    Fast path of ``ToolCallMetric._pair_units`` then :func:`~ek.scorer.accounting.tally_unit_rows`, for a
+    score whose explanation is built later: it skips the :class:`_PairEval` and the ten-field unit rows,
+    which only the explanation reads. The units counted are the same (the call's own ``match`` of weight
+    ``w``, then each row's at level ``arg``; at level ``call`` one ``match``, or an FP and an FN
+    ``inexact_call``, of weight ``w``), and so is the verdict (:func:`_evaluate`'s: exact when no row is a
+    mistake)."""
+    exact = True
+    for row in rows:
+        if row[1] not in OK_STATUSES:
+            exact = False
+            break
+    weight = weight_exact(w)
+    if level == "call":
+        for kind in ((TP,) if exact else (FP, FN)):
+            tally_add(tally, (kind, tool, "match" if exact else "inexact_call"), weight, 1)
+        return exact
+    tally_add(tally, (TP, tool, "match"), weight, 1)
+    tally_check_rows(rows, tool, w, tally)
+    return exact
 
 
 #: (pred index, gold index) -> the pair's comparison, computed once per episode and reused (see _assign)
@@ -1015,6 +1042,8 @@ class ToolCallMetric:
                parse_error: str | None, cut_short: bool = False, plan: Any = _UNPREPARED) -> Score:
         """``plan``: a prepared gold's :class:`~ek.scorer.exact.ExactPlan` (None: its order rules the fast
         paths out)."""
+        if not pred and plan is not _UNPREPARED and plan is not None and gold and parse_error is None:
+            return self._score_no_call(gold, ctx, plan)
         try:  # the depth guard (_DepthGuard) as a try: free in Python 3.11 until something is raised
             invalid = [ctx.violations(s) for s in pred]
             if self._unordered(gold) if plan is _UNPREPARED else plan is not None:
@@ -1032,6 +1061,16 @@ class ToolCallMetric:
             raise _too_deep() from None
         return self._score_paired(pred, gold, ctx, invalid, parse_error, cut_short)
 
+    def _score_no_call(self, gold: tuple[Step, ...], ctx: _Context, plan: ExactPlan) -> Score:
+        """Fast path of :meth:`_score` for an output read with no call in it, against a prepared gold with calls
+        (no order to honour): the score the cover path gives (every gold call left over, ``missed_call``),
+        read from the plan (:func:`~ek.scorer.exact.missed_parts`, worked out from the gold alone) instead of
+        counted again; nothing to validate, pair or compare. The explanation is the general path's, built
+        when read."""
+        fn, tally = plan.missed
+        return Score.of_exact_parts(0, 0, fn, tally, DeferredExplanation(
+            (), gold, lambda: self._score_paired((), gold, ctx, [], None).explanation, PLAIN_FIELDS))
+
     def _score_cover(self, pred: tuple[Step, ...], gold: tuple[Step, ...], ctx: _Context,
                      invalid: list[dict[str, str]], parse_error: str | None, cut_short: bool, cover: Cover,
                      plan: ExactPlan | None) -> Score:
@@ -1043,35 +1082,29 @@ class ToolCallMetric:
         general path's, built when read; its failing checks are known from those pairs."""
         exact, pairs, extra, missing = cover
         level, tally = self.level, {}
-        calls = plan.calls if plan is not None else None
-
-        def gold_parts(j: int) -> tuple[Any, int]:
-            """A gold call's call_parts: the prepared gold's, or worked out now."""
-            return calls[j] if calls is not None else call_parts(gold[j], ctx.rules, ctx.weight(gold[j].name), level)
-
+        calls = plan.calls if plan is not None else None  # each gold call's call_parts, when prepared
+        rules_of, weight_of = ctx.rules, ctx.weight
         for j in exact:
-            weight, count = gold_parts(j)
+            weight, count = calls[j] if calls is not None else call_parts(gold[j], rules_of, weight_of(gold[j].name),
+                                                                          level)
             tally_add(tally, (TP, gold[j].name, "match"), weight, count)
         if extra:
             gold_names = {s.name for s in gold}
             for i in extra:
                 tool = pred[i].name
-                weight, count = call_parts(pred[i], ctx.rules, ctx.weight(tool), level)
+                weight, count = call_parts(pred[i], rules_of, weight_of(tool), level)
                 tally_add(tally, (FP, tool, self._extra_reason(tool, ctx, gold_names)), weight, count)
         if missing:
             reason = "unparseable_output" if parse_error else "missed_call" if not pred else "missing_call"
             for j in missing:
-                weight, count = gold_parts(j)
+                weight, count = calls[j] if calls is not None else call_parts(gold[j], rules_of,
+                                                                              weight_of(gold[j].name), level)
                 tally_add(tally, (FN, gold[j].name, reason), weight, count)
         inexact: list[tuple[str, bool, tuple[CheckRow, ...]]] = []
-        if pairs:
-            units: list[UnitRow] = []
-            for i, j in pairs:
-                ev = _evaluate(pred[i], gold[j], ctx, invalid[i])
-                tool = gold[j].name
-                self._pair_units(units, tool, i, j, ev, ctx)
-                inexact.append((tool, ev.exact, ev.rows))
-            tally_unit_rows(units, tally)
+        for i, j in pairs:
+            tool = gold[j].name
+            rows = compare_rows(pred[i].args, gold[j].args, rules_of(tool), ctx.canon, invalid=invalid[i])
+            inexact.append((tool, _count_pair(tally, tool, weight_of(tool), rows, level), tuple(rows)))
         known = PLAIN_FIELDS if parse_error is None else {
             "parse_error": parse_error, "cut_short": cut_short, "out_of_order": (), "any_call": False}
         return Score.from_exact_tally(tally, DeferredExplanation(

@@ -1,0 +1,103 @@
+"""The metric's fast paths for wrong outputs count what the general path counts (ek.scorer.metric)."""
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ek.calls import Step
+from ek.canon import bfcl, fold
+from ek.grammar.model import FieldSpec, GraphGrammar, PrimitiveType, ToolSpec
+from ek.scorer.accounting import ABSENT, Score, tally_unit_rows
+from ek.scorer.exact import _counted, _same_counted
+from ek.scorer.metric import ToolCallMetric, _count_pair, _PairEval, coerce_calls
+from ek.values import OMITTABLE
+
+GRAMMAR = GraphGrammar("fast", 1, tools=(
+    ToolSpec("s", (
+        FieldSpec("x", PrimitiveType("int"), importance=3),
+        FieldSpec("y", PrimitiveType("str"), required=False, default="a"),
+        FieldSpec("q", PrimitiveType("float"), required=False, importance=0.3),
+    ), weight=2),
+    ToolSpec("t", (FieldSpec("x", PrimitiveType("int")),), weight=0.7),
+))
+
+STATUSES = ["match", "wrong_value", "invalid_value", "missing_arg", "hallucinated_arg", "ignored"]
+rows = st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.sampled_from(STATUSES),
+                          st.sampled_from([1.0, 0.3, 2.5, 0.0]), st.sampled_from([ABSENT, 1, "x"]),
+                          st.sampled_from([ABSENT, 2]), st.just("")), max_size=5)
+
+
+def _general(metric, pred, gold):
+    """The general path's score of the same episode (every fast path skipped)."""
+    ctx = metric._ctx
+    p, g = coerce_calls(pred, "pred"), coerce_calls(gold, "gold")
+    return metric._score_paired(p, g, ctx, [ctx.violations(s) for s in p], None)
+
+
+def _same(fast, general):
+    assert fast.exact_counts == general.exact_counts
+    assert dict(fast.tally) == dict(general.tally)
+    assert fast.explanation.failed_checks() == general.explanation.failed_checks()
+    assert fast.explanation.to_dict() == general.explanation.to_dict()
+
+
+@settings(max_examples=300, deadline=None)
+@given(rows, st.sampled_from(["arg", "call"]), st.sampled_from([1.0, 2.0, 0.7]))
+def test_a_pair_is_counted_as_its_unit_rows_count(checks, level, weight):
+    """_count_pair against ToolCallMetric._pair_units then tally_unit_rows: the same tally, the same verdict."""
+    metric = ToolCallMetric(level, grammar=GRAMMAR)
+    exact = all(row[1] in ("match", "ignored") for row in checks)
+    units: list = []
+    metric._ctx._weights["s"] = weight
+    metric._pair_units(units, "s", 0, 0, _PairEval(exact, 1.0, tuple(checks)), metric._ctx)
+    expected: dict = {}
+    tally_unit_rows(units, expected)
+    tally: dict = {}
+    assert _count_pair(tally, "s", weight, checks, level) is exact
+    assert Score.from_exact_tally(tally, None) == Score.from_exact_tally(expected, None)
+
+
+def test_an_invalid_value_for_an_argument_gold_leaves_out_is_only_an_fp():
+    """The one status whose units depend on the expected value (invalid_value with nothing expected)."""
+    metric = ToolCallMetric("arg", grammar=GRAMMAR, canonicalizer=fold)
+    pred, gold = [Step("s", {"x": 1, "q": "not a float"})], [Step("s", {"x": 2})]
+    score = metric(pred, gold)
+    _same(score, _general(metric, pred, gold))
+    assert ("fp", "s", "invalid_value") in score.tally and ("fn", "s", "invalid_value") not in score.tally
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["s", "t", "u"]),
+                          st.dictionaries(st.sampled_from(["x", "y", "q", "v"]),
+                                          st.sampled_from([1, 2, 1.5, "a", "b", True, None]), max_size=3)),
+                max_size=3),
+       st.lists(st.tuples(st.sampled_from(["s", "t"]),
+                          st.dictionaries(st.sampled_from(["x", "y", "q"]), st.sampled_from([1, 2, 1.5, "a"]),
+                                          max_size=3)), max_size=3),
+       st.sampled_from(["arg", "call"]), st.sampled_from([fold, bfcl]), st.booleans())
+def test_wrong_outputs_score_as_the_general_path(pred, gold, level, canon, prepared):
+    metric = ToolCallMetric(level, grammar=GRAMMAR, canonicalizer=canon, order="any")
+    fast = metric(pred, metric.prepare(gold) if prepared else gold)
+    _same(fast, _general(metric, pred, gold))
+
+
+def test_an_output_with_no_call_against_a_prepared_gold_scores_as_the_general_path():
+    """_score_no_call reads the score from the prepared gold's plan: the same as counting it."""
+    metric = ToolCallMetric("arg", grammar=GRAMMAR, canonicalizer=bfcl)
+    gold = [Step("s", {"x": 1, "q": 2.0}), Step("t", {"x": 3}), Step("s", {"x": 2})]
+    prepared = metric.prepare(gold)
+    for output in ([], "[]", "no call here"):
+        score = metric(output, prepared)
+        _same(score, _general(metric, [], gold))
+        assert set(score.tally) == {("fn", "s", "missed_call"), ("fn", "t", "missed_call")}
+        assert score.explanation.unmatched_gold == (0, 1, 2)
+
+
+args_with_omittable = st.dictionaries(st.sampled_from(["x", "y", "z"]), st.sampled_from([1, "a", OMITTABLE]),
+                                      max_size=3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(args_with_omittable, args_with_omittable)
+def test_rivals_count_the_same_as_their_counted_arguments_say(a, b):
+    """exact._same_counted (a repeated call's rivals left over count the same) is _counted's comparison."""
+    assert _same_counted(a, b) == (_counted(a) == _counted(b))
