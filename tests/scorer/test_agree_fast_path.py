@@ -9,7 +9,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ek.canon import CANONICALIZERS, bfcl, fold
-from ek.scorer import agree
 from ek.grammar.model import (
     NO_CONSTRAINTS,
     NO_DEFAULT,
@@ -22,6 +21,7 @@ from ek.grammar.model import (
     PrimitiveType,
     ToolSpec,
 )
+from ek.scorer import agree
 from ek.scorer.agree import ArgRule, rule_for_field, values_agree
 from ek.values import OMITTABLE, OneOf
 

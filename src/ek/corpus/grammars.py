@@ -74,7 +74,8 @@ class MetricCache:
         #: files) a loader that asks the driver's process, so every engine resolves exactly the same way
         self.loader = loader if loader is not None else load_grammar
         self.bfcl_functions = bfcl_functions
-        self._bfcl: OrderedDict[str, ToolCallMetric] = OrderedDict()
+        #: content key (or, see _bfcl_alone, tool names) -> metric, least recently used first
+        self._bfcl: OrderedDict[str | tuple[str, ...], ToolCallMetric] = OrderedDict()
         #: id(function schemas) -> (those schemas, their content key); see _bfcl_key
         self._bfcl_keys: dict[int, tuple[Any, str]] = {}
         #: the function schemas of the last BFCL lookup and their metric; see for_episode
@@ -155,7 +156,7 @@ class MetricCache:
         self._bfcl_last = (functions, metric)
         return metric
 
-    def _bfcl_new(self, key: Any, functions: Any) -> ToolCallMetric:
+    def _bfcl_new(self, key: str | tuple[str, ...], functions: Any) -> ToolCallMetric:
         """The metric of ``functions``, built and kept in the LRU under ``key``."""
         metric = ToolCallMetric(grammar=to_grammar(list(functions)).grammar, **self._options)
         self._bfcl[key] = metric
