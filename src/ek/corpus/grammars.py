@@ -83,6 +83,8 @@ class MetricCache:
         #: tool names -> the schemas kept under them in the LRU; names met with other schemas: see _bfcl_alone
         self._bfcl_alone_functions: dict[tuple[str, ...], Any] = {}
         self._bfcl_shared_names: set[tuple[str, ...]] = set()
+        #: id(function schemas) -> (those schemas, their tool names or None); see _bfcl_alone
+        self._bfcl_names: dict[int, tuple[Any, tuple[str, ...] | None]] = {}
 
     def default_key(self) -> str | None:
         """``NAME@VERSION`` of the default grammar (resolving it), or None without one."""
@@ -178,7 +180,12 @@ class MetricCache:
         take the content path from then on. A BFCL run file, one line per question, has few such pairs.
         Schemas whose names are not all text take the content path.
         """
-        names = _tool_names(functions)
+        known = self._bfcl_names.get(id(functions))  # as for _bfcl_key: worked out once per schemas object
+        if known is not None and known[0] is functions:
+            names = known[1]
+        else:
+            names = _tool_names(functions)
+            self._bfcl_names[id(functions)] = (functions, names)
         if names is None or names in self._bfcl_shared_names:
             return None
         metric = self._bfcl.get(names)
