@@ -360,3 +360,41 @@ def test_a_bfcl_result_line_reads_as_the_general_reading_reads_it(obj: dict[str,
         assert repr(parse_episode(raw, 7, gold_by_id, shared_gold=shared)) == repr(fast)
     finally:
         reading._bfcl_result_line = general  # type: ignore[assignment]
+
+
+def test_schemas_first_with_their_names_share_a_metric_exactly_when_their_content_key_would() -> None:
+    """``MetricCache._bfcl_alone`` (no content key for the first schemas with their tool names) hands out the
+    metrics the content key alone hands out: equal content (key order aside) shares one, other content with
+    the same names gets its own; with evictions, each line still gets its own schemas' grammar."""
+    from ek.corpus.grammars import MetricCache
+
+    def schemas(name: str, doc: str = "", reverse: bool = False) -> list[dict[str, Any]]:
+        parameters = {"type": "dict", "properties": {"x": {"type": "integer", "description": doc}}, "required": ["x"]}
+        function = {"name": name, "description": doc, "parameters": parameters}
+        return [dict(reversed(function.items())) if reverse else function]
+
+    functions = {"a": schemas("f"), "b": schemas("f", "other"), "c": schemas("f"), "d": schemas("f", reverse=True),
+                 "e": schemas("g"), "h": schemas("h"), "i": schemas("g"), "j": [{"name": 7}]}
+    ids = ["a", "e", "b", "c", "a", "d", "h", "i", "e", "b", "h", "h", "a", "i"]
+
+    def run(alone: bool, size: int) -> list[tuple[int, Any]]:
+        cache = MetricCache(level="arg", canonicalizer="bfcl", optimal=False, default_grammar=None,
+                            search_path=(), bfcl_functions=functions)
+        cache.BFCL_CACHE = size
+        if not alone:
+            cache._bfcl_alone = lambda _functions: None  # type: ignore[method-assign]
+        metrics = []
+        for episode_id in ids:
+            cache._bfcl_last = None
+            metrics.append(cache.for_episode(None, episode_id))
+            assert set(cache._bfcl_alone_functions) <= set(cache._bfcl)  # schemas kept only with their metric
+        firsts: list[Any] = []  # which metrics are the same object: the index of each one's first line
+        for m in metrics:
+            firsts.append(next(i for i, seen in enumerate(metrics) if seen is m))
+        return [(f, m.grammar) for f, m in zip(firsts, metrics)]
+
+    for size in (2, 3):  # evictions: which metric is rebuilt may differ (moved under its key, it stays longer)
+        assert [grammar for _, grammar in run(True, size)] == [grammar for _, grammar in run(False, size)]
+    assert run(True, 100) == run(False, 100)
+    shared = run(True, 100)
+    assert shared[0][0] == shared[3][0] == shared[5][0] != shared[2][0]  # a, c, d share; b has its own

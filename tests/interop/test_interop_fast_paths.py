@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ek.bfcl import read_questions, to_grammar
@@ -25,6 +25,7 @@ def _general(monkeypatch: pytest.MonkeyPatch, functions: Any) -> ImportResult:
     """``functions`` imported with every fast path of schema_in switched off."""
     with monkeypatch.context() as patch:
         patch.setattr(schema_in, "_plain_type", lambda schema: None)
+        patch.setattr(schema_in, "_plain_field", lambda name, schema, required: None)
         return import_tools(functions, "bfcl", name="bfcl", version=1)
 
 
@@ -90,8 +91,10 @@ def plain_like() -> st.SearchStrategy[dict[str, Any]]:
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.dictionaries(st.sampled_from(["a", "b", "from", "max-n"]), plain_like(), max_size=3),
+@given(st.dictionaries(st.sampled_from(["a", "b", "from", "max-n", "max_n", "self", "_a", "2a", "", "a\x1b", "café",
+                                       "A9_"]), plain_like(), max_size=4),
        st.lists(st.sampled_from(["a", "b", "from", "nope"]), max_size=3))
+@example({"max-n": {"type": "string"}, "max_n": {"type": "string"}}, [])  # a plain name taken by an earlier one
 def test_plain_shapes_and_their_near_misses_import_as_the_general_path_imports_them(
         properties: dict[str, Any], required: list[str]) -> None:
     functions = [{"name": "f", "description": "F.",

@@ -9,8 +9,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ek.canon import CANONICALIZERS, bfcl, fold
+from ek.grammar.model import (
+    NO_CONSTRAINTS,
+    NO_DEFAULT,
+    ComparePolicy,
+    Constraints,
+    EnumType,
+    FieldSpec,
+    GraphGrammar,
+    ListType,
+    PrimitiveType,
+    ToolSpec,
+)
 from ek.scorer import agree
-from ek.scorer.agree import ArgRule, values_agree
+from ek.scorer.agree import ArgRule, rule_for_field, values_agree
 from ek.values import OMITTABLE, OneOf
 
 POLICIES = st.sampled_from([None, "fold", "exact", "bfcl", "unordered", "ignore"]) | st.builds(
@@ -98,3 +110,34 @@ def test_a_wrong_value_for_a_one_of_is_decided_inline() -> None:
     assert agree._one_of_agree(OneOf("units", OMITTABLE), "", None, bfcl, True) is True
     assert agree._one_of_agree(OneOf(5, 6), 7, None, bfcl, True) is False
     assert agree._one_of_agree(OneOf(5, 6.0), 7, None, bfcl, True) is None  # a float: the full rules
+
+
+FIELD_TYPES = st.sampled_from([PrimitiveType("str"), PrimitiveType("int"), PrimitiveType("float"),
+                               PrimitiveType("bool"), PrimitiveType("any"), PrimitiveType("date"),
+                               EnumType(("a", "b")), EnumType((1, 2)), ListType(PrimitiveType("int"))])
+FIELDS = st.builds(
+    FieldSpec, st.sampled_from(["a", "b"]), FIELD_TYPES,
+    st.sampled_from([NO_CONSTRAINTS, Constraints(1, 3)]), st.booleans() | st.just(1),
+    st.sampled_from([NO_DEFAULT, "x", 0, None]), st.sampled_from([1.0, 1, 2.0, 0.5]),
+    st.none() | st.sampled_from([ComparePolicy("exact"), ComparePolicy("tol", 0.5), ComparePolicy("ignore")]))
+
+
+@settings(max_examples=500, deadline=None)
+@given(spec=FIELDS, order=st.sampled_from([0, 1, 5, 63, 64, 200]))
+def test_a_field_s_rule_is_the_general_path_s(spec: FieldSpec, order: int) -> None:
+    grammar = GraphGrammar("g", 1, tools=(ToolSpec("t", (spec,)),))
+    fast = rule_for_field(grammar, spec, order)
+    with mock.patch.object(agree, "_plain_rule", lambda _spec, _order: None):
+        general = rule_for_field(grammar, spec, order)
+    assert fast == general
+    assert (fast.importance, fast.policy, fast.kind, fast.order, fast.required) == (
+        general.importance, general.policy, general.kind, general.order, general.required)
+    assert type(fast.required) is type(general.required) and fast.default is general.default
+
+
+def test_plain_fields_share_one_rule() -> None:
+    spec = FieldSpec("x", PrimitiveType("str"))
+    assert agree._plain_rule(spec, 2) is agree._plain_rule(FieldSpec("y", PrimitiveType("str")), 2)
+    assert agree._plain_rule(spec, 2) is not agree._plain_rule(spec, 3)
+    assert agree._plain_rule(FieldSpec("x", PrimitiveType("str"), required=False), 2).required is False
+    assert agree._plain_rule(FieldSpec("x", PrimitiveType("str"), default="d"), 2) is None

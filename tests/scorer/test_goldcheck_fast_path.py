@@ -64,6 +64,7 @@ def test_the_fast_path_finds_what_the_general_path_finds(args: dict[str, Any]) -
     fast = goldcheck.call_problems(validate, step)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(goldcheck, "_plain_choices", lambda value: None)
+        patch.setattr(goldcheck, "_plain_value", lambda value: False)
         general = goldcheck.call_problems(validate, step)
     assert fast == general
 
@@ -72,3 +73,5 @@ def test_the_fast_path_takes_bfcl_s_possible_answers() -> None:
     assert goldcheck._plain_choices(OneOf("a", OMITTABLE, 2)) == ("a", 2)
     assert goldcheck._plain_choices(OneOf("a", [1])) is None
     assert goldcheck._plain_choices("a") is None
+    assert all(goldcheck._plain_value(v) for v in ("a", 1, 2.5, True, None))
+    assert not any(goldcheck._plain_value(v) for v in (OMITTABLE, OneOf("a", 2), [1], {"x": 1}))

@@ -98,7 +98,14 @@ class Converter:
         out: list[FieldSpec] = []
         safe_names: dict[str, str] = {}
         props_path = child(path, "properties")
+        plain_ok = self._depth < MAX_DEPTH  # what type_of checks before its own fast path
         for name, sub in props.items():
+            if plain_ok and type(name) is str:
+                plain = _plain_field(name, sub, name in required)
+                if plain is not None and name not in safe_names:
+                    safe_names[name] = name
+                    out.append(plain)
+                    continue
             fpath = child(props_path, name)
             if not name:
                 self.issues.error(fpath, "an empty property name cannot be expressed; property skipped")
@@ -709,6 +716,31 @@ class Converter:
             node = alias.type
             hops += 1
         return node, merged
+
+
+def _plain_field(name: str, schema: Any, required: bool) -> FieldSpec | None:
+    """Fast path of one property of :meth:`Converter.fields` (and its :meth:`Converter.field`), or None.
+
+    Taken for the shape of most of BFCL's parameters: a name that is its own safe identifier, a ``dict``
+    schema of a :func:`_plain_type` shape without ``default`` (at most ``type``, ``description`` and a
+    text ``enum``), its description text if any. It skips the property's JSON path (only an issue
+    would show it), the name checks and ``field``'s reads of keywords the shape cannot hold. Safe
+    because on exactly these properties the general path reports nothing and builds this same field:
+    the name is not empty, holds no unfit character and its safe form is itself (the caller checks it
+    is not taken yet), the type has no constraint, no null and no default (a default is checked against
+    the type: that stays on the general path), and no ``optional``, ``x-ek-importance`` or
+    ``x-ek-compare`` key is there to read. The caller checks the depth as ``type_of`` does.
+    tests/interop/test_interop_fast_paths.py holds it to the general path on every function of BFCL's data.
+    """
+    if type(schema) is not dict or "default" in schema:
+        return None
+    node = _plain_type(schema)
+    if node is None or safe_identifier(name) != name:  # an ASCII identifier: not empty, nothing unfit
+        return None
+    doc = schema.get("description")
+    if doc is not None and type(doc) is not str:
+        return None
+    return FieldSpec(name, node, NO_CONSTRAINTS, required, NO_DEFAULT, 1.0, None, doc or None)
 
 
 #: The type node of each primitive ``type`` spelling, for :func:`_plain_type` (frozen: one node serves all).

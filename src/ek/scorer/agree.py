@@ -62,6 +62,9 @@ class ArgRule:
 
 def rule_for_field(grammar: GraphGrammar, spec: FieldSpec, order: int = 0) -> ArgRule:
     """Resolve a ``FieldSpec`` (following named types) into an :class:`ArgRule`."""
+    plain = _plain_rule(spec, order)
+    if plain is not None:
+        return plain
     kind, item, fields = _type_parts(grammar, spec.type)
     policy = spec.compare
     return ArgRule(
@@ -75,6 +78,34 @@ def rule_for_field(grammar: GraphGrammar, spec: FieldSpec, order: int = 0) -> Ar
         order=order,
         required=spec.required,
     )
+
+
+#: The rules :func:`_plain_rule` has made, by (kind, order, required): one frozen rule serves every such field.
+_PLAIN_RULES: dict[tuple[str, int, bool], ArgRule] = {}
+#: The orders :func:`_plain_rule` shares rules for (a field further down a tool gets its own, as before):
+#: bounds :data:`_PLAIN_RULES` to a few thousand rules, whatever the grammars.
+_PLAIN_ORDERS = 64
+
+
+def _plain_rule(spec: FieldSpec, order: int) -> ArgRule | None:
+    """Fast path of :func:`rule_for_field` for a field of a primitive type (``str``, ``int``, ...) with no
+    ``compare`` policy, importance 1 and no default (most of BFCL's parameters), or None.
+
+    Such a field's rule holds only its kind, order and whether it is required (constraints play no part
+    in a rule), so one rule per (kind, order, required) is made once and shared, instead of a new one per
+    field of every BFCL question's every tool. Safe because :class:`ArgRule` is frozen, equal rules are
+    interchangeable (nothing tells rules apart by identity), and the rule shared is exactly the one the
+    general path builds. tests/scorer/test_agree_fast_path.py holds it to the general path.
+    """
+    node = spec.type
+    if (type(node) is not PrimitiveType or spec.compare is not None or spec.importance != 1.0
+            or spec.default is not NO_DEFAULT or type(spec.required) is not bool or not 0 <= order < _PLAIN_ORDERS):
+        return None
+    key = (node.name, order, spec.required)
+    rule = _PLAIN_RULES.get(key)
+    if rule is None:
+        rule = _PLAIN_RULES[key] = ArgRule(kind=node.name, order=order, required=spec.required)
+    return rule
 
 
 def _rule_for_type(grammar: GraphGrammar, node: Any) -> ArgRule:

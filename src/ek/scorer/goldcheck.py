@@ -94,6 +94,16 @@ def _prefix(name: Any) -> str:
     return "$" + path_segment(name) if isinstance(name, str) else "$"
 
 
+def _plain_value(value: Any) -> bool:
+    """Fast path of :func:`call_problems` for an argument whose gold is a plain value (str, int, float, bool,
+    None: exactly those types, as :func:`_alternatives` tests them first): it is present, and has no
+    alternatives. It skips :func:`_plain_choices` and :func:`_alternatives`, which would say so (a plain value
+    is no ``OneOf`` and holds no marker). Tested first, as most of a gold's values are plain;
+    tests/scorer/test_goldcheck_fast_path.py holds it to the general path."""
+    kind = type(value)
+    return kind is str or kind is int or kind is float or kind is bool or value is None
+
+
 def _plain_choices(value: Any) -> tuple[Any, ...] | None:
     """Fast path of :func:`call_problems` for an argument whose gold is a ``OneOf`` of plain values (str,
     int, float, bool, None; ``OMITTABLE`` too): its present alternatives; None for any other value.
@@ -118,22 +128,31 @@ def call_problems(validate: Validate, step: Step) -> list[tuple[str, str]]:
     counts: dict[str, int] = {}  # the most alternatives of any OneOf in each present argument
     choices: dict[str, tuple[Any, ...]] = {}  # see _plain_choices
     omitted: set[str] = set()  # paths of arguments whose gold accepts nothing but absence
+    most = 0  # the most alternatives of any present argument: the variants to check
     for name, value in step.args.items():
-        if value is OMITTABLE or (isinstance(value, OneOf) and not value.values):
-            omitted.add(_prefix(name))
+        if _plain_value(value):
+            present[name], counts[name] = value, 0
             continue
-        present[name] = value
         plain = _plain_choices(value)
         if plain is not None:
+            if not plain:  # a OneOf of OMITTABLE alone
+                omitted.add(_prefix(name))
+                continue
             choices[name] = plain
-            counts[name] = len(plain)
+            count = len(plain)
+        elif value is OMITTABLE or (isinstance(value, OneOf) and not value.values):
+            omitted.add(_prefix(name))
+            continue
         else:
-            counts[name] = _alternatives(value)
+            count = _alternatives(value)
+        present[name], counts[name] = value, count
+        if count > most:
+            most = count
     found: dict[tuple[str, str], None] = {}
-    for k in range(max(max(counts.values(), default=1), 1)):
+    for k in range(max(most, 1)):
         # variant 0 checks the whole call; later ones only the arguments that still have alternatives
         names = list(present) if k == 0 else [n for n, c in counts.items() if c > k]
-        if k == 0 and not omitted and not any(counts.values()):
+        if k == 0 and not omitted and not most:
             args = step.args  # plain gold, no marker anywhere: checked as it is
         else:
             args = {n: (present[n] if not counts[n] else
