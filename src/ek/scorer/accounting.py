@@ -405,6 +405,14 @@ _KINDS_OF_STATUS: Mapping[str, tuple[str, ...]] = {
 }
 
 
+def _unit_kinds(status: str, expected: Any) -> tuple[str, ...]:
+    """The unit kinds a check row of ``status`` counts: its status's, except an invalid value where nothing was
+    expected (an argument the gold does not have), which is only an FP."""
+    if status == "invalid_value" and expected is ABSENT:
+        return (FP,)
+    return _KINDS_OF_STATUS[status]
+
+
 def unit_rows_from_checks(
     checks: Iterable[CheckRow],
     tool: str = "",
@@ -417,10 +425,7 @@ def unit_rows_from_checks(
     appended to ``into`` when given (and returned)."""
     units: list[UnitRow] = [] if into is None else into
     for arg, status, weight, expected, got, detail in checks:
-        kinds = _KINDS_OF_STATUS[status]
-        if status == "invalid_value" and expected is ABSENT:
-            kinds = (FP,)
-        for kind in kinds:
+        for kind in _unit_kinds(status, expected):
             units.append((kind, status, scale * weight, tool, arg, expected, got, pred_index, gold_index, detail))
     return units
 
@@ -437,11 +442,9 @@ def tally_check_rows(checks: Iterable[CheckRow], tool: str, scale: float,
     known = _WEIGHT_CACHE
     for row in checks:
         status = row[1]
-        kinds = _KINDS_OF_STATUS[status]
+        kinds = _unit_kinds(status, row[3])
         if not kinds:
             continue
-        if status == "invalid_value" and row[3] is ABSENT:
-            kinds = (FP,)
         weight = scale * row[2]
         exact = known.get(weight)
         if exact is None:
