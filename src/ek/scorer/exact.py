@@ -34,7 +34,7 @@ from ek.calls import Step
 from ek.canon import Canonicalizer, bfcl
 from ek.grammar.model import NO_DEFAULT
 from ek.limits import EXACT_PAIRWISE_CALLS
-from ek.scorer.accounting import ABSENT, FN, TP, Exact, TallyKey, weight_exact
+from ek.scorer.accounting import ABSENT, FN, TP, Exact, TallyKey, tally_add, weight_exact
 from ek.scorer.agree import _TEMPORAL, ArgRule, ToolRules, _one_of_agree, value_key, values_agree
 from ek.sentinel import Sentinel
 from ek.values import OMITTABLE, OneOf
@@ -241,15 +241,10 @@ def missed_parts(gold: Sequence[Step], calls: Sequence[tuple[Exact, int]]) -> tu
     :func:`call_parts`: every gold call left over, counted whole as ``missed_call`` (what
     ``ToolCallMetric._score_cover`` counts for such an output, its sums in :meth:`Score.from_exact_tally`'s
     normal form). A function of the gold alone, so a prepared gold keeps it."""
-    sums: dict[str, list[Any]] = {}
+    sums: dict[TallyKey, list[Any]] = {}
     for g, (weight, count) in zip(gold, calls):
-        slot = sums.get(g.name)
-        if slot is None:
-            sums[g.name] = [weight, count]
-        else:
-            slot[0] += weight
-            slot[1] += count
-    tally = {(FN, tool, "missed_call"): (_normal(w), n) for tool, (w, n) in sorted(sums.items())}
+        tally_add(sums, (FN, g.name, "missed_call"), weight, count)
+    tally = {key: (_normal(w), n) for key, (w, n) in sorted(sums.items())}
     return _normal(sum((w for w, _n in tally.values()), 0)), MappingProxyType(tally)
 
 
