@@ -14,6 +14,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from ek.batchgc import collect_less
+
 #: command -> (module, one-line help). The order is the order of ``ek --help``.
 COMMANDS: dict[str, tuple[str, str]] = {
     "score": ("ek.cli.score", "score predicted tool calls against gold calls (JSON lines or BFCL files)"),
@@ -40,8 +42,16 @@ def _top_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``ek`` console script and ``python -m ek``."""
+def main(argv: Sequence[str] | None = None, *, own_process: bool | None = None) -> int:
+    """Entry point of the ``ek`` console script and ``python -m ek``.
+
+    ``own_process``: whether this call is its process's whole program, so ek may tune the process for a
+    batch run (its garbage collector: :mod:`ek.batchgc`) once the command's modules are imported. Default:
+    when ``argv`` is None (the console script and ``python -m ek``); a caller that passes ``argv`` from a
+    process of its own (a test, a notebook) keeps its collector's settings unless it says otherwise.
+    """
+    if own_process is None:
+        own_process = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] not in COMMANDS:
         parser = _top_parser()
@@ -63,6 +73,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=f"ek {name}", description=help_)
     module.add_arguments(parser)
     args = parser.parse_args(rest)
+    if own_process:
+        collect_less()
     try:
         return int(module.run(args) or 0)
     except BrokenPipeError:  # `ek ... | head` is not an error

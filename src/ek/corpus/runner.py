@@ -27,6 +27,7 @@ from typing import Any
 
 import attrs
 
+from ek.batchgc import collect_less
 from ek.bfcl.data import Question, read_questions
 from ek.bfcl.multiturn import turn_calls
 from ek.calls import Step
@@ -328,7 +329,12 @@ _WORKER: dict[str, Any] = {}
 
 def _init_worker(options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] | None,
                  functions: Mapping[str, Any] | None) -> None:
-    """Workers get the gold and BFCL functions the parent read (input files are read once: they may be pipes)."""
+    """Workers get the gold and BFCL functions the parent read (input files are read once: they may be pipes).
+
+    A worker is a process of ek's own, started for this run: it collects garbage as :mod:`ek.batchgc` says
+    (a forked worker inherits its parent's settings; a spawned one, or the fork of a library caller's
+    process, would not have them)."""
+    collect_less()
     _WORKER["options"] = options
     _WORKER["cache"] = options.metric_cache(functions)
     _WORKER["gold"] = gold_by_id
