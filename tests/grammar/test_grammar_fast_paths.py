@@ -40,6 +40,12 @@ def test_own_safe_identifiers_are_what_safe_identifier_keeps(name: str) -> None:
     assert names.is_own_safe_identifier(name) == (names.safe_identifier(name) == name)
 
 
+@given(NAMES | st.text(alphabet=st.characters(max_codepoint=0x17F), max_size=6))
+def test_path_segments_are_what_the_regex_says(name: str) -> None:
+    assert names.path_segment(name) == ("." + name if names._PATH_IDENT.fullmatch(name) else
+                                        "[" + names.json.dumps(name, ensure_ascii=False) + "]")
+
+
 def _escaped_char_by_char(name: str) -> str:
     """``names._escaped`` as it reads every name (its general path): a replacement per character."""
     out = [ch if ch.isascii() and (ch.isalnum() or ch == "_") else "_" if ch.isascii() else f"_u{ord(ch):04x}"

@@ -51,7 +51,9 @@ def alternatives(options: Sequence[Any]) -> Any:
         # A few live entries list no acceptable value at all; BFCL can never pass them.
         # ek reads "nothing is acceptable" as "leave it out" (docs/bfcl.md).
         return OMITTABLE
-    values = [OMITTABLE if option == "" else _value(option) for option in options]
+    # (a JSON scalar is its own value: given back here, as _value would, without the call)
+    values = [OMITTABLE if option == "" else option if type(option) in _JSON_SCALARS else _value(option)
+              for option in options]
     if len(values) == 1:
         return values[0]
     return OneOf(*values)
