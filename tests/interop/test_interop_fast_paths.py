@@ -155,3 +155,33 @@ def test_plain_lists_at_the_depth_limit_import_as_the_general_path_imports_them(
     functions = [{"name": "f", "parameters": schema}]
     with pytest.MonkeyPatch.context() as monkeypatch:
         _same(to_grammar(functions), _general(monkeypatch, functions))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a.b", "a_b", "a-b", "c", "from", "from_", "x1"]), st.booleans()),
+                max_size=6))
+def test_tool_names_are_checked_for_collisions_as_one_safe_form_each(tools: list[tuple[str, bool]]) -> None:
+    """import_tools works out a tool's safe form only once a second tool comes: the tools kept and the
+    issues are those of checking every tool's safe form against every earlier kept tool's."""
+    from ek.grammar.names import safe_identifier
+
+    functions = [{"name": name, "parameters": {"type": "dict", "properties": {
+        "x": {"type": "integer" if flag else "string"}}}} for name, flag in tools]
+    kept: dict[str, bool] = {}
+    by_safe: dict[str, str] = {}
+    expected = []
+    for i, (name, flag) in enumerate(tools):
+        if name in kept:
+            if kept[name] != flag:
+                expected.append(f"$[{i}].parameters: warning: tool {name!r} is defined again differently; "
+                                f"the first definition kept")
+            continue
+        safe = safe_identifier(name)
+        if safe in by_safe:
+            expected.append(f"$[{i}].parameters: error: tool name {name!r} collides with {by_safe[safe]!r} once "
+                            f"made a Python identifier ({safe!r}); tool skipped")
+            continue
+        kept[name], by_safe[safe] = flag, name
+    result = to_grammar(functions)
+    assert [t.name for t in result.grammar.tools] == list(kept)
+    assert [str(issue) for issue in result.issues] == expected

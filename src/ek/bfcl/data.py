@@ -127,7 +127,9 @@ def read_possible_answers(path: str | Path) -> list[PossibleAnswer]:
     out = []
     for number, entry in _lines(path):
         truth = _require(entry, "ground_truth", list, path, number)
-        if is_multi_turn_answer(truth):  # multi_turn_*: per turn, a list of call strings
+        # (a first call that is a dict, as in every answer but multi_turn_*'s, is no turn: not multi-turn,
+        # which is_multi_turn_answer would say after a generator's first step)
+        if (not truth or type(truth[0]) is not dict) and is_multi_turn_answer(truth):  # per turn, call strings
             out.append(PossibleAnswer(_require(entry, "id", str, path, number), tuple(truth), known_multi_turn=True))
             continue
         for i, call in enumerate(truth):

@@ -82,12 +82,16 @@ def import_tools(data: Any, source: str, *, name: str = "imported", version: int
             if by_name[raw.name] != tool:
                 issues.warn(raw.path, f"tool {raw.name!r} is defined again differently; the first definition kept")
             continue
-        safe = safe_identifier(raw.name)
-        if safe in by_safe:
-            issues.error(raw.path, f"tool name {raw.name!r} collides with {by_safe[safe]!r} once made a Python "
-                                   f"identifier ({safe!r}); tool skipped")
-            continue
-        by_name[raw.name], by_safe[safe] = tool, raw.name
+        if tools:  # a name collides only with an earlier tool's: a grammar's first tool needs no safe form yet
+            if not by_safe:  # the first tool's, now that a second one comes (accepted tools' forms differ)
+                by_safe = {safe_identifier(t.name): t.name for t in tools}
+            safe = safe_identifier(raw.name)
+            if safe in by_safe:
+                issues.error(raw.path, f"tool name {raw.name!r} collides with {by_safe[safe]!r} once made a Python "
+                                       f"identifier ({safe!r}); tool skipped")
+                continue
+            by_safe[safe] = raw.name
+        by_name[raw.name] = tool
         tools.append(tool)
     grammar = GraphGrammar(name, version, tuple(tools), tuple(aliases[k] for k in sorted(aliases)))
     return ImportResult(grammar, tuple(issues.items))
