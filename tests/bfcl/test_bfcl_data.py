@@ -87,3 +87,44 @@ def test_load_category_scores_with_the_metric(bfcl_data: Path) -> None:
         assert metric(right, episode.gold()).f1 == 1.0, episode.id
     with pytest.raises(BfclDataError, match="not a BFCL file name"):
         load_category(bfcl_data / "README.md")
+
+
+def _decoded(decode: object, line: str) -> tuple[str, str]:
+    import json
+
+    try:
+        return "ok", repr(decode(line))  # type: ignore[operator]
+    except json.JSONDecodeError as exc:
+        return "error", f"{exc.msg} {exc.pos} {exc.colno}"
+    except (ValueError, RecursionError) as exc:
+        return type(exc).__name__, str(exc)
+
+
+def test_json_object_fast_path_decodes_as_json_loads() -> None:
+    """``_json_object`` (the scanner run directly on a ``{...}`` line) gives what ``json.loads`` gives: the
+    same value, or the same error, on objects with and without line breaks, blanks around them and damage."""
+    import json
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from ek.bfcl import data
+
+    values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=4),
+                          lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner,
+                                                                                       max_size=3), max_leaves=8)
+    objects = st.dictionaries(st.text(max_size=4), values, max_size=4).map(json.dumps)
+    lines = st.builds(lambda lead, text, cut, tail: lead + (text[:cut] if cut is not None else text) + tail,
+                      st.sampled_from(["", " ", "\ufeff", "\t"]), objects | st.sampled_from(["{", "{}x", "[1]", "{\"a\": NaN}",
+                                                                                         "{\"a\": 1e999}", "1", ""]),
+                      st.none() | st.integers(0, 12), st.sampled_from(["", "\n", "\r\n", " \n", "\n\n", "x", "\r", "}"]))
+
+    @settings(max_examples=500, deadline=None)
+    @given(lines)
+    def check(line: str) -> None:
+        assert _decoded(data._json_object, line) == _decoded(json.loads, line)
+
+    check()
+    assert _decoded(data._json_object, "{" * 100_000 + "}" * 100_000 + "\n") == _decoded(
+        json.loads, "{" * 100_000 + "}" * 100_000 + "\n")
+    assert _decoded(data._json_object, '{"n": ' + "9" * 5000 + "}\n") == _decoded(json.loads, '{"n": ' + "9" * 5000 + "}\n")

@@ -4,6 +4,8 @@ worst episodes' alignments (built once, at the end of a run, for the run's worst
 from __future__ import annotations
 
 import json
+from collections import UserDict
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -398,3 +400,13 @@ def test_schemas_first_with_their_names_share_a_metric_exactly_when_their_conten
     assert run(True, 100) == run(False, 100)
     shared = run(True, 100)
     assert shared[0][0] == shared[3][0] == shared[5][0] != shared[2][0]  # a, c, d share; b has its own
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([{"name": "f"}, {"name": "g.h"}, {"name": 3}, {}, "f", None, UserDict({"name": "u"}),
+                                 {"name": None}]), max_size=4))
+def test_tool_names_of_a_question_are_the_names_of_its_mappings(functions: list[Any]) -> None:
+    from ek.corpus.grammars import _tool_names
+
+    names = tuple(f.get("name") if isinstance(f, Mapping) else None for f in functions)
+    assert _tool_names(functions) == (names if all(type(n) is str for n in names) else None)

@@ -24,6 +24,28 @@ def test_plain_identifiers_are_their_own_escape(name: str) -> None:
         assert names._escaped(name) == name
 
 
+@given(NAMES | st.text(alphabet=st.characters(max_codepoint=0x17F), max_size=6))
+def test_plain_identifiers_are_what_the_regex_matches(name: str) -> None:
+    assert names._is_plain_identifier(name) == (names._PLAIN_IDENTIFIER.fullmatch(name) is not None)
+
+
+@given(NAMES | st.text(alphabet=st.characters(max_codepoint=0x2070), max_size=6))
+def test_unfit_characters_are_what_the_search_finds(name: str) -> None:
+    found = names._NOT_IN_NAMES.search(name)
+    assert names.unfit_character(name) == (None if found is None else f"U+{ord(found.group()):04X}")
+
+
+@given(NAMES | st.sampled_from(["case", "_", "type", "cls", "args", "None", "True", "x", "x_"]))
+def test_own_safe_identifiers_are_what_safe_identifier_keeps(name: str) -> None:
+    assert names.is_own_safe_identifier(name) == (names.safe_identifier(name) == name)
+
+
+@given(NAMES | st.text(alphabet=st.characters(max_codepoint=0x17F), max_size=6))
+def test_path_segments_are_what_the_regex_says(name: str) -> None:
+    assert names.path_segment(name) == ("." + name if names._PATH_IDENT.fullmatch(name) else
+                                        "[" + names.json.dumps(name, ensure_ascii=False) + "]")
+
+
 def _escaped_char_by_char(name: str) -> str:
     """``names._escaped`` as it reads every name (its general path): a replacement per character."""
     out = [ch if ch.isascii() and (ch.isalnum() or ch == "_") else "_" if ch.isascii() else f"_u{ord(ch):04x}"

@@ -25,7 +25,7 @@ def _general(monkeypatch: pytest.MonkeyPatch, functions: Any) -> ImportResult:
     """``functions`` imported with every fast path of schema_in switched off."""
     with monkeypatch.context() as patch:
         patch.setattr(schema_in, "_plain_type", lambda schema: None)
-        patch.setattr(schema_in, "_plain_field", lambda name, schema, required: None)
+        patch.setattr(schema_in, "_plain_field", lambda name, schema, required, lists: None)
         return import_tools(functions, "bfcl", name="bfcl", version=1)
 
 
@@ -68,6 +68,16 @@ def test_every_bfcl_function_imports_as_the_general_path_imports_it(monkeypatch:
     assert len(sets) > 3000  # every category was read
     plain = [node for node in taken if node is not None]
     assert len(plain) > 0.7 * len(taken)  # the common shapes do take the fast path
+    fields = [f for _, functions in sets[:3000] for t in to_grammar(functions).grammar.tools for f in t.fields]
+    with monkeypatch.context() as patch:
+        fast = []
+        real_field = schema_in._plain_field
+        patch.setattr(schema_in, "_plain_field", lambda *args: fast.append(real_field(*args)) or fast[-1])
+        for _, functions in sets[:3000]:
+            to_grammar(functions)
+    fast_fields = [f for f in fast if f is not None]
+    assert any(f.has_default for f in fast_fields) and any(f.type.__class__.__name__ == "ListType" for f in fast_fields)
+    assert len(fast_fields) > 0.85 * len(fields)  # defaults and lists of plain items too
 
 
 spellings = st.sampled_from(["string", "String", "char", "integer", "long", "float", "number", "double", "boolean",
@@ -80,17 +90,31 @@ def plain_like() -> st.SearchStrategy[dict[str, Any]]:
     without ``description``/``default``/``enum``, and at times one or two keywords more."""
     core = st.fixed_dictionaries({"type": spellings}, optional={
         "description": st.sampled_from(["d", ""]) | st.integers(),
-        "default": st.sampled_from(["a", "", 1, 2.5, True, None, [], {}]),
+        "default": st.sampled_from(["a", "", "b", 1, 0, 2.5, 3.0, True, False, None, [], {}, ["a"],
+                                    float("inf"), float("nan"), 10 ** 400]),
         "enum": st.lists(members, max_size=4) | st.sampled_from(["a", None]),
     })
     extra = st.dictionaries(st.sampled_from(["optional", "format", "minimum", "maxLength", "pattern", "title",
                                              "items", "properties", "x-ek-importance", "const"]),
                             st.sampled_from([True, "date", "email", 2, "^[a-z]+$", {"type": "string"},
                                              {"x": {"type": "integer"}}]), max_size=2)
-    return st.builds(lambda schema, more: {**schema, **more}, core, st.just({}) | extra)
+    return st.builds(lambda schema, more: {**schema, **more}, core, st.just({}) | extra) | list_like()
 
 
-@settings(max_examples=400, deadline=None)
+def list_like() -> st.SearchStrategy[dict[str, Any]]:
+    """The shapes of :func:`ek.interop.schema_in._plain_list` and their near misses: items of a plain
+    shape or not (described, with a default, a list of schemas, a nested list), a default, a bound."""
+    items = st.sampled_from([{"type": "string"}, {"type": "integer", "enum": [1, 2]}, {"type": "string", "enum": ["a"]},
+                             {"type": "integer", "description": "d"}, {"type": "float", "default": 1.5},
+                             {"type": "array", "items": {"type": "string"}}, {"type": "weird"}, {},
+                             [{"type": "string"}], "string", {"type": "string", "minLength": 1}])
+    return st.fixed_dictionaries({"type": st.sampled_from(["array", "list", "tuple", "Set", "string", "dict"])},
+                                  optional={"items": items, "description": st.sampled_from(["d", "", 3]),
+                                            "default": st.sampled_from([[], ["a"], None, "a"]),
+                                            "maxItems": st.just(2)})
+
+
+@settings(max_examples=1000, deadline=None)
 @given(st.dictionaries(st.sampled_from(["a", "b", "from", "max-n", "max_n", "self", "_a", "2a", "", "a\x1b", "café",
                                        "A9_"]), plain_like(), max_size=4),
        st.lists(st.sampled_from(["a", "b", "from", "nope"]), max_size=3))
@@ -101,3 +125,63 @@ def test_plain_shapes_and_their_near_misses_import_as_the_general_path_imports_t
                   "parameters": {"type": "dict", "properties": properties, "required": required}}]
     with pytest.MonkeyPatch.context() as monkeypatch:
         _same(to_grammar(functions), _general(monkeypatch, functions))
+
+
+def _child_by_regex(path: str, key: str | int) -> str:
+    """``issues.child`` as its general path writes every key: the dottable regex, else the quoted key."""
+    from ek.interop import issues
+
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if issues._DOTTABLE.fullmatch(key) else f"{path}[{key!r}]"
+
+
+@given(st.sampled_from(["$", "$[0].parameters"]),
+       st.integers(0, 3) | st.sampled_from(["parameters", "max-n", "$ref", "_a", "a1", "1a", "", "café", "a b", "ä_",
+                                            "x\u0660", "A_9"]) | st.text(max_size=6))
+def test_child_paths_are_what_the_regex_says(path: str, key: str | int) -> None:
+    from ek.interop.issues import child
+
+    assert child(path, key) == _child_by_regex(path, key)
+
+
+@pytest.mark.parametrize("levels", range(schema_in.MAX_DEPTH - 3, schema_in.MAX_DEPTH + 2))
+def test_plain_lists_at_the_depth_limit_import_as_the_general_path_imports_them(levels: int) -> None:
+    """A list of plain items one level above the limit: its items are past it (reported, read as any)."""
+    schema: dict[str, Any] = {"type": "dict", "properties": {
+        "xs": {"type": "array", "items": {"type": "string"}}, "n": {"type": "integer", "default": 3}}}
+    for _ in range(levels):
+        schema = {"type": "dict", "properties": {"inner": schema}}
+    functions = [{"name": "f", "parameters": schema}]
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _same(to_grammar(functions), _general(monkeypatch, functions))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a.b", "a_b", "a-b", "c", "from", "from_", "x1"]), st.booleans()),
+                max_size=6))
+def test_tool_names_are_checked_for_collisions_as_one_safe_form_each(tools: list[tuple[str, bool]]) -> None:
+    """import_tools works out a tool's safe form only once a second tool comes: the tools kept and the
+    issues are those of checking every tool's safe form against every earlier kept tool's."""
+    from ek.grammar.names import safe_identifier
+
+    functions = [{"name": name, "parameters": {"type": "dict", "properties": {
+        "x": {"type": "integer" if flag else "string"}}}} for name, flag in tools]
+    kept: dict[str, bool] = {}
+    by_safe: dict[str, str] = {}
+    expected = []
+    for i, (name, flag) in enumerate(tools):
+        if name in kept:
+            if kept[name] != flag:
+                expected.append(f"$[{i}].parameters: warning: tool {name!r} is defined again differently; "
+                                f"the first definition kept")
+            continue
+        safe = safe_identifier(name)
+        if safe in by_safe:
+            expected.append(f"$[{i}].parameters: error: tool name {name!r} collides with {by_safe[safe]!r} once "
+                            f"made a Python identifier ({safe!r}); tool skipped")
+            continue
+        kept[name], by_safe[safe] = flag, name
+    result = to_grammar(functions)
+    assert [t.name for t in result.grammar.tools] == list(kept)
+    assert [str(issue) for issue in result.issues] == expected

@@ -207,3 +207,19 @@ def test_a_validator_source_is_compiled_once_across_grammars(monkeypatch: pytest
     assert code_file not in linecache.cache
     assert first.tool_validator(name)({}) == compiled(GrammarValidator(twin), name)({})  # still works, recompiled
     assert kept is third.tool_validator(other) and len(lazy._by_source) == 1
+
+
+def test_grammars_built_in_code_share_by_names_and_only_with_an_equal_grammar() -> None:
+    """grammar_validator keys a grammar built in code by its names (not its hash): an equal grammar built
+    again gets the same validator; one with the same names and other fields gets its own, with its verdicts."""
+    from ek.grammar.model import FieldSpec, GraphGrammar, PrimitiveType, ToolSpec
+
+    def grammar(kind: str) -> GraphGrammar:
+        return GraphGrammar("same", 1, tools=(ToolSpec("t", (FieldSpec("x", PrimitiveType(kind)),)),))
+
+    first = grammar_validator(grammar("int"))
+    assert grammar_validator(grammar("int")) is first
+    other = grammar_validator(grammar("str"))
+    assert other is not first and other.grammar == grammar("str")
+    assert other("t", {"x": "a"}) == [] and [tuple(v) for v in first("t", {"x": "a"})] == [("$.x", "expected int, got str")]
+    assert grammar_validator(grammar("str")) is other

@@ -9,6 +9,7 @@ possible answer has the same ``id`` and a ``ground_truth`` list of
 from __future__ import annotations
 
 import json
+import json.scanner
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -39,11 +40,15 @@ class PossibleAnswer:
 
     id: str
     ground_truth: tuple[Any, ...]
+    #: :func:`is_multi_turn_answer` of ``ground_truth`` when the reader worked it out already (None: not yet).
+    #: Not part of equality or the repr: it is a function of ``ground_truth``, kept so it is not worked out twice.
+    known_multi_turn: bool | None = attrs.field(default=None, eq=False, repr=False, kw_only=True)
 
     @property
     def multi_turn(self) -> bool:
         """Per-turn lists of call strings (``multi_turn_*`` categories) rather than ``{func: {param: [...]}}``."""
-        return is_multi_turn_answer(self.ground_truth)
+        known = self.known_multi_turn
+        return known if known is not None else is_multi_turn_answer(self.ground_truth)
 
 
 def _lines(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -54,10 +59,10 @@ def _lines(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
             except UnicodeDecodeError as exc:
                 raise BfclDataError(f"{path}:{number}: not UTF-8: {exc.reason} at byte {exc.start} of the line") \
                     from None
-            if not line.strip():
+            if not line or line.isspace():  # blank (what ``not line.strip()`` says, without a copy of the line)
                 continue
             try:
-                entry = json.loads(line)
+                entry = _json_object(line)
             except json.JSONDecodeError as exc:
                 hint = ""
                 if number == 1 and line.strip() in ("{", "["):
@@ -73,10 +78,35 @@ def _lines(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
             yield number, entry
 
 
-def _require(entry: dict[str, Any], key: str, kind: type, where: str) -> Any:
+#: What ``json.loads`` runs on a text (the C scanner when the interpreter has it), made with its defaults.
+_scan_once = json.scanner.make_scanner(json.JSONDecoder())
+
+
+def _json_object(line: str) -> Any:
+    """``json.loads(line)``, with a fast path for a line that is one JSON object and its line break.
+
+    It skips ``json.loads``' Python-level frames and its two whitespace regex matches (around the value)
+    by running the scanner they run, at the line's first character: on a line that starts with ``{`` and
+    whose value ends at its end or at its ``\n``/``\r\n``, that is the whole of what ``json.loads`` does.
+    Any other line, and any line the scanner fails on, goes to ``json.loads`` itself, which gives the
+    value or raises its own error. tests/bfcl/test_bfcl_data.py holds it to ``json.loads``.
+    """
+    if line[:1] == "{":
+        try:
+            value, end = _scan_once(line, 0)
+        except Exception:  # noqa: BLE001 - json.loads below raises what json.loads raises
+            return json.loads(line)
+        rest = len(line) - end
+        if rest == 0 or (rest == 1 and line[end] == "\n") or (rest == 2 and line[end:] == "\r\n"):
+            return value
+    return json.loads(line)
+
+
+def _require(entry: dict[str, Any], key: str, kind: type, path: str | Path, number: int) -> Any:
+    """``entry[key]`` when it is a ``kind``; else the error, at ``path:number`` (the place written only then)."""
     value = entry.get(key)
     if not isinstance(value, kind):
-        raise BfclDataError(f"{where}: {key!r} must be a {kind.__name__}, got {type(value).__name__}")
+        raise BfclDataError(f"{path}:{number}: {key!r} must be a {kind.__name__}, got {type(value).__name__}")
     return value
 
 
@@ -84,12 +114,11 @@ def read_questions(path: str | Path) -> list[Question]:
     """Every question entry of a BFCL question file (entries without functions get an empty tuple)."""
     out = []
     for number, entry in _lines(path):
-        where = f"{path}:{number}"
         functions = entry.get("function", [])
         if not isinstance(functions, list) or not all(isinstance(f, dict) and isinstance(f.get("name"), str)
                                                       for f in functions):
-            raise BfclDataError(f"{where}: 'function' must be a list of objects with a 'name'")
-        out.append(Question(_require(entry, "id", str, where), tuple(functions), entry.get("question")))
+            raise BfclDataError(f"{path}:{number}: 'function' must be a list of objects with a 'name'")
+        out.append(Question(_require(entry, "id", str, path, number), tuple(functions), entry.get("question")))
     return out
 
 
@@ -97,15 +126,16 @@ def read_possible_answers(path: str | Path) -> list[PossibleAnswer]:
     """Every entry of a BFCL ``possible_answer`` file."""
     out = []
     for number, entry in _lines(path):
-        where = f"{path}:{number}"
-        truth = _require(entry, "ground_truth", list, where)
-        if is_multi_turn_answer(truth):  # multi_turn_*: per turn, a list of call strings
-            out.append(PossibleAnswer(_require(entry, "id", str, where), tuple(truth)))
+        truth = _require(entry, "ground_truth", list, path, number)
+        # (a first call that is a dict, as in every answer but multi_turn_*'s, is no turn: not multi-turn,
+        # which is_multi_turn_answer would say after a generator's first step)
+        if (not truth or type(truth[0]) is not dict) and is_multi_turn_answer(truth):  # per turn, call strings
+            out.append(PossibleAnswer(_require(entry, "id", str, path, number), tuple(truth), known_multi_turn=True))
             continue
         for i, call in enumerate(truth):
             if not isinstance(call, dict) or len(call) != 1 or not isinstance(next(iter(call.values())), dict):
-                raise BfclDataError(f"{where}: ground_truth[{i}] must be {{func_name: {{param: [values]}}}}")
-        out.append(PossibleAnswer(_require(entry, "id", str, where), tuple(truth)))
+                raise BfclDataError(f"{path}:{number}: ground_truth[{i}] must be {{func_name: {{param: [values]}}}}")
+        out.append(PossibleAnswer(_require(entry, "id", str, path, number), tuple(truth), known_multi_turn=False))
     return out
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ek.calls import Step
+from ek.calls import Step, step_of_plain
 from ek.values import OMITTABLE, OneOf
 
 
@@ -51,14 +51,26 @@ def alternatives(options: Sequence[Any]) -> Any:
         # A few live entries list no acceptable value at all; BFCL can never pass them.
         # ek reads "nothing is acceptable" as "leave it out" (docs/bfcl.md).
         return OMITTABLE
-    values = [OMITTABLE if option == "" else _value(option) for option in options]
+    # (a JSON scalar is its own value: given back here, as _value would, without the call)
+    values = [OMITTABLE if option == "" else option if type(option) in _JSON_SCALARS else _value(option)
+              for option in options]
     if len(values) == 1:
         return values[0]
     return OneOf(*values)
 
 
+#: The types of JSON's scalars, exactly: :func:`_value` gives such a value back at once.
+_JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _value(value: Any) -> Any:
-    if isinstance(value, Mapping):
+    kind = type(value)
+    if kind in _JSON_SCALARS:
+        # fast path: most acceptable values are JSON scalars, which are neither a Mapping nor a list, so the
+        # tests below would give them back as they are; this skips the abstract Mapping's isinstance (a
+        # Python-level ABC check). Exact types only: a subclass of one (data from Python) takes the tests.
+        return value
+    if kind is dict or isinstance(value, Mapping):  # a decoded object is a dict: no ABC check for it
         return {key: alternatives(options) if isinstance(options, list) else options
                 for key, options in value.items()}
     if isinstance(value, list):
@@ -74,8 +86,33 @@ def gold_calls(ground_truth: Sequence[Mapping[str, Mapping[str, Any]]]) -> list[
     """
     steps = []
     for i, call in enumerate(ground_truth):
+        step = _decoded_call(call)
+        if step is not None:
+            steps.append(step)
+            continue
         if not isinstance(call, Mapping) or len(call) != 1 or not isinstance(next(iter(call.values())), Mapping):
             raise ValueError(f"ground_truth[{i}] must be {{func_name: {{param: [values]}}}}, got {call!r:.100}")
         ((name, params),) = call.items()
         steps.append(Step(name, {param: alternatives(options) for param, options in params.items()}))
     return steps
+
+
+def _decoded_call(call: Any) -> Step | None:
+    """Fast path of :func:`gold_calls` for one call as JSON decodes it: a one-key ``dict`` whose key is a
+    ``str`` and whose value is a ``dict`` keyed by ``str`` (exactly those types); None for anything else.
+
+    It skips the abstract ``Mapping`` isinstance checks (Python-level ABC checks) of the general path and
+    :class:`Step`'s field validators, which check what is tested here: a ``str`` name and a mapping of
+    ``str`` argument names (:func:`ek.calls.step_of_plain`). Safe because on exactly these calls the
+    general path raises nothing and builds the same step from the same ``alternatives`` of each value.
+    tests/bfcl/test_bfcl_gold_fast_path.py holds it to the general path.
+    """
+    if type(call) is not dict or len(call) != 1:
+        return None
+    ((name, params),) = call.items()
+    if type(name) is not str or type(params) is not dict:
+        return None
+    for param in params:
+        if type(param) is not str:
+            return None
+    return step_of_plain(name, {param: alternatives(options) for param, options in params.items()})

@@ -82,7 +82,9 @@ def _has_patterns(grammar: GraphGrammar) -> bool:
         for spec in tool.fields:
             if spec.constraints.pattern is not None:
                 return True
-            nodes.append(spec.type)
+            node = spec.type
+            if type(node) is not PrimitiveType and type(node) is not EnumType:  # (those hold no field: not walked)
+                nodes.append(node)
     while nodes:
         node = nodes.pop()
         if isinstance(node, ListType):

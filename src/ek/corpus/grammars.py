@@ -220,8 +220,13 @@ class MetricCache:
 
 def _tool_names(functions: Any) -> tuple[str, ...] | None:
     """The ``name`` of each of a BFCL question's function schemas, in order; None when one is not text."""
-    names = tuple(f.get("name") if isinstance(f, Mapping) else None for f in functions)
-    return names if all(type(n) is str for n in names) else None
+    names = []
+    for f in functions:  # (a decoded schema is a dict: no Mapping ABC check for it)
+        name = f.get("name") if type(f) is dict or isinstance(f, Mapping) else None
+        if type(name) is not str:
+            return None
+        names.append(name)
+    return tuple(names)
 
 
 __all__ = ["BFCL_QUESTION_GRAMMAR", "GrammarError", "MetricCache", "load_grammar"]

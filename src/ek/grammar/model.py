@@ -239,9 +239,9 @@ class GraphGrammar:
     ``source_path`` and ``source_sha256`` say where it came from; they are not
     part of equality.
 
-    Its hash is worked out once (``cache_hash``): a grammar built in code is keyed by value wherever it is
-    shared (:func:`ek.runtime.lazy.grammar_validator` looks it up and stores it), so a grammar made per BFCL
-    question would otherwise be hashed, tool by tool and field by field, twice. Safe because the class is
+    Its hash is worked out once (``cache_hash``): a grammar kept in a set or as a dict key is hashed, tool
+    by tool and field by field, at most once (:func:`ek.runtime.lazy.grammar_validator` keys a grammar
+    built in code by its names instead, which costs far less). Safe because the class is
     frozen and what its hash covers (name, version, tools, types) is immutable; attrs leaves the cached
     hash out of a pickle, so a copy in another process hashes afresh.
     """

@@ -37,6 +37,23 @@ def safe_identifier(name: str) -> str:
     return ident
 
 
+#: What :func:`safe_identifier` adds ``_`` to.
+_SUFFIXED = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) | RESERVED
+
+
+def is_own_safe_identifier(name: str) -> bool:
+    """Whether ``safe_identifier(name) == name``, without building it (a property of every BFCL question
+    asks): a plain ASCII identifier (:func:`_is_plain_identifier`) that is no keyword, soft keyword or
+    reserved name. Any other name is changed by :func:`_escaped` (a character replaced, an ``x`` put in
+    front, an empty name made ``x``) or gets a ``_``. tests/grammar/test_grammar_fast_paths.py holds it to
+    ``safe_identifier``.
+
+    >>> is_own_safe_identifier("city"), is_own_safe_identifier("from"), is_own_safe_identifier("max-n")
+    (True, False, False)
+    """
+    return _is_plain_identifier(name) and name not in _SUFFIXED
+
+
 #: An ASCII identifier that starts with a letter: :func:`_escaped` gives it back as it is.
 _PLAIN_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
@@ -44,7 +61,17 @@ _PLAIN_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 def _is_plain_identifier(name: str) -> bool:
     """Fast path of :func:`safe_identifier`: a name that is already an ASCII identifier not starting
     with ``_`` or a digit (most tool and argument names) skips :func:`_escaped`'s walk over its
-    characters. Safe because that walk keeps such a name's every character and adds no ``x``."""
+    characters. Safe because that walk keeps such a name's every character and adds no ``x``.
+
+    What :data:`_PLAIN_IDENTIFIER` matches, asked of the string's own methods (a regex match costs a
+    match object; this is called for every tool and argument name of every BFCL question): an ASCII
+    string is an identifier exactly when it matches ``[A-Za-z_][A-Za-z0-9_]*``, and not starting with
+    ``_`` leaves ``[A-Za-z][A-Za-z0-9_]*`` (an empty name is no identifier). A ``str`` subclass, which
+    may redefine those methods, takes the regex. tests/grammar/test_grammar_fast_paths.py holds the two
+    to each other.
+    """
+    if type(name) is str:
+        return name.isascii() and name.isidentifier() and name[0] != "_"
     return _PLAIN_IDENTIFIER.fullmatch(name) is not None
 
 
@@ -90,6 +117,10 @@ def unfit_character(name: str) -> str | None:
     >>> unfit_character("search_flights"), unfit_character("a\\x00b"), unfit_character("a\\u202eb")
     (None, 'U+0000', 'U+202E')
     """
+    if type(name) is str and name.isascii() and name.isprintable():
+        # fast path: every character a name may not hold is an ASCII control character (not printable) or
+        # not ASCII, so a printable ASCII name (most tool and argument names) holds none, without a search
+        return None
     found = _NOT_IN_NAMES.search(name)
     return None if found is None else f"U+{ord(found.group()):04X}"
 
@@ -103,6 +134,10 @@ def path_segment(name: str) -> str:
     >>> path_segment("origin"), path_segment("max-results")
     ('.origin', '["max-results"]')
     """
+    if type(name) is str and name.isascii() and name.isidentifier():
+        # fast path: an ASCII string is an identifier exactly when it matches _PATH_IDENT below, so this
+        # says what the regex says without a match object (gold checks and violations ask it per argument)
+        return "." + name
     if _PATH_IDENT.fullmatch(name):
         return "." + name
     return "[" + json.dumps(name, ensure_ascii=False) + "]"

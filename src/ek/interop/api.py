@@ -65,8 +65,7 @@ def import_tools(data: Any, source: str, *, name: str = "imported", version: int
             continue
         fields = converter.fields(raw.schema, raw.path)
         for key in raw.schema:
-            if key not in ("type", "properties", "required", "$defs", "definitions", "additionalProperties",
-                           "$schema", "x-ek-weight", "description"):
+            if key not in _ARGUMENTS_KEYS:
                 issues.warn(child(raw.path, key), f"keyword {key!r} on the arguments object cannot be expressed; "
                                                   f"dropped")
         doc = raw.schema.get("description")
@@ -76,21 +75,31 @@ def import_tools(data: Any, source: str, *, name: str = "imported", version: int
         extra = raw.schema.get("additionalProperties")
         if extra not in (None, False):
             issues.warn(child(raw.path, "additionalProperties"), "extra arguments cannot be allowed in .ek; dropped")
-        fields = _merge_aliases(converter.aliases, aliases, fields, raw.path, issues)
+        if converter.aliases:  # (a tool without named types has none to merge)
+            fields = _merge_aliases(converter.aliases, aliases, fields, raw.path, issues)
         tool = ToolSpec(raw.name, fields, _weight(raw.weight, raw.path, issues), raw.description)
         if raw.name in by_name:
             if by_name[raw.name] != tool:
                 issues.warn(raw.path, f"tool {raw.name!r} is defined again differently; the first definition kept")
             continue
-        safe = safe_identifier(raw.name)
-        if safe in by_safe:
-            issues.error(raw.path, f"tool name {raw.name!r} collides with {by_safe[safe]!r} once made a Python "
-                                   f"identifier ({safe!r}); tool skipped")
-            continue
-        by_name[raw.name], by_safe[safe] = tool, raw.name
+        if tools:  # a name collides only with an earlier tool's: a grammar's first tool needs no safe form yet
+            if not by_safe:  # the first tool's, now that a second one comes (accepted tools' forms differ)
+                by_safe = {safe_identifier(t.name): t.name for t in tools}
+            safe = safe_identifier(raw.name)
+            if safe in by_safe:
+                issues.error(raw.path, f"tool name {raw.name!r} collides with {by_safe[safe]!r} once made a Python "
+                                       f"identifier ({safe!r}); tool skipped")
+                continue
+            by_safe[safe] = raw.name
+        by_name[raw.name] = tool
         tools.append(tool)
     grammar = GraphGrammar(name, version, tuple(tools), tuple(aliases[k] for k in sorted(aliases)))
     return ImportResult(grammar, tuple(issues.items))
+
+
+#: The keys an arguments object may hold without an issue (others are reported, and dropped).
+_ARGUMENTS_KEYS = frozenset({"type", "properties", "required", "$defs", "definitions", "additionalProperties",
+                             "$schema", "x-ek-weight", "description"})
 
 
 def _weight(value: Any, path: str, issues: Issues) -> float:

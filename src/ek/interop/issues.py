@@ -42,6 +42,10 @@ def child(path: str, key: str | int) -> str:
     """
     if isinstance(key, int):
         return f"{path}[{key}]"
+    if type(key) is str and key.isascii() and key.isidentifier():
+        # fast path: an ASCII identifier (``parameters``, most property names) is dottable, as the regex
+        # below would say ([A-Za-z_][A-Za-z0-9_]* is inside [A-Za-z_$][\w$]*), without a match object
+        return f"{path}.{key}"
     if _DOTTABLE.fullmatch(key):
         return f"{path}.{key}"
     return f"{path}[{key!r}]"

@@ -38,7 +38,7 @@ from ek.grammar.model import (
     kind_of,
     nested_importance_message,
 )
-from ek.grammar.names import safe_identifier, unfit_character
+from ek.grammar.names import is_own_safe_identifier, safe_identifier, unfit_character
 from ek.grammar.regexes import compile_pattern, pattern_problem, starts_with_repeat
 from ek.grammar.strings import escape_line_breaks, is_finite, to_float
 from ek.interop.formats import FORMAT_PATTERNS, format_of
@@ -85,7 +85,7 @@ class Converter:
     def fields(self, schema: Mapping[str, Any], path: str, *, nested: bool = False) -> tuple[FieldSpec, ...]:
         """The properties of an object schema as fields, in order (``nested``: of an object value, not a tool)."""
         props = schema.get("properties") or {}
-        if not isinstance(props, Mapping):
+        if type(props) is not dict and not isinstance(props, Mapping):  # (a dict is one: no ABC check for it)
             self.issues.error(child(path, "properties"), "'properties' must be an object; no fields read")
             return ()
         required = schema.get("required") or []
@@ -97,15 +97,18 @@ class Converter:
                 self.issues.warn(child(path, "required"), f"required property {name!r} is not defined; ignored")
         out: list[FieldSpec] = []
         safe_names: dict[str, str] = {}
-        props_path = child(path, "properties")
+        props_path = None  # worked out at the first property the general path reads (only issues show it)
         plain_ok = self._depth < MAX_DEPTH  # what type_of checks before its own fast path
+        lists_ok = self._depth + 1 < MAX_DEPTH  # ... and before its items' (a list's are one level down)
         for name, sub in props.items():
             if plain_ok and type(name) is str:
-                plain = _plain_field(name, sub, name in required)
+                plain = _plain_field(name, sub, name in required, lists_ok)
                 if plain is not None and name not in safe_names:
                     safe_names[name] = name
                     out.append(plain)
                     continue
+            if props_path is None:
+                props_path = child(path, "properties")
             fpath = child(props_path, name)
             if not name:
                 self.issues.error(fpath, "an empty property name cannot be expressed; property skipped")
@@ -718,29 +721,105 @@ class Converter:
         return node, merged
 
 
-def _plain_field(name: str, schema: Any, required: bool) -> FieldSpec | None:
+def _plain_field(name: str, schema: Any, required: bool, lists: bool) -> FieldSpec | None:
     """Fast path of one property of :meth:`Converter.fields` (and its :meth:`Converter.field`), or None.
 
-    Taken for the shape of most of BFCL's parameters: a name that is its own safe identifier, a ``dict``
-    schema of a :func:`_plain_type` shape without ``default`` (at most ``type``, ``description`` and a
-    text ``enum``), its description text if any. It skips the property's JSON path (only an issue
-    would show it), the name checks and ``field``'s reads of keywords the shape cannot hold. Safe
-    because on exactly these properties the general path reports nothing and builds this same field:
-    the name is not empty, holds no unfit character and its safe form is itself (the caller checks it
-    is not taken yet), the type has no constraint, no null and no default (a default is checked against
-    the type: that stays on the general path), and no ``optional``, ``x-ek-importance`` or
-    ``x-ek-compare`` key is there to read. The caller checks the depth as ``type_of`` does.
-    tests/interop/test_interop_fast_paths.py holds it to the general path on every function of BFCL's data.
+    Taken for the shapes of most of BFCL's parameters: a name that is its own safe identifier, a ``dict``
+    schema of a :func:`_plain_type` shape (at most ``type``, ``description``, ``default`` and a text
+    ``enum``) or, when ``lists`` (the caller's depth leaves room for the items), of a :func:`_plain_list`
+    shape; its description text if any; a default only on an optional property, and only one that
+    :func:`_plain_default` takes. It skips the property's JSON path (only an issue would show it), the name
+    checks, ``field``'s reads of keywords the shape cannot hold and the default's check against the type.
+    Safe because on exactly these properties the general path reports nothing and builds this same field:
+    the name is not empty, holds no unfit character and its safe form is itself (the caller checks it is
+    not taken yet), the type has no constraint and no null, the default fits the type (a required
+    property with a default is reported: left to the general path), and no ``optional``,
+    ``x-ek-importance`` or ``x-ek-compare`` key is there to read. The caller checks the depth as
+    ``type_of`` does. tests/interop/test_interop_fast_paths.py holds it to the general path on every
+    function of BFCL's data and on generated schemas around these shapes.
     """
-    if type(schema) is not dict or "default" in schema:
+    if type(schema) is not dict:
         return None
     node = _plain_type(schema)
-    if node is None or safe_identifier(name) != name:  # an ASCII identifier: not empty, nothing unfit
+    if node is None and lists:
+        node = _plain_list(schema)
+    if node is None or not is_own_safe_identifier(name):  # an ASCII identifier: not empty, nothing unfit
         return None
     doc = schema.get("description")
     if doc is not None and type(doc) is not str:
         return None
-    return FieldSpec(name, node, NO_CONSTRAINTS, required, NO_DEFAULT, 1.0, None, doc or None)
+    default = NO_DEFAULT
+    if "default" in schema:
+        if required:
+            return None
+        default = _plain_default(schema["default"], node)
+        if default is _NOT_PLAIN:
+            return None
+    return FieldSpec(name, node, NO_CONSTRAINTS, required, default, 1.0, None, doc or None)
+
+
+#: What :func:`_plain_default` gives for a default it leaves to the general path.
+_NOT_PLAIN = object()
+
+
+def _plain_default(value: Any, node: TypeNode) -> Any:
+    """Fast path of :meth:`Converter.default` for a scalar default of a :func:`_plain_type` node: the default
+    as the general path keeps it, or :data:`_NOT_PLAIN` for any other (it may be reported, or converted).
+
+    Taken for ``null``, and for a value of exactly the type's own Python type: ``str`` for ``str`` or a text
+    enum holding it, ``int`` for ``int``, ``bool`` for ``bool``, a finite ``float`` or an ``int`` (made a
+    float, when it is not too large for one) for ``float``, and any of those for ``any``. It skips the count
+    of the default's values (one), the JSON check and :func:`~ek.grammar.fits.violations`, which find
+    nothing wrong with such a value (no constraint to break: the node has none), and the base-type walk
+    (the node is no named type).
+    """
+    if value is None:
+        return None
+    kind = type(value)
+    if type(node) is EnumType:
+        return value if kind is str and value in node.members else _NOT_PLAIN
+    if type(node) is not PrimitiveType:
+        return _NOT_PLAIN
+    name = node.name
+    if name == "float" or name == "any":
+        if kind is float:
+            return value if math.isfinite(value) else _NOT_PLAIN
+        if kind is int and name == "float":
+            number = to_float(value)
+            return _NOT_PLAIN if number is None else number
+        if name == "float":
+            return _NOT_PLAIN
+        return value if kind is str or kind is int or kind is bool else _NOT_PLAIN
+    if (name == "str" and kind is str) or (name == "int" and kind is int) or (name == "bool" and kind is bool):
+        return value
+    return _NOT_PLAIN
+
+
+#: What may sit in a schema :func:`_plain_list` reads.
+_PLAIN_LIST_KEYS = frozenset({"type", "description", "items"})
+
+
+def _plain_list(schema: dict[str, Any]) -> TypeNode | None:
+    """Fast path of :meth:`Converter.type_of` for a list of a plain type, or None: a list ``type`` spelling
+    (``array``, ``list``, ``tuple``, ...) with at most ``description`` beside it and ``items``, a ``dict``
+    of a :func:`_plain_type` shape without ``description`` or ``default`` (both reported on items).
+
+    It skips the keyword walks and dispatch of the list and of its items, and the empty length reads.
+    Safe because on exactly these shapes the general path reports nothing and returns the list of what
+    ``_plain_type`` gives for the items, unconstrained (the caller checks that the items' depth is inside
+    the limit, as ``type_of`` would for them).
+    """
+    kind = schema.get("type")
+    if type(kind) is not str or kind not in _LIST:
+        return None
+    items = schema.get("items")
+    if type(items) is not dict or "description" in items or "default" in items:
+        return None
+    for key in schema:
+        if key not in _PLAIN_LIST_KEYS:
+            return None
+    item = _plain_type(items)
+    return None if item is None else ListType(item)
 
 
 #: The type node of each primitive ``type`` spelling, for :func:`_plain_type` (frozen: one node serves all).

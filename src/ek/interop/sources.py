@@ -52,7 +52,7 @@ def _item_path(base: str, index: int, single: bool) -> str:
     return base if single else child(base, index)
 
 
-def _extra_keys(obj: Mapping[str, Any], known: set[str], path: str, issues: Issues) -> None:
+def _extra_keys(obj: Mapping[str, Any], known: frozenset[str], path: str, issues: Issues) -> None:
     for key in obj:
         if key not in known:
             issues.warn(child(path, key), f"tool field {key!r} has no place in .ek; dropped")
@@ -88,8 +88,25 @@ def format_hint(obj: Mapping[str, Any], schema_key: str = "") -> str:
     return ""
 
 
-def _tool(obj: Any, schema_key: str, path: str, issues: Issues, known: set[str]) -> RawTool | None:
-    if not isinstance(obj, Mapping):
+def _known(schema_key: str, *others: str) -> frozenset[str]:
+    """The keys a tool object of one format may hold: its schema key, ``name``, ``description``,
+    ``x-ek-weight`` and the format's ``others`` (worked out once per format, not per tool)."""
+    return frozenset({"name", "description", schema_key, "x-ek-weight", *others})
+
+
+_OPENAI_KEYS = _known("parameters", "type", "strict")
+_ANTHROPIC_KEYS = _known("input_schema", "type")
+_MCP_KEYS = _known("inputSchema")
+_BFCL_KEYS = _known("parameters")
+
+
+def _tool(obj: Any, schema_key: str, path: str, issues: Issues, known: frozenset[str]) -> RawTool | None:
+    """The tool in ``obj`` (``known``: the keys it may hold, :func:`_known`), or None when it is skipped.
+
+    ``type(...) is dict`` is tested before each abstract ``Mapping`` isinstance (a Python-level ABC check):
+    a decoded object is a ``dict``, which is a ``Mapping``, so the answer is the same without the check.
+    """
+    if type(obj) is not dict and not isinstance(obj, Mapping):
         issues.error(path, f"a tool must be an object, got {type(obj).__name__}; skipped")
         return None
     name = obj.get("name")
@@ -103,10 +120,10 @@ def _tool(obj: Any, schema_key: str, path: str, issues: Issues, known: set[str])
             issues.error(path, f"tool {name!r} has no {schema_key!r}; skipped{hint}")
             return None
     schema = obj.get(schema_key, {"type": "object", "properties": {}})
-    if not isinstance(schema, Mapping):
+    if type(schema) is not dict and not isinstance(schema, Mapping):
         issues.error(child(path, schema_key), f"{schema_key} must be an object; tool {name!r} skipped")
         return None
-    _extra_keys(obj, known | {"name", "description", schema_key, "x-ek-weight"}, path, issues)
+    _extra_keys(obj, known, path, issues)
     weight = obj.get("x-ek-weight", schema.get("x-ek-weight"))
     return RawTool(name, _description(obj, path, issues), schema, schema, child(path, schema_key), weight)
 
@@ -126,7 +143,7 @@ def openai_tools(data: Any, issues: Issues) -> Iterator[RawTool]:
         elif isinstance(item, Mapping) and item.get("type") not in (None, "function"):
             issues.error(path, f"tool type {item.get('type')!r} is not a function; skipped")
             continue
-        tool = _tool(item, "parameters", path, issues, {"type", "strict"})
+        tool = _tool(item, "parameters", path, issues, _OPENAI_KEYS)
         if tool is not None:
             if isinstance(item, Mapping) and item.get("strict") is True:
                 issues.warn(child(path, "strict"), "OpenAI's strict flag has no place in .ek (its required "
@@ -149,7 +166,7 @@ def anthropic_tools(data: Any, issues: Issues) -> Iterator[RawTool]:
             issues.error(path, f"server tool of type {item.get('type')!r} has no input schema; skipped"
                                f"{format_hint(item, 'input_schema')}")
             continue
-        tool = _tool(item, "input_schema", path, issues, {"type"})
+        tool = _tool(item, "input_schema", path, issues, _ANTHROPIC_KEYS)
         if tool is not None:
             yield tool
 
@@ -159,7 +176,7 @@ def mcp_tools(data: Any, issues: Issues) -> Iterator[RawTool]:
     items, base = _listed(data, "tools", issues)
     single = base == "$" and not isinstance(data, (list, tuple))
     for i, item in enumerate(items):
-        tool = _tool(item, "inputSchema", _item_path(base, i, single), issues, set())
+        tool = _tool(item, "inputSchema", _item_path(base, i, single), issues, _MCP_KEYS)
         if tool is not None:
             yield tool
 
@@ -185,14 +202,14 @@ def bfcl_tools(data: Any, issues: Issues) -> Iterator[RawTool]:
     items = list(data) if isinstance(data, (list, tuple)) else [data]
     for i, item in enumerate(items):
         path = child("$", i) if isinstance(data, (list, tuple)) else "$"
-        if isinstance(item, Mapping) and "function" in item and "name" not in item:
+        if (type(item) is dict or isinstance(item, Mapping)) and "function" in item and "name" not in item:
             functions = item["function"] if isinstance(item["function"], list) else [item["function"]]
             for j, func in enumerate(functions):
-                tool = _tool(func, "parameters", child(child(path, "function"), j), issues, set())
+                tool = _tool(func, "parameters", child(child(path, "function"), j), issues, _BFCL_KEYS)
                 if tool is not None:
                     yield tool
             continue
-        tool = _tool(item, "parameters", path, issues, set())
+        tool = _tool(item, "parameters", path, issues, _BFCL_KEYS)
         if tool is not None:
             yield tool
 

@@ -30,6 +30,7 @@ import hashlib
 import itertools
 import linecache
 import math
+import operator
 import threading
 from collections.abc import Callable
 from types import CodeType, FunctionType
@@ -223,14 +224,31 @@ _shared: dict[Any, GrammarValidator] = {}
 _shared_lock = threading.Lock()
 
 
+_name = operator.attrgetter("name")
+
+
+def _names_key(grammar: GraphGrammar) -> tuple[Any, ...]:
+    """What a grammar built in code is shared under: its name, version, and its tools' and types' names.
+
+    Fast path for keying it by its value: hashing a grammar hashes every tool, field, type and constraint
+    (attrs' ``__hash__`` of each, in Python: half of what a metric per BFCL question cost to make), and a
+    grammar per question is hashed once and never met again. Equal grammars have equal names, so the
+    validator of an equal grammar is still found; one found under the key serves only a grammar equal to
+    its own (:func:`grammar_validator` checks), so grammars that differ only inside their tools take turns
+    under one key (the latest kept): a validator made again, never another grammar's verdicts.
+    """
+    return ("names", grammar.name, grammar.version, tuple(map(_name, grammar.tools)),
+            tuple(map(_name, grammar.types)))
+
+
 def grammar_validator(grammar: GraphGrammar) -> GrammarValidator:
     """A shared :class:`GrammarValidator` for ``grammar`` (by schema hash, or by value for a grammar
-    built in code), so metrics built over and over reuse what was compiled."""
-    key: Any = ("sha", grammar.source_sha256, grammar.source_path) if grammar.source_sha256 else grammar
+    built in code: see :func:`_names_key`), so metrics built over and over reuse what was compiled."""
+    key: Any = ("sha", grammar.source_sha256, grammar.source_path) if grammar.source_sha256 else _names_key(grammar)
     with _shared_lock:
         try:
             hit = _shared.pop(key, None)
-        except TypeError:  # an unhashable default value somewhere in the grammar: not shared
+        except TypeError:  # a name that is no string, and unhashable, in a grammar built in code: not shared
             return GrammarValidator(grammar)
         if hit is None or not (hit.grammar is grammar or hit.grammar == grammar):
             hit = GrammarValidator(grammar)

@@ -47,6 +47,7 @@ _DROP = object()  # an OMITTABLE inside a list or object: the item or key is lef
 
 #: Types of values that hold no marker: :func:`_alternatives` and :func:`_pick` give them back at once.
 _PLAIN = (str, int, float, bool, type(None))
+_PLAIN_TYPES = frozenset(_PLAIN)
 
 
 def _alternatives(value: Any) -> int:
@@ -115,11 +116,14 @@ def _plain_choices(value: Any) -> tuple[Any, ...] | None:
     """
     if type(value) is not OneOf:
         return None
-    present = value.values
-    for alternative in present:
-        if type(alternative) not in _PLAIN:
+    alternatives = value.alternatives
+    omittable = False
+    for alternative in alternatives:  # value.values, without building it when OMITTABLE is not among them
+        if alternative is OMITTABLE:
+            omittable = True
+        elif type(alternative) not in _PLAIN_TYPES:
             return None
-    return present
+    return value.values if omittable else alternatives
 
 
 def call_problems(validate: Validate, step: Step) -> list[tuple[str, str]]:
