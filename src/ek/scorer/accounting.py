@@ -721,8 +721,9 @@ class Score:
         fn: Exact = 0
         # the keys sorted, not the items (the same order, as keys differ; an item's comparison first tests its
         # keys for equality, then orders them: twice the work of the lookup per key it spares), and three
-        # sums, not a dict of them (an addition, not a lookup and a store, per key)
-        for key in sorted(tally):
+        # sums, not a dict of them (an addition, not a lookup and a store, per key); one key has one order, so
+        # it is not sorted (the sort would only copy it into a list)
+        for key in sorted(tally) if len(tally) > 1 else tally:
             w, n = tally[key]
             if type(w) is not int:
                 w = _exact(w)
