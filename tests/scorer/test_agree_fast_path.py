@@ -141,3 +141,29 @@ def test_plain_fields_share_one_rule() -> None:
     assert agree._plain_rule(spec, 2) is not agree._plain_rule(spec, 3)
     assert agree._plain_rule(FieldSpec("x", PrimitiveType("str"), required=False), 2).required is False
     assert agree._plain_rule(FieldSpec("x", PrimitiveType("str"), default="d"), 2) is None
+
+
+NAMES = st.sampled_from(["a", "b", "c", "d", "x", "y", "zz", "A"])
+
+
+@settings(max_examples=1500, deadline=None)
+@given(declared=st.lists(st.tuples(NAMES, st.integers(0, 6), st.booleans()), max_size=5, unique_by=lambda t: t[0]),
+       gold=st.lists(NAMES, max_size=5, unique=True), pred=st.lists(NAMES, max_size=5, unique=True),
+       with_required=st.booleans(), twice=st.booleans())
+def test_declared_order_is_the_full_sort(declared: list[tuple[str, int, bool]], gold: list[str], pred: list[str],
+                                         with_required: bool, twice: bool) -> None:
+    """``_declared_order`` (undeclared names included, when every declared order is below the number of
+    arguments) gives the full path's sort, remembered or not; orders at or past that number take the full path."""
+    plain = {name: ArgRule(order=order, required=required) for name, order, required in declared}
+    rules = agree.ToolRules(plain)
+    pred_args, gold_args = dict.fromkeys(pred, 1), dict.fromkeys(gold, 1)
+    full = agree._ordered_names(pred_args, gold_args, plain, with_required=with_required)  # a dict: the full sort
+    for _ in range(2 if twice else 1):
+        assert agree._ordered_names(pred_args, gold_args, rules, with_required=with_required) == full
+    fast = agree._declared_order(pred_args, gold_args, rules, with_required)
+    assert fast == full or (fast is None and not rules.declared_first)
+
+
+def test_an_undeclared_name_keeps_the_fast_order() -> None:
+    rules = agree.ToolRules({"b": ArgRule(order=0), "a": ArgRule(order=1)})
+    assert agree._declared_order({"b": 1, "zz": 2, "c": 3}, {"a": 1}, rules, False) == ["b", "a", "c", "zz"]

@@ -88,3 +88,12 @@ def test_from_tally_makes_what_the_constructor_made_and_refuses_what_it_refused(
         return
     got = Score.from_tally(tally, episodes=episodes)
     assert _fields(got) == _fields(want)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(_keys, st.tuples(st.sampled_from([0, 1, 2, Fraction(1, 3), Fraction(2, 3), Fraction(3, 2)]),
+                                        st.integers(1, 4)), max_size=4))
+def test_from_exact_tally_is_what_from_tally_gives(tally: dict[Any, Any]) -> None:
+    """The tally a metric counts (exact weights, one key unsorted included) makes from_tally's Score."""
+    being_counted = {key: [w, n] for key, (w, n) in tally.items()}
+    assert _fields(Score.from_exact_tally(being_counted, None)) == _fields(Score.from_tally(tally))

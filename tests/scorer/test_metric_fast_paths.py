@@ -21,9 +21,9 @@ GRAMMAR = GraphGrammar("fast", 1, tools=(
 ))
 
 STATUSES = ["match", "wrong_value", "invalid_value", "missing_arg", "hallucinated_arg", "ignored"]
-rows = st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.sampled_from(STATUSES),
-                          st.sampled_from([1.0, 0.3, 2.5, 0.0]), st.sampled_from([ABSENT, 1, "x"]),
-                          st.sampled_from([ABSENT, 2]), st.just("")), max_size=5)
+rows = st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.sampled_from(STATUSES + ["match", "match"]),
+                          st.sampled_from([1.0, 1.0, 0.3, 2.5, 0.0, 1]), st.sampled_from([ABSENT, 1, "x"]),
+                          st.sampled_from([ABSENT, 2]), st.just("")), max_size=7)
 
 
 def _general(metric, pred, gold):
@@ -41,7 +41,7 @@ def _same(fast, general):
 
 
 @settings(max_examples=300, deadline=None)
-@given(rows, st.sampled_from(["arg", "call"]), st.sampled_from([1.0, 2.0, 0.7]))
+@given(rows, st.sampled_from(["arg", "call"]), st.sampled_from([1.0, 2.0, 0.7, 0.1, 1e-300]))
 def test_a_pair_is_counted_as_its_unit_rows_count(checks, level, weight):
     """_count_pair against ToolCallMetric._pair_units then tally_unit_rows: the same tally, the same verdict."""
     metric = ToolCallMetric(level, grammar=GRAMMAR)
@@ -53,7 +53,11 @@ def test_a_pair_is_counted_as_its_unit_rows_count(checks, level, weight):
     tally_unit_rows(units, expected)
     tally: dict = {}
     assert _count_pair(tally, "s", weight, checks, level) is exact
-    assert Score.from_exact_tally(tally, None) == Score.from_exact_tally(expected, None)
+    fast, general = Score.from_exact_tally(tally, None), Score.from_exact_tally(expected, None)
+    assert fast == general
+    assert [(key, type(w), w, n) for key, (w, n) in fast.tally.items()] == \
+        [(key, type(w), w, n) for key, (w, n) in general.tally.items()]
+    assert [type(n) for n in fast.exact_counts] == [type(n) for n in general.exact_counts]
 
 
 def test_an_invalid_value_for_an_argument_gold_leaves_out_is_only_an_fp():

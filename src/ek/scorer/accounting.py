@@ -8,7 +8,7 @@ any order gives bit-identical totals.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
@@ -459,6 +459,26 @@ def tally_check_rows(checks: Iterable[CheckRow], tool: str, scale: float,
                 slot[1] += 1
 
 
+def tally_pair_rows(checks: Sequence[CheckRow], tool: str, scale: float, tally: dict[TallyKey, list[Any]]) -> None:
+    """Count a matched pair's units into ``tally``: the call's own TP ``match`` of weight ``scale``, then its
+    check rows' (what ``tally_add`` of the call's unit then :func:`tally_check_rows` count).
+
+    A fast path for the usual pair: the call's unit and every ``match`` row of importance 1 weigh ``scale``
+    each (``scale * 1.0`` is ``scale``) under the one key ``(TP, tool, "match")``, so they are added at once,
+    ``k`` units of ``k`` times the weight's exact value (what ``k`` additions of it sum to: exact numbers),
+    and only the other rows are counted one by one. Skipped: a key, a lookup and an addition per such row."""
+    matches = 1
+    rest: list[CheckRow] = []
+    for row in checks:
+        if row[1] == "match" and row[2] == 1.0:
+            matches += 1
+        else:
+            rest.append(row)
+    tally_add(tally, (TP, tool, "match"), weight_exact(scale) * matches, matches)
+    if rest:
+        tally_check_rows(rest, tool, scale, tally)
+
+
 def units_from_checks(
     checks: Iterable[ArgCheck],
     *,
@@ -701,8 +721,9 @@ class Score:
         fn: Exact = 0
         # the keys sorted, not the items (the same order, as keys differ; an item's comparison first tests its
         # keys for equality, then orders them: twice the work of the lookup per key it spares), and three
-        # sums, not a dict of them (an addition, not a lookup and a store, per key)
-        for key in sorted(tally):
+        # sums, not a dict of them (an addition, not a lookup and a store, per key); one key has one order, so
+        # it is not sorted (the sort would only copy it into a list)
+        for key in sorted(tally) if len(tally) > 1 else tally:
             w, n = tally[key]
             if type(w) is not int:
                 w = _exact(w)

@@ -150,6 +150,9 @@ class ToolRules(dict):  # type: ignore[type-arg]
         #: the arguments whose every unit weighs the call's weight: importance 1, not ignored
         self.unit_weight_names = frozenset(name for name, rule in rules.items()
                                            if rule.importance == 1.0 and rule.policy != "ignore")
+        #: every declared argument sorts before any undeclared name (each order below the number of arguments,
+        #: as rules_for_fields numbers them): see _declared_order
+        self.declared_first = all(rule.order < len(rules) for rule in rules.values())
         #: (gold's names, pred's names, with required) -> the names in declared order (see _declared_order)
         self.orders: dict[tuple[tuple[str, ...], tuple[str, ...], bool], list[str] | None] = {}
 
@@ -457,7 +460,14 @@ def _one_of_agree(gold: OneOf, pred: Any, rule: ArgRule | None, canon: Canonical
     not) and, when none agrees, answers what the ``OMITTABLE`` alternative accepts
     (:func:`_omission_accepts`), or False without one; that is what is answered here when every present
     alternative was decided inline. Some alternative agreeing makes the verdict True in any order.
+
+    A predicted string equal to an alternative agrees first, whatever the rule (as in
+    :func:`ek.scorer.exact.exact_verdict`: two equal strings agree under no policy, any string policy, the
+    canonicalizer, ``ignore`` or a date kind, and a ``str`` equals only a ``str``): the usual right argument of
+    a wrong output's pair, decided by one test in C instead of a call per alternative.
     """
+    if type(pred) is str and pred in gold.alternatives:
+        return True
     omittable = undecided = False
     for alt in gold.alternatives:
         if alt is OMITTABLE:
@@ -527,9 +537,15 @@ def _ordered_names(pred: Mapping[str, Any], gold: Mapping[str, Any], rules: Mapp
 
 def _declared_order(pred: Mapping[str, Any], gold: Mapping[str, Any], rules: ToolRules,
                     with_required: bool) -> list[str] | None:
-    """Fast path of :func:`_ordered_names` when every name is a declared argument: the same sort, by the
-    same ``(order, name)`` keys, read from the tool's precomputed ones (no per-name Python key function).
-    ``None`` when some name is not declared (its key depends on the others: the full path sorts it)."""
+    """Fast path of :func:`_ordered_names` for a tool's rules: the same sort, by the same ``(order, name)``
+    keys, read from the tool's precomputed ones (no per-name Python key function). ``None`` when some name
+    is not declared and the tool's rules do not put every declared argument first (the full path sorts it).
+
+    A name the tool does not declare (a hallucinated argument: most wrong outputs' extra parameter) has the
+    key ``(number of arguments, name)``, above every declared argument's when each declared order is below
+    that number (``declared_first``): the full sort then gives the declared names in their order, then the
+    undeclared ones by name, which is what is built here, two sorts of plain keys instead of one by a
+    Python key function."""
     memo = (tuple(gold), tuple(pred), with_required)
     found = rules.orders.get(memo, _UNSEEN)
     if found is not _UNSEEN:  # calls of one tool mostly name the same arguments: each order is worked out once
@@ -539,7 +555,14 @@ def _declared_order(pred: Mapping[str, Any], gold: Mapping[str, Any], rules: Too
     if with_required:
         names.update(rules.required)
     keys = rules.sort_keys
-    ordered = sorted(names, key=keys.__getitem__) if names <= keys.keys() else None
+    if names <= keys.keys():
+        ordered: list[str] | None = sorted(names, key=keys.__getitem__)
+    elif rules.declared_first:
+        undeclared = names - keys.keys()
+        ordered = sorted(names - undeclared, key=keys.__getitem__)
+        ordered.extend(sorted(undeclared))
+    else:
+        ordered = None
     if len(rules.orders) < _MAX_ORDERS:
         rules.orders[memo] = ordered
     return ordered

@@ -45,7 +45,7 @@ from ek.scorer.accounting import (
     UnitRows,
     micro_f1,
     tally_add,
-    tally_check_rows,
+    tally_pair_rows,
     unit_rows_from_checks,
     weight_exact,
 )
@@ -371,20 +371,19 @@ def _count_pair(tally: dict[TallyKey, list[Any]], tool: str, w: float, rows: Seq
     score whose explanation is built later: it skips the :class:`_PairEval` and the ten-field unit rows,
     which only the explanation reads. The units counted are the same (the call's own ``match`` of weight
     ``w``, then each row's at level ``arg``; at level ``call`` one ``match``, or an FP and an FN
-    ``inexact_call``, of weight ``w``), and so is the verdict (:func:`_evaluate`'s: exact when no row is a
-    mistake)."""
+    ``inexact_call``, of weight ``w``; :func:`~ek.scorer.accounting.tally_pair_rows` counts the first two),
+    and so is the verdict (:func:`_evaluate`'s: exact when no row is a mistake)."""
     exact = True
     for row in rows:
         if row[1] not in OK_STATUSES:
             exact = False
             break
-    weight = weight_exact(w)
     if level == "call":
+        weight = weight_exact(w)
         for kind in ((TP,) if exact else (FP, FN)):
             tally_add(tally, (kind, tool, "match" if exact else "inexact_call"), weight, 1)
         return exact
-    tally_add(tally, (TP, tool, "match"), weight, 1)
-    tally_check_rows(rows, tool, w, tally)
+    tally_pair_rows(rows, tool, w, tally)
     return exact
 
 
