@@ -166,8 +166,8 @@ def test_a_date_default_is_checked_like_the_generated_validator(text: str, ok: b
 
 
 # --------------------------------------------------------------------------- the whole list, message for message
-# ek.grammar.fits.arguments_violations is the runtime's tier-0 validator (ek.runtime.lazy): until a tool's check is
-# compiled, it answers instead. So it must give what the compiled check gives: the same problems, in the same order,
+# ek.grammar.fits is the runtime's tier-0 validator (ek.runtime.lazy: planned_violations over the tool's plan, held
+# here to arguments_violations, its walk): until a tool's check is compiled, it answers instead. So it must give what the compiled check gives: the same problems, in the same order,
 # with the same text, for any value at all.
 
 ALIASES = (

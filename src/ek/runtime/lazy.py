@@ -15,13 +15,14 @@ whole, before shapes), and a BFCL question's tools are checked once or twice
 first :data:`~ek.limits.INTERPRETED_CALLS` calls of a tool are answered by
 :mod:`ek.grammar.fits`, the reference the generated code compiles (the same
 violations in the same order, which ``tests/test_fits_agreement.py`` checks on
-random grammars and hostile values): the first by its walk,
-:func:`~ek.grammar.fits.arguments_violations`; the second makes the tool's plan
-(:func:`~ek.grammar.fits.arguments_plan`, no code compiled), which answers the
-others (:func:`~ek.grammar.fits.planned_violations`: on BFCL's tools ~8.6k
-instructions a correct call and ~15k a wrong one, against the walk's ~23.5k and
-~28k and the compiled code's ~5k and ~7.5k); the call after them makes the
-compiled validator, and every later call runs it.
+random grammars and hostile values): the first makes the tool's plan
+(:func:`~ek.grammar.fits.arguments_plan`, no code compiled), which answers them
+(:func:`~ek.grammar.fits.planned_violations`: on BFCL's tools ~8.6k
+instructions a correct call and ~15k a wrong one, against ~23.5k and ~28k for
+fits' walk, :func:`~ek.grammar.fits.arguments_violations`, and the compiled
+code's ~5k and ~7.5k; making the plan and running it once already costs less
+than the walk); the call after them makes the compiled validator, and every
+later call runs it.
 """
 
 from __future__ import annotations
@@ -130,11 +131,12 @@ class GrammarValidator:
 
 #: A tool's function while its calls are interpreted. Its globals are its own (see :func:`_tiered`), under
 #: dunder names, which generated code never defines, so the compiled code's tables never overwrite them. Its
-#: first call is walked by fits' ``arguments_violations``; the second makes the tool's plan (fits'
-#: ``arguments_plan``: it costs about what it saves on one call, so a tool called once never pays for it),
-#: which ``planned_violations`` runs until the count (a C-level ``next``, atomic under the GIL) reaches the
-#: limit. No wrapper frame between; fits is reached as a module, so every tool's function calls the same
-#: functions (call sites CPython can specialize once, not one closure per tool). Threads racing at the second
+#: first call makes the tool's plan (fits' ``arguments_plan``), which ``planned_violations`` runs until the
+#: count (a C-level ``next``, atomic under the GIL) reaches the limit: making the plan and running it costs
+#: less than fits' walk (``arguments_violations``) of that one call already (on BFCL's gold calls ~1.5 µs
+#: against ~2.7 µs), and a BFCL question's tools are called two to four times (the gold check's variants,
+#: the output). No wrapper frame between; fits is reached as a module, so every tool's function calls the same
+#: functions (call sites CPython can specialize once, not one closure per tool). Threads racing at the first
 #: call may each make a plan: any of them gives the same answer.
 _INTERPRETED_SOURCE = f"""\
 def {TOOL_VALIDATOR_NAME}(args):
@@ -143,9 +145,6 @@ def {TOOL_VALIDATOR_NAME}(args):
     if count < __ek_limit__:
         plan = __ek_plan__
         if plan is None:
-            if not count:
-                problems = __ek_fits__.arguments_violations(args, __ek_fields__, __ek_resolve__)
-                return list(map(__ek_violation__, problems)) if problems else problems
             plan = __ek_plan__ = __ek_fits__.arguments_plan(__ek_fields__, __ek_resolve__)
         problems = __ek_fits__.planned_violations(plan, args)
         return list(map(__ek_violation__, problems)) if problems else problems
@@ -163,8 +162,8 @@ _INTERPRETED_CODE = next(c for c in compile(_INTERPRETED_SOURCE, _INTERPRETED_FI
 def _tiered(owner: GrammarValidator, spec: ToolSpec) -> FunctionType:
     """A tool's check as one function object that changes tier in place.
 
-    Its first ``INTERPRETED_CALLS`` calls are interpreted by :mod:`ek.grammar.fits` (the first walked,
-    the others by the tool's plan, made at the second: see ``_INTERPRETED_SOURCE``); the next
+    Its first ``INTERPRETED_CALLS`` calls are interpreted by :mod:`ek.grammar.fits` (by the tool's plan,
+    made at the first: see ``_INTERPRETED_SOURCE``); the next
     compiles the validator (:meth:`GrammarValidator._compile`), which copies the compiled function's
     globals into this one's and gives it the compiled code: from then on, calling it *is* calling the
     compiled validator, not a wrapper around it (a wrapper would add a call to each of the hot tools'
