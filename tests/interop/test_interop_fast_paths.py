@@ -18,12 +18,13 @@ from hypothesis import strategies as st
 
 from ek.bfcl import read_questions, to_grammar
 from ek.grammar import format_grammar
-from ek.interop import ImportResult, import_tools, schema_in
+from ek.interop import ImportResult, api, import_tools, schema_in
 
 
 def _general(monkeypatch: pytest.MonkeyPatch, functions: Any) -> ImportResult:
-    """``functions`` imported with every fast path of schema_in switched off."""
+    """``functions`` imported with every fast path of schema_in and api switched off."""
     with monkeypatch.context() as patch:
+        patch.setattr(api, "_plain_bfcl_tools", lambda data: None)
         patch.setattr(schema_in, "_plain_type", lambda schema: None)
         patch.setattr(schema_in, "_plain_field", lambda name, schema, required, lists: None)
         return import_tools(functions, "bfcl", name="bfcl", version=1)
@@ -78,6 +79,52 @@ def test_every_bfcl_function_imports_as_the_general_path_imports_it(monkeypatch:
     fast_fields = [f for f in fast if f is not None]
     assert any(f.has_default for f in fast_fields) and any(f.type.__class__.__name__ == "ListType" for f in fast_fields)
     assert len(fast_fields) > 0.85 * len(fields)  # defaults and lists of plain items too
+    plain_sets = [functions for _, functions in sets if api._plain_bfcl_tools(functions) is not None]
+    assert len(plain_sets) > 0.6 * len(sets)  # most questions' functions take the whole-tool fast path (71%)
+
+
+def tool_like() -> st.SearchStrategy[Any]:
+    """BFCL functions of the shape :func:`ek.interop.api._plain_bfcl_tools` takes and their near misses (one
+    change at times): other or odd keys on the function or its arguments object, names that are empty,
+    repeated, collide as identifiers or hold a control character, descriptions that are not text,
+    ``required`` names not defined or not text, properties the fields fast path does not take."""
+    properties = st.sampled_from([{}, {"x": {"type": "integer"}}, {"x": {"type": "string", "description": "X."},
+                                  "y": {"type": "float", "default": 1.5}}, {"x": {"type": "array", "items": {
+                                      "type": "string"}}}])
+    arguments = st.fixed_dictionaries({"properties": properties}, optional={
+        "type": st.sampled_from(["dict", "object"]), "required": st.sampled_from([[], ["x"]])})
+    plain = st.fixed_dictionaries({"name": st.sampled_from(["f", "g", "a.b", "from"]), "parameters": arguments},
+                                  optional={"description": st.sampled_from(["Does f.", ""])})
+    changes = st.sampled_from([
+        ("name", ""), ("name", "a_b"), ("name", "f\x1b"), ("name", "café"), ("name", 1), ("description", None),
+        ("description", 3), ("x-ek-weight", 2), ("type", "function"), ("function", {"name": "h"}),
+        ("parameters", []), ("parameters", None), ("parameters.type", "array"), ("parameters.type", 3),
+        ("parameters.required", ["y"]), ("parameters.required", ["x", "x"]), ("parameters.required", [1]),
+        ("parameters.required", "x"), ("parameters.required", None), ("parameters.properties", None),
+        ("parameters.properties", []), ("parameters.properties", {"x": {"type": "string", "minLength": 1}}),
+        ("parameters.properties", {"max-n": {"type": "integer"}}), ("parameters.description", "Args."),
+        ("parameters.additionalProperties", False), ("parameters.x-ek-weight", 2), ("parameters.optional", True)])
+
+    def changed(function: dict[str, Any], change: tuple[str, Any] | None) -> dict[str, Any]:
+        if change is None:
+            return function
+        key, value = change
+        if key.startswith("parameters."):
+            return {**function, "parameters": {**function["parameters"], key.split(".", 1)[1]: value}}
+        return {**function, key: value}
+
+    function = st.builds(changed, plain, st.none() | st.none() | changes)
+    return st.lists(function, max_size=3) | st.tuples(function) | function
+
+
+@settings(max_examples=1500, deadline=None)
+@given(tool_like())
+@example([{"name": "a.b", "parameters": {"type": "dict", "properties": {}}},
+          {"name": "a_b", "parameters": {"type": "dict", "properties": {}}}])  # one safe form for two names
+@example([{"name": "f", "parameters": {"properties": {"x": {"type": "integer"}}, "required": ["x"]}}])  # no type
+def test_plain_tools_and_their_near_misses_import_as_the_general_path_imports_them(functions: Any) -> None:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _same(to_grammar(functions), _general(monkeypatch, functions))
 
 
 spellings = st.sampled_from(["string", "String", "char", "integer", "long", "float", "number", "double", "boolean",

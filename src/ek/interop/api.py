@@ -20,7 +20,7 @@ from ek.grammar.model import (
 from ek.grammar.names import safe_identifier, unfit_character
 from ek.grammar.strings import to_float
 from ek.interop.issues import Issue, Issues, child
-from ek.interop.schema_in import Converter
+from ek.interop.schema_in import Converter, plain_fields
 from ek.interop.sources import READERS, SOURCES
 from ek.interop.targets import TARGETS, export
 
@@ -48,6 +48,10 @@ def import_tools(data: Any, source: str, *, name: str = "imported", version: int
     """
     if source not in SOURCES:
         raise ValueError(f"unknown import format {source!r}; choose one of: {', '.join(SOURCES)}")
+    if source == "bfcl":
+        plain = _plain_bfcl_tools(data)
+        if plain is not None:
+            return ImportResult(GraphGrammar(name, version, plain, ()), ())
     issues = Issues()
     tools: list[ToolSpec] = []
     aliases: dict[str, TypeAlias] = {}
@@ -95,6 +99,58 @@ def import_tools(data: Any, source: str, *, name: str = "imported", version: int
         tools.append(tool)
     grammar = GraphGrammar(name, version, tuple(tools), tuple(aliases[k] for k in sorted(aliases)))
     return ImportResult(grammar, tuple(issues.items))
+
+
+#: What a BFCL function and its arguments object may hold for :func:`_plain_bfcl_tools`.
+_PLAIN_TOOL_KEYS = frozenset({"name", "description", "parameters"})
+_PLAIN_ARGUMENTS_KEYS = frozenset({"type", "properties", "required"})
+
+
+def _plain_bfcl_tools(data: Any) -> tuple[ToolSpec, ...] | None:
+    """Fast path of :func:`import_tools` for a list of BFCL functions of the usual shape: their tools (the
+    grammar's, with no issue), or None for any other data, which then takes the general path.
+
+    The usual shape, for every function: a ``dict`` of ``name`` (text, not empty, no unfit character, no
+    other function's), ``description`` (text) if any and ``parameters``, a ``dict`` of ``type``
+    (``object`` or ``dict``) if any, ``properties`` and ``required`` whose fields
+    :func:`~ek.interop.schema_in.plain_fields` takes; and no two names with one safe form. It skips the
+    reader's :class:`~ek.interop.sources.RawTool` and JSON paths, a converter per tool and the keyword
+    checks, which on exactly this data report nothing: every key is one the general path reads, without
+    a weight, an arguments description or extra arguments to drop, no name is skipped or defined again,
+    and each tool is ``ToolSpec(name, fields, 1.0, description or None)`` as it builds it.
+    tests/interop/test_interop_fast_paths.py holds it to the general path.
+    """
+    if type(data) is not list and type(data) is not tuple:
+        return None
+    tools = []
+    names = set()
+    for item in data:
+        if type(item) is not dict:
+            return None
+        name = item.get("name")
+        schema = item.get("parameters")
+        if type(name) is not str or not name or name in names or type(schema) is not dict:
+            return None
+        doc = item.get("description")
+        if doc is not None and type(doc) is not str:
+            return None
+        for key in item:
+            if key not in _PLAIN_TOOL_KEYS:
+                return None
+        for key in schema:
+            if key not in _PLAIN_ARGUMENTS_KEYS:
+                return None
+        kind = schema.get("type", "object")
+        if (kind != "object" and kind != "dict") or type(kind) is not str or unfit_character(name) is not None:
+            return None
+        fields = plain_fields(schema)
+        if fields is None:
+            return None
+        names.add(name)
+        tools.append(ToolSpec(name, fields, 1.0, doc or None))
+    if len(tools) > 1 and len({safe_identifier(t.name) for t in tools}) < len(tools):
+        return None  # names that collide once made identifiers: the general path reports which
+    return tuple(tools)
 
 
 #: The keys an arguments object may hold without an issue (others are reported, and dropped).
