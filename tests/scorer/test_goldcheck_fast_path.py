@@ -65,6 +65,19 @@ def test_the_fast_path_finds_what_the_general_path_finds(args: dict[str, Any]) -
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(goldcheck, "_plain_choices", lambda value: None)
         patch.setattr(goldcheck, "_plain_value", lambda value: False)
+        patch.setattr(goldcheck, "_all_plain", lambda args: False)
+        general = goldcheck.call_problems(validate, step)
+    assert fast == general
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(names, plain, max_size=6))
+def test_a_call_of_plain_values_takes_its_fast_path_and_finds_what_the_general_path_finds(args: dict[str, Any]) -> None:
+    step = Step("t", args)
+    assert goldcheck._all_plain(args)
+    fast = goldcheck.call_problems(validate, step)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(goldcheck, "_all_plain", lambda args: False)
         general = goldcheck.call_problems(validate, step)
     assert fast == general
 
