@@ -117,13 +117,13 @@ def _plain_choices(value: Any) -> tuple[Any, ...] | None:
     if type(value) is not OneOf:
         return None
     alternatives = value.alternatives
-    omittable = False
-    for alternative in alternatives:  # value.values, without building it when OMITTABLE is not among them
-        if alternative is OMITTABLE:
-            omittable = True
-        elif type(alternative) not in _PLAIN_TYPES:
-            return None
-    return value.values if omittable else alternatives
+    present = []  # value.values, made on the way (its generator costs more than this loop)
+    for alternative in alternatives:
+        if alternative is not OMITTABLE:
+            if type(alternative) not in _PLAIN_TYPES:
+                return None
+            present.append(alternative)
+    return alternatives if len(present) == len(alternatives) else tuple(present)
 
 
 def call_problems(validate: Validate, step: Step) -> list[tuple[str, str]]:
@@ -135,9 +135,11 @@ def call_problems(validate: Validate, step: Step) -> list[tuple[str, str]]:
     choices: dict[str, tuple[Any, ...]] = {}  # see _plain_choices
     omitted: set[str] = set()  # paths of arguments whose gold accepts nothing but absence
     most = 0  # the most alternatives of any present argument: the variants to check
+    first: dict[str, Any] = {}  # variant 0, made on the way (what the variants' rule gives for k = 0)
     for name, value in step.args.items():
         if _plain_value(value):
-            present[name], counts[name] = value, 0
+            present[name] = first[name] = value
+            counts[name] = 0
             continue
         plain = _plain_choices(value)
         if plain is not None:
@@ -146,23 +148,24 @@ def call_problems(validate: Validate, step: Step) -> list[tuple[str, str]]:
                 continue
             choices[name] = plain
             count = len(plain)
+            first[name] = plain[0]
         elif value is OMITTABLE or (isinstance(value, OneOf) and not value.values):
             omitted.add(_prefix(name))
             continue
         else:
             count = _alternatives(value)
+            first[name] = _pick(value, 0) if count else value
         present[name], counts[name] = value, count
         if count > most:
             most = count
     found: dict[tuple[str, str], None] = {}
     for k in range(max(most, 1)):
         # variant 0 checks the whole call; later ones only the arguments that still have alternatives
-        names = list(present) if k == 0 else [n for n, c in counts.items() if c > k]
-        if k == 0 and not omitted and not most:
-            args = step.args  # plain gold, no marker anywhere: checked as it is
-        else:
-            args = {n: (present[n] if not counts[n] else
-                        choices[n][min(k, len(choices[n]) - 1)] if n in choices else _pick(present[n], k))
+        names = present if k == 0 else [n for n, c in counts.items() if c > k]
+        if k == 0:
+            args = step.args if not omitted and not most else first  # plain gold, no marker anywhere: as it is
+        else:  # variant k takes each argument's k-th alternative (its last when it has fewer)
+            args = {n: (choices[n][min(k, len(choices[n]) - 1)] if n in choices else _pick(present[n], k))
                     for n in names}
         prefixes = None  # of the arguments in this variant (later ones), worked out at its first violation
         for violation in validate(step.name, args):
