@@ -136,6 +136,7 @@ def call_problems(validate: Validate, step: Step) -> list[tuple[str, str]]:
     omitted: set[str] = set()  # paths of arguments whose gold accepts nothing but absence
     most = 0  # the most alternatives of any present argument: the variants to check
     first: dict[str, Any] = {}  # variant 0, made on the way (what the variants' rule gives for k = 0)
+    picks = False  # whether some argument's alternatives are read by _pick (not plain choices)
     for name, value in step.args.items():
         if _plain_value(value):
             present[name] = first[name] = value
@@ -155,6 +156,7 @@ def call_problems(validate: Validate, step: Step) -> list[tuple[str, str]]:
         else:
             count = _alternatives(value)
             first[name] = _pick(value, 0) if count else value
+            picks = picks or count > 0
         present[name], counts[name] = value, count
         if count > most:
             most = count
@@ -164,6 +166,8 @@ def call_problems(validate: Validate, step: Step) -> list[tuple[str, str]]:
         names = present if k == 0 else [n for n, c in counts.items() if c > k]
         if k == 0:
             args = step.args if not omitted and not most else first  # plain gold, no marker anywhere: as it is
+        elif not picks:
+            args = _whole_variant(present, choices, k)
         else:  # variant k takes each argument's k-th alternative (its last when it has fewer)
             args = {n: (choices[n][min(k, len(choices[n]) - 1)] if n in choices else _pick(present[n], k))
                     for n in names}
@@ -179,6 +183,23 @@ def call_problems(validate: Validate, step: Step) -> list[tuple[str, str]]:
                     continue  # "missing required" for an argument left out of this variant
             found.setdefault((path, reason), None)
     return list(found)
+
+
+def _whole_variant(present: dict[str, Any], choices: dict[str, tuple[Any, ...]], k: int) -> dict[str, Any]:
+    """Fast path of a later variant (``k`` > 0) of :func:`call_problems` when every present argument is a plain
+    value or has plain choices (BFCL's answers): every present argument, each with its ``k``-th choice (its
+    last when it has fewer), not only the arguments that still have alternatives.
+
+    What it skips: a "missing required argument" violation for each argument left out of the variant (most
+    of a BFCL call's), made, read and then dropped by the filter that keeps only what lies under the
+    variant's own arguments (``names``). Safe because that filter stays: a validator checks each argument on
+    its own (a field's problems lie under its path, and depend on its value alone; unknown keys are each
+    their own path), so the problems under the variant's arguments are the same with the others present,
+    and what the others add lies outside them (distinct names' path segments are never one a prefix of the
+    other) and is dropped as before. tests/scorer/test_goldcheck_fast_path.py holds it to the general path
+    (the variants of ``_pick``) against a real validator.
+    """
+    return {n: (choices[n][min(k, len(choices[n]) - 1)] if n in choices else value) for n, value in present.items()}
 
 
 def _all_plain(args: Mapping[str, Any]) -> bool:
