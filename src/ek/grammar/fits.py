@@ -11,8 +11,8 @@ Every place that asks uses this module or is tested against it:
   same order (:func:`arguments_violations` says which);
 - the scorer's ``invalid_value`` comes from the runtime's per-tool validators
   (:mod:`ek.runtime.lazy`): a tool's first calls are checked by
-  :func:`arguments_violations` here and then by :func:`planned_violations` (the
-  same answer, planned once per tool), the rest by its compiled validator.
+  :func:`planned_violations` here (:func:`arguments_violations`' answer, planned
+  once per tool), the rest by its compiled validator.
 
 A problem shows a bad value as :func:`ek.grammar.reprs.short_repr` does, and an
 unknown key as :func:`ek.grammar.names.key_segment` does, as generated code does.
