@@ -37,17 +37,12 @@ from typing import Any
 
 from ek.calls import Step
 from ek.grammar.names import path_segment
-from ek.values import OMITTABLE, OneOf
+from ek.values import JSON_SCALAR_TYPES, OMITTABLE, OneOf
 
 #: validate(tool_name, args) -> violations, each a (path, reason) pair
 Validate = Callable[[str, Any], Sequence[Any]]
 
 _DROP = object()  # an OMITTABLE inside a list or object: the item or key is left out
-
-
-#: Types of values that hold no marker: :func:`_alternatives` and :func:`_pick` give them back at once.
-_PLAIN = (str, int, float, bool, type(None))
-_PLAIN_TYPES = frozenset(_PLAIN)
 
 
 def _alternatives(value: Any) -> int:
@@ -121,7 +116,7 @@ def _plain_choices(value: Any) -> tuple[Any, ...] | None:
     for alternative in alternatives:  # value.values, without building it when OMITTABLE is not among them
         if alternative is OMITTABLE:
             omittable = True
-        elif type(alternative) not in _PLAIN_TYPES:
+        elif type(alternative) not in JSON_SCALAR_TYPES:
             return None
     return value.values if omittable else alternatives
 
