@@ -116,10 +116,10 @@ CHUNK_LINES = 512
 #: Lines a chunk grows to (doubling every ``jobs`` chunks from :data:`CHUNK_LINES`). A chunk's lines are
 #: scored grouped by episode id (see :func:`ek.corpus.runner.score_lines`), so lines of one question met
 #: again in it are scored one after another while its metric, rules and prepared gold are still in the CPU's
-#: caches: a corpus of several passes over 1,000 BFCL questions took 25% less CPU time per line with chunks
-#: this long than with 512 lines (docs/performance.md, "Lines of one question together"). Memory: the lines
-#: of ``2 * jobs`` chunks, and one chunk's scores, at a time.
-SCORE_WINDOW_LINES = 8192
+#: caches (docs/performance.md, "Lines of one question together"). Memory: the lines of ``2 * jobs`` chunks,
+#: and one chunk's scores, at a time; 8,192 made peak memory grow x1.63 from 10k to 1M episodes (a 10k
+#: corpus never reaches the largest chunk), 4,096 x1.20.
+SCORE_WINDOW_LINES = 4096
 
 #: Calls of one tool, on each side, up to which the metric's all-exact test (``ek.scorer.exact``) compares them
 #: pair by pair; a larger group is tested through an argument that tells its gold calls apart, or left to the
