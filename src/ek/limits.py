@@ -109,9 +109,17 @@ ERROR_LINES_KEPT = 10_000
 #: Characters of a value kept in an alignment shown for the worst episodes (a window around the difference).
 ALIGNMENT_VALUE_CHARS = 300
 
-#: Corpus lines sent to a worker at a time with ``--jobs N``: large enough to amortise the hand-off,
-#: small enough to keep workers evenly loaded.
+#: Corpus lines of a run's first chunks (each scored into a summary, in-process or by a ``--jobs`` worker):
+#: large enough to amortise the hand-off, small enough that a small corpus keeps every worker busy.
 CHUNK_LINES = 512
+
+#: Lines a chunk grows to (doubling every ``jobs`` chunks from :data:`CHUNK_LINES`). A chunk's lines are
+#: scored grouped by episode id (see :func:`ek.corpus.runner.score_lines`), so lines of one question met
+#: again in it are scored one after another while its metric, rules and prepared gold are still in the CPU's
+#: caches (docs/performance.md, "Lines of one question together"). Memory: the lines of ``2 * jobs`` chunks,
+#: and one chunk's scores, at a time; 8,192 made peak memory grow x1.63 from 10k to 1M episodes (a 10k
+#: corpus never reaches the largest chunk), 4,096 x1.20.
+SCORE_WINDOW_LINES = 4096
 
 #: Calls of one tool, on each side, up to which the metric's all-exact test (``ek.scorer.exact``) compares them
 #: pair by pair; a larger group is tested through an argument that tells its gold calls apart, or left to the

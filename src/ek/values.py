@@ -16,6 +16,10 @@ from typing import Any
 
 from ek.sentinel import Sentinel
 
+#: The types of JSON's scalars, exactly (``type(v) in``: no subclass): a value of one holds no marker, so the
+#: readers and checks of gold values give it back at once.
+JSON_SCALAR_TYPES = frozenset({str, int, float, bool, type(None)})
+
 
 class _Omittable(Sentinel):
     """Marker: the gold argument may be absent from the prediction."""

@@ -29,7 +29,7 @@ def _outcome(ground_truth: Any) -> tuple[str, str]:
 def _general(ground_truth: Any) -> tuple[str, str]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(gold, "_decoded_call", lambda call: None)
-        patch.setattr(gold, "_JSON_SCALARS", frozenset())
+        patch.setattr(gold, "JSON_SCALAR_TYPES", frozenset())  # gold.py's global, not ek.values'
         return _outcome(ground_truth)
 
 

@@ -46,13 +46,13 @@ def test_score_accounting_nothing_lost_and_chunking_invisible(tmp_path: Path, ki
     path = tmp_path / "c.jsonl"
     path.write_text("\n".join(lines) + ("\n" if lines else ""), encoding="utf-8")
     options = RunOptions(keep_worst=3, keep_details=2)
-    old = runner.CHUNK_LINES
+    old = runner.CHUNK_LINES, runner.SCORE_WINDOW_LINES
     try:
         whole = run(str(path), options)
-        runner.CHUNK_LINES = chunk
+        runner.CHUNK_LINES = runner.SCORE_WINDOW_LINES = chunk
         chunked = run(str(path), options)
     finally:
-        runner.CHUNK_LINES = old
+        runner.CHUNK_LINES, runner.SCORE_WINDOW_LINES = old
     s = whole.summary
     assert whole.counts.read == len(lines)
     assert whole.accounted and s.episodes == kinds.count("good") and whole.counts.blank == kinds.count("blank")
@@ -136,14 +136,14 @@ def test_error_lines_are_all_counted_but_only_the_first_ones_kept(tmp_path: Path
     lines = [BAD[0]] * 4 + [json.dumps(GOOD[0])] + [BAD[1]] * 6 + [json.dumps(GOOD[1])]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     options = RunOptions(keep_errors=3)
-    old = runner.CHUNK_LINES
+    old = runner.CHUNK_LINES, runner.SCORE_WINDOW_LINES
     try:
         results = []
         for chunk in (1, 4, 512):
-            runner.CHUNK_LINES = chunk
+            runner.CHUNK_LINES = runner.SCORE_WINDOW_LINES = chunk
             results.append(run(str(path), options))
     finally:
-        runner.CHUNK_LINES = old
+        runner.CHUNK_LINES, runner.SCORE_WINDOW_LINES = old
     for result in results:  # a wrong 10 GB file must not keep 10 GB of error reasons
         s = result.summary
         assert result.accounted and s.error_count == 10 and [e.line for e in s.errors] == [1, 2, 3]

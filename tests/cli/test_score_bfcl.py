@@ -177,3 +177,44 @@ def test_live_relevance_scores_with_bfcls_rule(tmp_path: Path) -> None:
     reward = make_tool_call_reward()([o if isinstance(o, str) else json.dumps(o) for o in outputs],
                                      gold_calls=["any_call"] * len(outputs))
     assert [r == 1.0 for r in reward][:4] == ours[:4]
+
+
+def test_score_bfcl_questions_file_that_is_not_bfcl_is_a_usage_error(tmp_path: Path) -> None:
+    corpus = write_lines(tmp_path / "result.json", [{"id": "a", "result": "[f()]"}])
+    bogus = write_lines(tmp_path / "questions.json", [{"id": "a", "function": "not a list"}])
+    proc = run_ek("score", corpus, "--bfcl-answers", ANSWERS, "--bfcl-questions", bogus)
+    assert proc.returncode == 2 and "--bfcl-questions" in proc.stderr and "'function'" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    compared = run_ek("compare", corpus, corpus, "--bfcl-answers", ANSWERS, "--bfcl-questions", bogus)
+    assert compared.returncode == 2 and "ek compare" in compared.stderr and "--bfcl-questions" in compared.stderr
+
+
+def test_compare_with_bfcl_answers_that_are_not_bfcl_is_a_usage_error(tmp_path: Path) -> None:
+    corpus = write_lines(tmp_path / "result.json", [{"id": "a", "result": "[f()]"}])
+    bogus = write_lines(tmp_path / "answers.json", [{"id": "a", "gold": []}])
+    proc = run_ek("compare", corpus, corpus, "--bfcl-answers", bogus)
+    assert proc.returncode == 2 and "--bfcl-answers" in proc.stderr and "ground_truth" in proc.stderr
+
+
+def test_each_bfcl_file_is_read_once_per_command(tmp_path: Path, monkeypatch: Any) -> None:
+    """The command checks the BFCL files by reading them, and scores with what it read (``ek compare``: both
+    runs): a one-run result file spent a tenth of its time reading them a second time."""
+    import ek.bfcl.data as data
+    from ek.cli import main
+
+    reads: list[str] = []
+    real = data._lines  # every reader of a BFCL file goes through it
+
+    def counted(path: Any) -> Any:
+        reads.append(str(path))
+        return real(path)
+
+    monkeypatch.setattr(data, "_lines", counted)
+    entries = _plain_entries(3)
+    corpus = write_lines(tmp_path / "result.json", [{"id": e["id"], "result": "[f()]"} for e in entries])
+    for argv in (["score", str(corpus), "--json", str(tmp_path / "r.json")],
+                 ["compare", str(corpus), str(corpus), "--json", str(tmp_path / "c.json")]):
+        reads.clear()
+        code = main([*argv, "--bfcl-answers", str(ANSWERS), "--bfcl-questions", str(QUESTIONS)])
+        assert code in (0, 1)
+        assert sorted(reads) == sorted([str(ANSWERS), str(QUESTIONS)]), argv

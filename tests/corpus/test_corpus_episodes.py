@@ -85,6 +85,7 @@ def test_jobs_and_chunking_change_nothing(tmp_path: Path, monkeypatch: pytest.Mo
     one = _report(corpus, 1, rows_1)
     two = _report(corpus, 2, rows_2)
     monkeypatch.setattr(runner, "CHUNK_LINES", 7)  # many small chunks: task samples split across them
+    monkeypatch.setattr(runner, "SCORE_WINDOW_LINES", 7)
     small = _report(corpus, 1)
     assert json.dumps(one) == json.dumps(two) == json.dumps(small)
     assert rows_1 == rows_2 and [r["line"] for r in rows_1] == list(range(1, 1401))

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from ekcli import SCHEMAS, synthetic_corpus
 from hypothesis import given, settings
@@ -66,6 +67,7 @@ def test_one_process_builds_alignments_for_the_runs_worst_only(tmp_path: Path,
 
     monkeypatch.setattr(runner, "ATTACH", counted)
     monkeypatch.setattr(runner, "CHUNK_LINES", 25)  # 16 chunks, each with worse episodes than the last kept
+    monkeypatch.setattr(runner, "SCORE_WINDOW_LINES", 25)
     one = run(str(corpus), options).summary
     assert len(built) == options.keep_details
     # what a Ray block does: each chunk attaches its own worst, and merging keeps the run's
@@ -87,6 +89,7 @@ def test_jobs_send_explanations_and_the_parent_attaches_the_same_alignments(tmp_
     corpus = synthetic_corpus(tmp_path / "c.jsonl", 400, accuracy=0.5)
     options = RunOptions(grammar=str(SCHEMAS / "travel-v2.ek"), keep_worst=10, keep_details=4)
     monkeypatch.setattr(runner, "CHUNK_LINES", 25)
+    monkeypatch.setattr(runner, "SCORE_WINDOW_LINES", 25)
     one, two = run(str(corpus), options).summary, run(str(corpus), options, jobs=2).summary
     assert one.worst() == two.worst() and two.worst()[0].detail is not None
 
@@ -180,6 +183,7 @@ def test_a_gold_met_again_chunks_later_is_checked_once_and_scored_prepared(
 
     corpus, options, questions = _bfcl_passes(tmp_path, bfcl_data, passes=5)
     monkeypatch.setattr(runner, "CHUNK_LINES", 5)  # each pass spans several chunks
+    monkeypatch.setattr(runner, "SCORE_WINDOW_LINES", 5)
     checked: list[Any] = []
     prepared: list[Any] = []
     problems, gold = runner.episode_gold_problems, runner._GoldMemo.gold
@@ -410,3 +414,71 @@ def test_tool_names_of_a_question_are_the_names_of_its_mappings(functions: list[
 
     names = tuple(f.get("name") if isinstance(f, Mapping) else None for f in functions)
     assert _tool_names(functions) == (names if all(type(n) is str for n in names) else None)
+
+
+def test_lines_of_one_id_are_scored_together_and_summed_in_line_order(
+        tmp_path: Path, bfcl_data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chunk's lines are scored grouped by id (the lines of a question met again in it, one after another,
+    while what they share is in the CPU's caches) and summed in line order: the report, the episode rows,
+    error lines and gold warnings are those of scoring every line in line order, in one process and in two."""
+    from ek.report.jsonreport import build_report
+
+    corpus, options, questions = _bfcl_passes(tmp_path, bfcl_data, passes=6)
+    lines = corpus.read_text(encoding="utf-8").splitlines()
+    lines[3] = "{not json"  # an error line amid the passes
+    lines.insert(20, json.dumps({"id": "no_such_question", "result": "[f()]"}))
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    options = attrs.evolve(options, keep_export=True, keep_ids=True, invalid_gold="warn", keep_worst=15)
+    scored: list[Any] = []
+    score_line = runner._score_line
+
+    def spy(options: Any, cache: Any, memo: Any, item: Any) -> Any:
+        scored.append(item.line)
+        return score_line(options, cache, memo, item)
+
+    monkeypatch.setattr(runner, "_score_line", spy)
+
+    def report(jobs: int) -> tuple[str, list[Any]]:
+        rows: list[Any] = []
+        result = run(str(corpus), options, jobs=jobs, export=rows.extend)
+        out = build_report(result, options)
+        out.get("corpus", {}).pop("seconds", None)
+        return json.dumps(out, sort_keys=True, default=str), rows
+
+    grouped = report(1)
+    assert scored != sorted(scored) and sorted(scored) == list(range(1, len(lines) + 1))
+    first_pass = scored[:6]  # the first question's six lines, one per pass, came first
+    assert first_pass == [1 + k * questions + (k >= 2) for k in range(6)]
+    two = report(2)
+    monkeypatch.setattr(runner, "CHUNK_LINES", 1)  # one line a chunk: line order
+    monkeypatch.setattr(runner, "SCORE_WINDOW_LINES", 1)
+    scored.clear()
+    in_order = report(1)
+    assert scored == sorted(scored)
+    assert grouped == in_order == two
+    assert [row["line"] for row in grouped[1]] == sorted(row["line"] for row in grouped[1])
+
+
+def test_by_id_groups_ids_in_first_seen_order_and_leaves_the_rest_alone() -> None:
+    from ek.corpus.reading import Episode
+
+    def episode(line: int, episode_id: Any) -> Episode:
+        return Episode(line, episode_id, "[f()]", (), None, None)
+
+    error = LineError(3, None, "bad line")
+    items = [episode(1, "a"), episode(2, "b"), error, episode(4, "a"), episode(5, None), episode(6, 7),
+             episode(7, "b"), episode(8, 7), episode(9, None), episode(10, True)]
+    assert runner._by_id(items) == [0, 3, 1, 6, 2, 4, 5, 7, 8, 9]
+    assert runner._by_id(items[:3]) == [0, 1, 2]  # every id once: line order
+    assert runner._by_id([]) == []
+
+
+def test_run_chunks_start_small_and_double_every_jobs_chunks_up_to_the_window(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runner, "CHUNK_LINES", 3)
+    monkeypatch.setattr(runner, "SCORE_WINDOW_LINES", 10)
+    lines = [(k, b"{}") for k in range(1, 60)]
+    sizes = [len(c) for c in runner._run_chunks(iter(lines), 2)]
+    assert sizes == [3, 3, 6, 6, 10, 10, 10, 10, 1]
+    chunks = list(runner._run_chunks(iter(lines), 1))
+    assert [len(c) for c in chunks] == [3, 6, 10, 10, 10, 10, 10] and sum(chunks, []) == lines

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ek.calls import Step, step_of_plain
-from ek.values import OMITTABLE, OneOf
+from ek.values import JSON_SCALAR_TYPES, OMITTABLE, OneOf
 
 
 def expects_no_call(category: str | None) -> bool:
@@ -52,20 +52,16 @@ def alternatives(options: Sequence[Any]) -> Any:
         # ek reads "nothing is acceptable" as "leave it out" (docs/bfcl.md).
         return OMITTABLE
     # (a JSON scalar is its own value: given back here, as _value would, without the call)
-    values = [OMITTABLE if option == "" else option if type(option) in _JSON_SCALARS else _value(option)
+    values = [OMITTABLE if option == "" else option if type(option) in JSON_SCALAR_TYPES else _value(option)
               for option in options]
     if len(values) == 1:
         return values[0]
     return OneOf(*values)
 
 
-#: The types of JSON's scalars, exactly: :func:`_value` gives such a value back at once.
-_JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
-
-
 def _value(value: Any) -> Any:
     kind = type(value)
-    if kind in _JSON_SCALARS:
+    if kind in JSON_SCALAR_TYPES:
         # fast path: most acceptable values are JSON scalars, which are neither a Mapping nor a list, so the
         # tests below would give them back as they are; this skips the abstract Mapping's isinstance (a
         # Python-level ABC check). Exact types only: a subclass of one (data from Python) takes the tests.

@@ -28,6 +28,7 @@ from ek.cli.score import (
     check_inputs,
     fraction,
     positive,
+    read_run_inputs,
     run_options,
     score_file,
     write_report,
@@ -173,10 +174,14 @@ def run(args: argparse.Namespace) -> int:
 
     # with --gold, that one file is the gold (and grammar) of both runs, whatever their lines hold
     options = run_options(args, keep_worst=0, keep_details=0, keep_ids=True, shared_gold=bool(args.gold))
+    inputs = read_run_inputs("compare", options)  # one gold for both runs
+    if isinstance(inputs, int):
+        return inputs
     from ek.corpus.runner import WorkerDiedError
 
     try:
-        results = {name: score_file(path, options, args.jobs) for name, path in (("A", args.a), ("B", args.b))}
+        results = {name: score_file(path, options, args.jobs, inputs=inputs)
+                   for name, path in (("A", args.a), ("B", args.b))}
     except WorkerDiedError as exc:
         return aborted("compare", exc)
     problems = 0

@@ -203,22 +203,8 @@ def check_inputs(command: str, args: argparse.Namespace, paths: list[str]) -> in
         if os.path.isdir(path):
             return usage_error(command, f"{path}: is a folder, not a file")
     for option, path in (("--bfcl-answers", args.bfcl_answers), ("--bfcl-questions", args.bfcl_questions)):
-        if path and not os.path.isfile(path):  # checked here, then read: a pipe would be empty the second time
+        if path and not os.path.isfile(path):  # signatures are looked for beside them: no pipes
             return usage_error(command, f"{option} {path}: must be a regular file, not a pipe")
-    if args.bfcl_answers:
-        from ek.bfcl import BfclDataError, read_possible_answers
-
-        try:
-            read_possible_answers(args.bfcl_answers)
-        except BfclDataError as exc:
-            return usage_error(command, f"--bfcl-answers: {exc}")
-    if args.bfcl_questions:
-        from ek.bfcl import BfclDataError, read_questions
-
-        try:
-            read_questions(args.bfcl_questions)
-        except BfclDataError as exc:
-            return usage_error(command, f"--bfcl-questions: {exc}")
     if args.bfcl_source:
         from ek.bfcl.signatures import SignatureError, read_signatures
 
@@ -242,6 +228,22 @@ def check_inputs(command: str, args: argparse.Namespace, paths: list[str]) -> in
         except GrammarError as exc:
             return usage_error(command, f"--grammar: {exc}")
     return None
+
+
+def read_run_inputs(command: str, options: Any) -> Any:
+    """The gold and BFCL functions of the run (:func:`ek.corpus.runner.read_inputs`), read once, before any
+    line is scored; exit status 2 with a message when a BFCL file is not in BFCL's format."""
+    from ek.bfcl import BfclDataError
+    from ek.corpus.runner import read_inputs
+
+    try:
+        questions = options.read_bfcl_questions()
+    except BfclDataError as exc:
+        return usage_error(command, f"--bfcl-questions: {exc}")
+    try:
+        return read_inputs(options, questions)
+    except BfclDataError as exc:  # the questions are read: the answers are what is not BFCL's format
+        return usage_error(command, f"--bfcl-answers: {exc}")
 
 
 def run_options(args: argparse.Namespace, **keep: Any) -> Any:
@@ -271,8 +273,9 @@ def exit_past_ray(code: int) -> NoReturn:
     os._exit(code)
 
 
-def score_file(path: str, options: Any, jobs: int, export: Any = None) -> Any:
-    """Run the scorer on one file with a progress bar when stderr is a terminal (``export``: see ``run``).
+def score_file(path: str, options: Any, jobs: int, export: Any = None, inputs: Any = None) -> Any:
+    """Run the scorer on one file with a progress bar when stderr is a terminal (``export`` and ``inputs``:
+    see :func:`ek.corpus.runner.run`).
 
     Raises :class:`ek.corpus.runner.WorkerDiedError` when a worker process dies.
     """
@@ -282,22 +285,22 @@ def score_file(path: str, options: Any, jobs: int, export: Any = None) -> Any:
 
     bar = ProgressBar.for_terminal(progress_size(expand(path)))
     try:
-        return run(path, options, jobs=jobs or 1, progress=bar, export=export)
+        return run(path, options, jobs=jobs or 1, progress=bar, export=export, inputs=inputs)
     finally:
         if bar is not None:
             bar.close()
 
 
-def score_with_export(path: str, options: Any, jobs: int, out: str | None) -> Any:
+def score_with_export(path: str, options: Any, jobs: int, out: str | None, inputs: Any = None) -> Any:
     """:func:`score_file`, writing ``--episodes-out`` as the run goes (the file appears only if the run ends)."""
     if not out:
-        return score_file(path, options, jobs)
+        return score_file(path, options, jobs, inputs=inputs)
     from ek.atomicfile import open_text_atomic
     from ek.report.episodes import EpisodeWriter, export_format
 
     with open_text_atomic(out, errors="backslashreplace") as handle:
         writer = EpisodeWriter(handle, export_format(out))
-        return score_file(path, options, jobs, export=writer.write)
+        return score_file(path, options, jobs, export=writer.write, inputs=inputs)
 
 
 def corpus_paths(args: argparse.Namespace) -> list[str] | int:
@@ -324,7 +327,8 @@ def corpus_paths(args: argparse.Namespace) -> list[str] | int:
     return paths
 
 
-def score_on_ray(paths: list[str], options: Any, args: argparse.Namespace, export: Any = None) -> Any:
+def score_on_ray(paths: list[str], options: Any, args: argparse.Namespace, export: Any = None,
+                 inputs: Any = None) -> Any:
     """Score on Ray (``--address``, else a local Ray started and stopped here), with a progress bar of blocks."""
     from ek.corpus.distributed import ray_session, score_files
     from ek.corpus.sources import progress_size
@@ -333,26 +337,26 @@ def score_on_ray(paths: list[str], options: Any, args: argparse.Namespace, expor
     bar = ProgressBar.for_terminal(progress_size(paths))
     try:
         with ray_session(args.address):
-            return score_files(paths, options, workers=args.jobs, export=export,
+            return score_files(paths, options, workers=args.jobs, export=export, inputs=inputs,
                                progress=None if bar is None else lambda size, lines, blocks: bar(size, lines, blocks))
     finally:
         if bar is not None:
             bar.close()
 
 
-def score_corpus(paths: list[str], options: Any, args: argparse.Namespace) -> Any:
+def score_corpus(paths: list[str], options: Any, args: argparse.Namespace, inputs: Any = None) -> Any:
     """Score with the engine asked for, writing ``--episodes-out`` as the run goes (the file appears only if
-    the run ends)."""
+    the run ends). ``inputs``: the gold and functions, already read (:func:`read_run_inputs`)."""
     if args.engine != "ray":
-        return score_with_export(paths, options, args.jobs, args.episodes_out)
+        return score_with_export(paths, options, args.jobs, args.episodes_out, inputs)
     if not args.episodes_out:
-        return score_on_ray(paths, options, args)
+        return score_on_ray(paths, options, args, inputs=inputs)
     from ek.atomicfile import open_text_atomic
     from ek.report.episodes import EpisodeWriter, export_format
 
     with open_text_atomic(args.episodes_out, errors="backslashreplace") as handle:
         writer = EpisodeWriter(handle, export_format(args.episodes_out))
-        return score_on_ray(paths, options, args, export=writer.write)
+        return score_on_ray(paths, options, args, export=writer.write, inputs=inputs)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -365,12 +369,15 @@ def run(args: argparse.Namespace) -> int:
     keep_details = args.html_episodes if args.html else 0
     options = run_options(args, keep_worst=args.worst, keep_details=keep_details,
                           keep_export=bool(args.episodes_out))
+    inputs = read_run_inputs("score", options)
+    if isinstance(inputs, int):
+        return inputs
     from ek.corpus.distributed import RayEngineError, RayStallError
     from ek.corpus.runner import WorkerDiedError
     from ek.corpus.sources import SourceError
 
     try:
-        result = score_corpus(paths, options, args)
+        result = score_corpus(paths, options, args, inputs)
     except RayStallError as exc:  # a run that could not finish: exit status 3
         code = aborted("score", exc)
         if args.address is None:

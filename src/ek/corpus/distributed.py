@@ -43,7 +43,7 @@ import attrs
 
 from ek.corpus.grammars import GrammarError, MetricCache, load_grammar
 from ek.corpus.reading import GoldEntry, LineCounts
-from ek.corpus.runner import RunOptions, RunResult, WorkerDiedError, score_lines
+from ek.corpus.runner import RunInputs, RunOptions, RunResult, WorkerDiedError, read_inputs, score_lines
 from ek.corpus.sources import (
     PARQUET_COLUMNS,
     FileSpan,
@@ -479,16 +479,16 @@ def _run(dataset_of: Callable[[], Any], fn: Callable[..., Any], options: RunOpti
          progress: Callable[[int, int, int], None] | None,
          export: Callable[[list[dict[str, Any]]], None] | None,
          step_seconds: float | None = None,
-         block_seconds: float | None = None) -> tuple[Summary, LineCounts, _Merger, list[Any]]:
+         block_seconds: float | None = None,
+         inputs: RunInputs | None = None) -> tuple[Summary, LineCounts, _Merger, list[Any]]:
     ray = require_ray()
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
     step_seconds = RAY_STEP_SECONDS if step_seconds is None else step_seconds
     block_seconds = RAY_BLOCK_SECONDS if block_seconds is None else block_seconds
-    questions = options.read_bfcl_questions()
-    gold_by_id, gold_errors = options.load_gold(questions)
-    functions = options.bfcl_functions(questions)
-    del questions  # only the functions and gold are kept
+    if inputs is None:
+        inputs = read_inputs(options)
+    gold_by_id, gold_errors, functions = inputs.gold_by_id, list(inputs.gold_errors), inputs.functions
     here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
     search_path = options.metric_cache(functions).search_path
     desk = _bounded("creating the grammar desk actor (exporting its class to Ray's control service, the GCS)",
@@ -563,7 +563,8 @@ def _consume(rows: Iterator[Any], merger: _Merger, progress: Callable[[int, int,
 def score_files(paths: str | Sequence[str], options: RunOptions, *, workers: int | None = None,
                 block_lines: int = CHUNK_LINES, progress: Callable[[int, int, int], None] | None = None,
                 export: Callable[[list[dict[str, Any]]], None] | None = None,
-                step_seconds: float | None = None, block_seconds: float | None = None) -> RunResult:
+                step_seconds: float | None = None, block_seconds: float | None = None,
+                inputs: RunInputs | None = None) -> RunResult:
     """Score corpus files on the Ray this process is connected to (see :func:`ray_session`).
 
     ``paths``: files or globs, read in order (:mod:`ek.corpus.sources`); ``workers``: at most this many
@@ -573,6 +574,7 @@ def score_files(paths: str | Sequence[str], options: RunOptions, *, workers: int
     and :data:`ek.limits.RAY_BLOCK_SECONDS`).
     Raises :class:`ek.corpus.runner.WorkerDiedError` when a block cannot be scored even after retries, and
     :class:`RayStallError` when Ray does not finish a step or the next block within its limit.
+    ``inputs``: the gold and functions ``options`` name, already read (:func:`ek.corpus.runner.read_inputs`).
     """
     ray = require_ray()
     given = expand(paths)
@@ -587,7 +589,7 @@ def score_files(paths: str | Sequence[str], options: RunOptions, *, workers: int
     total, counts, merger, gold_errors = _run(dataset_of, _score_lines_batch, options, workers=workers,
                                                block_lines=block_lines, file_count=len(files),
                                                progress=progress, export=export, step_seconds=step_seconds,
-                                               block_seconds=block_seconds)
+                                               block_seconds=block_seconds, inputs=inputs)
     spans = merger.spans(given)
     return RunResult(run_label(spans), total, counts, tuple(gold_errors), time.perf_counter() - started, spans)
 

@@ -47,7 +47,7 @@ from ek.corpus.reading import (
 from ek.corpus.sources import FileSpan, open_corpus, run_label
 from ek.corpus.summary import Summary
 from ek.goldjson import gold_to_json
-from ek.limits import ALIGNMENT_VALUE_CHARS, CHUNK_LINES, ERROR_LINES_KEPT, GOLD_MEMO_ENTRIES
+from ek.limits import ALIGNMENT_VALUE_CHARS, CHUNK_LINES, ERROR_LINES_KEPT, GOLD_MEMO_ENTRIES, SCORE_WINDOW_LINES
 from ek.runtime.violation import safe_repr
 from ek.scorer.accounting import Score
 from ek.scorer.alignment import alignment_dict
@@ -122,6 +122,32 @@ class RunOptions:
     def new_summary(self, floor: tuple[float, float, int] | None = None) -> Summary:
         return Summary(keep_worst=self.keep_worst, keep_details=self.keep_details, keep_ids=self.keep_ids,
                        keep_errors=self.keep_errors, floor=floor, export=[] if self.keep_export else None)
+
+
+@attrs.frozen
+class RunInputs:
+    """What a run reads before its first line (:func:`read_inputs`): the gold by id (None when the lines
+    carry their own), the gold file's entries that could not be read, and BFCL's function schemas by question
+    id (None without ``bfcl_questions``).
+
+    A caller that has them already hands them to :func:`run`: the ``ek`` command reads them while it
+    checks its inputs (a bad file is then a usage error before anything is scored), and ``ek compare``
+    scores two files against the same gold; reading them again cost a one-run BFCL file a tenth of its time.
+    """
+
+    gold_by_id: Mapping[Any, GoldEntry] | None
+    gold_errors: tuple[LineError, ...]
+    functions: Mapping[str, Any] | None
+
+
+def read_inputs(options: RunOptions, questions: Sequence[Question] | None = None) -> RunInputs:
+    """The gold and BFCL functions ``options`` name, read once. ``questions``: ``options.bfcl_questions``
+    already read (:meth:`RunOptions.read_bfcl_questions`), else it is read here.
+    Raises :class:`ek.bfcl.BfclDataError` when a BFCL file is not BFCL's format."""
+    if questions is None:
+        questions = options.read_bfcl_questions()
+    gold_by_id, gold_errors = options.load_gold(questions)
+    return RunInputs(gold_by_id, tuple(gold_errors), options.bfcl_functions(questions))
 
 
 @attrs.frozen
@@ -285,41 +311,70 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
     summary = options.new_summary(floor)
     if memo is None:
         memo = _GoldMemo()
-    for number, raw in lines:
-        item = parse_episode(raw, number, gold_by_id, shared_gold=options.shared_gold)
-        if isinstance(item, LineError):
-            summary.add_error(item)
+    parsed = [parse_episode(raw, number, gold_by_id, shared_gold=options.shared_gold) for number, raw in lines]
+    outcomes: list[Any] = [None] * len(parsed)
+    for k in _by_id(parsed):
+        outcomes[k] = _score_line(options, cache, memo, parsed[k])
+    for item, outcome in zip(parsed, outcomes):  # the summary takes them in line order: the same report
+        if type(outcome) is LineError:
+            summary.add_error(outcome)
             continue
-        try:
-            metric = cache.for_episode(item.grammar, item.id)
-            problems = memo.problems(metric, item)
-            if problems and options.invalid_gold == "error":
-                summary.add_error(LineError(number, item.id, invalid_gold_reason(metric, problems)))
-                continue
-            score: Score | EpisodeScore = (_score_one_turn(metric, item, memo.gold(metric, item))
-                                           if item.turns is None else _score_with(metric, item))
-        except GrammarError as exc:
-            summary.add_error(LineError(number, item.id, f"unknown grammar: {exc}"))
-            continue
-        except (TypeError, ValueError, KeyError) as exc:
-            summary.add_error(LineError(number, item.id, f"cannot score: {exc}"))
-            continue
-        except RecursionError:  # a value deep enough to exhaust the stack somewhere in the metric
-            summary.add_error(LineError(number, item.id, "cannot score: values nested too deeply"))
-            continue
-        except Exception as exc:  # noqa: BLE001 - a bug in the scorer must cost one line, not a long run
-            summary.add_error(LineError(number, item.id, f"cannot score: internal error in the scorer "
-                                                         f"({type(exc).__name__}: {exc}); please report it with "
-                                                         "this line"))
-            continue
+        metric, problems, score = outcome
         if problems:
-            summary.add_gold_warning(LineError(number, item.id, invalid_gold_reason(metric, problems)))
+            summary.add_gold_warning(LineError(item.line, item.id, invalid_gold_reason(metric, problems)))
         source = (cache.grammar_identity(item.grammar), episode_gold_digest(item)) if options.keep_ids else None
-        summary.add(number, item.id, score, cache.grammar_label(item.grammar), source, task=item.task,
+        summary.add(item.line, item.id, score, cache.grammar_label(item.grammar), source, task=item.task,
                     category=item.category)
     if details:
         summary.attach_details(ATTACH)
     return summary
+
+
+def _by_id(items: Sequence[Episode | LineError]) -> list[int]:
+    """The positions of a chunk's lines, those with one episode id together, in the order each id first comes
+    (line order within an id; lines that are errors, or whose id is no string or integer, each on its own).
+
+    Scoring in this order changes no result (each line's score depends on its line only; the summary takes
+    them in line order): it only makes the lines of a question met again in the chunk (a corpus of several
+    passes over the questions, or files of several runs read in a row) follow each other, while what they
+    share (their metric, rules, validators and prepared gold) is still in the CPU's caches."""
+    groups: dict[Any, list[int]] = {}
+    for k, item in enumerate(items):
+        key = item.id if type(item) is Episode and type(item.id) in (str, int) else (k,)  # type: ignore[union-attr]
+        group = groups.get(key)
+        if group is None:
+            groups[key] = [k]
+        else:
+            group.append(k)
+    if len(groups) == len(items):
+        return list(range(len(items)))  # every id once (one pass over the questions): line order
+    return [k for group in groups.values() for k in group]
+
+
+def _score_line(options: RunOptions, cache: MetricCache, memo: _GoldMemo,
+                item: Episode | LineError) -> LineError | tuple[ToolCallMetric, tuple[str, ...], Any]:
+    """One line's outcome: its error (it was not read, its gold is invalid, or it cannot be scored), or its
+    metric, the problems of its gold (warnings) and its score."""
+    if type(item) is LineError:
+        return item
+    number = item.line
+    try:
+        metric = cache.for_episode(item.grammar, item.id)
+        problems = memo.problems(metric, item)
+        if problems and options.invalid_gold == "error":
+            return LineError(number, item.id, invalid_gold_reason(metric, problems))
+        score: Score | EpisodeScore = (_score_one_turn(metric, item, memo.gold(metric, item))
+                                       if item.turns is None else _score_with(metric, item))
+    except GrammarError as exc:
+        return LineError(number, item.id, f"unknown grammar: {exc}")
+    except (TypeError, ValueError, KeyError) as exc:
+        return LineError(number, item.id, f"cannot score: {exc}")
+    except RecursionError:  # a value deep enough to exhaust the stack somewhere in the metric
+        return LineError(number, item.id, "cannot score: values nested too deeply")
+    except Exception as exc:  # noqa: BLE001 - a bug in the scorer must cost one line, not a long run
+        return LineError(number, item.id, f"cannot score: internal error in the scorer "
+                                          f"({type(exc).__name__}: {exc}); please report it with this line")
+    return metric, problems, score
 
 
 # --------------------------------------------------------------------------- worker processes
@@ -436,13 +491,26 @@ def _score_in_workers(options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] |
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _chunks(lines: Iterator[tuple[int, bytes]], size: int) -> Iterator[list[tuple[int, bytes]]]:
-    """``lines`` in lists of ``size`` (the last one shorter), each taken by ``islice`` in C, not line by line."""
+def _chunks(lines: Iterator[tuple[int, bytes]], size: int, *, grow_every: int = 0,
+            largest: int = 0) -> Iterator[list[tuple[int, bytes]]]:
+    """``lines`` in lists of ``size`` (the last one shorter), each taken by ``islice`` in C, not line by line.
+    ``grow_every``: the size doubles after that many chunks, up to ``largest``."""
+    made = 0
     while True:
         chunk = list(islice(lines, size))
         if not chunk:
             return
         yield chunk
+        made += 1
+        if grow_every and made % grow_every == 0 and size < largest:
+            size = min(2 * size, largest)
+
+
+def _run_chunks(lines: Iterator[tuple[int, bytes]], jobs: int) -> Iterator[list[tuple[int, bytes]]]:
+    """A run's chunks: :data:`CHUNK_LINES` lines first (``jobs`` of them: a small corpus keeps every worker
+    busy), doubling every ``jobs`` chunks up to :data:`SCORE_WINDOW_LINES` (lines of one question met again
+    within a chunk are scored together: see :func:`_by_id`)."""
+    return _chunks(lines, CHUNK_LINES, grow_every=max(jobs, 1), largest=max(SCORE_WINDOW_LINES, CHUNK_LINES))
 
 
 class _Metered:
@@ -463,15 +531,16 @@ class _Metered:
 
 def run(path: str | Sequence[str], options: RunOptions, *, jobs: int = 1,
         progress: Callable[[int, int], None] | None = None,
-        export: Callable[[list[dict[str, Any]]], None] | None = None) -> RunResult:
+        export: Callable[[list[dict[str, Any]]], None] | None = None,
+        inputs: RunInputs | None = None) -> RunResult:
     """Score the corpus at ``path`` (``-`` reads stdin; several paths or globs are read in order, see
     :mod:`ek.corpus.sources`). ``progress(bytes_read, lines_read)`` is called as it goes;
-    with ``options.keep_export``, ``export(rows)`` gets each chunk's episode rows, in line order."""
+    with ``options.keep_export``, ``export(rows)`` gets each chunk's episode rows, in line order.
+    ``inputs``: the gold and functions ``options`` name, already read (:func:`read_inputs`), else read here."""
     started = time.perf_counter()
-    questions = options.read_bfcl_questions()
-    gold_by_id, gold_errors = options.load_gold(questions)
-    functions = options.bfcl_functions(questions)
-    del questions  # only the functions and gold are kept
+    if inputs is None:
+        inputs = read_inputs(options)
+    gold_by_id, gold_errors, functions = inputs.gold_by_id, inputs.gold_errors, inputs.functions
     counts = LineCounts()
     total = options.new_summary()
 
@@ -489,10 +558,10 @@ def run(path: str | Sequence[str], options: RunOptions, *, jobs: int = 1,
         stream = iter(metered) if progress is not None else lines
         if jobs <= 1:
             cache, memo = options.metric_cache(functions), _GoldMemo()
-            for chunk in _chunks(stream, CHUNK_LINES):
+            for chunk in _run_chunks(stream, 1):
                 absorb(score_lines(options, cache, chunk, gold_by_id, total.worst_floor(), details=False, memo=memo))
         else:
-            _score_in_workers(options, gold_by_id, functions, _chunks(stream, CHUNK_LINES), total, jobs, absorb)
+            _score_in_workers(options, gold_by_id, functions, _run_chunks(stream, jobs), total, jobs, absorb)
         # the kept explanations (at most the heap's size) followed their episodes through each merge:
         # alignments are built once, for the run's worst only
         total.attach_details(ATTACH)
@@ -512,4 +581,5 @@ def file_size(path: str) -> int | None:
         return None
 
 
-__all__ = ["CHUNK_LINES", "RunOptions", "RunResult", "WorkerDiedError", "run", "score_episode", "score_lines"]
+__all__ = ["CHUNK_LINES", "RunInputs", "RunOptions", "RunResult", "WorkerDiedError", "read_inputs", "run",
+           "score_episode", "score_lines"]

@@ -37,17 +37,12 @@ from typing import Any
 
 from ek.calls import Step
 from ek.grammar.names import path_segment
-from ek.values import OMITTABLE, OneOf
+from ek.values import JSON_SCALAR_TYPES, OMITTABLE, OneOf
 
 #: validate(tool_name, args) -> violations, each a (path, reason) pair
 Validate = Callable[[str, Any], Sequence[Any]]
 
 _DROP = object()  # an OMITTABLE inside a list or object: the item or key is left out
-
-
-#: Types of values that hold no marker: :func:`_alternatives` and :func:`_pick` give them back at once.
-_PLAIN = (str, int, float, bool, type(None))
-_PLAIN_TYPES = frozenset(_PLAIN)
 
 
 def _alternatives(value: Any) -> int:
@@ -120,7 +115,7 @@ def _plain_choices(value: Any) -> tuple[Any, ...] | None:
     present = []  # value.values, made on the way (its generator costs more than this loop)
     for alternative in alternatives:
         if alternative is not OMITTABLE:
-            if type(alternative) not in _PLAIN_TYPES:
+            if type(alternative) not in JSON_SCALAR_TYPES:
                 return None
             present.append(alternative)
     return alternatives if len(present) == len(alternatives) else tuple(present)
