@@ -83,26 +83,6 @@ def test_every_bfcl_function_imports_as_the_general_path_imports_it(monkeypatch:
     assert len(plain_sets) > 0.6 * len(sets)  # most questions' functions take the whole-tool fast path (71%)
 
 
-def test_a_plain_field_spec_is_what_its_init_makes() -> None:
-    """schema_in._plain_field_spec sets FieldSpec's slots without its __init__: safe only while that __init__
-    does nothing else (no converter, validator, post-init or cached hash) and the slots are exactly these."""
-    import attrs
-
-    from ek.grammar.model import NO_CONSTRAINTS, NO_DEFAULT, EnumType, FieldSpec, PrimitiveType
-
-    assert tuple(a.name for a in attrs.fields(FieldSpec)) == schema_in._FIELD_SLOTS
-    assert all(a.converter is None and a.validator is None for a in attrs.fields(FieldSpec))
-    assert not hasattr(FieldSpec, "__attrs_post_init__") and not hasattr(FieldSpec, "__attrs_pre_init__")
-    assert set(FieldSpec.__slots__) - {"__weakref__"} == set(schema_in._FIELD_SLOTS)  # no cached hash's slot either
-    for node, required, default, doc in ((PrimitiveType("str"), True, NO_DEFAULT, None),
-                                         (EnumType(("a", "b")), False, "a", "Doc."), (PrimitiveType("any"), False, None, "")):
-        fast = schema_in._plain_field_spec("x", node, required, default, doc)
-        made = FieldSpec("x", node, NO_CONSTRAINTS, required, default, 1.0, None, doc)
-        assert fast == made and repr(fast) == repr(made) and hash(fast) == hash(made)
-        assert [getattr(fast, a.name) for a in attrs.fields(FieldSpec)] == [getattr(made, a.name) for a in
-                                                                            attrs.fields(FieldSpec)]
-
-
 def tool_like() -> st.SearchStrategy[Any]:
     """BFCL functions of the shape :func:`ek.interop.api._plain_bfcl_tools` takes and their near misses (one
     change at times): other or odd keys on the function or its arguments object, names that are empty,

@@ -788,34 +788,7 @@ def _plain_field(name: str, schema: Any, required: bool, lists: bool) -> FieldSp
         default = _plain_default(schema["default"], node)
         if default is _NOT_PLAIN:
             return None
-    return _plain_field_spec(name, node, required, default, doc or None)
-
-
-def _plain_field_spec(name: str, node: TypeNode, required: bool, default: Any, doc: str | None) -> FieldSpec:
-    """``FieldSpec(name, node, NO_CONSTRAINTS, required, default, 1.0, None, doc)``, for :func:`_plain_field`:
-    the frozen instance made with its slots' own setters instead of its ``__init__`` (whose
-    ``object.__setattr__`` looks each slot up by name: a quarter of a plain property's import, made for
-    every property of every BFCL question). Safe because that ``__init__`` only sets the nine slots to these
-    values: ``FieldSpec`` has no converter, validator or post-init step, which
-    tests/interop/test_interop_fast_paths.py checks, with the instances equal."""
-    spec = _NEW_OBJECT(FieldSpec)
-    _SET_NAME(spec, name)
-    _SET_TYPE(spec, node)
-    _SET_CONSTRAINTS(spec, NO_CONSTRAINTS)
-    _SET_REQUIRED(spec, required)
-    _SET_DEFAULT(spec, default)
-    _SET_IMPORTANCE(spec, 1.0)
-    _SET_COMPARE(spec, None)
-    _SET_DOC(spec, doc)
-    _SET_LOC(spec, None)
-    return spec
-
-
-_NEW_OBJECT = object.__new__
-#: FieldSpec's slot setters, in its fields' order (the test checks the order and that there are no others).
-_FIELD_SLOTS = ("name", "type", "constraints", "required", "default", "importance", "compare", "doc", "loc")
-(_SET_NAME, _SET_TYPE, _SET_CONSTRAINTS, _SET_REQUIRED, _SET_DEFAULT, _SET_IMPORTANCE, _SET_COMPARE, _SET_DOC,
- _SET_LOC) = (FieldSpec.__dict__[slot].__set__ for slot in _FIELD_SLOTS)
+    return FieldSpec(name, node, NO_CONSTRAINTS, required, default, 1.0, None, doc or None)
 
 
 #: What :func:`_plain_default` gives for a default it leaves to the general path.
