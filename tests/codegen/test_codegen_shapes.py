@@ -225,3 +225,32 @@ def test_a_run_with_a_scope_word_in_a_string_is_compiled_with_its_function(monke
     validators = [("v", "'doc'", Body((Run("    s = \x00L0\x00", ("'global'",)), Run("    return []", ()))))]
     check_planned(PlannedSource(_module(validators), "X = 1\n", "Y = 2\n", validators), "runs", compile_text)
     assert any("def v(args" in text and "s = 'global'\n    return []" in text for text in compiled)
+
+
+#: Lines around the constants a module's head assigns: some a stand-in (``pass``) may replace, some that
+#: make the line after them part of the same statement or string.
+HEAD_LINES = [
+    "_S0 = _V(('$.a', 'missing required argument'))", "_H1 = _VH(('$.a', 'expected str, got ', _type_name))",
+    "_K2 = frozenset({'a', 'b'})", "_E3 = frozenset({'it\\'s', \"x\"})", "_E4 = frozenset({1, 2})",
+    "x = (", ")", "y = 1 + \\", "z = '''", "'''", "if x:", "    pass", "    _S5 = _V(('$', 'r'))", "X = 1",
+    "_S6 = _V(('a', 'b')).x", "_H7 = _VH(('a', 'b', print))",
+]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(HEAD_LINES), max_size=8))
+def test_the_head_compiles_when_its_constants_stand_in_for_themselves(lines: list[str]) -> None:
+    text = "".join(line + "\n" for line in lines)
+    try:
+        compile(shapes.stand_ins(text), "stand-ins", "exec", dont_inherit=True)
+    except SyntaxError:
+        return
+    compile(text, "head", "exec", dont_inherit=True)
+
+
+def test_the_constants_of_a_module_head_stand_in_as_pass() -> None:
+    grammar = GraphGrammar("alike", 1, tools=tuple(_alike(i) for i in range(5)))
+    head = render(grammar).head
+    kept = [line for line in shapes.stand_ins(head).splitlines() if line.startswith("_")]
+    assert head.count("\n_S") + head.count("\n_H") + head.count("\n_K") > 10
+    assert all(line.startswith(("_FM", "_E")) for line in kept)  # the str-set enums stand in too; int ones do not
