@@ -135,7 +135,8 @@ def check_planned(source: PlannedSource, what: str, compile_text: Callable[[str,
     compile_text(source.tail, what)
     if counts is None:
         counts = run_counts(source)
-    shapes: dict[str, tuple[list[int], list[int]]] = {}  # skeleton -> indexes of its literal and name fillers
+    # skeleton -> indexes of its literal and name fillers and their number; None: its runs are compiled alone
+    shapes: dict[str, tuple[list[int], list[int], int] | None] = {}
     literals: list[str] = []
     names: list[str] = []
     docs: list[str] = []
@@ -143,24 +144,23 @@ def check_planned(source: PlannedSource, what: str, compile_text: Callable[[str,
     for name, doc, body in source.validators:
         alone = []
         for run in body.runs:
-            if counts[run.skeleton] <= SHAPES_PAY_FROM:
+            skeleton, fillers, _ = run
+            try:
+                shape = shapes[skeleton]
+            except KeyError:
+                shape = shapes[skeleton] = None if counts[skeleton] <= SHAPES_PAY_FROM else _checked_shape(run, name, what)
+            if shape is None:
                 alone.append(run.text())
                 continue
-            shape = shapes.get(run.skeleton)
-            if shape is None:
-                _check_run(run, name, what)
-                kinds = _kinds(run.skeleton)
-                shape = shapes[run.skeleton] = ([i for i, k in enumerate(kinds) if k == "L"],
-                                                [i for i, k in enumerate(kinds) if k == "N"])
-            fillers = run.fillers
-            if len(shape[0]) + len(shape[1]) != len(fillers):
+            if shape[2] != len(fillers):
                 raise GenerationError(f"generated source for {what}: the markers of {name} do not match its fillers")
             literals += map(fillers.__getitem__, shape[0])
             names += map(fillers.__getitem__, shape[1])
-        if all(map(_alone_safe, alone)):
-            plain += [("_v", "_doc", text) for text in alone]
-        else:  # compiled with its function, as the module has it
-            plain.append((name, doc, body.text()))
+        if alone:
+            if all(map(_alone_safe, alone)):
+                plain += [("_v", "_doc", text) for text in alone]
+            else:  # compiled with its function, as the module has it
+                plain.append((name, doc, body.text()))
         names.append(name)
         docs.append(doc)
     if plain:
@@ -176,6 +176,13 @@ def check_planned(source: PlannedSource, what: str, compile_text: Callable[[str,
     if name_tokens.fullmatch("\n".join(names)) is None or not _KEYWORDS.isdisjoint(names):
         bad = next(n for n in names if name_tokens.fullmatch(n) is None or n in _KEYWORDS)
         raise GenerationError(f"generated source for {what}: {bad[:80]!r} is not a name")
+
+
+def _checked_shape(run: Run, name: str, what: str) -> tuple[list[int], list[int], int]:
+    """:func:`_check_run`, then the indexes of ``run``'s literal and name fillers, and their number."""
+    _check_run(run, name, what)
+    kinds = _kinds(run.skeleton)
+    return [i for i, k in enumerate(kinds) if k == "L"], [i for i, k in enumerate(kinds) if k == "N"], len(kinds)
 
 
 def _kinds(skeleton: str) -> list[str]:
