@@ -37,7 +37,7 @@ from ek.codegen.validators import Body, Run
 #: One literal token as ``ek.codegen.literals.py_literal`` writes a ``str`` (``repr``: one quote kind, no
 #: control character or surrogate in the raw, and only the escapes ``repr`` writes), a number that is not
 #: negative, or a constant. Possessive: linear time on any text (and runs of plain characters at C speed).
-_ESCAPE = r"\\(?:[\\'\"nrt]|x[0-9a-f]{2}|u[0-9a-f]{4}|U[0-9a-f]{8})"
+_ESCAPE = r"\\(?:[\\'\"nrt]|x[0-9a-f]{2}|u[0-9a-f]{4}|U(?:000[0-9a-f]|0010)[0-9a-f]{4})"  # \U: at most 0010ffff
 _STR = rf"'(?:[^'\\\x00-\x1f\ud800-\udfff]++|{_ESCAPE})*+'|\"(?:[^\"\\\x00-\x1f\ud800-\udfff]++|{_ESCAPE})*+\""
 _LITERAL = rf"{_STR}|[0-9]+(?:\.[0-9]*)?(?:e[-+]?[0-9]+)?|True|False|None"
 
