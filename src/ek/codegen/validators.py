@@ -290,12 +290,13 @@ class ValidatorEmitter:
 
     def fields(self, code: Lines, obj: str, fields: tuple[FieldSpec, ...], path: PathExpr, cut: bool = False) -> None:
         """Check each declared field of the dict in ``obj``, then count keys to find unknown ones. ``cut``:
-        these are the body's top-level statements, cut into runs (:meth:`_cut`) before each field and
-        before the unknown-keys check."""
+        these are the body's top-level statements, cut into runs (:meth:`_cut`) before each field but the
+        first (the prologue, the same in every body, adds no shape to the first's) and before the
+        unknown-keys check."""
         count = code.fresh("n")
         code.line(f"{count} = {self._lit(sum(1 for f in fields if f.required))}")
-        for f in fields:
-            if cut:
+        for i, f in enumerate(fields):
+            if cut and i:
                 self._cut(code)
             fpath = path.key(f.name)
             key = self._lit(f.name)
