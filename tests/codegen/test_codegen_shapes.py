@@ -83,14 +83,15 @@ def test_the_shape_gate_passes_modules_that_compile(tools: list[tuple[FieldSpec,
     compile(str(source), "module", "exec", dont_inherit=True)
 
 
-def test_a_body_is_its_runs_one_per_argument_between_the_prologue_and_the_unknown_keys_check() -> None:
+def test_a_body_is_its_runs_one_per_argument_then_the_unknown_keys_check() -> None:
     tool = ToolSpec("t", (FieldSpec("a", PrimitiveType("str")), FieldSpec("b", PrimitiveType("int"), required=False),
                           FieldSpec("c", PrimitiveType("any"), required=False)))
     (_, _, body), = render(GraphGrammar("g", 1, tools=(tool,))).validators
-    assert len(body.runs) == 5
-    assert body.runs[0].skeleton.startswith("    if type(args) is not dict:")
-    assert body.runs[1].skeleton.startswith("    try:\n        v0 = args[\x00L0\x00]")  # markers from 0 in each run
-    assert body.runs[2].skeleton.startswith("    v1 = args.get(\x00L0\x00)")
+    assert len(body.runs) == 4
+    assert body.runs[0].skeleton.startswith("    if type(args) is not dict:")  # the prologue, then the first
+    assert "\n    try:\n        v0 = args[\x00L1\x00]" in body.runs[0].skeleton
+    assert body.runs[1].skeleton.startswith("    v1 = args.get(\x00L0\x00)")  # markers from 0 in each run
+    assert body.runs[2].skeleton.startswith("    if \x00L0\x00 in args:")
     assert body.runs[-1].skeleton.startswith("    if len(args) != n0:")
     assert body.text() == "\n".join(run.text() for run in body.runs)
 

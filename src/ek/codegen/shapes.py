@@ -1,22 +1,35 @@
 """The compile gate for a module whose validators were planned as shapes (:class:`ek.codegen.validators.Body`).
 
 Compiling a thousand-tool module is most of what ``ek gen`` costs, and its validators are most of its
-text; tools alike but for their names and constants have validators alike but for their literals. So
-the generator writes each body as a skeleton, in which every literal and table name is a marker, plus
-the text of each marker (its fillers), and the gate proves the module compiles without compiling all
-of it:
+text. An argument's checks are the same statements wherever they appear but for their literals and
+table names (a ``str [1..200]`` is checked alike in every tool), so the generator writes each body as
+runs of top-level statements (:class:`~ek.codegen.validators.Run`: the prologue with the first
+argument's checks, one run per further argument, the unknown-keys check), each a skeleton, in which
+every literal and table name is a marker, plus the text of each marker (its fillers). Local names stay
+as they are: they follow the argument's position (``v3``), so the shapes are kinds x positions, few even
+when the tools differ. The gate proves the module compiles without compiling all of it:
 
-- the text around the validators (header, tables, ``VALIDATORS`` ...) is compiled as it is;
-- each distinct skeleton is compiled once, inside a ``def``, with each marker made a name
-  (``_hL3``), and parsed to check that every marker is a name *read* in an expression, and a literal
-  marker not one whose next token could glue to it (not called, subscripted or followed by ``.attr``);
+- the text around the validators (header, ``VALIDATORS``, the JSON tables ...) is compiled as it is,
+  with the head's constant lines made ``pass`` (:func:`stand_ins`);
+- each skeleton that more than :data:`SHAPES_PAY_FROM` runs share is compiled once, as the whole body
+  of a ``def``, with each marker made a name (``_hL3``), and parsed to check that every marker is a name
+  *read* in an expression, a literal marker not one whose next token could glue to it (not called,
+  subscripted or followed by ``.attr``), that the run stays inside the function (the module's only
+  statement is the ``def``) and holds no ``global``, ``nonlocal``, ``yield`` or ``await``;
+- each other run is compiled as it is, as the whole body of a ``def`` of its own, when :func:`_alone_safe`
+  (every line inside the function, none of those four words anywhere), else with its whole function;
 - each filler is checked to be one token of its kind: a literal marker's a ``str`` literal as
   ``repr`` writes it, a number that is not negative, True, False or None; a name marker's an
   identifier that is not a keyword; each function name an identifier, each docstring a ``str`` literal.
 
 A token of those kinds in a place where a name is read parses as that name did, so a skeleton that
-compiles compiles with any such fillers; top-level ``def`` statements that compile alone compile in
-a sequence. The module is never written when any of it fails.
+compiles compiles with any such fillers. Runs of statements that each compile as a function's whole
+body compile in sequence in it: each starts a statement at the body's indentation (a further indented
+one does not compile after the docstring) and ends one (an open bracket, string or a backslash at its
+end does not compile alone), so the tokens of each are those it has alone; and with no ``global`` or
+``nonlocal`` the symbol table has nothing to say between statements (``yield`` and ``await`` would
+change what the function is; they are refused too). Top-level ``def`` statements that compile alone
+compile in a sequence. The module is never written when any of it fails.
 
 That pays only when shapes repeat (:func:`shapes_pay`); otherwise ``ek gen`` compiles the module whole.
 """
