@@ -1,5 +1,6 @@
 """The compile gate by shapes (ek.codegen.shapes): it passes exactly the modules that compile, checks each
-distinct validator shape once, and refuses every way a filler or a marker could make a module not compile."""
+distinct shape of a run of statements once, compiles the other runs alone, and refuses every way a filler,
+a marker or a cut between runs could make a module not compile."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ek.codegen import GenerationError, compile_checked, generate
+from ek.codegen import GenerationError, compile_checked, generate, shapes
 from ek.codegen.emitter import render
+from ek.codegen.layout import validator_defs
 from ek.codegen.shapes import PlannedSource, check_planned
-from ek.codegen.validators import Body
+from ek.codegen.validators import Body, Run
 from ek.grammar.model import (
     Constraints,
     EnumType,
@@ -41,7 +43,7 @@ def test_tools_alike_share_one_shape_and_the_module_is_what_compiles() -> None:
     grammar = GraphGrammar("alike", 1, tools=tuple(_alike(i) for i in range(5)))
     source = render(grammar)
     assert isinstance(source, PlannedSource)
-    assert len({body.skeleton for _, _, body in source.validators}) == 1
+    assert len({tuple(run.skeleton for run in body.runs) for _, _, body in source.validators}) == 1
     assert source == source.head + "".join(
         f"\n\ndef {name}(args: Any) -> list[Violation]:\n    {doc}\n{body.text()}\n" for name, doc, body in source.validators
     ) + source.tail
@@ -68,61 +70,194 @@ fields = st.lists(
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(fields, min_size=1, max_size=4))
-def test_the_shape_gate_passes_modules_that_compile(tools: list[tuple[FieldSpec, ...]]) -> None:
+@given(st.lists(fields, min_size=1, max_size=4), st.sampled_from([0, 4]))
+def test_the_shape_gate_passes_modules_that_compile(tools: list[tuple[FieldSpec, ...]], pay_from: int) -> None:
+    """By shapes (``SHAPES_PAY_FROM`` 0: every run) or mostly runs compiled alone (4, the default)."""
     grammar = GraphGrammar("random", 1, tools=tuple(ToolSpec(f"t{i}", f) for i, f in enumerate(tools)))
     source = render(grammar)
-    check_planned(source, "random", _compile)
+    old, shapes.SHAPES_PAY_FROM = shapes.SHAPES_PAY_FROM, pay_from
+    try:
+        check_planned(source, "random", _compile)
+    finally:
+        shapes.SHAPES_PAY_FROM = old
     compile(str(source), "module", "exec", dont_inherit=True)
+
+
+def test_a_body_is_its_runs_one_per_argument_then_the_unknown_keys_check() -> None:
+    tool = ToolSpec("t", (FieldSpec("a", PrimitiveType("str")), FieldSpec("b", PrimitiveType("int"), required=False),
+                          FieldSpec("c", PrimitiveType("any"), required=False)))
+    (_, _, body), = render(GraphGrammar("g", 1, tools=(tool,))).validators
+    assert len(body.runs) == 4
+    assert body.runs[0].skeleton.startswith("    if type(args) is not dict:")  # the prologue, then the first
+    assert "\n    try:\n        v0 = args[\x00L1\x00]" in body.runs[0].skeleton
+    assert body.runs[1].skeleton.startswith("    v1 = args.get(\x00L0\x00)")  # markers from 0 in each run
+    assert body.runs[2].skeleton.startswith("    if \x00L0\x00 in args:")
+    assert body.runs[-1].skeleton.startswith("    if len(args) != n0:")
+    assert body.text() == "\n".join(run.text() for run in body.runs)
 
 
 def _planned(body: Body, name: str = "validate_t", doc: str = "'doc'", head: str = "X = 1\n") -> PlannedSource:
     return PlannedSource("not checked as text", head, "Y = 2\n", [(name, doc, body)])
 
 
+def _one(skeleton: str, fillers: tuple[str, ...]) -> Body:
+    """A body of one run."""
+    return Body((Run(skeleton, fillers),))
+
+
+@pytest.fixture
+def by_shapes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every run checked by its shape, however few share it."""
+    monkeypatch.setattr(shapes, "SHAPES_PAY_FROM", 0)
+
+
 @pytest.mark.parametrize("body, why", [
-    (Body("    \x00L0\x00 = 1\n    return []", ("'x'",)), "cannot go"),  # a literal assigned to
-    (Body("    return \x00L0\x00.strip()", ("'x'",)), "cannot go"),  # `1.strip` would not even tokenize
-    (Body("    return \x00L0\x00(1)", ("'x'",)), "cannot go"),
-    (Body("    return [\x00L0\x00]", ("'a' + __import__('os').name",)), "not one literal"),
-    (Body("    return [\x00L0\x00]", ("-1",)), "not one literal"),
-    (Body("    return [\x00L0\x00]", ("'a\nb'",)), "not one literal"),
-    (Body("    return [\x00L0\x00]", (r"'\N'",)), "not one literal"),  # an escape repr never writes: a SyntaxError
-    (Body("    return [\x00L0\x00]", (r"'\x4'",)), "not one literal"),
-    (Body("    return [\x00N0\x00]", ("None",)), "not a name"),
-    (Body("    return [\x00N0\x00]", ("a.b",)), "not a name"),
-    (Body("    return []", ("'unused'",)), "do not match"),
-    (Body("    return [\x00L1\x00]", ("'x'",)), "do not match"),
-    (Body("    x.\x00N0\x00 = 1\n    return []", ("y",)), "not a name in an expression"),
-    (Body("    return f(\x00N0\x00=1)", ("y",)), "not a name in an expression"),
-    (Body("    return [", ()), "does not compile"),
+    (_one("    \x00L0\x00 = 1\n    return []", ("'x'",)), "cannot go"),  # a literal assigned to
+    (_one("    return \x00L0\x00.strip()", ("'x'",)), "cannot go"),  # `1.strip` would not even tokenize
+    (_one("    return \x00L0\x00(1)", ("'x'",)), "cannot go"),
+    (_one("    return [\x00L0\x00]", ("'a' + __import__('os').name",)), "not one literal"),
+    (_one("    return [\x00L0\x00]", ("-1",)), "not one literal"),
+    (_one("    return [\x00L0\x00]", ("'a\nb'",)), "not one literal"),
+    (_one("    return [\x00L0\x00]", (r"'\N'",)), "not one literal"),  # an escape repr never writes: a SyntaxError
+    (_one("    return [\x00L0\x00]", (r"'\x4'",)), "not one literal"),
+    (_one("    return [\x00L0\x00]", (r"'\U00110000'",)), "not one literal"),  # past the last code point
+    (_one("    return [\x00L0\x00]", (r"'\U0010ffff\U00012345'",)), None),  # the last one, and another
+    (_one("    return [\x00N0\x00]", ("None",)), "not a name"),
+    (_one("    return [\x00N0\x00]", ("a.b",)), "not a name"),
+    (_one("    return []", ("'unused'",)), "do not match"),
+    (_one("    return [\x00L1\x00]", ("'x'",)), "do not match"),
+    (_one("    x.\x00N0\x00 = 1\n    return []", ("y",)), "not a name in an expression"),
+    (_one("    return f(\x00N0\x00=1)", ("y",)), "not a name in an expression"),
+    (_one("    return [", ()), "does not compile"),
 ])
-def test_the_shape_gate_refuses_what_might_not_compile(body: Body, why: str) -> None:
+def test_the_shape_gate_refuses_what_might_not_compile(body: Body, why: str | None, by_shapes: None) -> None:
+    if why is None:  # it compiles: passed
+        compile(validator_defs([("v", "'doc'", body.text())]), "body", "exec", dont_inherit=True)
+        check_planned(_planned(body), "good", compile_checked)
+        return
     with pytest.raises(GenerationError, match=why):
         check_planned(_planned(body), "bad", compile_checked)
 
 
 @pytest.mark.parametrize("planned, why", [
-    (_planned(Body("    return []", ()), name="class"), "not a name"),
-    (_planned(Body("    return []", ()), doc="'a' 'b'"), "not one str literal"),
-    (_planned(Body("    return []", ()), doc="42"), "not one str literal"),
-    (_planned(Body("    return []", ()), head="X = (\n"), "does not compile"),
+    (_planned(_one("    return []", ()), name="class"), "not a name"),
+    (_planned(_one("    return []", ()), doc="'a' 'b'"), "not one str literal"),
+    (_planned(_one("    return []", ()), doc="42"), "not one str literal"),
+    (_planned(_one("    return []", ()), head="X = (\n"), "does not compile"),
 ])
-def test_the_shape_gate_refuses_a_bad_name_docstring_or_surrounding_text(planned: PlannedSource, why: str) -> None:
+def test_the_shape_gate_refuses_a_bad_name_docstring_or_surrounding_text(planned: PlannedSource, why: str,
+                                                                         by_shapes: None) -> None:
     with pytest.raises(GenerationError, match=why):
         check_planned(planned, "bad", compile_checked)
 
 
 def test_the_gate_goes_by_shapes_only_when_they_repeat(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tools that differ in their types have a shape each: then compiling the module whole is cheaper."""
-    from ek.codegen import emitter, shapes
+    from ek.codegen import emitter
 
     checked: list[str] = []
-    monkeypatch.setattr(emitter, "check_planned", lambda source, what, compile_text: checked.append(what))
+    monkeypatch.setattr(emitter, "check_planned", lambda source, what, *args: checked.append(what))
     alike = render(GraphGrammar("alike", 1, tools=tuple(_alike(i) for i in range(5))))
     kinds = [PrimitiveType("str"), PrimitiveType("int"), PrimitiveType("bool"), ListType(PrimitiveType("int"))]
     differ = render(GraphGrammar("differ", 1, tools=tuple(
         ToolSpec(f"t{i}", (FieldSpec("a", kind, required=bool(i % 2)),)) for i, kind in enumerate(kinds))))
-    assert shapes.shapes_pay(alike) and not shapes.shapes_pay(differ)
+    assert shapes.shapes_pay(shapes.run_counts(alike)) and not shapes.shapes_pay(shapes.run_counts(differ))
     assert compile_checked(alike, "alike") == alike and compile_checked(differ, "differ") == differ
     assert checked == ["alike"]
+
+
+#: Runs of statements, some of which compile alone as a validator's body but not in sequence with others: a
+#: line that leaves the function (at column 0, after a carriage return), a first statement indented further,
+#: a backslash joining the next run, ``global`` after an assignment, ``yield``, a tab or form feed.
+RUNS = [
+    "    x = 1", "    return errs", "        y = 2", "    if a:\n        b = 1", "    if a:\n        b = 1\nz = 3",
+    "    if a:\n        b = 1\ndef g():\n    pass", "    x = 1 \\", "    x = (1 +\n2)", "    global q\n    q = 1",
+    "    q = 2", "    x = yield", "    # c\n        x = 1", "    x = 1\ry = 2", "    x = 1\r    y = 2", "\tx = 1",
+    "    \fx = 1", "    x = 1\n\f    y = 2", "    else:\n        pass", "    break", "    s = 'global'",
+    "    for i in a:\n        if i:\n            break", "    def f():\n        nonlocal q", "    x: int = 1",
+    "    try:\n        pass\n    except KeyError:\n        pass",
+]
+
+
+def _module(validators: list[tuple[str, str, Body]]) -> str:
+    return "X = 1\n" + validator_defs([(name, doc, body.text()) for name, doc, body in validators]) + "Y = 2\n"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(RUNS), min_size=1, max_size=4), min_size=1, max_size=6),
+       st.sampled_from([0, 1, 4]))
+def test_the_gate_passes_runs_only_when_the_module_compiles(bodies: list[list[str]], pay_from: int) -> None:
+    """Whatever runs are cut, checked by their shapes (``pay_from`` 0: all of them) or compiled alone, a
+    module the gate passes compiles."""
+    validators = [(f"v{i}", "'doc'", Body(tuple(Run(text, ()) for text in runs))) for i, runs in enumerate(bodies)]
+    text = _module(validators)
+    old, shapes.SHAPES_PAY_FROM = shapes.SHAPES_PAY_FROM, pay_from
+    try:
+        check_planned(PlannedSource(text, "X = 1\n", "Y = 2\n", validators), "runs", compile_checked)
+    except GenerationError:
+        return
+    finally:
+        shapes.SHAPES_PAY_FROM = old
+    compile(text, "module", "exec", dont_inherit=True)
+
+
+@pytest.mark.parametrize("runs", [
+    ["    if a:\n        b = 1\nz = 3", "    x = 1"],  # the first leaves the function
+    ["    q = 2", "    global q\n    q = 1"],  # assigned before the global statement
+    ["    x = 1\ry = 2", "    x = 1"],  # a carriage return is a line break
+    ["\fy = 2", "    x = 1"],  # a form feed resets the column
+])
+@pytest.mark.parametrize("pay_from", [0, 4])
+def test_runs_that_compile_alone_but_not_in_sequence_are_refused(runs: list[str], pay_from: int,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(shapes, "SHAPES_PAY_FROM", pay_from)
+    validators = [("v", "'doc'", Body(tuple(Run(text, ()) for text in runs)))]
+    for text in runs:  # each compiles as a validator's whole body ...
+        compile(validator_defs([("v", "'doc'", text)]), "alone", "exec", dont_inherit=True)
+    with pytest.raises(SyntaxError):  # ... but not in sequence
+        compile(_module(validators), "module", "exec", dont_inherit=True)
+    with pytest.raises(GenerationError):
+        check_planned(PlannedSource(_module(validators), "X = 1\n", "Y = 2\n", validators), "runs", compile_checked)
+
+
+def test_a_run_with_a_scope_word_in_a_string_is_compiled_with_its_function(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``'global'`` in an enum keeps the run from being compiled alone (the test is a substring's), not the
+    module from being written."""
+    compiled: list[str] = []
+
+    def compile_text(text: str, what: str) -> None:
+        compiled.append(text)
+        compile_checked(text, what)
+
+    validators = [("v", "'doc'", Body((Run("    s = \x00L0\x00", ("'global'",)), Run("    return []", ()))))]
+    check_planned(PlannedSource(_module(validators), "X = 1\n", "Y = 2\n", validators), "runs", compile_text)
+    assert any("def v(args" in text and "s = 'global'\n    return []" in text for text in compiled)
+
+
+#: Lines around the constants a module's head assigns: some a stand-in (``pass``) may replace, some that
+#: make the line after them part of the same statement or string.
+HEAD_LINES = [
+    "_S0 = _V(('$.a', 'missing required argument'))", "_H1 = _VH(('$.a', 'expected str, got ', _type_name))",
+    "_K2 = frozenset({'a', 'b'})", "_E3 = frozenset({'it\\'s', \"x\"})", "_E4 = frozenset({1, 2})",
+    "x = (", ")", "y = 1 + \\", "z = '''", "'''", "if x:", "    pass", "    _S5 = _V(('$', 'r'))", "X = 1",
+    "_S6 = _V(('a', 'b')).x", "_H7 = _VH(('a', 'b', print))",
+]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(HEAD_LINES), max_size=8))
+def test_the_head_compiles_when_its_constants_stand_in_for_themselves(lines: list[str]) -> None:
+    text = "".join(line + "\n" for line in lines)
+    try:
+        compile(shapes.stand_ins(text), "stand-ins", "exec", dont_inherit=True)
+    except SyntaxError:
+        return
+    compile(text, "head", "exec", dont_inherit=True)
+
+
+def test_the_constants_of_a_module_head_stand_in_as_pass() -> None:
+    grammar = GraphGrammar("alike", 1, tools=tuple(_alike(i) for i in range(5)))
+    head = render(grammar).head
+    kept = [line for line in shapes.stand_ins(head).splitlines() if line.startswith("_")]
+    assert head.count("\n_S") + head.count("\n_H") + head.count("\n_K") > 10
+    assert all(line.startswith(("_FM", "_E")) for line in kept)  # the str-set enums stand in too; int ones do not

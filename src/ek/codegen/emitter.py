@@ -23,7 +23,7 @@ from ek.codegen.fingerprint import grammar_sha256, schema_path
 from ek.codegen.layout import index_source, module_parts, tool_validator_source, validator_defs
 from ek.codegen.literals import LiteralError, py_literal, py_literal_block
 from ek.codegen.naming import MODULE_NAMES, module_filename, module_stem, tool_names
-from ek.codegen.shapes import PlannedSource, check_planned, shapes_pay
+from ek.codegen.shapes import PlannedSource, check_planned, run_counts, shapes_pay
 from ek.codegen.validators import Tables, ValidatorEmitter
 from ek.grammar.model import FieldSpec, GraphGrammar, ListType, Location, ObjectType, ToolSpec
 from ek.grammar.tables import grammar_to_table
@@ -54,9 +54,11 @@ def compile_checked(source: str, what: str) -> str:
     statement or per function), so memory follows the largest piece, not the whole module. A module
     from :func:`render` whose validators share shapes is checked by them (:mod:`ek.codegen.shapes`):
     each distinct shape once, and the text around them as it is."""
-    if isinstance(source, PlannedSource) and shapes_pay(source):
-        check_planned(source, what, _compile_pieces)
-        return source
+    if isinstance(source, PlannedSource):
+        counts = run_counts(source)
+        if shapes_pay(counts):
+            check_planned(source, what, _compile_pieces, counts)
+            return source
     _compile_pieces(source, what)
     return source
 
@@ -252,12 +254,15 @@ def plan_tool_validator(grammar: GraphGrammar, tool: ToolSpec) -> ToolValidatorP
     with _literals_checked():
         tables = Tables()
         body = ValidatorEmitter(grammar, tables).planned_body(tool.fields)
-        parts = body.skeleton.split("\x00")
-        for i in range(1, len(parts), 2):
-            at = int(parts[i][1:])
-            value = body.values[at]
-            # a string literal becomes a string marker; a name, number, bool or None is written in the shape
-            parts[i] = mark(value) if parts[i][0] == "L" and type(value) is str else body.fillers[at]
+        runs = []
+        for run in body.runs:
+            parts = run.skeleton.split("\x00")
+            for i in range(1, len(parts), 2):
+                at = int(parts[i][1:])
+                value = run.values[at]
+                # a string literal becomes a string marker; a name, number, bool or None is written in the shape
+                parts[i] = mark(value) if parts[i][0] == "L" and type(value) is str else run.fillers[at]
+            runs.append("".join(parts))
         origin = _origin(tool.loc)
         skeleton = tool_validator_source(
             module_doc=py_literal(f"The validator of tool {tool.name!r} of grammar {grammar.key}.", mark),
@@ -266,7 +271,7 @@ def plan_tool_validator(grammar: GraphGrammar, tool: ToolSpec) -> ToolValidatorP
             origin="\x00O\x00" if origin else "",
             name=TOOL_VALIDATOR_NAME,
             doc=py_literal(_validator_doc_text(tool.name), mark),
-            body="".join(parts),
+            body="\n".join(runs),
         )
     return ToolValidatorPlan(skeleton, tuple(strings), origin)
 

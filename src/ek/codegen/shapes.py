@@ -1,22 +1,35 @@
 """The compile gate for a module whose validators were planned as shapes (:class:`ek.codegen.validators.Body`).
 
 Compiling a thousand-tool module is most of what ``ek gen`` costs, and its validators are most of its
-text; tools alike but for their names and constants have validators alike but for their literals. So
-the generator writes each body as a skeleton, in which every literal and table name is a marker, plus
-the text of each marker (its fillers), and the gate proves the module compiles without compiling all
-of it:
+text. An argument's checks are the same statements wherever they appear but for their literals and
+table names (a ``str [1..200]`` is checked alike in every tool), so the generator writes each body as
+runs of top-level statements (:class:`~ek.codegen.validators.Run`: the prologue with the first
+argument's checks, one run per further argument, the unknown-keys check), each a skeleton, in which
+every literal and table name is a marker, plus the text of each marker (its fillers). Local names stay
+as they are: they follow the argument's position (``v3``), so the shapes are kinds x positions, few even
+when the tools differ. The gate proves the module compiles without compiling all of it:
 
-- the text around the validators (header, tables, ``VALIDATORS`` ...) is compiled as it is;
-- each distinct skeleton is compiled once, inside a ``def``, with each marker made a name
-  (``_hL3``), and parsed to check that every marker is a name *read* in an expression, and a literal
-  marker not one whose next token could glue to it (not called, subscripted or followed by ``.attr``);
+- the text around the validators (header, ``VALIDATORS``, the JSON tables ...) is compiled as it is,
+  with the head's constant lines made ``pass`` (:func:`stand_ins`);
+- each skeleton that more than :data:`SHAPES_PAY_FROM` runs share is compiled once, as the whole body
+  of a ``def``, with each marker made a name (``_hL3``), and parsed to check that every marker is a name
+  *read* in an expression, a literal marker not one whose next token could glue to it (not called,
+  subscripted or followed by ``.attr``), that the run stays inside the function (the module's only
+  statement is the ``def``) and holds no ``global``, ``nonlocal``, ``yield`` or ``await``;
+- each other run is compiled as it is, as the whole body of a ``def`` of its own, when :func:`_alone_safe`
+  (every line inside the function, none of those four words anywhere), else with its whole function;
 - each filler is checked to be one token of its kind: a literal marker's a ``str`` literal as
   ``repr`` writes it, a number that is not negative, True, False or None; a name marker's an
   identifier that is not a keyword; each function name an identifier, each docstring a ``str`` literal.
 
 A token of those kinds in a place where a name is read parses as that name did, so a skeleton that
-compiles compiles with any such fillers; top-level ``def`` statements that compile alone compile in
-a sequence. The module is never written when any of it fails.
+compiles compiles with any such fillers. Runs of statements that each compile as a function's whole
+body compile in sequence in it: each starts a statement at the body's indentation (a further indented
+one does not compile after the docstring) and ends one (an open bracket, string or a backslash at its
+end does not compile alone), so the tokens of each are those it has alone; and with no ``global`` or
+``nonlocal`` the symbol table has nothing to say between statements (``yield`` and ``await`` would
+change what the function is; they are refused too). Top-level ``def`` statements that compile alone
+compile in a sequence. The module is never written when any of it fails.
 
 That pays only when shapes repeat (:func:`shapes_pay`); otherwise ``ek gen`` compiles the module whole.
 """
@@ -27,18 +40,38 @@ import ast
 import functools
 import keyword
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 
 from ek.codegen.errors import GenerationError
-from ek.codegen.layout import validator_def
-from ek.codegen.validators import Body
+from ek.codegen.layout import validator_def, validator_defs
+from ek.codegen.validators import Body, Run
 
 #: One literal token as ``ek.codegen.literals.py_literal`` writes a ``str`` (``repr``: one quote kind, no
 #: control character or surrogate in the raw, and only the escapes ``repr`` writes), a number that is not
 #: negative, or a constant. Possessive: linear time on any text (and runs of plain characters at C speed).
-_ESCAPE = r"\\(?:[\\'\"nrt]|x[0-9a-f]{2}|u[0-9a-f]{4}|U[0-9a-f]{8})"
+_ESCAPE = r"\\(?:[\\'\"nrt]|x[0-9a-f]{2}|u[0-9a-f]{4}|U(?:000[0-9a-f]|0010)[0-9a-f]{4})"  # \U: at most 0010ffff
 _STR = rf"'(?:[^'\\\x00-\x1f\ud800-\udfff]++|{_ESCAPE})*+'|\"(?:[^\"\\\x00-\x1f\ud800-\udfff]++|{_ESCAPE})*+\""
 _LITERAL = rf"{_STR}|[0-9]+(?:\.[0-9]*)?(?:e[-+]?[0-9]+)?|True|False|None"
+
+
+@functools.cache
+def _constant_lines() -> re.Pattern[str]:
+    """A whole line that assigns one of the validators' constants in its most common forms (:class:`~ek.codegen.
+    validators.Tables`: a fixed violation, a violation's head, a set of str), every literal one ``str`` token."""
+    violation = rf"_S[0-9]+ = _V\(\((?:{_STR}), (?:{_STR})\)\)"
+    head = rf"_H[0-9]+ = _VH\(\((?:{_STR}), (?:{_STR}), (?:_repr80|_type_name|str)\)\)"
+    strs = rf"_[EK][0-9]+ = frozenset\(\{{(?:{_STR})(?:, (?:{_STR}))*+\}}\)"
+    return re.compile(rf"^(?:{violation}|{head}|{strs})$", re.MULTILINE)
+
+
+def stand_ins(text: str) -> str:
+    """``text`` with each line of :func:`_constant_lines` made ``pass``: if that compiles, ``text`` does. Such a
+    line is one simple statement (a name assigned a call of str literals); where ``pass`` compiles in its place
+    (at column 0: not inside brackets, not after a backslash, nor inside a string, where both are text) it
+    does too. Compiling the head of a module of 1,000 varied tools (4,000 such lines) took 60 ms; the
+    substitution is one pass of a linear-time pattern."""
+    return _constant_lines().sub("pass", text)
 
 
 @functools.cache
@@ -70,41 +103,81 @@ class PlannedSource(str):
         return source
 
 
-#: Checking a shape (compiled, parsed and walked) costs about four times compiling one validator, so the
-#: gate goes by shapes only when validators outnumber their shapes by more than this; tools that differ in
-#: their arguments' types and constraints, not only in names (most real grammars), have nearly one shape
-#: each, and their module is compiled as it is.
+#: Checking a shape (compiled, parsed and walked) costs about five times compiling its text, so a run's shape
+#: is checked only when more than this many runs share it; the other runs are compiled as they are, each
+#: the body of a ``def`` of its own (:func:`_alone_safe`). Tools that differ in their arguments' types and
+#: constraints, not only in names (most real grammars), still share most of their runs' shapes: an
+#: argument's checks differ from another's of its kind in their literals and table names.
 SHAPES_PAY_FROM = 4
 
 
-def shapes_pay(source: PlannedSource) -> bool:
-    """Whether checking ``source`` by its shapes costs less than compiling it."""
-    shapes = len({body.skeleton for _, _, body in source.validators})
-    return shapes * SHAPES_PAY_FROM < len(source.validators)
+def run_counts(source: PlannedSource) -> Counter[str]:
+    """How many runs of ``source``'s validators have each shape."""
+    return Counter([run.skeleton for _, _, body in source.validators for run in body.runs])
 
 
-def check_planned(source: PlannedSource, what: str, compile_text: Callable[[str, str], object]) -> None:
+def shapes_pay(counts: Counter[str]) -> bool:
+    """Whether checking a module by its shapes (``counts``: :func:`run_counts`) may cost less than compiling
+    it: some shape is shared by more than :data:`SHAPES_PAY_FROM` runs."""
+    return any(n > SHAPES_PAY_FROM for n in counts.values())
+
+
+#: Words that keep a run of statements from being compiled alone (:func:`_alone_safe`): statements whose scope
+#: reaches beyond the run (``global``, ``nonlocal``) or that make the function another kind (``yield``,
+#: ``await``). Found anywhere (in a string too): such a run is compiled with its function.
+_SCOPE_WORDS = ("global", "nonlocal", "yield", "await")
+
+
+def _alone_safe(text: str) -> bool:
+    """Whether ``text``, a run of a validator's top-level statements, compiles in sequence with the others
+    when it compiles as the whole body of a validator: every line starts inside the function (four spaces;
+    no carriage return or form feed, which the tokenizer would read as a line break or a column reset), so
+    its statements are the function's, at the body's indentation (a first statement indented further does
+    not compile); no backslash joins its last line to what follows; and nothing in it (:data:`_SCOPE_WORDS`)
+    gives the symbol table something to say between statements. Plain substring tests, each in C."""
+    return (text.startswith("    ") and text.count("\n") == text.count("\n    ") and "\r" not in text
+            and "\f" not in text and not text.endswith("\\") and not any(w in text for w in _SCOPE_WORDS))
+
+
+def check_planned(source: PlannedSource, what: str, compile_text: Callable[[str, str], object],
+                  counts: Counter[str] | None = None) -> None:
     """Raise :class:`GenerationError` unless ``source`` compiles, by the argument of the module docstring.
-    ``compile_text(text, what)`` is the plain gate, for the text around the validators."""
-    compile_text(source.head, what)
+    ``compile_text(text, what)`` is the plain gate, for the text around the validators and the runs
+    compiled as they are; ``counts``: :func:`run_counts` of ``source``, if known."""
+    compile_text(stand_ins(source.head), what)
     compile_text(source.tail, what)
-    shapes: dict[str, tuple[list[int], list[int]]] = {}  # skeleton -> indexes of its literal and name fillers
+    if counts is None:
+        counts = run_counts(source)
+    # skeleton -> indexes of its literal and name fillers and their number; None: its runs are compiled alone
+    shapes: dict[str, tuple[list[int], list[int], int] | None] = {}
     literals: list[str] = []
     names: list[str] = []
     docs: list[str] = []
+    plain: list[tuple[str, str, str]] = []  # (name, doc, body) of defs compiled as they are
     for name, doc, body in source.validators:
-        shape = shapes.get(body.skeleton)
-        if shape is None:
-            _check_skeleton(body, name, what)
-            kinds = _kinds(body.skeleton)
-            shape = shapes[body.skeleton] = ([i for i, k in enumerate(kinds) if k == "L"],
-                                             [i for i, k in enumerate(kinds) if k == "N"])
-        if len(shape[0]) + len(shape[1]) != len(body.fillers):
-            raise GenerationError(f"generated source for {what}: the markers of {name} do not match its fillers")
-        literals += map(body.fillers.__getitem__, shape[0])
-        names += map(body.fillers.__getitem__, shape[1])
+        alone = []
+        for run in body.runs:
+            skeleton, fillers, _ = run
+            try:
+                shape = shapes[skeleton]
+            except KeyError:
+                shape = shapes[skeleton] = None if counts[skeleton] <= SHAPES_PAY_FROM else _checked_shape(run, name, what)
+            if shape is None:
+                alone.append(run.text())
+                continue
+            if shape[2] != len(fillers):
+                raise GenerationError(f"generated source for {what}: the markers of {name} do not match its fillers")
+            literals += map(fillers.__getitem__, shape[0])
+            names += map(fillers.__getitem__, shape[1])
+        if alone:
+            if all(map(_alone_safe, alone)):
+                plain += [("_v", "_doc", text) for text in alone]
+            else:  # compiled with its function, as the module has it
+                plain.append((name, doc, body.text()))
         names.append(name)
         docs.append(doc)
+    if plain:
+        compile_text(validator_defs(plain), what)
     # one regular-expression run over each kind (tens of thousands of fillers); no token holds a line break
     str_tokens, literal_tokens, name_tokens = _checks()
     if str_tokens.fullmatch("\n".join(docs)) is None:
@@ -118,35 +191,68 @@ def check_planned(source: PlannedSource, what: str, compile_text: Callable[[str,
         raise GenerationError(f"generated source for {what}: {bad[:80]!r} is not a name")
 
 
+def _checked_shape(run: Run, name: str, what: str) -> tuple[list[int], list[int], int]:
+    """:func:`_check_run`, then the indexes of ``run``'s literal and name fillers, and their number."""
+    _check_run(run, name, what)
+    kinds = _kinds(run.skeleton)
+    return [i for i, k in enumerate(kinds) if k == "L"], [i for i, k in enumerate(kinds) if k == "N"], len(kinds)
+
+
 def _kinds(skeleton: str) -> list[str]:
     """The kind of each marker, in filler order (``L`` literal, ``N`` name; ``?`` for a number no marker has)."""
     found = {int(m[1:]): m[0] for m in skeleton.split("\x00")[1::2]}
     return [found.get(i, "?") for i in range(max(found, default=-1) + 1)]
 
 
-def _check_skeleton(body: Body, name: str, what: str) -> None:
-    markers = re.findall(_MARKER, body.skeleton)  # a marker may occur more than once (a path in two messages)
-    if {int(m[1:]) for m in markers} != set(range(len(body.fillers))):
+#: What would make a function's statements compile alone but not in sequence (the symbol table's errors
+#: between statements are all about ``global`` and ``nonlocal``), or change what the function is (``yield``,
+#: ``await``): refused in a run, which generated code never writes.
+_NOT_IN_A_RUN = (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom, ast.Await)
+
+
+def _check_run(run: Run, name: str, what: str) -> None:
+    """Check one shape of a run of statements: it compiles as the whole body of a validator, with every
+    marker a name read in an expression (:func:`_check_markers`), it stays inside the function (its
+    statements are the ``def``'s, not the module's), it holds nothing of :data:`_NOT_IN_A_RUN`, and its
+    last line does not run on into the next (a backslash: what follows it in the module is not what follows
+    it here)."""
+    markers = re.findall(_MARKER, run.skeleton)  # a marker may occur more than once (a path in two messages)
+    if {int(m[1:]) for m in markers} != set(range(len(run.fillers))):
         raise GenerationError(f"generated source for {what}: the markers of {name} do not match its fillers")
-    text = validator_def("_v", "_doc", re.sub(_MARKER, r"_h\1", body.skeleton))  # the def as the module writes it
+    text = validator_def("_v", "_doc", re.sub(_MARKER, r"_h\1", run.skeleton))  # the def as the module writes it
     try:
-        compile(text, f"<ek gen {what}: the shape of {name}>", "exec", dont_inherit=True)
         tree = ast.parse(text)
+        compile(tree, f"<ek gen {what}: a shape of {name}>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-        raise GenerationError(f"generated source for {what} does not compile (the shape of {name}): {exc}") from exc
+        raise GenerationError(f"generated source for {what} does not compile (a shape of {name}): {exc}") from exc
+    if len(tree.body) != 1 or run.skeleton.endswith("\\"):
+        raise GenerationError(f"generated source for {what}: statements of {name} leave the function")
+    _check_markers(tree, markers, name, what)
+
+
+def _check_markers(tree: ast.Module, markers: list[str], name: str, what: str) -> None:
+    """Every occurrence of a marker is a name read in an expression, a literal marker's not glued to its next
+    token; nothing of :data:`_NOT_IN_A_RUN`."""
     glued = set()  # names whose next token is part of the same expression: `x(`, `x[`, `x.`
+    marked = []  # the marker names, in any order
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
+        kind = type(node)
+        if kind is ast.Name:
+            if node.id.startswith("_h"):
+                marked.append(node)
+        elif kind is ast.Call:
             glued.add(id(node.func))
-        elif isinstance(node, (ast.Subscript, ast.Attribute)):
+        elif kind is ast.Subscript or kind is ast.Attribute:
             glued.add(id(node.value))
+        elif isinstance(node, _NOT_IN_A_RUN):
+            raise GenerationError(f"generated source for {what}: {name} holds a {kind.__name__.lower()} "
+                                  "statement or expression")
     read = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id.startswith("_h"):
-            marker = node.id[2:]
-            if not isinstance(node.ctx, ast.Load) or (marker[0] == "L" and id(node) in glued):
-                raise GenerationError(f"generated source for {what}: a marker of {name} sits where its filler "
-                                      "cannot go")
-            read.append(marker)
+    for node in marked:
+        marker = node.id[2:]
+        if not isinstance(node.ctx, ast.Load) or (marker[0] == "L" and id(node) in glued):
+            raise GenerationError(f"generated source for {what}: a marker of {name} sits where its filler "
+                                  "cannot go")
+        read.append(marker)
     if sorted(read) != sorted(markers):  # every occurrence is a name read in an expression
         raise GenerationError(f"generated source for {what}: a marker of {name} is not a name in an expression")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 
@@ -174,18 +174,16 @@ def _bounds_test(expr: str, lo: Any, hi: Any, lit: Callable[[Any], str] = py_lit
     return f"not ({expr} <= {lit(hi)})"
 
 
-@attrs.frozen
-class Body:
-    """A validator body as a *shape* and what fills it: ``skeleton`` is the source with each literal
-    and table name replaced by a marker, ``\\x00L3\\x00`` (literal number 3) or ``\\x00N3\\x00`` (name),
-    and ``fillers`` the text of each. Bodies of tools alike but for names and constants share a
-    skeleton, so the compile gate checks each skeleton once (:mod:`ek.codegen.shapes`). A marker
-    cannot occur in generated source otherwise: ``repr`` writes a NUL byte as ``\\x00``."""
+class Run(NamedTuple):
+    """A run of a validator body's top-level statements as a *shape* and what fills it: ``skeleton`` is
+    the source with each literal and table name replaced by a marker, ``\\x00L3\\x00`` (literal number 3
+    of the run) or ``\\x00N3\\x00`` (name), and ``fillers`` the text of each. A marker cannot occur in
+    generated source otherwise: ``repr`` writes a NUL byte as ``\\x00``."""
 
     skeleton: str
     fillers: tuple[str, ...]
-    #: the value each literal marker writes (None for a name marker); not part of the shape
-    values: tuple[Any, ...] = attrs.field(default=(), eq=False, repr=False)
+    #: the value each literal marker writes (None for a name marker)
+    values: tuple[Any, ...] = ()
 
     def text(self) -> str:
         """The source: each marker replaced by its filler."""
@@ -195,28 +193,63 @@ class Body:
         return "".join(parts)
 
 
+_new_run = tuple.__new__
+
+
+@attrs.frozen
+class Body:
+    """A validator body cut into runs of top-level statements (:class:`Run`): the prologue, one run per
+    argument, the unknown-keys check; the body is their text, a line each apart. An argument's checks
+    are the same statements wherever they appear but for their literals, table names and the local
+    names (which follow the argument's position: ``v3``), so runs repeat across tools that differ, and
+    the compile gate checks each distinct run once (:mod:`ek.codegen.shapes`)."""
+
+    runs: tuple[Run, ...]
+
+    def text(self) -> str:
+        """The source of the body: each run's :meth:`Run.text`, a line apart (inlined: six runs a body)."""
+        texts = []
+        for skeleton, fillers, _ in self.runs:
+            parts = skeleton.split("\x00")
+            parts[1::2] = [fillers[int(marker[1:])] for marker in parts[1::2]]
+            texts.append("".join(parts))
+        return "\n".join(texts)
+
+
 class ValidatorEmitter:
     """Writes the body of ``validate_<tool>`` for one grammar."""
 
     def __init__(self, grammar: GraphGrammar, tables: Tables) -> None:
         self.grammar = grammar
         self.tables = tables
-        self._fillers: list[str] = []
+        self._fillers: list[str] = []  # of the run being written
         self._values: list[Any] = []
+        self._runs: list[Run] = []
+        self._cut_at = 0  # the line the run being written starts at
         self._str_literals: dict[str, str] = {}
 
     def planned_body(self, fields: tuple[FieldSpec, ...]) -> Body:
-        """The body as a shape and its fillers (:class:`Body`)."""
-        self._fillers, self._values = [], []
+        """The body as runs of statements, each a shape and its fillers (:class:`Body`)."""
+        self._fillers, self._values, self._runs, self._cut_at = [], [], [], 0
         code = Lines(level=1)
         with code.block("if type(args) is not dict:"):
             with code.block("if not isinstance(args, _Mapping):"):
                 code.line("return _not_object('$', args)")
             code.line("args = dict(args)")
         code.line("errs: list[Violation] = []")
-        self.fields(code, "args", fields, PathExpr.root())
+        self.fields(code, "args", fields, PathExpr.root(), cut=True)
         code.line("return errs")
-        return Body(code.text(), tuple(self._fillers), tuple(self._values))
+        self._cut(code)
+        return Body(tuple(self._runs))
+
+    def _cut(self, code: Lines) -> None:
+        """End the run of top-level statements written since the last cut (:class:`Run`); the markers of
+        the next are numbered from 0 again."""
+        lines = code.lines
+        # tuple.__new__: Run's own __new__ is Python code, and a module of 1,000 tools cuts 6,000 runs
+        self._runs.append(_new_run(Run, ("\n".join(lines[self._cut_at:]), tuple(self._fillers), tuple(self._values))))
+        self._cut_at = len(lines)
+        self._fillers, self._values = [], []
 
     def _resolve(self, node: TypeNode, cons: Constraints) -> tuple[TypeNode, Constraints]:
         """:meth:`GraphGrammar.resolve`, which a type that names no alias (most) need not go through."""
@@ -255,11 +288,16 @@ class ValidatorEmitter:
         """A location: a marker when it is a constant, else its tuple of pieces, each literal a marker."""
         return path.code_with(self._lit)
 
-    def fields(self, code: Lines, obj: str, fields: tuple[FieldSpec, ...], path: PathExpr) -> None:
-        """Check each declared field of the dict in ``obj``, then count keys to find unknown ones."""
+    def fields(self, code: Lines, obj: str, fields: tuple[FieldSpec, ...], path: PathExpr, cut: bool = False) -> None:
+        """Check each declared field of the dict in ``obj``, then count keys to find unknown ones. ``cut``:
+        these are the body's top-level statements, cut into runs (:meth:`_cut`) before each field but the
+        first (the prologue, the same in every body, adds no shape to the first's) and before the
+        unknown-keys check."""
         count = code.fresh("n")
         code.line(f"{count} = {self._lit(sum(1 for f in fields if f.required))}")
-        for f in fields:
+        for i, f in enumerate(fields):
+            if cut and i:
+                self._cut(code)
             fpath = path.key(f.name)
             key = self._lit(f.name)
             node, cons = self._resolve(f.type, f.constraints)
@@ -284,6 +322,8 @@ class ValidatorEmitter:
             else:
                 with code.block(f"if {key} in {obj}:"):
                     code.line(f"{count} += 1")
+        if cut:
+            self._cut(code)
         keys = self._name(self.tables.keyset(tuple(f.name for f in fields)))
         with code.block(f"if len({obj}) != {count}:"):
             code.line(f"_unknown(errs, {obj}, {keys}, {self._path(path)})")
