@@ -469,8 +469,11 @@ def test_by_id_groups_ids_in_first_seen_order_and_leaves_the_rest_alone() -> Non
     items = [episode(1, "a"), episode(2, "b"), error, episode(4, "a"), episode(5, None), episode(6, 7),
              episode(7, "b"), episode(8, 7), episode(9, None), episode(10, True)]
     assert runner._by_id(items) == [0, 3, 1, 6, 2, 4, 5, 7, 8, 9]
-    assert runner._by_id(items[:3]) == [0, 1, 2]  # every id once: line order
-    assert runner._by_id([]) == []
+    assert runner._by_id(items[:3]) is None  # every id once: line order
+    in_a_row = [episode(1, "a"), episode(2, "a"), error, episode(4, "b"), episode(5, "b"), episode(6, None)]
+    assert runner._by_id(in_a_row) is None  # each id's lines already together: line order
+    assert runner._by_id(in_a_row + [episode(7, "a")]) == [0, 1, 6, 2, 3, 4, 5]
+    assert runner._by_id([]) is None
 
 
 def test_run_chunks_start_small_and_double_every_jobs_chunks_up_to_the_window(

@@ -312,33 +312,35 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
     if memo is None:
         memo = _GoldMemo()
     parsed = [parse_episode(raw, number, gold_by_id, shared_gold=options.shared_gold) for number, raw in lines]
-    outcomes: list[Any] = [None] * len(parsed)
-    for k in _by_id(parsed):
-        outcomes[k] = _score_line(options, cache, memo, parsed[k])
-    for item, outcome in zip(parsed, outcomes):  # the summary takes them in line order: the same report
-        if type(outcome) is LineError:
-            summary.add_error(outcome)
-            continue
-        metric, problems, score = outcome
-        if problems:
-            summary.add_gold_warning(LineError(item.line, item.id, invalid_gold_reason(metric, problems)))
-        source = (cache.grammar_identity(item.grammar), episode_gold_digest(item)) if options.keep_ids else None
-        summary.add(item.line, item.id, score, cache.grammar_label(item.grammar), source, task=item.task,
-                    category=item.category)
+    order = _by_id(parsed)
+    if order is None:  # the lines of each id already follow each other: each line scored and summed at once
+        for item in parsed:
+            _sum_line(summary, options, cache, item, _score_line(options, cache, memo, item))
+    else:
+        outcomes: list[Any] = [None] * len(parsed)
+        for k in order:
+            outcomes[k] = _score_line(options, cache, memo, parsed[k])
+        for item, outcome in zip(parsed, outcomes):  # the summary takes them in line order: the same report
+            _sum_line(summary, options, cache, item, outcome)
     if details:
         summary.attach_details(ATTACH)
     return summary
 
 
-def _by_id(items: Sequence[Episode | LineError]) -> list[int]:
+def _by_id(items: Sequence[Episode | LineError]) -> list[int] | None:
     """The positions of a chunk's lines, those with one episode id together, in the order each id first comes
-    (line order within an id; lines that are errors, or whose id is no string or integer, each on its own).
+    (line order within an id; lines that are errors, or whose id is no string or integer, each on its own);
+    None when that is line order (each id once, as in one run over the questions, or its lines already in a
+    row, as with samples of a task written together): those lines are scored and summed one by one, their
+    scores not kept for the chunk.
 
     Scoring in this order changes no result (each line's score depends on its line only; the summary takes
     them in line order): it only makes the lines of a question met again in the chunk (a corpus of several
     passes over the questions, or files of several runs read in a row) follow each other, while what they
     share (their metric, rules, validators and prepared gold) is still in the CPU's caches."""
     groups: dict[Any, list[int]] = {}
+    scattered = False  # some id's lines are not in a row
+    last: Any = None
     for k, item in enumerate(items):
         key = item.id if type(item) is Episode and type(item.id) in (str, int) else (k,)  # type: ignore[union-attr]
         group = groups.get(key)
@@ -346,9 +348,23 @@ def _by_id(items: Sequence[Episode | LineError]) -> list[int]:
             groups[key] = [k]
         else:
             group.append(k)
-    if len(groups) == len(items):
-        return list(range(len(items)))  # every id once (one pass over the questions): line order
-    return [k for group in groups.values() for k in group]
+            scattered = scattered or key != last
+        last = key
+    return [k for group in groups.values() for k in group] if scattered else None
+
+
+def _sum_line(summary: Summary, options: RunOptions, cache: MetricCache, item: Episode | LineError,
+              outcome: LineError | tuple[ToolCallMetric, tuple[str, ...], Any]) -> None:
+    """Hand one line's outcome (:func:`_score_line`) to the summary: its error, or its score and gold warnings."""
+    if type(outcome) is LineError:
+        summary.add_error(outcome)
+        return
+    metric, problems, score = outcome
+    if problems:
+        summary.add_gold_warning(LineError(item.line, item.id, invalid_gold_reason(metric, problems)))
+    source = (cache.grammar_identity(item.grammar), episode_gold_digest(item)) if options.keep_ids else None
+    summary.add(item.line, item.id, score, cache.grammar_label(item.grammar), source, task=item.task,
+                category=item.category)
 
 
 def _score_line(options: RunOptions, cache: MetricCache, memo: _GoldMemo,
