@@ -198,7 +198,7 @@ def test_compare_with_bfcl_answers_that_are_not_bfcl_is_a_usage_error(tmp_path: 
 
 def test_each_bfcl_file_is_read_once_per_command(tmp_path: Path, monkeypatch: Any) -> None:
     """The command checks the BFCL files by reading them, and scores with what it read (``ek compare``: both
-    runs): a one-run result file spent a tenth of its time reading them a second time."""
+    runs): reading them again was 5% of a one-run result file's instructions."""
     import ek.bfcl.data as data
     from ek.cli import main
 
