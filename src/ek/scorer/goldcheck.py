@@ -96,8 +96,7 @@ def _plain_value(value: Any) -> bool:
     alternatives. It skips :func:`_plain_choices` and :func:`_alternatives`, which would say so (a plain value
     is no ``OneOf`` and holds no marker). Tested first, as most of a gold's values are plain;
     tests/scorer/test_goldcheck_fast_path.py holds it to the general path."""
-    kind = type(value)
-    return kind is str or kind is int or kind is float or kind is bool or value is None
+    return type(value) in JSON_SCALAR_TYPES
 
 
 def _plain_choices(value: Any) -> tuple[Any, ...] | None:
@@ -198,11 +197,10 @@ def _whole_variant(present: dict[str, Any], choices: dict[str, tuple[Any, ...]],
 
 
 def _all_plain(args: Mapping[str, Any]) -> bool:
-    """Whether every argument value is a plain value, as :func:`_plain_value` tests it (inlined: a call each
-    would cost as much as the rest of the test)."""
+    """Whether every argument value is a plain value, as :func:`_plain_value` tests it (its test inlined: a
+    call each would cost as much as the test)."""
     for value in args.values():
-        kind = type(value)
-        if not (kind is str or kind is int or kind is float or kind is bool or value is None):
+        if type(value) not in JSON_SCALAR_TYPES:
             return False
     return True
 
