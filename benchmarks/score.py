@@ -194,14 +194,27 @@ def _cpu() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def _child(mode: str, corpus: str, workdir: str) -> None:
-    """Runs inside the measured subprocess; prints one JSON line."""
+def _ek_score(args: list[str], jobs: int, workdir: str) -> tuple[int, float, int]:
+    """``ek score ARGS --jobs JOBS`` with both reports written into ``workdir``, run by ``ek.cli.main`` as the
+    console script runs it (its output swallowed): (episodes scored, F1, lines read) from its JSON report."""
     import contextlib
     import io
 
-    import ek.cli.score  # noqa: F401 - start-up is not measured: the command's module and the runner
-    import ek.corpus.runner  # noqa: F401 - are imported before the clock starts
     from ek.cli import main as ek_main
+
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        ek_main(["score", *args, "--jobs", str(jobs), "--allow-errors", "--json", f"{workdir}/r.json",
+                 "--html", f"{workdir}/r.html", "--html-episodes", "200"], own_process=True)
+    with open(f"{workdir}/r.json", encoding="utf-8") as written:
+        report = json.load(written)
+    return report["corpus"]["episodes_scored"], report["overall"]["f1"], report["corpus"]["lines_read"]
+
+
+def _child(mode: str, corpus: str, workdir: str) -> None:
+    """Runs inside the measured subprocess; prints one JSON line."""
+    import ek.cli  # noqa: F401 - start-up is not measured: the command, its module and the runner
+    import ek.cli.score  # noqa: F401 - are imported before the clock starts
+    import ek.corpus.runner  # noqa: F401
 
     baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     cpu0 = _cpu()
@@ -224,16 +237,9 @@ def _child(mode: str, corpus: str, workdir: str) -> None:
         lines = episodes
     elif mode in ("ek", "ek-jobs2"):  # the `ek score` command itself, as its console script runs it
         corpus, questions, answers = corpus.split("|")
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            ek_main(["score", corpus, "--format", "bfcl", "--level", "arg", "--canonicalizer", "bfcl",
-                     "--bfcl-answers", answers, "--bfcl-questions", questions,
-                     "--jobs", "2" if mode == "ek-jobs2" else "1", "--allow-errors",
-                     "--json", f"{workdir}/r.json", "--html", f"{workdir}/r.html", "--html-episodes", "200"],
-                    own_process=True)
-        with open(f"{workdir}/r.json", encoding="utf-8") as written:
-            report = json.load(written)
-        episodes, f1 = report["corpus"]["episodes_scored"], report["overall"]["f1"]
-        lines = report["corpus"]["lines_read"]
+        episodes, f1, lines = _ek_score([corpus, "--format", "bfcl", "--level", "arg", "--canonicalizer", "bfcl",
+                                         "--bfcl-answers", answers, "--bfcl-questions", questions],
+                                        2 if mode == "ek-jobs2" else 1, workdir)
     elif mode == "naive":
         from ek.agents.toolcalls import ToolCallMetric
         from ek.goldjson import gold_from_json
@@ -247,14 +253,8 @@ def _child(mode: str, corpus: str, workdir: str) -> None:
         episodes, f1 = report.episodes, report.f1
         lines = len(rows)
     else:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            ek_main(["score", corpus, "--grammar", str(GRAMMAR), "--jobs", "2" if mode == "stream-jobs2" else "1",
-                     "--allow-errors", "--json", f"{workdir}/r.json", "--html", f"{workdir}/r.html",
-                     "--html-episodes", "200"], own_process=True)
-        with open(f"{workdir}/r.json", encoding="utf-8") as written:
-            report = json.load(written)
-        episodes, f1 = report["corpus"]["episodes_scored"], report["overall"]["f1"]
-        lines = report["corpus"]["lines_read"]
+        episodes, f1, lines = _ek_score([corpus, "--grammar", str(GRAMMAR)], 2 if mode == "stream-jobs2" else 1,
+                                        workdir)
     seconds = time.perf_counter() - started
     cpu = _cpu() - cpu0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
