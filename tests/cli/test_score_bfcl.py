@@ -218,3 +218,30 @@ def test_each_bfcl_file_is_read_once_per_command(tmp_path: Path, monkeypatch: An
         code = main([*argv, "--bfcl-answers", str(ANSWERS), "--bfcl-questions", str(QUESTIONS)])
         assert code in (0, 1)
         assert sorted(reads) == sorted([str(ANSWERS), str(QUESTIONS)]), argv
+
+
+def test_bfcl_source_is_read_once_and_scores_the_run(tmp_path: Path, monkeypatch: Any) -> None:
+    """``--bfcl-source`` is checked by reading it, and the run binds positional ground truth with what was
+    read (it was read a second time on the first multi-turn answer)."""
+    import ek.bfcl.signatures as signatures
+    from ek.cli import main
+
+    source = tmp_path / "bfcl_eval" / signatures.SOURCE_SUBDIR
+    source.mkdir(parents=True)
+    (source / "fs.py").write_text("class FS:\n    def cd(self, folder: str): ...\n", encoding="utf-8")
+    answers = write_lines(tmp_path / "answers.json", [{"id": "multi_turn_base_0", "ground_truth": [["cd('tmp')"]]}])
+    result = write_lines(tmp_path / "result.json", [{"id": "multi_turn_base_0", "result": [["[cd(folder='tmp')]"]]}])
+    reads: list[str] = []
+    real = signatures._methods  # read_signatures reads each file through it
+
+    def counted(path: Any) -> Any:
+        reads.append(str(path))
+        return real(path)
+
+    monkeypatch.setattr(signatures, "_methods", counted)
+    out = tmp_path / "r.json"
+    code = main(["score", str(result), "--bfcl-answers", str(answers), "--bfcl-source", str(source), "--json", str(out)])
+    assert code == 0
+    assert reads == [str(source / "fs.py")]
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["accuracy"]["exact"] == 1 and report["gold_file_errors"] == []

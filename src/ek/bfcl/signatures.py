@@ -129,10 +129,14 @@ def find_source(hints: Sequence[str | Path | None] = ()) -> Path | None:
     return None
 
 
-def load_signatures(source: str | Path | None = None, hints: Sequence[str | Path | None] = ()) -> Signatures | None:
-    """The signatures in ``source`` (a folder the user named: errors propagate as :class:`SignatureError`),
-    else in the folder :func:`find_source` finds from ``hints``; None when there is none, or it is unreadable
-    (then positional ground truth is an error line saying how to point ek at the source)."""
+def load_signatures(source: str | Path | Signatures | None = None,
+                    hints: Sequence[str | Path | None] = ()) -> Signatures | None:
+    """The signatures in ``source`` (a folder the user named: errors propagate as :class:`SignatureError`;
+    or signatures already read from it, given back as they are), else in the folder :func:`find_source`
+    finds from ``hints``; None when there is none, or it is unreadable (then positional ground truth is an
+    error line saying how to point ek at the source)."""
+    if isinstance(source, Signatures):
+        return source
     if source is not None:
         return read_signatures(source)
     found = find_source(hints)

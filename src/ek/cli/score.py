@@ -205,13 +205,6 @@ def check_inputs(command: str, args: argparse.Namespace, paths: list[str]) -> in
     for option, path in (("--bfcl-answers", args.bfcl_answers), ("--bfcl-questions", args.bfcl_questions)):
         if path and not os.path.isfile(path):  # signatures are looked for beside them: no pipes
             return usage_error(command, f"{option} {path}: must be a regular file, not a pipe")
-    if args.bfcl_source:
-        from ek.bfcl.signatures import SignatureError, read_signatures
-
-        try:
-            read_signatures(args.bfcl_source)
-        except SignatureError as exc:
-            return usage_error(command, f"--bfcl-source: {exc}")
     for option in ("json", "html", "episodes_out"):
         out = getattr(args, option, None)
         problem = output_problem(out) if out else None
@@ -232,16 +225,24 @@ def check_inputs(command: str, args: argparse.Namespace, paths: list[str]) -> in
 
 def read_run_inputs(command: str, options: Any) -> Any:
     """The gold and BFCL functions of the run (:func:`ek.corpus.runner.read_inputs`), read once, before any
-    line is scored; exit status 2 with a message when a BFCL file is not in BFCL's format."""
+    line is scored; exit status 2 with a message when ``--bfcl-source`` is not BFCL's API source or a BFCL
+    file is not in BFCL's format."""
     from ek.bfcl import BfclDataError
+    from ek.bfcl.signatures import SignatureError, read_signatures
     from ek.corpus.runner import read_inputs
 
+    signatures = None
+    if options.bfcl_source:  # checked even when no answer needs it: the user named it
+        try:
+            signatures = read_signatures(options.bfcl_source)
+        except SignatureError as exc:
+            return usage_error(command, f"--bfcl-source: {exc}")
     try:
         questions = options.read_bfcl_questions()
     except BfclDataError as exc:
         return usage_error(command, f"--bfcl-questions: {exc}")
     try:
-        return read_inputs(options, questions)
+        return read_inputs(options, questions, signatures)
     except BfclDataError as exc:  # the questions are read: the answers are what is not BFCL's format
         return usage_error(command, f"--bfcl-answers: {exc}")
 

@@ -456,13 +456,13 @@ def iter_raw_lines(stream: BinaryIO, counts: LineCounts) -> Iterator[tuple[int, 
             counts.blank += 1
 
 
-def load_bfcl_answers(path: str | Path, source: str | Path | None = None,
+def load_bfcl_answers(path: str | Path, source: str | Path | Signatures | None = None,
                       hints: Sequence[str | Path | None] = ()) -> tuple[dict[Any, GoldEntry], list[LineError]]:
     """Gold calls by id from a BFCL ``possible_answer`` file (alternatives -> OneOf, ``""`` -> OMITTABLE).
 
     Multi-turn ground truth that passes an argument by position is bound by BFCL's API signatures
-    (:mod:`ek.bfcl.signatures`: from ``source``, else found beside ``path`` or ``hints``, else in the
-    installed bfcl-eval), read once, on the first multi-turn answer.
+    (:mod:`ek.bfcl.signatures`: from ``source``, a folder or its signatures already read, else found beside
+    ``path`` or ``hints``, else in the installed bfcl-eval), read once, on the first multi-turn answer.
     Raises :class:`ek.bfcl.BfclDataError` when the file is not BFCL's format;
     an entry whose answer cannot be converted is returned as an error.
     """

@@ -30,6 +30,7 @@ import attrs
 from ek.batchgc import collect_less
 from ek.bfcl.data import Question, read_questions
 from ek.bfcl.multiturn import turn_calls
+from ek.bfcl.signatures import Signatures
 from ek.calls import Step
 from ek.corpus.grammars import GrammarError, MetricCache
 from ek.corpus.reading import (
@@ -104,14 +105,15 @@ class RunOptions:
                            order=self.order, format=self.format, default_grammar=self.grammar,
                            search_path=self.search_path, bfcl_functions=functions)
 
-    def load_gold(self, questions: Sequence[Question] | None = None
+    def load_gold(self, questions: Sequence[Question] | None = None, signatures: Signatures | None = None
                   ) -> tuple[dict[Any, GoldEntry] | None, list[LineError]]:
         """Gold calls by id from ``--gold`` or ``--bfcl-answers`` (None when lines carry their own gold).
-        ``questions``: as for :meth:`bfcl_functions`."""
+        ``questions``: as for :meth:`bfcl_functions`; ``signatures``: ``bfcl_source`` already read."""
         if self.gold_file:
             entries, errors, _ = load_gold_file(self.gold_file)
             return entries, errors
-        entries, errors = (load_bfcl_answers(self.bfcl_answers, self.bfcl_source, (self.bfcl_questions,))
+        source = signatures if signatures is not None else self.bfcl_source
+        entries, errors = (load_bfcl_answers(self.bfcl_answers, source, (self.bfcl_questions,))
                            if self.bfcl_answers else (None, []))
         if self.bfcl_questions:  # irrelevance questions have no possible answer: their gold is []
             abstentions = load_bfcl_abstentions(questions if questions is not None else self.bfcl_questions)
@@ -140,13 +142,16 @@ class RunInputs:
     functions: Mapping[str, Any] | None
 
 
-def read_inputs(options: RunOptions, questions: Sequence[Question] | None = None) -> RunInputs:
+def read_inputs(options: RunOptions, questions: Sequence[Question] | None = None,
+                signatures: Signatures | None = None) -> RunInputs:
     """The gold and BFCL functions ``options`` name, read once. ``questions``: ``options.bfcl_questions``
-    already read (:meth:`RunOptions.read_bfcl_questions`), else it is read here.
+    already read (:meth:`RunOptions.read_bfcl_questions`), else it is read here; ``signatures``:
+    ``options.bfcl_source`` already read (:func:`ek.bfcl.signatures.read_signatures`), else it is read on
+    the first multi-turn answer.
     Raises :class:`ek.bfcl.BfclDataError` when a BFCL file is not BFCL's format."""
     if questions is None:
         questions = options.read_bfcl_questions()
-    gold_by_id, gold_errors = options.load_gold(questions)
+    gold_by_id, gold_errors = options.load_gold(questions, signatures)
     return RunInputs(gold_by_id, tuple(gold_errors), options.bfcl_functions(questions))
 
 
