@@ -96,10 +96,13 @@ _PLAIN_KINDS = _FIELDS + (
     FieldSpec("r", PrimitiveType("bool"), required=False),
     FieldSpec("m", ListType(PrimitiveType("str")), required=False),
     FieldSpec("k", ListType(PrimitiveType("float")), required=False),
+    FieldSpec("q", ListType(EnumType(("a", "b", 1))), required=False),
+    FieldSpec("c", ListType(PrimitiveType("str")), Constraints(1, 2), required=False),
 )
-_PLAIN_ONLY = (_FIELDS[0], _FIELDS[2], _FIELDS[3], _FIELDS[4]) + _PLAIN_KINDS[len(_FIELDS) - 1:]  # s f b e d a n r m k
+# s f b e d a n r m k q c
+_PLAIN_ONLY = (_FIELDS[0], _FIELDS[2], _FIELDS[3], _FIELDS[4]) + _PLAIN_KINDS[len(_FIELDS) - 1:]
 PLAIN_GRAMMAR = GraphGrammar("p", 1, tools=(ToolSpec("t", _PLAIN_KINDS), ToolSpec("w", _PLAIN_ONLY), ToolSpec("v", ())))
-plain_names = st.sampled_from(["s", "i", "f", "b", "e", "l", "o", "d", "a", "n", "r", "m", "k", "nope"])
+plain_names = st.sampled_from(["s", "i", "f", "b", "e", "l", "o", "d", "a", "n", "r", "m", "k", "q", "c", "nope"])
 # BFCL's list answers: lists of plain values, alone or among a OneOf's alternatives
 plain_lists = st.lists(plain, max_size=3)
 list_answers = st.lists(plain | plain_lists | st.just(OMITTABLE), min_size=1, max_size=3).map(lambda alts: OneOf(*alts))
@@ -118,7 +121,9 @@ fitting_calls = st.builds(Step, st.just("w"), st.fixed_dictionaries(
     optional={"d": _answer(texts | st.none()), "a": _answer(plain | plain_lists),
               "n": _answer(st.sampled_from([1, 2, "x", 3])), "r": _answer(st.booleans()),
               "m": _answer(st.lists(texts, max_size=2)),
-              "k": _answer(st.lists(numbers | st.just("1"), max_size=2)), "nope": st.just(1)}))
+              "k": _answer(st.lists(numbers | st.just("1"), max_size=2)),
+              "q": _answer(st.lists(st.sampled_from(["a", "b", 1, "c", True, 1.0]), max_size=2)),
+              "c": _answer(st.lists(texts, max_size=3)), "nope": st.just(1)}))
 gold_calls = st.lists(fitting_calls | st.builds(Step, st.sampled_from(["t", "w", "v", "u"]),
                                 st.dictionaries(plain_names, plain | possible_answers | st.just(OMITTABLE) | plain_lists
                                                 | list_answers | values,
@@ -140,7 +145,9 @@ def test_a_validator_vouching_for_plain_gold_finds_what_the_variants_find(gold: 
 def test_the_validator_vouches_for_bfcl_s_usual_answers() -> None:
     check = validator_for(PLAIN_GRAMMAR)
     assert check.plainly_valid("w", {"s": ("a", "b"), "f": (1, 2.5), "b": (True,), "e": ("a",), "a": (None, [1]),
-                                     "n": (1, "x"), "m": (["a"], []), "k": ([1, 2.5],)})
+                                     "n": (1, "x"), "m": (["a"], []), "k": ([1, 2.5],), "q": (["a", 1], [])})
+    assert not check.plainly_valid("w", {"s": ("a",), "f": (1,), "b": (True,), "e": ("a",), "q": (["c"],)})
+    assert not check.plainly_valid("w", {"s": ("a",), "f": (1,), "b": (True,), "e": ("a",), "c": (["a"],)})
     assert not check.plainly_valid("w", {"s": ("a",), "f": (1,), "b": (True,), "e": ("a",), "m": (["a", 1],)})
     assert check.plainly_valid("v", {})
     assert not check.plainly_valid("w", {"s": ("a",), "f": (1,), "b": (True,), "e": ("a",), "nope": (1,)})

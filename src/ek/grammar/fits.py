@@ -237,7 +237,7 @@ def plainly_accepted(plan: ArgumentsPlan, choices: Mapping[str, tuple[Any, ...]]
     """
     steps = plan[0]
     found = 0
-    for name, required, quick, accepted, _node, _cons, _problem in steps:
+    for name, required, quick, accepted, node, cons, _problem in steps:
         values = choices.get(name)
         if values is None:
             if required:
@@ -259,9 +259,33 @@ def plainly_accepted(plan: ArgumentsPlan, choices: Mapping[str, tuple[Any, ...]]
                 for item in value:
                     if type(item) not in accepted:
                         return False
+        elif quick is _CHECKED and type(node) is ListType and cons.min is None and cons.max is None:
+            if not _items_plainly_accepted(values, node, plan[2]):
+                return False
         elif quick is not _ANYTHING:
             return False
     return found == len(choices)
+
+
+def _items_plainly_accepted(values: tuple[Any, ...], node: ListType, resolve: Resolver) -> bool:
+    """:func:`plainly_accepted` for the values of a list field without length bounds whose items have no
+    quick test by type (a list of enum members, say): each value a ``list`` or ``tuple`` whose every item
+    passes the items' quick test. Such a list has no problem: the walk finds it a list in range, and each
+    item fits its type (a quick test only accepts what fits)."""
+    quick, accepted = _quick_test(node.item, NO_CONSTRAINTS, resolve)
+    for value in values:
+        if type(value) not in _SEQUENCES:
+            return False
+        for item in value:
+            if quick is _MEMBER:
+                if type(item) not in _MEMBER_TYPES or item not in accepted:
+                    return False
+            elif quick is _BY_TYPE:
+                if type(item) not in accepted:
+                    return False
+            elif quick is not _ANYTHING:
+                return False
+    return True
 
 
 #: The quick tests of a planned field (see :func:`arguments_plan`); ``_CHECKED``: none, the rules decide.
