@@ -21,6 +21,7 @@ from ek.grammar.model import (
     ToolSpec,
 )
 from ek.runtime import validator_for
+from ek.runtime.lazy import GrammarValidator
 from ek.scorer import goldcheck
 from ek.values import OMITTABLE, OneOf
 
@@ -135,10 +136,10 @@ gold_calls = st.lists(fitting_calls | st.builds(Step, st.sampled_from(["t", "w",
 def test_a_validator_vouching_for_plain_gold_finds_what_the_variants_find(gold: list[Step]) -> None:
     """gold_problems' fast path (the validator's plainly_valid over each argument's values) against its
     general path (every call's variants validated), with a fresh validator each (its plans made either way)."""
-    fast = goldcheck.gold_problems(validator_for(GraphGrammar("p", 1, tools=PLAIN_GRAMMAR.tools)), gold)
+    fast = goldcheck.gold_problems(GrammarValidator(PLAIN_GRAMMAR), gold)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(goldcheck, "_plain_gold_choices", lambda args: None)
-        general = goldcheck.gold_problems(validator_for(GraphGrammar("p", 1, tools=PLAIN_GRAMMAR.tools)), gold)
+        general = goldcheck.gold_problems(GrammarValidator(PLAIN_GRAMMAR), gold)
     assert fast == general
 
 
