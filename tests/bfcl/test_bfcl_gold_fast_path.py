@@ -1,6 +1,6 @@
-"""The fast paths of BFCL ground truth -> gold calls (``_decoded_call``, ``_value``'s JSON scalars) give what
-the general path gives: the same steps (same types, same reprs) or the same error, on JSON-shaped ground
-truth and on the Python-built near misses the fast paths must leave to the general path."""
+"""The fast paths of BFCL ground truth -> gold calls (``_decoded_call``, JSON scalars in ``_value`` and a one-scalar
+answer in ``alternatives``) give what the general path gives: the same steps (same types, same reprs) or the same
+error, on JSON-shaped ground truth and on the Python-built near misses the fast paths must leave to the general path."""
 
 from __future__ import annotations
 

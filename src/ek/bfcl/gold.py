@@ -51,6 +51,10 @@ def alternatives(options: Sequence[Any]) -> Any:
         # A few live entries list no acceptable value at all; BFCL can never pass them.
         # ek reads "nothing is acceptable" as "leave it out" (docs/bfcl.md).
         return OMITTABLE
+    if len(options) == 1 and type(options[0]) in JSON_SCALAR_TYPES:
+        # fast path: one acceptable JSON scalar (two in three of BFCL's arguments) is what the list below makes
+        # of it and gives back alone, without making the list
+        return OMITTABLE if options[0] == "" else options[0]
     # (a JSON scalar is its own value: given back here, as _value would, without the call)
     values = [OMITTABLE if option == "" else option if type(option) in JSON_SCALAR_TYPES else _value(option)
               for option in options]

@@ -221,6 +221,73 @@ def planned_violations(plan: ArgumentsPlan, args: Any) -> list[Problem]:
     return problems
 
 
+def plainly_accepted(plan: ArgumentsPlan, choices: Mapping[str, tuple[Any, ...]]) -> bool:
+    """Whether every call made by taking one value of each argument in ``choices`` (argument name -> its
+    values, at least one each) is one :func:`planned_violations` finds nothing wrong with, told by the quick
+    tests alone: True then; False when the quick tests cannot tell (a problem, or a value they leave to the
+    rules), which decides nothing.
+
+    Fast path for checking many such calls (a gold answer's alternatives) without running each. Safe
+    because a call of those values then has each required field present (it has values here), each value
+    accepted by its field's quick test (which only accepts values that fit: see :func:`arguments_plan`),
+    and no other argument (every argument here is a field's): ``planned_violations`` of any of them is
+    empty. A value its quick test does not take (``None`` on an optional field too, which the rules read as
+    left out) and any value of a field without a quick test (an object, a constrained type) are left to the
+    rules (False).
+    """
+    steps = plan[0]
+    found = 0
+    for name, required, quick, accepted, node, cons, _problem in steps:
+        values = choices.get(name)
+        if values is None:
+            if required:
+                return False
+            continue
+        found += 1
+        if quick is _BY_TYPE:
+            for value in values:
+                if type(value) not in accepted:
+                    return False
+        elif quick is _MEMBER:
+            for value in values:
+                if type(value) not in _MEMBER_TYPES or value not in accepted:
+                    return False
+        elif quick is _ITEMS_BY_TYPE:
+            for value in values:
+                if type(value) not in _SEQUENCES:
+                    return False
+                for item in value:
+                    if type(item) not in accepted:
+                        return False
+        elif quick is _CHECKED and type(node) is ListType and cons.min is None and cons.max is None:
+            if not _items_plainly_accepted(values, node, plan[2]):
+                return False
+        elif quick is not _ANYTHING:
+            return False
+    return found == len(choices)
+
+
+def _items_plainly_accepted(values: tuple[Any, ...], node: ListType, resolve: Resolver) -> bool:
+    """:func:`plainly_accepted` for the values of a list field without length bounds whose items have no
+    quick test by type (a list of enum members, say): each value a ``list`` or ``tuple`` whose every item
+    passes the items' quick test. Such a list has no problem: the walk finds it a list in range, and each
+    item fits its type (a quick test only accepts what fits)."""
+    quick, accepted = _quick_test(node.item, NO_CONSTRAINTS, resolve)
+    for value in values:
+        if type(value) not in _SEQUENCES:
+            return False
+        for item in value:
+            if quick is _MEMBER:
+                if type(item) not in _MEMBER_TYPES or item not in accepted:
+                    return False
+            elif quick is _BY_TYPE:
+                if type(item) not in accepted:
+                    return False
+            elif quick is not _ANYTHING:
+                return False
+    return True
+
+
 #: The quick tests of a planned field (see :func:`arguments_plan`); ``_CHECKED``: none, the rules decide.
 _BY_TYPE, _ANYTHING, _MEMBER, _ITEMS_BY_TYPE, _CHECKED = "by type", "anything", "member", "items by type", "checked"
 _MEMBER_TYPES = frozenset({str, int})

@@ -33,7 +33,7 @@ import linecache
 import math
 import operator
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from types import CodeType, FunctionType
 from typing import Any
 
@@ -89,6 +89,28 @@ class GrammarValidator:
             return self._checks[tool_name]
         except KeyError:
             return self._check_of(tool_name)
+
+    def plainly_valid(self, tool_name: str, choices: Mapping[str, tuple[Any, ...]]) -> bool:
+        """Whether every call of ``tool_name`` made by taking one value of each argument in ``choices``
+        (argument name -> its values) is valid, told by the tool's plan alone
+        (:func:`~ek.grammar.fits.plainly_accepted`); False when that cannot be told so (then validate each).
+
+        Fast path of a gold check (:mod:`ek.scorer.goldcheck`: a gold call and its alternatives): one pass
+        over the values instead of one validation per combination. The plan is the one the tool's first
+        interpreted call makes (made here if none was yet, and kept for those calls); asking here is no
+        call of the tool, so it does not count towards compiling its validator (which answers as the plan).
+        """
+        check = self._checks.get(tool_name) if type(tool_name) is str else None
+        if check is None:
+            check = self._check_of(tool_name) if type(tool_name) is str else None
+            if check is None:
+                return False  # an unknown tool: its violation comes from validating
+        namespace = check.__globals__
+        plan = namespace["__ek_plan__"]
+        if plan is None:  # what the tool's first interpreted call would make (see _INTERPRETED_SOURCE)
+            plan = fits.arguments_plan(namespace["__ek_fields__"], namespace["__ek_resolve__"])
+            namespace["__ek_plan__"] = plan
+        return fits.plainly_accepted(plan, choices)
 
     def _check_of(self, tool_name: str) -> FunctionType | None:
         """The tool's check, made on its first use (nothing rendered or compiled yet)."""

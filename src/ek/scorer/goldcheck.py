@@ -219,10 +219,68 @@ def _plain_call_problems(validate: Validate, step: Step) -> list[tuple[str, str]
     return list(found)
 
 
+def _plain_gold_choices(args: Any) -> dict[str, tuple[Any, ...]] | None:
+    """Each present argument's acceptable values, for a validator's ``plainly_valid`` (see
+    :func:`gold_problems`): a plain value (str, int, float, bool, None, or a ``list`` of them) is its one
+    value, a ``OneOf`` of plain values (``OMITTABLE`` among them or not) its present alternatives, and an
+    argument whose gold accepts nothing but absence (``OMITTABLE``, alone or as a ``OneOf``'s only
+    alternative) is left out; None for arguments that are not a ``dict`` or hold any other value (objects,
+    nested lists, markers inside a value), which take the general path.
+
+    These are the values the variants of :func:`call_problems` give each argument (each present alternative
+    in one variant or another; a plain value holds no marker, so every variant gives it as it is) and the
+    arguments present in them (an argument that accepts only absence is in none).
+    """
+    if type(args) is not dict:
+        return None
+    choices = {}
+    for name, value in args.items():
+        kind = type(value)
+        if kind in JSON_SCALAR_TYPES or (kind is list and _scalars(value)):
+            choices[name] = (value,)
+        elif kind is OneOf:
+            present = []
+            for alternative in value.alternatives:
+                if alternative is OMITTABLE:
+                    continue
+                if type(alternative) not in JSON_SCALAR_TYPES and not (type(alternative) is list
+                                                                       and _scalars(alternative)):
+                    return None
+                present.append(alternative)
+            if present:
+                choices[name] = tuple(present)
+        elif value is not OMITTABLE:
+            return None
+    return choices
+
+
+def _scalars(items: list[Any]) -> bool:
+    """Whether every item is a plain value (str, int, float, bool, None: exactly those types)."""
+    for item in items:
+        if type(item) not in JSON_SCALAR_TYPES:
+            return False
+    return True
+
+
 def gold_problems(validate: Validate, gold: Sequence[Step]) -> tuple[str, ...]:
-    """Every problem of the gold calls against the grammar, as ``gold[i] TOOL: PATH: REASON`` lines."""
+    """Every problem of the gold calls against the grammar, as ``gold[i] TOOL: PATH: REASON`` lines.
+
+    Fast path: a validator that can tell that every variant of a call is valid without running them (the
+    runtime's :meth:`~ek.runtime.lazy.GrammarValidator.plainly_valid`, by the tool's plan: every value of
+    its field's plain kind, nothing required missing, nothing unknown) is asked first, with each present
+    argument's values (:func:`_plain_gold_choices`: BFCL's answers); a call it vouches for has no problem, and
+    :func:`call_problems` runs only for the others. It skips the variants' arguments, their validation and
+    the tables :func:`call_problems` keeps to report what they find, which on such a call is nothing: each
+    variant takes one of those values for each present argument, and the validator finds nothing wrong with
+    any such call. tests/scorer/test_goldcheck_fast_path.py holds it to the general path.
+    """
+    plainly_valid = getattr(validate, "plainly_valid", None)
     out: list[str] = []
     for i, step in enumerate(gold):
+        if plainly_valid is not None:
+            choices = _plain_gold_choices(step.args)
+            if choices is not None and plainly_valid(step.name, choices):
+                continue
         try:
             problems = call_problems(validate, step)
         except RecursionError:
