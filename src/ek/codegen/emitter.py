@@ -181,7 +181,7 @@ def render(grammar: GraphGrammar, out_dir: str | os.PathLike[str] | None = None)
         planner = ClassPlanner(grammar, taken)
         validators = []
         for tool, tn in zip(grammar.tools, names):
-            validators.append((tn.validator, _validator_doc(tool.name), checks.planned_body(tool.fields)))
+            validators.append((tn.validator, _validator_doc(tool.name), checks.planned_body(tool.fields, holes=True)))
             planner.tool_class(tn.cls, tool.name, tn.validator, tool.doc, tool.fields)
         schema_file = Path(grammar.source_path).name if grammar.source_path else None
         table = grammar_to_table(grammar)

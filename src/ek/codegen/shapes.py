@@ -86,7 +86,7 @@ def _checks() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
 
 
 _KEYWORDS = frozenset(keyword.kwlist)
-_MARKER = "\x00([LN][0-9]+)\x00"  # re.sub / re.findall cache it
+_MARKER = "\x00([LNR][0-9]+)\x00"  # re.sub / re.findall cache it
 
 
 class PlannedSource(str):
@@ -112,8 +112,15 @@ SHAPES_PAY_FROM = 4
 
 
 def run_counts(source: PlannedSource) -> Counter[str]:
-    """How many runs of ``source``'s validators have each shape."""
-    return Counter([run.skeleton for _, _, body in source.validators for run in body.runs])
+    """How many runs of ``source``'s validators have each shape (the runs in holes too)."""
+    runs = [run for _, _, body in source.validators for run in body.runs]
+    skeletons = [run.skeleton for run in runs]
+    holding = [run for run in runs if "\x00R" in run.skeleton]
+    while holding:  # the runs of the bodies in holes, a level at a time
+        inner = [run for outer in holding for value in outer.values if type(value) is Body for run in value.runs]
+        skeletons += [run.skeleton for run in inner]
+        holding = [run for run in inner if "\x00R" in run.skeleton]
+    return Counter(skeletons)
 
 
 def shapes_pay(counts: Counter[str]) -> bool:
@@ -128,15 +135,85 @@ def shapes_pay(counts: Counter[str]) -> bool:
 _SCOPE_WORDS = ("global", "nonlocal", "yield", "await")
 
 
-def _alone_safe(text: str) -> bool:
-    """Whether ``text``, a run of a validator's top-level statements, compiles in sequence with the others
-    when it compiles as the whole body of a validator: every line starts inside the function (four spaces;
-    no carriage return or form feed, which the tokenizer would read as a line break or a column reset), so
-    its statements are the function's, at the body's indentation (a first statement indented further does
-    not compile); no backslash joins its last line to what follows; and nothing in it (:data:`_SCOPE_WORDS`)
-    gives the symbol table something to say between statements. Plain substring tests, each in C."""
-    return (text.startswith("    ") and text.count("\n") == text.count("\n    ") and "\r" not in text
-            and "\f" not in text and not text.endswith("\\") and not any(w in text for w in _SCOPE_WORDS))
+def _alone_safe(text: str, depth: int = 1) -> bool:
+    """Whether ``text``, a run of a validator's statements at ``depth`` (1: the function's own; more: the fields
+    of a nested object, in a hole), compiles in sequence with the others when it compiles as the whole body of
+    :func:`_context`'s innermost block: its first line starts a statement at the depth's indentation (a first
+    statement indented further would open that block's body deeper); every line starts inside the block (no
+    carriage return or form feed, which the tokenizer would read as a line break or a column reset), so its
+    statements are the block's; no backslash joins its last line to what follows; and nothing in it
+    (:data:`_SCOPE_WORDS`) gives the symbol table something to say between statements. Plain substring tests,
+    each in C."""
+    pad = _PADS[depth] if depth < len(_PADS) else "    " * depth
+    return (text.startswith(pad) and text[len(pad):len(pad) + 1].isidentifier()
+            and text.count("\n") == text.count("\n" + pad) and "\r" not in text and "\f" not in text
+            and not text.endswith("\\") and not any(w in text for w in _SCOPE_WORDS))
+
+
+_PADS = tuple("    " * n for n in range(16))
+
+
+def _context(depth: int) -> str:
+    """The lines that open a block at ``depth`` inside a validator (``depth - 1`` nested ``if _:``), in which a
+    hole's runs are compiled: like the blocks around a hole (:func:`_hole_depths`), they push nothing on the
+    compiler's block stack (its limit is 20 loops, ``try`` and ``with`` blocks) and hold no loop (so a
+    ``break`` compiles in neither), and they nest exactly as deep."""
+    return "".join([f"{_PADS[1] * n}if _:\n" for n in range(1, depth)])
+
+
+#: A shape once checked: the indexes of its literal and name fillers, their number, its holes (filler index,
+#: depth) and the depth it was checked at.
+_Shape = tuple[list[int], list[int], int, list[tuple[int, int]], int]
+
+
+class _Gate:
+    """The walk of :func:`check_planned` over the runs of every body, the runs in holes included: what it has
+    checked, and what is left to check at the end."""
+
+    def __init__(self, counts: Counter[str], what: str) -> None:
+        self.counts = counts
+        self.what = what
+        self.shapes: dict[str, _Shape | None] = {}  # skeleton -> its shape; None: its runs are compiled alone
+        self.literals: list[str] = []
+        self.names: list[str] = []
+
+    def runs(self, runs: Sequence[Run], depth: int, name: str) -> list[str] | None:
+        """The bodies of the ``def``s to compile for ``runs``, statements of ``name`` at ``depth``: each run
+        compiled alone, in its :func:`_context`; the others were checked by their shapes (their fillers kept in
+        :attr:`literals` and :attr:`names`). None: some run cannot be compiled alone, so its function is."""
+        alone = []
+        for run in runs:
+            skeleton, fillers, values = run
+            try:
+                shape = self.shapes[skeleton]
+            except KeyError:  # a hole is found only in a tree: such a run is checked by its shape however rare
+                pays = self.counts[skeleton] > SHAPES_PAY_FROM or "\x00R" in skeleton
+                shape = self.shapes[skeleton] = _checked_shape(run, name, self.what, depth) if pays else None
+            if shape is None:
+                text = run.text()
+                if not _alone_safe(text, depth):
+                    return None
+                alone.append(_context(depth) + text if depth > 1 else text)
+                continue
+            literal_at, name_at, count, holes, checked_at = shape
+            if count != len(fillers) or checked_at != depth:
+                raise GenerationError(f"generated source for {self.what}: the markers of {name} do not match its "
+                                      "fillers")
+            self.literals += map(fillers.__getitem__, literal_at)
+            self.names += map(fillers.__getitem__, name_at)
+            for at, inner_depth in holes:
+                inner = values[at]
+                pad = "    " * inner_depth
+                if type(inner) is not Body or not inner.runs:
+                    raise GenerationError(f"generated source for {self.what}: a hole of {name} holds no runs")
+                text = inner.text()
+                if not text.startswith(pad) or fillers[at] != text[len(pad):]:
+                    raise GenerationError(f"generated source for {self.what}: a hole of {name} is not its runs")
+                more = self.runs(inner.runs, inner_depth, name)
+                if more is None:
+                    return None
+                alone += more
+        return alone
 
 
 def check_planned(source: PlannedSource, what: str, compile_text: Callable[[str, str], object],
@@ -146,38 +223,21 @@ def check_planned(source: PlannedSource, what: str, compile_text: Callable[[str,
     compiled as they are; ``counts``: :func:`run_counts` of ``source``, if known."""
     compile_text(stand_ins(source.head), what)
     compile_text(source.tail, what)
-    if counts is None:
-        counts = run_counts(source)
-    # skeleton -> indexes of its literal and name fillers and their number; None: its runs are compiled alone
-    shapes: dict[str, tuple[list[int], list[int], int] | None] = {}
-    literals: list[str] = []
+    gate = _Gate(run_counts(source) if counts is None else counts, what)
     names: list[str] = []
     docs: list[str] = []
     plain: list[tuple[str, str, str]] = []  # (name, doc, body) of defs compiled as they are
     for name, doc, body in source.validators:
-        alone = []
-        for run in body.runs:
-            skeleton, fillers, _ = run
-            try:
-                shape = shapes[skeleton]
-            except KeyError:
-                shape = shapes[skeleton] = None if counts[skeleton] <= SHAPES_PAY_FROM else _checked_shape(run, name, what)
-            if shape is None:
-                alone.append(run.text())
-                continue
-            if shape[2] != len(fillers):
-                raise GenerationError(f"generated source for {what}: the markers of {name} do not match its fillers")
-            literals += map(fillers.__getitem__, shape[0])
-            names += map(fillers.__getitem__, shape[1])
-        if alone:
-            if all(map(_alone_safe, alone)):
-                plain += [("_v", "_doc", text) for text in alone]
-            else:  # compiled with its function, as the module has it
-                plain.append((name, doc, body.text()))
+        alone = gate.runs(body.runs, 1, name)
+        if alone is None:  # compiled with its function, as the module has it
+            plain.append((name, doc, body.text()))
+        else:
+            plain += [("_v", "_doc", text) for text in alone]
         names.append(name)
         docs.append(doc)
     if plain:
         compile_text(validator_defs(plain), what)
+    literals, names = gate.literals, names + gate.names
     # one regular-expression run over each kind (tens of thousands of fillers); no token holds a line break
     str_tokens, literal_tokens, name_tokens = _checks()
     if str_tokens.fullmatch("\n".join(docs)) is None:
@@ -191,15 +251,18 @@ def check_planned(source: PlannedSource, what: str, compile_text: Callable[[str,
         raise GenerationError(f"generated source for {what}: {bad[:80]!r} is not a name")
 
 
-def _checked_shape(run: Run, name: str, what: str) -> tuple[list[int], list[int], int]:
-    """:func:`_check_run`, then the indexes of ``run``'s literal and name fillers, and their number."""
-    _check_run(run, name, what)
+def _checked_shape(run: Run, name: str, what: str, depth: int) -> _Shape:
+    """:func:`_check_run` at ``depth``, then the indexes of ``run``'s literal and name fillers, their number,
+    its holes and ``depth``."""
+    holes = _check_run(run, name, what, depth)
     kinds = _kinds(run.skeleton)
-    return [i for i, k in enumerate(kinds) if k == "L"], [i for i, k in enumerate(kinds) if k == "N"], len(kinds)
+    return ([i for i, k in enumerate(kinds) if k == "L"], [i for i, k in enumerate(kinds) if k == "N"], len(kinds),
+            sorted(holes.items()), depth)
 
 
 def _kinds(skeleton: str) -> list[str]:
-    """The kind of each marker, in filler order (``L`` literal, ``N`` name; ``?`` for a number no marker has)."""
+    """The kind of each marker, in filler order (``L`` literal, ``N`` name, ``R`` hole; ``?`` for a number no
+    marker has)."""
     found = {int(m[1:]): m[0] for m in skeleton.split("\x00")[1::2]}
     return [found.get(i, "?") for i in range(max(found, default=-1) + 1)]
 
@@ -210,24 +273,79 @@ def _kinds(skeleton: str) -> list[str]:
 _NOT_IN_A_RUN = (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom, ast.Await)
 
 
-def _check_run(run: Run, name: str, what: str) -> None:
-    """Check one shape of a run of statements: it compiles as the whole body of a validator, with every
-    marker a name read in an expression (:func:`_check_markers`), it stays inside the function (its
-    statements are the ``def``'s, not the module's), it holds nothing of :data:`_NOT_IN_A_RUN`, and its
-    last line does not run on into the next (a backslash: what follows it in the module is not what follows
-    it here)."""
+def _check_run(run: Run, name: str, what: str, depth: int = 1) -> dict[int, int]:
+    """Check one shape of a run of statements at ``depth``: it compiles as the whole body of the innermost block
+    of :func:`_context` in a validator, with every marker a name read in an expression (:func:`_check_markers`)
+    and every hole a statement of its own where its runs compile as they would in that context
+    (:func:`_hole_depths`); it stays inside that block (its statements are the block's, not the function's or
+    the module's), its first statement at the block's indentation; it holds nothing of :data:`_NOT_IN_A_RUN`,
+    and its last line does not run on into the next (a backslash: what follows it in the module is not what
+    follows it here). The holes' filler indexes and depths."""
     markers = re.findall(_MARKER, run.skeleton)  # a marker may occur more than once (a path in two messages)
     if {int(m[1:]) for m in markers} != set(range(len(run.fillers))):
         raise GenerationError(f"generated source for {what}: the markers of {name} do not match its fillers")
-    text = validator_def("_v", "_doc", re.sub(_MARKER, r"_h\1", run.skeleton))  # the def as the module writes it
+    pad = "    " * depth
+    if depth > 1 and not run.skeleton[len(pad):len(pad) + 1].isidentifier():
+        raise GenerationError(f"generated source for {what}: statements of {name} leave their block")
+    text = validator_def("_v", "_doc", _context(depth) + re.sub(_MARKER, r"_h\1", run.skeleton))
     try:
         tree = ast.parse(text)
         compile(tree, f"<ek gen {what}: a shape of {name}>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         raise GenerationError(f"generated source for {what} does not compile (a shape of {name}): {exc}") from exc
-    if len(tree.body) != 1 or run.skeleton.endswith("\\"):
-        raise GenerationError(f"generated source for {what}: statements of {name} leave the function")
+    block = _innermost(tree, depth)
+    if block is None or not run.skeleton.startswith(pad) or run.skeleton.endswith("\\"):
+        raise GenerationError(f"generated source for {what}: statements of {name} leave their block")
     _check_markers(tree, markers, name, what)
+    holes = [m for m in markers if m[0] == "R"]
+    if not holes:
+        return {}
+    found = _hole_depths(block, depth - 1)
+    lines = f"\n{run.skeleton}\n"
+    for marker in holes:
+        at = found.get(marker)
+        if at is None or lines.count(f"\n{'    ' * at}\x00{marker}\x00\n") != 1 or markers.count(marker) != 1:
+            raise GenerationError(f"generated source for {what}: a hole of {name} is not a statement of its own "
+                                  "outside every loop and try")
+    return {int(m[1:]): found[m] for m in holes}
+
+
+def _innermost(tree: ast.Module, depth: int) -> list[ast.stmt] | None:
+    """The statements of the innermost block of :func:`_context` in ``tree`` (a validator's ``def`` as
+    :func:`validator_def` writes it), or None when the run's statements are not all there: one left the
+    function, the module or an ``if _:`` of the context, or made one of those an ``else``."""
+    if len(tree.body) != 1 or type(tree.body[0]) is not ast.FunctionDef:
+        return None
+    statements = tree.body[0].body[1:]  # after the docstring
+    for _ in range(depth - 1):
+        if len(statements) != 1 or type(statements[0]) is not ast.If or statements[0].orelse:
+            return None
+        statements = statements[0].body
+    return statements
+
+
+def _hole_depths(block: list[ast.stmt], level: int) -> dict[str, int]:
+    """The holes (``_hR3``: an expression statement of one name) among ``block``'s statements, which sit at
+    ``level + 1`` (``level`` blocks inside the function), and in the blocks nested in those through ``if``,
+    ``else`` and a ``try``'s ``else`` only, each indented one level further: their markers and depths. Such
+    blocks push nothing on the compiler's block stack and hold no loop, as :func:`_context`'s; a hole found
+    elsewhere (in a loop, a ``try`` body, a handler, an ``elif``) is not in the answer."""
+    found: dict[str, int] = {}
+    stack = [(block, level)]
+    while stack:
+        statements, at = stack.pop()
+        column = 4 * (at + 1)
+        for node in statements:
+            if node.col_offset != column:  # an elif (inside its if's orelse, at the if's column)
+                continue
+            kind = type(node)
+            if kind is ast.Expr and type(node.value) is ast.Name and node.value.id.startswith("_hR"):
+                found[node.value.id[2:]] = at + 1
+            elif kind is ast.If:
+                stack += [(node.body, at + 1), (node.orelse, at + 1)]
+            elif kind is ast.Try:
+                stack.append((node.orelse, at + 1))
+    return found
 
 
 def _check_markers(tree: ast.Module, markers: list[str], name: str, what: str) -> None:
