@@ -261,3 +261,143 @@ def test_the_constants_of_a_module_head_stand_in_as_pass() -> None:
     kept = [line for line in shapes.stand_ins(head).splitlines() if line.startswith("_")]
     assert head.count("\n_S") + head.count("\n_H") + head.count("\n_K") > 10
     assert all(line.startswith(("_FM", "_E")) for line in kept)  # the str-set enums stand in too; int ones do not
+
+
+def _with_objects(depth: int) -> st.SearchStrategy[tuple[FieldSpec, ...]]:
+    """Fields whose types nest objects (in objects and in lists) up to ``depth`` levels."""
+    kinds = st.one_of(scalars, scalars.map(lambda t: (ListType(t[0]), Constraints())))
+    for _ in range(depth):
+        inner = st.lists(st.tuples(names, kinds, st.booleans()).map(lambda t: FieldSpec(t[0], t[1][0], t[1][1],
+                                                                                       required=t[2])),
+                         max_size=3, unique_by=lambda f: f.name).map(tuple)
+        kinds = st.one_of(kinds, inner.map(lambda f: (ObjectType(f), Constraints())),
+                          inner.map(lambda f: (ListType(ObjectType(f)), Constraints())))
+    return st.lists(st.tuples(names, kinds, st.booleans()).map(lambda t: FieldSpec(t[0], t[1][0], t[1][1],
+                                                                                  required=t[2])),
+                    max_size=4, unique_by=lambda f: f.name).map(tuple)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_with_objects(3), min_size=1, max_size=4), st.sampled_from([0, 4]))
+def test_the_shape_gate_passes_modules_with_nested_objects(tools: list[tuple[FieldSpec, ...]], pay_from: int) -> None:
+    """Nested objects' fields are runs in holes (not inside a list's loop); checked by shapes or alone, the
+    module compiles, and it is the text of every run, holes filled."""
+    grammar = GraphGrammar("nested", 1, tools=tuple(ToolSpec(f"t{i}", f) for i, f in enumerate(tools)))
+    source = render(grammar)
+    old, shapes.SHAPES_PAY_FROM = shapes.SHAPES_PAY_FROM, pay_from
+    try:
+        check_planned(source, "nested", _compile)
+    finally:
+        shapes.SHAPES_PAY_FROM = old
+    compile(str(source), "module", "exec", dont_inherit=True)
+    for _, _, body in source.validators:
+        for run in body.runs:
+            for at, value in enumerate(run.values):
+                if isinstance(value, Body):
+                    assert run.fillers[at] == value.text().lstrip(" ")
+                    assert "for " not in run.skeleton.split(f"\x00R{at}\x00")[0].rsplit("\n    v", 1)[-1]
+
+
+def test_a_nested_object_is_a_hole_of_runs_one_per_field() -> None:
+    obj = ObjectType((FieldSpec("p", PrimitiveType("int")), FieldSpec("q", PrimitiveType("str"), required=False)))
+    tool = ToolSpec("t", (FieldSpec("a", PrimitiveType("str")), FieldSpec("o", obj, required=False),
+                          FieldSpec("l", ListType(obj), required=False)))
+    (_, _, body), = render(GraphGrammar("g", 1, tools=(tool,))).validators
+    assert len(body.runs) == 4
+    holding = body.runs[1]
+    assert "\n            \x00R3\x00\n            if len(v1) != n1:" in holding.skeleton
+    inner = holding.values[3]
+    assert isinstance(inner, Body) and len(inner.runs) == 2
+    assert inner.runs[0].skeleton.startswith("            try:\n                v2 = v1[\x00L0\x00]")
+    assert inner.runs[1].skeleton.startswith("            v3 = v1.get(\x00L0\x00)")
+    assert "\x00R" not in body.runs[2].skeleton  # a list's objects are checked in its loop: no hole there
+    assert render(GraphGrammar("g", 1, tools=(tool,))) == generate(GraphGrammar("g", 1, tools=(tool,)))
+
+
+def _holding(skeleton: str, inner: list[str]) -> Body:
+    """A body of one run with a hole ``\\x00R0\\x00`` holding ``inner``'s runs (markers none), as the emitter
+    writes one: the hole's filler is their text but for the first line's indentation."""
+    text = "\n".join(inner)
+    line = next(line for line in skeleton.split("\n") if "\x00R0\x00" in line)
+    pad = len(line) - len(line.lstrip(" "))
+    return Body((Run(skeleton, (text[pad:],), (Body(tuple(Run(t, ()) for t in inner)),)),))
+
+
+#: Runs with a hole, some where the hole's runs would compile alone but not in place: in a loop (a ``break``
+#: there, or more blocks than the compiler's 20), a ``try`` body or handler, a ``with``, an ``elif``, a line
+#: shared with another statement, at an indentation its block does not have.
+HOLDERS = [
+    "    if a:\n        \x00R0\x00", "    \x00R0\x00", "    for x in a:\n        \x00R0\x00",
+    "    while a:\n        \x00R0\x00", "    with a:\n        \x00R0\x00",
+    "    try:\n        \x00R0\x00\n    except KeyError:\n        pass",
+    "    try:\n        pass\n    except KeyError:\n        \x00R0\x00",
+    "    try:\n        pass\n    except KeyError:\n        pass\n    else:\n        \x00R0\x00",
+    "    if a:\n        pass\n    elif b:\n        \x00R0\x00", "    if a:\n        pass\n    else:\n        \x00R0\x00",
+    "    if a:\n        x = 1; \x00R0\x00", "    if a:\n            \x00R0\x00", "    if a:\n        \x00R0\x00 + 1",
+    "    if a:\n        if b:\n            \x00R0\x00\n        y = 2", "    if a:\n        \x00R0\x00\n    \x00R0\x00",
+    "    x = [\n        \x00R0\x00]", "    if a:\n        \x00R0\x00\n        return errs",
+]
+_DEEP = "".join(f"{'    ' * (2 + n)}for i{n} in a:\n" for n in range(20)) + "    " * 22 + "pass"
+HELD = [
+    "        x = 1", "        break", "        continue", "            y = 2", "        if a:\n            b = 1",
+    "        if a:\n    b = 1", "        global q", "        x = 1 \\", "        v1 = (1 +\n2)", _DEEP,
+    "        for i in a:\n            break", "        else:\n            pass", "        x = yield",
+    "            x = 1", "            if a:\n                b = 1", "    z = 3", "        n0 += 1",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(HOLDERS), st.lists(st.sampled_from(HELD), min_size=1, max_size=3), st.sampled_from([0, 1, 4]))
+def test_the_gate_passes_a_hole_only_when_the_module_compiles(holder: str, held: list[str], pay_from: int) -> None:
+    """Whatever a hole's runs and wherever the hole, checked by their shapes or compiled alone: a module the
+    gate passes compiles."""
+    validators = [("v", "'doc'", _holding(holder, held))]
+    text = _module(validators)
+    old, shapes.SHAPES_PAY_FROM = shapes.SHAPES_PAY_FROM, pay_from
+    try:
+        check_planned(PlannedSource(text, "X = 1\n", "Y = 2\n", validators), "holes", compile_checked)
+    except GenerationError:
+        return
+    finally:
+        shapes.SHAPES_PAY_FROM = old
+    compile(text, "module", "exec", dont_inherit=True)
+
+
+@pytest.mark.parametrize("holder", [
+    "    for x in a:\n        \x00R0\x00",  # 20 loops of its own, and this one: too many blocks
+    "    try:\n        \x00R0\x00\n    except KeyError:\n        pass",  # a try body is a block too
+])
+def test_a_hole_in_a_block_is_refused(holder: str) -> None:
+    deep = _DEEP.replace("\n" + "    " * 22 + "pass", "\n" + "    " * 22 + "x = 1")
+    validators = [("v", "'doc'", _holding(holder, [deep]))]
+    compile(validator_defs([("v", "'doc'", "    if a:\n" + deep)]), "alone", "exec", dont_inherit=True)
+    with pytest.raises(SyntaxError, match="too many statically nested blocks"):
+        compile(_module(validators), "module", "exec", dont_inherit=True)
+    with pytest.raises(GenerationError, match="hole"):
+        check_planned(PlannedSource(_module(validators), "X = 1\n", "Y = 2\n", validators), "holes", compile_checked)
+
+
+def test_a_hole_whose_filler_is_not_its_runs_is_refused() -> None:
+    body = _holding("    if a:\n        \x00R0\x00", ["        x = 1"])
+    (run,) = body.runs
+    forged = Body((Run(run.skeleton, ("import os",), run.values),))
+    with pytest.raises(GenerationError, match="not its runs"):
+        check_planned(PlannedSource("", "X = 1\n", "Y = 2\n", [("v", "'doc'", forged)]), "holes", compile_checked)
+
+
+@pytest.mark.parametrize("skeleton, why", [
+    ("    v1 = 1\n    return v1.v2", "not a name"),  # an attribute
+    ("    return f(v1=1)", "not a name"),  # a keyword argument
+    ("    return lambda v1: v1", "not a name"),  # a parameter
+    ("    return (v2 := v1)", "namedexpr"),  # := in a comprehension depends on which names are which
+    ("    _hV = 1\n    return []", "stand-in"),
+])
+def test_a_local_name_that_is_not_only_a_name_is_refused(skeleton: str, why: str, by_shapes: None) -> None:
+    with pytest.raises(GenerationError, match=why):
+        check_planned(_planned(_one(skeleton, ())), "bad", compile_checked)
+
+
+def test_runs_that_differ_in_local_names_only_share_a_shape() -> None:
+    first = "    v3 = args.get(\x00L0\x00)\n    if v3 is not None:\n        n0 += 1"
+    assert shapes.shape_of(first) == shapes.shape_of(first.replace("v3", "v7").replace("n0", "n2"))
+    assert shapes.shape_of("    s = int(a1) + avail1") == "    s = int(_hV) + avail1"

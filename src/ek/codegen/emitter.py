@@ -54,11 +54,9 @@ def compile_checked(source: str, what: str) -> str:
     statement or per function), so memory follows the largest piece, not the whole module. A module
     from :func:`render` whose validators share shapes is checked by them (:mod:`ek.codegen.shapes`):
     each distinct shape once, and the text around them as it is."""
-    if isinstance(source, PlannedSource):
-        counts = run_counts(source)
-        if shapes_pay(counts):
-            check_planned(source, what, _compile_pieces, counts)
-            return source
+    if isinstance(source, PlannedSource) and shapes_pay(run_counts(source)):
+        check_planned(source, what, _compile_pieces)
+        return source
     _compile_pieces(source, what)
     return source
 

@@ -96,10 +96,12 @@ class PlannedSource(str):
     head: str
     tail: str
     validators: Sequence[tuple[str, str, Body]]
+    #: :func:`_run_shapes`, once worked out
+    shapes: tuple[Counter[str], dict[str, str]] | None
 
     def __new__(cls, text: str, head: str, tail: str, validators: Sequence[tuple[str, str, Body]]) -> PlannedSource:
         source = super().__new__(cls, text)
-        source.head, source.tail, source.validators = head, tail, validators
+        source.head, source.tail, source.validators, source.shapes = head, tail, validators, None
         return source
 
 
@@ -111,8 +113,30 @@ class PlannedSource(str):
 SHAPES_PAY_FROM = 4
 
 
-def run_counts(source: PlannedSource) -> Counter[str]:
-    """How many runs of ``source``'s validators have each shape (the runs in holes too)."""
+#: A local name of generated code (:meth:`ek.codegen.source.Lines.fresh`: ``v3``, ``n0``, ``i1``, ``ok2``, ``a0``):
+#: a shape is a skeleton with each one made :data:`_LOCAL_STAND_IN` (:func:`shape_of`).
+_LOCAL = re.compile(r"\b(?:v|n|i|ok|a)[0-9]+\b")
+_LOCAL_STAND_IN = "_hV"
+
+
+def shape_of(skeleton: str) -> str:
+    """The shape of a run: its skeleton with every local name made one and the same, :data:`_LOCAL_STAND_IN`.
+    Local names follow an argument's position (``v3``) and the variables used before it, so two runs that
+    check alike but sit at other places differ only in them; a statement that compiles with one name compiles
+    with any other that is neither a keyword nor ``__debug__`` wherever a *name* is (read, assigned or
+    deleted) and no ``global``, ``nonlocal`` or ``:=`` is in the run (those are the compiler's only errors that
+    depend on which name a name is), so one check of the shape stands for each run of it (:func:`_check_run`
+    verifies that every stand-in is such a name)."""
+    if _LOCAL_STAND_IN in skeleton:  # then a stand-in might not be a local name made one
+        raise GenerationError(f"generated source holds the name {_LOCAL_STAND_IN}, the gate's stand-in")
+    return _LOCAL.sub(_LOCAL_STAND_IN, skeleton)
+
+
+def _run_shapes(source: PlannedSource) -> tuple[Counter[str], dict[str, str]]:
+    """How many runs of ``source``'s validators have each shape (the runs in holes too), and each skeleton's
+    shape; worked out once per source (kept on it)."""
+    if source.shapes is not None:
+        return source.shapes
     runs = [run for _, _, body in source.validators for run in body.runs]
     skeletons = [run.skeleton for run in runs]
     holding = [run for run in runs if "\x00R" in run.skeleton]
@@ -120,7 +144,14 @@ def run_counts(source: PlannedSource) -> Counter[str]:
         inner = [run for outer in holding for value in outer.values if type(value) is Body for run in value.runs]
         skeletons += [run.skeleton for run in inner]
         holding = [run for run in inner if "\x00R" in run.skeleton]
-    return Counter(skeletons)
+    shapes = {skeleton: shape_of(skeleton) for skeleton in set(skeletons)}
+    source.shapes = Counter(map(shapes.__getitem__, skeletons)), shapes
+    return source.shapes
+
+
+def run_counts(source: PlannedSource) -> Counter[str]:
+    """How many runs of ``source``'s validators have each shape (:func:`shape_of`; the runs in holes too)."""
+    return _run_shapes(source)[0]
 
 
 def shapes_pay(counts: Counter[str]) -> bool:
@@ -170,10 +201,10 @@ class _Gate:
     """The walk of :func:`check_planned` over the runs of every body, the runs in holes included: what it has
     checked, and what is left to check at the end."""
 
-    def __init__(self, counts: Counter[str], what: str) -> None:
-        self.counts = counts
+    def __init__(self, source: PlannedSource, what: str) -> None:
+        self.counts, self.shape_of = _run_shapes(source)
         self.what = what
-        self.shapes: dict[str, _Shape | None] = {}  # skeleton -> its shape; None: its runs are compiled alone
+        self.shapes: dict[str, _Shape | None] = {}  # shape -> what its check found; None: its runs are compiled alone
         self.literals: list[str] = []
         self.names: list[str] = []
 
@@ -184,11 +215,12 @@ class _Gate:
         alone = []
         for run in runs:
             skeleton, fillers, values = run
+            key = self.shape_of[skeleton]
             try:
-                shape = self.shapes[skeleton]
+                shape = self.shapes[key]
             except KeyError:  # a hole is found only in a tree: such a run is checked by its shape however rare
-                pays = self.counts[skeleton] > SHAPES_PAY_FROM or "\x00R" in skeleton
-                shape = self.shapes[skeleton] = _checked_shape(run, name, self.what, depth) if pays else None
+                pays = self.counts[key] > SHAPES_PAY_FROM or "\x00R" in skeleton
+                shape = self.shapes[key] = _checked_shape(key, len(fillers), name, self.what, depth) if pays else None
             if shape is None:
                 text = run.text()
                 if not _alone_safe(text, depth):
@@ -216,14 +248,13 @@ class _Gate:
         return alone
 
 
-def check_planned(source: PlannedSource, what: str, compile_text: Callable[[str, str], object],
-                  counts: Counter[str] | None = None) -> None:
+def check_planned(source: PlannedSource, what: str, compile_text: Callable[[str, str], object]) -> None:
     """Raise :class:`GenerationError` unless ``source`` compiles, by the argument of the module docstring.
     ``compile_text(text, what)`` is the plain gate, for the text around the validators and the runs
-    compiled as they are; ``counts``: :func:`run_counts` of ``source``, if known."""
+    compiled as they are."""
     compile_text(stand_ins(source.head), what)
     compile_text(source.tail, what)
-    gate = _Gate(run_counts(source) if counts is None else counts, what)
+    gate = _Gate(source, what)
     names: list[str] = []
     docs: list[str] = []
     plain: list[tuple[str, str, str]] = []  # (name, doc, body) of defs compiled as they are
@@ -251,11 +282,11 @@ def check_planned(source: PlannedSource, what: str, compile_text: Callable[[str,
         raise GenerationError(f"generated source for {what}: {bad[:80]!r} is not a name")
 
 
-def _checked_shape(run: Run, name: str, what: str, depth: int) -> _Shape:
-    """:func:`_check_run` at ``depth``, then the indexes of ``run``'s literal and name fillers, their number,
-    its holes and ``depth``."""
-    holes = _check_run(run, name, what, depth)
-    kinds = _kinds(run.skeleton)
+def _checked_shape(shape: str, fillers: int, name: str, what: str, depth: int) -> _Shape:
+    """:func:`_check_run` at ``depth``, then the indexes of the literal and name fillers of a run of ``shape``,
+    their number, its holes and ``depth``."""
+    holes = _check_run(shape, fillers, name, what, depth)
+    kinds = _kinds(shape)
     return ([i for i, k in enumerate(kinds) if k == "L"], [i for i, k in enumerate(kinds) if k == "N"], len(kinds),
             sorted(holes.items()), depth)
 
@@ -270,38 +301,39 @@ def _kinds(skeleton: str) -> list[str]:
 #: What would make a function's statements compile alone but not in sequence (the symbol table's errors
 #: between statements are all about ``global`` and ``nonlocal``), or change what the function is (``yield``,
 #: ``await``): refused in a run, which generated code never writes.
-_NOT_IN_A_RUN = (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom, ast.Await)
+_NOT_IN_A_RUN = (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr)
 
 
-def _check_run(run: Run, name: str, what: str, depth: int = 1) -> dict[int, int]:
-    """Check one shape of a run of statements at ``depth``: it compiles as the whole body of the innermost block
-    of :func:`_context` in a validator, with every marker a name read in an expression (:func:`_check_markers`)
-    and every hole a statement of its own where its runs compile as they would in that context
-    (:func:`_hole_depths`); it stays inside that block (its statements are the block's, not the function's or
-    the module's), its first statement at the block's indentation; it holds nothing of :data:`_NOT_IN_A_RUN`,
-    and its last line does not run on into the next (a backslash: what follows it in the module is not what
-    follows it here). The holes' filler indexes and depths."""
-    markers = re.findall(_MARKER, run.skeleton)  # a marker may occur more than once (a path in two messages)
-    if {int(m[1:]) for m in markers} != set(range(len(run.fillers))):
+def _check_run(shape: str, fillers: int, name: str, what: str, depth: int = 1) -> dict[int, int]:
+    """Check one shape of a run of statements (:func:`shape_of`) at ``depth``, whose runs have ``fillers``
+    fillers: it compiles as the whole body of the innermost block of :func:`_context` in a validator, with every
+    marker a name read in an expression and every local stand-in a name (:func:`_check_markers`) and every hole
+    a statement of its own where its runs compile as they would in that context (:func:`_hole_depths`); it stays
+    inside that block (its statements are the block's, not the function's or the module's), its first statement
+    at the block's indentation; it holds nothing of :data:`_NOT_IN_A_RUN`, and its last line does not run on
+    into the next (a backslash: what follows it in the module is not what follows it here). The holes' filler
+    indexes and depths."""
+    markers = re.findall(_MARKER, shape)  # a marker may occur more than once (a path in two messages)
+    if {int(m[1:]) for m in markers} != set(range(fillers)):
         raise GenerationError(f"generated source for {what}: the markers of {name} do not match its fillers")
     pad = "    " * depth
-    if depth > 1 and not run.skeleton[len(pad):len(pad) + 1].isidentifier():
+    if depth > 1 and not shape[len(pad):len(pad) + 1].isidentifier():
         raise GenerationError(f"generated source for {what}: statements of {name} leave their block")
-    text = validator_def("_v", "_doc", _context(depth) + re.sub(_MARKER, r"_h\1", run.skeleton))
+    text = validator_def("_v", "_doc", _context(depth) + re.sub(_MARKER, r"_h\1", shape))
     try:
         tree = ast.parse(text)
         compile(tree, f"<ek gen {what}: a shape of {name}>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         raise GenerationError(f"generated source for {what} does not compile (a shape of {name}): {exc}") from exc
     block = _innermost(tree, depth)
-    if block is None or not run.skeleton.startswith(pad) or run.skeleton.endswith("\\"):
+    if block is None or not shape.startswith(pad) or shape.endswith("\\"):
         raise GenerationError(f"generated source for {what}: statements of {name} leave their block")
-    _check_markers(tree, markers, name, what)
+    _check_markers(tree, markers, shape.count(_LOCAL_STAND_IN), name, what)
     holes = [m for m in markers if m[0] == "R"]
     if not holes:
         return {}
     found = _hole_depths(block, depth - 1)
-    lines = f"\n{run.skeleton}\n"
+    lines = f"\n{shape}\n"
     for marker in holes:
         at = found.get(marker)
         if at is None or lines.count(f"\n{'    ' * at}\x00{marker}\x00\n") != 1 or markers.count(marker) != 1:
@@ -348,23 +380,37 @@ def _hole_depths(block: list[ast.stmt], level: int) -> dict[str, int]:
     return found
 
 
-def _check_markers(tree: ast.Module, markers: list[str], name: str, what: str) -> None:
+def _check_markers(tree: ast.Module, markers: list[str], locals_: int, name: str, what: str) -> None:
     """Every occurrence of a marker is a name read in an expression, a literal marker's not glued to its next
-    token; nothing of :data:`_NOT_IN_A_RUN`."""
+    token; each of the ``locals_`` local stand-ins (:func:`shape_of`) is a name, read, assigned or deleted (not an
+    attribute, a keyword argument, a parameter ...); nothing of :data:`_NOT_IN_A_RUN`."""
     glued = set()  # names whose next token is part of the same expression: `x(`, `x[`, `x.`
     marked = []  # the marker names, in any order
-    for node in ast.walk(tree):
+    stand_ins = 0
+    stack: list[ast.AST] = [tree]
+    while stack:  # ast.walk's nodes (in another order), without its two generators a node
+        node = stack.pop()
         kind = type(node)
         if kind is ast.Name:
             if node.id.startswith("_h"):
-                marked.append(node)
-        elif kind is ast.Call:
+                if node.id == _LOCAL_STAND_IN:
+                    stand_ins += 1
+                else:
+                    marked.append(node)
+            continue
+        if kind is ast.Call:
             glued.add(id(node.func))
         elif kind is ast.Subscript or kind is ast.Attribute:
             glued.add(id(node.value))
         elif isinstance(node, _NOT_IN_A_RUN):
             raise GenerationError(f"generated source for {what}: {name} holds a {kind.__name__.lower()} "
                                   "statement or expression")
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                stack += [item for item in value if isinstance(item, ast.AST)]
+            elif isinstance(value, ast.AST):
+                stack.append(value)
     read = []
     for node in marked:
         marker = node.id[2:]
@@ -374,3 +420,5 @@ def _check_markers(tree: ast.Module, markers: list[str], name: str, what: str) -
         read.append(marker)
     if sorted(read) != sorted(markers):  # every occurrence is a name read in an expression
         raise GenerationError(f"generated source for {what}: a marker of {name} is not a name in an expression")
+    if stand_ins != locals_:
+        raise GenerationError(f"generated source for {what}: a local name of {name} is not a name")
