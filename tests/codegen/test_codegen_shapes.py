@@ -89,10 +89,10 @@ def test_a_body_is_its_runs_one_per_argument_then_the_unknown_keys_check() -> No
     (_, _, body), = render(GraphGrammar("g", 1, tools=(tool,))).validators
     assert len(body.runs) == 4
     assert body.runs[0].skeleton.startswith("    if type(args) is not dict:")  # the prologue, then the first
-    assert "\n    try:\n        v0 = args[\x00L1\x00]" in body.runs[0].skeleton
-    assert body.runs[1].skeleton.startswith("    v1 = args.get(\x00L0\x00)")  # markers from 0 in each run
+    assert "\n    try:\n        \x01v0\x01 = args[\x00L1\x00]" in body.runs[0].skeleton
+    assert body.runs[1].skeleton.startswith("    \x01v1\x01 = args.get(\x00L0\x00)")  # markers from 0 in each run
     assert body.runs[2].skeleton.startswith("    if \x00L0\x00 in args:")
-    assert body.runs[-1].skeleton.startswith("    if len(args) != n0:")
+    assert body.runs[-1].skeleton.startswith("    if len(args) != \x01n0\x01:")
     assert body.text() == "\n".join(run.text() for run in body.runs)
 
 
@@ -305,11 +305,11 @@ def test_a_nested_object_is_a_hole_of_runs_one_per_field() -> None:
     (_, _, body), = render(GraphGrammar("g", 1, tools=(tool,))).validators
     assert len(body.runs) == 4
     holding = body.runs[1]
-    assert "\n            \x00R3\x00\n            if len(v1) != n1:" in holding.skeleton
+    assert "\n            \x00R3\x00\n            if len(\x01v1\x01) != \x01n1\x01:" in holding.skeleton
     inner = holding.values[3]
     assert isinstance(inner, Body) and len(inner.runs) == 2
-    assert inner.runs[0].skeleton.startswith("            try:\n                v2 = v1[\x00L0\x00]")
-    assert inner.runs[1].skeleton.startswith("            v3 = v1.get(\x00L0\x00)")
+    assert inner.runs[0].skeleton.startswith("            try:\n                \x01v2\x01 = \x01v1\x01[\x00L0\x00]")
+    assert inner.runs[1].skeleton.startswith("            \x01v3\x01 = \x01v1\x01.get(\x00L0\x00)")
     assert "\x00R" not in body.runs[2].skeleton  # a list's objects are checked in its loop: no hole there
     assert render(GraphGrammar("g", 1, tools=(tool,))) == generate(GraphGrammar("g", 1, tools=(tool,)))
 
@@ -386,11 +386,14 @@ def test_a_hole_whose_filler_is_not_its_runs_is_refused() -> None:
 
 
 @pytest.mark.parametrize("skeleton, why", [
-    ("    v1 = 1\n    return v1.v2", "not a name"),  # an attribute
-    ("    return f(v1=1)", "not a name"),  # a keyword argument
-    ("    return lambda v1: v1", "not a name"),  # a parameter
-    ("    return (v2 := v1)", "namedexpr"),  # := in a comprehension depends on which names are which
+    ("    \x01v1\x01 = 1\n    return \x01v1\x01.\x01v2\x01", "not a name"),  # an attribute
+    ("    return f(\x01v1\x01=1)", "not a name"),  # a keyword argument
+    ("    return lambda \x01v1\x01: \x01v1\x01", "not a name"),  # a parameter
+    ("    return x\x01v1\x01", "not a name"),  # part of a name
+    ("    return (\x01v2\x01 := \x01v1\x01)", "namedexpr"),  # := in a comprehension depends on which names are which
     ("    _hV = 1\n    return []", "stand-in"),
+    ("    \x01for\x01 x in y:\n        pass", "marks as a local"),  # not a local name: a keyword
+    ("    return \x01v1", "marks as a local"),
 ])
 def test_a_local_name_that_is_not_only_a_name_is_refused(skeleton: str, why: str, by_shapes: None) -> None:
     with pytest.raises(GenerationError, match=why):
@@ -398,6 +401,7 @@ def test_a_local_name_that_is_not_only_a_name_is_refused(skeleton: str, why: str
 
 
 def test_runs_that_differ_in_local_names_only_share_a_shape() -> None:
-    first = "    v3 = args.get(\x00L0\x00)\n    if v3 is not None:\n        n0 += 1"
+    first = "    \x01v3\x01 = args.get(\x00L0\x00)\n    if \x01v3\x01 is not None:\n        \x01n0\x01 += 1"
     assert shapes.shape_of(first) == shapes.shape_of(first.replace("v3", "v7").replace("n0", "n2"))
-    assert shapes.shape_of("    s = int(a1) + avail1") == "    s = int(_hV) + avail1"
+    assert shapes.shape_of("    s = int(\x01a1\x01) + a1") == "    s = int(_hV) + a1"  # only marked names
+    assert Run(first, ("'k'",)).text() == "    v3 = args.get('k')\n    if v3 is not None:\n        n0 += 1"

@@ -24,7 +24,7 @@ from ek.codegen.layout import index_source, module_parts, tool_validator_source,
 from ek.codegen.literals import LiteralError, py_literal, py_literal_block
 from ek.codegen.naming import MODULE_NAMES, module_filename, module_stem, tool_names
 from ek.codegen.shapes import PlannedSource, check_planned, run_counts, shapes_pay
-from ek.codegen.validators import Tables, ValidatorEmitter
+from ek.codegen.validators import LOCAL_MARK, Tables, ValidatorEmitter
 from ek.grammar.model import FieldSpec, GraphGrammar, ListType, Location, ObjectType, ToolSpec
 from ek.grammar.tables import grammar_to_table
 
@@ -260,7 +260,7 @@ def plan_tool_validator(grammar: GraphGrammar, tool: ToolSpec) -> ToolValidatorP
                 value = run.values[at]
                 # a string literal becomes a string marker; a name, number, bool or None is written in the shape
                 parts[i] = mark(value) if parts[i][0] == "L" and type(value) is str else run.fillers[at]
-            runs.append("".join(parts))
+            runs.append("".join(parts).replace(LOCAL_MARK, ""))
         origin = _origin(tool.loc)
         skeleton = tool_validator_source(
             module_doc=py_literal(f"The validator of tool {tool.name!r} of grammar {grammar.key}.", mark),

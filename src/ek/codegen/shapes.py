@@ -45,7 +45,7 @@ from collections.abc import Callable, Sequence
 
 from ek.codegen.errors import GenerationError
 from ek.codegen.layout import validator_def, validator_defs
-from ek.codegen.validators import Body, Run
+from ek.codegen.validators import LOCAL_MARK, Body, Run
 
 #: One literal token as ``ek.codegen.literals.py_literal`` writes a ``str`` (``repr``: one quote kind, no
 #: control character or surrogate in the raw, and only the escapes ``repr`` writes), a number that is not
@@ -113,9 +113,10 @@ class PlannedSource(str):
 SHAPES_PAY_FROM = 4
 
 
-#: A local name of generated code (:meth:`ek.codegen.source.Lines.fresh`: ``v3``, ``n0``, ``i1``, ``ok2``, ``a0``):
-#: a shape is a skeleton with each one made :data:`_LOCAL_STAND_IN` (:func:`shape_of`).
-_LOCAL = re.compile(r"\b(?:v|n|i|ok|a)[0-9]+\b")
+#: A local name of generated code between its marks (:meth:`ek.codegen.source.Lines.fresh`: ``\x01v3\x01``,
+#: ``n0``, ``i1``, ``ok2``, ``a0``; never a keyword nor ``__debug__``): a shape is a skeleton with each one made
+#: :data:`_LOCAL_STAND_IN` (:func:`shape_of`).
+_LOCAL = re.compile(f"{LOCAL_MARK}(?:v|n|i|ok|a)[0-9]+{LOCAL_MARK}")
 _LOCAL_STAND_IN = "_hV"
 
 
@@ -129,7 +130,10 @@ def shape_of(skeleton: str) -> str:
     verifies that every stand-in is such a name)."""
     if _LOCAL_STAND_IN in skeleton:  # then a stand-in might not be a local name made one
         raise GenerationError(f"generated source holds the name {_LOCAL_STAND_IN}, the gate's stand-in")
-    return _LOCAL.sub(_LOCAL_STAND_IN, skeleton)
+    shape = _LOCAL.sub(_LOCAL_STAND_IN, skeleton)
+    if LOCAL_MARK in shape:  # a mark around something else: the source would not be the shape's
+        raise GenerationError("generated source marks as a local name what is not one")
+    return shape
 
 
 def _run_shapes(source: PlannedSource) -> tuple[Counter[str], dict[str, str]]:

@@ -174,11 +174,19 @@ def _bounds_test(expr: str, lo: Any, hi: Any, lit: Callable[[Any], str] = py_lit
     return f"not ({expr} <= {lit(hi)})"
 
 
+#: Written around each local name in a :class:`Run`'s skeleton; like ``\\x00``, never in generated source otherwise
+#: (``repr`` writes it ``\\x01``).
+LOCAL_MARK = "\x01"
+
+
 class Run(NamedTuple):
     """A run of a validator body's statements as a *shape* and what fills it: ``skeleton`` is the source
     with each literal and table name replaced by a marker, ``\\x00L3\\x00`` (literal number 3 of the run)
     or ``\\x00N3\\x00`` (name), and ``fillers`` the text of each. A marker cannot occur in generated source
     otherwise: ``repr`` writes a NUL byte as ``\\x00``.
+
+    Each local name is written between two ``\\x01`` (:data:`LOCAL_MARK`: ``\\x01v3\\x01``), which the source
+    leaves out: the compile gate finds them so (:func:`ek.codegen.shapes.shape_of`).
 
     A *hole* ``\\x00R3\\x00`` stands, after its line's indentation, for the statements that check a nested
     object's fields, themselves cut into runs (a :class:`Body`, ``values[3]``; its text, but for the first
@@ -191,11 +199,11 @@ class Run(NamedTuple):
     values: tuple[Any, ...] = ()
 
     def text(self) -> str:
-        """The source: each marker replaced by its filler."""
+        """The source: each marker replaced by its filler, the marks around local names left out."""
         parts = self.skeleton.split("\x00")
         fillers = self.fillers
         parts[1::2] = [fillers[int(marker[1:])] for marker in parts[1::2]]
-        return "".join(parts)
+        return "".join(parts).replace(LOCAL_MARK, "")
 
 
 _new_run = tuple.__new__
@@ -236,7 +244,7 @@ class ValidatorEmitter:
         of nested objects cut into runs too (the compile gate's; a module compiled as it is needs none)."""
         self._fillers, self._values, self._runs, self._cut_at = [], [], [], 0
         self._holes = holes
-        code = Lines(level=1)
+        code = Lines(level=1, mark=LOCAL_MARK)
         with code.block("if type(args) is not dict:"):
             with code.block("if not isinstance(args, _Mapping):"):
                 code.line("return _not_object('$', args)")
