@@ -1,34 +1,53 @@
 """The compile gate for a module whose validators were planned as shapes (:class:`ek.codegen.validators.Body`).
 
 Compiling a thousand-tool module is most of what ``ek gen`` costs, and its validators are most of its
-text. An argument's checks are the same statements wherever they appear but for their literals and
-table names (a ``str [1..200]`` is checked alike in every tool), so the generator writes each body as
-runs of top-level statements (:class:`~ek.codegen.validators.Run`: the prologue with the first
+text. An argument's checks are the same statements wherever they appear but for their literals, table
+names and local names (a ``str [1..200]`` is checked alike in every tool), so the generator writes each
+body as runs of top-level statements (:class:`~ek.codegen.validators.Run`: the prologue with the first
 argument's checks, one run per further argument, the unknown-keys check), each a skeleton, in which
-every literal and table name is a marker, plus the text of each marker (its fillers). Local names stay
-as they are: they follow the argument's position (``v3``), so the shapes are kinds x positions, few even
-when the tools differ. The gate proves the module compiles without compiling all of it:
+every literal and table name is a marker, plus the text of each marker (its fillers). The fields of a
+nested object are runs of their own too, one per field, in a *hole* of the run that holds the object (a
+line of its own, ``\x00R3\x00``), unless a loop encloses them (a list's items). A run's *shape*
+(:func:`shape_of`) is its skeleton with every local name (``v3``, marked in the skeleton) made one and the
+same, so the shapes are the kinds of check, few even when the tools differ. The gate proves the module
+compiles without compiling all of it:
 
 - the text around the validators (header, ``VALIDATORS``, the JSON tables ...) is compiled as it is,
   with the head's constant lines made ``pass`` (:func:`stand_ins`);
-- each skeleton that more than :data:`SHAPES_PAY_FROM` runs share is compiled once, as the whole body
-  of a ``def``, with each marker made a name (``_hL3``), and parsed to check that every marker is a name
-  *read* in an expression, a literal marker not one whose next token could glue to it (not called,
-  subscripted or followed by ``.attr``), that the run stays inside the function (the module's only
-  statement is the ``def``) and holds no ``global``, ``nonlocal``, ``yield`` or ``await``;
-- each other run is compiled as it is, as the whole body of a ``def`` of its own, when :func:`_alone_safe`
-  (every line inside the function, none of those four words anywhere), else with its whole function;
+- each shape that more than :data:`SHAPES_PAY_FROM` runs share, and each shape with a hole, is compiled
+  once, as the whole body of the innermost block of :func:`_context` in a ``def`` (the function's body at
+  depth 1; a hole's runs at the depth of their hole), with each marker made a name (``_hL3``), and parsed
+  to check that every marker is a name *read* in an expression, a literal marker not one whose next token
+  could glue to it (not called, subscripted or followed by ``.attr``), every local stand-in a name (read,
+  assigned or deleted; not an attribute, a parameter, a keyword argument), every hole an expression
+  statement of its own line whose enclosing blocks are only ``if``, ``else`` and a ``try``'s ``else``, each
+  one level deeper (:func:`_hole_depths`), that the run stays inside its block and holds no ``global``,
+  ``nonlocal``, ``yield``, ``await`` or ``:=``;
+- each other run is compiled as it is, as the whole body of the innermost block of :func:`_context` at its
+  depth, in a ``def`` of its own, when :func:`_alone_safe` (every line inside the block, the first at its
+  indentation, none of the four words ``global``, ``nonlocal``, ``yield``, ``await`` anywhere), else with its
+  whole function;
+- a hole's filler is checked to be its runs' text (but for the first line's indentation, which the hole's
+  line has);
 - each filler is checked to be one token of its kind: a literal marker's a ``str`` literal as
   ``repr`` writes it, a number that is not negative, True, False or None; a name marker's an
   identifier that is not a keyword; each function name an identifier, each docstring a ``str`` literal.
 
 A token of those kinds in a place where a name is read parses as that name did, so a skeleton that
-compiles compiles with any such fillers. Runs of statements that each compile as a function's whole
-body compile in sequence in it: each starts a statement at the body's indentation (a further indented
-one does not compile after the docstring) and ends one (an open bracket, string or a backslash at its
-end does not compile alone), so the tokens of each are those it has alone; and with no ``global`` or
-``nonlocal`` the symbol table has nothing to say between statements (``yield`` and ``await`` would
-change what the function is; they are refused too). Top-level ``def`` statements that compile alone
+compiles compiles with any such fillers; and a statement compiles with one local name as with any other
+that is not a keyword nor ``__debug__`` wherever a name is, with no ``global``, ``nonlocal`` or ``:=``
+(the only compile errors that depend on which name a name is), so a shape that compiles stands for each
+of its runs. Runs of statements that each compile as a block's whole body compile in sequence in it:
+each starts a statement at the block's indentation (a further indented one does not compile after the
+docstring, and is refused by a test of its first line in a deeper block) and ends one (an open bracket,
+string or a backslash at its end does not compile alone), so the tokens of each are those it has alone;
+and with no ``global`` or ``nonlocal`` the symbol table has nothing to say between statements (``yield``
+and ``await`` would change what the function is; they are refused too). A hole's runs compile in its
+place as in :func:`_context`'s block: the hole's line starts at the same column after the same open
+blocks (the tokenizer's indentation stack is the same), and neither those blocks nor the context's push
+anything on the compiler's block stack (whose limit, 20, counts loops, ``try`` bodies, handlers and
+``with``) or make a ``break`` or ``continue`` legal, and they nest exactly as deep; a sequence of
+statements where one statement compiled compiles there. Top-level ``def`` statements that compile alone
 compile in a sequence. The module is never written when any of it fails.
 
 That pays only when shapes repeat (:func:`shapes_pay`); otherwise ``ek gen`` compiles the module whole.
