@@ -251,9 +251,11 @@ class _Gate:
                 alone.append(_context(depth) + text if depth > 1 else text)
                 continue
             literal_at, name_at, count, holes, checked_at = shape
-            if count != len(fillers) or checked_at != depth:
+            if count != len(fillers):
                 raise GenerationError(f"generated source for {self.what}: the markers of {name} do not match its "
                                       "fillers")
+            if checked_at != depth:  # (its first line's indentation says where it may go: never both places)
+                raise GenerationError(f"generated source for {self.what}: a shape of {name} sits at two depths")
             self.literals += map(fillers.__getitem__, literal_at)
             self.names += map(fillers.__getitem__, name_at)
             for at, inner_depth in holes:
