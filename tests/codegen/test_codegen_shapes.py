@@ -4,6 +4,9 @@ a marker or a cut between runs could make a module not compile."""
 
 from __future__ import annotations
 
+import json
+import sys
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -404,3 +407,57 @@ def test_runs_that_differ_in_local_names_only_share_a_shape() -> None:
     assert shapes.shape_of(first) == shapes.shape_of(first.replace("v3", "v7").replace("n0", "n2"))
     assert shapes.shape_of("    s = int(\x01a1\x01) + a1") == "    s = int(_hV) + a1"  # only marked names
     assert Run(first, ("'k'",)).text() == "    v3 = args.get('k')\n    if v3 is not None:\n        n0 += 1"
+
+
+@pytest.fixture
+def record_in(tmp_path, monkeypatch: pytest.MonkeyPatch):
+    """The record of checked shapes kept in ``tmp_path``, written (whatever PYTHONDONTWRITEBYTECODE says)."""
+    monkeypatch.setattr(shapes, "cache_folder", lambda _: tmp_path)
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    return tmp_path
+
+
+def test_a_shape_passed_once_is_not_parsed_again(record_in, monkeypatch: pytest.MonkeyPatch) -> None:
+    grammar = GraphGrammar("alike", 1, tools=tuple(_alike(i) for i in range(6)))
+    check_planned(render(grammar), "alike", _compile)
+    (record,) = record_in.glob("ek.shapes.*.json")
+    assert len(json.loads(record.read_text())) >= 3
+
+    def no_parse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(shapes.ast, "parse", no_parse)
+    check_planned(render(grammar), "alike", _compile)  # every shape found in the record
+    with pytest.raises(GenerationError, match="not one literal"):  # fillers are checked all the same
+        source = render(grammar)
+        _, _, body = source.validators[0]
+        run = body.runs[0]
+        at = next(i for i, value in enumerate(run.values) if type(value) is str)
+        forged = Run(run.skeleton, (*run.fillers[:at], "'a' + __import__('os').name", *run.fillers[at + 1:]), run.values)
+        source.validators[0] = (source.validators[0][0], source.validators[0][1], Body((forged, *body.runs[1:])))
+        check_planned(source, "forged", _compile)
+
+
+def test_a_refused_shape_is_never_recorded(record_in, by_shapes: None) -> None:
+    bad = _one("    return [\x00L0\x00]\n    \x00L0\x00 = 1", ("'x'",))
+    for _ in range(2):
+        with pytest.raises(GenerationError, match="cannot go"):
+            check_planned(_planned(bad), "bad", compile_checked)
+    assert not list(record_in.glob("ek.shapes.*.json"))
+
+
+def test_a_record_answers_for_its_depth_and_fillers_only(record_in) -> None:
+    record = shapes.CheckedShapes.load()
+    record.add("    return [\x00L0\x00]", 1, 1, {})
+    assert record.holes("    return [\x00L0\x00]", 1, 1) == {}
+    assert record.holes("    return [\x00L0\x00]", 2, 1) is None and record.holes("    return [\x00L0\x00]", 1, 2) is None
+    record.save()
+    assert shapes.CheckedShapes.load().holes("    return [\x00L0\x00]", 1, 1) == {}
+
+
+@pytest.mark.parametrize("content", [b"not json", b"[1, 2]", b'{"x": 3}'])
+def test_an_unreadable_record_is_an_empty_one(record_in, content: bytes) -> None:
+    (record_in / f"ek.shapes.{shapes._record_key()}.json").write_bytes(content)
+    grammar = GraphGrammar("alike", 1, tools=tuple(_alike(i) for i in range(6)))
+    check_planned(render(grammar), "alike", _compile)
+    assert isinstance(json.loads((record_in / f"ek.shapes.{shapes._record_key()}.json").read_text()), dict)

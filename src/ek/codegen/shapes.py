@@ -57,14 +57,23 @@ from __future__ import annotations
 
 import ast
 import functools
+import hashlib
+import json
 import keyword
 import re
+import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
+import jinja2
+
+from ek.atomicfile import write_bytes_atomic
+from ek.codegen import layout
 from ek.codegen.errors import GenerationError
 from ek.codegen.layout import validator_def, validator_defs
 from ek.codegen.validators import LOCAL_MARK, Body, Run
+from ek.templatecache import cache_folder
 
 #: One literal token as ``ek.codegen.literals.py_literal`` writes a ``str`` (``repr``: one quote kind, no
 #: control character or surrogate in the raw, and only the escapes ``repr`` writes), a number that is not
@@ -81,8 +90,7 @@ def _constant_lines() -> re.Pattern[str]:
     violation = rf"_S[0-9]+ = _V\(\((?:{_STR}), (?:{_STR})\)\)"
     head = rf"_H[0-9]+ = _VH\(\((?:{_STR}), (?:{_STR}), (?:_repr80|_type_name|str)\)\)"
     strs = rf"_[EK][0-9]+ = frozenset\(\{{(?:{_STR})(?:, (?:{_STR}))*+\}}\)"
-    line = f"(?:{violation}|{head}|{strs})"
-    return re.compile(rf"^{line}(?:\n{line})*+$", re.MULTILINE)  # a run of whole lines
+    return re.compile(rf"(?:^(?:{violation}|{head}|{strs})(?:\n|\Z))++", re.MULTILINE)  # a run of whole lines
 
 
 def stand_ins(text: str) -> str:
@@ -92,7 +100,7 @@ def stand_ins(text: str) -> str:
     both are text) it does too, and so does a run of them (after a simple statement at column 0 another
     may follow). Compiling the head of a module of 1,000 varied tools (4,000 such lines) took 60 ms, and
     4 ms with a ``pass`` each; the substitution is one pass of a linear-time pattern."""
-    return _constant_lines().sub("pass", text)
+    return _constant_lines().sub("pass\n", text)
 
 
 @functools.cache
@@ -222,6 +230,84 @@ def _context(depth: int) -> str:
 _Shape = tuple[list[int], list[int], int, list[tuple[int, int]], int]
 
 
+class CheckedShapes:
+    """The shapes this gate passed before (in this process or an earlier one): a fast path of the gate.
+
+    What it skips: parsing and compiling a shape :func:`_check_run` passed before, in the same depth and with
+    as many fillers. Why that is safe: that check depends on nothing else but the gate's own code and the
+    ``def`` it compiles the shape in (this module, :mod:`ek.codegen.layout`, its ``validators.py.jinja2`` and
+    jinja2's version) and on Python's compiler (its version): all of them are the key of the file the record
+    is kept in, so a change of any starts another record. Only a shape that passed is recorded (a refusal
+    is found again each time), with what its check found (its holes' filler indexes and depths). The
+    fillers of every run are still checked, every run compiled alone still compiled. Shapes are the kinds of
+    check the generator writes (an optional ``str [1..N]`` argument at depth 1 ...), so the record holds the
+    generator's, nearly the same whatever the grammar (a few hundred; at most :data:`RECORDED_AT_MOST`).
+
+    The record is a JSON file in ``ek.codegen``'s ``__pycache__`` (``sys.pycache_prefix`` respected), as the
+    DSL's parser tables and the templates' code are kept: not written under ``PYTHONDONTWRITEBYTECODE``, nor
+    where the package cannot be written; a missing or unreadable file is an empty record. Trusts no one new:
+    whoever can write ``__pycache__`` can replace the package's bytecode."""
+
+    def __init__(self, path: Path | None, known: dict[str, list[list[int]]]) -> None:
+        self.path = path
+        self.known = known
+        self.added = False
+
+    @classmethod
+    def load(cls) -> CheckedShapes:
+        """The record of this gate's code and this Python, or an empty one."""
+        try:
+            path = cache_folder(__file__) / f"ek.shapes.{_record_key()}.json"
+        except OSError:  # the gate's own files unreadable: no record
+            return cls(None, {})
+        try:
+            known = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            known = {}
+        return cls(path, known if type(known) is dict else {})
+
+    @staticmethod
+    def _digest(shape: str, fillers: int, depth: int) -> str:
+        return hashlib.sha256(f"{depth}\x00{fillers}\x00{shape}".encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+    def holes(self, shape: str, fillers: int, depth: int) -> dict[int, int] | None:
+        """What :func:`_check_run` found for ``shape`` when it passed, or None if it has not."""
+        found = self.known.get(self._digest(shape, fillers, depth))
+        try:
+            return None if found is None else {int(at): int(hole_depth) for at, hole_depth in found}
+        except (TypeError, ValueError):  # not what add() writes: checked again
+            return None
+
+    def add(self, shape: str, fillers: int, depth: int, holes: dict[int, int]) -> None:
+        if len(self.known) < RECORDED_AT_MOST:
+            self.known[self._digest(shape, fillers, depth)] = sorted(holes.items())  # type: ignore[assignment]
+            self.added = True
+
+    def save(self) -> None:
+        """Write the record if shapes were added (atomically: another process may read it meanwhile)."""
+        if not self.added or self.path is None or sys.dont_write_bytecode:
+            return
+        try:
+            write_bytes_atomic(self.path, json.dumps(self.known, sort_keys=True).encode("ascii"))
+        except OSError:
+            pass
+        self.added = False
+
+
+#: Shapes a :class:`CheckedShapes` record holds at most (each ~50 bytes): a bound, not a figure ever reached.
+RECORDED_AT_MOST = 20_000
+
+
+@functools.cache
+def _record_key() -> str:
+    """What a shape's check depends on besides its text, as a digest: the gate's code, the ``def`` it compiles
+    shapes in, jinja2's and Python's versions."""
+    digest = hashlib.sha256(f"{sys.version}\x00{sys.implementation.cache_tag}\x00{jinja2.__version__}".encode())
+    for path in (Path(__file__), Path(layout.__file__), Path(layout.__file__).parent / "templates" / "validators.py.jinja2"):
+        digest.update(b"\x00" + path.read_bytes())
+    return digest.hexdigest()[:20]
+
+
 class _Gate:
     """The walk of :func:`check_planned` over the runs of every body, the runs in holes included: what it has
     checked, and what is left to check at the end."""
@@ -229,6 +315,7 @@ class _Gate:
     def __init__(self, source: PlannedSource, what: str) -> None:
         self.counts, self.shape_of = _run_shapes(source)
         self.what = what
+        self.record = CheckedShapes.load()
         self.shapes: dict[str, _Shape | None] = {}  # shape -> what its check found; None: its runs are compiled alone
         self.literals: list[str] = []
         self.names: list[str] = []
@@ -245,7 +332,7 @@ class _Gate:
                 shape = self.shapes[key]
             except KeyError:  # a hole is found only in a tree: such a run is checked by its shape however rare
                 pays = self.counts[key] > SHAPES_PAY_FROM or "\x00R" in skeleton
-                shape = self.shapes[key] = _checked_shape(key, len(fillers), name, self.what, depth) if pays else None
+                shape = self.shapes[key] = self._checked(key, len(fillers), name, depth) if pays else None
             if shape is None:
                 text = run.text()
                 if not _alone_safe(text, depth):
@@ -273,6 +360,16 @@ class _Gate:
                     return None
                 alone += more
         return alone
+
+
+    def _checked(self, shape: str, fillers: int, name: str, depth: int) -> _Shape:
+        """:func:`_check_run` of ``shape`` at ``depth``, unless :attr:`record` says it passed before, then
+        :func:`_shape_found`."""
+        holes = self.record.holes(shape, fillers, depth)
+        if holes is None:
+            holes = _check_run(shape, fillers, name, self.what, depth)
+            self.record.add(shape, fillers, depth, holes)
+        return _shape_found(shape, holes, depth)
 
 
 def check_planned(source: PlannedSource, what: str, compile_text: Callable[[str, str], object]) -> None:
@@ -307,12 +404,11 @@ def check_planned(source: PlannedSource, what: str, compile_text: Callable[[str,
     if name_tokens.fullmatch("\n".join(names)) is None or not _KEYWORDS.isdisjoint(names):
         bad = next(n for n in names if name_tokens.fullmatch(n) is None or n in _KEYWORDS)
         raise GenerationError(f"generated source for {what}: {bad[:80]!r} is not a name")
+    gate.record.save()
 
 
-def _checked_shape(shape: str, fillers: int, name: str, what: str, depth: int) -> _Shape:
-    """:func:`_check_run` at ``depth``, then the indexes of the literal and name fillers of a run of ``shape``,
-    their number, its holes and ``depth``."""
-    holes = _check_run(shape, fillers, name, what, depth)
+def _shape_found(shape: str, holes: dict[int, int], depth: int) -> _Shape:
+    """The indexes of the literal and name fillers of a run of ``shape``, their number, its holes and ``depth``."""
     kinds = _kinds(shape)
     return ([i for i, k in enumerate(kinds) if k == "L"], [i for i, k in enumerate(kinds) if k == "N"], len(kinds),
             sorted(holes.items()), depth)
