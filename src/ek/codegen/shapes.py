@@ -22,7 +22,8 @@ compiles without compiling all of it:
   assigned or deleted; not an attribute, a parameter, a keyword argument), every hole an expression
   statement of its own line whose enclosing blocks are only ``if``, ``else`` and a ``try``'s ``else``, each
   one level deeper (:func:`_hole_depths`), that the run stays inside its block and holds no ``global``,
-  ``nonlocal``, ``yield``, ``await`` or ``:=``;
+  ``nonlocal``, ``yield``, ``await`` or ``:=`` (a shape that passed is recorded, and not checked again in
+  a later run of the same gate code on the same Python: :class:`CheckedShapes`);
 - each other run is compiled as it is, as the whole body of the innermost block of :func:`_context` at its
   depth, in a ``def`` of its own, when :func:`_alone_safe` (every line inside the block, the first at its
   indentation, none of the four words ``global``, ``nonlocal``, ``yield``, ``await`` anywhere), else with its
