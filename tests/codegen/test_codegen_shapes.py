@@ -114,6 +114,16 @@ def by_shapes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(shapes, "SHAPES_PAY_FROM", 0)
 
 
+_LOAD_RECORD = shapes.CheckedShapes.__dict__["load"]
+
+
+@pytest.fixture(autouse=True)
+def no_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No record of checked shapes (:class:`ek.codegen.shapes.CheckedShapes`), read or kept: so rare shapes'
+    runs are compiled alone, as without one (the tests of the record give it a folder of its own)."""
+    monkeypatch.setattr(shapes.CheckedShapes, "load", classmethod(lambda cls: cls(None, {})))
+
+
 @pytest.mark.parametrize("body, why", [
     (_one("    \x00L0\x00 = 1\n    return []", ("'x'",)), "cannot go"),  # a literal assigned to
     (_one("    return \x00L0\x00.strip()", ("'x'",)), "cannot go"),  # `1.strip` would not even tokenize
@@ -412,6 +422,7 @@ def test_runs_that_differ_in_local_names_only_share_a_shape() -> None:
 @pytest.fixture
 def record_in(tmp_path, monkeypatch: pytest.MonkeyPatch):
     """The record of checked shapes kept in ``tmp_path``, written (whatever PYTHONDONTWRITEBYTECODE says)."""
+    monkeypatch.setattr(shapes.CheckedShapes, "load", _LOAD_RECORD)  # not no_record's
     monkeypatch.setattr(shapes, "cache_folder", lambda _: tmp_path)
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
     return tmp_path
@@ -461,3 +472,14 @@ def test_an_unreadable_record_is_an_empty_one(record_in, content: bytes) -> None
     grammar = GraphGrammar("alike", 1, tools=tuple(_alike(i) for i in range(6)))
     check_planned(render(grammar), "alike", _compile)
     assert isinstance(json.loads((record_in / f"ek.shapes.{shapes._record_key()}.json").read_text()), dict)
+
+
+def test_with_a_record_kept_rare_shapes_are_checked_and_recorded_too(record_in) -> None:
+    """Tools that differ: no shape repeats, yet each is recorded, so the next run compiles nothing of them."""
+    kinds = [PrimitiveType("str"), PrimitiveType("int"), PrimitiveType("bool"), ListType(PrimitiveType("int"))]
+    differ = render(GraphGrammar("differ", 1, tools=tuple(
+        ToolSpec(f"t{i}", (FieldSpec("a", kind, required=bool(i % 2)),)) for i, kind in enumerate(kinds))))
+    compiled: list[str] = []
+    check_planned(differ, "differ", lambda text, what: compiled.append(text))
+    assert not any("def _v(" in text for text in compiled)  # no run compiled alone
+    assert len(json.loads(next(record_in.glob("ek.shapes.*.json")).read_text())) == len(shapes.run_counts(differ))

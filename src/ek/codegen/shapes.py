@@ -253,6 +253,9 @@ class CheckedShapes:
         self.path = path
         self.known = known
         self.added = False
+        #: whether what is added is kept for later runs: then a rare shape too is checked (and recorded) rather
+        #: than its runs compiled alone, which the next run would pay again (the shape costs about two)
+        self.keeps = path is not None and not sys.dont_write_bytecode
 
     @classmethod
     def load(cls) -> CheckedShapes:
@@ -270,6 +273,9 @@ class CheckedShapes:
     @staticmethod
     def _digest(shape: str, fillers: int, depth: int) -> str:
         return hashlib.sha256(f"{depth}\x00{fillers}\x00{shape}".encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+    def __contains__(self, key: tuple[str, int, int]) -> bool:
+        return self.holes(*key) is not None
 
     def holes(self, shape: str, fillers: int, depth: int) -> dict[int, int] | None:
         """What :func:`_check_run` found for ``shape`` when it passed, or None if it has not."""
@@ -332,7 +338,8 @@ class _Gate:
             try:
                 shape = self.shapes[key]
             except KeyError:  # a hole is found only in a tree: such a run is checked by its shape however rare
-                pays = self.counts[key] > SHAPES_PAY_FROM or "\x00R" in skeleton
+                pays = (self.counts[key] > SHAPES_PAY_FROM or "\x00R" in skeleton or self.record.keeps
+                        or (key, len(fillers), depth) in self.record)
                 shape = self.shapes[key] = self._checked(key, len(fillers), name, depth) if pays else None
             if shape is None:
                 text = run.text()
