@@ -55,7 +55,7 @@ def compile_checked(source: str, what: str) -> str:
     from :func:`render` whose validators share shapes is checked by them (:mod:`ek.codegen.shapes`):
     each distinct shape once, and the text around them as it is."""
     if isinstance(source, PlannedSource) and shapes_pay(run_counts(source)):
-        check_planned(source, what, _compile_pieces)
+        check_planned(source, what, _compile_pieces, _compile_tables)
         return source
     _compile_pieces(source, what)
     return source
@@ -64,11 +64,25 @@ def compile_checked(source: str, what: str) -> str:
 def _compile_pieces(source: str, what: str) -> None:
     """:func:`compile_checked` of plain text, a run of top-level statements at a time."""
     for first_line, piece in _statement_runs(source):
-        try:
-            compile(piece, f"<ek gen {what}>", "exec", dont_inherit=True)
-        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:  # pragma: no cover - a generator bug
-            raise GenerationError(f"generated source for {what} does not compile (after line {first_line}): "
-                                  f"{exc}") from exc
+        _compile_piece(piece, what, first_line)
+
+
+def _compile_piece(piece: str, what: str, first_line: int) -> None:
+    try:
+        compile(piece, f"<ek gen {what}>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:  # pragma: no cover - a generator bug
+        raise GenerationError(f"generated source for {what} does not compile (after line {first_line}): "
+                              f"{exc}") from exc
+
+
+def _compile_tables(source: str, what: str) -> None:
+    """:func:`_compile_pieces` of the text after a module's validators, whole up to eight pieces' size (2 MB):
+    it is data (``VALIDATORS`` and the JSON tables, string literals one a line), which takes a few times its
+    size to compile, not a hundred, and cutting the 1 MB of a thousand tools' took a third of its compiling."""
+    if len(source) > 8 * _COMPILED_AT_ONCE:
+        _compile_pieces(source, what)
+    else:
+        _compile_piece(source, what, 1)
 
 
 #: The gate's former, private name (tests call it).

@@ -380,12 +380,13 @@ class _Gate:
         return _shape_found(shape, holes, depth)
 
 
-def check_planned(source: PlannedSource, what: str, compile_text: Callable[[str, str], object]) -> None:
+def check_planned(source: PlannedSource, what: str, compile_text: Callable[[str, str], object],
+                  compile_tail: Callable[[str, str], object] | None = None) -> None:
     """Raise :class:`GenerationError` unless ``source`` compiles, by the argument of the module docstring.
     ``compile_text(text, what)`` is the plain gate, for the text around the validators and the runs
-    compiled as they are."""
+    compiled as they are; ``compile_tail``, if given, that for the text after the validators."""
     compile_text(stand_ins(source.head), what)
-    compile_text(source.tail, what)
+    (compile_tail or compile_text)(source.tail, what)
     gate = _Gate(source, what)
     names: list[str] = []
     docs: list[str] = []
