@@ -4,6 +4,9 @@ a marker or a cut between runs could make a module not compile."""
 
 from __future__ import annotations
 
+import json
+import sys
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -89,10 +92,10 @@ def test_a_body_is_its_runs_one_per_argument_then_the_unknown_keys_check() -> No
     (_, _, body), = render(GraphGrammar("g", 1, tools=(tool,))).validators
     assert len(body.runs) == 4
     assert body.runs[0].skeleton.startswith("    if type(args) is not dict:")  # the prologue, then the first
-    assert "\n    try:\n        v0 = args[\x00L1\x00]" in body.runs[0].skeleton
-    assert body.runs[1].skeleton.startswith("    v1 = args.get(\x00L0\x00)")  # markers from 0 in each run
+    assert "\n    try:\n        \x01v0\x01 = args[\x00L1\x00]" in body.runs[0].skeleton
+    assert body.runs[1].skeleton.startswith("    \x01v1\x01 = args.get(\x00L0\x00)")  # markers from 0 in each run
     assert body.runs[2].skeleton.startswith("    if \x00L0\x00 in args:")
-    assert body.runs[-1].skeleton.startswith("    if len(args) != n0:")
+    assert body.runs[-1].skeleton.startswith("    if len(args) != \x01n0\x01:")
     assert body.text() == "\n".join(run.text() for run in body.runs)
 
 
@@ -109,6 +112,16 @@ def _one(skeleton: str, fillers: tuple[str, ...]) -> Body:
 def by_shapes(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every run checked by its shape, however few share it."""
     monkeypatch.setattr(shapes, "SHAPES_PAY_FROM", 0)
+
+
+_LOAD_RECORD = shapes.CheckedShapes.__dict__["load"]
+
+
+@pytest.fixture(autouse=True)
+def no_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No record of checked shapes (:class:`ek.codegen.shapes.CheckedShapes`), read or kept: so rare shapes'
+    runs are compiled alone, as without one (the tests of the record give it a folder of its own)."""
+    monkeypatch.setattr(shapes.CheckedShapes, "load", classmethod(lambda cls: cls(None, {})))
 
 
 @pytest.mark.parametrize("body, why", [
@@ -261,3 +274,212 @@ def test_the_constants_of_a_module_head_stand_in_as_pass() -> None:
     kept = [line for line in shapes.stand_ins(head).splitlines() if line.startswith("_")]
     assert head.count("\n_S") + head.count("\n_H") + head.count("\n_K") > 10
     assert all(line.startswith(("_FM", "_E")) for line in kept)  # the str-set enums stand in too; int ones do not
+
+
+def _with_objects(depth: int) -> st.SearchStrategy[tuple[FieldSpec, ...]]:
+    """Fields whose types nest objects (in objects and in lists) up to ``depth`` levels."""
+    kinds = st.one_of(scalars, scalars.map(lambda t: (ListType(t[0]), Constraints())))
+    for _ in range(depth):
+        inner = st.lists(st.tuples(names, kinds, st.booleans()).map(lambda t: FieldSpec(t[0], t[1][0], t[1][1],
+                                                                                       required=t[2])),
+                         max_size=3, unique_by=lambda f: f.name).map(tuple)
+        kinds = st.one_of(kinds, inner.map(lambda f: (ObjectType(f), Constraints())),
+                          inner.map(lambda f: (ListType(ObjectType(f)), Constraints())))
+    return st.lists(st.tuples(names, kinds, st.booleans()).map(lambda t: FieldSpec(t[0], t[1][0], t[1][1],
+                                                                                  required=t[2])),
+                    max_size=4, unique_by=lambda f: f.name).map(tuple)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_with_objects(3), min_size=1, max_size=4), st.sampled_from([0, 4]))
+def test_the_shape_gate_passes_modules_with_nested_objects(tools: list[tuple[FieldSpec, ...]], pay_from: int) -> None:
+    """Nested objects' fields are runs in holes (not inside a list's loop); checked by shapes or alone, the
+    module compiles, and it is the text of every run, holes filled."""
+    grammar = GraphGrammar("nested", 1, tools=tuple(ToolSpec(f"t{i}", f) for i, f in enumerate(tools)))
+    source = render(grammar)
+    old, shapes.SHAPES_PAY_FROM = shapes.SHAPES_PAY_FROM, pay_from
+    try:
+        check_planned(source, "nested", _compile)
+    finally:
+        shapes.SHAPES_PAY_FROM = old
+    compile(str(source), "module", "exec", dont_inherit=True)
+    for _, _, body in source.validators:
+        for run in body.runs:
+            for at, value in enumerate(run.values):
+                if isinstance(value, Body):
+                    assert run.fillers[at] == value.text().lstrip(" ")
+
+
+def test_a_nested_object_is_a_hole_of_runs_one_per_field() -> None:
+    obj = ObjectType((FieldSpec("p", PrimitiveType("int")), FieldSpec("q", PrimitiveType("str"), required=False)))
+    tool = ToolSpec("t", (FieldSpec("a", PrimitiveType("str")), FieldSpec("o", obj, required=False),
+                          FieldSpec("l", ListType(obj), required=False)))
+    (_, _, body), = render(GraphGrammar("g", 1, tools=(tool,))).validators
+    assert len(body.runs) == 4
+    holding = body.runs[1]
+    assert "\n            \x00R3\x00\n            if len(\x01v1\x01) != \x01n1\x01:" in holding.skeleton
+    inner = holding.values[3]
+    assert isinstance(inner, Body) and len(inner.runs) == 2
+    assert inner.runs[0].skeleton.startswith("            try:\n                \x01v2\x01 = \x01v1\x01[\x00L0\x00]")
+    assert inner.runs[1].skeleton.startswith("            \x01v3\x01 = \x01v1\x01.get(\x00L0\x00)")
+    assert "\x00R" not in body.runs[2].skeleton  # a list's objects are checked in its loop: no hole there
+    assert render(GraphGrammar("g", 1, tools=(tool,))) == generate(GraphGrammar("g", 1, tools=(tool,)))
+
+
+def _holding(skeleton: str, inner: list[str]) -> Body:
+    """A body of one run with a hole ``\\x00R0\\x00`` holding ``inner``'s runs (markers none), as the emitter
+    writes one: the hole's filler is their text but for the first line's indentation."""
+    text = "\n".join(inner)
+    line = next(line for line in skeleton.split("\n") if "\x00R0\x00" in line)
+    pad = len(line) - len(line.lstrip(" "))
+    return Body((Run(skeleton, (text[pad:],), (Body(tuple(Run(t, ()) for t in inner)),)),))
+
+
+#: Runs with a hole, some where the hole's runs would compile alone but not in place: in a loop (a ``break``
+#: there, or more blocks than the compiler's 20), a ``try`` body or handler, a ``with``, an ``elif``, a line
+#: shared with another statement, at an indentation its block does not have.
+HOLDERS = [
+    "    if a:\n        \x00R0\x00", "    \x00R0\x00", "    for x in a:\n        \x00R0\x00",
+    "    while a:\n        \x00R0\x00", "    with a:\n        \x00R0\x00",
+    "    try:\n        \x00R0\x00\n    except KeyError:\n        pass",
+    "    try:\n        pass\n    except KeyError:\n        \x00R0\x00",
+    "    try:\n        pass\n    except KeyError:\n        pass\n    else:\n        \x00R0\x00",
+    "    if a:\n        pass\n    elif b:\n        \x00R0\x00", "    if a:\n        pass\n    else:\n        \x00R0\x00",
+    "    if a:\n        x = 1; \x00R0\x00", "    if a:\n            \x00R0\x00", "    if a:\n        \x00R0\x00 + 1",
+    "    if a:\n        if b:\n            \x00R0\x00\n        y = 2", "    if a:\n        \x00R0\x00\n    \x00R0\x00",
+    "    x = [\n        \x00R0\x00]", "    if a:\n        \x00R0\x00\n        return errs",
+]
+_DEEP = "".join(f"{'    ' * (2 + n)}for i{n} in a:\n" for n in range(20)) + "    " * 22 + "pass"
+HELD = [
+    "        x = 1", "        break", "        continue", "            y = 2", "        if a:\n            b = 1",
+    "        if a:\n    b = 1", "        global q", "        x = 1 \\", "        v1 = (1 +\n2)", _DEEP,
+    "        for i in a:\n            break", "        else:\n            pass", "        x = yield",
+    "            x = 1", "            if a:\n                b = 1", "    z = 3", "        n0 += 1",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(HOLDERS), st.lists(st.sampled_from(HELD), min_size=1, max_size=3), st.sampled_from([0, 1, 4]))
+def test_the_gate_passes_a_hole_only_when_the_module_compiles(holder: str, held: list[str], pay_from: int) -> None:
+    """Whatever a hole's runs and wherever the hole, checked by their shapes or compiled alone: a module the
+    gate passes compiles."""
+    validators = [("v", "'doc'", _holding(holder, held))]
+    text = _module(validators)
+    old, shapes.SHAPES_PAY_FROM = shapes.SHAPES_PAY_FROM, pay_from
+    try:
+        check_planned(PlannedSource(text, "X = 1\n", "Y = 2\n", validators), "holes", compile_checked)
+    except GenerationError:
+        return
+    finally:
+        shapes.SHAPES_PAY_FROM = old
+    compile(text, "module", "exec", dont_inherit=True)
+
+
+@pytest.mark.parametrize("holder", [
+    "    for x in a:\n        \x00R0\x00",  # 20 loops of its own, and this one: too many blocks
+    "    try:\n        \x00R0\x00\n    except KeyError:\n        pass",  # a try body is a block too
+])
+def test_a_hole_in_a_block_is_refused(holder: str) -> None:
+    deep = _DEEP.replace("\n" + "    " * 22 + "pass", "\n" + "    " * 22 + "x = 1")
+    validators = [("v", "'doc'", _holding(holder, [deep]))]
+    compile(validator_defs([("v", "'doc'", "    if a:\n" + deep)]), "alone", "exec", dont_inherit=True)
+    with pytest.raises(SyntaxError, match="too many statically nested blocks"):
+        compile(_module(validators), "module", "exec", dont_inherit=True)
+    with pytest.raises(GenerationError, match="hole"):
+        check_planned(PlannedSource(_module(validators), "X = 1\n", "Y = 2\n", validators), "holes", compile_checked)
+
+
+def test_a_hole_whose_filler_is_not_its_runs_is_refused() -> None:
+    body = _holding("    if a:\n        \x00R0\x00", ["        x = 1"])
+    (run,) = body.runs
+    forged = Body((Run(run.skeleton, ("import os",), run.values),))
+    with pytest.raises(GenerationError, match="not its runs"):
+        check_planned(PlannedSource("", "X = 1\n", "Y = 2\n", [("v", "'doc'", forged)]), "holes", compile_checked)
+
+
+@pytest.mark.parametrize("skeleton, why", [
+    ("    \x01v1\x01 = 1\n    return \x01v1\x01.\x01v2\x01", "not a name"),  # an attribute
+    ("    return f(\x01v1\x01=1)", "not a name"),  # a keyword argument
+    ("    return lambda \x01v1\x01: \x01v1\x01", "not a name"),  # a parameter
+    ("    return x\x01v1\x01", "not a name"),  # part of a name
+    ("    return (\x01v2\x01 := \x01v1\x01)", "namedexpr"),  # := in a comprehension depends on which names are which
+    ("    _hV = 1\n    return []", "stand-in"),
+    ("    \x01for\x01 x in y:\n        pass", "marks as a local"),  # not a local name: a keyword
+    ("    return \x01v1", "marks as a local"),
+])
+def test_a_local_name_that_is_not_only_a_name_is_refused(skeleton: str, why: str, by_shapes: None) -> None:
+    with pytest.raises(GenerationError, match=why):
+        check_planned(_planned(_one(skeleton, ())), "bad", compile_checked)
+
+
+def test_runs_that_differ_in_local_names_only_share_a_shape() -> None:
+    first = "    \x01v3\x01 = args.get(\x00L0\x00)\n    if \x01v3\x01 is not None:\n        \x01n0\x01 += 1"
+    assert shapes.shape_of(first) == shapes.shape_of(first.replace("v3", "v7").replace("n0", "n2"))
+    assert shapes.shape_of("    s = int(\x01a1\x01) + a1") == "    s = int(_hV) + a1"  # only marked names
+    assert Run(first, ("'k'",)).text() == "    v3 = args.get('k')\n    if v3 is not None:\n        n0 += 1"
+
+
+@pytest.fixture
+def record_in(tmp_path, monkeypatch: pytest.MonkeyPatch):
+    """The record of checked shapes kept in ``tmp_path``, written (whatever PYTHONDONTWRITEBYTECODE says)."""
+    monkeypatch.setattr(shapes.CheckedShapes, "load", _LOAD_RECORD)  # not no_record's
+    monkeypatch.setattr(shapes, "cache_folder", lambda _: tmp_path)
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    return tmp_path
+
+
+def test_a_shape_passed_once_is_not_parsed_again(record_in, monkeypatch: pytest.MonkeyPatch) -> None:
+    grammar = GraphGrammar("alike", 1, tools=tuple(_alike(i) for i in range(6)))
+    check_planned(render(grammar), "alike", _compile)
+    (record,) = record_in.glob("ek.shapes.*.json")
+    assert len(json.loads(record.read_text())) >= 3
+
+    def no_parse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(shapes.ast, "parse", no_parse)
+    check_planned(render(grammar), "alike", _compile)  # every shape found in the record
+    with pytest.raises(GenerationError, match="not one literal"):  # fillers are checked all the same
+        source = render(grammar)
+        _, _, body = source.validators[0]
+        run = body.runs[0]
+        at = next(i for i, value in enumerate(run.values) if type(value) is str)
+        forged = Run(run.skeleton, (*run.fillers[:at], "'a' + __import__('os').name", *run.fillers[at + 1:]), run.values)
+        source.validators[0] = (source.validators[0][0], source.validators[0][1], Body((forged, *body.runs[1:])))
+        check_planned(source, "forged", _compile)
+
+
+def test_a_refused_shape_is_never_recorded(record_in, by_shapes: None) -> None:
+    bad = _one("    return [\x00L0\x00]\n    \x00L0\x00 = 1", ("'x'",))
+    for _ in range(2):
+        with pytest.raises(GenerationError, match="cannot go"):
+            check_planned(_planned(bad), "bad", compile_checked)
+    assert not list(record_in.glob("ek.shapes.*.json"))
+
+
+def test_a_record_answers_for_its_depth_and_fillers_only(record_in) -> None:
+    record = shapes.CheckedShapes.load()
+    record.add("    return [\x00L0\x00]", 1, 1, {})
+    assert record.holes("    return [\x00L0\x00]", 1, 1) == {}
+    assert record.holes("    return [\x00L0\x00]", 2, 1) is None and record.holes("    return [\x00L0\x00]", 1, 2) is None
+    record.save()
+    assert shapes.CheckedShapes.load().holes("    return [\x00L0\x00]", 1, 1) == {}
+
+
+@pytest.mark.parametrize("content", [b"not json", b"[1, 2]", b'{"x": 3}'])
+def test_an_unreadable_record_is_an_empty_one(record_in, content: bytes) -> None:
+    (record_in / f"ek.shapes.{shapes._record_key()}.json").write_bytes(content)
+    grammar = GraphGrammar("alike", 1, tools=tuple(_alike(i) for i in range(6)))
+    check_planned(render(grammar), "alike", _compile)
+    assert isinstance(json.loads((record_in / f"ek.shapes.{shapes._record_key()}.json").read_text()), dict)
+
+
+def test_with_a_record_kept_rare_shapes_are_checked_and_recorded_too(record_in) -> None:
+    """Tools that differ: no shape repeats, yet each is recorded, so the next run compiles nothing of them."""
+    kinds = [PrimitiveType("str"), PrimitiveType("int"), PrimitiveType("bool"), ListType(PrimitiveType("int"))]
+    differ = render(GraphGrammar("differ", 1, tools=tuple(
+        ToolSpec(f"t{i}", (FieldSpec("a", kind, required=bool(i % 2)),)) for i, kind in enumerate(kinds))))
+    compiled: list[str] = []
+    check_planned(differ, "differ", lambda text, what: compiled.append(text))
+    assert not any("def _v(" in text for text in compiled)  # no run compiled alone
+    assert len(json.loads(next(record_in.glob("ek.shapes.*.json")).read_text())) == len(shapes.run_counts(differ))

@@ -24,7 +24,7 @@ from ek.codegen.layout import index_source, module_parts, tool_validator_source,
 from ek.codegen.literals import LiteralError, py_literal, py_literal_block
 from ek.codegen.naming import MODULE_NAMES, module_filename, module_stem, tool_names
 from ek.codegen.shapes import PlannedSource, check_planned, run_counts, shapes_pay
-from ek.codegen.validators import Tables, ValidatorEmitter
+from ek.codegen.validators import LOCAL_MARK, Tables, ValidatorEmitter
 from ek.grammar.model import FieldSpec, GraphGrammar, ListType, Location, ObjectType, ToolSpec
 from ek.grammar.tables import grammar_to_table
 
@@ -54,11 +54,9 @@ def compile_checked(source: str, what: str) -> str:
     statement or per function), so memory follows the largest piece, not the whole module. A module
     from :func:`render` whose validators share shapes is checked by them (:mod:`ek.codegen.shapes`):
     each distinct shape once, and the text around them as it is."""
-    if isinstance(source, PlannedSource):
-        counts = run_counts(source)
-        if shapes_pay(counts):
-            check_planned(source, what, _compile_pieces, counts)
-            return source
+    if isinstance(source, PlannedSource) and shapes_pay(run_counts(source)):
+        check_planned(source, what, _compile_pieces, _compile_tables)
+        return source
     _compile_pieces(source, what)
     return source
 
@@ -66,11 +64,25 @@ def compile_checked(source: str, what: str) -> str:
 def _compile_pieces(source: str, what: str) -> None:
     """:func:`compile_checked` of plain text, a run of top-level statements at a time."""
     for first_line, piece in _statement_runs(source):
-        try:
-            compile(piece, f"<ek gen {what}>", "exec", dont_inherit=True)
-        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:  # pragma: no cover - a generator bug
-            raise GenerationError(f"generated source for {what} does not compile (after line {first_line}): "
-                                  f"{exc}") from exc
+        _compile_piece(piece, what, first_line)
+
+
+def _compile_piece(piece: str, what: str, first_line: int) -> None:
+    try:
+        compile(piece, f"<ek gen {what}>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:  # pragma: no cover - a generator bug
+        raise GenerationError(f"generated source for {what} does not compile (after line {first_line}): "
+                              f"{exc}") from exc
+
+
+def _compile_tables(source: str, what: str) -> None:
+    """:func:`_compile_pieces` of the text after a module's validators, whole up to eight pieces' size (2 MB):
+    it is data (``VALIDATORS`` and the JSON tables, string literals one a line), which takes a few times its
+    size to compile, not a hundred, and cutting the 1 MB of a thousand tools' took a third of its compiling."""
+    if len(source) > 8 * _COMPILED_AT_ONCE:
+        _compile_pieces(source, what)
+    else:
+        _compile_piece(source, what, 1)
 
 
 #: The gate's former, private name (tests call it).
@@ -181,7 +193,7 @@ def render(grammar: GraphGrammar, out_dir: str | os.PathLike[str] | None = None)
         planner = ClassPlanner(grammar, taken)
         validators = []
         for tool, tn in zip(grammar.tools, names):
-            validators.append((tn.validator, _validator_doc(tool.name), checks.planned_body(tool.fields)))
+            validators.append((tn.validator, _validator_doc(tool.name), checks.planned_body(tool.fields, holes=True)))
             planner.tool_class(tn.cls, tool.name, tn.validator, tool.doc, tool.fields)
         schema_file = Path(grammar.source_path).name if grammar.source_path else None
         table = grammar_to_table(grammar)
@@ -262,7 +274,7 @@ def plan_tool_validator(grammar: GraphGrammar, tool: ToolSpec) -> ToolValidatorP
                 value = run.values[at]
                 # a string literal becomes a string marker; a name, number, bool or None is written in the shape
                 parts[i] = mark(value) if parts[i][0] == "L" and type(value) is str else run.fillers[at]
-            runs.append("".join(parts))
+            runs.append("".join(parts).replace(LOCAL_MARK, ""))
         origin = _origin(tool.loc)
         skeleton = tool_validator_source(
             module_doc=py_literal(f"The validator of tool {tool.name!r} of grammar {grammar.key}.", mark),

@@ -22,10 +22,12 @@ class Lines:
         y = 1
     """
 
-    def __init__(self, level: int = 0) -> None:
+    def __init__(self, level: int = 0, mark: str = "") -> None:
         self.lines: list[str] = []
         self.level = level
         self._fresh: dict[str, int] = {}
+        self._mark = mark  # written around each fresh name (``\x01v3\x01``), for whoever wants to find them
+        self._block = _Block(self)  # it holds no state but this: one serves every ``with``, nested too
 
     def line(self, text: str) -> None:
         try:
@@ -36,14 +38,18 @@ class Lines:
 
     def block(self, header: str) -> _Block:
         """``header`` (``if x:``), then what is written inside the ``with`` one level deeper."""
-        self.line(header)
-        return _Block(self)
+        try:
+            indent = _INDENTS[self.level]
+        except IndexError:
+            indent = "    " * self.level
+        self.lines.append(indent + header)
+        return self._block
 
     def fresh(self, prefix: str) -> str:
-        """A new local variable name (``v0``, ``v1`` ...), unique within this body."""
+        """A new local variable name (``v0``, ``v1`` ...), unique within this body (between marks, if given)."""
         n = self._fresh.get(prefix, 0)
         self._fresh[prefix] = n + 1
-        return f"{prefix}{n}"
+        return f"{self._mark}{prefix}{n}{self._mark}"
 
     def text(self) -> str:
         return "\n".join(self.lines)

@@ -174,23 +174,36 @@ def _bounds_test(expr: str, lo: Any, hi: Any, lit: Callable[[Any], str] = py_lit
     return f"not ({expr} <= {lit(hi)})"
 
 
+#: Written around each local name in a :class:`Run`'s skeleton; like ``\\x00``, never in generated source otherwise
+#: (``repr`` writes it ``\\x01``).
+LOCAL_MARK = "\x01"
+
+
 class Run(NamedTuple):
-    """A run of a validator body's top-level statements as a *shape* and what fills it: ``skeleton`` is
-    the source with each literal and table name replaced by a marker, ``\\x00L3\\x00`` (literal number 3
-    of the run) or ``\\x00N3\\x00`` (name), and ``fillers`` the text of each. A marker cannot occur in
-    generated source otherwise: ``repr`` writes a NUL byte as ``\\x00``."""
+    """A run of a validator body's statements as a *shape* and what fills it: ``skeleton`` is the source
+    with each literal and table name replaced by a marker, ``\\x00L3\\x00`` (literal number 3 of the run)
+    or ``\\x00N3\\x00`` (name), and ``fillers`` the text of each. A marker cannot occur in generated source
+    otherwise: ``repr`` writes a NUL byte as ``\\x00``.
+
+    Each local name is written between two ``\\x01`` (:data:`LOCAL_MARK`: ``\\x01v3\\x01``), which the source
+    leaves out: the compile gate finds them so (:func:`ek.codegen.shapes.shape_of`).
+
+    A *hole* ``\\x00R3\\x00`` stands, after its line's indentation, for the statements that check a nested
+    object's fields, themselves cut into runs (a :class:`Body`, ``values[3]``; its text, but for the first
+    line's indentation, is ``fillers[3]``): the fields of an object repeat less than an argument's checks, so
+    a run holding them whole would rarely share its shape."""
 
     skeleton: str
     fillers: tuple[str, ...]
-    #: the value each literal marker writes (None for a name marker)
+    #: the value each literal marker writes (None for a name marker; the :class:`Body` of a hole)
     values: tuple[Any, ...] = ()
 
     def text(self) -> str:
-        """The source: each marker replaced by its filler."""
+        """The source: each marker replaced by its filler, the marks around local names left out."""
         parts = self.skeleton.split("\x00")
         fillers = self.fillers
         parts[1::2] = [fillers[int(marker[1:])] for marker in parts[1::2]]
-        return "".join(parts)
+        return "".join(parts).replace(LOCAL_MARK, "")
 
 
 _new_run = tuple.__new__
@@ -202,7 +215,9 @@ class Body:
     argument, the unknown-keys check; the body is their text, a line each apart. An argument's checks
     are the same statements wherever they appear but for their literals, table names and the local
     names (which follow the argument's position: ``v3``), so runs repeat across tools that differ, and
-    the compile gate checks each distinct run once (:mod:`ek.codegen.shapes`)."""
+    the compile gate checks each distinct run once (:mod:`ek.codegen.shapes`). The fields of a nested
+    object are a body of their own, one run per field, in a hole of the run that holds the object
+    (:class:`Run`), where no loop or ``try`` encloses them."""
 
     runs: tuple[Run, ...]
 
@@ -222,11 +237,14 @@ class ValidatorEmitter:
         self._runs: list[Run] = []
         self._cut_at = 0  # the line the run being written starts at
         self._str_literals: dict[str, str] = {}
+        self._holes = False  # whether a nested object's fields may go in a hole (:meth:`_nested_fields`)
 
-    def planned_body(self, fields: tuple[FieldSpec, ...]) -> Body:
-        """The body as runs of statements, each a shape and its fillers (:class:`Body`)."""
+    def planned_body(self, fields: tuple[FieldSpec, ...], holes: bool = False) -> Body:
+        """The body as runs of statements, each a shape and its fillers (:class:`Body`); ``holes``: the fields
+        of nested objects cut into runs too (the compile gate's; a module compiled as it is needs none)."""
         self._fillers, self._values, self._runs, self._cut_at = [], [], [], 0
-        code = Lines(level=1)
+        self._holes = holes
+        code = Lines(level=1, mark=LOCAL_MARK)
         with code.block("if type(args) is not dict:"):
             with code.block("if not isinstance(args, _Mapping):"):
                 code.line("return _not_object('$', args)")
@@ -245,6 +263,32 @@ class ValidatorEmitter:
         self._runs.append(_new_run(Run, ("\n".join(lines[self._cut_at:]), tuple(self._fillers), tuple(self._values))))
         self._cut_at = len(lines)
         self._fillers, self._values = [], []
+
+    def _nested_fields(self, code: Lines, obj: str, fields: tuple[FieldSpec, ...], path: PathExpr) -> None:
+        """:meth:`fields` of a nested object, its field checks cut into runs of their own (a :class:`Body`, one
+        run per field) and written in the run being written as a hole, ``\\x00R<k>\\x00`` after the line's
+        indentation. Only where :attr:`_holes` (no loop or ``try`` body encloses the object: the gate checks
+        that too), and not for an object of no field."""
+        if not (self._holes and fields):
+            self.fields(code, obj, fields, path)
+            return
+        outer = self._fillers, self._values, self._runs, self._cut_at
+        count = code.fresh("n")
+        code.line(f"{count} = {self._lit(sum(1 for f in fields if f.required))}")
+        start = len(code.lines)
+        self._fillers, self._values, self._runs, self._cut_at = [], [], [], start
+        for i, f in enumerate(fields):
+            if i:
+                self._cut(code)
+            self._field(code, obj, f, path, count)
+        self._cut(code)
+        inner = Body(tuple(self._runs))
+        del code.lines[start:]
+        self._fillers, self._values, self._runs, self._cut_at = outer
+        self._fillers.append(inner.text()[4 * code.level:])
+        self._values.append(inner)
+        code.line(f"\x00R{len(self._fillers) - 1}\x00")
+        self._unknown_keys(code, obj, count, fields, path)
 
     def _resolve(self, node: TypeNode, cons: Constraints) -> tuple[TypeNode, Constraints]:
         """:meth:`GraphGrammar.resolve`, which a type that names no alias (most) need not go through."""
@@ -293,32 +337,40 @@ class ValidatorEmitter:
         for i, f in enumerate(fields):
             if cut and i:
                 self._cut(code)
-            fpath = path.key(f.name)
-            key = self._lit(f.name)
-            node, cons = self._resolve(f.type, f.constraints)
-            if f.required:
-                var = code.fresh("v")
-                with code.block("try:"):
-                    code.line(f"{var} = {obj}[{key}]")
-                with code.block("except KeyError:"):
-                    self._fail(code, fpath, "missing required argument")
-                    code.line(f"{count} -= 1")
-                if self._has_checks(node):
-                    with code.block("else:"):
-                        self.value(code, var, node, cons, fpath)
-            elif self._has_checks(node):
-                # One lookup; an explicit None (allowed) is not counted, so it only sends the
-                # key count below to the slow scan, which finds nothing unknown.
-                var = code.fresh("v")
-                code.line(f"{var} = {obj}.get({key})")
-                with code.block(f"if {var} is not None:"):
-                    code.line(f"{count} += 1")
-                    self.value(code, var, node, cons, fpath)
-            else:
-                with code.block(f"if {key} in {obj}:"):
-                    code.line(f"{count} += 1")
+            self._field(code, obj, f, path, count)
         if cut:
             self._cut(code)
+        self._unknown_keys(code, obj, count, fields, path)
+
+    def _field(self, code: Lines, obj: str, f: FieldSpec, path: PathExpr, count: str) -> None:
+        """The checks of one declared field of the dict in ``obj``; ``count``: the variable counting its keys."""
+        fpath = path.key(f.name)
+        key = self._lit(f.name)
+        node, cons = self._resolve(f.type, f.constraints)
+        if f.required:
+            var = code.fresh("v")
+            with code.block("try:"):
+                code.line(f"{var} = {obj}[{key}]")
+            with code.block("except KeyError:"):
+                self._fail(code, fpath, "missing required argument")
+                code.line(f"{count} -= 1")
+            if self._has_checks(node):
+                with code.block("else:"):
+                    self.value(code, var, node, cons, fpath)
+        elif self._has_checks(node):
+            # One lookup; an explicit None (allowed) is not counted, so it only sends the
+            # key count below to the slow scan, which finds nothing unknown.
+            var = code.fresh("v")
+            code.line(f"{var} = {obj}.get({key})")
+            with code.block(f"if {var} is not None:"):
+                code.line(f"{count} += 1")
+                self.value(code, var, node, cons, fpath)
+        else:
+            with code.block(f"if {key} in {obj}:"):
+                code.line(f"{count} += 1")
+
+    def _unknown_keys(self, code: Lines, obj: str, count: str, fields: tuple[FieldSpec, ...], path: PathExpr) -> None:
+        """Count the keys of the dict in ``obj`` against ``count`` to find unknown ones."""
         keys = self._name(self.tables.keyset(tuple(f.name for f in fields)))
         with code.block(f"if len({obj}) != {count}:"):
             code.line(f"_unknown(errs, {obj}, {keys}, {self._path(path)})")
@@ -404,7 +456,7 @@ class ValidatorEmitter:
                     self._fail(code, path, "expected an object, got ", "_type_name", var)
                     code.line(f"{var} = None")
             with code.block(f"if {var} is not None:"):
-                self.fields(code, var, node.fields, path)
+                self._nested_fields(code, var, node.fields, path)
         else:
             raise TypeError(f"unresolved type node {node!r}")
 
@@ -414,6 +466,12 @@ class ValidatorEmitter:
             raise GenerationError(
                 f"lists nest more than {MAX_LIST_NESTING} deep at {path.text()}[*] (a recursive type?)"
             )
+        holes, self._holes = self._holes, False  # no hole inside a loop (the gate compiles a hole's runs outside any)
+        self._loop(code, var, item, cons, path)
+        self._holes = holes
+
+    def _loop(self, code: Lines, var: str, item: TypeNode, cons: Constraints, path: PathExpr) -> None:
+        """The loop of :meth:`_items`."""
         idx, elem = code.fresh("i"), code.fresh("v")
         quick = code.fresh("v")
         bad = self.quick_bad(quick, item, cons)
