@@ -471,3 +471,58 @@ def test_a_large_group_compared_through_its_index_pairs_as_pair_by_pair(episode,
     assert indexed == pairwise
     _same(indexed_score, pairwise_score)
     _same(metric(pred, gold), pairwise_score)
+
+
+@st.composite
+def one_gold_episodes(draw):
+    """One gold call and several predicted ones: copies of a right call (the same values, or of another type or
+    order), wrong or extra calls, calls of other tools."""
+    name, args = draw(st.tuples(st.sampled_from(["s", "t", "u"]), gold_args))
+    rnd = draw(st.randoms(use_true_random=False))
+    pred = []
+    for _ in range(draw(st.integers(2, 6))):
+        how = draw(st.sampled_from(["right", "right", "copy", "copy", "changed_copy", "changed_value",
+                                    "reordered_copy", "other", "other", "wrong"]))
+        if how == "right" or (how != "other" and how != "wrong" and not pred):
+            chosen = {k: _a_value(v, rnd) for k, v in args.items()}
+            pred.append((name, {k: v for k, v in chosen.items() if v is not OMITTABLE}))
+        elif how == "copy":
+            pred.append(rnd.choice(pred))
+        elif how == "changed_copy":  # equal under ==, not the same: 1 for 1.0 or True, a list's item too
+            tool, copy = rnd.choice(pred)
+            swap = {1: 1.0, 1.0: True, True: 1, 0: False}
+            pred.append((tool, {k: ([swap.get(x, x) for x in v] if type(v) is list else swap.get(v, v))
+                                for k, v in copy.items()}))
+        elif how == "changed_value":  # the same names and types, a value changed
+            tool, copy = rnd.choice(pred)
+            if copy:
+                key = rnd.choice(sorted(copy))
+                others = {int: [-1, 2], str: ["b", "A "], float: [0.5, 2.25], bool: [True, False]}
+                copy = {**copy, key: rnd.choice(others.get(type(copy[key]), [copy[key]]))}
+            pred.append((tool, copy))
+        elif how == "reordered_copy":
+            tool, copy = rnd.choice(pred)
+            pred.append((tool, dict(reversed(list(copy.items())))))
+        elif how == "other":
+            pred.append((draw(st.sampled_from(["s", "t", "u", "zz"])), draw(pair_args)))
+        else:  # a wrong call of the tool
+            pred.append((name, draw(pair_args)))
+    return pred, [(name, args)]
+
+
+@settings(max_examples=800, deadline=None)
+@given(one_gold_episodes(), st.sampled_from([fold, bfcl]), st.booleans(), st.booleans())
+def test_one_gold_call_is_covered_as_tool_by_tool(episode, canon, with_grammar, prepared):
+    """exact_cover's fast path for one gold call (ek.scorer.exact._one_gold_cover) answers what the grouping by
+    tool answers, and the metric scores and explains such outputs as the general path does."""
+    from ek.scorer.exact import _cover_by_tool, _one_gold_cover, plan_exact
+
+    pred, gold = episode
+    metric = ToolCallMetric("arg", canonicalizer=canon, grammar=GRAMMAR if with_grammar else None, order="any")
+    ctx = metric._ctx
+    p, g = coerce_calls(pred, "pred"), coerce_calls(gold, "gold")
+    invalid = [ctx.violations(s) for s in p]
+    plan = plan_exact(g, ctx.rules, ctx.weight, ctx.canon, "arg") if prepared else None
+    fast = _one_gold_cover(p, g[0], ctx.rules, canon, invalid, plan, canon is bfcl)
+    assert fast == _cover_by_tool(p, g, ctx.rules, canon, invalid, plan, canon is bfcl)
+    _same(metric(pred, metric.prepare(gold) if prepared else gold), _general(metric, pred, gold))
