@@ -473,6 +473,17 @@ def test_a_large_group_compared_through_its_index_pairs_as_pair_by_pair(episode,
     _same(metric(pred, gold), pairwise_score)
 
 
+def _swapped(value):
+    """A value equal to ``value`` under ``==`` but of another type (1 -> 1.0 -> True -> 1, 0 -> False), else it."""
+    if type(value) is int:
+        return 1.0 if value == 1 else False if value == 0 else value
+    if type(value) is float:
+        return True if value == 1.0 else value
+    if type(value) is bool:
+        return int(value)
+    return value
+
+
 @st.composite
 def one_gold_episodes(draw):
     """One gold call and several predicted ones: copies of a right call (the same values, or of another type or
@@ -490,8 +501,7 @@ def one_gold_episodes(draw):
             pred.append(rnd.choice(pred))
         elif how == "changed_copy":  # equal under ==, not the same: 1 for 1.0 or True, a list's item too
             tool, copy = rnd.choice(pred)
-            swap = {1: 1.0, 1.0: True, True: 1, 0: False}
-            pred.append((tool, {k: ([swap.get(x, x) for x in v] if type(v) is list else swap.get(v, v))
+            pred.append((tool, {k: ([_swapped(x) for x in v] if type(v) is list else _swapped(v))
                                 for k, v in copy.items()}))
         elif how == "changed_value":  # the same names and types, a value changed
             tool, copy = rnd.choice(pred)
