@@ -104,6 +104,14 @@ def call_parts(call: Step, rules_of: Callable[[str], Mapping[str, ArgRule] | Non
             else:
                 count = 1 + len(args)
                 return weight_exact(w) * count, count
+        elif not rules:
+            # Fast path: no rules (a tool the grammar does not declare, or no grammar), so every argument weighs
+            # w and counts one unit unless its value is a bare OMITTABLE (the loop below, without the lookups).
+            for value in args.values():
+                if value is not OMITTABLE:
+                    at_w += 1
+            total = weight_exact(w) * at_w
+            return (total if type(total) is int else _normal(total)), at_w
         for name, value in call.args.items():
             rule = rules.get(name)
             if value is OMITTABLE or (rule is not None and rule.policy == "ignore"):

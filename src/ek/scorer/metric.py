@@ -373,17 +373,16 @@ def _count_pair(tally: dict[TallyKey, list[Any]], tool: str, w: float, rows: Seq
     ``w``, then each row's at level ``arg``; at level ``call`` one ``match``, or an FP and an FN
     ``inexact_call``, of weight ``w``; :func:`~ek.scorer.accounting.tally_pair_rows` counts the first two),
     and so is the verdict (:func:`_evaluate`'s: exact when no row is a mistake)."""
+    if level != "call":
+        return tally_pair_rows(rows, tool, w, tally)  # (it tells the verdict in the same pass)
     exact = True
     for row in rows:
         if row[1] not in OK_STATUSES:
             exact = False
             break
-    if level == "call":
-        weight = weight_exact(w)
-        for kind in ((TP,) if exact else (FP, FN)):
-            tally_add(tally, (kind, tool, "match" if exact else "inexact_call"), weight, 1)
-        return exact
-    tally_pair_rows(rows, tool, w, tally)
+    weight = weight_exact(w)
+    for kind in ((TP,) if exact else (FP, FN)):
+        tally_add(tally, (kind, tool, "match" if exact else "inexact_call"), weight, 1)
     return exact
 
 
