@@ -337,6 +337,9 @@ Cover = tuple[Sequence[int], Sequence[tuple[int, int]], Sequence[int], Sequence[
 #: One call on each side, of two tools: both left over.
 _TWO_TOOLS: Cover = ((), (), (0,), (0,))
 
+#: One call on each side, of one tool, not exact: paired.
+_ONE_PAIR: Cover = ((), ((0, 0),), (), ())
+
 
 def exact_cover(pred: Sequence[Step], gold: Sequence[Step], rules_of: Callable[[str], Mapping[str, ArgRule] | None],
                 canon: Canonicalizer, invalid: Sequence[Mapping[str, str]],
@@ -371,7 +374,10 @@ def exact_cover(pred: Sequence[Step], gold: Sequence[Step], rules_of: Callable[[
         if not invalid[0] and exact_verdict(p.args, g.args, rules_of(g.name) or _NO_RULES, bfcl_mode,
                                             canon) is True:
             return ALL_EXACT
-        return ((), ((0, 0),), (), ()) if shallow(p.args) and shallow(g.args) else None
+        # (a prepared gold knows whether its call is shallow: plan.deep)
+        if shallow(p.args) and ((g.name not in plan.deep) if plan is not None else shallow(g.args)):
+            return _ONE_PAIR
+        return None
     if len(gold) == 1 and pred:
         return _one_gold_cover(pred, gold[0], rules_of, canon, invalid, plan, bfcl_mode)
     return _cover_by_tool(pred, gold, rules_of, canon, invalid, plan, bfcl_mode)
