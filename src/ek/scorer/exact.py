@@ -631,16 +631,20 @@ def shallow(args: Mapping[str, Any]) -> bool:
     forms would raise RecursionError (a clear "nested too deeply" error) on absurdly nested values, so
     values with parts inside parts keep the general path and fail as they always did.
     """
+    scalars = _SCALARS
     for value in args.values():
         kind = type(value)
-        if kind in _SCALARS or kind is OneOf or value is OMITTABLE:
+        if kind in scalars or kind is OneOf or value is OMITTABLE:
             continue
         if kind is list or kind is tuple:
-            if all(type(v) in _SCALARS for v in value):
-                continue
-        elif kind is dict and all(type(v) in _SCALARS for v in value.values()):
-            continue
-        return False
+            items = value
+        elif kind is dict:
+            items = value.values()
+        else:
+            return False
+        for item in items:  # a loop, not all() over a generator: this runs for every call the cover path pairs
+            if type(item) not in scalars:
+                return False
     return True
 
 
