@@ -549,7 +549,12 @@ def _group_cover(pred: Sequence[Step], gold: Sequence[Step], mine: Sequence[int]
                  tool_index: GroupIndex | None, bfcl_mode: bool,
                  canon: Canonicalizer) -> Cover | None:
     """:func:`exact_cover` of one tool called more than once on a side: the calls ``mine`` (predicted) and
-    ``js`` (gold) of ``pred`` and ``gold``; None when the general path must decide."""
+    ``js`` (gold) of ``pred`` and ``gold``; None when the general path must decide.
+
+    A predicted call with one candidate that is already exact with a call of the same arguments
+    (:func:`_same_args`: a repeated call) is exact with it too, told without a verdict (its verdicts and
+    candidates are the other call's); the call is checked against no other, so a correct output never pays
+    for the test."""
     if tool_index is None and len(js) > EXACT_PAIRWISE_CALLS:
         # a large group unprepared: indexed now (linear) or left to the general path, never compared pair by
         # pair here as well as there
@@ -564,7 +569,12 @@ def _group_cover(pred: Sequence[Step], gold: Sequence[Step], mine: Sequence[int]
             continue
         args = pred[i].args
         candidates = js if tool_index is None else exact_candidates(args, tool_index, js)
-        if len(candidates) > EXACT_PAIRWISE_CALLS:
+        if len(candidates) == 1:
+            taken = partners.get(candidates[0])
+            if taken is not None and _same_args(args, pred[taken[0]].args):
+                taken.append(i)  # a copy of a call exact with its only candidate: exact too, without a verdict
+                continue
+        elif len(candidates) > EXACT_PAIRWISE_CALLS:
             return None
         found = -1
         for j in candidates:
