@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import sys
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -1087,7 +1087,8 @@ class ToolCallMetric:
                                                                           level)
             tally_add(tally, (TP, gold[j].name, "match"), weight, count)
         if extra:
-            gold_names = {s.name for s in gold}
+            # the gold's tool names (only membership and emptiness are asked): a prepared gold's plan has them
+            gold_names = plan.gold_of if plan is not None else {s.name for s in gold}
             for i in extra:
                 tool = pred[i].name
                 weight, count = call_parts(pred[i], rules_of, weight_of(tool), level)
@@ -1151,7 +1152,7 @@ class ToolCallMetric:
         return Score.from_unit_rows(units, explanation=explanation)
 
     @staticmethod
-    def _extra_reason(name: str, ctx: _Context, gold_names: set[str]) -> str:
+    def _extra_reason(name: str, ctx: _Context, gold_names: Collection[str]) -> str:
         if not ctx.known(name):
             return "unknown_tool"
         if not gold_names:
