@@ -167,3 +167,29 @@ def test_declared_order_is_the_full_sort(declared: list[tuple[str, int, bool]], 
 def test_an_undeclared_name_keeps_the_fast_order() -> None:
     rules = agree.ToolRules({"b": ArgRule(order=0), "a": ArgRule(order=1)})
     assert agree._declared_order({"b": 1, "zz": 2, "c": 3}, {"a": 1}, rules, False) == ["b", "a", "c", "zz"]
+
+
+NUMBERS = st.sampled_from([0.0, -0.0, 0.5, 1.0, 2.25, 1e300, float("inf"), float("nan")]) | st.integers(-1, 2) \
+    | st.floats(allow_nan=True, allow_infinity=True) | st.booleans() | st.sampled_from(["1", "a"])
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.tuples(NUMBERS, NUMBERS) | NUMBERS.map(lambda value: (value, value)),
+       st.none() | st.builds(_rule, POLICIES, KINDS), st.sampled_from([fold, bfcl]), st.booleans())
+def test_same_plain_values_agree_as_the_full_rules_say(pair: tuple[Any, Any], rule: ArgRule | None, canon: Any,
+                                                      top: bool) -> None:
+    """``_same_plain_agree``'s verdict on two scalars (two floats too), when it gives one, is the full rules'."""
+    gold, pred = pair
+    verdict = agree._same_plain_agree(gold, pred, rule, canon)
+    if verdict is not None:
+        with mock.patch.object(agree, "_same_plain_agree", lambda _g, _p, _r, _c: None):
+            assert verdict == values_agree(gold, pred, rule, canon, top=top)
+    if type(gold) is float and type(pred) is float and (rule is None or (rule.policy is None
+                                                                         and rule.kind not in ("date", "datetime"))):
+        assert verdict is not None  # two floats under no policy (nor a date kind): decided inline
+
+
+def test_equal_floats_for_an_int_argument_do_not_agree() -> None:
+    assert agree._same_plain_agree(1.0, 1.0, ArgRule(kind="int"), fold) is False
+    assert agree._same_plain_agree(1.0, 1.0, ArgRule(kind="float"), fold) is True
+    assert agree._same_plain_agree(float("nan"), float("nan"), None, fold) is False

@@ -471,3 +471,132 @@ def test_a_large_group_compared_through_its_index_pairs_as_pair_by_pair(episode,
     assert indexed == pairwise
     _same(indexed_score, pairwise_score)
     _same(metric(pred, gold), pairwise_score)
+
+
+def _swapped(value):
+    """A value equal to ``value`` under ``==`` but of another type (1 -> 1.0 -> True -> 1, 0 -> False), else it."""
+    if type(value) is int:
+        return 1.0 if value == 1 else False if value == 0 else value
+    if type(value) is float:
+        return True if value == 1.0 else value
+    if type(value) is bool:
+        return int(value)
+    return value
+
+
+@st.composite
+def one_gold_episodes(draw):
+    """One gold call and several predicted ones: copies of a right call (the same values, or of another type or
+    order), wrong or extra calls, calls of other tools."""
+    name, args = draw(st.tuples(st.sampled_from(["s", "t", "u"]), gold_args))
+    rnd = draw(st.randoms(use_true_random=False))
+    pred = []
+    for _ in range(draw(st.integers(2, 6))):
+        how = draw(st.sampled_from(["right", "right", "copy", "copy", "changed_copy", "changed_value",
+                                    "reordered_copy", "other", "other", "wrong"]))
+        if how == "right" or (how != "other" and how != "wrong" and not pred):
+            chosen = {k: _a_value(v, rnd) for k, v in args.items()}
+            pred.append((name, {k: v for k, v in chosen.items() if v is not OMITTABLE}))
+        elif how == "copy":
+            pred.append(rnd.choice(pred))
+        elif how == "changed_copy":  # equal under ==, not the same: 1 for 1.0 or True, a list's item too
+            tool, copy = rnd.choice(pred)
+            pred.append((tool, {k: ([_swapped(x) for x in v] if type(v) is list else _swapped(v))
+                                for k, v in copy.items()}))
+        elif how == "changed_value":  # the same names and types, a value changed
+            tool, copy = rnd.choice(pred)
+            if copy:
+                key = rnd.choice(sorted(copy))
+                others = {int: [-1, 2], str: ["b", "A "], float: [0.5, 2.25], bool: [True, False]}
+                copy = {**copy, key: rnd.choice(others.get(type(copy[key]), [copy[key]]))}
+            pred.append((tool, copy))
+        elif how == "reordered_copy":
+            tool, copy = rnd.choice(pred)
+            pred.append((tool, dict(reversed(list(copy.items())))))
+        elif how == "other":
+            pred.append((draw(st.sampled_from(["s", "t", "u", "zz"])), draw(pair_args)))
+        else:  # a wrong call of the tool
+            pred.append((name, draw(pair_args)))
+    return pred, [(name, args)]
+
+
+@settings(max_examples=800, deadline=None)
+@given(one_gold_episodes(), st.sampled_from([fold, bfcl]), st.booleans(), st.booleans())
+def test_one_gold_call_is_covered_as_tool_by_tool(episode, canon, with_grammar, prepared):
+    """exact_cover's fast path for one gold call (ek.scorer.exact._one_gold_cover) answers what the grouping by
+    tool answers, and the metric scores and explains such outputs as the general path does."""
+    from ek.scorer.exact import _cover_by_tool, _one_gold_cover, plan_exact
+
+    pred, gold = episode
+    metric = ToolCallMetric("arg", canonicalizer=canon, grammar=GRAMMAR if with_grammar else None, order="any")
+    ctx = metric._ctx
+    p, g = coerce_calls(pred, "pred"), coerce_calls(gold, "gold")
+    invalid = [ctx.violations(s) for s in p]
+    plan = plan_exact(g, ctx.rules, ctx.weight, ctx.canon, "arg") if prepared else None
+    fast = _one_gold_cover(p, g[0], ctx.rules, canon, invalid, plan, canon is bfcl)
+    assert fast == _cover_by_tool(p, g, ctx.rules, canon, invalid, plan, canon is bfcl)
+    _same(metric(pred, metric.prepare(gold) if prepared else gold), _general(metric, pred, gold))
+
+
+@settings(max_examples=400, deadline=None)
+@given(episodes(), st.sampled_from([fold, bfcl]), st.booleans(), st.booleans())
+def test_a_copy_told_without_a_verdict_covers_as_with_one(episode, canon, with_grammar, prepared):
+    """exact_cover's shortcut for a copy of an exact call (ek.scorer.exact._same_args) answers what the verdicts
+    answer with it off."""
+    from unittest import mock
+
+    from ek.scorer import exact
+    from ek.scorer.exact import plan_exact
+
+    pred, gold = episode
+    pred = pred + pred[:1] + pred[-1:]  # copies of the first and last calls, as a model repeats a call
+    metric = ToolCallMetric("arg", canonicalizer=canon, grammar=GRAMMAR if with_grammar else None, order="any")
+    ctx = metric._ctx
+    p, g = coerce_calls(pred, "pred"), coerce_calls(gold, "gold")
+    invalid = [ctx.violations(s) for s in p]
+    plan = plan_exact(g, ctx.rules, ctx.weight, ctx.canon, "arg") if prepared else None
+    fast = exact_cover(p, g, ctx.rules, canon, invalid, plan)
+    with mock.patch.object(exact, "_same_args", lambda _a, _b: False):
+        assert fast == exact_cover(p, g, ctx.rules, canon, invalid, plan)
+
+
+@st.composite
+def repeated_tool_episodes(draw):
+    """A tool called two or three times in gold, told apart by ``x`` (so a prepared gold indexes it), and a
+    prediction of its calls with copies, and calls that share a gold call's ``x`` but not its other values."""
+    xs = draw(st.lists(st.integers(0, 5), min_size=2, max_size=3, unique=True))
+    gold = [("s", {"x": x, "z": draw(st.sampled_from(["a", "b", OneOf("a", "c")]))}) for x in xs]
+    rnd = draw(st.randoms(use_true_random=False))
+    pred = []
+    for _ in range(draw(st.integers(2, 6))):
+        how = draw(st.sampled_from(["right", "copy", "copy", "near", "other"]))
+        name, args = rnd.choice(gold)
+        if how == "right" or not pred:
+            pred.append((name, {k: _a_value(v, rnd) for k, v in args.items()}))
+        elif how == "copy":
+            pred.append(rnd.choice(pred))
+        elif how == "near":  # the same x, another z: the index names one gold call, which is not exact with it
+            pred.append((name, {"x": args["x"], "z": draw(st.sampled_from(["a", "b", "c", "d"]))}))
+        else:
+            pred.append(("u", {}))
+    return pred, gold
+
+
+@settings(max_examples=400, deadline=None)
+@given(repeated_tool_episodes(), st.sampled_from([fold, bfcl]), st.booleans())
+def test_a_copy_in_a_repeated_tool_covers_as_with_a_verdict(episode, canon, prepared):
+    from unittest import mock
+
+    from ek.scorer import exact
+    from ek.scorer.exact import plan_exact
+
+    pred, gold = episode
+    metric = ToolCallMetric("arg", canonicalizer=canon, order="any")
+    ctx = metric._ctx
+    p, g = coerce_calls(pred, "pred"), coerce_calls(gold, "gold")
+    invalid = [{} for _ in p]
+    plan = plan_exact(g, ctx.rules, ctx.weight, ctx.canon, "arg") if prepared else None
+    fast = exact_cover(p, g, ctx.rules, canon, invalid, plan)
+    with mock.patch.object(exact, "_same_args", lambda _a, _b: False):
+        assert fast == exact_cover(p, g, ctx.rules, canon, invalid, plan)
+    _same(metric(pred, metric.prepare(gold) if prepared else gold), _general(metric, pred, gold))

@@ -442,7 +442,8 @@ def tally_check_rows(checks: Iterable[CheckRow], tool: str, scale: float,
     known = _WEIGHT_CACHE
     for row in checks:
         status = row[1]
-        kinds = _unit_kinds(status, row[3])
+        # _unit_kinds(status, row[3]), inline (a call per row)
+        kinds = (FP,) if status == "invalid_value" and row[3] is ABSENT else _KINDS_OF_STATUS[status]
         if not kinds:
             continue
         weight = scale * row[2]
@@ -459,24 +460,32 @@ def tally_check_rows(checks: Iterable[CheckRow], tool: str, scale: float,
                 slot[1] += 1
 
 
-def tally_pair_rows(checks: Sequence[CheckRow], tool: str, scale: float, tally: dict[TallyKey, list[Any]]) -> None:
+def tally_pair_rows(checks: Sequence[CheckRow], tool: str, scale: float, tally: dict[TallyKey, list[Any]]) -> bool:
     """Count a matched pair's units into ``tally``: the call's own TP ``match`` of weight ``scale``, then its
-    check rows' (what ``tally_add`` of the call's unit then :func:`tally_check_rows` count).
+    check rows' (what ``tally_add`` of the call's unit then :func:`tally_check_rows` count); whether the pair
+    is exact (no row is a mistake: every status in :data:`OK_STATUSES`), told in the same pass.
 
     A fast path for the usual pair: the call's unit and every ``match`` row of importance 1 weigh ``scale``
     each (``scale * 1.0`` is ``scale``) under the one key ``(TP, tool, "match")``, so they are added at once,
     ``k`` units of ``k`` times the weight's exact value (what ``k`` additions of it sum to: exact numbers),
     and only the other rows are counted one by one. Skipped: a key, a lookup and an addition per such row."""
     matches = 1
+    exact = True
     rest: list[CheckRow] = []
     for row in checks:
-        if row[1] == "match" and row[2] == 1.0:
-            matches += 1
-        else:
-            rest.append(row)
-    tally_add(tally, (TP, tool, "match"), weight_exact(scale) * matches, matches)
+        status = row[1]
+        if status == "match":
+            if row[2] == 1.0:
+                matches += 1
+                continue
+        elif status != "ignored":
+            exact = False
+        rest.append(row)
+    weight = _WEIGHT_CACHE.get(scale)
+    tally_add(tally, (TP, tool, "match"), (weight_exact(scale) if weight is None else weight) * matches, matches)
     if rest:
         tally_check_rows(rest, tool, scale, tally)
+    return exact
 
 
 def units_from_checks(
@@ -737,8 +746,16 @@ class Score:
                 fn += w
             else:
                 raise KeyError(kind)  # not a unit kind
-        return cls.of_exact_parts(tp if type(tp) is int else _exact(tp), fp if type(fp) is int else _exact(fp),
-                                  fn if type(fn) is int else _exact(fn), MappingProxyType(frozen), explanation)
+        # of_exact_parts, inline (a call less per score)
+        score = object.__new__(cls)
+        set_tp, set_fp, set_fn, set_tally, set_episodes, set_explanation = _SCORE_SLOTS
+        set_tp(score, tp if type(tp) is int else _exact(tp))
+        set_fp(score, fp if type(fp) is int else _exact(fp))
+        set_fn(score, fn if type(fn) is int else _exact(fn))
+        set_tally(score, MappingProxyType(frozen))
+        set_episodes(score, 1)
+        set_explanation(score, explanation)
+        return score
 
     @classmethod
     def of_exact_parts(cls, tp: Exact, fp: Exact, fn: Exact, tally: Mapping[TallyKey, tuple[Exact, int]],

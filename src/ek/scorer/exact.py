@@ -104,6 +104,14 @@ def call_parts(call: Step, rules_of: Callable[[str], Mapping[str, ArgRule] | Non
             else:
                 count = 1 + len(args)
                 return weight_exact(w) * count, count
+        elif not rules:
+            # Fast path: no rules (a tool the grammar does not declare, or no grammar), so every argument weighs
+            # w and counts one unit unless its value is a bare OMITTABLE (the loop below, without the lookups).
+            for value in args.values():
+                if value is not OMITTABLE:
+                    at_w += 1
+            total = weight_exact(w) * at_w
+            return (total if type(total) is int else _normal(total)), at_w
         for name, value in call.args.items():
             rule = rules.get(name)
             if value is OMITTABLE or (rule is not None and rule.policy == "ignore"):
@@ -329,6 +337,9 @@ Cover = tuple[Sequence[int], Sequence[tuple[int, int]], Sequence[int], Sequence[
 #: One call on each side, of two tools: both left over.
 _TWO_TOOLS: Cover = ((), (), (0,), (0,))
 
+#: One call on each side, of one tool, not exact: paired.
+_ONE_PAIR: Cover = ((), ((0, 0),), (), ())
+
 
 def exact_cover(pred: Sequence[Step], gold: Sequence[Step], rules_of: Callable[[str], Mapping[str, ArgRule] | None],
                 canon: Canonicalizer, invalid: Sequence[Mapping[str, str]],
@@ -363,7 +374,19 @@ def exact_cover(pred: Sequence[Step], gold: Sequence[Step], rules_of: Callable[[
         if not invalid[0] and exact_verdict(p.args, g.args, rules_of(g.name) or _NO_RULES, bfcl_mode,
                                             canon) is True:
             return ALL_EXACT
-        return ((), ((0, 0),), (), ()) if shallow(p.args) and shallow(g.args) else None
+        # (a prepared gold knows whether its call is shallow: plan.deep)
+        if shallow(p.args) and ((g.name not in plan.deep) if plan is not None else shallow(g.args)):
+            return _ONE_PAIR
+        return None
+    if len(gold) == 1 and pred:
+        return _one_gold_cover(pred, gold[0], rules_of, canon, invalid, plan, bfcl_mode)
+    return _cover_by_tool(pred, gold, rules_of, canon, invalid, plan, bfcl_mode)
+
+
+def _cover_by_tool(pred: Sequence[Step], gold: Sequence[Step],
+                   rules_of: Callable[[str], Mapping[str, ArgRule] | None], canon: Canonicalizer,
+                   invalid: Sequence[Mapping[str, str]], plan: ExactPlan | None, bfcl_mode: bool) -> Cover | Any | None:
+    """:func:`exact_cover` tool by tool: the general way, which its fast paths are held to."""
     if plan is None:
         gold_of: Mapping[str, Sequence[int]] = _positions_by_tool(gold)
         index: Mapping[str, GroupIndex] = _NO_INDEX
@@ -422,12 +445,116 @@ def _gold_position(pair: tuple[int, int]) -> int:
     return pair[1]
 
 
+def _one_gold_cover(pred: Sequence[Step], g: Step, rules_of: Callable[[str], Mapping[str, ArgRule] | None],
+                    canon: Canonicalizer, invalid: Sequence[Mapping[str, str]], plan: ExactPlan | None,
+                    bfcl_mode: bool) -> Cover | None:
+    """Fast path of :func:`_cover_by_tool` for one gold call ``g`` and several predicted calls (a repeated
+    call, an extra one, a renamed one): the same answer, without grouping the calls by tool.
+
+    The calls of other tools are left over (in the grouping's order: by tool, each tool's in order); the
+    gold call's tool's calls are told as :func:`_group_cover` tells one gold call's: exact with it, or not.
+    What it skips besides the grouping: a copy of the first call found exact (the same arguments in the same
+    order, each value of the same type and equal, :func:`_same_args`) is exact too without a verdict, and
+    counts the same when left over (the verdict, and what :func:`_same_counted` compares, depend on nothing
+    else). An answer that is not sure is None, as there.
+    """
+    tool = g.name
+    mine: list[int] = []
+    extra: list[int] = []
+    for i, p in enumerate(pred):
+        (mine if p.name == tool else extra).append(i)
+    if len(extra) > 1:  # the grouping's order: by tool (in order of first call), then position
+        by_tool: dict[str, list[int]] = {}
+        for i in extra:
+            by_tool.setdefault(pred[i].name, []).append(i)
+        extra = [i for calls in by_tool.values() for i in calls]
+    if not mine:
+        return [], [], extra, [0]  # the gold call missed (no tool of both sides: nothing deep to fear)
+    rules = rules_of(tool) or _NO_RULES
+    gold_args = g.args
+    if len(mine) == 1:  # every assignment pairs these two
+        i = mine[0]
+        if not invalid[i] and exact_verdict(pred[i].args, gold_args, rules, bfcl_mode, canon) is True:
+            exact, pairs = [0], []
+        else:
+            exact, pairs = [], [(i, 0)]
+    else:
+        first: Mapping[str, Any] | None = None  # the arguments of the first call exact with g
+        loose: list[int] = []
+        rivals: list[int] = []
+        for i in mine:
+            args = pred[i].args
+            if invalid[i]:
+                loose.append(i)
+            elif first is not None and _same_args(args, first):
+                rivals.append(i)  # a copy of an exact call: exact, and counted the same when left over
+            else:
+                verdict = exact_verdict(args, gold_args, rules, bfcl_mode, canon)
+                if verdict is None:
+                    return None
+                if not verdict:
+                    loose.append(i)
+                elif first is None:
+                    first = args
+                elif _same_counted(first, args):
+                    rivals.append(i)
+                else:
+                    return None  # rivals that count differently: which one is left over changes the score
+        if first is None:
+            return None  # several calls and none exact: the assignment ranks them
+        extra.extend(loose)
+        extra.extend(rivals)
+        exact, pairs = [0], []
+    # deep values keep the general path, as in _cover_by_tool
+    if (not shallow(gold_args)) if plan is None else tool in plan.deep:
+        return None
+    for i in mine:
+        if not shallow(pred[i].args):
+            return None
+    return exact, pairs, extra, []
+
+
+def _same_args(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """The same arguments: the same names in the same order, each value of the same type and equal, a list's
+    or dict's items too (their keys in the same order), every item a scalar; False for anything else (NaN,
+    nested values: not the same here). Every verdict of one is the other's (:func:`exact_verdict` reads the
+    names in order, the values by type and equality), and so is what it counts (:func:`call_parts`)."""
+    if len(a) != len(b):
+        return False
+    for (name, value), (other_name, other) in zip(a.items(), b.items()):
+        kind = type(value)
+        if name != other_name or kind is not type(other):
+            return False
+        if kind is list or kind is tuple:
+            if len(value) != len(other):
+                return False
+            for x, y in zip(value, other):
+                if type(x) is not type(y) or type(x) not in _SCALARS:
+                    return False
+        elif kind is dict:
+            if len(value) != len(other):
+                return False
+            for (k, x), (k2, y) in zip(value.items(), other.items()):
+                if k != k2 or type(x) is not type(y) or type(x) not in _SCALARS:
+                    return False
+        elif kind not in _SCALARS:
+            return False
+        if value != other:
+            return False
+    return True
+
+
 def _group_cover(pred: Sequence[Step], gold: Sequence[Step], mine: Sequence[int], js: Sequence[int],
                  invalid: Sequence[Mapping[str, str]], rules: Mapping[str, ArgRule],
                  tool_index: GroupIndex | None, bfcl_mode: bool,
                  canon: Canonicalizer) -> Cover | None:
     """:func:`exact_cover` of one tool called more than once on a side: the calls ``mine`` (predicted) and
-    ``js`` (gold) of ``pred`` and ``gold``; None when the general path must decide."""
+    ``js`` (gold) of ``pred`` and ``gold``; None when the general path must decide.
+
+    A predicted call with one candidate that is already exact with a call of the same arguments
+    (:func:`_same_args`: a repeated call) is exact with it too, told without a verdict (its verdicts and
+    candidates are the other call's); the call is checked against no other, so a correct output never pays
+    for the test."""
     if tool_index is None and len(js) > EXACT_PAIRWISE_CALLS:
         # a large group unprepared: indexed now (linear) or left to the general path, never compared pair by
         # pair here as well as there
@@ -442,7 +569,12 @@ def _group_cover(pred: Sequence[Step], gold: Sequence[Step], mine: Sequence[int]
             continue
         args = pred[i].args
         candidates = js if tool_index is None else exact_candidates(args, tool_index, js)
-        if len(candidates) > EXACT_PAIRWISE_CALLS:
+        if len(candidates) == 1:
+            taken = partners.get(candidates[0])
+            if taken is not None and _same_args(args, pred[taken[0]].args):
+                taken.append(i)  # a copy of a call exact with its only candidate: exact too, without a verdict
+                continue
+        elif len(candidates) > EXACT_PAIRWISE_CALLS:
             return None
         found = -1
         for j in candidates:
@@ -509,16 +641,20 @@ def shallow(args: Mapping[str, Any]) -> bool:
     forms would raise RecursionError (a clear "nested too deeply" error) on absurdly nested values, so
     values with parts inside parts keep the general path and fail as they always did.
     """
+    scalars = _SCALARS
     for value in args.values():
         kind = type(value)
-        if kind in _SCALARS or kind is OneOf or value is OMITTABLE:
+        if kind in scalars or kind is OneOf or value is OMITTABLE:
             continue
         if kind is list or kind is tuple:
-            if all(type(v) in _SCALARS for v in value):
-                continue
-        elif kind is dict and all(type(v) in _SCALARS for v in value.values()):
-            continue
-        return False
+            items = value
+        elif kind is dict:
+            items = value.values()
+        else:
+            return False
+        for item in items:  # a loop, not all() over a generator: this runs for every call the cover path pairs
+            if type(item) not in scalars:
+                return False
     return True
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import sys
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -373,17 +373,16 @@ def _count_pair(tally: dict[TallyKey, list[Any]], tool: str, w: float, rows: Seq
     ``w``, then each row's at level ``arg``; at level ``call`` one ``match``, or an FP and an FN
     ``inexact_call``, of weight ``w``; :func:`~ek.scorer.accounting.tally_pair_rows` counts the first two),
     and so is the verdict (:func:`_evaluate`'s: exact when no row is a mistake)."""
+    if level != "call":
+        return tally_pair_rows(rows, tool, w, tally)  # (it tells the verdict in the same pass)
     exact = True
     for row in rows:
         if row[1] not in OK_STATUSES:
             exact = False
             break
-    if level == "call":
-        weight = weight_exact(w)
-        for kind in ((TP,) if exact else (FP, FN)):
-            tally_add(tally, (kind, tool, "match" if exact else "inexact_call"), weight, 1)
-        return exact
-    tally_pair_rows(rows, tool, w, tally)
+    weight = weight_exact(w)
+    for kind in ((TP,) if exact else (FP, FN)):
+        tally_add(tally, (kind, tool, "match" if exact else "inexact_call"), weight, 1)
     return exact
 
 
@@ -1088,7 +1087,8 @@ class ToolCallMetric:
                                                                           level)
             tally_add(tally, (TP, gold[j].name, "match"), weight, count)
         if extra:
-            gold_names = {s.name for s in gold}
+            # the gold's tool names (only membership and emptiness are asked): a prepared gold's plan has them
+            gold_names = plan.gold_of if plan is not None else {s.name for s in gold}
             for i in extra:
                 tool = pred[i].name
                 weight, count = call_parts(pred[i], rules_of, weight_of(tool), level)
@@ -1103,7 +1103,10 @@ class ToolCallMetric:
         for i, j in pairs:
             tool = gold[j].name
             rows = compare_rows(pred[i].args, gold[j].args, rules_of(tool), ctx.canon, invalid=invalid[i])
-            inexact.append((tool, _count_pair(tally, tool, weight_of(tool), rows, level), tuple(rows)))
+            # _count_pair, whose level "arg" is tally_pair_rows (a call less per pair)
+            exact_pair = tally_pair_rows(rows, tool, weight_of(tool), tally) if level != "call" \
+                else _count_pair(tally, tool, weight_of(tool), rows, level)
+            inexact.append((tool, exact_pair, tuple(rows)))
         known = PLAIN_FIELDS if parse_error is None else {
             "parse_error": parse_error, "cut_short": cut_short, "out_of_order": (), "any_call": False}
         return Score.from_exact_tally(tally, DeferredExplanation(
@@ -1149,7 +1152,7 @@ class ToolCallMetric:
         return Score.from_unit_rows(units, explanation=explanation)
 
     @staticmethod
-    def _extra_reason(name: str, ctx: _Context, gold_names: set[str]) -> str:
+    def _extra_reason(name: str, ctx: _Context, gold_names: Collection[str]) -> str:
         if not ctx.known(name):
             return "unknown_tool"
         if not gold_names:
