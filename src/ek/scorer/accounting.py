@@ -746,16 +746,8 @@ class Score:
                 fn += w
             else:
                 raise KeyError(kind)  # not a unit kind
-        # of_exact_parts, inline (a call less per score)
-        score = object.__new__(cls)
-        set_tp, set_fp, set_fn, set_tally, set_episodes, set_explanation = _SCORE_SLOTS
-        set_tp(score, tp if type(tp) is int else _exact(tp))
-        set_fp(score, fp if type(fp) is int else _exact(fp))
-        set_fn(score, fn if type(fn) is int else _exact(fn))
-        set_tally(score, MappingProxyType(frozen))
-        set_episodes(score, 1)
-        set_explanation(score, explanation)
-        return score
+        return cls.of_exact_parts(tp if type(tp) is int else _exact(tp), fp if type(fp) is int else _exact(fp),
+                                  fn if type(fn) is int else _exact(fn), MappingProxyType(frozen), explanation)
 
     @classmethod
     def of_exact_parts(cls, tp: Exact, fp: Exact, fn: Exact, tally: Mapping[TallyKey, tuple[Exact, int]],
