@@ -244,25 +244,14 @@ def plainly_accepted(plan: ArgumentsPlan, choices: Mapping[str, tuple[Any, ...]]
                 return False
             continue
         found += 1
-        if quick is _BY_TYPE:
+        if quick is _ITEMS_BY_TYPE:
             for value in values:
-                if type(value) not in accepted:
+                if type(value) not in _SEQUENCES or not _all_pass(value, _BY_TYPE, accepted):
                     return False
-        elif quick is _MEMBER:
-            for value in values:
-                if type(value) not in _MEMBER_TYPES or value not in accepted:
-                    return False
-        elif quick is _ITEMS_BY_TYPE:
-            for value in values:
-                if type(value) not in _SEQUENCES:
-                    return False
-                for item in value:
-                    if type(item) not in accepted:
-                        return False
         elif quick is _CHECKED and type(node) is ListType and cons.min is None and cons.max is None:
             if not _items_plainly_accepted(values, node, plan[2]):
                 return False
-        elif quick is not _ANYTHING:
+        elif not _all_pass(values, quick, accepted):
             return False
     return found == len(choices)
 
@@ -274,18 +263,26 @@ def _items_plainly_accepted(values: tuple[Any, ...], node: ListType, resolve: Re
     item fits its type (a quick test only accepts what fits)."""
     quick, accepted = _quick_test(node.item, NO_CONSTRAINTS, resolve)
     for value in values:
-        if type(value) not in _SEQUENCES:
+        if type(value) not in _SEQUENCES or not _all_pass(value, quick, accepted):
             return False
-        for item in value:
-            if quick is _MEMBER:
-                if type(item) not in _MEMBER_TYPES or item not in accepted:
-                    return False
-            elif quick is _BY_TYPE:
-                if type(item) not in accepted:
-                    return False
-            elif quick is not _ANYTHING:
-                return False
     return True
+
+
+def _all_pass(values: Any, quick: str, accepted: Any) -> bool:
+    """Whether each of ``values`` (a sequence) passes the quick test ``quick`` with its ``accepted`` (a test
+    by type, by membership, or anything); False when the test is another, which leaves values to the rules
+    (unless there are none: then nothing is left to them)."""
+    if quick is _BY_TYPE:
+        for value in values:
+            if type(value) not in accepted:
+                return False
+        return True
+    if quick is _MEMBER:
+        for value in values:
+            if type(value) not in _MEMBER_TYPES or value not in accepted:
+                return False
+        return True
+    return quick is _ANYTHING or not values
 
 
 #: The quick tests of a planned field (see :func:`arguments_plan`); ``_CHECKED``: none, the rules decide.
