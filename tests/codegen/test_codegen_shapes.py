@@ -4,8 +4,10 @@ a marker or a cut between runs could make a module not compile."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -78,11 +80,8 @@ def test_the_shape_gate_passes_modules_that_compile(tools: list[tuple[FieldSpec,
     """By shapes (``SHAPES_PAY_FROM`` 0: every run) or mostly runs compiled alone (4, the default)."""
     grammar = GraphGrammar("random", 1, tools=tuple(ToolSpec(f"t{i}", f) for i, f in enumerate(tools)))
     source = render(grammar)
-    old, shapes.SHAPES_PAY_FROM = shapes.SHAPES_PAY_FROM, pay_from
-    try:
+    with _shapes_paying_from(pay_from):
         check_planned(source, "random", _compile)
-    finally:
-        shapes.SHAPES_PAY_FROM = old
     compile(str(source), "module", "exec", dont_inherit=True)
 
 
@@ -203,15 +202,28 @@ def test_the_gate_passes_runs_only_when_the_module_compiles(bodies: list[list[st
     """Whatever runs are cut, checked by their shapes (``pay_from`` 0: all of them) or compiled alone, a
     module the gate passes compiles."""
     validators = [(f"v{i}", "'doc'", Body(tuple(Run(text, ()) for text in runs))) for i, runs in enumerate(bodies)]
+    _passed_only_if_it_compiles(validators, "runs", pay_from)
+
+
+def _passed_only_if_it_compiles(validators: list[tuple[str, str, Body]], what: str, pay_from: int) -> None:
+    """The module of ``validators`` compiles if the gate (shapes checked from ``pay_from`` runs on) passes it."""
     text = _module(validators)
-    old, shapes.SHAPES_PAY_FROM = shapes.SHAPES_PAY_FROM, pay_from
     try:
-        check_planned(PlannedSource(text, "X = 1\n", "Y = 2\n", validators), "runs", compile_checked)
+        with _shapes_paying_from(pay_from):
+            check_planned(PlannedSource(text, "X = 1\n", "Y = 2\n", validators), what, compile_checked)
     except GenerationError:
         return
+    compile(text, "module", "exec", dont_inherit=True)
+
+
+@contextlib.contextmanager
+def _shapes_paying_from(runs: int) -> Iterator[None]:
+    """``shapes.SHAPES_PAY_FROM`` set to ``runs`` (0: every run checked by its shape) for the block."""
+    old, shapes.SHAPES_PAY_FROM = shapes.SHAPES_PAY_FROM, runs
+    try:
+        yield
     finally:
         shapes.SHAPES_PAY_FROM = old
-    compile(text, "module", "exec", dont_inherit=True)
 
 
 @pytest.mark.parametrize("runs", [
@@ -297,11 +309,8 @@ def test_the_shape_gate_passes_modules_with_nested_objects(tools: list[tuple[Fie
     module compiles, and it is the text of every run, holes filled."""
     grammar = GraphGrammar("nested", 1, tools=tuple(ToolSpec(f"t{i}", f) for i, f in enumerate(tools)))
     source = render(grammar)
-    old, shapes.SHAPES_PAY_FROM = shapes.SHAPES_PAY_FROM, pay_from
-    try:
+    with _shapes_paying_from(pay_from):
         check_planned(source, "nested", _compile)
-    finally:
-        shapes.SHAPES_PAY_FROM = old
     compile(str(source), "module", "exec", dont_inherit=True)
     for _, _, body in source.validators:
         for run in body.runs:
@@ -363,16 +372,7 @@ HELD = [
 def test_the_gate_passes_a_hole_only_when_the_module_compiles(holder: str, held: list[str], pay_from: int) -> None:
     """Whatever a hole's runs and wherever the hole, checked by their shapes or compiled alone: a module the
     gate passes compiles."""
-    validators = [("v", "'doc'", _holding(holder, held))]
-    text = _module(validators)
-    old, shapes.SHAPES_PAY_FROM = shapes.SHAPES_PAY_FROM, pay_from
-    try:
-        check_planned(PlannedSource(text, "X = 1\n", "Y = 2\n", validators), "holes", compile_checked)
-    except GenerationError:
-        return
-    finally:
-        shapes.SHAPES_PAY_FROM = old
-    compile(text, "module", "exec", dont_inherit=True)
+    _passed_only_if_it_compiles([("v", "'doc'", _holding(holder, held))], "holes", pay_from)
 
 
 @pytest.mark.parametrize("holder", [
