@@ -442,8 +442,7 @@ def tally_check_rows(checks: Iterable[CheckRow], tool: str, scale: float,
     known = _WEIGHT_CACHE
     for row in checks:
         status = row[1]
-        # _unit_kinds(status, row[3]), inline (a call per row)
-        kinds = (FP,) if status == "invalid_value" and row[3] is ABSENT else _KINDS_OF_STATUS[status]
+        kinds = _unit_kinds(status, row[3])
         if not kinds:
             continue
         weight = scale * row[2]

@@ -419,9 +419,7 @@ def compare_rows(
     checks: list[CheckRow] = []
     enforce_required = bfcl_mode and not nested
     rule_of, gold_value, pred_value = rules.get, gold.get, pred.get
-    # _ordered_names, its ToolRules fast path first (a call less per pair; the same names when it answers)
-    names = _declared_order(pred, gold, rules, enforce_required) if type(rules) is ToolRules else None
-    for name in names if names is not None else _ordered_names(pred, gold, rules, with_required=enforce_required):
+    for name in _ordered_names(pred, gold, rules, with_required=enforce_required):
         rule = rule_of(name)
         if rule is None:
             weight = 1.0

@@ -1103,10 +1103,7 @@ class ToolCallMetric:
         for i, j in pairs:
             tool = gold[j].name
             rows = compare_rows(pred[i].args, gold[j].args, rules_of(tool), ctx.canon, invalid=invalid[i])
-            # _count_pair, whose level "arg" is tally_pair_rows (a call less per pair)
-            exact_pair = tally_pair_rows(rows, tool, weight_of(tool), tally) if level != "call" \
-                else _count_pair(tally, tool, weight_of(tool), rows, level)
-            inexact.append((tool, exact_pair, tuple(rows)))
+            inexact.append((tool, _count_pair(tally, tool, weight_of(tool), rows, level), tuple(rows)))
         known = PLAIN_FIELDS if parse_error is None else {
             "parse_error": parse_error, "cut_short": cut_short, "out_of_order": (), "any_call": False}
         return Score.from_exact_tally(tally, DeferredExplanation(
