@@ -374,8 +374,7 @@ def exact_cover(pred: Sequence[Step], gold: Sequence[Step], rules_of: Callable[[
         if not invalid[0] and exact_verdict(p.args, g.args, rules_of(g.name) or _NO_RULES, bfcl_mode,
                                             canon) is True:
             return ALL_EXACT
-        # (a prepared gold knows whether its call is shallow: plan.deep)
-        if shallow(p.args) and ((g.name not in plan.deep) if plan is not None else shallow(g.args)):
+        if shallow(p.args) and not _gold_deep(g.name, gold, (0,), plan):
             return _ONE_PAIR
         return None
     if len(gold) == 1 and pred:
@@ -422,16 +421,11 @@ def _cover_by_tool(pred: Sequence[Step], gold: Sequence[Step],
         missing.extend(group[3])
     if not (pairs or extra or missing):
         return ALL_EXACT
-    deep = plan.deep if plan is not None else None
     for tool, mine in pred_of.items():  # deep values keep the general path, as it was (see above)
         js = gold_of.get(tool)
         if js is None:
             continue
-        if deep is None:
-            for j in js:
-                if not shallow(gold[j].args):
-                    return None
-        elif tool in deep:
+        if _gold_deep(tool, gold, js, plan):
             return None
         for i in mine:
             if not shallow(pred[i].args):
@@ -506,12 +500,23 @@ def _one_gold_cover(pred: Sequence[Step], g: Step, rules_of: Callable[[str], Map
         extra.extend(rivals)
         exact, pairs = [0], []
     # deep values keep the general path, as in _cover_by_tool
-    if (not shallow(gold_args)) if plan is None else tool in plan.deep:
+    if _gold_deep(tool, (g,), (0,), plan):
         return None
     for i in mine:
         if not shallow(pred[i].args):
             return None
     return exact, pairs, extra, []
+
+
+def _gold_deep(tool: str, gold: Sequence[Step], js: Sequence[int], plan: ExactPlan | None) -> bool:
+    """Whether a gold call of ``tool`` (``gold[j]`` for ``j`` in ``js``, all of that tool's) is not
+    :func:`shallow`; a prepared gold's plan knows it already (``plan.deep``)."""
+    if plan is not None:
+        return tool in plan.deep
+    for j in js:
+        if not shallow(gold[j].args):
+            return True
+    return False
 
 
 def _same_args(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
