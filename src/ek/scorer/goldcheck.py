@@ -32,7 +32,7 @@ argument's size, never with the product of the alternatives.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ek.calls import Step
@@ -197,12 +197,8 @@ def _whole_variant(present: dict[str, Any], choices: dict[str, tuple[Any, ...]],
 
 
 def _all_plain(args: Mapping[str, Any]) -> bool:
-    """Whether every argument value is a plain value, as :func:`_plain_value` tests it (its test inlined: a
-    call each would cost as much as the test)."""
-    for value in args.values():
-        if type(value) not in JSON_SCALAR_TYPES:
-            return False
-    return True
+    """Whether every argument value is a plain value, as :func:`_plain_value` tests it."""
+    return _scalars(args.values())
 
 
 def _plain_call_problems(validate: Validate, step: Step) -> list[tuple[str, str]]:
@@ -254,7 +250,7 @@ def _plain_gold_choices(args: Any) -> dict[str, tuple[Any, ...]] | None:
     return choices
 
 
-def _scalars(items: list[Any]) -> bool:
+def _scalars(items: Iterable[Any]) -> bool:
     """Whether every item is a plain value (str, int, float, bool, None: exactly those types)."""
     for item in items:
         if type(item) not in JSON_SCALAR_TYPES:
