@@ -1,6 +1,8 @@
 """Schema text -> syntax tree: the shared Lark parser and error recovery.
 
-The Lark LALR parser is built once per process from ``ek.lark`` (its tables cached on disk). On a syntax
+The Lark LALR parser is built once per process from ``ek.lark`` (its tables cached on disk). A text is
+read with its tables by :mod:`ek.grammar.fastparse` first (the same result, without Lark's per-token
+machinery); only a text with a syntax error is parsed by Lark itself, whose exception says where. On a syntax
 error the parser resumes at the next top-level statement, so one run reports
 the first error of every broken statement rather than only the first overall.
 """
@@ -30,6 +32,7 @@ from lark.lexer import TerminalDef
 from ek.atomicfile import write_bytes_atomic
 from ek.grammar.builder import BUILDER
 from ek.grammar.diagnostics import Diagnostic, SchemaError
+from ek.grammar.fastparse import parse_fast
 from ek.grammar.syntax import FileSyn
 from ek.grammar.syntax_errors import syntax_diagnostic
 from ek.limits import SYNTAX_ERRORS_REPORTED
@@ -139,6 +142,10 @@ def parse_syntax(text: str, filename: str = "<string>") -> FileSyn:
     while True:
         chunk = "\n" * (start_line - 1) + "\n".join(lines[start_line - 1 :]) + "\n"
         BUILDER.begin(filename)
+        decls = parse_fast(lark_parser(), chunk)  # Lark's parse, its per-token machinery left out
+        if decls is not None:
+            break
+        BUILDER.begin(filename)  # a syntax error: Lark's parse says which (escape errors are found again)
         try:
             decls = lark_parser().parse(chunk)  # type: ignore[assignment]  # the builder returns a list
             break
