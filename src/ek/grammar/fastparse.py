@@ -147,7 +147,16 @@ def _run(tables: FastTables, text: str) -> Any:
                 state_stack.append(arg)
                 value_stack.append(token if kind not in token_callbacks else token_callbacks[kind](token))
                 break
-            state = _reduce(actions, state_stack, value_stack, arg)
+            size, build, name = arg  # a reduction: :func:`_reduce`, written out (it runs once a token or more)
+            if size:
+                children = value_stack[-size:]
+                del state_stack[-size:]
+                del value_stack[-size:]
+            else:
+                children = []
+            value_stack.append(build(children))
+            state = actions[state_stack[-1]][name][1]
+            state_stack.append(state)
     end_state = tables.end_state
     while True:
         try:
