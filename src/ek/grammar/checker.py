@@ -72,7 +72,15 @@ MAX_NESTING = SCHEMA_MAX_NESTING
 
 def check(syntax: FileSyn) -> tuple[GraphGrammar | None, list[Diagnostic]]:
     """The model of a parsed file and every diagnostic; the model is None when there are errors."""
-    return _Checker(syntax).run()
+    checker = _Checker(syntax)
+    try:
+        return checker.run()
+    finally:
+        # The checker's DefaultChecker holds the checker's bound methods: a reference cycle, which kept the
+        # checker and the whole syntax tree it holds (39,000 objects for 1,000 tools) for the collector to
+        # find and free. Broken here, both go by reference counting once the caller lets the tree go
+        # (ek.grammar.api.parse does while the collector is paused).
+        del checker.defaults
 
 
 class _Checker:
