@@ -27,7 +27,6 @@ class Lines:
         self.level = level
         self._fresh: dict[str, int] = {}
         self._mark = mark  # written around each fresh name (``\x01v3\x01``), for whoever wants to find them
-        self._block = _Block(self)  # it holds no state but this: one serves every ``with``, nested too
 
     def line(self, text: str) -> None:
         try:
@@ -36,14 +35,14 @@ class Lines:
             indent = "    " * self.level
         self.lines.append(indent + text)
 
-    def block(self, header: str) -> _Block:
+    def block(self, header: str) -> Lines:
         """``header`` (``if x:``), then what is written inside the ``with`` one level deeper."""
         try:
             indent = _INDENTS[self.level]
         except IndexError:
             indent = "    " * self.level
         self.lines.append(indent + header)
-        return self._block
+        return self
 
     def fresh(self, prefix: str) -> str:
         """A new local variable name (``v0``, ``v1`` ...), unique within this body (between marks, if given)."""
@@ -54,21 +53,14 @@ class Lines:
     def text(self) -> str:
         return "\n".join(self.lines)
 
-
-class _Block:
-    """The ``with`` of :meth:`Lines.block` (a class, not ``contextlib.contextmanager``: a thousand-tool module
-    opens tens of thousands of blocks, and a generator-based context manager costs twice as much)."""
-
-    __slots__ = ("code",)
-
-    def __init__(self, code: Lines) -> None:
-        self.code = code
-
+    # The ``with`` of :meth:`block` is the object itself: no generator (``contextlib.contextmanager`` costs twice
+    # as much, and a thousand-tool module opens tens of thousands of blocks), and no helper object holding it
+    # back (a reference cycle, which kept every validator's lines until the collector found them).
     def __enter__(self) -> None:
-        self.code.level += 1
+        self.level += 1
 
     def __exit__(self, *exc: object) -> None:
-        self.code.level -= 1
+        self.level -= 1
 
 
 @attrs.frozen
