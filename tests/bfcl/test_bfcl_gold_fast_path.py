@@ -56,3 +56,11 @@ def test_a_decoded_answer_takes_the_fast_path() -> None:
     assert step is not None and [step] == gold.gold_calls([call])
     assert repr(step) == ("Step(name='get_weather', args={'city': OneOf('Paris', 'Paris, France'), "
                           "'unit': OneOf(OMITTABLE, 'celsius'), 'days': 3})")
+
+
+@pytest.mark.parametrize("options", [[""], [0], [False], [None], [0.0], ["x"], [""] * 2, ["", 0], [[""]], [{"k": [""]}],
+                                     [], "", None])
+def test_one_acceptable_value_read_inline_is_what_alternatives_makes_of_it(options: Any) -> None:
+    """The decoded call's inline reading of a one-scalar answer (``""`` is OMITTABLE, ``0``/``False`` are values)."""
+    for args in ({"a": options}, {"a": [1], "b": options}, {"b": options, 1: [1]}, {1: [1], "b": options}):
+        assert _outcome([{"f": args}]) == _general([{"f": args}]), args

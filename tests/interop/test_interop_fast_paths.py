@@ -145,7 +145,8 @@ def plain_like() -> st.SearchStrategy[dict[str, Any]]:
                                              "items", "properties", "x-ek-importance", "const"]),
                             st.sampled_from([True, "date", "email", 2, "^[a-z]+$", {"type": "string"},
                                              {"x": {"type": "integer"}}]), max_size=2)
-    return st.builds(lambda schema, more: {**schema, **more}, core, st.just({}) | extra) | list_like()
+    optional = st.fixed_dictionaries({"optional": st.sampled_from([True, False, "true", 1, None])})
+    return st.builds(lambda schema, more: {**schema, **more}, core, st.just({}) | extra | optional) | list_like()
 
 
 def list_like() -> st.SearchStrategy[dict[str, Any]]:
@@ -154,11 +155,12 @@ def list_like() -> st.SearchStrategy[dict[str, Any]]:
     items = st.sampled_from([{"type": "string"}, {"type": "integer", "enum": [1, 2]}, {"type": "string", "enum": ["a"]},
                              {"type": "integer", "description": "d"}, {"type": "float", "default": 1.5},
                              {"type": "array", "items": {"type": "string"}}, {"type": "weird"}, {},
-                             [{"type": "string"}], "string", {"type": "string", "minLength": 1}])
+                             [{"type": "string"}], "string", {"type": "string", "minLength": 1},
+                             {"type": "string", "optional": True}])
     return st.fixed_dictionaries({"type": st.sampled_from(["array", "list", "tuple", "Set", "string", "dict"])},
                                   optional={"items": items, "description": st.sampled_from(["d", "", 3]),
                                             "default": st.sampled_from([[], ["a"], None, "a"]),
-                                            "maxItems": st.just(2)})
+                                            "maxItems": st.just(2), "optional": st.sampled_from([True, False, "no"])})
 
 
 @settings(max_examples=1000, deadline=None)

@@ -155,13 +155,20 @@ def check(
     'ast_decoder:decoder_failed'
     """
     funcs = _functions(functions)
-    answers = _answers(possible_answer, category)
-    language, kind = _route(category)
-    if type(model_output) is list:
-        wrong = _wrong_count(model_output, kind, _expected_calls(kind, answers))
-        if wrong is not None:
-            return wrong
-    decoded = _decode(model_output, language)
+    # _answers and _route, their fast paths asked here (one call each fewer: a one-shot check is made of few)
+    answers = possible_answer if type(possible_answer) is list and possible_answer \
+        and _plain_answers(possible_answer) else _answers(possible_answer, category)
+    route = _ROUTES.get(category) if type(category) is str else None
+    language, kind = route if route is not None else _route(category)
+    decoded = _bfcl_form(model_output, kind, answers) if type(model_output) is list else None
+    if decoded is None:  # not BFCL's decoded form of plain calls: the general path
+        if type(model_output) is list:
+            wrong = _wrong_count(model_output, kind, _expected_calls(kind, answers))
+            if wrong is not None:
+                return wrong
+        decoded = _decode(model_output, language)
+    elif type(decoded) is Verdict:
+        return decoded
     if type(decoded) is not list or kind is _RELEVANCE:
         return _undecoded_or_relevance(decoded, kind, category)
     ctx = _CONTEXTS[language, bool(underscore_to_dot)]
@@ -301,6 +308,34 @@ def _one_call(checker: _CallCheck, item: Any) -> Verdict | None:
     return checker(call)
 
 
+def _bfcl_form(items: list[Any], kind: str, answers: list[Mapping[str, Any]]) -> list[_Call] | Verdict | None:
+    """Fast path of :func:`check` for an output in BFCL's decoded form: the wrong-count verdict, the calls, or
+    None (then the general path: :func:`_wrong_count`, then :func:`_decode`).
+
+    Skips the general path's second walk over the items and its three calls (``_wrong_count`` and
+    ``_decode``'s ``_decoded_bfcl`` each read every item as a one-key ``dict`` of a non-empty ``str`` name).
+    Safe: it reads the items as both do, once; an output of that shape with a wrong number of calls is
+    ``_wrong_count``'s verdict; one with the right number whose arguments are all plain
+    (:func:`~ek.parsing.values.calls_already_plain`, as ``_decoded_bfcl`` asks) is the calls ``_decode``
+    gives. Anything else (another shape, arguments to convert or refuse) is None: the general path reads it
+    from the start, as before.
+    """
+    calls: list[_Call] = []
+    append = calls.append
+    for item in items:
+        if type(item) is not dict or len(item) != 1:
+            return None
+        name, = item
+        if type(name) is not str or not name:
+            return None
+        append((name, item[name]))
+    expected = -1 if kind is _RELEVANCE else 1 if kind is _SIMPLE else len(answers)  # _expected_calls, inline
+    if expected >= 0 and len(calls) != expected:
+        return _WRONG_COUNT_PARALLEL if kind is _PARALLEL else _WRONG_COUNT_MULTIPLE if kind is _MULTIPLE \
+            else _WRONG_COUNT_SIMPLE
+    return calls if calls_already_plain(calls, DEFAULT_LIMITS) else None
+
+
 def _undecoded_or_relevance(decoded: list[_Call] | ParseError, kind: str, category: str) -> Verdict:
     """The verdict when the output did not decode (a ParseError), or the category only asks whether calls came."""
     if type(decoded) is not list:
@@ -316,13 +351,34 @@ def _parallel_checkers(funcs: list[Mapping[str, Any]], answers: list[Mapping[str
 
     Every answer's function is found first (a missing one raises before any call is checked).
     """
-    funcs_for = [_find(funcs, _only_key(a)) for a in answers]
+    funcs_for = _funcs_for(funcs, answers)
     fast = ctx.python and _well_formed(funcs_for)
     if compiled:  # all well-formed: each is (else each is asked on its own)
         checkers = [_call_check(func, answer, ctx, True if fast else None) for func, answer in zip(funcs_for, answers)]
     else:
         checkers = [functools.partial(_call_checker, func, answer, ctx) for func, answer in zip(funcs_for, answers)]
     return checkers, fast
+
+
+def _funcs_for(funcs: list[Mapping[str, Any]], answers: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Each answer's function, ``_find(funcs, _only_key(answer))``, in order (the first missing one raises).
+
+    Fast path: an answer naming the same ``str`` as the answer before it (parallel answers most often call
+    one function) takes that answer's function without :func:`_find`'s search. Safe: ``_find`` gives the
+    first function whose name ``==`` the answer's, and for two equal ``str`` s that is the same function.
+    """
+    found: list[Mapping[str, Any]] = []
+    last_name: str | None = None  # the name of the answer before, when a str
+    for answer in answers:
+        for name in answer:  # _only_key: the answer's one key (a loop binds it faster than next(iter(...)))
+            break
+        else:
+            name = _only_key(answer)  # no key: raises as _only_key does
+        if type(name) is not str or name != last_name:
+            func = _find(funcs, name)
+            last_name = name if type(name) is str else None
+        found.append(func)
+    return found
 
 
 _RELEVANCE, _PARALLEL, _MULTIPLE, _SIMPLE = "relevance", "parallel", "multiple", "simple"
@@ -797,11 +853,19 @@ def _call_checker(func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Cont
     """BFCL's ``simple_function_checker`` for one call."""
     for possible in answer.values():  # the one key's parameters (a loop binds them faster than next(iter(...)))
         break
-    name = _expected_name(func, ctx)
+    name: str = func["name"]  # _expected_name, inline (a call per checked call fewer)
+    if ctx.underscore_to_dot and "." in name:
+        name = name.replace(".", "_")
     got, args = call
     if got != name:
         return _wrong_name(name)
-    details, required = _plain_parameters(func)
+    # _plain_parameters, inline: a plain schema's properties and required list, else _parameters reads (or raises)
+    params = func.get("parameters", _NO_PARAMETERS)
+    details = required = None
+    if type(params) is dict:
+        details, required = params.get("properties", _NO_PARAMETERS), params.get("required", _NO_REQUIRED)
+    if type(details) is not dict or type(required) is not list:
+        _, details, required = _parameters(func)
     for param in required:
         if param not in args:
             return _missing_required(param)

@@ -103,8 +103,11 @@ def _decoded_call(call: Any) -> Step | None:
 
     It skips the abstract ``Mapping`` isinstance checks (Python-level ABC checks) of the general path and
     :class:`Step`'s field validators, which check what is tested here: a ``str`` name and a mapping of
-    ``str`` argument names (:func:`ek.calls.step_of_plain`). Safe because on exactly these calls the
-    general path raises nothing and builds the same step from the same ``alternatives`` of each value.
+    ``str`` argument names (:func:`ek.calls.step_of_plain`), each name as its value is read (an error of
+    an earlier value is the general path's first error too: it reads the values in order), and a call of
+    :func:`alternatives` for a list of one JSON scalar (its own fast path, inline). Safe because on exactly
+    these calls the general path raises nothing and builds the same step from the same ``alternatives`` of
+    each value.
     tests/bfcl/test_bfcl_gold_fast_path.py holds it to the general path.
     """
     if type(call) is not dict or len(call) != 1:
@@ -112,7 +115,13 @@ def _decoded_call(call: Any) -> Step | None:
     ((name, params),) = call.items()
     if type(name) is not str or type(params) is not dict:
         return None
-    for param in params:
+    args = {}
+    for param, options in params.items():  # one pass: each name checked as its value is read
         if type(param) is not str:
-            return None
-    return step_of_plain(name, {param: alternatives(options) for param, options in params.items()})
+            return None  # (a value read before raised what the general path raises first, reading in order)
+        if type(options) is list and len(options) == 1 and type(options[0]) in JSON_SCALAR_TYPES:
+            value = options[0]  # alternatives' own fast path, inline: one acceptable JSON scalar
+            args[param] = OMITTABLE if value == "" else value
+        else:
+            args[param] = alternatives(options)
+    return step_of_plain(name, args)

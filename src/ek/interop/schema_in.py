@@ -758,16 +758,18 @@ def _plain_field(name: str, schema: Any, required: bool, lists: bool) -> FieldSp
     """Fast path of one property of :meth:`Converter.fields` (and its :meth:`Converter.field`), or None.
 
     Taken for the shapes of most of BFCL's parameters: a name that is its own safe identifier, a ``dict``
-    schema of a :func:`_plain_type` shape (at most ``type``, ``description``, ``default`` and a text
-    ``enum``) or, when ``lists`` (the caller's depth leaves room for the items), of a :func:`_plain_list`
-    shape; its description text if any; a default only on an optional property, and only one that
-    :func:`_plain_default` takes. It skips the property's JSON path (only an issue would show it), the name
-    checks, ``field``'s reads of keywords the shape cannot hold and the default's check against the type.
-    Safe because on exactly these properties the general path reports nothing and builds this same field:
-    the name is not empty, holds no unfit character and its safe form is itself (the caller checks it is
-    not taken yet), the type has no constraint and no null, the default fits the type (a required
-    property with a default is reported: left to the general path), and no ``optional``,
-    ``x-ek-importance`` or ``x-ek-compare`` key is there to read. The caller checks the depth as
+    schema of a :func:`_plain_type` shape (at most ``type``, ``description``, ``default``, ``optional`` and
+    a text ``enum``) or, when ``lists`` (the caller's depth leaves room for the items), of a
+    :func:`_plain_list` shape; its description text if any; ``optional`` a boolean if there (``true`` makes
+    a required property optional, as ``field`` reads it); a default only on an optional property, and only
+    one that :func:`_plain_default` takes. It skips the property's JSON path (only an issue would show it),
+    the name checks, ``field``'s reads of keywords the shape cannot hold and the default's check against
+    the type. Safe because on exactly these properties the general path reports nothing and builds this
+    same field: the name is not empty, holds no unfit character and its safe form is itself (the caller
+    checks it is not taken yet), the type has no constraint and no null, ``optional`` is no other value
+    (which is reported), the default fits the type (a required property with a default is reported: left
+    to the general path), and no ``x-ek-importance`` or ``x-ek-compare`` key is there to read. The caller
+    checks the depth as
     ``type_of`` does. tests/interop/test_interop_fast_paths.py holds it to the general path on every
     function of BFCL's data and on generated schemas around these shapes.
     """
@@ -781,6 +783,12 @@ def _plain_field(name: str, schema: Any, required: bool, lists: bool) -> FieldSp
     doc = schema.get("description")
     if doc is not None and type(doc) is not str:
         return None
+    if "optional" in schema:  # (BFCL's own spelling, on some functions: the general path reads it in field)
+        optional = schema["optional"]
+        if type(optional) is not bool:
+            return None  # reported ("not a boolean") by the general path
+        if optional:
+            required = False
     default = NO_DEFAULT
     if "default" in schema:
         if required:
@@ -829,13 +837,14 @@ def _plain_default(value: Any, node: TypeNode) -> Any:
 
 
 #: What may sit in a schema :func:`_plain_list` reads.
-_PLAIN_LIST_KEYS = frozenset({"type", "description", "items"})
+_PLAIN_LIST_KEYS = frozenset({"type", "description", "items", "optional"})  # (optional: read by _plain_field)
 
 
 def _plain_list(schema: dict[str, Any]) -> TypeNode | None:
     """Fast path of :meth:`Converter.type_of` for a list of a plain type, or None: a list ``type`` spelling
-    (``array``, ``list``, ``tuple``, ...) with at most ``description`` beside it and ``items``, a ``dict``
-    of a :func:`_plain_type` shape without ``description`` or ``default`` (both reported on items).
+    (``array``, ``list``, ``tuple``, ...) with at most ``description`` and ``optional`` beside it and
+    ``items``, a ``dict`` of a :func:`_plain_type` shape without ``description`` or ``default`` (both
+    reported on items).
 
     It skips the keyword walks and dispatch of the list and of its items, and the empty length reads.
     Safe because on exactly these shapes the general path reports nothing and returns the list of what
@@ -861,8 +870,9 @@ _PLAIN_NODES: dict[str, TypeNode] = {
     for spellings, kind in ((_STR, "str"), (_INT, "int"), (_FLOAT, "float"), (_BOOL, "bool"), (_ANY, "any"))
     for spelling in spellings
 }
-#: What may sit beside ``type`` in a schema :func:`_plain_type` reads (``default`` is read by ``field``).
-_PLAIN_KEYS = frozenset({"type", "description", "default"})
+#: What may sit beside ``type`` in a schema :func:`_plain_type` reads (``default`` and ``optional`` are read by
+#: ``field``, and by :func:`_plain_field`; ``type_of`` reads neither, and reports neither).
+_PLAIN_KEYS = frozenset({"type", "description", "default", "optional"})
 _PLAIN_ENUM_KEYS = _PLAIN_KEYS | {"enum"}
 
 
@@ -870,15 +880,15 @@ def _plain_type(schema: Mapping[str, Any]) -> TypeNode | None:
     """Fast path of :meth:`Converter.type_of` for the two shapes most of BFCL's parameters have, or None.
 
     - a primitive ``type`` spelling (``string``, ``integer``, ``float``, ``boolean``, ``any``, ...) with at
-      most ``description`` and ``default`` beside it: that primitive, unconstrained;
+      most ``description``, ``default`` and ``optional`` beside it: that primitive, unconstrained;
     - a text ``type`` with an ``enum`` of distinct non-empty strings (at most the members ek reads): that enum.
 
     It skips the general path's keyword walk, its ``_kind_name``/``_inapplicable`` dispatch and the empty
     length/range/pattern reads. Safe because on exactly these shapes that path reports nothing and returns
     the same: every key is handled and applies to the kind, no bound or pattern makes a constraint, and
     the enum has no null, empty or repeated member to report (the caller checks the depth first, and
-    ``field`` still reads ``default`` and ``description``). tests/interop/test_plain_types.py holds it to
-    the general path on every function of BFCL's data.
+    ``field`` still reads ``default``, ``optional`` and ``description``). tests/interop/test_interop_fast_paths.py
+    holds it to the general path on every function of BFCL's data and on generated near misses.
     """
     kind = schema.get("type")
     if type(kind) is not str:

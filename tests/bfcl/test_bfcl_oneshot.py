@@ -1,0 +1,110 @@
+"""ek.bfcl.check's one-shot fast paths held to its general path, on generated entries and outputs.
+
+``check(functions, output, answer, category)`` reads an output in BFCL's decoded form once
+(``_bfcl_form``: the wrong count, or the calls) and finds each parallel answer's function once per run
+of answers naming it (``_funcs_for``); the general path is ``_wrong_count`` then ``_decode``, and
+``_find`` per answer. Here ``check`` is run both ways, on the generated entries of
+test_bfcl_prepared (odd outputs included: empty or non-string names, arguments that are not a dict,
+non-JSON values, wrong numbers of calls), and each fast path is compared with what it replaces.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+from unittest import mock
+
+import pytest
+import test_bfcl_prepared as prepared_tests  # the same generated entries and outputs
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ek.bfcl import check, checker
+from ek.parsing import ParseError
+
+CATEGORIES = ("simple", "multiple", "parallel", "parallel_multiple", "relevance", "irrelevance")
+
+
+def _general_funcs_for(funcs: list[Any], answers: list[Any]) -> list[Any]:
+    return [checker._find(funcs, checker._only_key(answer)) for answer in answers]
+
+
+@contextmanager
+def general_path() -> Iterator[None]:
+    """``check`` without its one-shot fast paths: no decoded form read at once, every answer's function found."""
+    with mock.patch.object(checker, "_bfcl_form", lambda items, kind, answers: None), \
+            mock.patch.object(checker, "_funcs_for", _general_funcs_for):
+        yield
+
+
+def both_ways(functions: Any, output: Any, truth: Any, category: str, underscore_to_dot: bool = False) -> None:
+    fast = prepared_tests.outcome(lambda: check(functions, copy.deepcopy(output), truth, category,
+                                                underscore_to_dot=underscore_to_dot))
+    with general_path():
+        general = prepared_tests.outcome(lambda: check(functions, copy.deepcopy(output), truth, category,
+                                                       underscore_to_dot=underscore_to_dot))
+    assert fast == general, (functions, output, truth, category)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(prepared_tests.entries(), st.booleans())
+def test_one_shot_check_gives_the_verdicts_of_its_general_path(entry: Any, underscore_to_dot: bool) -> None:
+    functions, truth, category, outputs = entry
+    for output in outputs:
+        both_ways(functions, output, truth, category, underscore_to_dot)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(prepared_tests.entries(), st.lists(prepared_tests.ITEM, max_size=4), st.sampled_from(CATEGORIES))
+def test_odd_outputs_are_checked_as_the_general_path_checks_them(entry: Any, output: list[Any],
+                                                                 category: str) -> None:
+    """Items near BFCL's decoded form, in any number, against entries of every kind (relevance too)."""
+    functions, truth, _, _ = entry
+    both_ways(functions, output, truth, category)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(prepared_tests.ITEM, max_size=4), st.sampled_from(CATEGORIES), st.integers(0, 3))
+def test_the_decoded_form_read_once_is_the_wrong_count_or_the_decoded_calls(items: list[Any], category: str,
+                                                                            answered: int) -> None:
+    """What ``_bfcl_form`` gives (when not None) is ``_wrong_count``'s verdict if it has one, else ``_decode``'s."""
+    _, kind = checker._route(category)
+    answers = [{"f": {}}] * answered
+    found = checker._bfcl_form(copy.deepcopy(items), kind, answers)
+    if found is None:
+        return
+    wrong = checker._wrong_count(copy.deepcopy(items), kind, checker._expected_calls(kind, answers))
+    if wrong is not None:
+        assert found is wrong
+        return
+    decoded = checker._decode(copy.deepcopy(items))
+    assert not isinstance(decoded, ParseError)
+    assert found == decoded
+
+
+NAMED = st.sampled_from(("f", "g", "g.h", 1, ""))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.builds(lambda name: {"name": name, "parameters": {}}, st.sampled_from(("f", "g", "g.h"))),
+                max_size=3),
+       st.lists(st.builds(lambda name: {name: {}}, NAMED), max_size=5))
+def test_each_answer_s_function_is_the_one_find_gives(funcs: list[Any], answers: list[Any]) -> None:
+    def run(how: Any) -> Any:
+        try:
+            return [id(func) for func in how(funcs, answers)]
+        except ValueError as exc:
+            return str(exc)
+
+    assert run(checker._funcs_for) == run(_general_funcs_for)
+
+
+def test_answers_calling_one_function_in_a_row_each_get_it_and_a_missing_one_raises() -> None:
+    funcs = [{"name": "f", "parameters": {}}, {"name": "g", "parameters": {}}, {"name": "f", "parameters": {}}]
+    answers = [{"f": {}}, {"f": {}}, {"g": {}}, {"f": {}}]
+    assert [id(f) for f in checker._funcs_for(funcs, answers)] == [id(funcs[0]), id(funcs[0]), id(funcs[1]),
+                                                                    id(funcs[0])]
+    with pytest.raises(ValueError, match="names function 'h'"):
+        checker._funcs_for(funcs, [{"f": {}}, {"h": {}}])
