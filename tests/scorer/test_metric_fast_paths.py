@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from ek.calls import Step
 from ek.canon import bfcl, fold
 from ek.grammar.model import FieldSpec, GraphGrammar, PrimitiveType, ToolSpec
-from ek.scorer.accounting import ABSENT, Score, tally_unit_rows
+from ek.scorer.accounting import ABSENT, Score, one_pair_parts, tally_pair_rows, tally_unit_rows
 from ek.scorer.exact import _counted, _same_counted
 from ek.scorer.metric import ToolCallMetric, _count_pair, _PairEval, coerce_calls
 from ek.values import OMITTABLE
@@ -58,6 +58,28 @@ def test_a_pair_is_counted_as_its_unit_rows_count(checks, level, weight):
     assert [(key, type(w), w, n) for key, (w, n) in fast.tally.items()] == \
         [(key, type(w), w, n) for key, (w, n) in general.tally.items()]
     assert [type(n) for n in fast.exact_counts] == [type(n) for n in general.exact_counts]
+
+
+@settings(max_examples=500, deadline=None)
+@given(rows, st.sampled_from([1.0, 2.0, 0.7, 0.5, 0.25, 0.1, 1e-300, 3]), st.sampled_from(["s", "t"]))
+def test_one_pair_is_counted_into_its_score_as_the_tally_counts_it(checks, weight, tool):
+    """one_pair_parts against tally_pair_rows into an empty tally then Score.from_exact_tally: the same counts,
+    the same tally (keys in the same order, weights of the same types), the same verdict; or None."""
+    parts = one_pair_parts(checks, tool, weight)
+    tally: dict = {}
+    exact = tally_pair_rows(checks, tool, weight, tally)
+    general = Score.from_exact_tally(tally, None)
+    counted_apart = [row for row in checks if row[1] != "ignored" and not (row[1] == "match" and row[2] == 1.0)]
+    if parts is None:
+        assert len(counted_apart) > 1 or (counted_apart and counted_apart[0][1] == "match")
+        return
+    tp, fp, fn, frozen, verdict = parts
+    fast = Score.of_exact_parts(tp, fp, fn, frozen, None)
+    assert verdict is exact
+    assert fast == general
+    assert [(key, type(w), w, type(n), n) for key, (w, n) in fast.tally.items()] == \
+        [(key, type(w), w, type(n), n) for key, (w, n) in general.tally.items()]
+    assert [(type(n), n) for n in fast.exact_counts] == [(type(n), n) for n in general.exact_counts]
 
 
 def test_an_invalid_value_for_an_argument_gold_leaves_out_is_only_an_fp():
