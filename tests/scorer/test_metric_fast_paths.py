@@ -106,6 +106,47 @@ def test_wrong_outputs_score_as_the_general_path(pred, gold, level, canon, prepa
     _same(fast, _general(metric, pred, gold))
 
 
+bfcl_values = st.one_of(st.integers(-2, 2), st.sampled_from(["a", "b", 1.5, float("nan"), None, True, 10 ** 5000]),
+                        st.lists(st.sampled_from([1, "a", (1, 2)]), max_size=2), st.just({"k": [1]}))
+bfcl_items = st.one_of(
+    st.dictionaries(st.sampled_from(["s", "t", "", "u"]),
+                    st.one_of(st.dictionaries(st.sampled_from(["x", "y", "q"]), bfcl_values, max_size=3),
+                              st.sampled_from(['{"x": 1}', None, 3])), max_size=2),
+    st.sampled_from(["text", 1, None, ("s", {"x": 1})]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(bfcl_items, max_size=3), st.booleans(), st.sampled_from([None, "bfcl", "json"]))
+def test_a_decoded_bfcl_list_scores_as_read_by_parse_calls(output, prepared, format):
+    """ToolCallMetric.__call__ asks read_plain_bfcl first for a list in format bfcl: the score of what the metric
+    reads without it (_is_decoded_output, then _read, or coerce_calls), including the parse error."""
+    from ek.parsing import ParseError
+    from ek.scorer.metric import _is_decoded_output
+
+    metric = ToolCallMetric("arg", grammar=GRAMMAR, canonicalizer=bfcl, format="bfcl")
+    gold = [Step("s", {"x": 1}), Step("t", {"x": 2})]
+    ctx = metric._ctx
+    parse_error, cut_short = None, False
+    try:
+        if _is_decoded_output(output):
+            try:
+                steps = metric._read(output, ctx, format)
+            except ParseError as exc:
+                steps, parse_error, cut_short = (), str(exc), exc.cut_short
+        else:
+            steps = coerce_calls(output, "pred")
+    except TypeError as exc:  # not calls at all: the same error either way
+        try:
+            metric(output, gold, format=format)
+        except TypeError as again:
+            assert str(again) == str(exc)
+            return
+        raise AssertionError("read without an error") from exc
+    expected = metric._score_paired(steps, tuple(gold), ctx, [ctx.violations(s) for s in steps], parse_error,
+                                    cut_short)
+    _same(metric(output, metric.prepare(gold) if prepared else gold, format=format), expected)
+
+
 def test_an_output_with_no_call_against_a_prepared_gold_scores_as_the_general_path():
     """_score_no_call reads the score from the prepared gold's plan: the same as counting it."""
     metric = ToolCallMetric("arg", grammar=GRAMMAR, canonicalizer=bfcl)

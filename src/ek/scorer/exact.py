@@ -421,11 +421,12 @@ def _cover_by_tool(pred: Sequence[Step], gold: Sequence[Step],
         missing.extend(group[3])
     if not (pairs or extra or missing):
         return ALL_EXACT
+    deep = plan.deep if plan is not None else None  # (_gold_deep's answer, read here without the call)
     for tool, mine in pred_of.items():  # deep values keep the general path, as it was (see above)
         js = gold_of.get(tool)
         if js is None:
             continue
-        if _gold_deep(tool, gold, js, plan):
+        if tool in deep if deep is not None else _gold_deep(tool, gold, js, None):
             return None
         for i in mine:
             if not shallow(pred[i].args):

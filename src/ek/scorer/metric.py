@@ -992,7 +992,8 @@ class ToolCallMetric:
         (1.0, 0.0)
         """
         ctx = self._ctx if grammar is None else self._context(grammar)
-        g_steps = () if gold is ANY_CALL else coerce_calls(gold, "gold")
+        # a prepared gold's calls read at once (what coerce_calls gives for it, without the call)
+        g_steps = gold.steps if type(gold) is PreparedGold else () if gold is ANY_CALL else coerce_calls(gold, "gold")
         parse_error, cut_short = None, False
         # Fast path of _read for a decoded BFCL list (most outputs a BFCL run scores): what parse_calls reads it
         # to, asked of the parser's own fast path directly (an empty list is no call, as coerce_calls has it)
