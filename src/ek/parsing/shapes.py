@@ -13,7 +13,7 @@ from ek.calls import Step, step_of_plain
 from ek.parsing import json_text
 from ek.parsing.errors import ParseError
 from ek.parsing.limits import Limits
-from ek.parsing.values import already_plain, calls_already_plain, plain_args
+from ek.parsing.values import already_plain, plain_args
 
 #: Keys that hold a generic call's arguments, in the order they are looked for.
 ARGUMENT_KEYS = ("arguments", "parameters", "args", "input")
@@ -174,21 +174,17 @@ def bfcl_plain_calls(items: list[Any], limits: Limits) -> list[Step] | None:
     reader (:func:`bfcl_call` per item) reads or refuses with the error at its path.
 
     It gives what :func:`bfcl_call` gives on such items (each argument dict copied at its top level, as
-    :func:`_arguments` copies it) without building the JSON paths that only errors use. The arguments of
-    every call are checked by one :func:`ek.parsing.values.calls_already_plain` (``already_plain`` of each,
-    in one walk).
+    :func:`_arguments` copies it) without building the JSON paths that only errors use.
     """
-    calls: list[tuple[str, Any]] = []
+    steps: list[Step] = []
     for item in items:
         if type(item) is not dict or not item:
             return None
         for name, args in item.items():
-            if type(name) is not str or not name:
+            if type(name) is not str or not name or type(args) is not dict or not already_plain(args, limits):
                 return None
-            calls.append((name, args))
-    if not calls_already_plain(calls, limits):  # (arguments that are not a dict: it says so)
-        return None
-    return [step_of_plain(name, dict(args)) for name, args in calls]
+            steps.append(step_of_plain(name, dict(args)))
+    return steps
 
 
 def _json_kind(value: object) -> str:
