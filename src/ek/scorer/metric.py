@@ -288,11 +288,13 @@ class _Context:
             return {}
         out: dict[str, str] = {}
         for v in found:
-            lazy = hasattr(v, "path")  # ek.runtime's Violation renders its reason when read: only if it is kept
-            path = str(v.path if lazy else v[0])
+            # ek.runtime's Violation renders its path and reason when read (the reason only if it is kept; the
+            # path once: getattr, not hasattr then the attribute); a plain pair is read by index
+            lazy_path = getattr(v, "path", None)
+            path = str(v[0] if lazy_path is None else lazy_path)
             arg = _top_arg(path)
             if arg is not None and arg in args and arg not in out:
-                out[arg] = f"{path}: {v.reason if lazy else v[1]}"
+                out[arg] = f"{path}: {v[1] if lazy_path is None else v.reason}"
         for arg in args:
             if arg not in declared and arg not in out:  # (the validator's own text, when it gave one, is kept)
                 out[arg] = f"$.{arg}: not an argument of {step.name!r} in {self.grammar.key}"
