@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from ek.calls import Step
 from ek.canon import bfcl, fold
 from ek.grammar.model import FieldSpec, GraphGrammar, PrimitiveType, ToolSpec
-from ek.scorer.accounting import ABSENT, Score, tally_unit_rows
+from ek.scorer.accounting import ABSENT, Score, one_pair_parts, tally_pair_rows, tally_unit_rows
 from ek.scorer.exact import _counted, _same_counted
 from ek.scorer.metric import ToolCallMetric, _count_pair, _PairEval, coerce_calls
 from ek.values import OMITTABLE
@@ -60,6 +60,28 @@ def test_a_pair_is_counted_as_its_unit_rows_count(checks, level, weight):
     assert [type(n) for n in fast.exact_counts] == [type(n) for n in general.exact_counts]
 
 
+@settings(max_examples=500, deadline=None)
+@given(rows, st.sampled_from([1.0, 2.0, 0.7, 0.5, 0.25, 0.1, 1e-300, 3]), st.sampled_from(["s", "t"]))
+def test_one_pair_is_counted_into_its_score_as_the_tally_counts_it(checks, weight, tool):
+    """one_pair_parts against tally_pair_rows into an empty tally then Score.from_exact_tally: the same counts,
+    the same tally (keys in the same order, weights of the same types), the same verdict; or None."""
+    parts = one_pair_parts(checks, tool, weight)
+    tally: dict = {}
+    exact = tally_pair_rows(checks, tool, weight, tally)
+    general = Score.from_exact_tally(tally, None)
+    counted_apart = [row for row in checks if row[1] != "ignored" and not (row[1] == "match" and row[2] == 1.0)]
+    if parts is None:
+        assert len(counted_apart) > 1 or (counted_apart and counted_apart[0][1] == "match")
+        return
+    tp, fp, fn, frozen, verdict = parts
+    fast = Score.of_exact_parts(tp, fp, fn, frozen, None)
+    assert verdict is exact
+    assert fast == general
+    assert [(key, type(w), w, type(n), n) for key, (w, n) in fast.tally.items()] == \
+        [(key, type(w), w, type(n), n) for key, (w, n) in general.tally.items()]
+    assert [(type(n), n) for n in fast.exact_counts] == [(type(n), n) for n in general.exact_counts]
+
+
 def test_an_invalid_value_for_an_argument_gold_leaves_out_is_only_an_fp():
     """The one status whose units depend on the expected value (invalid_value with nothing expected)."""
     metric = ToolCallMetric("arg", grammar=GRAMMAR, canonicalizer=fold)
@@ -82,6 +104,47 @@ def test_wrong_outputs_score_as_the_general_path(pred, gold, level, canon, prepa
     metric = ToolCallMetric(level, grammar=GRAMMAR, canonicalizer=canon, order="any")
     fast = metric(pred, metric.prepare(gold) if prepared else gold)
     _same(fast, _general(metric, pred, gold))
+
+
+bfcl_values = st.one_of(st.integers(-2, 2), st.sampled_from(["a", "b", 1.5, float("nan"), None, True, 10 ** 5000]),
+                        st.lists(st.sampled_from([1, "a", (1, 2)]), max_size=2), st.just({"k": [1]}))
+bfcl_items = st.one_of(
+    st.dictionaries(st.sampled_from(["s", "t", "", "u"]),
+                    st.one_of(st.dictionaries(st.sampled_from(["x", "y", "q"]), bfcl_values, max_size=3),
+                              st.sampled_from(['{"x": 1}', None, 3])), max_size=2),
+    st.sampled_from(["text", 1, None, ("s", {"x": 1})]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(bfcl_items, max_size=3), st.booleans(), st.sampled_from([None, "bfcl", "json"]))
+def test_a_decoded_bfcl_list_scores_as_read_by_parse_calls(output, prepared, format):
+    """ToolCallMetric.__call__ asks read_plain_bfcl first for a list in format bfcl: the score of what the metric
+    reads without it (_is_decoded_output, then _read, or coerce_calls), including the parse error."""
+    from ek.parsing import ParseError
+    from ek.scorer.metric import _is_decoded_output
+
+    metric = ToolCallMetric("arg", grammar=GRAMMAR, canonicalizer=bfcl, format="bfcl")
+    gold = [Step("s", {"x": 1}), Step("t", {"x": 2})]
+    ctx = metric._ctx
+    parse_error, cut_short = None, False
+    try:
+        if _is_decoded_output(output):
+            try:
+                steps = metric._read(output, ctx, format)
+            except ParseError as exc:
+                steps, parse_error, cut_short = (), str(exc), exc.cut_short
+        else:
+            steps = coerce_calls(output, "pred")
+    except (TypeError, ValueError) as exc:  # not calls at all (or not even shown): the same error either way
+        try:
+            metric(output, gold, format=format)
+        except type(exc) as again:
+            assert str(again) == str(exc)
+            return
+        raise AssertionError("read without an error") from exc
+    expected = metric._score_paired(steps, tuple(gold), ctx, [ctx.violations(s) for s in steps], parse_error,
+                                    cut_short)
+    _same(metric(output, metric.prepare(gold) if prepared else gold, format=format), expected)
 
 
 def test_an_output_with_no_call_against_a_prepared_gold_scores_as_the_general_path():

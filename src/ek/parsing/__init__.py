@@ -11,7 +11,7 @@ reason. ``coerce_call``/``parse_call_list`` read gold calls given as data.
 See ``docs/parsing.md``.
 """
 
-from ek.parsing.api import FORMATS, parse_calls
+from ek.parsing.api import FORMATS, parse_calls, read_plain_bfcl
 from ek.parsing.coerce import coerce_call, parse_call_list
 from ek.parsing.errors import ParseError, Position
 from ek.parsing.limits import DEFAULT_MAX_DEPTH, DEFAULT_MAX_SIZE, Limits
@@ -36,6 +36,7 @@ __all__ = [
     "unregister_format",
     "parse_call_list",
     "parse_calls",
+    "read_plain_bfcl",
     "to_anthropic",
     "to_bfcl",
     "to_hermes",

@@ -63,10 +63,7 @@ def parse_calls(
     ek.parsing.errors.ParseError: python: line 1, column 5: a call is not a value (nested calls are never evaluated)
     """
     if format == "bfcl" and type(output) is list and max_size == DEFAULT_MAX_SIZE and max_depth == DEFAULT_MAX_DEPTH:
-        # Fast path: what the built-in (never replaced) bfcl reader tries first on a decoded list, without
-        # finding the format, building a Reading and going through its reader (a type hint plays no part
-        # in decoded objects); anything it does not take goes the whole way.
-        plain = shapes.bfcl_plain_calls(output, DEFAULT_LIMITS)
+        plain = shapes.bfcl_plain_calls(output, DEFAULT_LIMITS)  # fast path: see read_plain_bfcl
         if plain is not None:
             return plain
     if type(output) is str and (format == "bfcl" or format == "python") and max_size == DEFAULT_MAX_SIZE \
@@ -93,6 +90,22 @@ def parse_calls(
     else:
         reading = Reading(limits, types, format)
     return fmt.read(output, reading)
+
+
+def read_plain_bfcl(output: list[Any]) -> list[Step] | None:
+    """Fast path of ``parse_calls(output, "bfcl")`` on a decoded list (``[{"f": {...}}, ...]``): its steps when
+    the built-in (never replaced) bfcl reader takes it at once, every item a ``dict`` of tool names to plain
+    JSON arguments within the default limits (:func:`ek.parsing.shapes.bfcl_plain_calls`); None when
+    ``parse_calls`` must read it (or refuse it, at its path).
+
+    What it skips: finding the format, building a Reading and going through its reader (a type hint plays no
+    part in decoded objects). For callers that read many decoded outputs (the scorer), one call instead of
+    ``parse_calls``' keyword arguments and tests; an empty list reads as no call, as there.
+
+    >>> read_plain_bfcl([{"f": {"x": 1}}]), read_plain_bfcl([{"f": {"x": {1, 2}}}])
+    ([Step(name='f', args={'x': 1})], None)
+    """
+    return shapes.bfcl_plain_calls(output, DEFAULT_LIMITS)
 
 
 #: The Reading of each format with the default limits and no type hint (frozen: one serves every call).

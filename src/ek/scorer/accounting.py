@@ -487,6 +487,59 @@ def tally_pair_rows(checks: Sequence[CheckRow], tool: str, scale: float, tally: 
     return exact
 
 
+#: What :func:`one_pair_parts` gives: TP, FP, FN, the frozen tally and whether the pair is exact.
+PairParts = tuple[Any, Any, Any, Mapping[tuple[str, str, str], tuple[Any, int]], bool]
+
+
+def one_pair_parts(checks: Sequence[CheckRow], tool: str, scale: float) -> PairParts | None:
+    """TP, FP, FN and frozen tally of a score whose only units are one matched pair's at level ``arg`` (the
+    call's TP ``match`` of weight ``scale``, then its check rows'), and whether the pair is exact: what
+    :func:`tally_pair_rows` into an empty tally then :meth:`Score.from_exact_tally` give, when at most one row
+    counts apart from the call's unit and the ``match`` rows of importance 1 (a wrong output's usual pair: one
+    wrong, missing or extra argument); None otherwise (count them the general way).
+
+    A fast path for a wrong output's result: it skips the tally being counted (a list per key), the sort and
+    the second copy :meth:`Score.from_exact_tally` makes. It is safe because such a tally has at most three
+    keys, all of one tool: the row's FN and FP (``_unit_kinds``: one or both, under the row's status) and the
+    TP ``match``, in that order when sorted (``"fn" < "fp" < "tp"``); each weight is what the general way
+    sums for its key (one row's :func:`weight_exact`; ``matches`` units of ``scale``'s), in its normal form."""
+    matches = 1
+    other: CheckRow | None = None
+    for row in checks:
+        status = row[1]
+        if status == "match":
+            if row[2] == 1.0:
+                matches += 1
+                continue
+        elif status == "ignored":
+            continue  # no unit
+        if other is not None:
+            return None  # two rows that count apart: the general way
+        other = row
+    weight = _WEIGHT_CACHE.get(scale)
+    tp = (weight_exact(scale) if weight is None else weight) * matches
+    if type(tp) is not int:
+        tp = _exact(tp)
+    if other is None:
+        return tp, 0, 0, MappingProxyType({(TP, tool, "match"): (tp, matches)}), True
+    status = other[1]
+    kinds = _unit_kinds(status, other[3])
+    if TP in kinds:
+        return None  # a match of another importance: counted under the call's key, the general way
+    exact = weight_exact(scale * other[2])
+    tally: dict[TallyKey, tuple[Exact, int]] = {}
+    fp: Exact = 0
+    fn: Exact = 0
+    if FN in kinds:
+        tally[(FN, tool, status)] = (exact, 1)
+        fn = exact
+    if FP in kinds:
+        tally[(FP, tool, status)] = (exact, 1)
+        fp = exact
+    tally[(TP, tool, "match")] = (tp, matches)
+    return tp, fp, fn, MappingProxyType(tally), False
+
+
 def units_from_checks(
     checks: Iterable[ArgCheck],
     *,

@@ -436,7 +436,9 @@ def compare_rows(
         # values (defaults and ``required`` play no part), which is done here without the call.
         if g is not ABSENT and p is not ABSENT and violation is None and g is not OMITTABLE:
             if type(g) is OneOf:  # BFCL's possible answers: decided inline when every alternative is
-                agree = _one_of_agree(g, p, rule, canon, not nested)
+                # (a string equal to an alternative agrees: _one_of_agree's first test, made without the call)
+                agree = True if type(p) is str and p in g.alternatives else _one_of_agree(g, p, rule, canon,
+                                                                                          not nested)
             else:
                 agree = _same_plain_agree(g, p, rule, canon)
             if agree is None:  # not decided inline: the full rules (they give the same verdict where it was)

@@ -25,7 +25,7 @@ from ek.calls import ANY_CALL, Step, after_of, must_precede
 from ek.canon import Canonicalizer, get_canonicalizer
 from ek.grammar.model import GraphGrammar
 from ek.limits import EXACT_PAIRWISE_CALLS
-from ek.parsing import ParseError, coerce_call, get_format, parse_calls
+from ek.parsing import ParseError, coerce_call, get_format, parse_calls, read_plain_bfcl
 from ek.runtime import grammar_of, is_schema_path, validator_for
 from ek.scorer.accounting import (
     ABSENT,
@@ -44,6 +44,7 @@ from ek.scorer.accounting import (
     UnitRow,
     UnitRows,
     micro_f1,
+    one_pair_parts,
     tally_add,
     tally_pair_rows,
     unit_rows_from_checks,
@@ -287,11 +288,13 @@ class _Context:
             return {}
         out: dict[str, str] = {}
         for v in found:
-            lazy = hasattr(v, "path")  # ek.runtime's Violation renders its reason when read: only if it is kept
-            path = str(v.path if lazy else v[0])
+            # ek.runtime's Violation renders its path and reason when read (the reason only if it is kept; the
+            # path once: getattr, not hasattr then the attribute); a plain pair is read by index
+            lazy_path = getattr(v, "path", None)
+            path = str(v[0] if lazy_path is None else lazy_path)
             arg = _top_arg(path)
             if arg is not None and arg in args and arg not in out:
-                out[arg] = f"{path}: {v.reason if lazy else v[1]}"
+                out[arg] = f"{path}: {v[1] if lazy_path is None else v.reason}"
         for arg in args:
             if arg not in declared and arg not in out:  # (the validator's own text, when it gave one, is kept)
                 out[arg] = f"$.{arg}: not an argument of {step.name!r} in {self.grammar.key}"
@@ -991,9 +994,15 @@ class ToolCallMetric:
         (1.0, 0.0)
         """
         ctx = self._ctx if grammar is None else self._context(grammar)
-        g_steps = () if gold is ANY_CALL else coerce_calls(gold, "gold")
+        # a prepared gold's calls read at once (what coerce_calls gives for it, without the call)
+        g_steps = gold.steps if type(gold) is PreparedGold else () if gold is ANY_CALL else coerce_calls(gold, "gold")
         parse_error, cut_short = None, False
-        if _is_decoded_output(pred) if type(pred) is list else isinstance(pred, (str, bytes, bytearray, Mapping)):
+        # Fast path of _read for a decoded BFCL list (most outputs a BFCL run scores): what parse_calls reads it
+        # to, asked of the parser's own fast path directly (an empty list is no call, as coerce_calls has it)
+        plain = read_plain_bfcl(pred) if type(pred) is list and (format or self.format) == "bfcl" else None
+        if plain is not None:
+            p_steps = tuple(plain)
+        elif _is_decoded_output(pred) if type(pred) is list else isinstance(pred, (str, bytes, bytearray, Mapping)):
             try:
                 p_steps = self._read(pred, ctx, format)
             except ParseError as exc:
@@ -1079,6 +1088,10 @@ class ToolCallMetric:
         inexact pairs are compared, each once, as :func:`_finish` compares them. The explanation is the
         general path's, built when read; its failing checks are known from those pairs."""
         exact, pairs, extra, missing = cover
+        if len(pairs) == 1 and not (exact or extra or missing) and self.level == "arg":
+            score = self._score_one_pair(pred, gold, ctx, invalid, parse_error, cut_short, pairs[0])
+            if score is not None:
+                return score
         level, tally = self.level, {}
         calls = plan.calls if plan is not None else None  # each gold call's call_parts, when prepared
         rules_of, weight_of = ctx.rules, ctx.weight
@@ -1109,6 +1122,26 @@ class ToolCallMetric:
         return Score.from_exact_tally(tally, DeferredExplanation(
             pred, gold, lambda: self._score_paired(pred, gold, ctx, invalid, parse_error, cut_short).explanation,
             known, tuple(inexact)))
+
+    def _score_one_pair(self, pred: tuple[Step, ...], gold: tuple[Step, ...], ctx: _Context,
+                        invalid: list[dict[str, str]], parse_error: str | None, cut_short: bool,
+                        pair: tuple[int, int]) -> Score | None:
+        """Fast path of :meth:`_score_cover` at level ``arg`` for a cover that is one inexact pair and nothing
+        else (one call on each side, of one tool: a wrong output's usual shape): the pair compared as there,
+        its units counted by :func:`~ek.scorer.accounting.one_pair_parts` straight into the score's frozen
+        tally; None when they must be counted the general way (two rows that count apart)."""
+        i, j = pair
+        tool = gold[j].name
+        rows = compare_rows(pred[i].args, gold[j].args, ctx.rules(tool), ctx.canon, invalid=invalid[i])
+        parts = one_pair_parts(rows, tool, ctx.weight(tool))
+        if parts is None:
+            return None
+        tp, fp, fn, tally, exact = parts
+        known = PLAIN_FIELDS if parse_error is None else {
+            "parse_error": parse_error, "cut_short": cut_short, "out_of_order": (), "any_call": False}
+        return Score.of_exact_parts(tp, fp, fn, tally, DeferredExplanation(
+            pred, gold, lambda: self._score_paired(pred, gold, ctx, invalid, parse_error, cut_short).explanation,
+            known, ((tool, exact, tuple(rows)),)))
 
     def _unordered(self, gold: Sequence[Step]) -> bool:
         """No order to honour: ``any``, or ``gold`` with no ``after`` constraint (what :func:`_align` checks)."""
