@@ -374,8 +374,7 @@ def exact_cover(pred: Sequence[Step], gold: Sequence[Step], rules_of: Callable[[
         if not invalid[0] and exact_verdict(p.args, g.args, rules_of(g.name) or _NO_RULES, bfcl_mode,
                                             canon) is True:
             return ALL_EXACT
-        deep = g.name in plan.deep if plan is not None else _gold_deep(g.name, gold, (0,), None)  # (without a call)
-        if shallow(p.args) and not deep:
+        if shallow(p.args) and not _gold_deep(g.name, gold, (0,), plan):
             return _ONE_PAIR
         return None
     if len(gold) == 1 and pred:
@@ -422,12 +421,11 @@ def _cover_by_tool(pred: Sequence[Step], gold: Sequence[Step],
         missing.extend(group[3])
     if not (pairs or extra or missing):
         return ALL_EXACT
-    deep = plan.deep if plan is not None else None  # (_gold_deep's answer, read here without the call)
     for tool, mine in pred_of.items():  # deep values keep the general path, as it was (see above)
         js = gold_of.get(tool)
         if js is None:
             continue
-        if tool in deep if deep is not None else _gold_deep(tool, gold, js, None):
+        if _gold_deep(tool, gold, js, plan):
             return None
         for i in mine:
             if not shallow(pred[i].args):
@@ -502,7 +500,7 @@ def _one_gold_cover(pred: Sequence[Step], g: Step, rules_of: Callable[[str], Map
         extra.extend(rivals)
         exact, pairs = [0], []
     # deep values keep the general path, as in _cover_by_tool
-    if tool in plan.deep if plan is not None else _gold_deep(tool, (g,), (0,), None):  # (the plan's answer, read here)
+    if _gold_deep(tool, (g,), (0,), plan):
         return None
     for i in mine:
         if not shallow(pred[i].args):
