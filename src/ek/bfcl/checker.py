@@ -320,15 +320,9 @@ def _bfcl_form(items: list[Any], kind: str, answers: list[Mapping[str, Any]]) ->
     gives. Anything else (another shape, arguments to convert or refuse) is None: the general path reads it
     from the start, as before.
     """
-    calls: list[_Call] = []
-    append = calls.append
-    for item in items:
-        if type(item) is not dict or len(item) != 1:
-            return None
-        name, = item
-        if type(name) is not str or not name:
-            return None
-        append((name, item[name]))
+    calls = _named_items(items)
+    if calls is None:
+        return None
     expected = -1 if kind is _RELEVANCE else 1 if kind is _SIMPLE else len(answers)  # _expected_calls, inline
     if expected >= 0 and len(calls) != expected:
         return _WRONG_COUNT_PARALLEL if kind is _PARALLEL else _WRONG_COUNT_MULTIPLE if kind is _MULTIPLE \
@@ -425,14 +419,8 @@ def _wrong_count(items: list[Any], kind: str, expected: int) -> Verdict | None:
     ``str`` (a function name), so that each item is one call. Any other list (steps, OpenAI or Anthropic
     objects, mappings of other types) is read first, as before: its number of calls is known only then.
     """
-    if expected < 0 or len(items) == expected:
+    if expected < 0 or len(items) == expected or _named_items(items) is None:
         return None
-    for item in items:
-        if type(item) is not dict or len(item) != 1:
-            return None
-        name, = item
-        if type(name) is not str or not name:
-            return None
     return _WRONG_COUNT_PARALLEL if kind is _PARALLEL else _WRONG_COUNT_MULTIPLE if kind is _MULTIPLE \
         else _WRONG_COUNT_SIMPLE
 
@@ -640,19 +628,26 @@ def _decoded_bfcl(items: list[Any]) -> list[_Call] | None:
     (another shape, a value to convert or refuse) goes through
     ``_decoded_items``, which sees it item by item, as before.
     """
+    calls = _named_items(items)  # arguments that are not a dict: calls_already_plain says so
+    if calls is not None and calls_already_plain(calls, DEFAULT_LIMITS):
+        return calls
+    return _decoded_items(items)
+
+
+def _named_items(items: list[Any]) -> list[_Call] | None:
+    """The items of an output in BFCL's decoded form as ``(name, arguments)``, each a one-key ``dict`` whose
+    key is a non-empty ``str`` (the function's name); None when an item is not (the output is in another
+    form, or not one at all). The arguments are not read."""
     calls: list[_Call] = []
     append = calls.append
     for item in items:
         if type(item) is not dict or len(item) != 1:
-            break
+            return None
         name, = item  # the one key: unpacking the dict and one lookup allocate less than item.items()
         if type(name) is not str or not name:
-            break
-        append((name, item[name]))  # arguments that are not a dict: calls_already_plain says so
-    else:
-        if calls_already_plain(calls, DEFAULT_LIMITS):
-            return calls
-    return _decoded_items(items)
+            return None
+        append((name, item[name]))
+    return calls
 
 
 def _decoded_items(items: list[Any]) -> list[_Call] | None:
