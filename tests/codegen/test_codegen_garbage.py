@@ -14,6 +14,7 @@ from ekcli import REPO, SCHEMAS
 from ek.cli import main
 from ek.codegen import compile_checked, render
 from ek.grammar import parse
+from ek.grammar.parser import gc_paused
 
 sys.path.insert(0, str(REPO / "benchmarks"))
 try:
@@ -24,14 +25,10 @@ finally:
 
 @contextmanager
 def collector_off() -> Iterator[None]:
-    was_enabled = gc.isenabled()
+    """The collector paused as the parser pauses it, after a collection (so what is found after is new)."""
     gc.collect()
-    gc.disable()
-    try:
+    with gc_paused():
         yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def generate(text: str) -> None:
