@@ -848,19 +848,11 @@ def _call_checker(func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Cont
     """BFCL's ``simple_function_checker`` for one call."""
     for possible in answer.values():  # the one key's parameters (a loop binds them faster than next(iter(...)))
         break
-    name: str = func["name"]  # _expected_name, inline (a call per checked call fewer)
-    if ctx.underscore_to_dot and "." in name:
-        name = name.replace(".", "_")
+    name = _expected_name(func, ctx)
     got, args = call
     if got != name:
         return _wrong_name(name)
-    # _plain_parameters, inline: a plain schema's properties and required list, else _parameters reads (or raises)
-    params = func.get("parameters", _NO_PARAMETERS)
-    details = required = None
-    if type(params) is dict:
-        details, required = params.get("properties", _NO_PARAMETERS), params.get("required", _NO_REQUIRED)
-    if type(details) is not dict or type(required) is not list:
-        _, details, required = _parameters(func)
+    details, required = _plain_parameters(func)
     for param in required:
         if param not in args:
             return _missing_required(param)
