@@ -112,42 +112,49 @@ def _run(tables: FastTables, text: str) -> Any:
     state_stack = [tables.start_state]
     value_stack: list[Any] = []
     pos, line, line_start, end = 0, 1, 0, len(text)
-    while pos < end:
-        state = state_stack[-1]
-        try:
-            match, ignored, multiline, callbacks = lexing[state]
-        except KeyError:
-            match, ignored, multiline, callbacks = tables.lexing_of(state)
-        found = match(text, pos)
-        if found is None:
-            raise _GiveUp
-        kind = found.lastgroup
-        value = found.group()
-        start, pos = pos, found.end()
-        if kind in ignored:
+    end_state = tables.end_state
+    state = state_stack[-1]
+    while True:
+        if pos < end:
+            try:
+                match, ignored, multiline, callbacks = lexing[state]
+            except KeyError:
+                match, ignored, multiline, callbacks = tables.lexing_of(state)
+            found = match(text, pos)
+            if found is None:
+                raise _GiveUp
+            kind = found.lastgroup
+            value = found.group()
+            start, pos = pos, found.end()
+            if kind in ignored:
+                if kind in multiline and "\n" in value:
+                    line += value.count("\n")
+                    line_start = start + value.rindex("\n") + 1
+                continue
+            token = new_token(Token, value)
+            token.type, token.value, token.start_pos, token.line, token.column = kind, value, start, line, start - line_start + 1
             if kind in multiline and "\n" in value:
                 line += value.count("\n")
                 line_start = start + value.rindex("\n") + 1
-            continue
-        token = new_token(Token, value)
-        token.type, token.value, token.start_pos, token.line, token.column = kind, value, start, line, start - line_start + 1
-        if kind in multiline and "\n" in value:
-            line += value.count("\n")
-            line_start = start + value.rindex("\n") + 1
-        token.end_line, token.end_column, token.end_pos = line, pos - line_start + 1, pos
-        if kind in callbacks:
-            token = callbacks[kind](token)
-            kind = token.type
-        while True:  # reduce until the token can be shifted
+            token.end_line, token.end_column, token.end_pos = line, pos - line_start + 1, pos
+            if kind in callbacks:
+                token = callbacks[kind](token)
+                kind = token.type
+        else:  # the end of the text: "$END" reduces until the table's end state
+            kind, token = "$END", None
+        while True:  # reduce until the token can be shifted (the end: until the end state)
             try:
                 shifts, arg = actions[state][kind]
             except KeyError:
                 raise _GiveUp from None
             if shifts:
-                state_stack.append(arg)
+                if token is None:
+                    raise _GiveUp  # a shift of "$END": Lark asserts this never happens
+                state = arg
+                state_stack.append(state)
                 value_stack.append(token if kind not in token_callbacks else token_callbacks[kind](token))
                 break
-            size, build, name = arg  # a reduction: :func:`_reduce`, written out (it runs once a token or more)
+            size, build, name = arg  # a reduction, written out here (it runs once a token or more)
             if size:
                 children = value_stack[-size:]
                 del state_stack[-size:]
@@ -157,29 +164,5 @@ def _run(tables: FastTables, text: str) -> Any:
             value_stack.append(build(children))
             state = actions[state_stack[-1]][name][1]
             state_stack.append(state)
-    end_state = tables.end_state
-    while True:
-        try:
-            shifts, arg = actions[state_stack[-1]]["$END"]
-        except KeyError:
-            raise _GiveUp from None
-        if shifts:
-            raise _GiveUp  # Lark asserts this never happens
-        if _reduce(actions, state_stack, value_stack, arg) == end_state:
-            return value_stack[-1]
-
-
-def _reduce(actions: dict[int, dict[str, tuple[bool, Any]]], state_stack: list[int], value_stack: list[Any],
-            reduction: Reduction) -> int:
-    """Replace the reduced values by the rule's value and go to the state after the rule; that state."""
-    size, build, name = reduction
-    if size:
-        children = value_stack[-size:]
-        del state_stack[-size:]
-        del value_stack[-size:]
-    else:
-        children = []
-    value_stack.append(build(children))
-    state = actions[state_stack[-1]][name][1]
-    state_stack.append(state)
-    return state
+            if token is None and state == end_state:
+                return value_stack[-1]
