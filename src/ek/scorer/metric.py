@@ -1088,13 +1088,29 @@ class ToolCallMetric:
         inexact pairs are compared, each once, as :func:`_finish` compares them. The explanation is the
         general path's, built when read; its failing checks are known from those pairs."""
         exact, pairs, extra, missing = cover
-        if len(pairs) == 1 and not (exact or extra or missing) and self.level == "arg":
-            score = self._score_one_pair(pred, gold, ctx, invalid, parse_error, cut_short, pairs[0])
-            if score is not None:
-                return score
-        level, tally = self.level, {}
-        calls = plan.calls if plan is not None else None  # each gold call's call_parts, when prepared
+        level = self.level
         rules_of, weight_of = ctx.rules, ctx.weight
+        known = PLAIN_FIELDS if parse_error is None else {
+            "parse_error": parse_error, "cut_short": cut_short, "out_of_order": (), "any_call": False}
+
+        def explanation() -> Explanation:
+            return self._score_paired(pred, gold, ctx, invalid, parse_error, cut_short).explanation
+
+        only_rows = None  # the rows of a cover's only pair, compared for the fast path and counted below if need be
+        if len(pairs) == 1 and not (exact or extra or missing) and level == "arg":
+            # Fast path: a cover that is one inexact pair and nothing else (one call on each side, of one tool: a
+            # wrong output's usual shape) is counted by one_pair_parts straight into the score's frozen tally;
+            # None from it (two rows that count apart) leaves the pair to be counted below, as any other
+            i, j = pairs[0]
+            tool = gold[j].name
+            only_rows = compare_rows(pred[i].args, gold[j].args, rules_of(tool), ctx.canon, invalid=invalid[i])
+            parts = one_pair_parts(only_rows, tool, weight_of(tool))
+            if parts is not None:
+                tp, fp, fn, frozen, pair_exact = parts
+                return Score.of_exact_parts(tp, fp, fn, frozen, DeferredExplanation(
+                    pred, gold, explanation, known, ((tool, pair_exact, tuple(only_rows)),)))
+        tally: dict[TallyKey, list[Any]] = {}
+        calls = plan.calls if plan is not None else None  # each gold call's call_parts, when prepared
         for j in exact:
             weight, count = calls[j] if calls is not None else call_parts(gold[j], rules_of, weight_of(gold[j].name),
                                                                           level)
@@ -1115,33 +1131,10 @@ class ToolCallMetric:
         inexact: list[tuple[str, bool, tuple[CheckRow, ...]]] = []
         for i, j in pairs:
             tool = gold[j].name
-            rows = compare_rows(pred[i].args, gold[j].args, rules_of(tool), ctx.canon, invalid=invalid[i])
+            rows = only_rows if only_rows is not None else compare_rows(pred[i].args, gold[j].args, rules_of(tool),
+                                                                        ctx.canon, invalid=invalid[i])
             inexact.append((tool, _count_pair(tally, tool, weight_of(tool), rows, level), tuple(rows)))
-        known = PLAIN_FIELDS if parse_error is None else {
-            "parse_error": parse_error, "cut_short": cut_short, "out_of_order": (), "any_call": False}
-        return Score.from_exact_tally(tally, DeferredExplanation(
-            pred, gold, lambda: self._score_paired(pred, gold, ctx, invalid, parse_error, cut_short).explanation,
-            known, tuple(inexact)))
-
-    def _score_one_pair(self, pred: tuple[Step, ...], gold: tuple[Step, ...], ctx: _Context,
-                        invalid: list[dict[str, str]], parse_error: str | None, cut_short: bool,
-                        pair: tuple[int, int]) -> Score | None:
-        """Fast path of :meth:`_score_cover` at level ``arg`` for a cover that is one inexact pair and nothing
-        else (one call on each side, of one tool: a wrong output's usual shape): the pair compared as there,
-        its units counted by :func:`~ek.scorer.accounting.one_pair_parts` straight into the score's frozen
-        tally; None when they must be counted the general way (two rows that count apart)."""
-        i, j = pair
-        tool = gold[j].name
-        rows = compare_rows(pred[i].args, gold[j].args, ctx.rules(tool), ctx.canon, invalid=invalid[i])
-        parts = one_pair_parts(rows, tool, ctx.weight(tool))
-        if parts is None:
-            return None
-        tp, fp, fn, tally, exact = parts
-        known = PLAIN_FIELDS if parse_error is None else {
-            "parse_error": parse_error, "cut_short": cut_short, "out_of_order": (), "any_call": False}
-        return Score.of_exact_parts(tp, fp, fn, tally, DeferredExplanation(
-            pred, gold, lambda: self._score_paired(pred, gold, ctx, invalid, parse_error, cut_short).explanation,
-            known, ((tool, exact, tuple(rows)),)))
+        return Score.from_exact_tally(tally, DeferredExplanation(pred, gold, explanation, known, tuple(inexact)))
 
     def _unordered(self, gold: Sequence[Step]) -> bool:
         """No order to honour: ``any``, or ``gold`` with no ``after`` constraint (what :func:`_align` checks)."""
