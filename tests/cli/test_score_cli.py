@@ -98,6 +98,9 @@ def test_score_usage_errors_exit_2(tmp_path: Path) -> None:
     assert bad_grammar.returncode == 2 and "travel@9" in bad_grammar.stderr
     bad_jobs = run_ek("score", corpus, "--jobs", "0")
     assert bad_jobs.returncode == 2
+    not_a_count = run_ek("score", corpus, "--jobs", "all")
+    assert not_a_count.returncode == 2 and "--jobs: expected a whole number 1 or more, or 'auto', got 'all'" \
+        in not_a_count.stderr
 
 
 def test_score_totals_equal_the_library_per_line(tmp_path: Path) -> None:
@@ -117,17 +120,17 @@ def test_score_totals_equal_the_library_per_line(tmp_path: Path) -> None:
     assert {t["tool"]: t["f1"] for t in report["per_tool"]} == {k: v.f1 for k, v in total.by_tool().items()}
 
 
-def test_score_jobs_2_gives_identical_reports(tmp_path: Path) -> None:
+def test_score_jobs_2_and_auto_give_identical_reports(tmp_path: Path) -> None:
     corpus = synthetic_corpus(tmp_path / "c.jsonl", 2600, seed=2, corrupt_every=97)  # several chunks, some errors
     outs = []
-    for jobs in ("1", "2"):
+    for jobs in ("1", "2", "auto"):
         out = tmp_path / f"r{jobs}.json"
         html = tmp_path / f"r{jobs}.html"
         proc = run_ek("score", corpus, "--jobs", jobs, "--json", out, "--html", html, "--bootstrap", "50",
                       "--seed", "3", "--allow-errors")
         assert proc.returncode == 0, proc.stderr
         outs.append((out.read_bytes(), html.read_bytes(), proc.stdout.split("JSON report:")[0]))
-    assert outs[0] == outs[1]
+    assert outs[0] == outs[1] == outs[2]
     report = json.loads(outs[0][0])
     assert report["corpus"]["error_lines"] == 2600 // 97
     assert report["corpus"]["episodes_scored"] == 2600 - 2600 // 97

@@ -29,6 +29,7 @@ from ek.cli.score import (
     fraction,
     positive,
     read_run_inputs,
+    resolve_jobs,
     run_options,
     score_file,
     write_report,
@@ -180,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
     from ek.corpus.runner import WorkerDiedError
 
     try:
-        results = {name: score_file(path, options, args.jobs, inputs=inputs)
+        results = {name: score_file(path, options, resolve_jobs(args.jobs), inputs=inputs)
                    for name, path in (("A", args.a), ("B", args.b))}
     except WorkerDiedError as exc:
         return aborted("compare", exc)

@@ -46,6 +46,34 @@ def positive(text: str) -> int:
     return _whole(text, 1, "1 or more")
 
 
+#: ``--jobs auto``: a worker per CPU this process may use (:func:`ek.corpus.runner.usable_cpus`); with
+#: ``--engine ray``, every CPU Ray has (as without ``--jobs``).
+AUTO_JOBS = "auto"
+
+
+def jobs_count(text: str) -> int | str:
+    """argparse type of ``--jobs``: a whole number of at least 1, or ``auto`` (resolved by :func:`resolve_jobs`
+    once the engine is known)."""
+    if text.strip().lower() == AUTO_JOBS:
+        return AUTO_JOBS
+    try:
+        return positive(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected a whole number 1 or more, or 'auto', got {text!r}") from None
+
+
+def resolve_jobs(jobs: int | str | None, engine: str = "local") -> int | None:
+    """``--jobs`` as the engines take it: ``auto`` is :func:`~ek.corpus.runner.usable_cpus` on this machine,
+    None (every CPU Ray has) with Ray; a number or None as given."""
+    if jobs != AUTO_JOBS:
+        return jobs  # type: ignore[return-value]
+    if engine == "ray":
+        return None
+    from ek.corpus.runner import usable_cpus
+
+    return usable_cpus()
+
+
 def non_negative(text: str) -> int:
     """argparse type: an integer of at least 0."""
     return _whole(text, 0, "0 or more")
@@ -119,9 +147,11 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
                         help="gold calls the grammar rejects (unknown tool, missing required argument, a value "
                              "the schema refuses; every $oneOf alternative must fit): error (default: the line is "
                              "an error line, not scored) or warn (scored, and counted as a warning in the report)")
-    parser.add_argument("--jobs", type=positive, default=None, metavar="N",
-                        help="score in N processes (results are identical to one process; default 1); with "
-                             "ek score --engine ray: at most N Ray tasks at once (default: every CPU Ray has)")
+    parser.add_argument("--jobs", type=jobs_count, default=None, metavar="N",
+                        help="score in N processes (results are identical to one process; default 1; auto: one "
+                             "per CPU this process may use, no more than the corpus has chunks of lines); with "
+                             "ek score --engine ray: at most N Ray tasks at once (default and auto: every CPU Ray "
+                             "has)")
     parser.add_argument("--allow-errors", action="store_true",
                         help="exit 0 even when some lines could not be scored (they are still reported)")
 
@@ -338,7 +368,7 @@ def score_on_ray(paths: list[str], options: Any, args: argparse.Namespace, expor
     bar = ProgressBar.for_terminal(progress_size(paths))
     try:
         with ray_session(args.address):
-            return score_files(paths, options, workers=args.jobs, export=export, inputs=inputs,
+            return score_files(paths, options, workers=resolve_jobs(args.jobs, "ray"), export=export, inputs=inputs,
                                progress=None if bar is None else lambda size, lines, blocks: bar(size, lines, blocks))
     finally:
         if bar is not None:
@@ -349,7 +379,7 @@ def score_corpus(paths: list[str], options: Any, args: argparse.Namespace, input
     """Score with the engine asked for, writing ``--episodes-out`` as the run goes (the file appears only if
     the run ends). ``inputs``: the gold and functions, already read (:func:`read_run_inputs`)."""
     if args.engine != "ray":
-        return score_with_export(paths, options, args.jobs, args.episodes_out, inputs)
+        return score_with_export(paths, options, resolve_jobs(args.jobs), args.episodes_out, inputs)
     if not args.episodes_out:
         return score_on_ray(paths, options, args, inputs=inputs)
     from ek.atomicfile import open_text_atomic

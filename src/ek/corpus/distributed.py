@@ -43,7 +43,15 @@ import attrs
 
 from ek.corpus.grammars import GrammarError, MetricCache, load_grammar
 from ek.corpus.reading import GoldEntry, LineCounts
-from ek.corpus.runner import RunInputs, RunOptions, RunResult, WorkerDiedError, read_inputs, score_lines
+from ek.corpus.runner import (
+    RunInputs,
+    RunOptions,
+    RunResult,
+    WorkerDiedError,
+    read_inputs,
+    score_lines,
+    usable_cpus,
+)
 from ek.corpus.sources import (
     PARQUET_COLUMNS,
     FileSpan,
@@ -645,7 +653,7 @@ class ray_session:
             if self.address:
                 ray.init(address=self.address, **common)
             else:
-                ray.init(num_cpus=self.num_cpus or os.cpu_count() or 1, include_dashboard=False,
+                ray.init(num_cpus=self.num_cpus or usable_cpus(), include_dashboard=False,
                          object_store_memory=self.object_store_memory, **common)
         except (ConnectionError, RuntimeError, ValueError) as exc:
             where = f"the Ray cluster at {self.address}" if self.address else "a local Ray"

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from functools import partial
-from itertools import islice
+from itertools import chain, islice
 from typing import Any
 
 import attrs
@@ -425,6 +425,17 @@ def _score_chunk(chunk: list[tuple[int, bytes]], floor: tuple[float, float, int]
                        memo=_WORKER["memo"])
 
 
+def usable_cpus() -> int:
+    """How many CPUs this process may run on: its CPU affinity where the system tells it (Linux: what a
+    container's cpuset or ``taskset`` allows, which can be far fewer than the machine has), else every CPU
+    of the machine; at least 1. ``ek score --jobs auto`` starts that many workers, and a local Ray gets that
+    many CPUs."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # no affinity to read (macOS, Windows)
+        return os.cpu_count() or 1
+
+
 def _start_method() -> str:
     """``fork`` on Linux in a process that runs one thread (workers start in milliseconds with ek already
     imported; the CLI runs no threads, and with fork the executor starts all its workers before its own
@@ -490,12 +501,17 @@ def _score_in_workers(options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] |
     its workers' sentinels and fails every pending chunk. ``absorb`` merges a chunk (default ``total.merge``).
     """
     absorb = absorb or total.merge
-    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(_start_method()),
+    # no more workers than the corpus has chunks to start with (a small corpus, or --jobs auto on many CPUs):
+    # each worker costs its start (with spawn, an import of ek) and builds its own metrics
+    ahead = list(islice(chunks, jobs))
+    if not ahead:  # an empty corpus: nothing to start workers for
+        return
+    pool = ProcessPoolExecutor(len(ahead), mp_context=multiprocessing.get_context(_start_method()),
                                initializer=_init_worker, initargs=(options, gold_by_id, functions))
     pending: deque[tuple[int, Future[Summary]]] = deque()
     try:
         try:
-            for chunk in chunks:
+            for chunk in chain(ahead, chunks):
                 pending.append((chunk[0][0], pool.submit(_score_chunk, chunk, total.worst_floor())))
                 while len(pending) >= 2 * jobs:
                     absorb(pending[0][1].result())
