@@ -419,12 +419,15 @@ def test_tool_names_of_a_question_are_the_names_of_its_mappings(functions: list[
 def test_lines_of_one_id_are_scored_together_and_summed_in_line_order(
         tmp_path: Path, bfcl_data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A chunk's lines are scored grouped by id (the lines of a question met again in it, one after another,
-    while what they share is in the CPU's caches) and summed in line order: the report, the episode rows,
-    error lines and gold warnings are those of scoring every line in line order, in one process and in two."""
+    while what they share is in the CPU's caches), each summed as it is scored, and the summary put back in
+    line order: the report, the episode rows, error lines, gold warnings, the per-episode columns and the
+    tasks' samples (tasks that cut across ids) are those of scoring every line in line order, in one process
+    and in two."""
     from ek.report.jsonreport import build_report
 
     corpus, options, questions = _bfcl_passes(tmp_path, bfcl_data, passes=6)
-    lines = corpus.read_text(encoding="utf-8").splitlines()
+    lines = [json.dumps({**json.loads(line), "task": f"task-{k % 5}"}) if k % 3 else line
+             for k, line in enumerate(corpus.read_text(encoding="utf-8").splitlines())]
     lines[3] = "{not json"  # an error line amid the passes
     lines.insert(20, json.dumps({"id": "no_such_question", "result": "[f()]"}))
     corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -438,12 +441,15 @@ def test_lines_of_one_id_are_scored_together_and_summed_in_line_order(
 
     monkeypatch.setattr(runner, "_score_line", spy)
 
-    def report(jobs: int) -> tuple[str, list[Any]]:
+    def report(jobs: int) -> tuple[str, list[Any], list[Any]]:
         rows: list[Any] = []
         result = run(str(corpus), options, jobs=jobs, export=rows.extend)
         out = build_report(result, options)
         out.get("corpus", {}).pop("seconds", None)
-        return json.dumps(out, sort_keys=True, default=str), rows
+        s = result.summary
+        columns = [list(c) for c in (s.rows_tp, s.rows_fp, s.rows_fn, s.lines, s.exact_rows, s.ids, s.task_ids,
+                                      s.sources, s.errors, s.gold_warnings)]
+        return json.dumps(out, sort_keys=True, default=str), rows, [*columns, list(s.tasks.items())]
 
     grouped = report(1)
     assert scored != sorted(scored) and sorted(scored) == list(range(1, len(lines) + 1))
@@ -457,6 +463,8 @@ def test_lines_of_one_id_are_scored_together_and_summed_in_line_order(
     assert scored == sorted(scored)
     assert grouped == in_order == two
     assert [row["line"] for row in grouped[1]] == sorted(row["line"] for row in grouped[1])
+    summed = json.loads(grouped[0])
+    assert summed["repeats"]["tasks"] == 5 and summed["errors"]
 
 
 def test_by_id_groups_ids_in_first_seen_order_and_leaves_the_rest_alone() -> None:
@@ -485,3 +493,52 @@ def test_run_chunks_start_small_and_double_every_jobs_chunks_up_to_the_window(
     assert sizes == [3, 3, 6, 6, 10, 10, 10, 10, 1]
     chunks = list(runner._run_chunks(iter(lines), 1))
     assert [len(c) for c in chunks] == [3, 6, 10, 10, 10, 10, 10] and sum(chunks, []) == lines
+
+
+def test_a_chunk_summed_in_grouped_order_is_put_back_in_line_order(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Interleaved ids with tasks that cut across them, invalid gold (warnings), error lines, ``keep_ids`` and
+    episode rows: every column, warning, error and task sample of a grouped chunk is what line order gives."""
+    from ek.corpus.summary import Summary
+
+    lines = []
+    for k in range(240):
+        if k % 37 == 5:
+            lines.append('{"id": "broken", "pred": ')
+            continue
+        city = ["Paris", "Rome", "Oslo"][k % 3]
+        gold_calls = [{"name": "get_weather", "args": {"location": city}}]
+        if k % 29 == 3:
+            gold_calls = [{"name": "no_such_tool", "args": {}}]  # invalid gold: a warning, still scored
+        said = city if k % 4 else "Lima"
+        lines.append(json.dumps({"id": f"q{k % 9}", "task": f"t{k % 4}", "pred": f"get_weather(location={said!r})",
+                                 "gold": gold_calls}))
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    options = RunOptions(grammar=str(SCHEMAS / "travel-v2.ek"), invalid_gold="warn", keep_ids=True,
+                         keep_export=True, keep_worst=30, keep_details=10)
+    restored: list[int] = []
+    restore = Summary.restore_line_order
+
+    def spy(self: Summary, positions: Any, tasks: Any) -> None:
+        restored.append(len(positions))
+        restore(self, positions, tasks)
+
+    monkeypatch.setattr(Summary, "restore_line_order", spy)
+
+    def outcome() -> tuple[Any, ...]:
+        rows: list[Any] = []
+        s = run(str(corpus), options, export=rows.extend).summary
+        return (rows, [list(c) for c in (s.rows_tp, s.rows_fp, s.rows_fn, s.lines, s.exact_rows, s.ids,
+                                          s.task_ids, s.sources)],
+                s.errors, s.error_count, s.gold_warnings, s.gold_warning_count, list(s.tasks.items()), s.worst(),
+                s.total().exact_counts, dict(s.total().tally))
+
+    grouped = outcome()
+    assert restored and sum(restored) == 240 - 7  # every scored line went through the grouped path
+    monkeypatch.setattr(runner, "_by_id", lambda items: None)  # every line scored and summed in line order
+    restored.clear()
+    in_order = outcome()
+    assert not restored
+    assert grouped == in_order
+    assert grouped[3] == 7 and grouped[5] == 9 and len(grouped[6]) == 4  # errors, warnings, tasks were met

@@ -17,6 +17,7 @@ from __future__ import annotations
 import heapq
 from array import array
 from collections import Counter
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -348,11 +349,7 @@ class Summary:
         cat[1] += 1
         cat[2] += exact
         if task is not None:
-            n_bits = self.tasks.get(task)
-            if n_bits is None:
-                n_bits = self.tasks[task] = [0, 0]
-            n_bits[1] |= int(exact) << n_bits[0]
-            n_bits[0] += 1
+            self._count_sample(task, exact)
         if self.keep_ids:
             self.ids.append(episode_id)
             self.task_ids.append(task)
@@ -375,6 +372,48 @@ class Summary:
             # is out (most are)
             if floor is None or lost >= floor[0]:
                 self._offer(line, episode_id, episode or score, category, total, lost)
+
+    def _count_sample(self, task: Any, exact: bool) -> None:
+        """Count one more sample of ``task`` (its exact flag the next bit, in the order samples are counted)."""
+        n_bits = self.tasks.get(task)
+        if n_bits is None:
+            n_bits = self.tasks[task] = [0, 0]
+        n_bits[1] |= int(exact) << n_bits[0]
+        n_bits[0] += 1
+
+    def restore_line_order(self, positions: Sequence[int], tasks: Sequence[Any]) -> None:
+        """Put the episodes of this summary, added in another order, back in line order: the ``i``-th episode
+        added has position ``positions[i]`` in line order (any increasing numbering: a chunk's positions) and
+        task ``tasks[i]``. After it the summary is what adding them in line order would have made.
+
+        For a summary that holds those episodes only (a chunk's, fresh from ``RunOptions.new_summary``), with
+        its error lines and gold warnings still to be added, in line order. Only the per-episode columns
+        depend on the order (rows, lines, exact flags, ids, sources, export rows) and the tasks' sample bits:
+        the columns are permuted, the bits counted again in line order. Everything else is a sum, a count, a
+        ranking keyed by line number (the worst episodes) or a mapping the reports read sorted: the same
+        whatever the order.
+        """
+        n = len(positions)
+        by_line = sorted(range(n), key=positions.__getitem__)
+        if by_line == list(range(n)):
+            return  # added in line order already
+        self.rows_tp = array(self.rows_tp.typecode, [self.rows_tp[i] for i in by_line])
+        self.rows_fp = array(self.rows_fp.typecode, [self.rows_fp[i] for i in by_line])
+        self.rows_fn = array(self.rows_fn.typecode, [self.rows_fn[i] for i in by_line])
+        self.lines = array(self.lines.typecode, [self.lines[i] for i in by_line])
+        self.exact_rows = array(self.exact_rows.typecode, [self.exact_rows[i] for i in by_line])
+        for name in ("ids", "task_ids", "sources", "export"):  # kept per episode, or not at all
+            column = getattr(self, name)
+            if column:
+                if len(column) != n:
+                    raise ValueError(f"restore_line_order: {name} holds {len(column)} entries for {n} episodes")
+                setattr(self, name, [column[i] for i in by_line])
+        if self.tasks:
+            self.tasks = {}
+            for i, exact in zip(by_line, self.exact_rows, strict=True):
+                task = tasks[i]
+                if task is not None:
+                    self._count_sample(task, bool(exact))
 
     def _count_turn(self, index: int, turn: Score, tp: Exact, fp: Exact, fn: Exact, exact: bool) -> None:
         """Add one turn's counts to the per-turn table (at its position) and its abstention outcome."""
