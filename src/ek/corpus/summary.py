@@ -19,6 +19,7 @@ from array import array
 from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
+from operator import itemgetter
 from typing import Any
 
 import attrs
@@ -396,22 +397,22 @@ class Summary:
         n = len(positions)
         by_line = sorted(range(n), key=positions.__getitem__)
         if by_line == list(range(n)):
-            return  # added in line order already
-        self.rows_tp = array(self.rows_tp.typecode, [self.rows_tp[i] for i in by_line])
-        self.rows_fp = array(self.rows_fp.typecode, [self.rows_fp[i] for i in by_line])
-        self.rows_fn = array(self.rows_fn.typecode, [self.rows_fn[i] for i in by_line])
-        self.lines = array(self.lines.typecode, [self.lines[i] for i in by_line])
-        self.exact_rows = array(self.exact_rows.typecode, [self.exact_rows[i] for i in by_line])
+            return  # added in line order already (or fewer than two episodes)
+        pick = itemgetter(*by_line)  # the items of a column in line order, as a tuple (n >= 2 here)
+        self.rows_tp = array(self.rows_tp.typecode, pick(self.rows_tp))
+        self.rows_fp = array(self.rows_fp.typecode, pick(self.rows_fp))
+        self.rows_fn = array(self.rows_fn.typecode, pick(self.rows_fn))
+        self.lines = array(self.lines.typecode, pick(self.lines))
+        self.exact_rows = array(self.exact_rows.typecode, pick(self.exact_rows))
         for name in ("ids", "task_ids", "sources", "export"):  # kept per episode, or not at all
             column = getattr(self, name)
             if column:
                 if len(column) != n:
                     raise ValueError(f"restore_line_order: {name} holds {len(column)} entries for {n} episodes")
-                setattr(self, name, [column[i] for i in by_line])
+                setattr(self, name, list(pick(column)))
         if self.tasks:
             self.tasks = {}
-            for i, exact in zip(by_line, self.exact_rows, strict=True):
-                task = tasks[i]
+            for task, exact in zip(pick(tasks), self.exact_rows, strict=True):
                 if task is not None:
                     self._count_sample(task, bool(exact))
 
