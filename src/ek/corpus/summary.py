@@ -389,7 +389,7 @@ class Summary:
 
         For a summary that holds those episodes only (a chunk's, fresh from ``RunOptions.new_summary``), with
         its error lines and gold warnings still to be added, in line order. Only the per-episode columns
-        depend on the order (rows, lines, exact flags, ids, sources, export rows) and the tasks' sample bits:
+        depend on the order (rows, lines, exact flags, ids, tasks, sources, export rows) and the tasks' sample bits:
         the columns are permuted, the bits counted again in line order. Everything else is a sum, a count, a
         ranking keyed by line number (the worst episodes) or a mapping the reports read sorted: the same
         whatever the order.
