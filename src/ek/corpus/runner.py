@@ -326,9 +326,9 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
             _sum_line(summary, options, cache, item, _score_line(options, cache, memo, item))
     else:
         # Each line summed as soon as it is scored, in the grouped order: holding a chunk's scores until they
-        # could be summed in line order cost the passes layout a fifth of its CPU (the held scores and their explanations
-        # walked by the garbage collector, then read back from memory long since evicted from the CPU's
-        # caches). What depends on the order is put back after: the summary's per-episode columns, by
+        # could be summed in line order cost the passes layout a fifth of its CPU (the held scores and their
+        # explanations walked by the garbage collector, then read back from memory long since evicted from the
+        # CPU's caches). What depends on the order is put back after: the summary's per-episode columns, by
         # restore_line_order; error lines and gold warnings, kept aside and added in line order.
         positions: list[int] = []  # the chunk position of each episode the summary took, in the order taken
         tasks: list[Any] = []
