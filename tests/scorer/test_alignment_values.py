@@ -112,3 +112,22 @@ def test_show_writes_a_value_as_json_dumps_writes_it(value: Any) -> None:
 
     assert show(value) == json.dumps(plain(value), ensure_ascii=False, sort_keys=False)
     assert show(Shown("x y")) == "x y"
+
+
+_ARGS = st.dictionaries(st.sampled_from(["x", "y", "z"]), st.integers(0, 2) | st.sampled_from(["s", "t"]), max_size=3)
+_CALLS = st.lists(st.tuples(st.sampled_from(["a", "b"]), _ARGS), max_size=3)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_CALLS, _CALLS, st.sampled_from(["arg", "call"]))
+def test_an_explanations_errors_read_from_its_rows_are_its_fp_and_fn_units(pred: list[Any], gold: list[Any],
+                                                                           level: str) -> None:
+    """Explanation.errors() while the units are rows (only the FP and FN rows built) gives the units the general
+    path keeps, in their order; and the same once the units are built."""
+    from ek.scorer.accounting import TP
+    from ek.scorer.metric import ToolCallMetric
+
+    metric = ToolCallMetric(level)
+    fresh, built = metric(pred, gold).explanation, metric(pred, gold).explanation
+    want = tuple(u for u in built.units if u.kind != TP)
+    assert fresh.errors() == want and built.errors() == want

@@ -243,8 +243,16 @@ class Explanation:
         return "Explanation(" + ", ".join(f"{n}={v!r}" for n, v in zip(names, self._fields())) + ")"
 
     def errors(self) -> tuple[Unit, ...]:
-        """The FP and FN units, each with its reason."""
-        return tuple(u for u in self.units if u.kind != TP)
+        """The FP and FN units, each with its reason.
+
+        Fast path while the units are still rows (:class:`UnitRows`): only the FP and FN rows become
+        :class:`Unit` objects (an alignment reads only those: the TP units are half of them), the same objects
+        ``units`` would hold; the rows stay rows.
+        """
+        units = self._units
+        if type(units) is UnitRows:
+            return tuple(Unit(*row) for row in units if row[0] != TP)
+        return tuple(u for u in units if u.kind != TP)
 
     def __str__(self) -> str:
         lines = []

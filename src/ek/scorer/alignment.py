@@ -14,7 +14,7 @@ from ek.goldjson import encode_value
 from ek.jsontext import dumps_compact
 from ek.parsing.values import int_too_long
 from ek.runtime.violation import safe_repr
-from ek.scorer.accounting import ABSENT, TP, Explanation, Unit
+from ek.scorer.accounting import ABSENT, Explanation, Unit
 
 
 def plain(value: Any) -> Any:
@@ -135,7 +135,7 @@ def alignment_dict(explanation: Explanation, limit: int | None = None) -> dict[s
         "unmatched_pred": list(explanation.unmatched_pred),
         "unmatched_gold": list(explanation.unmatched_gold),
         "out_of_order": [{"pred": i, "gold": j} for i, j in explanation.out_of_order],
-        "errors": [_unit(u, limit) for u in explanation.units if u.kind != TP],
+        "errors": [_unit(u, limit) for u in explanation.errors()],
         "parse_error": explanation.parse_error,
         **({"any_call": True} if explanation.any_call else {}),
     }

@@ -1060,7 +1060,7 @@ class ToolCallMetric:
                     tp, tally = exact_parts(gold, ctx.rules, ctx.weight, self.level) if prepared is None \
                         else prepared.parts
                     return Score.of_exact_parts(tp, 0, 0, tally, DeferredExplanation(
-                        pred, gold, lambda: self._score_paired(pred, gold, ctx, invalid, None).explanation))
+                        pred, gold, lambda: self._explain_paired(pred, gold, ctx, invalid, None)))
                 if cover is not None:
                     return self._score_cover(pred, gold, ctx, invalid, parse_error, cut_short,
                                              _NOTHING_LEFT if cover is ALL_EXACT else cover, prepared)
@@ -1076,7 +1076,7 @@ class ToolCallMetric:
         when read."""
         fn, tally = plan.missed
         return Score.of_exact_parts(0, 0, fn, tally, DeferredExplanation(
-            (), gold, lambda: self._score_paired((), gold, ctx, [], None).explanation, PLAIN_FIELDS))
+            (), gold, lambda: self._explain_paired((), gold, ctx, [], None), PLAIN_FIELDS))
 
     def _score_cover(self, pred: tuple[Step, ...], gold: tuple[Step, ...], ctx: _Context,
                      invalid: list[dict[str, str]], parse_error: str | None, cut_short: bool, cover: Cover,
@@ -1094,7 +1094,7 @@ class ToolCallMetric:
             "parse_error": parse_error, "cut_short": cut_short, "out_of_order": (), "any_call": False}
 
         def explanation() -> Explanation:
-            return self._score_paired(pred, gold, ctx, invalid, parse_error, cut_short).explanation
+            return self._explain_paired(pred, gold, ctx, invalid, parse_error, cut_short)
 
         only_rows = None  # the rows of a cover's only pair, compared for the fast path and counted below if need be
         if len(pairs) == 1 and not (exact or extra or missing) and level == "arg":
@@ -1144,6 +1144,18 @@ class ToolCallMetric:
                       invalid: list[dict[str, str]], parse_error: str | None, cut_short: bool = False) -> Score:
         """The general path: pair the calls, compare each pair, count every unit (``invalid``: each predicted
         call's schema violations)."""
+        units, explanation = self._paired(pred, gold, ctx, invalid, parse_error, cut_short)
+        return Score.from_unit_rows(units, explanation=explanation)
+
+    def _explain_paired(self, pred: tuple[Step, ...], gold: tuple[Step, ...], ctx: _Context,
+                        invalid: list[dict[str, str]], parse_error: str | None, cut_short: bool = False) -> Explanation:
+        """The explanation :meth:`_score_paired` gives, without its score: what a deferred explanation builds
+        when it is read (the score is known already; counting its units again was a tenth of the work)."""
+        return self._paired(pred, gold, ctx, invalid, parse_error, cut_short)[1]
+
+    def _paired(self, pred: tuple[Step, ...], gold: tuple[Step, ...], ctx: _Context, invalid: list[dict[str, str]],
+                parse_error: str | None, cut_short: bool) -> tuple[list[UnitRow], Explanation]:
+        """:meth:`_score_paired`'s units and explanation, not yet counted into a score."""
         with _GUARD:
             pairs, up, ug, late = _align(pred, gold, ctx, self.optimal, invalid, self.order)
         units: list[UnitRow] = []
@@ -1172,7 +1184,7 @@ class ToolCallMetric:
             tuple(up), tuple(ug), UnitRows(units), parse_error, cut_short,
             tuple((x.pred_index, x.gold_index) for x in late) if late else (),
         )
-        return Score.from_unit_rows(units, explanation=explanation)
+        return units, explanation
 
     @staticmethod
     def _extra_reason(name: str, ctx: _Context, gold_names: Collection[str]) -> str:
