@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ek.scorer.alignment import Shown, _kept, plain, show
+from ek.scorer.alignment import Shown, _kept, _show, plain, show
 from ek.values import OMITTABLE, OneOf
 
 
@@ -29,9 +29,12 @@ VALUES = st.recursive(SCALARS | st.just(OMITTABLE), lambda inner: st.lists(inner
 
 
 def assert_kept_as_measured(value: Any, limit: int) -> None:
-    got, want = _kept(value, limit), measured(value, limit)
-    assert type(got) is type(want)
-    assert got == want or (isinstance(got, float) and math.isnan(got) and math.isnan(want))
+    want = measured(value, limit)
+    memo: dict[int, Any] = {}
+    # the general path, and the alignment's memo (_plain_text) when it first meets the value and when it has it
+    for got in (_kept(value, limit), _kept(value, limit, memo), _kept(value, limit, memo)):
+        assert type(got) is type(want)
+        assert got == want or (isinstance(got, float) and math.isnan(got) and math.isnan(want))
 
 
 @settings(max_examples=1500, deadline=None)
@@ -131,3 +134,14 @@ def test_an_explanations_errors_read_from_its_rows_are_its_fp_and_fn_units(pred:
     fresh, built = metric(pred, gold).explanation, metric(pred, gold).explanation
     want = tuple(u for u in built.units if u.kind != TP)
     assert fresh.errors() == want and built.errors() == want
+
+
+@settings(max_examples=500, deadline=None)
+@given(VALUES | VALUES.map(lambda v: (v,)) | st.sampled_from([Shown("x… (9 characters)")]))
+def test_a_value_is_shown_through_the_memo_as_show_shows_it(value: Any) -> None:
+    """_show (an alignment's show, each value that is not a plain scalar written once) is show's text."""
+    from ek.scorer.accounting import ABSENT
+
+    memo: dict[int, Any] = {}
+    assert _show(value, memo) == show(value) == _show(value, memo)
+    assert _show(ABSENT, memo) == show(ABSENT)
