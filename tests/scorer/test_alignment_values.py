@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ek.scorer.alignment import Shown, _kept, _show, plain, show
+from ek.scorer.alignment import Shown, _kept, _show, plain, show, show_plain
 from ek.values import OMITTABLE, OneOf
 
 
@@ -145,3 +145,11 @@ def test_a_value_is_shown_through_the_memo_as_show_shows_it(value: Any) -> None:
     memo: dict[int, Any] = {}
     assert _show(value, memo) == show(value) == _show(value, memo)
     assert _show(ABSENT, memo) == show(ABSENT)
+
+
+@settings(max_examples=500, deadline=None)
+@given(VALUES | VALUES.map(lambda v: (v,)), st.integers(0, 60) | st.none())
+def test_what_an_alignment_keeps_is_shown_as_it_is_as_show_shows_it(value: Any, limit: int | None) -> None:
+    """show_plain (the HTML report's text of an alignment's values) is show's text of what _kept keeps."""
+    kept = _kept(value, limit)
+    assert show_plain(kept) == show(kept)

@@ -26,7 +26,7 @@ from markupsafe import Markup, escape
 from ek.atomicfile import write_text_atomic
 from ek.corpus.summary import EpisodeDigest
 from ek.report.svg import KIND_COLOURS, grouped_bars, hbar_chart, visible
-from ek.scorer.alignment import show
+from ek.scorer.alignment import show_plain
 from ek.templatecache import CompiledTemplates, cache_folder
 
 
@@ -80,7 +80,9 @@ def _cache_folder() -> Path:
 
 
 def _call(call: dict[str, Any]) -> str:
-    args = ", ".join(f"{k}={show(v)}" for k, v in call["args"].items())
+    """A call of an alignment dict as text; its values are plain data already (alignment_dict's): written as
+    they are (show_plain), not walked by show's plain again."""
+    args = ", ".join(f"{k}={show_plain(v)}" for k, v in call["args"].items())
     return f"{call['name']}({args})"
 
 

@@ -69,6 +69,12 @@ def show(value: Any) -> str:
     return dumps_compact(plain(value))
 
 
+def show_plain(data: Any) -> str:
+    """:func:`show` of plain data (what :func:`plain` returns, or a :class:`Shown` text: every value an
+    alignment dict holds), without :func:`plain` walking it again: its JSON text as it is."""
+    return str(data) if isinstance(data, Shown) else dumps_compact(data)
+
+
 #: The longest JSON text of a float (``-1.7976931348623157e+308``), a bool, None or an int of 64 bits.
 _SHORT_SCALAR_TEXT = 24
 
@@ -89,7 +95,7 @@ def _plain_text(value: Any, memo: _Memo) -> tuple[Any, str]:
     hit = memo.get(id(value))
     if hit is None:
         data = plain(value)
-        hit = memo[id(value)] = (value, data, str(data) if isinstance(data, Shown) else dumps_compact(data))
+        hit = memo[id(value)] = (value, data, show_plain(data))
     return hit[1], hit[2]
 
 
@@ -126,7 +132,7 @@ def _kept(value: Any, limit: int | None, memo: _Memo | None = None) -> Any:
             else limit >= _SHORT_SCALAR_TEXT and (kind is float or kind is bool or data is None
                                                   or (kind is int and -(2**63) <= data < 2**63))):
         return data
-    text = str(data) if isinstance(data, Shown) else dumps_compact(data)  # show(data), but data is plain already
+    text = show_plain(data)
     return data if len(text) <= limit else Shown(f"{text[:limit]}… ({len(text):,} characters)")
 
 
@@ -265,4 +271,4 @@ def format_alignment(view: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["Shown", "alignment_dict", "format_alignment", "plain", "show"]
+__all__ = ["Shown", "alignment_dict", "format_alignment", "plain", "show", "show_plain"]
