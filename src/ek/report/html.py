@@ -1,8 +1,10 @@
 """The HTML report of ``ek score --html``: one self-contained file (no network), plots and alignments.
 
 Rendered with Jinja2 with autoescaping on, so ids, tool names and values from
-the corpus always show as text; the two kinds of row there are hundreds of (the
-per-tool table's, the alignments' steps) are written by :func:`_tool_row` and
+the corpus always show as text; what there are hundreds or thousands of (the
+per-tool rows, the argument failures' rows, the rows of lines not scored, each
+kept alignment's section and its steps) is written by :func:`_tool_row`,
+:func:`_argument_row`, :func:`_line_row`, :func:`_episode_block` and
 :func:`_alignment_row`, every value through the same finalize and escape
 (:func:`_shown`), and printed by the template as markup; plots are inline SVG made by
 :mod:`ek.report.svg`. A small inline script (no server, no external resource:
