@@ -82,3 +82,11 @@ def test_fractions_summed_to_a_whole_number_are_ints() -> None:
     total = _summary([third, third, third]).total()
     assert total.exact_counts == (0, 1, 0) and type(total.exact_counts[1]) is int
     assert total.tally[(FP, "a", "wrong_value")] == (1, 3) and type(total.tally[(FP, "a", "wrong_value")][0]) is int
+
+
+def test_a_key_of_no_unit_kind_keeps_the_general_path() -> None:
+    """The constructor lets a tally key of no unit kind by (Score.from_tally refuses it): the total is made as
+    before, by the constructor."""
+    odd = Score(tp=1, tally={("tq", "a", ""): (1, 1)})
+    total = _summary([(odd, "")]).total()
+    assert total.exact_counts == (1, 0, 0) and dict(total.tally) == {("tq", "a", ""): (1, 1)}

@@ -587,9 +587,13 @@ class Summary:
         tally = self.tally
         # fast path (Score.from_summed_tally): the run's sums are its tally's sums whenever every score counted
         # came with its units (a metric's always do); a score given as bare sums (``Score(tp=2)``, no tally)
-        # makes them differ, and the general path keeps the run's own sums
-        score = Score.from_summed_tally(tally, self.episodes)
-        if score.exact_counts == (self.tp, self.fp, self.fn):
+        # makes them differ, and a key of no unit kind (which the constructor lets by) fails the sums: the
+        # general path then keeps the run's own sums, as before
+        try:
+            score = Score.from_summed_tally(tally, self.episodes)
+        except KeyError:
+            score = None
+        if score is not None and score.exact_counts == (self.tp, self.fp, self.fn):
             return score
         return Score(tp=self.tp, fp=self.fp, fn=self.fn, tally={key: (w, n) for key, (w, n) in tally.items()},
                      episodes=self.episodes)
