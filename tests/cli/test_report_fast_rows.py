@@ -163,3 +163,15 @@ def test_argument_and_line_rows_are_what_the_template_wrote(a: dict[str, Any], e
 
     assert _argument_row(a) == _environment().from_string(ARGUMENT_ROW).render(a=a)
     assert _line_row(e, prefix) == _environment().from_string(LINE_ROW).render(e=e, prefix=prefix)
+
+
+@settings(max_examples=500, deadline=None)
+@given(TEXT | st.text(alphabet="&<>'\"a \u202e\n\t\x00", max_size=8) | FIGURE.map("{:.3f}".format))
+def test_a_chart_text_is_escaped_as_before(text: str) -> None:
+    """svg._esc's fast path (a printable text without the five characters escaping replaces, kept as it is)
+    gives what making it visible then escaping gave."""
+    from html import escape
+
+    from ek.report.svg import _esc, visible
+
+    assert _esc(text) == escape(visible(text))

@@ -18,7 +18,6 @@ tell it loaded.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,7 @@ from markupsafe import Markup, escape
 
 from ek.atomicfile import write_text_atomic
 from ek.corpus.summary import EpisodeDigest
-from ek.report.svg import KIND_COLOURS, grouped_bars, hbar_chart, visible
+from ek.report.svg import KIND_COLOURS, find_escaped, grouped_bars, hbar_chart, visible
 from ek.scorer.alignment import show_plain
 from ek.templatecache import CompiledTemplates, cache_folder
 
@@ -141,24 +140,21 @@ def _filters(report: dict[str, Any], episodes: Sequence[EpisodeDigest]) -> dict[
     return {"categories": sorted(categories), "reasons": sorted(reasons)}
 
 
-#: Finds a character escaping replaces (markupsafe's five: ``& < > ' "``); linear time, whatever the text.
-_ESCAPED = re.compile("[&<>'\"]").search
-
-
 def _shown(value: Any) -> str:
     """A value as the template prints ``{{ value }}``: made visible (:func:`_finalize`), then escaped.
 
     An exact ``int`` (a step, an index, a count) is written by ``str``: its digits and sign are what
     escaping it gives, without the call. Fast path for an exact ``str`` whose every character is printable
     (what :func:`_finalize` keeps as it is): written as it is when it holds none of the five characters
-    escaping replaces (a tool name, a status, a reason: most values), else escaped, without the calls
+    escaping replaces (:func:`~ek.report.svg.find_escaped`; a tool name, a status, a reason: most values),
+    else escaped, without the calls
     around (30,000 values on a page of a 100,000-line BFCL run).
     """
     kind = type(value)
     if kind is int:
         return str(value)
     if kind is str and value.isprintable():
-        return value if _ESCAPED(value) is None else escape(value)
+        return value if find_escaped(value) is None else escape(value)
     return escape(_finalize(value))
 
 
