@@ -355,7 +355,12 @@ class _PairEval:
 
 
 def _evaluate(p: Step, g: Step, ctx: _Context, invalid: Mapping[str, str]) -> _PairEval:
-    rows = compare_rows(p.args, g.args, ctx.rules(g.name), ctx.canon, invalid=invalid)
+    return _evaluation(compare_rows(p.args, g.args, ctx.rules(g.name), ctx.canon, invalid=invalid), ctx.weight(g.name))
+
+
+def _evaluation(rows: Sequence[CheckRow], weight: float) -> _PairEval:
+    """A pair's :class:`_PairEval` from its comparison ``rows`` (its tool's ``weight``): exact when no row is a
+    mistake, agreement one plus the weights of its ``match`` rows, times the tool's weight."""
     agreement, exact = 1.0, True
     for row in rows:
         status = row[1]
@@ -363,7 +368,7 @@ def _evaluate(p: Step, g: Step, ctx: _Context, invalid: Mapping[str, str]) -> _P
             agreement += row[2]
         elif status != "ignored":
             exact = False
-    return _PairEval(exact, agreement * ctx.weight(g.name), tuple(rows))
+    return _PairEval(exact, agreement * weight, tuple(rows))
 
 
 def _count_pair(tally: dict[TallyKey, list[Any]], tool: str, w: float, rows: Sequence[CheckRow], level: str) -> bool:
@@ -1093,9 +1098,10 @@ class ToolCallMetric:
         known = PLAIN_FIELDS if parse_error is None else {
             "parse_error": parse_error, "cut_short": cut_short, "out_of_order": (), "any_call": False}
 
-        def explanation() -> Explanation:
+        def general() -> Explanation:
             return self._explain_paired(pred, gold, ctx, invalid, parse_error, cut_short)
 
+        explanation: Callable[[], Explanation] = general
         only_rows = None  # the rows of a cover's only pair, compared for the fast path and counted below if need be
         if len(pairs) == 1 and not (exact or extra or missing) and level == "arg":
             # Fast path: a cover that is one inexact pair and nothing else (one call on each side, of one tool: a
@@ -1104,6 +1110,17 @@ class ToolCallMetric:
             i, j = pairs[0]
             tool = gold[j].name
             only_rows = compare_rows(pred[i].args, gold[j].args, rules_of(tool), ctx.canon, invalid=invalid[i])
+            compared = only_rows
+
+            def one_pair() -> Explanation:
+                # Fast path of the general path for a cover that is one pair: every assignment chooses that pair
+                # (what the cover says), and its comparison is the one just made (_evaluate's, the same call of
+                # compare_rows), so the explanation is built from it without pairing or comparing again
+                pair = (i, j, _evaluation(compared, weight_of(tool)))
+                return self._explained(pred, gold, ctx, [pair], [], [], [], parse_error, cut_short)[1]
+
+            explanation = one_pair
+
             parts = one_pair_parts(only_rows, tool, weight_of(tool))
             if parts is not None:
                 tp, fp, fn, frozen, pair_exact = parts
@@ -1158,6 +1175,12 @@ class ToolCallMetric:
         """:meth:`_score_paired`'s units and explanation, not yet counted into a score."""
         with _GUARD:
             pairs, up, ug, late = _align(pred, gold, ctx, self.optimal, invalid, self.order)
+        return self._explained(pred, gold, ctx, pairs, up, ug, late, parse_error, cut_short)
+
+    def _explained(self, pred: tuple[Step, ...], gold: tuple[Step, ...], ctx: _Context,
+                   pairs: list[tuple[int, int, _PairEval]], up: list[int], ug: list[int], late: list[_Late],
+                   parse_error: str | None, cut_short: bool) -> tuple[list[UnitRow], Explanation]:
+        """The units and explanation of an alignment (:func:`_align`'s pairs, unmatched and late calls)."""
         units: list[UnitRow] = []
         for i, j, ev in pairs:
             self._pair_units(units, gold[j].name, i, j, ev, ctx)
