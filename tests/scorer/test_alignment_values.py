@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ek.scorer.alignment import Shown, _kept, plain, show
+from ek.scorer.alignment import Shown, _kept, _show, plain, show, show_plain
 from ek.values import OMITTABLE, OneOf
 
 
@@ -29,9 +29,12 @@ VALUES = st.recursive(SCALARS | st.just(OMITTABLE), lambda inner: st.lists(inner
 
 
 def assert_kept_as_measured(value: Any, limit: int) -> None:
-    got, want = _kept(value, limit), measured(value, limit)
-    assert type(got) is type(want)
-    assert got == want or (isinstance(got, float) and math.isnan(got) and math.isnan(want))
+    want = measured(value, limit)
+    memo: dict[int, Any] = {}
+    # the general path, and the alignment's memo (_plain_text) when it first meets the value and when it has it
+    for got in (_kept(value, limit), _kept(value, limit, memo), _kept(value, limit, memo)):
+        assert type(got) is type(want)
+        assert got == want or (isinstance(got, float) and math.isnan(got) and math.isnan(want))
 
 
 @settings(max_examples=1500, deadline=None)
@@ -112,3 +115,41 @@ def test_show_writes_a_value_as_json_dumps_writes_it(value: Any) -> None:
 
     assert show(value) == json.dumps(plain(value), ensure_ascii=False, sort_keys=False)
     assert show(Shown("x y")) == "x y"
+
+
+_ARGS = st.dictionaries(st.sampled_from(["x", "y", "z"]), st.integers(0, 2) | st.sampled_from(["s", "t"]), max_size=3)
+_CALLS = st.lists(st.tuples(st.sampled_from(["a", "b"]), _ARGS), max_size=3)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_CALLS, _CALLS, st.sampled_from(["arg", "call"]))
+def test_an_explanations_errors_read_from_its_rows_are_its_fp_and_fn_units(pred: list[Any], gold: list[Any],
+                                                                           level: str) -> None:
+    """Explanation.errors() while the units are rows (only the FP and FN rows built) gives the units the general
+    path keeps, in their order; and the same once the units are built."""
+    from ek.scorer.accounting import TP
+    from ek.scorer.metric import ToolCallMetric
+
+    metric = ToolCallMetric(level)
+    fresh, built = metric(pred, gold).explanation, metric(pred, gold).explanation
+    want = tuple(u for u in built.units if u.kind != TP)
+    assert fresh.errors() == want and built.errors() == want
+
+
+@settings(max_examples=500, deadline=None)
+@given(VALUES | VALUES.map(lambda v: (v,)) | st.sampled_from([Shown("x… (9 characters)")]))
+def test_a_value_is_shown_through_the_memo_as_show_shows_it(value: Any) -> None:
+    """_show (an alignment's show, each value that is not a plain scalar written once) is show's text."""
+    from ek.scorer.accounting import ABSENT
+
+    memo: dict[int, Any] = {}
+    assert _show(value, memo) == show(value) == _show(value, memo)
+    assert _show(ABSENT, memo) == show(ABSENT)
+
+
+@settings(max_examples=500, deadline=None)
+@given(VALUES | VALUES.map(lambda v: (v,)), st.integers(0, 60) | st.none())
+def test_what_an_alignment_keeps_is_shown_as_it_is_as_show_shows_it(value: Any, limit: int | None) -> None:
+    """show_plain (the HTML report's text of an alignment's values) is show's text of what _kept keeps."""
+    kept = _kept(value, limit)
+    assert show_plain(kept) == show(kept)

@@ -168,3 +168,19 @@ args_with_omittable = st.dictionaries(st.sampled_from(["x", "y", "z"]), st.sampl
 def test_rivals_count_the_same_as_their_counted_arguments_say(a, b):
     """exact._same_counted (a repeated call's rivals left over count the same) is _counted's comparison."""
     assert _same_counted(a, b) == (_counted(a) == _counted(b))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(["s", "t"]),
+       st.dictionaries(st.sampled_from(["x", "y", "q", "v"]), st.sampled_from([1, 2, 1.5, "a", "b", True, None]),
+                       max_size=3),
+       st.dictionaries(st.sampled_from(["x", "y", "q"]), st.sampled_from([1, 2, 1.5, "a"]), max_size=3),
+       st.sampled_from([fold, bfcl]), st.booleans())
+def test_one_pairs_explanation_is_the_general_paths(tool, pred_args, gold_args, canon, prepared):
+    """A cover of one pair builds its explanation from the comparison it made (_score_cover's one_pair), not by
+    pairing and comparing again: the general path's explanation, field for field."""
+    metric = ToolCallMetric("arg", grammar=GRAMMAR, canonicalizer=canon, order="any")
+    pred, gold = [(tool, pred_args)], [(tool, gold_args)]
+    fast, general = metric(pred, metric.prepare(gold) if prepared else gold), _general(metric, pred, gold)
+    _same(fast, general)
+    assert fast.explanation == general.explanation and str(fast.explanation) == str(general.explanation)

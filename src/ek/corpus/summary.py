@@ -18,7 +18,6 @@ import heapq
 from array import array
 from collections import Counter
 from collections.abc import Sequence
-from fractions import Fraction
 from operator import itemgetter
 from typing import Any
 
@@ -625,8 +624,19 @@ class Summary:
 
     def total(self) -> Score:
         """All episodes as one exact :class:`Score` (tallies included)."""
-        tally = {key: (w, n) for key, (w, n) in self.tally.items()}
-        return Score(tp=self.tp, fp=self.fp, fn=self.fn, tally=tally, episodes=self.episodes)
+        tally = self.tally
+        # fast path (Score.from_summed_tally): the run's sums are its tally's sums whenever every score counted
+        # came with its units (a metric's always do); a score given as bare sums (``Score(tp=2)``, no tally)
+        # makes them differ, and a key of no unit kind (which the constructor lets by) fails the sums: the
+        # general path then keeps the run's own sums, as before
+        try:
+            score = Score.from_summed_tally(tally, self.episodes)
+        except KeyError:
+            score = None
+        if score is not None and score.exact_counts == (self.tp, self.fp, self.fn):
+            return score
+        return Score(tp=self.tp, fp=self.fp, fn=self.fn, tally={key: (w, n) for key, (w, n) in tally.items()},
+                     episodes=self.episodes)
 
     def worst(self, limit: int | None = None) -> list[EpisodeDigest]:
         """The worst episodes kept, worst first."""
@@ -653,7 +663,7 @@ class Summary:
 
     def category_scores(self) -> dict[str, tuple[Score, int]]:
         """Per category ("" for episodes without one): its exact :class:`Score` and its exact episodes."""
-        return {category: (Score.from_tally({k: (w, n) for k, (w, n) in tally.items()}, episodes=episodes), exact)
+        return {category: (Score.from_summed_tally(tally, episodes), exact)
                 for category, (tally, episodes, exact) in sorted(self.categories.items())}
 
 
@@ -672,9 +682,12 @@ def reason_kinds(total: Score) -> dict[str, dict[str, tuple[float, int]]]:
     for (kind, _tool, reason), (w, n) in total.tally.items():
         if kind == TP:
             continue
-        slot = acc.setdefault((reason, kind), [Fraction(0), 0])
-        slot[0] += w
-        slot[1] += n
+        slot = acc.get((reason, kind))
+        if slot is None:  # [w, n], not [0, 0] then added: the same exact sums (0 + w is w, of w's type)
+            acc[reason, kind] = [w, n]
+        else:
+            slot[0] += w
+            slot[1] += n
     for (reason, kind), (w, n) in acc.items():
         out.setdefault(reason, {})[kind] = (float(w), n)
     return out

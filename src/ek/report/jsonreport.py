@@ -13,6 +13,8 @@ import os
 from fractions import Fraction
 from typing import Any
 
+import attrs
+
 from ek._version import __version__
 from ek.atomicfile import write_json_atomic
 from ek.corpus.reading import LineError
@@ -40,12 +42,19 @@ def _shown(path: str) -> str:
     return os.path.abspath(path) if path != "-" else "-"
 
 
+def _shown_spans(files: tuple[FileSpan, ...]) -> tuple[FileSpan, ...]:
+    """The run's files with each path as the report shows it (:func:`_shown`), worked out once for every line
+    located in them (1,200 error lines: as many ``os.path.abspath`` calls of the same path)."""
+    return tuple(attrs.evolve(f, path=_shown(f.path)) for f in files)
+
+
 def _where(line: int, files: tuple[FileSpan, ...]) -> dict[str, Any]:
-    """A line of the run, and the file holding it with its line there (``cat``-style numbering across files)."""
+    """A line of the run, and the file holding it with its line there (``cat``-style numbering across files);
+    ``files``: their paths shown already (:func:`_shown_spans`)."""
     found = locate(line, files)
     if found is None:  # a run built without file spans
         return {"line": line}
-    return {"line": line, "file": _shown(found[0]), "file_line": found[1]}
+    return {"line": line, "file": found[0], "file_line": found[1]}
 
 
 def _located(e: LineError, files: tuple[FileSpan, ...]) -> dict[str, Any]:
@@ -115,6 +124,7 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
     """The report dict of a finished run (see ``docs/report-json.md``)."""
     summary = result.summary
     files = result.files
+    shown_files = _shown_spans(files)  # where the worst episodes and the lines not scored are located
     total = summary.total()
     by_tool_units = unit_counts_by_tool(total)
     per_reason = []
@@ -134,8 +144,8 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
         "schema_version": SCHEMA_VERSION,
         "generator": f"ek {__version__}",
         "corpus": {
-            "path": ", ".join(_shown(f.path) for f in files) if files else _shown(result.path),
-            "files": [{"path": _shown(f.path), "lines": f.lines} for f in files],
+            "path": ", ".join(f.path for f in shown_files) if files else _shown(result.path),
+            "files": [{"path": f.path, "lines": f.lines} for f in shown_files],
             "lines_read": result.counts.read,
             "blank_lines": result.counts.blank,
             "episodes_scored": summary.episodes,
@@ -173,11 +183,11 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
                          for (tool, arg, status), n in sorted(summary.arg_failures.items(),
                                                               key=lambda kv: (-kv[1], kv[0]))],
         "grammars": [{"grammar": g or None, "episodes": n} for g, n in sorted(summary.grammars.items())],
-        "worst_episodes": [_episode(d, files) for d in summary.worst(worst)],
-        "errors": [_located(e, files) for e in summary.errors],
+        "worst_episodes": [_episode(d, shown_files) for d in summary.worst(worst)],
+        "errors": [_located(e, shown_files) for e in summary.errors],
         "errors_omitted": summary.error_count - len(summary.errors),
         "gold_file_errors": [{"line": e.line, "id": e.id, "reason": e.reason} for e in result.gold_errors],
-        "gold_warnings": [_located(e, files) for e in summary.gold_warnings],
+        "gold_warnings": [_located(e, shown_files) for e in summary.gold_warnings],
     }
 
 

@@ -36,6 +36,13 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, align
 
 
 def _printable(text: str) -> str:
+    """``text`` with every character that is not printable escaped (``\\x1b``, ``\\u202e``).
+
+    Fast path: a text whose every character is printable (``str.isprintable`` of the whole, what each cell
+    of a report is) is returned as it is, without the walk character by character that would keep each.
+    """
+    if text.isprintable():
+        return text
     return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 

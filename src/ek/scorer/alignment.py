@@ -14,7 +14,7 @@ from ek.goldjson import encode_value
 from ek.jsontext import dumps_compact
 from ek.parsing.values import int_too_long
 from ek.runtime.violation import safe_repr
-from ek.scorer.accounting import ABSENT, TP, Explanation, Unit
+from ek.scorer.accounting import ABSENT, Explanation, Unit
 
 
 def plain(value: Any) -> Any:
@@ -69,12 +69,57 @@ def show(value: Any) -> str:
     return dumps_compact(plain(value))
 
 
+def show_plain(data: Any) -> str:
+    """:func:`show` of plain data (what :func:`plain` returns, or a :class:`Shown` text: every value an
+    alignment dict holds), without :func:`plain` walking it again: its JSON text as it is."""
+    return str(data) if isinstance(data, Shown) else dumps_compact(data)
+
+
 #: The longest JSON text of a float (``-1.7976931348623157e+308``), a bool, None or an int of 64 bits.
 _SHORT_SCALAR_TEXT = 24
 
 
-def _kept(value: Any, limit: int | None) -> Any:
-    """``value`` as plain data, or its display text cut to ``limit`` characters when that is longer."""
+#: An alignment's memo of its values that are not plain scalars: id -> (the value, its plain data, their text).
+_Memo = dict[int, tuple[Any, Any, str]]
+
+
+def _plain_text(value: Any, memo: _Memo) -> tuple[Any, str]:
+    """``plain(value)`` and its JSON text (what :func:`show` writes), each worked out once per value object of
+    an alignment (:func:`alignment_dict`).
+
+    Fast path for the values that are not plain scalars (a gold ``OneOf``, a list, a dict): an alignment
+    shows such a value up to four times (its call, its argument check, its FP and FN units), and each time
+    encoded and wrote it again. Safe: both are functions of the value, which no one changes while its
+    alignment is built; the memo keeps the value itself, so its id is not reused meanwhile.
+    """
+    hit = memo.get(id(value))
+    if hit is None:
+        data = plain(value)
+        hit = memo[id(value)] = (value, data, show_plain(data))
+    return hit[1], hit[2]
+
+
+def _is_scalar(value: Any) -> bool:
+    """An exact ``str``, ``float``, ``bool``, ``int`` or None: what :func:`plain` returns at once (an int
+    too long for text aside)."""
+    kind = type(value)
+    return kind is str or kind is float or kind is bool or kind is int or value is None
+
+
+def _show(value: Any, memo: _Memo) -> str:
+    """:func:`show` of a value of an alignment, its text written once per value (:func:`_plain_text`)."""
+    if value is ABSENT or isinstance(value, Shown) or _is_scalar(value):
+        return show(value)
+    return _plain_text(value, memo)[1]
+
+
+def _kept(value: Any, limit: int | None, memo: _Memo | None = None) -> Any:
+    """``value`` as plain data, or its display text cut to ``limit`` characters when that is longer
+    (``memo``: the alignment's, see :func:`_plain_text`)."""
+    if memo is not None and not _is_scalar(value):
+        data, text = _plain_text(value, memo)
+        # the text measured, as below for what the scalar test does not settle (it only spares writing it)
+        return data if limit is None or len(text) <= limit else Shown(f"{text[:limit]}… ({len(text):,} characters)")
     data = plain(value)
     if limit is None:
         return data
@@ -87,26 +132,26 @@ def _kept(value: Any, limit: int | None) -> Any:
             else limit >= _SHORT_SCALAR_TEXT and (kind is float or kind is bool or data is None
                                                   or (kind is int and -(2**63) <= data < 2**63))):
         return data
-    text = str(data) if isinstance(data, Shown) else dumps_compact(data)  # show(data), but data is plain already
+    text = show_plain(data)
     return data if len(text) <= limit else Shown(f"{text[:limit]}… ({len(text):,} characters)")
 
 
-def _unit(u: Unit, limit: int | None) -> dict[str, Any]:
+def _unit(u: Unit, limit: int | None, memo: _Memo | None = None) -> dict[str, Any]:
     text = u.describe()
     out: dict[str, Any] = {"kind": u.kind, "reason": u.reason, "weight": u.weight, "tool": u.tool,
                            "arg": u.arg, "pred_index": u.pred_index, "gold_index": u.gold_index,
                            "text": text if limit is None or len(text) <= limit else text[:limit] + "…"}
     if u.expected is not ABSENT:
-        out["expected"] = _kept(u.expected, limit)
+        out["expected"] = _kept(u.expected, limit, memo)
     if u.got is not ABSENT:
-        out["got"] = _kept(u.got, limit)
+        out["got"] = _kept(u.got, limit, memo)
     if u.detail:
         out["detail"] = u.detail
     return out
 
 
-def _check(c: Any, limit: int | None) -> dict[str, Any]:
-    expected, got, where = show(c.expected), show(c.got), ""
+def _check(c: Any, limit: int | None, memo: _Memo) -> dict[str, Any]:
+    expected, got, where = _show(c.expected, memo), _show(c.got, memo), ""
     if limit is not None:
         expected, got, where = _differing(expected, got, limit)
     return {"arg": c.arg, "status": c.status, "weight": c.weight, "ok": c.ok, "expected": expected, "got": got,
@@ -120,22 +165,23 @@ def alignment_dict(explanation: Explanation, limit: int | None = None) -> dict[s
     keep a window around their first difference), so a report that keeps
     hundreds of alignments stays small whatever the corpus holds.
     """
+    memo: _Memo = {}  # each value that is not a plain scalar encoded and written once (_plain_text)
     return {
-        "pred": [{"name": s.name, "args": {k: _kept(v, limit) for k, v in s.args.items()}}
+        "pred": [{"name": s.name, "args": {k: _kept(v, limit, memo) for k, v in s.args.items()}}
                  for s in explanation.pred],
-        "gold": [{"name": s.name, "args": {k: _kept(v, limit) for k, v in s.args.items()}}
+        "gold": [{"name": s.name, "args": {k: _kept(v, limit, memo) for k, v in s.args.items()}}
                  for s in explanation.gold],
         "pairs": [
             {
                 "pred": p.pred_index, "gold": p.gold_index, "tool": p.tool, "exact": p.exact,
-                "checks": [_check(c, limit) for c in p.checks],
+                "checks": [_check(c, limit, memo) for c in p.checks],
             }
             for p in explanation.pairs
         ],
         "unmatched_pred": list(explanation.unmatched_pred),
         "unmatched_gold": list(explanation.unmatched_gold),
         "out_of_order": [{"pred": i, "gold": j} for i, j in explanation.out_of_order],
-        "errors": [_unit(u, limit) for u in explanation.units if u.kind != TP],
+        "errors": [_unit(u, limit, memo) for u in explanation.errors()],
         "parse_error": explanation.parse_error,
         **({"any_call": True} if explanation.any_call else {}),
     }
@@ -225,4 +271,4 @@ def format_alignment(view: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["Shown", "alignment_dict", "format_alignment", "plain", "show"]
+__all__ = ["Shown", "alignment_dict", "format_alignment", "plain", "show", "show_plain"]

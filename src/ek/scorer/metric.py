@@ -355,7 +355,12 @@ class _PairEval:
 
 
 def _evaluate(p: Step, g: Step, ctx: _Context, invalid: Mapping[str, str]) -> _PairEval:
-    rows = compare_rows(p.args, g.args, ctx.rules(g.name), ctx.canon, invalid=invalid)
+    return _evaluation(compare_rows(p.args, g.args, ctx.rules(g.name), ctx.canon, invalid=invalid), ctx.weight(g.name))
+
+
+def _evaluation(rows: Sequence[CheckRow], weight: float) -> _PairEval:
+    """A pair's :class:`_PairEval` from its comparison ``rows`` (its tool's ``weight``): exact when no row is a
+    mistake, agreement one plus the weights of its ``match`` rows, times the tool's weight."""
     agreement, exact = 1.0, True
     for row in rows:
         status = row[1]
@@ -363,7 +368,7 @@ def _evaluate(p: Step, g: Step, ctx: _Context, invalid: Mapping[str, str]) -> _P
             agreement += row[2]
         elif status != "ignored":
             exact = False
-    return _PairEval(exact, agreement * ctx.weight(g.name), tuple(rows))
+    return _PairEval(exact, agreement * weight, tuple(rows))
 
 
 def _count_pair(tally: dict[TallyKey, list[Any]], tool: str, w: float, rows: Sequence[CheckRow], level: str) -> bool:
@@ -1060,7 +1065,7 @@ class ToolCallMetric:
                     tp, tally = exact_parts(gold, ctx.rules, ctx.weight, self.level) if prepared is None \
                         else prepared.parts
                     return Score.of_exact_parts(tp, 0, 0, tally, DeferredExplanation(
-                        pred, gold, lambda: self._score_paired(pred, gold, ctx, invalid, None).explanation))
+                        pred, gold, lambda: self._explain_paired(pred, gold, ctx, invalid, None)))
                 if cover is not None:
                     return self._score_cover(pred, gold, ctx, invalid, parse_error, cut_short,
                                              _NOTHING_LEFT if cover is ALL_EXACT else cover, prepared)
@@ -1076,7 +1081,7 @@ class ToolCallMetric:
         when read."""
         fn, tally = plan.missed
         return Score.of_exact_parts(0, 0, fn, tally, DeferredExplanation(
-            (), gold, lambda: self._score_paired((), gold, ctx, [], None).explanation, PLAIN_FIELDS))
+            (), gold, lambda: self._explain_paired((), gold, ctx, [], None), PLAIN_FIELDS))
 
     def _score_cover(self, pred: tuple[Step, ...], gold: tuple[Step, ...], ctx: _Context,
                      invalid: list[dict[str, str]], parse_error: str | None, cut_short: bool, cover: Cover,
@@ -1093,9 +1098,10 @@ class ToolCallMetric:
         known = PLAIN_FIELDS if parse_error is None else {
             "parse_error": parse_error, "cut_short": cut_short, "out_of_order": (), "any_call": False}
 
-        def explanation() -> Explanation:
-            return self._score_paired(pred, gold, ctx, invalid, parse_error, cut_short).explanation
+        def general() -> Explanation:
+            return self._explain_paired(pred, gold, ctx, invalid, parse_error, cut_short)
 
+        explanation: Callable[[], Explanation] = general
         only_rows = None  # the rows of a cover's only pair, compared for the fast path and counted below if need be
         if len(pairs) == 1 and not (exact or extra or missing) and level == "arg":
             # Fast path: a cover that is one inexact pair and nothing else (one call on each side, of one tool: a
@@ -1104,6 +1110,17 @@ class ToolCallMetric:
             i, j = pairs[0]
             tool = gold[j].name
             only_rows = compare_rows(pred[i].args, gold[j].args, rules_of(tool), ctx.canon, invalid=invalid[i])
+            compared = only_rows
+
+            def one_pair() -> Explanation:
+                # Fast path of the general path for a cover that is one pair: every assignment chooses that pair
+                # (what the cover says), and its comparison is the one just made (_evaluate's, the same call of
+                # compare_rows), so the explanation is built from it without pairing or comparing again
+                pair = (i, j, _evaluation(compared, weight_of(tool)))
+                return self._explained(pred, gold, ctx, [pair], [], [], [], parse_error, cut_short)[1]
+
+            explanation = one_pair
+
             parts = one_pair_parts(only_rows, tool, weight_of(tool))
             if parts is not None:
                 tp, fp, fn, frozen, pair_exact = parts
@@ -1144,8 +1161,26 @@ class ToolCallMetric:
                       invalid: list[dict[str, str]], parse_error: str | None, cut_short: bool = False) -> Score:
         """The general path: pair the calls, compare each pair, count every unit (``invalid``: each predicted
         call's schema violations)."""
+        units, explanation = self._paired(pred, gold, ctx, invalid, parse_error, cut_short)
+        return Score.from_unit_rows(units, explanation=explanation)
+
+    def _explain_paired(self, pred: tuple[Step, ...], gold: tuple[Step, ...], ctx: _Context,
+                        invalid: list[dict[str, str]], parse_error: str | None, cut_short: bool = False) -> Explanation:
+        """The explanation :meth:`_score_paired` gives, without its score: what a deferred explanation builds
+        when it is read (the score is known already; counting its units again was a tenth of the work)."""
+        return self._paired(pred, gold, ctx, invalid, parse_error, cut_short)[1]
+
+    def _paired(self, pred: tuple[Step, ...], gold: tuple[Step, ...], ctx: _Context, invalid: list[dict[str, str]],
+                parse_error: str | None, cut_short: bool) -> tuple[list[UnitRow], Explanation]:
+        """:meth:`_score_paired`'s units and explanation, not yet counted into a score."""
         with _GUARD:
             pairs, up, ug, late = _align(pred, gold, ctx, self.optimal, invalid, self.order)
+        return self._explained(pred, gold, ctx, pairs, up, ug, late, parse_error, cut_short)
+
+    def _explained(self, pred: tuple[Step, ...], gold: tuple[Step, ...], ctx: _Context,
+                   pairs: list[tuple[int, int, _PairEval]], up: list[int], ug: list[int], late: list[_Late],
+                   parse_error: str | None, cut_short: bool) -> tuple[list[UnitRow], Explanation]:
+        """The units and explanation of an alignment (:func:`_align`'s pairs, unmatched and late calls)."""
         units: list[UnitRow] = []
         for i, j, ev in pairs:
             self._pair_units(units, gold[j].name, i, j, ev, ctx)
@@ -1172,7 +1207,7 @@ class ToolCallMetric:
             tuple(up), tuple(ug), UnitRows(units), parse_error, cut_short,
             tuple((x.pred_index, x.gold_index) for x in late) if late else (),
         )
-        return Score.from_unit_rows(units, explanation=explanation)
+        return units, explanation
 
     @staticmethod
     def _extra_reason(name: str, ctx: _Context, gold_names: Collection[str]) -> str:
