@@ -17,6 +17,7 @@ import re
 import sys
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import attrs
@@ -1097,11 +1098,9 @@ class ToolCallMetric:
         rules_of, weight_of = ctx.rules, ctx.weight
         known = PLAIN_FIELDS if parse_error is None else {
             "parse_error": parse_error, "cut_short": cut_short, "out_of_order": (), "any_call": False}
-
-        def general() -> Explanation:
-            return self._explain_paired(pred, gold, ctx, invalid, parse_error, cut_short)
-
-        explanation: Callable[[], Explanation] = general
+        # the deferred explanation's builder: partials, not closures (the names a nested function reads become
+        # cells for the whole of this method, each read and write of them slower)
+        explanation: Callable[[], Explanation] | None = None
         only_rows = None  # the rows of a cover's only pair, compared for the fast path and counted below if need be
         if len(pairs) == 1 and not (exact or extra or missing) and level == "arg":
             # Fast path: a cover that is one inexact pair and nothing else (one call on each side, of one tool: a
@@ -1110,17 +1109,7 @@ class ToolCallMetric:
             i, j = pairs[0]
             tool = gold[j].name
             only_rows = compare_rows(pred[i].args, gold[j].args, rules_of(tool), ctx.canon, invalid=invalid[i])
-            compared = only_rows
-
-            def one_pair() -> Explanation:
-                # Fast path of the general path for a cover that is one pair: every assignment chooses that pair
-                # (what the cover says), and its comparison is the one just made (_evaluate's, the same call of
-                # compare_rows), so the explanation is built from it without pairing or comparing again
-                pair = (i, j, _evaluation(compared, weight_of(tool)))
-                return self._explained(pred, gold, ctx, [pair], [], [], [], parse_error, cut_short)[1]
-
-            explanation = one_pair
-
+            explanation = partial(self._explain_one_pair, pred, gold, ctx, i, j, only_rows, parse_error, cut_short)
             parts = one_pair_parts(only_rows, tool, weight_of(tool))
             if parts is not None:
                 tp, fp, fn, frozen, pair_exact = parts
@@ -1151,6 +1140,8 @@ class ToolCallMetric:
             rows = only_rows if only_rows is not None else compare_rows(pred[i].args, gold[j].args, rules_of(tool),
                                                                         ctx.canon, invalid=invalid[i])
             inexact.append((tool, _count_pair(tally, tool, weight_of(tool), rows, level), tuple(rows)))
+        if explanation is None:
+            explanation = partial(self._explain_paired, pred, gold, ctx, invalid, parse_error, cut_short)
         return Score.from_exact_tally(tally, DeferredExplanation(pred, gold, explanation, known, tuple(inexact)))
 
     def _unordered(self, gold: Sequence[Step]) -> bool:
@@ -1163,6 +1154,15 @@ class ToolCallMetric:
         call's schema violations)."""
         units, explanation = self._paired(pred, gold, ctx, invalid, parse_error, cut_short)
         return Score.from_unit_rows(units, explanation=explanation)
+
+    def _explain_one_pair(self, pred: tuple[Step, ...], gold: tuple[Step, ...], ctx: _Context, i: int, j: int,
+                          rows: Sequence[CheckRow], parse_error: str | None, cut_short: bool) -> Explanation:
+        """Fast path of :meth:`_explain_paired` for a cover that is one pair, ``pred[i]`` and ``gold[j]``, whose
+        comparison ``rows`` the score made: every assignment chooses that pair (what the cover says), and its
+        comparison is the one :func:`_evaluate` would make (the same call of compare_rows), so the explanation is
+        built from it without pairing or comparing again."""
+        pair = (i, j, _evaluation(rows, ctx.weight(gold[j].name)))
+        return self._explained(pred, gold, ctx, [pair], [], [], [], parse_error, cut_short)[1]
 
     def _explain_paired(self, pred: tuple[Step, ...], gold: tuple[Step, ...], ctx: _Context,
                         invalid: list[dict[str, str]], parse_error: str | None, cut_short: bool = False) -> Explanation:
