@@ -1066,7 +1066,7 @@ class ToolCallMetric:
                     tp, tally = exact_parts(gold, ctx.rules, ctx.weight, self.level) if prepared is None \
                         else prepared.parts
                     return Score.of_exact_parts(tp, 0, 0, tally, DeferredExplanation(
-                        pred, gold, lambda: self._explain_paired(pred, gold, ctx, invalid, None)))
+                        pred, gold, partial(self._explain_paired, pred, gold, ctx, invalid, None)))
                 if cover is not None:
                     return self._score_cover(pred, gold, ctx, invalid, parse_error, cut_short,
                                              _NOTHING_LEFT if cover is ALL_EXACT else cover, prepared)
@@ -1082,7 +1082,7 @@ class ToolCallMetric:
         when read."""
         fn, tally = plan.missed
         return Score.of_exact_parts(0, 0, fn, tally, DeferredExplanation(
-            (), gold, lambda: self._explain_paired((), gold, ctx, [], None), PLAIN_FIELDS))
+            (), gold, partial(self._explain_paired, (), gold, ctx, [], None), PLAIN_FIELDS))
 
     def _score_cover(self, pred: tuple[Step, ...], gold: tuple[Step, ...], ctx: _Context,
                      invalid: list[dict[str, str]], parse_error: str | None, cut_short: bool, cover: Cover,
