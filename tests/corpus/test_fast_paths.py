@@ -511,8 +511,13 @@ def test_a_chunk_summed_in_grouped_order_is_put_back_in_line_order(
         if k % 29 == 3:
             gold_calls = [{"name": "no_such_tool", "args": {}}]  # invalid gold: a warning, still scored
         said = city if k % 4 else "Lima"
-        lines.append(json.dumps({"id": f"q{k % 9}", "task": f"t{k % 4}", "pred": f"get_weather(location={said!r})",
-                                 "gold": gold_calls}))
+        line: dict[str, Any] = {"id": f"q{k % 9}", "task": f"t{k % 4}", "category": ["a", "b"][k % 2]}
+        if k % 5 == 1:  # a multi-turn episode: per-turn tables and first failing turns too
+            line["turns"] = [{"pred": f"get_weather(location={said!r})", "gold": gold_calls},
+                             {"pred": "" if k % 3 else "get_weather(location='Oslo')", "gold": []}]
+        else:
+            line.update(pred=f"get_weather(location={said!r})", gold=gold_calls)
+        lines.append(json.dumps(line))
     corpus = tmp_path / "c.jsonl"
     corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
     options = RunOptions(grammar=str(SCHEMAS / "travel-v2.ek"), invalid_gold="warn", keep_ids=True,
@@ -532,7 +537,9 @@ def test_a_chunk_summed_in_grouped_order_is_put_back_in_line_order(
         return (rows, [list(c) for c in (s.rows_tp, s.rows_fp, s.rows_fn, s.lines, s.exact_rows, s.ids,
                                           s.task_ids, s.sources)],
                 s.errors, s.error_count, s.gold_warnings, s.gold_warning_count, list(s.tasks.items()), s.worst(),
-                s.total().exact_counts, dict(s.total().tally))
+                s.total().exact_counts, dict(s.total().tally), s.per_turn, dict(s.first_failing),
+                dict(s.abstention),
+                {c: (score.exact_counts, exact) for c, (score, exact) in s.category_scores().items()})
 
     grouped = outcome()
     assert restored and sum(restored) == 240 - 7  # every scored line went through the grouped path
@@ -542,3 +549,4 @@ def test_a_chunk_summed_in_grouped_order_is_put_back_in_line_order(
     assert not restored
     assert grouped == in_order
     assert grouped[3] == 7 and grouped[5] == 9 and len(grouped[6]) == 4  # errors, warnings, tasks were met
+    assert len(grouped[10]) == 2 and len(grouped[13]) == 2  # two turns, two categories
