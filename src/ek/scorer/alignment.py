@@ -119,7 +119,7 @@ def _kept(value: Any, limit: int | None, memo: _Memo | None = None) -> Any:
     if memo is not None and not _is_scalar(value):
         data, text = _plain_text(value, memo)
         # the text measured, as below for what the scalar test does not settle (it only spares writing it)
-        return data if limit is None or len(text) <= limit else Shown(f"{text[:limit]}… ({len(text):,} characters)")
+        return data if limit is None else _within(data, text, limit)
     data = plain(value)
     if limit is None:
         return data
@@ -132,7 +132,11 @@ def _kept(value: Any, limit: int | None, memo: _Memo | None = None) -> Any:
             else limit >= _SHORT_SCALAR_TEXT and (kind is float or kind is bool or data is None
                                                   or (kind is int and -(2**63) <= data < 2**63))):
         return data
-    text = show_plain(data)
+    return _within(data, show_plain(data), limit)
+
+
+def _within(data: Any, text: str, limit: int) -> Any:
+    """Plain ``data`` whose JSON text is ``text``, or that text cut to ``limit`` characters when it is longer."""
     return data if len(text) <= limit else Shown(f"{text[:limit]}… ({len(text):,} characters)")
 
 
