@@ -268,3 +268,21 @@ def test_score_lists_the_arguments_that_fail_inside_matched_calls(tmp_path: Path
         {"tool": "get_weather", "arg": "unit", "status": "hallucinated_arg", "count": 1},
     ]
     assert "Argument failures inside matched calls" in proc.stdout
+
+
+def test_a_local_run_catches_no_ray_error_and_does_not_load_the_ray_engine(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from ek.cli.score import ray_errors
+    from ek.corpus.distributed import RayEngineError, RayStallError
+
+    assert ray_errors("local") == ((), ())
+    assert ray_errors("ray") == ((RayStallError,), (RayEngineError,))
+    code = ("import sys; from ek.cli import main; "
+            f"code = main(['score', {str(EXAMPLE / 'corpus.jsonl')!r}, '--grammar', {str(EXAMPLE / 'travel-v2.ek')!r}, "
+            f"'--json', {str(tmp_path / 'r.json')!r}]); "
+            "print(code, 'ek.corpus.distributed' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    assert done.stdout.splitlines()[-1] == "0 False", done.stderr
+    assert json.loads((tmp_path / "r.json").read_text())["corpus"]["episodes_scored"] == 30
