@@ -128,3 +128,20 @@ def test_json_object_fast_path_decodes_as_json_loads() -> None:
     assert _decoded(data._json_object, "{" * 100_000 + "}" * 100_000 + "\n") == _decoded(
         json.loads, "{" * 100_000 + "}" * 100_000 + "\n")
     assert _decoded(data._json_object, '{"n": ' + "9" * 5000 + "}\n") == _decoded(json.loads, '{"n": ' + "9" * 5000 + "}\n")
+
+
+def test_underscored_entries_are_what_an_underscore_to_dot_model_was_shown() -> None:
+    from ek.bfcl import PossibleAnswer, Question, underscored_answer, underscored_question
+
+    functions = ({"name": "math.hypot", "parameters": {"properties": {"x": {"type": "integer"}}}}, {"name": "ping"})
+    question = Question("simple_python_1", functions, [[{"role": "user", "content": "x"}]])
+    shown = underscored_question(question)
+    assert [f["name"] for f in shown.functions] == ["math_hypot", "ping"]
+    assert shown.functions[0]["parameters"] is functions[0]["parameters"] and shown.functions[1] is functions[1]
+    assert functions[0]["name"] == "math.hypot"  # the entry read is not changed
+    plain = Question("simple_python_2", ({"name": "ping"},))
+    assert underscored_question(plain) is plain
+    answer = PossibleAnswer("simple_python_1", ({"a.b.c": {"x": [1]}}, {"ping": {}}))
+    assert underscored_answer(answer).ground_truth == ({"a_b_c": {"x": [1]}}, {"ping": {}})
+    turns = PossibleAnswer("multi_turn_base_0", (["cd(folder='a.b')"], ["ls()"]))
+    assert turns.multi_turn and underscored_answer(turns) is turns

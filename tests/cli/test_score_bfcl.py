@@ -245,3 +245,33 @@ def test_bfcl_source_is_read_once_and_scores_the_run(tmp_path: Path, monkeypatch
     assert reads == [str(source / "fs.py")]
     report = json.loads(out.read_text(encoding="utf-8"))
     assert report["accuracy"]["exact"] == 1 and report["gold_file_errors"] == []
+
+
+def test_underscore_to_dot_scores_a_function_calling_models_result_file(tmp_path: Path) -> None:
+    """BFCL saves a function-calling model's calls as ``{name: "<JSON arguments>"}``, under the names the model
+    was shown; for the models BFCL marks underscore_to_dot those have ``_`` for ``.``."""
+    questions = REPO / "tests" / "data" / "bfcl" / "BFCL_v4_multiple.json"
+    entries = [e for e in _plain_entries(20) if "." in next(iter(e["ground_truth"][0]))]
+    assert entries
+    lines = []
+    for entry in entries:
+        ((name, params),) = entry["ground_truth"][0].items()
+        args = {p: _first_choice(v) for p, v in params.items() if "" not in v}
+        lines.append({"id": entry["id"], "result": [{name.replace(".", "_"): json.dumps(args)}]})
+    corpus = write_lines(tmp_path / "BFCL_v4_multiple_result.json", lines)
+    base = ("score", corpus, "--bfcl-answers", ANSWERS, "--bfcl-questions", questions, "--canonicalizer", "bfcl")
+    as_saved = run_ek(*base, "--json", tmp_path / "a.json")
+    renamed = run_ek(*base, "--underscore-to-dot", "--json", tmp_path / "b.json")
+    assert (as_saved.returncode, renamed.returncode) == (0, 0), as_saved.stderr + renamed.stderr
+    assert "--underscore-to-dot" in as_saved.stderr and "--underscore-to-dot" not in renamed.stderr
+    assert f"{len(entries)} predicted tool name(s) are BFCL function names with '.' written '_'" in as_saved.stderr
+    a, b = (json.loads((tmp_path / f"{x}.json").read_text()) for x in "ab")
+    assert a["accuracy"]["exact"] == 0
+    assert b["accuracy"]["exact"] == b["corpus"]["episodes_scored"] == len(entries)
+    assert b["options"]["underscore_to_dot"] is True and a["options"]["underscore_to_dot"] is False
+
+
+def test_underscore_to_dot_without_bfcl_files_is_a_usage_error(tmp_path: Path) -> None:
+    corpus = write_lines(tmp_path / "c.jsonl", [{"id": "1", "pred": "f()", "gold": []}])
+    done = run_ek("score", corpus, "--underscore-to-dot")
+    assert done.returncode == 2 and "--underscore-to-dot renames BFCL's functions" in done.stderr

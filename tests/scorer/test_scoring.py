@@ -143,3 +143,19 @@ def test_a_violation_path_names_its_argument_as_the_path_pattern_reads_it(path):
         assert _top_arg(text) == m.group(1)
     assert _top_arg("$.a") == "a" and _top_arg("$.a[2].b") == "a" and _top_arg('$["x.y"]') == "x.y"
     assert _top_arg("$.") is None and _top_arg("a") is None
+
+
+@pytest.mark.parametrize("cut_short", [False, True])
+def test_a_parse_error_given_as_the_output_scores_as_that_unreadable_output(cut_short: bool) -> None:
+    from ek.parsing import ParseError, parse_calls
+
+    metric = ToolCallMetric("arg")
+    gold = [("f", {"x": 1, "y": "a"})]
+    text = "f(x=" if cut_short else "f(x=1, y=2+2)"
+    with pytest.raises(ParseError) as caught:
+        parse_calls(text, "python")
+    assert caught.value.cut_short == cut_short
+    given, read = metric(caught.value, gold, explain_now=True), metric(text, gold, format="python", explain_now=True)
+    assert (given.tally, given.tp, given.fp, given.fn) == (read.tally, read.tp, read.fp, read.fn)
+    assert given.tally == {("fn", "f", "unparseable_output"): (3, 3)}
+    assert (given.explanation.parse_error, given.explanation.cut_short) == (str(caught.value), cut_short)

@@ -1,7 +1,8 @@
 """BFCL compatibility: read BFCL's data files, convert them to ek, and check outputs with BFCL's semantics.
 
 - :func:`read_questions` / :func:`read_possible_answers`: BFCL's JSON-lines files;
-  :func:`load_category`: both at once, as :class:`Episode` s.
+  :func:`load_category`: both at once, as :class:`Episode` s; :func:`underscored_question` and
+  :func:`underscored_answer`: an entry as a model BFCL marks ``underscore_to_dot`` was shown it.
 - :func:`to_grammar`: an entry's function schemas as a :class:`~ek.grammar.GraphGrammar`.
 - :func:`gold_calls`: a ground truth as gold :class:`~ek.calls.Step` s with ``OneOf``/``OMITTABLE``.
 - :func:`check`: BFCL's AST checker verdict for one output (see docs/bfcl.md for where ek differs);
@@ -19,6 +20,9 @@ from ek.bfcl.data import (
     pair_up,
     read_possible_answers,
     read_questions,
+    underscored_answer,
+    underscored_name,
+    underscored_question,
 )
 from ek.bfcl.gold import alternatives, expects_no_call, expects_some_call, gold_calls
 from ek.bfcl.grammar import to_grammar
@@ -44,4 +48,7 @@ __all__ = [
     "read_possible_answers",
     "read_questions",
     "to_grammar",
+    "underscored_answer",
+    "underscored_name",
+    "underscored_question",
 ]

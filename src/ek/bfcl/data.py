@@ -51,6 +51,39 @@ class PossibleAnswer:
         return known if known is not None else is_multi_turn_answer(self.ground_truth)
 
 
+def underscored_name(name: str) -> str:
+    """A function name as BFCL shows it to a model whose API takes no ``.`` in names: every ``.`` an ``_``.
+
+    BFCL's model table marks those models ``underscore_to_dot`` (the function-calling APIs of OpenAI and
+    other hosted models): they are shown ``math_hypot`` for ``math.hypot``, answer with that name, and
+    BFCL's checker compares their calls with the expected names written the same way.
+
+    >>> underscored_name("math.hypot"), underscored_name("get_weather")
+    ('math_hypot', 'get_weather')
+    """
+    return name.replace(".", "_")
+
+
+def underscored_question(question: Question) -> Question:
+    """``question`` with its functions named as an ``underscore_to_dot`` model was shown them
+    (:func:`underscored_name`); a question without a dotted name is given back as it is."""
+    functions = question.functions
+    if not any("." in f["name"] for f in functions):
+        return question
+    shown = tuple({**f, "name": underscored_name(f["name"])} if "." in f["name"] else f for f in functions)
+    return attrs.evolve(question, functions=shown)
+
+
+def underscored_answer(answer: PossibleAnswer) -> PossibleAnswer:
+    """``answer`` with the functions it expects named as an ``underscore_to_dot`` model was shown them
+    (:func:`underscored_name`). A multi-turn answer is given back as it is: its calls are methods of BFCL's
+    API classes, whose names hold no ``.``, and BFCL's multi-turn checker renames nothing."""
+    if answer.multi_turn or not any("." in name for call in answer.ground_truth for name in call):
+        return answer
+    truth = tuple({underscored_name(name): args for name, args in call.items()} for call in answer.ground_truth)
+    return attrs.evolve(answer, ground_truth=truth)
+
+
 def _lines(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, 1):

@@ -11,8 +11,10 @@ Collections are split at top-level commas, respecting quotes and brackets
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ek.bfcl.typemap import JAVA, NESTED_JAVALIKE
 from ek.calls import Step
 from ek.parsing import ParseError
 from ek.parsing.limits import DEFAULT_LIMITS, Limits, check_text
@@ -214,6 +216,57 @@ def convert_js(text: str, type_name: str, item_type: str | None = None) -> Any:
     if type_name == "dict":
         return _js_object(text) if text.startswith("{") and text.endswith("}") else text
     return text
+
+
+def source_value(text: str, detail: Mapping[str, Any], language: str) -> Any:
+    """A Java or JavaScript argument's source text as a value of the type its BFCL property schema
+    (``detail``) declares, as BFCL's checker converts it before comparing: :func:`convert_java` or
+    :func:`convert_js`, with the item type of the collection types whose items BFCL checks.
+
+    >>> source_value("new int[]{1, 2}", {"type": "Array", "items": {"type": "integer"}}, "java")
+    [1, 2]
+    >>> source_value("true", {"type": "Boolean"}, "javascript"), source_value("x", {"type": 7}, "java")
+    (True, 'x')
+    """
+    type_name = detail.get("type", "any")
+    if type(type_name) is not str:  # not a BFCL type: nothing to convert to
+        return text
+    items = detail.get("items")
+    item_type = items.get("type") if isinstance(items, Mapping) else None
+    convert = convert_java if language == JAVA else convert_js
+    return convert(text, type_name, item_type if type_name in NESTED_JAVALIKE else None)
+
+
+def typed_calls(steps: Sequence[Step], functions: Sequence[Mapping[str, Any]], language: str) -> list[Step]:
+    """The calls of a Java or JavaScript output with every argument written as source text converted by its
+    declared type (:func:`source_value`), so they compare with BFCL's answers as in BFCL's checker.
+
+    Left as they are: a call of a function the entry does not offer, an argument it does not declare (both
+    are mistakes the scorer reports as such), and a value that is not text. BFCL's checker rejects the
+    last (``type_error:java``/``js``: it expects source code); ek takes a function-calling model's typed
+    JSON value (``["-v", "-p"]`` for a ``String[]``) as the value it is (docs/bfcl.md).
+
+    >>> functions = [{"name": "Map.put", "parameters": {"properties": {"n": {"type": "long"}}}}]
+    >>> typed_calls([Step("Map.put", {"n": "7L", "extra": "1"})], functions, "java")
+    [Step(name='Map.put', args={'n': 7, 'extra': '1'})]
+    """
+    declared: dict[str, Mapping[str, Any]] = {}
+    for function in functions:
+        parameters = function.get("parameters")
+        properties = parameters.get("properties") if isinstance(parameters, Mapping) else None
+        if isinstance(properties, Mapping):
+            declared.setdefault(function["name"], properties)
+    typed = []
+    for step in steps:
+        properties = declared.get(step.name)
+        if properties is None:
+            typed.append(step)
+            continue
+        args = {name: source_value(value, detail, language)
+                if type(value) is str and isinstance(detail := properties.get(name), Mapping) else value
+                for name, value in step.args.items()}
+        typed.append(Step(step.name, args))
+    return typed
 
 
 _CALL = re.compile(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*\((.*)\)", re.S)

@@ -128,6 +128,11 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
                              "func_source_code), read with ast for the parameter order of ground-truth calls that "
                              "pass an argument by position (default: found beside the BFCL files, else in the "
                              "installed bfcl-eval)")
+    parser.add_argument("--underscore-to-dot", action="store_true",
+                        help="with --bfcl-questions/--bfcl-answers: the model was shown BFCL's function names "
+                             "with every '.' as '_' (math_hypot for math.hypot), as BFCL shows them to models it "
+                             "marks underscore_to_dot (the function-calling APIs of OpenAI and other hosted "
+                             "models); its calls are scored against the names so written, as BFCL's checker does")
     parser.add_argument("--format", type=output_format, default=None, metavar="FORMAT",
                         help="how model outputs are written: auto (default; bfcl with --bfcl-answers or "
                              "--bfcl-questions), python, openai, anthropic, json, bfcl, hermes, llama3, mistral, "
@@ -227,6 +232,9 @@ def check_inputs(command: str, args: argparse.Namespace, paths: list[str]) -> in
         return usage_error(command, "--gold and --bfcl-answers both supply gold calls; give one of them")
     if args.grammar and args.bfcl_questions:
         return usage_error(command, "--grammar and --bfcl-questions both choose the grammar; give one of them")
+    if args.underscore_to_dot and not (args.bfcl_questions or args.bfcl_answers):
+        return usage_error(command, "--underscore-to-dot renames BFCL's functions: it needs --bfcl-questions or "
+                                    "--bfcl-answers")
     for path in paths + [p for p in (args.gold, args.bfcl_answers, args.bfcl_questions) if p]:
         if path != "-" and not os.path.exists(path):  # pipes (<(zcat ...), /dev/stdin) are fine
             return usage_error(command, f"no such file: {path}")
@@ -284,7 +292,7 @@ def run_options(args: argparse.Namespace, **keep: Any) -> Any:
                       order=args.order, format=run_format(args), grammar=args.grammar, search_path=tuple(args.search_path), gold_file=args.gold,
                       invalid_gold=args.invalid_gold,
                       bfcl_answers=args.bfcl_answers, bfcl_questions=args.bfcl_questions,
-                      bfcl_source=args.bfcl_source, **keep)
+                      bfcl_source=args.bfcl_source, underscore_to_dot=args.underscore_to_dot, **keep)
 
 
 def aborted(command: str, error: Exception) -> int:
@@ -390,6 +398,22 @@ def score_corpus(paths: list[str], options: Any, args: argparse.Namespace, input
         return score_on_ray(paths, options, args, export=writer.write, inputs=inputs)
 
 
+def note_underscored_names(summary: Any, options: Any) -> None:
+    """Say on stderr when a BFCL run's predicted tool names are its functions' names with ``.`` written ``_``
+    and ``--underscore-to-dot`` was not given: the scores then count every such call as a wrong tool."""
+    if not (options.bfcl_questions or options.bfcl_answers) or options.underscore_to_dot:
+        return
+    from ek.corpus.summary import underscored_names
+
+    names = underscored_names(summary.total())
+    if names:
+        shown, gold = next(iter(names.items()))
+        print(f"ek score: note: {len(names)} predicted tool name(s) are BFCL function names with '.' written "
+              f"'_' (e.g. {shown} for {gold}), each counted as a wrong tool; if the model was shown the names "
+              f"that way (BFCL's underscore_to_dot: OpenAI-style function-calling APIs), score again with "
+              f"--underscore-to-dot", file=sys.stderr)
+
+
 def ray_errors(engine: str) -> tuple[tuple[type[Exception], ...], tuple[type[Exception], ...]]:
     """The Ray engine's errors a run stops on: (stalls, any other), each a tuple for an ``except`` clause.
 
@@ -449,6 +473,7 @@ def run(args: argparse.Namespace) -> int:
     report = build_report(result, options, interval=interval, worst=args.worst, accuracy_interval=accuracy_interval)
     report["options"]["engine"] = args.engine
     print(render_report(report))
+    note_underscored_names(result.summary, options)
     if args.json:
         failed = write_report("score", "--json", args.json, lambda: write_json(report, args.json))
         if failed is not None:

@@ -140,6 +140,8 @@ class MetricCache:
         functions = self.bfcl_functions.get(episode_id) if isinstance(episode_id, str) else None
         if functions is None:
             raise GrammarError(f"id {episode_id!r} is not in the BFCL questions file, so its functions are unknown")
+        if "java" in episode_id:  # a Java or JavaScript question (BFCL's language rule, on the id's category)
+            return self._bfcl_source(functions)
         last = self._bfcl_last
         if last is not None and last[0] is functions:
             # fast path: the line's question has the schemas of the line before (samples of one question in a
@@ -158,9 +160,26 @@ class MetricCache:
         self._bfcl_last = (functions, metric)
         return metric
 
-    def _bfcl_new(self, key: str | tuple[str, ...], functions: Any) -> ToolCallMetric:
+    def _bfcl_source(self, functions: Any) -> ToolCallMetric:
+        """The metric of a Java or JavaScript question's function schemas, which does not validate values.
+
+        In those categories every argument value is source text, which the runner reads and converts by
+        its declared type as BFCL does (:func:`ek.bfcl.javalike.typed_calls`); text that is no value of
+        that type stays text, and BFCL compares it with the answers as written: the answers hold such
+        "variables" (``"myList"`` for an ``Array``). A schema check would call those answers invalid gold
+        and those outputs invalid values, so it is left out, and a call is exact iff BFCL's check is valid
+        (docs/bfcl.md). Kept in the LRU under ``source:`` and the schemas' content key.
+        """
+        key = f"source:{self._bfcl_key(functions)}"
+        metric = self._bfcl.get(key)
+        if metric is None:
+            return self._bfcl_new(key, functions, validate=False)
+        self._bfcl.move_to_end(key)
+        return metric
+
+    def _bfcl_new(self, key: str | tuple[str, ...], functions: Any, *, validate: bool = True) -> ToolCallMetric:
         """The metric of ``functions``, built and kept in the LRU under ``key``."""
-        metric = ToolCallMetric(grammar=to_grammar(list(functions)).grammar, **self._options)
+        metric = ToolCallMetric(grammar=to_grammar(list(functions)).grammar, validate=validate, **self._options)
         self._bfcl[key] = metric
         if len(self._bfcl) > self.BFCL_CACHE:
             dropped, _ = self._bfcl.popitem(last=False)

@@ -27,7 +27,14 @@ from typing import Any, BinaryIO
 
 import attrs
 
-from ek.bfcl import expects_no_call, expects_some_call, gold_calls, read_possible_answers, read_questions
+from ek.bfcl import (
+    expects_no_call,
+    expects_some_call,
+    gold_calls,
+    read_possible_answers,
+    read_questions,
+    underscored_answer,
+)
 from ek.bfcl.data import Question
 from ek.bfcl.multiturn import category_of_id, ground_truth_turns, is_steps
 from ek.bfcl.signatures import Signatures, load_signatures
@@ -457,8 +464,11 @@ def iter_raw_lines(stream: BinaryIO, counts: LineCounts) -> Iterator[tuple[int, 
 
 
 def load_bfcl_answers(path: str | Path, source: str | Path | Signatures | None = None,
-                      hints: Sequence[str | Path | None] = ()) -> tuple[dict[Any, GoldEntry], list[LineError]]:
+                      hints: Sequence[str | Path | None] = (), *, underscore_to_dot: bool = False
+                      ) -> tuple[dict[Any, GoldEntry], list[LineError]]:
     """Gold calls by id from a BFCL ``possible_answer`` file (alternatives -> OneOf, ``""`` -> OMITTABLE).
+    ``underscore_to_dot``: the functions named as a model BFCL marks so was shown them
+    (:func:`ek.bfcl.underscored_answer`: ``math_hypot`` for ``math.hypot``).
 
     Multi-turn ground truth that passes an argument by position is bound by BFCL's API signatures
     (:mod:`ek.bfcl.signatures`: from ``source``, a folder or its signatures already read, else found beside
@@ -471,6 +481,8 @@ def load_bfcl_answers(path: str | Path, source: str | Path | Signatures | None =
     signatures: Signatures | None = None
     looked = False
     for number, answer in enumerate(read_possible_answers(path), 1):
+        if underscore_to_dot:
+            answer = underscored_answer(answer)
         try:
             category = category_of_id(answer.id)
             if answer.multi_turn:

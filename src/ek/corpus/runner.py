@@ -29,9 +29,11 @@ from typing import Any
 import attrs
 
 from ek.batchgc import collect_less
-from ek.bfcl.data import Question, read_questions
+from ek.bfcl.data import Question, read_questions, underscored_question
+from ek.bfcl.javalike import decode_calls, typed_calls
 from ek.bfcl.multiturn import turn_calls
 from ek.bfcl.signatures import Signatures
+from ek.bfcl.typemap import language_of
 from ek.calls import Step
 from ek.corpus.grammars import GrammarError, MetricCache
 from ek.corpus.reading import (
@@ -50,6 +52,7 @@ from ek.corpus.sources import FileSpan, open_corpus, run_label
 from ek.corpus.summary import Summary
 from ek.goldjson import gold_to_json
 from ek.limits import ALIGNMENT_VALUE_CHARS, CHUNK_LINES, ERROR_LINES_KEPT, GOLD_MEMO_ENTRIES, SCORE_WINDOW_LINES
+from ek.parsing import ParseError
 from ek.runtime.violation import safe_repr
 from ek.scorer.accounting import Score
 from ek.scorer.alignment import alignment_dict
@@ -77,6 +80,9 @@ class RunOptions:
     bfcl_questions: str | None = None
     #: BFCL's multi-turn API source folder, for ground truth that passes arguments by position (default: found)
     bfcl_source: str | None = None
+    #: the model was shown BFCL's function names with every ``.`` as ``_`` (BFCL's ``underscore_to_dot``: the
+    #: function-calling APIs of OpenAI and other hosted models): questions and answers are read so named
+    underscore_to_dot: bool = False
     keep_worst: int = 10
     keep_details: int = 0
     keep_ids: bool = False
@@ -91,12 +97,17 @@ class RunOptions:
         that file already read (:meth:`read_bfcl_questions`), else it is read here."""
         if not self.bfcl_questions:
             return None
-        return load_bfcl_functions(questions if questions is not None else self.bfcl_questions)
+        return load_bfcl_functions(questions if questions is not None else self._questions_as_shown())
 
     def read_bfcl_questions(self) -> list[Question] | None:
         """The entries of ``--bfcl-questions``, or None: read once for both the gold (:meth:`load_gold`) and
         the functions (:meth:`bfcl_functions`): 1,000 questions cost 20 ms to read."""
-        return read_questions(self.bfcl_questions) if self.bfcl_questions else None
+        return self._questions_as_shown() if self.bfcl_questions else None
+
+    def _questions_as_shown(self) -> list[Question]:
+        """The entries of ``--bfcl-questions``, their functions named as the model was shown them."""
+        questions = read_questions(self.bfcl_questions)  # type: ignore[arg-type]  # callers check it is set
+        return [underscored_question(q) for q in questions] if self.underscore_to_dot else questions
 
     def metric_cache(self, functions: Mapping[str, Any] | None = None) -> MetricCache:
         """Metrics per grammar; ``functions``: already loaded :meth:`bfcl_functions` (else read here)."""
@@ -114,7 +125,8 @@ class RunOptions:
             entries, errors, _ = load_gold_file(self.gold_file)
             return entries, errors
         source = signatures if signatures is not None else self.bfcl_source
-        entries, errors = (load_bfcl_answers(self.bfcl_answers, source, (self.bfcl_questions,))
+        entries, errors = (load_bfcl_answers(self.bfcl_answers, source, (self.bfcl_questions,),
+                                             underscore_to_dot=self.underscore_to_dot)
                            if self.bfcl_answers else (None, []))
         if self.bfcl_questions:  # irrelevance questions have no possible answer: their gold is []
             abstentions = load_bfcl_abstentions(questions if questions is not None else self.bfcl_questions)
@@ -234,13 +246,41 @@ def _score_with(metric: ToolCallMetric, episode: Episode) -> EpisodeScore:
     return score_turns(score_one, ((_turn_pred(t), t.gold) for t in episode.turns))
 
 
-def _score_one_turn(metric: ToolCallMetric, episode: Episode, gold: Any = None) -> Score:
+def _score_one_turn(metric: ToolCallMetric, episode: Episode, gold: Any = None, pred: Any = None) -> Score:
     """A one-turn episode's score: its only turn's :class:`Score`, which :meth:`Summary.add` takes as the
     episode. Fast path of :func:`_score_with`: the same metric call, without the :class:`EpisodeScore` (and
-    the ``partial``) built around it for every line; the summary wraps the few it keeps."""
-    pred = _prepare_pred(episode.pred)
+    the ``partial``) built around it for every line; the summary wraps the few it keeps. ``pred``: the
+    output already read (:func:`_source_pred`), else the line's."""
+    if pred is None:
+        pred = _prepare_pred(episode.pred)
     gold = episode.gold if gold is None else gold
     return metric(pred, gold) if episode.format is None else metric(pred, gold, format=episode.format)
+
+
+def _source_pred(cache: MetricCache, metric: ToolCallMetric, episode: Episode) -> Any:
+    """The output of a one-turn line scored against a BFCL question of a Java or JavaScript category, read as
+    BFCL reads it: calls whose argument values are source text (``"5"``, ``"new int[]{1, 2}"``) converted by
+    the types the question declares (:func:`ek.bfcl.javalike.typed_calls`), or the :class:`ek.ParseError` of
+    an unreadable one. Text in the ``bfcl`` format is a prompting model's ``[Class.method(arg=<source>)]``
+    (:func:`ek.bfcl.javalike.decode_calls`); anything else is read by the metric, in the line's format.
+    None for every other line (the metric reads its output as it is)."""
+    category = episode.category
+    if (type(category) is not str or "java" not in category or cache.bfcl_functions is None
+            or episode.grammar is not None or episode.turns is not None):
+        return None
+    functions = cache.bfcl_functions.get(episode.id) if isinstance(episode.id, str) else None
+    if functions is None:
+        return None  # for_episode has said why it cannot score this line
+    language = language_of(category)
+    raw = episode.pred
+    try:
+        if type(raw) is str and (episode.format or metric.format) == "bfcl":
+            steps = decode_calls(raw, language)
+        else:
+            steps = list(metric.read(_prepare_pred(raw), format=episode.format))
+    except ParseError as exc:
+        return exc
+    return typed_calls(steps, functions, language)
 
 
 def episode_gold_problems(metric: ToolCallMetric, episode: Episode) -> tuple[str, ...]:
@@ -409,7 +449,8 @@ def _score_line(options: RunOptions, cache: MetricCache, memo: _GoldMemo,
         problems = memo.problems(metric, item)
         if problems and options.invalid_gold == "error":
             return LineError(number, item.id, invalid_gold_reason(metric, problems))
-        score: Score | EpisodeScore = (_score_one_turn(metric, item, memo.gold(metric, item))
+        score: Score | EpisodeScore = (_score_one_turn(metric, item, memo.gold(metric, item),
+                                                       _source_pred(cache, metric, item))
                                        if item.turns is None else _score_with(metric, item))
     except GrammarError as exc:
         return LineError(number, item.id, f"unknown grammar: {exc}")

@@ -23,6 +23,7 @@ from typing import Any
 
 import attrs
 
+from ek.bfcl.data import underscored_name
 from ek.corpus.reading import LineError
 from ek.limits import ERROR_LINES_KEPT
 from ek.scorer.accounting import FN, FP, TP, Exact, Score, TallyKey
@@ -675,6 +676,24 @@ def unit_counts_by_tool(total: Score) -> dict[str, dict[str, int]]:
     return out
 
 
+def underscored_names(total: Score) -> dict[str, str]:
+    """Predicted tool names that are a gold tool's name with every ``.`` written ``_`` (``math_hypot`` for
+    ``math.hypot``), each with that gold name: the mark of a BFCL run whose model was shown names so
+    (BFCL's ``underscore_to_dot``) scored as if it had seen them as they are. Only names that are never
+    gold themselves and that gave FP units, against gold names that missed calls (FN units)."""
+    predicted: set[str] = set()
+    missed: dict[str, str] = {}
+    gold: set[str] = set()
+    for (kind, tool, _reason), (_w, n) in total.tally.items():
+        if kind == FP and n:
+            predicted.add(tool)
+        elif kind == FN and n and "." in tool:
+            missed[underscored_name(tool)] = tool
+        if kind != FP:
+            gold.add(tool)
+    return {name: missed[name] for name in sorted(predicted) if name in missed and name not in gold}
+
+
 def reason_kinds(total: Score) -> dict[str, dict[str, tuple[float, int]]]:
     """Per error reason, the weighted total and unit count of its FP and FN units separately."""
     out: dict[str, dict[str, tuple[float, int]]] = {}
@@ -693,4 +712,5 @@ def reason_kinds(total: Score) -> dict[str, dict[str, tuple[float, int]]]:
     return out
 
 
-__all__ = ["EpisodeDigest", "Summary", "digest", "export_row", "reason_kinds", "unit_counts_by_tool"]
+__all__ = ["EpisodeDigest", "Summary", "digest", "export_row", "reason_kinds", "underscored_names",
+           "unit_counts_by_tool"]

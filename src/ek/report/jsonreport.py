@@ -165,6 +165,7 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
             "gold_file": options.gold_file,
             "bfcl_answers": options.bfcl_answers,
             "bfcl_questions": options.bfcl_questions,
+            "underscore_to_dot": options.underscore_to_dot,
             "invalid_gold": options.invalid_gold,
         },
         "overall": {**overall,

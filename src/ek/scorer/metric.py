@@ -989,8 +989,9 @@ class ToolCallMetric:
 
     def __call__(self, pred: Any, gold: Any, *, grammar: Any = None, format: str | None = None,
                  explain_now: bool = False) -> Score:
-        """Score ``pred`` (raw output in ``format``, default the metric's; or calls) against ``gold``
-        (calls, or :data:`ek.calls.ANY_CALL`: some call, whichever, is right).
+        """Score ``pred`` (raw output in ``format``, default the metric's; or calls; or the
+        :class:`ek.ParseError` a reader of the caller's own raised on it, scored as an unreadable output)
+        against ``gold`` (calls, or :data:`ek.calls.ANY_CALL`: some call, whichever, is right).
 
         The score's explanation is usually worked out when it is first read (most scores of a corpus are only
         counted); ``explain_now=True`` works it out with the score, for a caller that reads every one (it
@@ -1013,6 +1014,8 @@ class ToolCallMetric:
                 p_steps = self._read(pred, ctx, format)
             except ParseError as exc:
                 p_steps, parse_error, cut_short = (), str(exc), exc.cut_short
+        elif isinstance(pred, ParseError):  # an output the caller's own reader refused: unreadable, for that reason
+            p_steps, parse_error, cut_short = (), str(pred), pred.cut_short
         else:
             p_steps = coerce_calls(pred, "pred")
         if gold is ANY_CALL:
