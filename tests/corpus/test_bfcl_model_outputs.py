@@ -129,3 +129,24 @@ def test_names_written_with_underscores_are_found_in_a_runs_total(tmp_path: Path
     dotted = {name for v in verdicts for call in v["output"] for name in call if "." in name}
     assert dotted and found == {underscored_name(name): name for name in dotted}
     assert underscored_names(run(str(corpus), RunOptions(**options, underscore_to_dot=True)).summary.total()) == {}
+
+
+def test_multi_turn_questions_list_no_schemas_and_score_as_without_the_questions(tmp_path: Path,
+                                                                                 bfcl_data: Path) -> None:
+    """BFCL's multi-turn question entries have no ``function`` list: with ``bfcl_questions`` given (one file for
+    a run over every category), their lines are scored without a grammar, as with the answers alone."""
+    answers = read_possible_answers(bfcl_data / "possible_answer" / "BFCL_v4_multi_turn_base.json")
+    # each turn's ground truth as the text of the model's one step of that turn: right answers
+    results = [{"id": a.id, "result": [[f"[{', '.join(turn)}]"] for turn in a.ground_truth]} for a in answers]
+    corpus = tmp_path / "multi_turn.jsonl"
+    corpus.write_text("".join(json.dumps(r) + "\n" for r in results), encoding="utf-8")
+    options = {"level": "call", "canonicalizer": "bfcl", "format": "bfcl", "keep_export": True,
+               "bfcl_answers": str(bfcl_data / "possible_answer" / "BFCL_v4_multi_turn_base.json")}
+    with_questions: list[dict[str, Any]] = []
+    alone: list[dict[str, Any]] = []
+    questions = str(bfcl_data / "BFCL_v4_multi_turn_base.json")
+    first = run(str(corpus), RunOptions(**options, bfcl_questions=questions), export=with_questions.extend)
+    second = run(str(corpus), RunOptions(**options), export=alone.extend)
+    assert first.summary.error_count == second.summary.error_count == 0
+    assert len(with_questions) == len(results) and with_questions == alone
+    assert sum(row["exact"] for row in alone) > len(results) // 2

@@ -140,6 +140,8 @@ class MetricCache:
         functions = self.bfcl_functions.get(episode_id) if isinstance(episode_id, str) else None
         if functions is None:
             raise GrammarError(f"id {episode_id!r} is not in the BFCL questions file, so its functions are unknown")
+        if not functions:  # a question that lists no schemas (BFCL's multi-turn ones): no grammar to check against
+            return self.metric(None)
         if "java" in episode_id:  # a Java or JavaScript question (BFCL's language rule, on the id's category)
             return self._bfcl_source(functions)
         last = self._bfcl_last
