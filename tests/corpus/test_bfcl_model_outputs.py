@@ -15,7 +15,7 @@ import pytest
 
 from ek.bfcl import check, read_possible_answers, read_questions, underscored_name
 from ek.corpus.runner import RunOptions, run
-from ek.corpus.summary import underscored_names
+from ek.corpus.summary import underscored_names, unit_counts_by_tool
 
 #: Where ek score differs from BFCL's verdict on the sample, on purpose (docs/bfcl.md): a Java String
 #: array's items read without their quotes (difference 4: simple_java_35 and _78 cannot be passed in BFCL),
@@ -125,10 +125,11 @@ def test_names_written_with_underscores_are_found_in_a_runs_total(tmp_path: Path
     options = {"level": "call", "canonicalizer": "bfcl", "format": "bfcl",
                "bfcl_questions": str(bfcl_data / "BFCL_v4_simple_python.json"),
                "bfcl_answers": str(bfcl_data / "possible_answer" / "BFCL_v4_simple_python.json")}
-    found = underscored_names(run(str(corpus), RunOptions(**options)).summary.total())
+    found = underscored_names(unit_counts_by_tool(run(str(corpus), RunOptions(**options)).summary.total()))
     dotted = {name for v in verdicts for call in v["output"] for name in call if "." in name}
     assert dotted and found == {underscored_name(name): name for name in dotted}
-    assert underscored_names(run(str(corpus), RunOptions(**options, underscore_to_dot=True)).summary.total()) == {}
+    renamed = run(str(corpus), RunOptions(**options, underscore_to_dot=True))
+    assert underscored_names(unit_counts_by_tool(renamed.summary.total())) == {}
 
 
 def test_multi_turn_questions_list_no_schemas_and_score_as_without_the_questions(tmp_path: Path,

@@ -398,14 +398,15 @@ def score_corpus(paths: list[str], options: Any, args: argparse.Namespace, input
         return score_on_ray(paths, options, args, export=writer.write, inputs=inputs)
 
 
-def note_underscored_names(summary: Any, options: Any) -> None:
+def note_underscored_names(report: dict[str, Any], options: Any) -> None:
     """Say on stderr when a BFCL run's predicted tool names are its functions' names with ``.`` written ``_``
-    and ``--underscore-to-dot`` was not given: the scores then count every such call as a wrong tool."""
+    and ``--underscore-to-dot`` was not given: the scores then count every such call as a wrong tool.
+    ``report``: the run's JSON report (its per-tool unit counts)."""
     if not (options.bfcl_questions or options.bfcl_answers) or options.underscore_to_dot:
         return
     from ek.corpus.summary import underscored_names
 
-    names = underscored_names(summary.total())
+    names = underscored_names({row["tool"]: row["units"] for row in report["per_tool"]})
     if names:
         shown, gold = next(iter(names.items()))
         print(f"ek score: note: {len(names)} predicted tool name(s) are BFCL function names with '.' written "
@@ -473,7 +474,7 @@ def run(args: argparse.Namespace) -> int:
     report = build_report(result, options, interval=interval, worst=args.worst, accuracy_interval=accuracy_interval)
     report["options"]["engine"] = args.engine
     print(render_report(report))
-    note_underscored_names(result.summary, options)
+    note_underscored_names(report, options)
     if args.json:
         failed = write_report("score", "--json", args.json, lambda: write_json(report, args.json))
         if failed is not None:

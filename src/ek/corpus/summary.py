@@ -17,7 +17,7 @@ from __future__ import annotations
 import heapq
 from array import array
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from operator import itemgetter
 from typing import Any
 
@@ -676,22 +676,17 @@ def unit_counts_by_tool(total: Score) -> dict[str, dict[str, int]]:
     return out
 
 
-def underscored_names(total: Score) -> dict[str, str]:
+def underscored_names(units_by_tool: Mapping[str, Mapping[str, int]]) -> dict[str, str]:
     """Predicted tool names that are a gold tool's name with every ``.`` written ``_`` (``math_hypot`` for
     ``math.hypot``), each with that gold name: the mark of a BFCL run whose model was shown names so
-    (BFCL's ``underscore_to_dot``) scored as if it had seen them as they are. Only names that are never
-    gold themselves and that gave FP units, against gold names that missed calls (FN units)."""
-    predicted: set[str] = set()
-    missed: dict[str, str] = {}
-    gold: set[str] = set()
-    for (kind, tool, _reason), (_w, n) in total.tally.items():
-        if kind == FP and n:
-            predicted.add(tool)
-        elif kind == FN and n and "." in tool:
-            missed[underscored_name(tool)] = tool
-        if kind != FP:
-            gold.add(tool)
-    return {name: missed[name] for name in sorted(predicted) if name in missed and name not in gold}
+    (BFCL's ``underscore_to_dot``) scored as if it had seen them as they are. ``units_by_tool``: a run's
+    unit counts per tool and kind (:func:`unit_counts_by_tool`, or the JSON report's ``per_tool`` units).
+    Only names that are never gold themselves (no TP or FN unit) and gave FP units, against gold names
+    that missed calls (FN units)."""
+    missed = {underscored_name(tool): tool for tool, units in units_by_tool.items()
+              if units.get(FN) and "." in tool}
+    return {tool: missed[tool] for tool, units in sorted(units_by_tool.items())
+            if tool in missed and units.get(FP) and not units.get(TP) and not units.get(FN)}
 
 
 def reason_kinds(total: Score) -> dict[str, dict[str, tuple[float, int]]]:
