@@ -58,6 +58,35 @@ def split_top_level(text: str, sep: str = ",", *, angles: bool = True) -> list[s
     return [p for p in parts if p]
 
 
+def enclosed(text: str, start: int = 0) -> bool:
+    """Whether the bracket at ``text[start]`` closes at the last character (quotes respected): the text from
+    there is one collection, not several side by side (``"[1, 2], [3, 4]"`` starts and ends with brackets
+    that are not a pair).
+
+    >>> enclosed("[1, [2], ']']"), enclosed("[1, 2], [3, 4]"), enclosed("new int[]{1, 2}", 9)
+    (True, False, True)
+    """
+    opens, closes = "([{", ")]}"
+    depth, quote, i = 0, "", start
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        elif c in opens:
+            depth += 1
+        elif c in closes:
+            depth -= 1
+            if depth == 0:
+                return i == len(text) - 1
+        i += 1
+    return False
+
+
 def _unquote(text: str) -> str:
     body = text[1:-1]
     return re.sub(r"\\(.)", r"\1", body)
@@ -98,9 +127,9 @@ def js_value(text: str) -> Any:
         return float(text)
     if _BIGINT.fullmatch(text):
         return int(text[:-1])
-    if text.startswith("[") and text.endswith("]"):
+    if text.startswith("[") and enclosed(text):
         return [js_value(p) for p in split_top_level(text[1:-1])]
-    if text.startswith("{") and text.endswith("}"):
+    if text.startswith("{") and enclosed(text):
         return _js_object(text)
     return text
 
@@ -154,13 +183,13 @@ def _java_item(text: str, item_type: str | None) -> Any:
 
 def _java_collection_items(text: str) -> list[str] | None:
     match = re.fullmatch(r"new\s+\w+(?:<[^>]*>)?\s*\[\s*\]\s*\{(.*)\}", text, re.S)
-    if match:
-        return split_top_level(match.group(1))
+    if match:  # (one initializer: ``new int[]{1}, {2}`` is not one array)
+        return split_top_level(match.group(1)) if enclosed(text, match.start(1) - 1) else None
     for pattern in (r"new\s+ArrayList<[^>]*>\s*\(\s*(?:Arrays\.asList|List\.of)\((.*)\)\s*\)",
                     r"(?:Arrays\.asList|List\.of)\((.*)\)"):
         match = re.fullmatch(pattern, text, re.S)
         if match:
-            return split_top_level(match.group(1))
+            return split_top_level(match.group(1)) if enclosed(text[:match.end(1) + 1], match.start(1) - 1) else None
     match = re.fullmatch(r"new\s+ArrayList<[^>]*>\s*\(\s*\)\s*\{\{(.*)\}\}", text, re.S)
     if match:
         return [m.group(1) for s in split_top_level(match.group(1), ";")
@@ -209,12 +238,12 @@ def convert_js(text: str, type_name: str, item_type: str | None = None) -> Any:
         return text == "true" if text in ("true", "false") else text
     if type_name == "array":
         match = re.fullmatch(r"\[(.*)\]|new\s+Array\((.*)\)", text, re.S)
-        if not match:
-            return text
+        if not match or not enclosed(text, match.start(1) - 1 if match.group(1) is not None else match.start(2) - 1):
+            return text  # not one array (``"[1, 2], [3, 4]"``: two, side by side): the text as written
         body = match.group(1) if match.group(1) is not None else match.group(2)
         return [js_value(p) for p in split_top_level(body)]
     if type_name == "dict":
-        return _js_object(text) if text.startswith("{") and text.endswith("}") else text
+        return _js_object(text) if text.startswith("{") and enclosed(text) else text
     return text
 
 
