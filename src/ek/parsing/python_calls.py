@@ -146,6 +146,14 @@ def _statement(stmt: ast.stmt) -> str:
     return _STATEMENTS.get(type(stmt), f"a {type(stmt).__name__} statement")
 
 
+def syntax_tree(text: str, limits: Limits) -> ast.Module:
+    """``text``'s Python syntax tree (a module: its statements), within ``limits``: only parsed, never
+    compiled or run. For readers with rules of their own over Python text (BFCL's decoder:
+    :mod:`ek.bfcl.decoding`). Raises :class:`ParseError` as :func:`parse_python` does."""
+    check_text(text, limits, FORMAT)
+    return _parse(text)
+
+
 def _parse(text: str) -> ast.Module:
     try:
         with warnings.catch_warnings():
