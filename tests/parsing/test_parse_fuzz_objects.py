@@ -69,3 +69,32 @@ def test_bfcl_fast_reader_gives_what_the_general_reader_gives(output: Any, max_s
         assert fast == general and [type(s.args) for s in fast] == [dict] * len(fast)
         assert all(f.args is not item for f in fast for d in output for item in d.values())
         assert parse_calls(output, "bfcl", max_size=max_size, max_depth=max_depth) == general
+
+
+_ARGUMENT_TEXTS = (st.dictionaries(st.text(max_size=3), _JSONISH, max_size=3).map(
+    lambda d: __import__("json").dumps(d)) | st.sampled_from(
+    ['{"a": 1, "a": 2}', '{"x": NaN}', '{"x": 1e999}', "[1, 2]", '"text"', "  ", "", "{", '{"x": [[[[1]]]]}',
+     '{"n": 1' + "0" * 5000 + "}"]) | st.text(max_size=6))
+_FC_LISTS = st.lists(st.dictionaries(st.text(max_size=3), _ARGUMENT_TEXTS, min_size=1, max_size=2), max_size=3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(output=_FC_LISTS, max_size=st.sampled_from([10**6, 40]), max_depth=st.sampled_from([64, 2]))
+def test_bfcl_fast_reader_reads_function_calling_arguments_as_the_general_reader(output: Any, max_size: int,
+                                                                                 max_depth: int) -> None:
+    """A function-calling model's calls as BFCL saves them, ``{"f": "<JSON arguments>"}``: the fast reader
+    answers only where the general reader gives steps, and then with the same steps."""
+    from ek.parsing import shapes
+    from ek.parsing.limits import Limits
+
+    limits = Limits(max_size=max_size, max_depth=max_depth)
+    fast = shapes.bfcl_plain_calls(output, limits)
+    try:
+        general = [s for i, item in enumerate(output) for s in shapes.bfcl_call(item, f"$[{i}]", limits)]
+    except ParseError:
+        assert fast is None
+        return
+    if fast is not None:
+        assert fast == general and [type(s.args) for s in fast] == [dict] * len(fast)
+        assert parse_calls(output, "bfcl", max_size=max_size, max_depth=max_depth) == general
+    assert fast is not None or any(not name or not text.strip() for item in output for name, text in item.items())

@@ -82,6 +82,27 @@ def loads(text: str, limits: Limits, fmt: str = "json", path: str | None = None)
         raise ParseError("JSON nests too deeply", path, fmt) from None
 
 
+def plain_object(text: str, limits: Limits) -> dict[str, Any] | None:
+    """Fast path of :func:`loads` for JSON text that should hold an object (a call's arguments): the object,
+    or None wherever :func:`loads` would raise or give something other than an object, and for blank text;
+    the caller then reads it the general way (for the error, at its path, or for what blank text means).
+
+    What it skips: building the error (its message, line and column). Safe: the same limits check and the
+    same strict decoder, so an object given back is exactly what :func:`loads` gives.
+
+    >>> plain_object('{"x": [1, 2.5]}', Limits()), plain_object('{"x": 1, "x": 2}', Limits()), plain_object("[1]", Limits())
+    ({'x': [1, 2.5]}, None, None)
+    """
+    if not text.strip():
+        return None
+    try:
+        check_text(text, limits, "json")
+        value = _DECODER.decode(text)
+    except (ParseError, _Rejected, ValueError, RecursionError):  # (json.JSONDecodeError is a ValueError)
+        return None
+    return value if type(value) is dict else None
+
+
 def ends_inside(text: str, error: json.JSONDecodeError) -> bool:
     """Whether the decoder stopped because ``text`` ended inside a value (a string, array or object left
     open), not at a wrong character: the mark of a completion cut short by ``max_tokens``."""

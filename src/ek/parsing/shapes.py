@@ -169,21 +169,29 @@ def bfcl_call(obj: Mapping[str, Any], path: str, limits: Limits, fmt: str = "bfc
 
 def bfcl_plain_calls(items: list[Any], limits: Limits) -> list[Step] | None:
     """Fast path of reading a decoded BFCL list (``[{"f": {...}}, ...]``): its steps when every item is a
-    non-empty ``dict`` of non-empty string tool names to ``dict`` arguments that are plain JSON within
-    ``limits`` (:func:`ek.parsing.values.already_plain`); ``None`` for anything else, which the general
-    reader (:func:`bfcl_call` per item) reads or refuses with the error at its path.
+    non-empty ``dict`` of non-empty string tool names to arguments that are a ``dict`` of plain JSON within
+    ``limits`` (:func:`ek.parsing.values.already_plain`) or, as BFCL saves a function-calling model's
+    calls, the JSON text of an object (:func:`ek.parsing.json_text.plain_object`); ``None`` for anything
+    else, which the general reader (:func:`bfcl_call` per item) reads or refuses with the error at its path.
 
-    It gives what :func:`bfcl_call` gives on such items (each argument dict copied at its top level, as
-    :func:`_arguments` copies it) without building the JSON paths that only errors use.
+    It gives what :func:`bfcl_call` gives on such items (a dict argument copied at its top level, as
+    :func:`_arguments` copies it; JSON text decoded by the same strict decoder) without building the JSON
+    paths that only errors use.
     """
     steps: list[Step] = []
     for item in items:
         if type(item) is not dict or not item:
             return None
         for name, args in item.items():
-            if type(name) is not str or not name or type(args) is not dict or not already_plain(args, limits):
+            if type(name) is not str or not name:
                 return None
-            steps.append(step_of_plain(name, dict(args)))
+            if type(args) is dict:
+                if not already_plain(args, limits):
+                    return None
+                args = dict(args)
+            elif type(args) is not str or (args := json_text.plain_object(args, limits)) is None:
+                return None
+            steps.append(step_of_plain(name, args))
     return steps
 
 
