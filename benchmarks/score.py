@@ -1,16 +1,20 @@
 """``ek score`` end to end: next to BFCL's own loop, and episodes per second and peak memory as the corpus grows.
 
 Run: ``.venv/bin/python benchmarks/score.py [--sizes 1000 10000 100000] [--peer-size 100000] [--rounds 3]
-[--layouts rows passes one-run] [--quick]``
+[--layouts rows passes one-run] [--result-forms text fc] [--quick]``
 
 1. Against BFCL (when bfcl-eval is installed; skipped, and said so, otherwise): a
-   BFCL result file (``{"id", "result"}`` lines of Python call text, from BFCL's
+   BFCL result file (``{"id", "result"}`` lines, from BFCL's
    1,000 Python entries, ``n / 1,000`` samples of each: the right answer, or one
    of the typical mistakes of :func:`ek.bfcl.variants.variants`), in three
    layouts (``--layouts``): ``rows``, each entry's samples in a row; ``passes``,
    the same lines pass after pass (result files of several runs, concatenated);
    ``one-run``, one line per entry (one BFCL run's result file, where every line
-   is a new question and the setup per question counts most), scored by
+   is a new question and the setup per question counts most); each result written
+   (``--result-forms``) as a prompting model's Python call text (``text``, the default) or
+   as BFCL saves a function-calling model's calls, ``[{"f": "<JSON arguments>"}]`` (``fc``:
+   BFCL's loop then decodes each call's arguments with ``json.loads``, as its FC handlers
+   do, instead of its Python decoder); scored by
 
    - ``ek``: the ``ek score`` command, ``ek score --format bfcl --bfcl-answers A
      --bfcl-questions Q --canonicalizer bfcl --level arg --json --html`` run by
@@ -65,6 +69,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from _bfcl_data import PYTHON_CATEGORIES, installed_data
 
@@ -119,12 +124,18 @@ def write_corpus(path: Path, n: int, seed: int = 0) -> None:
 LAYOUTS = ("rows", "passes", "one-run")
 
 
-def write_bfcl_corpus(folder: Path, n: int, data: Path, layout: str = "rows") -> tuple[Path, Path, Path]:
+#: How each result holds its calls: ``text``, a prompting model's Python call text (``"[f(x=1)]"``), or
+#: ``fc``, a function-calling model's calls as BFCL saves them (``[{"f": "{\"x\": 1}"}]``: arguments as JSON text).
+RESULT_FORMS = ("text", "fc")
+
+
+def write_bfcl_corpus(folder: Path, n: int, data: Path, layout: str = "rows",
+                      form: str = "text") -> tuple[Path, Path, Path]:
     """A BFCL result file of ``n`` lines over the Python entries, and the question and answer files it needs.
 
     Each entry gets ``n / 1,000`` lines (samples of one question, as when several samples or models are
     scored), laid out as ``layout`` says (:data:`LAYOUTS`): its right answer (7 lines in 10) or one of its
-    typical mistakes.
+    typical mistakes, written in ``form`` (:data:`RESULT_FORMS`).
     """
     from ek.bfcl import load_category
     from ek.bfcl.variants import variants
@@ -133,7 +144,7 @@ def write_bfcl_corpus(folder: Path, n: int, data: Path, layout: str = "rows") ->
 
     questions, answers, corpus = folder / "questions.json", folder / "answers.json", folder / "result.jsonl"
     rng = random.Random(0)
-    outputs: list[tuple[str, list[str]]] = []
+    outputs: list[tuple[str, list[Any]]] = []
     with open(questions, "w", encoding="utf-8") as q, open(answers, "w", encoding="utf-8") as a:
         for category in PYTHON_CATEGORIES:
             q.write((data / f"BFCL_v4_{category}.json").read_text(encoding="utf-8").rstrip("\n") + "\n")
@@ -143,9 +154,11 @@ def write_bfcl_corpus(folder: Path, n: int, data: Path, layout: str = "rows") ->
                 texts = []
                 for _label, decoded in variants(episode.functions, episode.ground_truth, category, rng):
                     try:
-                        texts.append(to_python([Step(name, args) for call in decoded for name, args in call.items()]))
+                        text = to_python([Step(name, args) for call in decoded for name, args in call.items()])
                     except ValueError:
                         continue
+                    texts.append(text if form == "text" else
+                                 [{name: json.dumps(args)} for call in decoded for name, args in call.items()])
                 if texts:
                     outputs.append((episode.id, texts))
     if layout == "one-run":
@@ -179,13 +192,20 @@ def _bfcl_loop(corpus: str, questions: str, answers: str, part: int = 0, parts: 
             row = json.loads(line)
             entry_id = row["id"]
             episodes += 1
-            try:
-                decoded = decode(row["result"])
+            result = row["result"]
+            try:  # a function-calling model's saved calls (a list) are decoded as BFCL's FC handlers do
+                decoded = _bfcl_fc_decode(result) if type(result) is list else decode(result)
             except Exception:  # noqa: BLE001, S112 - BFCL's decoder raises anything on text it cannot read: invalid
                 continue
             result = checker(functions[entry_id], decoded, truths[entry_id], entry_id.rsplit("_", 1)[0])
             valid += bool(result["valid"])
     return episodes, valid
+
+
+def _bfcl_fc_decode(result: list[Any]) -> list[dict[str, Any]]:
+    """BFCL's decoding of a function-calling model's saved calls (its FC handlers' ``decode_ast``): each
+    call's JSON arguments decoded."""
+    return [{name: json.loads(arguments)} for call in result for name, arguments in call.items()]
 
 
 def _cpu() -> float:
@@ -300,7 +320,7 @@ def warm_up(modes: list[str], files: str, workdir: Path) -> None:
         measure(mode, f"{head}|{rest}", workdir)
 
 
-def against_bfcl(size: int, rounds: int, layout: str = "rows") -> None:
+def against_bfcl(size: int, rounds: int, layout: str = "rows", form: str = "text") -> None:
     """Section 1: ek score next to BFCL's decode-and-check loop on one BFCL result file, interleaved rounds."""
     import statistics
 
@@ -311,7 +331,7 @@ def against_bfcl(size: int, rounds: int, layout: str = "rows") -> None:
     modes = ["ek", "ek-jobs2", "bfcl-loop", "bfcl-loop-jobs2"]
     runs: dict[str, list[dict[str, float]]] = {m: [] for m in modes}
     with tempfile.TemporaryDirectory() as tmp:
-        corpus, questions, answers = write_bfcl_corpus(Path(tmp), size, data, layout)
+        corpus, questions, answers = write_bfcl_corpus(Path(tmp), size, data, layout, form)
         files = f"{corpus}|{questions}|{answers}"
         with open(corpus, "rb") as written:
             lines = sum(1 for _ in written)
@@ -321,7 +341,8 @@ def against_bfcl(size: int, rounds: int, layout: str = "rows") -> None:
                 runs[mode].append(measure(mode, files, Path(tmp)))
     how = {"rows": "each entry's lines in a row", "passes": "one line per entry and pass, pass after pass",
            "one-run": "one line per entry: one BFCL run's result file"}[layout]
-    print(f"against BFCL: {lines:,} lines of a BFCL result file (Python entries, 7 in 10 right; {how}), "
+    written = {"text": "Python call text", "fc": "function-calling calls, arguments as JSON text"}[form]
+    print(f"against BFCL: {lines:,} lines of a BFCL result file (Python entries, 7 in 10 right; {how}; {written}), "
           f"median of {rounds} interleaved rounds")
     print(f"{'':>15}{'lines/CPU-s':>11}{'x BFCL':>8}{'lines/s wall':>17}{'x BFCL':>8}   score")
     peer = runs["bfcl-loop"]
@@ -357,6 +378,9 @@ def main() -> None:
                         choices=["rows", "passes", "one-run"],
                         help="BFCL result files to run against BFCL (see LAYOUTS): --peer-size lines in rows "
                              "and in passes; one-run has one line per entry")
+    parser.add_argument("--result-forms", nargs="+", default=["text"], choices=list(RESULT_FORMS),
+                        help="how the BFCL result files hold their calls (see RESULT_FORMS): text, as prompting "
+                             "models write them; fc, as BFCL saves a function-calling model's")
     parser.add_argument("--quick", action="store_true", help="sizes 1k, 5k, 25k; 5k lines against BFCL")
     parser.add_argument("--modes", nargs="+", default=["stream", "stream-jobs2", "naive"],
                         choices=["stream", "stream-jobs2", "naive"],
@@ -386,11 +410,12 @@ def _sections(args: argparse.Namespace, sizes: list[int]) -> None:
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start "
           f"(--jobs 2 can only help when two cores are free)")
     if not args.no_peer:
-        for layout in args.layouts:
-            # one-run is short (a second): more rounds steady its median
-            rounds = args.rounds + 4 if layout == "one-run" else args.rounds
-            against_bfcl(5_000 if args.quick else args.peer_size, rounds, layout)
-            print()
+        for form in args.result_forms:
+            for layout in args.layouts:
+                # one-run is short (a second): more rounds steady its median
+                rounds = args.rounds + 4 if layout == "one-run" else args.rounds
+                against_bfcl(5_000 if args.quick else args.peer_size, rounds, layout, form)
+                print()
     modes = args.modes
     results: dict[str, list[dict[str, float]]] = {m: [] for m in modes}
     with tempfile.TemporaryDirectory() as tmp:

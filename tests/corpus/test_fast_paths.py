@@ -550,3 +550,33 @@ def test_a_chunk_summed_in_grouped_order_is_put_back_in_line_order(
     assert grouped == in_order
     assert grouped[3] == 7 and grouped[5] == 9 and len(grouped[6]) == 4  # errors, warnings, tasks were met
     assert len(grouped[10]) == 2 and len(grouped[13]) == 2  # two turns, two categories
+
+
+_ARGUMENT_TEXTS = st.dictionaries(st.text(max_size=3), st.integers() | st.text(max_size=3) | st.lists(
+    st.integers(), max_size=2), max_size=3).map(json.dumps) | st.sampled_from(
+    ['{"a": 1, "a": 2}', '{"x": NaN}', "[1]", "", "  ", "{", '{"x": ' + "[" * 70 + "]" * 70 + "}",
+     '"' + "x" * 50 + '"'])
+_SAVED = st.lists(st.dictionaries(st.text(max_size=3), _ARGUMENT_TEXTS | st.integers() | st.dictionaries(
+    st.text(max_size=2), st.integers(), max_size=2), max_size=2) | st.integers(), max_size=3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(pred=_SAVED)
+def test_saved_function_calls_read_at_once_are_what_their_json_text_reads_to(pred: list[Any]) -> None:
+    """runner._saved_calls: a list of BFCL's saved calls read from the list gives the steps the metric reads
+    from its JSON text; anything else is left to that text (the same error, at the same place)."""
+    from ek.agents.toolcalls import ToolCallMetric
+    from ek.parsing import ParseError
+
+    metric = ToolCallMetric(format="bfcl")
+    text = json.dumps(pred)
+    fast = runner._prepare_pred(pred, "bfcl")
+    try:
+        read = metric.read(text)
+    except ParseError:
+        assert fast == text
+        return
+    assert fast == text or fast == read
+    saved = all(type(i) is dict and all(type(a) is str for a in i.values()) for i in pred)
+    if saved and all(name and a.strip() for i in pred for name, a in i.items()):
+        assert fast == read and type(fast) is tuple  # every such list is read at once

@@ -52,7 +52,8 @@ from ek.corpus.sources import FileSpan, open_corpus, run_label
 from ek.corpus.summary import Summary
 from ek.goldjson import gold_to_json
 from ek.limits import ALIGNMENT_VALUE_CHARS, CHUNK_LINES, ERROR_LINES_KEPT, GOLD_MEMO_ENTRIES, SCORE_WINDOW_LINES
-from ek.parsing import ParseError
+from ek.parsing import ParseError, read_plain_bfcl
+from ek.parsing.limits import DEFAULT_MAX_SIZE
 from ek.runtime.violation import safe_repr
 from ek.scorer.accounting import Score
 from ek.scorer.alignment import alignment_dict
@@ -187,16 +188,46 @@ class RunResult:
         return self.counts.read == s.episodes + s.error_count + self.counts.blank
 
 
-def _prepare_pred(pred: Any) -> Any:
-    """Raw output as the metric takes it: lists are parsed like their JSON text, so a bad shape is a parse error."""
+def _prepare_pred(pred: Any, fmt: str | None = None) -> Any:
+    """Raw output as the metric takes it: lists are parsed like their JSON text, so a bad shape is a parse error.
+    ``fmt``: the format it is read in (:func:`_saved_calls` reads BFCL's saved function calls at once)."""
     if pred is None:
         return ""
     if isinstance(pred, list):
-        return json.dumps(pred)
+        text = json.dumps(pred)
+        if fmt == "bfcl":
+            steps = _saved_calls(pred, text)
+            if steps is not None:
+                return steps
+        return text
     if isinstance(pred, (str, dict)):
         return pred
     raise TypeError(f"the predicted output must be text or a JSON object/array, got {type(pred).__name__}: "
                     f"{json.dumps(pred)[:60]}")
+
+
+def _saved_calls(pred: list[Any], text: str) -> tuple[Step, ...] | None:
+    """Fast path of reading a list in the ``bfcl`` format through its JSON ``text`` (what the metric would
+    do with :func:`_prepare_pred`'s text), for BFCL's saved calls of a function-calling model: every item a
+    ``dict`` of tool names to JSON argument texts (``[{"f": "{\"x\": 1}"}]``). Their steps, read from the
+    list (:func:`ek.parsing.read_plain_bfcl`), or None (then the text is read).
+
+    What it skips: decoding the text again and finding the reader. Safe: the text passes the parser's size
+    check (``len(text)``, as the parser measures it); its nesting is the list's and the items' (two: the
+    argument texts are strings, which the nesting check skips), and each argument text is checked and
+    decoded as the general reader does it; anything else (another shape, an argument text to refuse) is
+    None, and read from the text as before.
+    """
+    if len(text) > DEFAULT_MAX_SIZE:
+        return None
+    for item in pred:
+        if type(item) is not dict:
+            return None
+        for arguments in item.values():
+            if type(arguments) is not str:
+                return None
+    steps = read_plain_bfcl(pred)
+    return None if steps is None else tuple(steps)
 
 
 def gold_digest(gold: tuple[Step, ...]) -> str:
@@ -252,7 +283,7 @@ def _score_one_turn(metric: ToolCallMetric, episode: Episode, gold: Any = None, 
     the ``partial``) built around it for every line; the summary wraps the few it keeps. ``pred``: the
     output already read (:func:`_source_pred`), else the line's."""
     if pred is None:
-        pred = _prepare_pred(episode.pred)
+        pred = _prepare_pred(episode.pred, episode.format or metric.format)
     gold = episode.gold if gold is None else gold
     return metric(pred, gold) if episode.format is None else metric(pred, gold, format=episode.format)
 
