@@ -59,5 +59,18 @@ def language_of(category: str) -> str:
     return PYTHON
 
 
+def source_language(entry_id: str) -> str | None:
+    """``java`` or ``javascript`` for the id of an entry of those categories, whose argument values are
+    source text (the category is the id less its number, as BFCL's checker reads it); None for any other.
+
+    >>> source_language("simple_java_12"), source_language("simple_javascript_3"), source_language("multiple_4")
+    ('java', 'javascript', None)
+    """
+    if "java" not in entry_id:  # most ids: no category of theirs names Java
+        return None
+    language = language_of(entry_id.rsplit("_", 1)[0])
+    return None if language == PYTHON else language
+
+
 def types_for(language: str) -> dict[str, type]:
     return {PYTHON: PYTHON_TYPES, JAVA: JAVA_TYPES, JAVASCRIPT: JAVASCRIPT_TYPES}[language]

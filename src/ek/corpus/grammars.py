@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ek.bfcl import to_grammar
+from ek.bfcl.typemap import source_language
 from ek.corpus.reading import GRAMMAR_REF
 from ek.grammar.model import GraphGrammar
 from ek.limits import BFCL_METRICS_CACHED
@@ -142,7 +143,7 @@ class MetricCache:
             raise GrammarError(f"id {episode_id!r} is not in the BFCL questions file, so its functions are unknown")
         if not functions:  # a question that lists no schemas (BFCL's multi-turn ones): no grammar to check against
             return self.metric(None)
-        if "java" in episode_id:  # a Java or JavaScript question (BFCL's language rule, on the id's category)
+        if source_language(episode_id) is not None:  # a Java or JavaScript question
             return self._bfcl_source(functions)
         last = self._bfcl_last
         if last is not None and last[0] is functions:

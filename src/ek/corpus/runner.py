@@ -33,7 +33,7 @@ from ek.bfcl.data import Question, read_questions, underscored_question
 from ek.bfcl.javalike import decode_calls, typed_calls
 from ek.bfcl.multiturn import turn_calls
 from ek.bfcl.signatures import Signatures
-from ek.bfcl.typemap import language_of
+from ek.bfcl.typemap import source_language
 from ek.calls import Step
 from ek.corpus.grammars import GrammarError, MetricCache
 from ek.corpus.reading import (
@@ -295,14 +295,13 @@ def _source_pred(cache: MetricCache, metric: ToolCallMetric, episode: Episode) -
     an unreadable one. Text in the ``bfcl`` format is a prompting model's ``[Class.method(arg=<source>)]``
     (:func:`ek.bfcl.javalike.decode_calls`); anything else is read by the metric, in the line's format.
     None for every other line (the metric reads its output as it is)."""
-    category = episode.category
-    if (type(category) is not str or "java" not in category or cache.bfcl_functions is None
-            or episode.grammar is not None or episode.turns is not None):
+    if (cache.bfcl_functions is None or episode.grammar is not None or episode.turns is not None
+            or type(episode.id) is not str):
         return None
-    functions = cache.bfcl_functions.get(episode.id) if isinstance(episode.id, str) else None
+    language = source_language(episode.id)  # (the rule MetricCache.for_episode picks such a question's metric by)
+    functions = cache.bfcl_functions.get(episode.id) if language is not None else None
     if functions is None:
-        return None  # for_episode has said why it cannot score this line
-    language = language_of(category)
+        return None  # a Python question, or one for_episode has said it cannot score
     raw = episode.pred
     try:
         if type(raw) is str and (episode.format or metric.format) == "bfcl":
