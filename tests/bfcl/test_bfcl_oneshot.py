@@ -1,9 +1,11 @@
 """ek.bfcl.check's one-shot fast paths held to its general path, on generated entries and outputs.
 
-``check(functions, output, answer, category)`` reads an output in BFCL's decoded form once
-(``_bfcl_form``: the wrong count, or the calls) and finds each parallel answer's function once per run
-of answers naming it (``_funcs_for``); the general path is ``_wrong_count`` then ``_decode``, and
-``_find`` per answer. Here ``check`` is run both ways, on the generated entries of
+``check(functions, output, answer, category)`` checks a one-item output for an entry expecting one
+call as that call (``_plain_call``), reads an output in BFCL's decoded form once (``_bfcl_form``: the
+wrong count, or the calls), finds each parallel answer's function once per run of answers naming it
+(``_funcs_for``) and checks parallel calls in order before building a checker per answer
+(``_parallel_unprepared``); the general path is ``_wrong_count`` then ``_decode``, ``_find`` per
+answer, and the checkers built first. Here ``check`` is run both ways, on the generated entries of
 test_bfcl_prepared (odd outputs included: empty or non-string names, arguments that are not a dict,
 non-JSON values, wrong numbers of calls), and each fast path is compared with what it replaces.
 """
@@ -11,6 +13,7 @@ non-JSON values, wrong numbers of calls), and each fast path is compared with wh
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -31,11 +34,22 @@ def _general_funcs_for(funcs: list[Any], answers: list[Any]) -> list[Any]:
     return [checker._find(funcs, checker._only_key(answer)) for answer in answers]
 
 
+def _general_parallel(funcs: list[Any], answers: list[Any], ctx: Any, calls: list[Any]) -> Any:
+    """A parallel entry's verdict with every answer's checker built first, then ``_parallel`` (in order there)."""
+    funcs_for = checker._funcs_for(funcs, answers)
+    fast = ctx.python and checker._well_formed(funcs_for)
+    checkers = [functools.partial(checker._call_checker, func, answer, ctx) for func, answer in zip(funcs_for, answers)]
+    return checker._parallel(checkers, fast, calls, answers)
+
+
 @contextmanager
 def general_path() -> Iterator[None]:
-    """``check`` without its one-shot fast paths: no decoded form read at once, every answer's function found."""
-    with mock.patch.object(checker, "_bfcl_form", lambda items, kind, answers: None), \
-            mock.patch.object(checker, "_funcs_for", _general_funcs_for):
+    """``check`` without its one-shot fast paths: no one-item output checked as its call, no decoded form read at
+    once, every answer's function found, every parallel answer's checker built before any call is checked."""
+    with mock.patch.object(checker, "_plain_call", lambda item: None), \
+            mock.patch.object(checker, "_bfcl_form", lambda items, kind, answers: None), \
+            mock.patch.object(checker, "_funcs_for", _general_funcs_for), \
+            mock.patch.object(checker, "_parallel_unprepared", _general_parallel):
         yield
 
 

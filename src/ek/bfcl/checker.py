@@ -160,6 +160,12 @@ def check(
         and _plain_answers(possible_answer) else _answers(possible_answer, category)
     route = _ROUTES.get(category) if type(category) is str else None
     language, kind = route if route is not None else _route(category)
+    if type(model_output) is list and len(model_output) == 1 \
+            and (kind is _SIMPLE or kind is _MULTIPLE and len(answers) == 1):
+        call = _plain_call(model_output[0])
+        if call is not None:  # _one_call's shortcut, one-shot: the one call checked without the list of calls
+            func = funcs[0] if kind is _SIMPLE else _find(funcs, _only_key(answers[0]))
+            return _call_checker(func, answers[0], _CONTEXTS[language, bool(underscore_to_dot)], call)
     decoded = _bfcl_form(model_output, kind, answers) if type(model_output) is list else None
     if decoded is None:  # not BFCL's decoded form of plain calls: the general path
         if type(model_output) is list:
@@ -175,8 +181,7 @@ def check(
     if kind is _PARALLEL:
         if len(decoded) != len(answers):
             return _WRONG_COUNT_PARALLEL
-        checkers, fast = _parallel_checkers(funcs, answers, ctx, compiled=False)
-        return _parallel(checkers, fast, decoded, answers)
+        return _parallel_unprepared(funcs, answers, ctx, decoded)
     if kind is _MULTIPLE:
         if len(decoded) != len(answers):
             return _WRONG_COUNT_MULTIPLE
@@ -237,7 +242,7 @@ class PreparedEntry:
         self._parallel: tuple[list[_CallCheck], bool] | None = None
         with contextlib.suppress(ValueError):  # _find: left for check() to raise
             if kind is _PARALLEL:
-                self._parallel = _parallel_checkers(funcs, answers, ctx, compiled=True)
+                self._parallel = _parallel_checkers(funcs, answers, ctx)
             elif kind is not _RELEVANCE and answers and funcs:
                 self._single = self._single_checker()
         # The checker of an entry that expects exactly one call (simple; multiple of one answer), for _one_call.
@@ -255,9 +260,9 @@ class PreparedEntry:
                 if wrong is not None:
                     return wrong
             if len(model_output) == 1 and self._one is not None:
-                verdict = _one_call(self._one, model_output[0])
-                if verdict is not None:
-                    return verdict
+                call = _plain_call(model_output[0])
+                if call is not None:
+                    return self._one(call)
             if not model_output:
                 decoded = []  # no call (what _decode reads an empty list as), without its dispatch
             elif type(model_output[0]) is dict:
@@ -272,7 +277,7 @@ class PreparedEntry:
         if kind is _PARALLEL:
             if len(decoded) != len(self._answers):
                 return _WRONG_COUNT_PARALLEL
-            checkers, fast = self._parallel or _parallel_checkers(self._funcs, self._answers, self._ctx, compiled=True)
+            checkers, fast = self._parallel or _parallel_checkers(self._funcs, self._answers, self._ctx)
             return _parallel(checkers, fast, decoded, self._answers)
         if kind is _MULTIPLE:
             if len(decoded) != len(self._answers):
@@ -288,16 +293,17 @@ class PreparedEntry:
         return _call_check(func, answer, self._ctx)
 
 
-def _one_call(checker: _CallCheck, item: Any) -> Verdict | None:
-    """Fast path: a one-item output for an entry expecting one call, read and checked (None: take the general path).
+def _plain_call(item: Any) -> _Call | None:
+    """Fast path: a one-item output's call, for an entry expecting one call (None: take the general path).
 
-    Skips building the list of calls (:func:`_decoded_bfcl`) and the dispatch by
-    kind of :meth:`PreparedEntry.check`. Safe: it takes only an item that
-    ``_decoded_bfcl``'s own fast path takes (a one-key ``dict`` of a non-empty
-    ``str`` name to ``dict`` arguments that are plain, by the same
-    :func:`~ek.parsing.values.calls_already_plain`), which reads as this one
-    call; an entry expecting one call (simple, or multiple of one answer)
-    then gives ``checker``'s verdict on it, as the general path does.
+    Skips building the list of calls (:func:`_decoded_bfcl`) and the dispatch
+    by kind of :func:`check` and :meth:`PreparedEntry.check`. Safe: it takes
+    only an item that ``_decoded_bfcl``'s own fast path takes (a one-key
+    ``dict`` of a non-empty ``str`` name to ``dict`` arguments that are
+    plain, by the same :func:`~ek.parsing.values.calls_already_plain`), which
+    reads as this one call; an entry expecting one call (simple, or multiple
+    of one answer) then gives its answer's verdict on it, as the general path
+    does.
     """
     if type(item) is not dict or len(item) != 1:
         return None
@@ -305,7 +311,7 @@ def _one_call(checker: _CallCheck, item: Any) -> Verdict | None:
     call = (name, item[name])
     if type(name) is not str or not name or not calls_already_plain([call], DEFAULT_LIMITS):
         return None
-    return checker(call)
+    return call
 
 
 def _bfcl_form(items: list[Any], kind: str, answers: list[Mapping[str, Any]]) -> list[_Call] | Verdict | None:
@@ -339,19 +345,50 @@ def _undecoded_or_relevance(decoded: list[_Call] | ParseError, kind: str, catego
     return _relevance(category, has_calls=bool(decoded), detail="")
 
 
-def _parallel_checkers(funcs: list[Mapping[str, Any]], answers: list[Mapping[str, Any]], ctx: _Context, *,
-                       compiled: bool) -> tuple[list[_CallCheck], bool]:
-    """Each answer's call checker (``compiled``: :func:`_call_check`), and whether :func:`_parallel`'s shortcuts apply.
+def _parallel_checkers(funcs: list[Mapping[str, Any]], answers: list[Mapping[str, Any]],
+                       ctx: _Context) -> tuple[list[_CallCheck], bool]:
+    """Each answer's call checker (:func:`_call_check`), and whether :func:`_parallel`'s shortcuts apply.
 
     Every answer's function is found first (a missing one raises before any call is checked).
     """
     funcs_for = _funcs_for(funcs, answers)
     fast = ctx.python and _well_formed(funcs_for)
-    if compiled:  # all well-formed: each is (else each is asked on its own)
-        checkers = [_call_check(func, answer, ctx, True if fast else None) for func, answer in zip(funcs_for, answers)]
-    else:
-        checkers = [functools.partial(_call_checker, func, answer, ctx) for func, answer in zip(funcs_for, answers)]
+    # all well-formed: each is (else each is asked on its own)
+    checkers = [_call_check(func, answer, ctx, True if fast else None) for func, answer in zip(funcs_for, answers)]
     return checkers, fast
+
+
+def _parallel_unprepared(funcs: list[Mapping[str, Any]], answers: list[Mapping[str, Any]], ctx: _Context,
+                         calls: list[_Call]) -> Verdict:
+    """:func:`check`'s parallel verdict: every answer's function found, then :func:`_parallel` with a call checker
+    per answer (:func:`_call_checker` bound to the answer).
+
+    Fast path (well-formed entries): each call is first checked against the answer at its own index, by
+    ``_call_checker`` itself (:func:`_unbuilt_in_order`), and the checkers are built only when one does not
+    fit. Skips building a checker per answer (a ``functools.partial``) and calling through it, for outputs
+    in order (most right ones). Safe: a checker calls ``_call_checker`` with these same arguments, so the
+    verdicts are the ones ``_parallel``'s own :func:`_in_order` would find, and the first that fails is
+    handed on to it with its verdict.
+    """
+    funcs_for = _funcs_for(funcs, answers)
+    fast = ctx.python and _well_formed(funcs_for)
+    misfit = _unbuilt_in_order(funcs_for, answers, ctx, calls) if fast else None
+    if fast and misfit is None:
+        return OK
+    checkers = [functools.partial(_call_checker, func, answer, ctx) for func, answer in zip(funcs_for, answers)]
+    return _parallel(checkers, fast, calls, answers, misfit)
+
+
+def _unbuilt_in_order(funcs_for: list[Mapping[str, Any]], answers: list[Mapping[str, Any]], ctx: _Context,
+                      calls: list[_Call]) -> tuple[int, Verdict] | None:
+    """:func:`_in_order` with the checkers of :func:`_parallel_unprepared`, unbuilt: ``_call_checker`` called."""
+    i = 0
+    for func, answer, call in zip(funcs_for, answers, calls):
+        verdict = _call_checker(func, answer, ctx, call)
+        if not verdict.valid:
+            return i, verdict
+        i += 1
+    return None
 
 
 def _funcs_for(funcs: list[Mapping[str, Any]], answers: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -674,17 +711,20 @@ def _decoded_items(items: list[Any]) -> list[_Call] | None:
     return calls
 
 
-def _parallel(checkers: list[_CallCheck], fast: bool, calls: list[_Call],
-              answers: list[Mapping[str, Any]]) -> Verdict:
+def _parallel(checkers: list[_CallCheck], fast: bool, calls: list[_Call], answers: list[Mapping[str, Any]],
+              misfit: tuple[int, Verdict] | None = None) -> Verdict:
     """Any order: the calls (as many as the answers) assigned to the answers, ``checkers[i]`` judging answer ``i``.
 
     ``fast``: the entry is well-formed (:func:`_well_formed`), so the shortcuts below may be taken.
+    ``misfit``: what :func:`_in_order` gives, when the caller has already asked it and it found a call
+    not fitting its answer (None: asked here).
     """
     if not fast:
         return _matched(checkers, fast, calls, answers, {})
-    misfit = _in_order(checkers, calls)
     if misfit is None:
-        return OK
+        misfit = _in_order(checkers, calls)
+        if misfit is None:
+            return OK
     first, own = misfit
     row = _row_fitting_nothing(first, checkers[first], calls, own)
     if row is not None:
@@ -864,7 +904,7 @@ def _call_checker(func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Cont
         if python and type(detail) is dict:
             kind = type(value)
             type_name = detail.get("type", "any")
-            if kind in _SCALARS and type(type_name) is str and PYTHON_TYPES.get(type_name) is kind:
+            if type(type_name) is str and _SCALAR_TYPES.get(type_name) is kind:
                 # The fast path of _listed_as_is, inline: most values are scalars, most answers list one value.
                 if len(alternatives) == 1 and type(alternatives[0]) is kind and alternatives[0] == value \
                         or _scalar_listed(value, kind, alternatives):
@@ -1050,6 +1090,11 @@ _INF = float("inf")
 #: The types a JSON document's values have; an answer of other types takes the general path.
 _JSON_TYPES = frozenset({str, int, float, bool, type(None), list, dict})
 _SCALARS = frozenset({str, int, float, bool})
+#: PYTHON_TYPES, bound here rather than imported: CPython 3.11 compiles a method call on a name a module
+#: imports (``PYTHON_TYPES.get(...)``) as an attribute load, which builds a bound method at every call.
+_PYTHON_TYPES: dict[str, type] = PYTHON_TYPES
+#: The type names of the scalar types (``_SCALAR_TYPES.get(name) is type(value)``: a scalar of its declared type).
+_SCALAR_TYPES: dict[str, type] = {name: kind for name, kind in PYTHON_TYPES.items() if kind in _SCALARS}
 
 
 def _scalar_listed(value: Any, kind: type, alternatives: list[Any]) -> bool:
@@ -1112,7 +1157,7 @@ def _listed_as_is(value: Any, detail: dict[str, Any], alternatives: list[Any]) -
     """
     kind = type(value)
     type_name = detail.get("type", "any")
-    if type(type_name) is not str or PYTHON_TYPES.get(type_name) is not kind:
+    if type(type_name) is not str or _PYTHON_TYPES.get(type_name) is not kind:
         return False
     if kind is list:
         if not _plain_items(value, detail):
@@ -1143,7 +1188,7 @@ def _plain_items(value: list[Any], detail: dict[str, Any]) -> bool:
     item_type = items.get("type") if isinstance(items, Mapping) else None
     if item_type is not None and type(item_type) is not str:
         return False
-    nested = PYTHON_TYPES.get(item_type) if item_type else None
+    nested = _PYTHON_TYPES.get(item_type) if item_type else None
     if nested is not None and nested not in _SCALARS:
         return False
     for item in value:
