@@ -165,7 +165,7 @@ def check(
         call = _plain_call(model_output[0])
         if call is not None:  # _one_call's shortcut, one-shot: the one call checked without the list of calls
             func = funcs[0] if kind is _SIMPLE else _find(funcs, _only_key(answers[0]))
-            return _call_checker(func, answers[0], _CONTEXTS[language, bool(underscore_to_dot)], call)
+            return _call_checker(func, answers[0], _CONTEXTS[bool(underscore_to_dot)][language], call)
     decoded = _bfcl_form(model_output, kind, answers) if type(model_output) is list else None
     if decoded is None:  # not BFCL's decoded form of plain calls: the general path
         if type(model_output) is list:
@@ -177,7 +177,7 @@ def check(
         return decoded
     if type(decoded) is not list or kind is _RELEVANCE:
         return _undecoded_or_relevance(decoded, kind, category)
-    ctx = _CONTEXTS[language, bool(underscore_to_dot)]
+    ctx = _CONTEXTS[bool(underscore_to_dot)][language]
     if kind is _PARALLEL:
         if len(decoded) != len(answers):
             return _WRONG_COUNT_PARALLEL
@@ -218,7 +218,7 @@ def prepare(
     funcs = _functions(functions)
     answers = _answers(possible_answer, category)
     language, kind = _route(category)
-    return PreparedEntry(funcs, answers, category, language, kind, _CONTEXTS[language, bool(underscore_to_dot)])
+    return PreparedEntry(funcs, answers, category, language, kind, _CONTEXTS[bool(underscore_to_dot)][language])
 
 
 class PreparedEntry:
@@ -486,9 +486,10 @@ class _Context:
         self.language, self.underscore_to_dot, self.table, self.python = language, underscore_to_dot, table, python
 
 
-#: The six contexts, built once (a check picks one instead of building it).
-_CONTEXTS = {(language, to_dot): _Context(language, to_dot, types_for(language), language == PYTHON)
-             for language in (PYTHON, JAVA, JAVASCRIPT) for to_dot in (False, True)}
+#: The six contexts, built once (a check picks one instead of building it): ``_CONTEXTS[to_dot][language]``
+#: (two lookups, no key tuple built per check).
+_CONTEXTS = {to_dot: {language: _Context(language, to_dot, types_for(language), language == PYTHON)
+                      for language in (PYTHON, JAVA, JAVASCRIPT)} for to_dot in (False, True)}
 
 
 def _functions(functions: Any) -> list[Mapping[str, Any]]:
@@ -918,9 +919,10 @@ def _call_checker(func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Cont
         verdict = _check_param(param, value, detail, alternatives, ctx)
         if not verdict.valid:
             return verdict
-    for param, alternatives in possible.items():
-        if param not in args and "" not in alternatives:
-            return _missing_optional(param)
+    if len(possible) > len(args):  # else each answer parameter was given (every argument is one of them)
+        for param, alternatives in possible.items():
+            if param not in args and "" not in alternatives:
+                return _missing_optional(param)
     return OK
 
 
@@ -1168,7 +1170,11 @@ def _listed_as_is(value: Any, detail: dict[str, Any], alternatives: list[Any]) -
             if alt_kind not in _JSON_TYPES:
                 return False
             if not found and alt_kind is list and len(alt) == len(value):
-                found = all(type(a) is type(v) and a == v for a, v in zip(alt, value))
+                found = True  # unless a pair differs (in type first: value's items are scalars, alt's anything)
+                for a, v in zip(alt, value):
+                    if type(a) is not type(v) or a != v:
+                        found = False
+                        break
         return found
     if kind is dict:
         return False
