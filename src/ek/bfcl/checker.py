@@ -360,23 +360,35 @@ def _parallel_checkers(funcs: list[Mapping[str, Any]], answers: list[Mapping[str
 
 def _parallel_unprepared(funcs: list[Mapping[str, Any]], answers: list[Mapping[str, Any]], ctx: _Context,
                          calls: list[_Call]) -> Verdict:
-    """:func:`check`'s parallel verdict: every answer's function found, then :func:`_parallel` with a call checker
-    per answer (:func:`_call_checker` bound to the answer).
+    """:func:`check`'s parallel verdict: :func:`_parallel` with each answer's :func:`_call_checker` as its checker.
 
-    Fast path (well-formed entries): each call is first checked against the answer at its own index, by
-    ``_call_checker`` itself (:func:`_unbuilt_in_order`), and the checkers are built only when one does not
-    fit. Skips building a checker per answer (a ``functools.partial``) and calling through it, for outputs
-    in order (most right ones). Safe: a checker calls ``_call_checker`` with these same arguments, so the
-    verdicts are the ones ``_parallel``'s own :func:`_in_order` would find, and the first that fails is
-    handed on to it with its verdict.
+    Fast path (well-formed entries): ``_parallel``'s steps, with the checkers built only for the step that asks
+    them. Each call is checked against the answer at its own index by ``_call_checker`` itself
+    (:func:`_unbuilt_in_order`); the first answer not fitting its own call gets a checker for its row
+    (:func:`_row_fitting_nothing`); every answer gets one only for the matching. Skips building a checker
+    per answer (a ``functools.partial``, with its tuple and dict) and calling through it, for outputs in
+    order (most right ones) and for those whose first misfit fits no call (most wrong ones). Safe: a checker
+    calls ``_call_checker`` with these same arguments, so each step sees the verdicts it sees in
+    ``_parallel``, and the steps are the same, in the same order.
     """
     funcs_for = _funcs_for(funcs, answers)
     fast = ctx.python and _well_formed(funcs_for)
-    misfit = _unbuilt_in_order(funcs_for, answers, ctx, calls) if fast else None
-    if fast and misfit is None:
+    if not fast:
+        return _parallel(_checkers(funcs_for, answers, ctx), fast, calls, answers)
+    misfit = _unbuilt_in_order(funcs_for, answers, ctx, calls)
+    if misfit is None:
         return OK
-    checkers = [functools.partial(_call_checker, func, answer, ctx) for func, answer in zip(funcs_for, answers)]
-    return _parallel(checkers, fast, calls, answers, misfit)
+    first, own = misfit
+    row = _row_fitting_nothing(first, functools.partial(_call_checker, funcs_for[first], answers[first], ctx), calls,
+                               own)
+    if row is not None:
+        return _no_match(first, answers, row)
+    return _matched(_checkers(funcs_for, answers, ctx), fast, calls, answers, {(first, first): own})
+
+
+def _checkers(funcs_for: list[Mapping[str, Any]], answers: list[Mapping[str, Any]], ctx: _Context) -> list[_CallCheck]:
+    """Each answer's checker for :func:`check`: :func:`_call_checker` bound to its function and answer."""
+    return [functools.partial(_call_checker, func, answer, ctx) for func, answer in zip(funcs_for, answers)]
 
 
 def _unbuilt_in_order(funcs_for: list[Mapping[str, Any]], answers: list[Mapping[str, Any]], ctx: _Context,
@@ -712,20 +724,17 @@ def _decoded_items(items: list[Any]) -> list[_Call] | None:
     return calls
 
 
-def _parallel(checkers: list[_CallCheck], fast: bool, calls: list[_Call], answers: list[Mapping[str, Any]],
-              misfit: tuple[int, Verdict] | None = None) -> Verdict:
+def _parallel(checkers: list[_CallCheck], fast: bool, calls: list[_Call],
+              answers: list[Mapping[str, Any]]) -> Verdict:
     """Any order: the calls (as many as the answers) assigned to the answers, ``checkers[i]`` judging answer ``i``.
 
     ``fast``: the entry is well-formed (:func:`_well_formed`), so the shortcuts below may be taken.
-    ``misfit``: what :func:`_in_order` gives, when the caller has already asked it and it found a call
-    not fitting its answer (None: asked here).
     """
     if not fast:
         return _matched(checkers, fast, calls, answers, {})
+    misfit = _in_order(checkers, calls)
     if misfit is None:
-        misfit = _in_order(checkers, calls)
-        if misfit is None:
-            return OK
+        return OK
     first, own = misfit
     row = _row_fitting_nothing(first, checkers[first], calls, own)
     if row is not None:
