@@ -1200,7 +1200,9 @@ def _listed_as_is(value: Any, detail: dict[str, Any], alternatives: list[Any]) -
 def _plain_items(value: list[Any], detail: dict[str, Any]) -> bool:
     """Every item a scalar that passes BFCL's nested type check (``items.type``, an int for a float)."""
     items = detail.get("items")
-    item_type = items.get("type") if isinstance(items, Mapping) else None
+    # a dict told by its type first: isinstance against the Mapping ABC runs Python code (abc's __instancecheck__)
+    item_type = items.get("type") if type(items) is dict or items is not None and isinstance(items, Mapping) \
+        else None
     if item_type is not None and type(item_type) is not str:
         return False
     nested = _PYTHON_TYPES.get(item_type) if item_type else None
