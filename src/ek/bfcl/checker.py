@@ -599,7 +599,8 @@ def _plain_answers(possible_answer: list[Any]) -> bool:
     for call in possible_answer:
         if type(call) is not dict or len(call) != 1:
             return False
-        for params in call.values():
+        for name in call:  # the one key (iterating the dict itself builds no view)
+            params = call[name]
             if type(params) is not dict:
                 return False
             for options in params.values():
@@ -896,8 +897,9 @@ _CallCheck = Callable[[_Call], Verdict]
 
 def _call_checker(func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Context, call: _Call) -> Verdict:
     """BFCL's ``simple_function_checker`` for one call."""
-    for possible in answer.values():  # the one key's parameters (a loop binds them faster than next(iter(...)))
+    for key in answer:  # the one key (a loop binds it faster than next(iter(...)); the dict itself: no view built)
         break
+    possible = answer[key]
     name = _expected_name(func, ctx)
     got, args = call
     if got != name:
