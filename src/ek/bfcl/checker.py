@@ -163,7 +163,7 @@ def check(
     if type(model_output) is list and len(model_output) == 1 \
             and (kind is _SIMPLE or kind is _MULTIPLE and len(answers) == 1):
         call = _plain_call(model_output[0])
-        if call is not None:  # _one_call's shortcut, one-shot: the one call checked without the list of calls
+        if call is not None:  # the one call checked without the list of calls or the dispatch by kind
             func = funcs[0] if kind is _SIMPLE else _find(funcs, _only_key(answers[0]))
             return _call_checker(func, answers[0], _CONTEXTS[bool(underscore_to_dot)][language], call)
     decoded = _bfcl_form(model_output, kind, answers) if type(model_output) is list else None
@@ -245,7 +245,7 @@ class PreparedEntry:
                 self._parallel = _parallel_checkers(funcs, answers, ctx)
             elif kind is not _RELEVANCE and answers and funcs:
                 self._single = self._single_checker()
-        # The checker of an entry that expects exactly one call (simple; multiple of one answer), for _one_call.
+        # The checker of an entry that expects exactly one call (simple; multiple of one answer), for _plain_call.
         self._one = self._single if kind is _SIMPLE or kind is _MULTIPLE and len(answers) == 1 else None
         #: how many calls the entry expects (-1: any number, a relevance entry), for _wrong_count
         self._calls = _expected_calls(kind, answers)
