@@ -3,9 +3,9 @@
 ``check(functions, output, answer, category)`` checks a one-item output for an entry expecting one
 call as that call (``_plain_call``), reads an output in BFCL's decoded form once (``_bfcl_form``: the
 wrong count, or the calls), finds each parallel answer's function once per run of answers naming it
-(``_funcs_for``) and checks parallel calls in order before building a checker per answer
-(``_parallel_unprepared``); the general path is ``_wrong_count`` then ``_decode``, ``_find`` per
-answer, and the checkers built first. Here ``check`` is run both ways, on the generated entries of
+(``_funcs_for``) and checks parallel calls in order before building a checker per answer, a no-match
+row's failures kept as templates (``_parallel_unprepared``); the general path is ``_wrong_count`` then
+``_decode``, ``_find`` per answer, and the checkers built first. Here ``check`` is run both ways, on the generated entries of
 test_bfcl_prepared (odd outputs included: empty or non-string names, arguments that are not a dict,
 non-JSON values, wrong numbers of calls), and each fast path is compared with what it replaces.
 """
@@ -122,3 +122,27 @@ def test_answers_calling_one_function_in_a_row_each_get_it_and_a_missing_one_rai
                                                                     id(funcs[0])]
     with pytest.raises(ValueError, match="names function 'h'"):
         checker._funcs_for(funcs, [{"f": {}}, {"h": {}}])
+
+
+def test_a_parallel_no_match_row_reads_as_the_general_path_gives_it() -> None:
+    """A one-shot parallel no-match's row keeps the failures ``_call_checker`` builds itself as ``_failure`` s
+    (``_unbuilt_row``), not verdicts: its message must be the general path's, whose row holds verdicts, for each
+    failure built so (wrong name, a missing or unexpected parameter, a value not among the strings or the others)
+    and the others (a wrong type), at each place in the row."""
+    functions = [{"name": "f", "parameters": {"type": "dict", "properties": {
+        "s": {"type": "string"}, "n": {"type": "integer"}, "b": {"type": "boolean"}}, "required": ["s"]}}]
+    truth = [{"f": {"s": ["Paris"], "n": [1, ""], "b": [True]}}, {"f": {"s": ["Rome"], "n": [2, ""], "b": [""]}}]
+    misfits = [{"f": {"s": "Lyon", "b": True}}, {"f": {"s": "Paris", "n": 3, "b": True}},
+               {"f": {"s": "Paris", "n": "1", "b": True}}, {"f": {"s": "Paris", "z": 1}}, {"f": {"s": "Paris"}},
+               {"f": {"s": "Paris", "b": 1}}, {"g": {"s": "Paris"}}, {"f": {"n": 1}}]
+    seen = set()
+    for first in misfits:
+        for second in [*misfits, {"f": {"s": "Rome"}}]:
+            output = [first, second]
+            both_ways(functions, output, truth, "parallel")
+            verdict = check(functions, output, truth, "parallel")
+            if verdict.error_type.endswith("cannot_find_match"):
+                seen.add(verdict.message.rsplit("model call 1: ", 1)[1].split(": ")[0])
+    assert seen >= {"simple_function_checker:unexpected_param", "value_error:others", "value_error:string",
+                    "type_error:simple", "simple_function_checker:wrong_func_name",
+                    "simple_function_checker:missing_required", "simple_function_checker:missing_optional"}

@@ -364,12 +364,14 @@ def _parallel_unprepared(funcs: list[Mapping[str, Any]], answers: list[Mapping[s
 
     Fast path (well-formed entries): ``_parallel``'s steps, with the checkers built only for the step that asks
     them. Each call is checked against the answer at its own index by ``_call_checker`` itself
-    (:func:`_unbuilt_in_order`); the first answer not fitting its own call gets a checker for its row
-    (:func:`_row_fitting_nothing`); every answer gets one only for the matching. Skips building a checker
-    per answer (a ``functools.partial``, with its tuple and dict) and calling through it, for outputs in
-    order (most right ones) and for those whose first misfit fits no call (most wrong ones). Safe: a checker
-    calls ``_call_checker`` with these same arguments, so each step sees the verdicts it sees in
-    ``_parallel``, and the steps are the same, in the same order.
+    (:func:`_unbuilt_in_order`), and so is the first answer not fitting its own call against every call, for
+    its row (:func:`_unbuilt_row`, the failures built as :func:`_failure` s, as a compiled checker builds
+    them there); every answer gets a checker only for the matching. Skips building a checker per answer (a
+    ``functools.partial``, with its tuple and dict) and calling through it, for outputs in order (most
+    right ones) and for those whose first misfit fits no call (most wrong ones), and a verdict object for
+    each call in such a row. Safe: a checker calls ``_call_checker`` with these same arguments, so each
+    step sees the verdicts it sees in ``_parallel`` (in the row, the same failures as templates and values,
+    which the no-match message formats alike), and the steps are the same, in the same order.
     """
     funcs_for = _funcs_for(funcs, answers)
     fast = ctx.python and _well_formed(funcs_for)
@@ -379,11 +381,24 @@ def _parallel_unprepared(funcs: list[Mapping[str, Any]], answers: list[Mapping[s
     if misfit is None:
         return OK
     first, own = misfit
-    row = _row_fitting_nothing(first, functools.partial(_call_checker, funcs_for[first], answers[first], ctx), calls,
-                               own)
+    row = _unbuilt_row(first, funcs_for[first], answers[first], ctx, calls, own)
     if row is not None:
         return _no_match(first, answers, row)
     return _matched(_checkers(funcs_for, answers, ctx), fast, calls, answers, {(first, first): own})
+
+
+def _unbuilt_row(misfit: int, func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Context,
+                 calls: list[_Call], own: Verdict) -> list[Any] | None:
+    """:func:`_row_fitting_nothing` for :func:`_parallel_unprepared`: answer ``misfit`` (``func`` and ``answer``)
+    against every call by ``_call_checker`` itself, which builds the failures it builds itself as
+    :func:`_failure` s (as a compiled checker does there); None as soon as one call fits."""
+    row: list[Any] = []
+    for j, call in enumerate(calls):
+        verdict = own if j == misfit else _call_checker(func, answer, ctx, call, _failure)
+        if type(verdict) is not tuple and verdict.valid:
+            return None
+        row.append(verdict)
+    return row
 
 
 def _checkers(funcs_for: list[Mapping[str, Any]], answers: list[Mapping[str, Any]], ctx: _Context) -> list[_CallCheck]:
@@ -895,23 +910,28 @@ def _well_formed(funcs: list[Mapping[str, Any]]) -> bool:
 _CallCheck = Callable[[_Call], Verdict]
 
 
-def _call_checker(func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Context, call: _Call) -> Verdict:
-    """BFCL's ``simple_function_checker`` for one call."""
+def _call_checker(func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Context, call: _Call,
+                  fail: Callable[..., Any] = _failed) -> Any:
+    """BFCL's ``simple_function_checker`` for one call: :data:`OK` or a failure.
+
+    ``fail`` builds the failures this function and :func:`_typed_scalar` build themselves (the others are
+    verdicts): :func:`_failed`, or in a parallel no-match's row :func:`_failure` (see there).
+    """
     for key in answer:  # the one key (a loop binds it faster than next(iter(...)); the dict itself: no view built)
         break
     possible = answer[key]
     name = _expected_name(func, ctx)
     got, args = call
     if got != name:
-        return _wrong_name(name)
+        return fail("simple_function_checker:wrong_func_name", _WRONG_NAME, name)
     details, required = _plain_parameters(func)
     for param in required:
         if param not in args:
-            return _missing_required(param)
+            return fail("simple_function_checker:missing_required", _MISSING_REQUIRED, param)
     python = ctx.python
     for param, value in args.items():
         if param not in details or param not in possible:
-            return _unexpected(param)
+            return fail("simple_function_checker:unexpected_param", _UNEXPECTED, param)
         detail, alternatives = details[param], possible[param]
         if python and type(detail) is dict:
             kind = type(value)
@@ -921,8 +941,8 @@ def _call_checker(func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Cont
                 if len(alternatives) == 1 and type(alternatives[0]) is kind and alternatives[0] == value \
                         or _scalar_listed(value, kind, alternatives):
                     continue
-                verdict = _typed_scalar(param, value, kind, alternatives)
-                if not verdict.valid:
+                verdict = _typed_scalar(param, value, kind, alternatives, fail)
+                if verdict is not OK:  # a failure (a valid verdict of its is OK)
                     return verdict
                 continue
             if _listed_as_is(value, detail, alternatives):
@@ -933,7 +953,7 @@ def _call_checker(func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Cont
     if len(possible) > len(args):  # else each answer parameter was given (every argument is one of them)
         for param, alternatives in possible.items():
             if param not in args and "" not in alternatives:
-                return _missing_optional(param)
+                return fail("simple_function_checker:missing_optional", _MISSING_OPTIONAL, param)
     return OK
 
 
@@ -943,20 +963,20 @@ def _expected_name(func: Mapping[str, Any], ctx: _Context) -> str:
 
 
 def _wrong_name(name: str) -> Verdict:
-    return _failed("simple_function_checker:wrong_func_name", "Function name {0!r} not found in model output.", name)
+    return _failed("simple_function_checker:wrong_func_name", _WRONG_NAME, name)
 
 
 def _missing_required(param: Any) -> Verdict:
-    return _failed("simple_function_checker:missing_required", "Missing required parameter: {0!r}.", param)
-
-
-def _unexpected(param: Any) -> Verdict:
-    return _failed("simple_function_checker:unexpected_param", _UNEXPECTED, param)
+    return _failed("simple_function_checker:missing_required", _MISSING_REQUIRED, param)
 
 
 def _missing_optional(param: Any) -> Verdict:
-    return _failed("simple_function_checker:missing_optional",
-                   "Optional parameter {0!r} not provided and not marked as optional.", param)
+    return _failed("simple_function_checker:missing_optional", _MISSING_OPTIONAL, param)
+
+
+_WRONG_NAME = "Function name {0!r} not found in model output."
+_MISSING_REQUIRED = "Missing required parameter: {0!r}."
+_MISSING_OPTIONAL = "Optional parameter {0!r} not provided and not marked as optional."
 
 
 def _call_check(func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Context,
@@ -1030,7 +1050,7 @@ class _CompiledCall:
         slots = self.slots
         for param, value in args.items():
             slot = slots.get(param)
-            if slot is None:  # the failures here: _unexpected, _not_among, ..., each built without its function
+            if slot is None:  # the failures here: an unexpected parameter, a value not among ..., each built without a function
                 return fail("simple_function_checker:unexpected_param", _UNEXPECTED, param)
             kind, raw, std, detail, alternatives = slot
             if type(value) is kind:
@@ -1123,7 +1143,7 @@ def _scalar_listed(value: Any, kind: type, alternatives: list[Any]) -> bool:
     return found
 
 
-def _typed_scalar(param: str, value: Any, kind: type, alternatives: list[Any]) -> Verdict:
+def _typed_scalar(param: str, value: Any, kind: type, alternatives: list[Any], fail: Callable[..., Any] = _failed) -> Any:
     """Fast path (Python): :func:`_check_param` for a str, int, float or bool ``value`` of its declared type.
 
     Skips the general path's reading of the declared type (known to map to
@@ -1131,15 +1151,16 @@ def _typed_scalar(param: str, value: Any, kind: type, alternatives: list[Any]) -
     check, which passes such a value, as a "variable" exactly when the
     answers' type is another. What remains is what ``_check_param`` then
     does: a string that is not a variable is compared after standardisation,
-    anything else with ``in``. Nothing that can raise is skipped.
+    anything else with ``in``. Nothing that can raise is skipped. ``fail``
+    builds the failure (see :func:`_call_checker`).
     """
     if kind is str:
         answer_type = _answer_type(alternatives)
         if answer_type is None or answer_type is str:
-            return _string_checker(param, value, alternatives)
+            return _string_checker(param, value, alternatives, fail)
     if _contains(alternatives, value):
         return OK
-    return _not_among(param, value, alternatives)
+    return fail("value_error:others", _NOT_AMONG, param, value, alternatives)
 
 
 # The templates of the failures _CompiledCall.check builds itself (one call fewer per failure than the functions).
@@ -1151,10 +1172,6 @@ _WRONG_TYPE = "Incorrect type for parameter {0!r}. Expected type {1}, got {2}. P
 
 def _not_among(param: str, value: Any, alternatives: list[Any]) -> Verdict:
     return _failed("value_error:others", _NOT_AMONG, param, value, alternatives)
-
-
-def _not_among_strings(param: str, value: str, alternatives: list[Any]) -> Verdict:
-    return _failed("value_error:string", _NOT_AMONG_STRINGS, param, value, alternatives)
 
 
 def _listed_as_is(value: Any, detail: dict[str, Any], alternatives: list[Any]) -> bool:
@@ -1320,9 +1337,9 @@ def _std(value: Any) -> Any:
     return standardize(value) if isinstance(value, str) else value
 
 
-def _string_checker(param: str, value: str, possible: list[Any]) -> Verdict:
+def _string_checker(param: str, value: str, possible: list[Any], fail: Callable[..., Any] = _failed) -> Any:
     if standardize(value) not in [standardize(a) for a in possible if isinstance(a, str)]:
-        return _not_among_strings(param, value, possible)
+        return fail("value_error:string", _NOT_AMONG_STRINGS, param, value, possible)
     return OK
 
 
