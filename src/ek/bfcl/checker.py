@@ -160,15 +160,15 @@ def check(
         and _plain_answers(possible_answer) else _answers(possible_answer, category)
     route = _ROUTES.get(category) if type(category) is str else None
     language, kind = route if route is not None else _route(category)
-    if type(model_output) is list and len(model_output) == 1 \
-            and (kind is _SIMPLE or kind is _MULTIPLE and len(answers) == 1):
+    listed = type(model_output) is list
+    if listed and len(model_output) == 1 and (kind is _SIMPLE or kind is _MULTIPLE and len(answers) == 1):
         call = _plain_call(model_output[0])
         if call is not None:  # the one call checked without the list of calls or the dispatch by kind
             func = funcs[0] if kind is _SIMPLE else _find(funcs, _only_key(answers[0]))
             return _call_checker(func, answers[0], _CONTEXTS[bool(underscore_to_dot)][language], call)
-    decoded = _bfcl_form(model_output, kind, answers) if type(model_output) is list else None
+    decoded = _bfcl_form(model_output, kind, answers) if listed else None
     if decoded is None:  # not BFCL's decoded form of plain calls: the general path
-        if type(model_output) is list:
+        if listed:
             wrong = _wrong_count(model_output, kind, _expected_calls(kind, answers))
             if wrong is not None:
                 return wrong
