@@ -936,7 +936,8 @@ def _call_checker(func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Cont
         if python and type(detail) is dict:
             kind = type(value)
             type_name = detail.get("type", "any")
-            if type(type_name) is str and _SCALAR_TYPES.get(type_name) is kind:
+            # An unhashable type name raises here the TypeError _check_param's table.get raises on it otherwise.
+            if _SCALAR_TYPES.get(type_name) is kind:
                 # The fast path of _listed_as_is, inline: most values are scalars, most answers list one value.
                 if len(alternatives) == 1 and type(alternatives[0]) is kind and alternatives[0] == value \
                         or _scalar_listed(value, kind, alternatives):
