@@ -5,8 +5,8 @@ call as that call (``_plain_call``), reads an output in BFCL's decoded form once
 wrong count, or the calls), finds each parallel answer's function once per run of answers naming it
 (``_funcs_for``) and checks parallel calls in order before building a checker per answer, a no-match
 row's failures kept as templates (``_parallel_unprepared``); the general path is ``_wrong_count`` then
-``_decode``, ``_find`` per answer, and the checkers built first. Here ``check`` is run both ways, on the generated entries of
-test_bfcl_prepared (odd outputs included: empty or non-string names, arguments that are not a dict,
+``_decode``, ``_find`` per answer, and the checkers built first. Here ``check`` is run both ways, on the
+generated entries of test_bfcl_prepared (odd outputs included: empty or non-string names, arguments that are not a dict,
 non-JSON values, wrong numbers of calls), and each fast path is compared with what it replaces.
 """
 
@@ -154,7 +154,8 @@ def test_a_type_name_that_is_not_a_string_is_judged_as_the_general_path_judges_i
     """``_call_checker`` looks a scalar's declared type up without asking that its name be a ``str``: an unhashable
     name raises there the TypeError ``_check_param`` raises on it (the general path, through ``_listed_as_is``);
     any other is no scalar type, which the general path then judges."""
-    functions = [{"name": "f", "parameters": {"type": "dict", "properties": {"a": {"type": type_name}}, "required": []}}]
+    functions = [{"name": "f", "parameters": {"type": "dict", "properties": {"a": {"type": type_name}},
+                                              "required": []}}]
     output, truth = [{"f": {"a": value}}], [{"f": {"a": [value]}}]
     general = prepared_tests.outcome(lambda: checker._check_param("a", value, functions[0]["parameters"]["properties"]
                                                                   ["a"], [value], checker._CONTEXTS[False]["python"]))

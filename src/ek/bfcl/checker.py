@@ -1051,7 +1051,7 @@ class _CompiledCall:
         slots = self.slots
         for param, value in args.items():
             slot = slots.get(param)
-            if slot is None:  # the failures here: an unexpected parameter, a value not among ..., each built without a function
+            if slot is None:  # the failures here (unexpected, not among ...): each built without a function
                 return fail("simple_function_checker:unexpected_param", _UNEXPECTED, param)
             kind, raw, std, detail, alternatives = slot
             if type(value) is kind:
@@ -1144,7 +1144,8 @@ def _scalar_listed(value: Any, kind: type, alternatives: list[Any]) -> bool:
     return found
 
 
-def _typed_scalar(param: str, value: Any, kind: type, alternatives: list[Any], fail: Callable[..., Any] = _failed) -> Any:
+def _typed_scalar(param: str, value: Any, kind: type, alternatives: list[Any],
+                  fail: Callable[..., Any] = _failed) -> Any:
     """Fast path (Python): :func:`_check_param` for a str, int, float or bool ``value`` of its declared type.
 
     Skips the general path's reading of the declared type (known to map to
