@@ -412,7 +412,7 @@ def _unbuilt_in_order(funcs_for: list[Mapping[str, Any]], answers: list[Mapping[
     i = 0
     for func, answer, call in zip(funcs_for, answers, calls):
         verdict = _call_checker(func, answer, ctx, call)
-        if not verdict.valid:
+        if verdict is not OK:  # a failure (a valid verdict of _call_checker's is OK)
             return i, verdict
         i += 1
     return None
@@ -614,13 +614,13 @@ def _plain_answers(possible_answer: list[Any]) -> bool:
     for call in possible_answer:
         if type(call) is not dict or len(call) != 1:
             return False
-        for name in call:  # the one key (iterating the dict itself builds no view)
-            params = call[name]
-            if type(params) is not dict:
+        name, = call  # the one key (unpacking the dict builds no view)
+        params = call[name]
+        if type(params) is not dict:
+            return False
+        for options in params.values():
+            if type(options) is not list:
                 return False
-            for options in params.values():
-                if type(options) is not list:
-                    return False
     return True
 
 
