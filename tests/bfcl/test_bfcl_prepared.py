@@ -218,7 +218,7 @@ def test_decoded_outputs_read_in_one_walk_as_item_by_item(items: list[Any]) -> N
     assert read(_decoded_bfcl) == read(_decoded_items)
 
 
-#: One output item near BFCL's decoded shape: what _one_call must take exactly when _decoded_bfcl's fast path does.
+#: One output item near BFCL's decoded shape: what _plain_call must take exactly when _decoded_bfcl's fast path does.
 ONE_ITEM = st.one_of(
     st.builds(lambda name, args: {name: args}, st.sampled_from(("f", "f", "g.h", "g_h", "", 1)),
               st.dictionaries(st.sampled_from(NAMES), JSON, max_size=3)
@@ -235,7 +235,7 @@ ONE_ITEM = st.one_of(
        st.integers(1, 2), ONE_ITEM, st.data())
 def test_a_one_item_output_is_read_and_checked_as_check_does(functions: list[Any], category: str, answered: int,
                                                               item: Any, data: st.DataObject) -> None:
-    """A one-item output: a prepared entry's shortcut for entries expecting one call (``_one_call``) or the general
+    """A one-item output: a prepared entry's shortcut for entries expecting one call (``_plain_call``) or the general
     reading, with odd items (an empty or non-string name, arguments not a dict, non-JSON values, two keys)."""
     truth = [data.draw(answers(data.draw(st.sampled_from(functions)))) for _ in range(answered)]
     try:

@@ -160,9 +160,15 @@ def check(
         and _plain_answers(possible_answer) else _answers(possible_answer, category)
     route = _ROUTES.get(category) if type(category) is str else None
     language, kind = route if route is not None else _route(category)
-    decoded = _bfcl_form(model_output, kind, answers) if type(model_output) is list else None
+    listed = type(model_output) is list
+    if listed and len(model_output) == 1 and (kind is _SIMPLE or kind is _MULTIPLE and len(answers) == 1):
+        call = _plain_call(model_output[0])
+        if call is not None:  # the one call checked without the list of calls or the dispatch by kind
+            func = funcs[0] if kind is _SIMPLE else _find(funcs, _only_key(answers[0]))
+            return _call_checker(func, answers[0], _CONTEXTS[bool(underscore_to_dot)][language], call)
+    decoded = _bfcl_form(model_output, kind, answers) if listed else None
     if decoded is None:  # not BFCL's decoded form of plain calls: the general path
-        if type(model_output) is list:
+        if listed:
             wrong = _wrong_count(model_output, kind, _expected_calls(kind, answers))
             if wrong is not None:
                 return wrong
@@ -171,12 +177,11 @@ def check(
         return decoded
     if type(decoded) is not list or kind is _RELEVANCE:
         return _undecoded_or_relevance(decoded, kind, category)
-    ctx = _CONTEXTS[language, bool(underscore_to_dot)]
+    ctx = _CONTEXTS[bool(underscore_to_dot)][language]
     if kind is _PARALLEL:
         if len(decoded) != len(answers):
             return _WRONG_COUNT_PARALLEL
-        checkers, fast = _parallel_checkers(funcs, answers, ctx, compiled=False)
-        return _parallel(checkers, fast, decoded, answers)
+        return _parallel_unprepared(funcs, answers, ctx, decoded)
     if kind is _MULTIPLE:
         if len(decoded) != len(answers):
             return _WRONG_COUNT_MULTIPLE
@@ -213,7 +218,7 @@ def prepare(
     funcs = _functions(functions)
     answers = _answers(possible_answer, category)
     language, kind = _route(category)
-    return PreparedEntry(funcs, answers, category, language, kind, _CONTEXTS[language, bool(underscore_to_dot)])
+    return PreparedEntry(funcs, answers, category, language, kind, _CONTEXTS[bool(underscore_to_dot)][language])
 
 
 class PreparedEntry:
@@ -237,10 +242,10 @@ class PreparedEntry:
         self._parallel: tuple[list[_CallCheck], bool] | None = None
         with contextlib.suppress(ValueError):  # _find: left for check() to raise
             if kind is _PARALLEL:
-                self._parallel = _parallel_checkers(funcs, answers, ctx, compiled=True)
+                self._parallel = _parallel_checkers(funcs, answers, ctx)
             elif kind is not _RELEVANCE and answers and funcs:
                 self._single = self._single_checker()
-        # The checker of an entry that expects exactly one call (simple; multiple of one answer), for _one_call.
+        # The checker of an entry that expects exactly one call (simple; multiple of one answer), for _plain_call.
         self._one = self._single if kind is _SIMPLE or kind is _MULTIPLE and len(answers) == 1 else None
         #: how many calls the entry expects (-1: any number, a relevance entry), for _wrong_count
         self._calls = _expected_calls(kind, answers)
@@ -255,9 +260,9 @@ class PreparedEntry:
                 if wrong is not None:
                     return wrong
             if len(model_output) == 1 and self._one is not None:
-                verdict = _one_call(self._one, model_output[0])
-                if verdict is not None:
-                    return verdict
+                call = _plain_call(model_output[0])
+                if call is not None:
+                    return self._one(call)
             if not model_output:
                 decoded = []  # no call (what _decode reads an empty list as), without its dispatch
             elif type(model_output[0]) is dict:
@@ -272,7 +277,7 @@ class PreparedEntry:
         if kind is _PARALLEL:
             if len(decoded) != len(self._answers):
                 return _WRONG_COUNT_PARALLEL
-            checkers, fast = self._parallel or _parallel_checkers(self._funcs, self._answers, self._ctx, compiled=True)
+            checkers, fast = self._parallel or _parallel_checkers(self._funcs, self._answers, self._ctx)
             return _parallel(checkers, fast, decoded, self._answers)
         if kind is _MULTIPLE:
             if len(decoded) != len(self._answers):
@@ -288,16 +293,17 @@ class PreparedEntry:
         return _call_check(func, answer, self._ctx)
 
 
-def _one_call(checker: _CallCheck, item: Any) -> Verdict | None:
-    """Fast path: a one-item output for an entry expecting one call, read and checked (None: take the general path).
+def _plain_call(item: Any) -> _Call | None:
+    """Fast path: a one-item output's call, for an entry expecting one call (None: take the general path).
 
-    Skips building the list of calls (:func:`_decoded_bfcl`) and the dispatch by
-    kind of :meth:`PreparedEntry.check`. Safe: it takes only an item that
-    ``_decoded_bfcl``'s own fast path takes (a one-key ``dict`` of a non-empty
-    ``str`` name to ``dict`` arguments that are plain, by the same
-    :func:`~ek.parsing.values.calls_already_plain`), which reads as this one
-    call; an entry expecting one call (simple, or multiple of one answer)
-    then gives ``checker``'s verdict on it, as the general path does.
+    Skips building the list of calls (:func:`_decoded_bfcl`) and the dispatch
+    by kind of :func:`check` and :meth:`PreparedEntry.check`. Safe: it takes
+    only an item that ``_decoded_bfcl``'s own fast path takes (a one-key
+    ``dict`` of a non-empty ``str`` name to ``dict`` arguments that are
+    plain, by the same :func:`~ek.parsing.values.calls_already_plain`), which
+    reads as this one call; an entry expecting one call (simple, or multiple
+    of one answer) then gives its answer's verdict on it, as the general path
+    does.
     """
     if type(item) is not dict or len(item) != 1:
         return None
@@ -305,7 +311,7 @@ def _one_call(checker: _CallCheck, item: Any) -> Verdict | None:
     call = (name, item[name])
     if type(name) is not str or not name or not calls_already_plain([call], DEFAULT_LIMITS):
         return None
-    return checker(call)
+    return call
 
 
 def _bfcl_form(items: list[Any], kind: str, answers: list[Mapping[str, Any]]) -> list[_Call] | Verdict | None:
@@ -339,19 +345,77 @@ def _undecoded_or_relevance(decoded: list[_Call] | ParseError, kind: str, catego
     return _relevance(category, has_calls=bool(decoded), detail="")
 
 
-def _parallel_checkers(funcs: list[Mapping[str, Any]], answers: list[Mapping[str, Any]], ctx: _Context, *,
-                       compiled: bool) -> tuple[list[_CallCheck], bool]:
-    """Each answer's call checker (``compiled``: :func:`_call_check`), and whether :func:`_parallel`'s shortcuts apply.
+def _parallel_checkers(funcs: list[Mapping[str, Any]], answers: list[Mapping[str, Any]],
+                       ctx: _Context) -> tuple[list[_CallCheck], bool]:
+    """Each answer's call checker (:func:`_call_check`), and whether :func:`_parallel`'s shortcuts apply.
 
     Every answer's function is found first (a missing one raises before any call is checked).
     """
     funcs_for = _funcs_for(funcs, answers)
     fast = ctx.python and _well_formed(funcs_for)
-    if compiled:  # all well-formed: each is (else each is asked on its own)
-        checkers = [_call_check(func, answer, ctx, True if fast else None) for func, answer in zip(funcs_for, answers)]
-    else:
-        checkers = [functools.partial(_call_checker, func, answer, ctx) for func, answer in zip(funcs_for, answers)]
+    # all well-formed: each is (else each is asked on its own)
+    checkers = [_call_check(func, answer, ctx, True if fast else None) for func, answer in zip(funcs_for, answers)]
     return checkers, fast
+
+
+def _parallel_unprepared(funcs: list[Mapping[str, Any]], answers: list[Mapping[str, Any]], ctx: _Context,
+                         calls: list[_Call]) -> Verdict:
+    """:func:`check`'s parallel verdict: :func:`_parallel` with each answer's :func:`_call_checker` as its checker.
+
+    Fast path (well-formed entries): ``_parallel``'s steps, with the checkers built only for the step that asks
+    them. Each call is checked against the answer at its own index by ``_call_checker`` itself
+    (:func:`_unbuilt_in_order`), and so is the first answer not fitting its own call against every call, for
+    its row (:func:`_unbuilt_row`, the failures built as :func:`_failure` s, as a compiled checker builds
+    them there); every answer gets a checker only for the matching. Skips building a checker per answer (a
+    ``functools.partial``, with its tuple and dict) and calling through it, for outputs in order (most
+    right ones) and for those whose first misfit fits no call (most wrong ones), and a verdict object for
+    each call in such a row. Safe: a checker calls ``_call_checker`` with these same arguments, so each
+    step sees the verdicts it sees in ``_parallel`` (in the row, the same failures as templates and values,
+    which the no-match message formats alike), and the steps are the same, in the same order.
+    """
+    funcs_for = _funcs_for(funcs, answers)
+    fast = ctx.python and _well_formed(funcs_for)
+    if not fast:
+        return _parallel(_checkers(funcs_for, answers, ctx), fast, calls, answers)
+    misfit = _unbuilt_in_order(funcs_for, answers, ctx, calls)
+    if misfit is None:
+        return OK
+    first, own = misfit
+    row = _unbuilt_row(first, funcs_for[first], answers[first], ctx, calls, own)
+    if row is not None:
+        return _no_match(first, answers, row)
+    return _matched(_checkers(funcs_for, answers, ctx), fast, calls, answers, {(first, first): own})
+
+
+def _unbuilt_row(misfit: int, func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Context,
+                 calls: list[_Call], own: Verdict) -> list[Any] | None:
+    """:func:`_row_fitting_nothing` for :func:`_parallel_unprepared`: answer ``misfit`` (``func`` and ``answer``)
+    against every call by ``_call_checker`` itself, which builds the failures it builds itself as
+    :func:`_failure` s (as a compiled checker does there); None as soon as one call fits."""
+    row: list[Any] = []
+    for j, call in enumerate(calls):
+        verdict = own if j == misfit else _call_checker(func, answer, ctx, call, _failure)
+        if type(verdict) is not tuple and verdict.valid:
+            return None
+        row.append(verdict)
+    return row
+
+
+def _checkers(funcs_for: list[Mapping[str, Any]], answers: list[Mapping[str, Any]], ctx: _Context) -> list[_CallCheck]:
+    """Each answer's checker for :func:`check`: :func:`_call_checker` bound to its function and answer."""
+    return [functools.partial(_call_checker, func, answer, ctx) for func, answer in zip(funcs_for, answers)]
+
+
+def _unbuilt_in_order(funcs_for: list[Mapping[str, Any]], answers: list[Mapping[str, Any]], ctx: _Context,
+                      calls: list[_Call]) -> tuple[int, Verdict] | None:
+    """:func:`_in_order` with the checkers of :func:`_parallel_unprepared`, unbuilt: ``_call_checker`` called."""
+    i = 0
+    for func, answer, call in zip(funcs_for, answers, calls):
+        verdict = _call_checker(func, answer, ctx, call)
+        if verdict is not OK:  # a failure (a valid verdict of _call_checker's is OK)
+            return i, verdict
+        i += 1
+    return None
 
 
 def _funcs_for(funcs: list[Mapping[str, Any]], answers: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -449,9 +513,10 @@ class _Context:
         self.language, self.underscore_to_dot, self.table, self.python = language, underscore_to_dot, table, python
 
 
-#: The six contexts, built once (a check picks one instead of building it).
-_CONTEXTS = {(language, to_dot): _Context(language, to_dot, types_for(language), language == PYTHON)
-             for language in (PYTHON, JAVA, JAVASCRIPT) for to_dot in (False, True)}
+#: The six contexts, built once (a check picks one instead of building it): ``_CONTEXTS[to_dot][language]``
+#: (two lookups, no key tuple built per check).
+_CONTEXTS = {to_dot: {language: _Context(language, to_dot, types_for(language), language == PYTHON)
+                      for language in (PYTHON, JAVA, JAVASCRIPT)} for to_dot in (False, True)}
 
 
 def _functions(functions: Any) -> list[Mapping[str, Any]]:
@@ -549,12 +614,13 @@ def _plain_answers(possible_answer: list[Any]) -> bool:
     for call in possible_answer:
         if type(call) is not dict or len(call) != 1:
             return False
-        for params in call.values():
-            if type(params) is not dict:
+        name, = call  # the one key (unpacking the dict builds no view)
+        params = call[name]
+        if type(params) is not dict:
+            return False
+        for options in params.values():
+            if type(options) is not list:
                 return False
-            for options in params.values():
-                if type(options) is not list:
-                    return False
     return True
 
 
@@ -844,33 +910,40 @@ def _well_formed(funcs: list[Mapping[str, Any]]) -> bool:
 _CallCheck = Callable[[_Call], Verdict]
 
 
-def _call_checker(func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Context, call: _Call) -> Verdict:
-    """BFCL's ``simple_function_checker`` for one call."""
-    for possible in answer.values():  # the one key's parameters (a loop binds them faster than next(iter(...)))
+def _call_checker(func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Context, call: _Call,
+                  fail: Callable[..., Any] = _failed) -> Any:
+    """BFCL's ``simple_function_checker`` for one call: :data:`OK` or a failure.
+
+    ``fail`` builds the failures this function and :func:`_typed_scalar` build themselves (the others are
+    verdicts): :func:`_failed`, or in a parallel no-match's row :func:`_failure` (see there).
+    """
+    for key in answer:  # the one key (a loop binds it faster than next(iter(...)); the dict itself: no view built)
         break
+    possible = answer[key]
     name = _expected_name(func, ctx)
     got, args = call
     if got != name:
-        return _wrong_name(name)
+        return fail("simple_function_checker:wrong_func_name", _WRONG_NAME, name)
     details, required = _plain_parameters(func)
     for param in required:
         if param not in args:
-            return _missing_required(param)
+            return fail("simple_function_checker:missing_required", _MISSING_REQUIRED, param)
     python = ctx.python
     for param, value in args.items():
         if param not in details or param not in possible:
-            return _unexpected(param)
+            return fail("simple_function_checker:unexpected_param", _UNEXPECTED, param)
         detail, alternatives = details[param], possible[param]
         if python and type(detail) is dict:
             kind = type(value)
             type_name = detail.get("type", "any")
-            if kind in _SCALARS and type(type_name) is str and PYTHON_TYPES.get(type_name) is kind:
+            # An unhashable type name raises here the TypeError _check_param's table.get raises on it otherwise.
+            if _SCALAR_TYPES.get(type_name) is kind:
                 # The fast path of _listed_as_is, inline: most values are scalars, most answers list one value.
                 if len(alternatives) == 1 and type(alternatives[0]) is kind and alternatives[0] == value \
                         or _scalar_listed(value, kind, alternatives):
                     continue
-                verdict = _typed_scalar(param, value, kind, alternatives)
-                if not verdict.valid:
+                verdict = _typed_scalar(param, value, kind, alternatives, fail)
+                if verdict is not OK:  # a failure (a valid verdict of its is OK)
                     return verdict
                 continue
             if _listed_as_is(value, detail, alternatives):
@@ -878,9 +951,10 @@ def _call_checker(func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Cont
         verdict = _check_param(param, value, detail, alternatives, ctx)
         if not verdict.valid:
             return verdict
-    for param, alternatives in possible.items():
-        if param not in args and "" not in alternatives:
-            return _missing_optional(param)
+    if len(possible) > len(args):  # else each answer parameter was given (every argument is one of them)
+        for param, alternatives in possible.items():
+            if param not in args and "" not in alternatives:
+                return fail("simple_function_checker:missing_optional", _MISSING_OPTIONAL, param)
     return OK
 
 
@@ -890,20 +964,20 @@ def _expected_name(func: Mapping[str, Any], ctx: _Context) -> str:
 
 
 def _wrong_name(name: str) -> Verdict:
-    return _failed("simple_function_checker:wrong_func_name", "Function name {0!r} not found in model output.", name)
+    return _failed("simple_function_checker:wrong_func_name", _WRONG_NAME, name)
 
 
 def _missing_required(param: Any) -> Verdict:
-    return _failed("simple_function_checker:missing_required", "Missing required parameter: {0!r}.", param)
-
-
-def _unexpected(param: Any) -> Verdict:
-    return _failed("simple_function_checker:unexpected_param", _UNEXPECTED, param)
+    return _failed("simple_function_checker:missing_required", _MISSING_REQUIRED, param)
 
 
 def _missing_optional(param: Any) -> Verdict:
-    return _failed("simple_function_checker:missing_optional",
-                   "Optional parameter {0!r} not provided and not marked as optional.", param)
+    return _failed("simple_function_checker:missing_optional", _MISSING_OPTIONAL, param)
+
+
+_WRONG_NAME = "Function name {0!r} not found in model output."
+_MISSING_REQUIRED = "Missing required parameter: {0!r}."
+_MISSING_OPTIONAL = "Optional parameter {0!r} not provided and not marked as optional."
 
 
 def _call_check(func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Context,
@@ -977,7 +1051,7 @@ class _CompiledCall:
         slots = self.slots
         for param, value in args.items():
             slot = slots.get(param)
-            if slot is None:  # the failures here: _unexpected, _not_among, ..., each built without its function
+            if slot is None:  # the failures here (unexpected, not among ...): each built without a function
                 return fail("simple_function_checker:unexpected_param", _UNEXPECTED, param)
             kind, raw, std, detail, alternatives = slot
             if type(value) is kind:
@@ -1050,6 +1124,11 @@ _INF = float("inf")
 #: The types a JSON document's values have; an answer of other types takes the general path.
 _JSON_TYPES = frozenset({str, int, float, bool, type(None), list, dict})
 _SCALARS = frozenset({str, int, float, bool})
+#: PYTHON_TYPES, bound here rather than imported: CPython 3.11 compiles a method call on a name a module
+#: imports (``PYTHON_TYPES.get(...)``) as an attribute load, which builds a bound method at every call.
+_PYTHON_TYPES: dict[str, type] = PYTHON_TYPES
+#: The type names of the scalar types (``_SCALAR_TYPES.get(name) is type(value)``: a scalar of its declared type).
+_SCALAR_TYPES: dict[str, type] = {name: kind for name, kind in PYTHON_TYPES.items() if kind in _SCALARS}
 
 
 def _scalar_listed(value: Any, kind: type, alternatives: list[Any]) -> bool:
@@ -1065,7 +1144,8 @@ def _scalar_listed(value: Any, kind: type, alternatives: list[Any]) -> bool:
     return found
 
 
-def _typed_scalar(param: str, value: Any, kind: type, alternatives: list[Any]) -> Verdict:
+def _typed_scalar(param: str, value: Any, kind: type, alternatives: list[Any],
+                  fail: Callable[..., Any] = _failed) -> Any:
     """Fast path (Python): :func:`_check_param` for a str, int, float or bool ``value`` of its declared type.
 
     Skips the general path's reading of the declared type (known to map to
@@ -1073,15 +1153,16 @@ def _typed_scalar(param: str, value: Any, kind: type, alternatives: list[Any]) -
     check, which passes such a value, as a "variable" exactly when the
     answers' type is another. What remains is what ``_check_param`` then
     does: a string that is not a variable is compared after standardisation,
-    anything else with ``in``. Nothing that can raise is skipped.
+    anything else with ``in``. Nothing that can raise is skipped. ``fail``
+    builds the failure (see :func:`_call_checker`).
     """
     if kind is str:
         answer_type = _answer_type(alternatives)
         if answer_type is None or answer_type is str:
-            return _string_checker(param, value, alternatives)
+            return _string_checker(param, value, alternatives, fail)
     if _contains(alternatives, value):
         return OK
-    return _not_among(param, value, alternatives)
+    return fail("value_error:others", _NOT_AMONG, param, value, alternatives)
 
 
 # The templates of the failures _CompiledCall.check builds itself (one call fewer per failure than the functions).
@@ -1093,10 +1174,6 @@ _WRONG_TYPE = "Incorrect type for parameter {0!r}. Expected type {1}, got {2}. P
 
 def _not_among(param: str, value: Any, alternatives: list[Any]) -> Verdict:
     return _failed("value_error:others", _NOT_AMONG, param, value, alternatives)
-
-
-def _not_among_strings(param: str, value: str, alternatives: list[Any]) -> Verdict:
-    return _failed("value_error:string", _NOT_AMONG_STRINGS, param, value, alternatives)
 
 
 def _listed_as_is(value: Any, detail: dict[str, Any], alternatives: list[Any]) -> bool:
@@ -1112,7 +1189,7 @@ def _listed_as_is(value: Any, detail: dict[str, Any], alternatives: list[Any]) -
     """
     kind = type(value)
     type_name = detail.get("type", "any")
-    if type(type_name) is not str or PYTHON_TYPES.get(type_name) is not kind:
+    if type(type_name) is not str or _PYTHON_TYPES.get(type_name) is not kind:
         return False
     if kind is list:
         if not _plain_items(value, detail):
@@ -1123,7 +1200,11 @@ def _listed_as_is(value: Any, detail: dict[str, Any], alternatives: list[Any]) -
             if alt_kind not in _JSON_TYPES:
                 return False
             if not found and alt_kind is list and len(alt) == len(value):
-                found = all(type(a) is type(v) and a == v for a, v in zip(alt, value))
+                found = True  # unless a pair differs (in type first: value's items are scalars, alt's anything)
+                for a, v in zip(alt, value):
+                    if type(a) is not type(v) or a != v:
+                        found = False
+                        break
         return found
     if kind is dict:
         return False
@@ -1140,10 +1221,12 @@ def _listed_as_is(value: Any, detail: dict[str, Any], alternatives: list[Any]) -
 def _plain_items(value: list[Any], detail: dict[str, Any]) -> bool:
     """Every item a scalar that passes BFCL's nested type check (``items.type``, an int for a float)."""
     items = detail.get("items")
-    item_type = items.get("type") if isinstance(items, Mapping) else None
+    # a dict told by its type first: isinstance against the Mapping ABC runs Python code (abc's __instancecheck__)
+    item_type = items.get("type") if type(items) is dict or items is not None and isinstance(items, Mapping) \
+        else None
     if item_type is not None and type(item_type) is not str:
         return False
-    nested = PYTHON_TYPES.get(item_type) if item_type else None
+    nested = _PYTHON_TYPES.get(item_type) if item_type else None
     if nested is not None and nested not in _SCALARS:
         return False
     for item in value:
@@ -1256,9 +1339,9 @@ def _std(value: Any) -> Any:
     return standardize(value) if isinstance(value, str) else value
 
 
-def _string_checker(param: str, value: str, possible: list[Any]) -> Verdict:
+def _string_checker(param: str, value: str, possible: list[Any], fail: Callable[..., Any] = _failed) -> Any:
     if standardize(value) not in [standardize(a) for a in possible if isinstance(a, str)]:
-        return _not_among_strings(param, value, possible)
+        return fail("value_error:string", _NOT_AMONG_STRINGS, param, value, possible)
     return OK
 
 
