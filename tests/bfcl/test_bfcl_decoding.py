@@ -66,3 +66,26 @@ def test_the_answer_is_bfcls_own_decoder(text: str) -> None:
     except Exception:  # noqa: BLE001 - BFCL's decoder raises anything on text it cannot read
         found = False
     assert decodes_to_calls(text) == found
+
+
+FUNCTIONS = [{"name": "get_weather", "parameters": {"type": "dict", "properties": {
+    "city": {"type": "string"}}, "required": ["city"]}}]
+
+
+#: Read as calls by ek, not by BFCL's decoder: one list a line (docs/bfcl.md, "Reading raw text").
+EK_READS = {"[f(a=1)]\n[g(b=2)]"}
+
+
+@pytest.mark.parametrize("text", [t for t in CALLS + NO_CALLS if t not in EK_READS])
+def test_check_asks_whether_bfcl_finds_calls_where_eks_reader_refuses_the_text(text: str) -> None:
+    """(Ir)relevance verdicts: calls came iff BFCL's decoder finds them, also where ek's reader refuses the
+    text (a bare name, a positional argument, a nested call), for check and a prepared entry alike."""
+    from ek.bfcl import check, prepare
+
+    found = decodes_to_calls(text)
+    irrelevance = check(FUNCTIONS, text, [], "irrelevance")
+    relevance = check(FUNCTIONS, text, [], "live_relevance")
+    assert (irrelevance.valid, relevance.valid) == (not found, found)
+    assert irrelevance.error_type == ("irrelevance_error:decoder_success" if found else "")
+    assert prepare(FUNCTIONS, [], "irrelevance").check(text) == irrelevance
+    assert prepare(FUNCTIONS, [], "live_relevance").check(text) == relevance

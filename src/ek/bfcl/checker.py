@@ -25,6 +25,7 @@ from typing import Any, cast
 import attrs
 
 from ek.bfcl import javalike
+from ek.bfcl.decoding import decodes_to_calls
 from ek.bfcl.gold import expects_no_call
 from ek.bfcl.typemap import (
     JAVA,
@@ -176,7 +177,7 @@ def check(
     elif type(decoded) is Verdict:
         return decoded
     if type(decoded) is not list or kind is _RELEVANCE:
-        return _undecoded_or_relevance(decoded, kind, category)
+        return _undecoded_or_relevance(decoded, kind, category, model_output)
     ctx = _CONTEXTS[bool(underscore_to_dot)][language]
     if kind is _PARALLEL:
         if len(decoded) != len(answers):
@@ -273,7 +274,7 @@ class PreparedEntry:
         if decoded is None:
             decoded = _decode(model_output, self._language)
         if type(decoded) is not list or kind is _RELEVANCE:
-            return _undecoded_or_relevance(decoded, kind, self._category)
+            return _undecoded_or_relevance(decoded, kind, self._category, model_output)
         if kind is _PARALLEL:
             if len(decoded) != len(self._answers):
                 return _WRONG_COUNT_PARALLEL
@@ -336,11 +337,19 @@ def _bfcl_form(items: list[Any], kind: str, answers: list[Mapping[str, Any]]) ->
     return calls if calls_already_plain(calls, DEFAULT_LIMITS) else None
 
 
-def _undecoded_or_relevance(decoded: list[_Call] | ParseError, kind: str, category: str) -> Verdict:
-    """The verdict when the output did not decode (a ParseError), or the category only asks whether calls came."""
+def _undecoded_or_relevance(decoded: list[_Call] | ParseError, kind: str, category: str,
+                            model_output: Any) -> Verdict:
+    """The verdict when the output did not decode (a ParseError), or the category only asks whether calls came.
+
+    A text ek's reader refuses may still be calls to BFCL's decoder, which takes a bare name as a string, drops
+    positional arguments and evaluates arithmetic (``[get_weather(city=city)]``): whether calls came is then
+    its answer (:func:`ek.bfcl.decoding.decodes_to_calls`), so an irrelevance entry fails on such an output
+    and a relevance entry passes, as in BFCL.
+    """
     if type(decoded) is not list:
         if kind is _RELEVANCE:
-            return _relevance(category, has_calls=False, detail=str(decoded))
+            calls = type(model_output) is str and decodes_to_calls(model_output)
+            return _relevance(category, has_calls=calls, detail="" if calls else str(decoded))
         return _failed("ast_decoder:decoder_failed", "Invalid syntax. Failed to decode AST. {0}", decoded)
     return _relevance(category, has_calls=bool(decoded), detail="")
 
@@ -1253,8 +1262,7 @@ def _check_param(param: str, value: Any, detail: Mapping[str, Any], possible: li
             kind = "java" if ctx.language == JAVA else "js"
             return _failed(f"type_error:{kind}", "Incorrect type for parameter {0!r}. Expected type String, "
                                                  "got {1}. Parameter value: {2!v}.", param, type(value).__name__, value)
-        convert = javalike.convert_java if ctx.language == JAVA else javalike.convert_js
-        value = convert(value, type_name, item_type if type_name in nested_names else None)
+        value = javalike.source_value(value, detail, ctx.language)
     if type_name == "float" and type(value) is int and ctx.language == PYTHON:
         value = float(value)
     is_variable = _type_check(param, value, possible, type_name, expected, nested)
