@@ -600,3 +600,46 @@ def test_a_copy_in_a_repeated_tool_covers_as_with_a_verdict(episode, canon, prep
     with mock.patch.object(exact, "_same_args", lambda _a, _b: False):
         assert fast == exact_cover(p, g, ctx.rules, canon, invalid, plan)
     _same(metric(pred, metric.prepare(gold) if prepared else gold), _general(metric, pred, gold))
+
+
+
+#: texts in pairs that agree only through a canonicalizer (bfcl's, some fold's too), and texts that never do
+TWINS = [("New York", "new-york"), ("NY", "ny"), ("San Francisco, CA", "san francisco ca"), ("", " "),
+         ("Water", "water"), ("it's", 'it"s'), ("2024-01-02", "2024-1-2")]
+texts = st.sampled_from([text for twin in TWINS for text in twin])
+text_gold = st.one_of(texts, st.integers(0, 2), st.builds(OneOf, texts, texts),
+                      st.builds(OneOf, texts, st.just(OMITTABLE)), st.builds(OneOf, texts, texts, st.integers(0, 1)),
+                      st.builds(OneOf, texts, texts, texts))
+
+
+def _twin(value, rnd):
+    """A predicted value near ``value`` (an alternative of a OneOf): its canonical twin, itself, or another."""
+    if isinstance(value, OneOf):
+        value = rnd.choice(value.alternatives)
+    if type(value) is int:
+        return rnd.choice([value, value + 1])
+    for twin in TWINS:
+        if value in twin:
+            return rnd.choice([twin[0], twin[1], rnd.choice(TWINS)[0]])
+    return "other"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.sampled_from(["s", "t", "v"]), st.dictionaries(st.sampled_from(["x", "y", "z"]), text_gold, max_size=3),
+       st.randoms(use_true_random=False), st.sampled_from([fold, bfcl]), st.booleans())
+def test_a_wrong_plain_string_or_int_is_the_general_comparisons_verdict(tool, g_args, rnd, canon, with_grammar):
+    """exact_verdict's refusal of a plain str or int under no policy (a canonicalizer call, not values_agree's
+    dispatch) and _one_of_agree's string against a OneOf (the prediction canonicalized once) answer what the
+    comparison rows say, under no rule, a policy (``t.y``: exact) and a date (``t.z``); texts that agree only
+    through the canonicalizer, OneOf alternatives of other types and OMITTABLE among them."""
+    from ek.scorer.agree import _one_of_agree, values_agree
+
+    p_args = {name: _twin(value, rnd) for name, value in g_args.items() if value is not OMITTABLE}
+    _check_verdict(tool, p_args, g_args, canon, with_grammar)
+    metric = ToolCallMetric("arg", canonicalizer=canon, grammar=GRAMMAR if with_grammar else None)
+    rules = metric._ctx.rules(tool) or {}
+    for name, gold in g_args.items():
+        if type(gold) is OneOf and name in p_args:
+            pred, rule = p_args[name], rules.get(name)
+            fast = _one_of_agree(gold, pred, rule, canon, True)
+            assert fast is None or fast == values_agree(gold, pred, rule, canon, top=True)

@@ -473,8 +473,11 @@ def _one_of_agree(gold: OneOf, pred: Any, rule: ArgRule | None, canon: Canonical
     canonicalizer, ``ignore`` or a date kind, and a ``str`` equals only a ``str``): the usual right argument of
     a wrong output's pair, decided by one test in C instead of a call per alternative.
     """
-    if type(pred) is str and pred in gold.alternatives:
-        return True
+    if type(pred) is str:
+        if pred in gold.alternatives:
+            return True
+        if rule is None or (rule.policy is None and rule.kind not in _TEMPORAL):
+            return _str_one_of_agree(gold, pred, rule, canon, top)
     omittable = undecided = False
     for alt in gold.alternatives:
         if alt is OMITTABLE:
@@ -484,6 +487,27 @@ def _one_of_agree(gold: OneOf, pred: Any, rule: ArgRule | None, canon: Canonical
         if same:
             return True
         if same is None:
+            undecided = True
+    if undecided:
+        return None
+    return omittable and _omission_accepts(gold, pred, rule, canon, top=top)
+
+
+def _str_one_of_agree(gold: OneOf, pred: str, rule: ArgRule | None, canon: Canonicalizer, top: bool) -> bool | None:
+    """Fast path of :func:`_one_of_agree` for a predicted string equal to no alternative, under no compare policy
+    and not a date (``rule``): the same verdict, the prediction canonicalized once rather than once per string
+    alternative. A string alternative agrees when its form is the prediction's (:func:`_same_plain_agree`, the
+    equal texts ruled out already); an alternative of another type is undecided there (None), ``OMITTABLE``
+    is left to :func:`_omission_accepts` when nothing agrees, as in the general loop."""
+    form = canon(pred)
+    omittable = undecided = False
+    for alt in gold.alternatives:
+        if type(alt) is str:
+            if canon(alt) == form:
+                return True
+        elif alt is OMITTABLE:
+            omittable = True
+        else:
             undecided = True
     if undecided:
         return None

@@ -47,6 +47,10 @@ def exact_parts(gold: Sequence[Step], rules_of: Callable[[str], Mapping[str, Arg
     """TP and tally of an all-exact output for ``gold``: each gold call's own unit and, at level ``arg``, one
     per argument that counts (a bare ``OMITTABLE`` left out gives no row, an ignored argument an
     ``ignored`` one: neither counts), each of the weight the general path gives it."""
+    if len(gold) == 1:  # the common case (what _sum_parts does with one call), spared the list and a call
+        g = gold[0]
+        weight, count = call_parts(g, rules_of, weight_of(g.name), level)
+        return weight, _one_call_tally(g.name, weight, count)
     return _sum_parts(gold, [call_parts(g, rules_of, weight_of(g.name), level) for g in gold])
 
 
@@ -60,11 +64,22 @@ def _sum_parts(gold: Sequence[Step], parts: Sequence[tuple[Exact, int]]) -> tupl
     for g, (weight, count) in zip(gold, parts):
         slot = sums.get(g.name)
         if slot is None:
-            slot = sums[g.name] = [0, 0]
-        slot[0] += weight
-        slot[1] += count
-    tally = {(TP, tool, "match"): (_normal(w), n) for tool, (w, n) in sorted(sums.items())}
-    return _normal(sum((w for w, _n in tally.values()), 0)), MappingProxyType(tally)
+            sums[g.name] = [weight, count]  # (0 + weight is weight: ints and Fractions alike)
+        else:
+            slot[0] += weight
+            slot[1] += count
+    if len(sums) == 1:  # one tool called several times: its sums are the total, nothing to sort or add up
+        for tool, (w, n) in sums.items():
+            w = _normal(w)
+            return w, MappingProxyType({(TP, tool, "match"): (w, n)})
+    tally: dict[TallyKey, tuple[Exact, int]] = {}
+    total: Exact = 0
+    for tool in sorted(sums):  # the tally by tool name, its total summed in that order (exact: any order gives it)
+        w, n = sums[tool]
+        w = _normal(w)
+        tally[(TP, tool, "match")] = (w, n)
+        total += w
+    return _normal(total), MappingProxyType(tally)
 
 
 #: (tool, exact weight, count) -> the read-only tally of one exact call: the same few repeat across a corpus
@@ -174,6 +189,16 @@ def exact_verdict(args: Mapping[str, Any], gold: Mapping[str, Any], rules: Mappi
             if rule is None or rule.kind != "int":
                 continue
         rule = rules.get(name)
+        if (kind is str or kind is int) and type(value) is kind and (
+                rule is None or (rule.policy is None and rule.kind not in _TEMPORAL)):
+            # Fast path: two plain values of one type (str, or int: not bool) under no compare policy and not a
+            # date, not equal (that was tested above): what values_agree answers (_same_plain_agree: ints by
+            # value, strings through the canonicalizer), without its dispatch; the tests below do not apply
+            # (no ignore policy, a value given, gold's not OMITTABLE nor a OneOf). A wrong value, and every
+            # candidate but one when a repeated tool's calls are tested pair by pair.
+            if kind is int or canon(value) != canon(pred):
+                return False
+            continue
         if rule is not None and rule.policy == "ignore":
             continue  # an "ignored" row whatever is predicted
         if pred is ABSENT:
