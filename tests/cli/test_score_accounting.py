@@ -110,6 +110,8 @@ def test_a_scorer_bug_costs_one_line_not_the_run() -> None:
     from ek.corpus.grammars import MetricCache
 
     class BrokenMetric:
+        format = "auto"  # what the runner asks a metric besides these methods: the format it reads outputs in
+
         def gold_problems(self, gold: object) -> tuple[str, ...]:
             return ()
 
