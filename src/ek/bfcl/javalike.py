@@ -11,7 +11,7 @@ Collections are split at top-level commas, respecting quotes and brackets
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ek.bfcl.typemap import JAVA, NESTED_JAVALIKE
@@ -28,15 +28,11 @@ _BIGINT = re.compile(r"-?\d+n")
 _QUOTED = re.compile(r"""^(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')$""", re.S)
 
 
-def split_top_level(text: str, sep: str = ",", *, angles: bool = True) -> list[str]:
-    """Split at ``sep`` outside quotes and brackets (``<>`` too, for Java generics); empty pieces dropped.
-
-    >>> split_top_level('"a,b", f(1, 2), [3, 4], Map<K, V>')
-    ['"a,b"', 'f(1, 2)', '[3, 4]', 'Map<K, V>']
-    """
-    opens, closes = ("([{<", ")]}>") if angles else ("([{", ")]}")
-    parts: list[str] = []
-    depth, start, quote, i = 0, 0, "", 0
+def _scan(text: str, start: int, opens: str, closes: str) -> Iterator[tuple[int, str, int]]:
+    """``(index, character, bracket depth after it)`` of each character of ``text`` from ``start`` that is not
+    inside a quoted string (a backslash escapes the next character there); a closing bracket never takes the
+    depth below zero."""
+    depth, quote, i = 0, "", start
     while i < len(text):
         c = text[i]
         if quote:
@@ -46,15 +42,29 @@ def split_top_level(text: str, sep: str = ",", *, angles: bool = True) -> list[s
                 quote = ""
         elif c in "\"'":
             quote = c
-        elif c in opens:
-            depth += 1
-        elif c in closes:
-            depth = max(depth - 1, 0)
-        elif c == sep and depth == 0:
-            parts.append(text[start:i].strip())
-            start = i + 1
+        else:
+            if c in opens:
+                depth += 1
+            elif c in closes:
+                depth = max(depth - 1, 0)
+            yield i, c, depth
         i += 1
-    parts.append(text[start:].strip())
+
+
+def split_top_level(text: str, sep: str = ",", *, angles: bool = True) -> list[str]:
+    """Split at ``sep`` outside quotes and brackets (``<>`` too, for Java generics); empty pieces dropped.
+
+    >>> split_top_level('"a,b", f(1, 2), [3, 4], Map<K, V>')
+    ['"a,b"', 'f(1, 2)', '[3, 4]', 'Map<K, V>']
+    """
+    opens, closes = ("([{<", ")]}>") if angles else ("([{", ")]}")
+    parts: list[str] = []
+    begin = 0
+    for i, c, depth in _scan(text, 0, opens, closes):
+        if c == sep and depth == 0:
+            parts.append(text[begin:i].strip())
+            begin = i + 1
+    parts.append(text[begin:].strip())
     return [p for p in parts if p]
 
 
@@ -66,24 +76,10 @@ def enclosed(text: str, start: int = 0) -> bool:
     >>> enclosed("[1, [2], ']']"), enclosed("[1, 2], [3, 4]"), enclosed("new int[]{1, 2}", 9)
     (True, False, True)
     """
-    opens, closes = "([{", ")]}"
-    depth, quote, i = 0, "", start
-    while i < len(text):
-        c = text[i]
-        if quote:
-            if c == "\\":
-                i += 1
-            elif c == quote:
-                quote = ""
-        elif c in "\"'":
-            quote = c
-        elif c in opens:
-            depth += 1
-        elif c in closes:
-            depth -= 1
-            if depth == 0:
-                return i == len(text) - 1
-        i += 1
+    closes = ")]}"
+    for i, c, depth in _scan(text, start, "([{", closes):
+        if depth == 0 and c in closes:
+            return i == len(text) - 1
     return False
 
 
