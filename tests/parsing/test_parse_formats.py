@@ -316,3 +316,24 @@ def test_positional_arguments_bind_only_with_a_signature() -> None:
         parse_python("g(1)", DEFAULT_LIMITS, order)
     with pytest.raises(ParseError, match="a call is not a value"):
         parse_python("f(g())", DEFAULT_LIMITS, order)  # a positional value is still only a literal
+
+
+@pytest.mark.parametrize(("text", "calls"), [
+    ("[get_weather(city='Paris')", [Step("get_weather", {"city": "Paris"})]),      # the closing bracket left out
+    ("`get_weather(city='Paris')`", [Step("get_weather", {"city": "Paris"})]),     # inline code backticks
+    ("[a(x=1), b(y=2)\n", [Step("a", {"x": 1}), Step("b", {"y": 2})]),
+    ("I cannot answer that.", []),                                                 # prose stays no call
+])
+def test_bfcl_reads_text_as_bfcls_decoder_cleans_it(text: str, calls: list[Step]) -> None:
+    """BFCL's decoder strips backticks and adds a missing bracket before reading; format bfcl reads such text
+    the same way, when it does not read as written (the python format does not)."""
+    assert parse_calls(text, "bfcl") == calls
+    if calls:
+        with pytest.raises(ParseError):
+            parse_calls(text, "python")
+
+
+def test_bfcl_text_cut_inside_a_call_is_still_cut_short_with_its_own_position() -> None:
+    with pytest.raises(ParseError) as info:
+        parse_calls("[a(x=1), b(y=", "bfcl")
+    assert info.value.cut_short and info.value.position == (1, 11)

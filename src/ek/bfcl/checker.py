@@ -40,6 +40,7 @@ from ek.bfcl.typemap import (
 from ek.calls import Step
 from ek.canon import bfcl as standardize
 from ek.parsing import ParseError, parse_calls
+from ek.parsing.api import bfcl_cleaned
 from ek.parsing.limits import DEFAULT_LIMITS
 from ek.parsing.values import already_plain, calls_already_plain, plain_args
 from ek.scorer.assign import max_matching
@@ -665,15 +666,8 @@ def _decode(model_output: Any, language: str = PYTHON) -> list[_Call] | ParseErr
             model_output = _utf8(bytes(model_output))
         if isinstance(model_output, str) and language in (JAVA, JAVASCRIPT):
             return _calls(javalike.decode_calls(model_output, language))
-        if isinstance(model_output, str):
-            text = model_output.strip("`\n ")
-            if text.startswith("python\n"):  # what stripping backticks leaves of a ```python fence
-                text = text[len("python\n"):]
-            if not text.startswith("["):
-                text = "[" + text
-            if not text.endswith("]"):
-                text = text + "]"
-            return _calls(parse_calls(text, "bfcl"))  # BFCL output: Python calls or its one-key JSON objects
+        if isinstance(model_output, str):  # BFCL output: Python calls or its one-key JSON objects, cleaned as BFCL does
+            return _calls(parse_calls(bfcl_cleaned(model_output), "bfcl"))
         return _calls(parse_calls(model_output, "bfcl"))
     except ParseError as exc:
         return exc

@@ -224,7 +224,17 @@ def _plain_stripped(text: str, raw: str, fmt: str, limits: Limits) -> list[Step]
     if fmt == "bfcl" and (text[0] not in "[{" or _python_list(text)):
         if text[0] not in "[{" and _CALL_SYNTAX.search(text) is None:
             return []  # prose: BFCL's answer to an irrelevant question (its decoder finds no call)
-        return _python(text, raw, limits)  # BFCL's own decoder reads Python call text too
+        try:
+            return _python(text, raw, limits)  # BFCL's own decoder reads Python call text too
+        except ParseError:
+            cleaned = bfcl_cleaned(text)  # what BFCL's decoder reads: [f(x=1) or `f(x=1)` is a call to it
+            if cleaned == text:
+                raise
+            try:
+                return _python(cleaned, cleaned, limits)
+            except ParseError:
+                pass
+            raise  # the error of the text as written (its positions are the text's)
     if fmt != "auto":
         return from_object(json_text.loads(text, limits, fmt), fmt, limits)
     if not text:
@@ -244,6 +254,25 @@ def _plain_stripped(text: str, raw: str, fmt: str, limits: Limits) -> list[Step]
                 cut_short=json_error.cut_short or python_error.cut_short,
             ) from None
     return from_object(decoded, "auto", limits)
+
+
+def bfcl_cleaned(text: str) -> str:
+    """A prompting model's text as BFCL's decoder (``default_decode_ast_prompting``) cleans it before reading:
+    backticks, newlines and spaces stripped at both ends, and the list's brackets added where missing
+    (``[f(x=1)`` and ```` `f(x=1)` ```` read as ``[f(x=1)]``); ek also drops the ``python`` word a fence
+    leaves there (BFCL keeps it, and fails to read the text).
+
+    >>> bfcl_cleaned("[f(x=1)"), bfcl_cleaned("`f(x=1)`"), bfcl_cleaned("```python\\n[f(x=1)]\\n```")
+    ('[f(x=1)]', '[f(x=1)]', '[f(x=1)]')
+    """
+    text = text.strip("`\n ")
+    if text.startswith("python\n"):
+        text = text[len("python\n"):]
+    if not text.startswith("["):
+        text = "[" + text
+    if not text.endswith("]"):
+        text = text + "]"
+    return text
 
 
 def _python_list(text: str) -> bool:
