@@ -265,10 +265,15 @@ def test_underscore_to_dot_scores_a_function_calling_models_result_file(tmp_path
     assert (as_saved.returncode, renamed.returncode) == (0, 0), as_saved.stderr + renamed.stderr
     assert "--underscore-to-dot" in as_saved.stderr and "--underscore-to-dot" not in renamed.stderr
     assert f"{len(entries)} predicted tool name(s) are BFCL function names with '.' written '_'" in as_saved.stderr
-    a, b = (json.loads((tmp_path / f"{x}.json").read_text()) for x in "ab")
+    in_workers = run_ek(*base, "--underscore-to-dot", "--jobs", "2", "--json", tmp_path / "c.json")
+    assert in_workers.returncode == 0, in_workers.stderr
+    a, b, c = (json.loads((tmp_path / f"{x}.json").read_text()) for x in "abc")
     assert a["accuracy"]["exact"] == 0
     assert b["accuracy"]["exact"] == b["corpus"]["episodes_scored"] == len(entries)
     assert b["options"]["underscore_to_dot"] is True and a["options"]["underscore_to_dot"] is False
+    for report in (b, c):  # the workers read the questions and answers under the same names
+        report["corpus"].pop("seconds", None)
+    assert c == b
 
 
 def test_underscore_to_dot_without_bfcl_files_is_a_usage_error(tmp_path: Path) -> None:
