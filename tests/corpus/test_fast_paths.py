@@ -580,3 +580,34 @@ def test_saved_function_calls_read_at_once_are_what_their_json_text_reads_to(pre
     saved = all(type(i) is dict and all(type(a) is str for a in i.values()) for i in pred)
     if saved and all(name and a.strip() for i in pred for name, a in i.items()):
         assert fast == read and type(fast) is tuple  # every such list is read at once
+
+
+@pytest.mark.parametrize("over", [0, 1])
+@pytest.mark.parametrize("filler", ["x", "é", "\U0001f600", '"'])
+def test_saved_function_calls_at_the_size_limit_are_read_as_their_json_text_is(filler: str, over: int) -> None:
+    """runner._saved_calls bounds the JSON text's length instead of writing it: a list whose text is exactly
+    at the parser's size limit is read at once, one character past it is left to the text (a size error),
+    whatever the characters cost to escape (one, two, six or twelve characters each)."""
+    from ek.agents.toolcalls import ToolCallMetric
+    from ek.limits import OUTPUT_MAX_SIZE
+    from ek.parsing import ParseError
+
+    def saved(n: int) -> list[Any]:
+        return [{"f": json.dumps({"x": filler * n}, ensure_ascii=False)}]
+
+    base = len(json.dumps(saved(0)))
+    per = len(json.dumps(saved(1))) - base
+    n = (OUTPUT_MAX_SIZE - base) // per
+    pred = saved(n)
+    pad = OUTPUT_MAX_SIZE - len(json.dumps(pred)) + over  # ASCII padding to land exactly on the limit (+ over)
+    pred = [{"f": pred[0]["f"][:-2] + " " * pad + "\"}"}]
+    text = json.dumps(pred)
+    assert len(text) == OUTPUT_MAX_SIZE + over
+    fast = runner._prepare_pred(pred, "bfcl")
+    if over:
+        assert fast == text
+        with pytest.raises(ParseError, match="max_size"):
+            ToolCallMetric(format="bfcl").read(text)
+    else:
+        assert type(fast) is tuple and fast == ToolCallMetric(format="bfcl").read(text)
+        assert fast[0].args["x"].startswith(filler)

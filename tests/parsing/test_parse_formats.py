@@ -6,6 +6,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ek.calls import Step
 from ek.parsing import FORMATS, ParseError, parse_calls
@@ -337,3 +339,33 @@ def test_bfcl_text_cut_inside_a_call_is_still_cut_short_with_its_own_position() 
     with pytest.raises(ParseError) as info:
         parse_calls("[a(x=1), b(y=", "bfcl")
     assert info.value.cut_short and info.value.position == (1, 11)
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=8)
+_AROUND = st.sampled_from(["", " ", "\n", "\t ", "\r\n"])
+_JSON_HOSTILE = st.sampled_from(['{"a": 1, "a": 2}', '{"x": NaN}', '{"x": -Infinity}', '{"x": 1e400}', "[1]", "",
+                                 "  ", "{", '{"x": 1} 2', '{"x": 1}}', '{"x": 1},', "\ufeff{}", '{"x": ' + "[" * 70 +
+                                 "]" * 70 + "}", '{"x": ' + "1" * 5000 + "}", '{"a": {"b": 1, "b": 1}}', "{}"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=_JSON_VALUES, before=_AROUND, after=_AROUND, hostile=_JSON_HOSTILE, use=st.booleans())
+def test_plain_object_gives_what_loads_gives(value: Any, before: str, after: str, hostile: str, use: bool) -> None:
+    """json_text.plain_object (the scanner called directly when the value fills the text) is loads' object,
+    or None wherever loads raises or gives anything else."""
+    from ek.parsing.json_text import loads, plain_object
+    from ek.parsing.limits import Limits
+
+    text = hostile if use else before + json.dumps(value) + after
+    limits = Limits()
+    try:
+        expected = loads(text, limits)
+    except ParseError:
+        expected = None
+    got = plain_object(text, limits)
+    assert got == (expected if type(expected) is dict and text.strip() else None)
+    if got is not None:
+        assert json.dumps(got) == json.dumps(expected)  # the same types (1 is not 1.0 nor True)

@@ -194,38 +194,47 @@ def _prepare_pred(pred: Any, fmt: str | None = None) -> Any:
     if pred is None:
         return ""
     if isinstance(pred, list):
-        text = json.dumps(pred)
         if fmt == "bfcl":
-            steps = _saved_calls(pred, text)
+            steps = _saved_calls(pred)
             if steps is not None:
                 return steps
-        return text
+        return json.dumps(pred)
     if isinstance(pred, (str, dict)):
         return pred
     raise TypeError(f"the predicted output must be text or a JSON object/array, got {type(pred).__name__}: "
                     f"{json.dumps(pred)[:60]}")
 
 
-def _saved_calls(pred: list[Any], text: str) -> tuple[Step, ...] | None:
-    """Fast path of reading a list in the ``bfcl`` format through its JSON ``text`` (what the metric would
-    do with :func:`_prepare_pred`'s text), for BFCL's saved calls of a function-calling model: every item a
-    ``dict`` of tool names to JSON argument texts (``[{"f": "{\"x\": 1}"}]``). Their steps, read from the
-    list (:func:`ek.parsing.read_plain_bfcl`), or None (then the text is read).
+#: Characters ``json.dumps`` writes at most for one character of a string (an astral one, as two ``\\uXXXX``).
+_ESCAPED_CHARS = 12
+#: Characters ``json.dumps`` writes at most around a list (``[]``), an item (``{}, ``) and a key and its value
+#: (``"k": "v", ``), besides the strings' own.
+_LIST_CHARS, _ITEM_CHARS, _ENTRY_CHARS = 2, 4, 8
 
-    What it skips: decoding the text again and finding the reader. Safe: the text passes the parser's size
-    check (``len(text)``, as the parser measures it); its nesting is the list's and the items' (two: the
-    argument texts are strings, which the nesting check skips), and each argument text is checked and
-    decoded as the general reader does it; anything else (another shape, an argument text to refuse) is
-    None, and read from the text as before.
+
+def _saved_calls(pred: list[Any]) -> tuple[Step, ...] | None:
+    """Fast path of reading a list in the ``bfcl`` format through its JSON text (what the metric would do
+    with :func:`_prepare_pred`'s ``json.dumps(pred)``), for BFCL's saved calls of a function-calling model:
+    every item a ``dict`` of tool names to JSON argument texts (``[{"f": "{\"x\": 1}"}]``). Their steps, read
+    from the list (:func:`ek.parsing.read_plain_bfcl`), or None (then the text is read).
+
+    What it skips: writing the text, decoding it again and finding the reader. Safe: the text would pass
+    the parser's size check (``len(text) <= DEFAULT_MAX_SIZE``): a bound of its length from the strings'
+    lengths (each character escaped at its longest) decides it, and only a list past that bound is written
+    to measure it exactly; its nesting is the list's and the items' (two: the argument texts are strings,
+    which the nesting check skips), and each argument text is checked and decoded as the general reader does
+    it; anything else (another shape, an argument text to refuse) is None, and read from the text as before.
     """
-    if len(text) > DEFAULT_MAX_SIZE:
-        return None
+    bound = _LIST_CHARS + _ITEM_CHARS * len(pred)
     for item in pred:
         if type(item) is not dict:
             return None
-        for arguments in item.values():
-            if type(arguments) is not str:
+        for name, arguments in item.items():
+            if type(arguments) is not str or type(name) is not str:
                 return None
+            bound += _ENTRY_CHARS + _ESCAPED_CHARS * (len(name) + len(arguments))
+    if bound > DEFAULT_MAX_SIZE and len(json.dumps(pred)) > DEFAULT_MAX_SIZE:
+        return None
     steps = read_plain_bfcl(pred)
     return None if steps is None else tuple(steps)
 

@@ -44,6 +44,8 @@ def _float(text: str) -> float:
 
 # One decoder, built once: json.loads would build a new one per call when given hooks.
 _DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float)
+#: Its scanner (C), called directly by :func:`plain_object`.
+_SCAN_ONCE = _DECODER.scan_once
 
 
 def loads(text: str, limits: Limits, fmt: str = "json", path: str | None = None) -> Any:
@@ -87,17 +89,27 @@ def plain_object(text: str, limits: Limits) -> dict[str, Any] | None:
     or None wherever :func:`loads` would raise or give something other than an object, and for blank text;
     the caller then reads it the general way (for the error, at its path, or for what blank text means).
 
-    What it skips: building the error (its message, line and column). Safe: the same limits check and the
-    same strict decoder, so an object given back is exactly what :func:`loads` gives.
+    What it skips: building the error (its message, line and column), and the two Python calls and
+    whitespace matches ``decode`` wraps around the decoder's scanner when the value fills the text (no
+    whitespace around it, as arguments are saved). Safe: the same limits check and the same strict decoder
+    (its scanner, with its hooks), so an object given back is exactly what :func:`loads` gives; any other
+    text is decoded the standard way.
 
     >>> plain_object('{"x": [1, 2.5]}', Limits()), plain_object('{"x": 1, "x": 2}', Limits()), plain_object("[1]", Limits())
     ({'x': [1, 2.5]}, None, None)
+    >>> plain_object(' {"x": 1}\\n', Limits()), plain_object('{"x": 1} 2', Limits())
+    ({'x': 1}, None)
     """
     if not text.strip():
         return None
     try:
         check_text(text, limits, "json")
-        value = _DECODER.decode(text)
+        try:
+            value, end = _SCAN_ONCE(text, 0)
+        except StopIteration:  # no value at the start (whitespace first, or not JSON): decode says which
+            end = -1
+        if end != len(text):
+            value = _DECODER.decode(text)
     except (ParseError, _Rejected, ValueError, RecursionError):  # (json.JSONDecodeError is a ValueError)
         return None
     return value if type(value) is dict else None

@@ -59,16 +59,17 @@ def check_text(text: str, limits: Limits, fmt: str) -> None:
     ...
     ek.parsing.errors.ParseError: python: line 1, column 6: nesting deeper than 2 brackets (limit max_depth=2)
     """
-    if len(text) > limits.max_size:
+    size = len(text)
+    if size > limits.max_size:
         raise ParseError(
-            f"output has {len(text):,} characters, more than the limit of {limits.max_size:,} (max_size)",
+            f"output has {size:,} characters, more than the limit of {limits.max_size:,} (max_size)",
             None,
             fmt,
         )
-    if text.count("[") + text.count("(") + text.count("{") <= limits.max_depth:
-        return  # too few brackets to nest past the limit, whatever the strings hold
-    depth = 0
     limit = limits.max_depth
+    if size <= limit or text.count("[") + text.count("(") + text.count("{") <= limit:
+        return  # too few characters, or brackets, to nest past the limit, whatever the strings hold
+    depth = 0
     for match in _TOKENS.finditer(text):
         token = match.group()
         if token in _OPEN:
