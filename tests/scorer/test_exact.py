@@ -247,19 +247,52 @@ def test_a_deferred_explanation_builds_once_and_pickles_as_a_plain_one():
     assert [u.describe() for u in explanation.units] == [u.describe() for u in copy.explanation.units]
 
 
-def test_all_exact_needs_one_exact_partner_each():
+def test_all_exact_is_a_complete_pairing_of_exact_pairs():
+    """ALL_EXACT needs every call exact with a gold call of its own: found by the pair-by-pair test when each call
+    has one exact partner, or by the search for a perfect matching when a call has two; a pairing that search
+    misses is left to the general path (None), never answered wrong."""
     canon = fold
     rules = {"s": None}.get
+    metric = ToolCallMetric("arg", canonicalizer="fold")
 
-    def all_exact(pred, gold):
-        return exact_cover(pred, gold, rules, canon, [{}] * len(pred)) is ALL_EXACT  # every predicted call valid
+    def cover(pred, gold):
+        return exact_cover(coerce_calls(pred, "p"), gold, rules, canon, [{}] * len(pred))  # every call valid
+
+    def general_exact(pred, gold):
+        fp_fn = _general(metric, pred, gold).exact_counts[1:]
+        return fp_fn == (0, 0)
 
     gold = coerce_calls([("s", {"q": OneOf("a", "b")}), ("s", {"q": "b"})], "gold")
-    assert not all_exact(coerce_calls([("s", {"q": "b"}), ("s", {"q": "b"})], "p"), gold)
-    assert not all_exact(coerce_calls([("s", {"q": "b"}), ("s", {"q": "a"})], "p"), gold)
+    b, a, c = ("s", {"q": "b"}), ("s", {"q": "a"}), ("s", {"q": "c"})
+    assert cover([b, b], gold) is ALL_EXACT and general_exact([b, b], gold)  # two partners for each: a pairing
+    assert cover([a, b], gold) is ALL_EXACT and general_exact([a, b], gold)  # in gold order
+    assert cover([b, a], gold) is None and general_exact([b, a], gold)  # b takes the first gold call: missed
+    assert cover([b, c], gold) is not ALL_EXACT and not general_exact([b, c], gold)
     one_each = coerce_calls([("s", {"q": "a"}), ("s", {"q": "b"})], "gold")
-    assert all_exact(coerce_calls([("s", {"q": "b"}), ("s", {"q": "a"})], "p"), one_each)
-    assert not all_exact(coerce_calls([("s", {"q": "b"})], "p"), one_each)
+    assert cover([b, a], one_each) is ALL_EXACT
+    assert cover([b], one_each) is not ALL_EXACT
+
+
+_REPEATED_GOLD = [("s", {"x": 1}), ("s", {"x": 1, "y": "a"}), ("s", {"x": 1, "z": OMITTABLE}), ("s", {"x": 2}),
+                  ("s", {"x": 1, "z": OneOf("", OMITTABLE)})]
+_REPEATED_PRED = [("s", {"x": 1}), ("s", {"x": 1, "y": "a"}), ("s", {"y": "a", "x": 1}), ("s", {"x": 1, "z": 2}),
+                  ("s", {"x": 2}), ("s", {"x": 1, "z": ""})]
+
+
+@pytest.mark.parametrize("optimal", [False, True])
+@pytest.mark.parametrize("canonicalizer", ["fold", "bfcl"])
+def test_a_repeated_tool_paired_exactly_counts_what_the_general_path_counts(optimal, canonicalizer):
+    """A repeated tool whose calls all pair exactly, where a default may apply (``y``) or a value is given for a
+    bare OMITTABLE (``z``; BFCL's ``""`` is an omission): another pairing can count a unit more (a default, or
+    an omission, that agrees is a match), so the fast path must leave such a group to the general path; every
+    ordering of the calls counts the same units both ways."""
+    from itertools import permutations
+
+    metric = ToolCallMetric("arg", grammar=GRAMMAR, optimal=optimal, canonicalizer=canonicalizer)
+    for gold in permutations(_REPEATED_GOLD, 2):
+        for pred in permutations(_REPEATED_PRED, 2):
+            fast, general = metric(list(pred), list(gold)), _general(metric, list(pred), list(gold))
+            assert (fast.exact_counts, dict(fast.tally)) == (general.exact_counts, dict(general.tally)), (pred, gold)
 
 
 def test_exact_parts_weigh_each_unit_as_the_units_do():

@@ -11,8 +11,9 @@ worked out by the general path when it is first read (:class:`~ek.scorer.account
 The path only answers when it is *sure*: each (predicted, gold) verdict is ``True`` (the general path's
 comparison gives no row that is a mistake), ``False`` (it gives one) or ``None`` (a case left to the general
 rules: defaults, hallucinated arguments, a given value for a bare ``OMITTABLE``); any ``False`` or ``None``
-where an exact pair is needed, or a tool whose calls could pair in more than one exact way, sends the episode
-to the general path. Values are judged by :func:`ek.scorer.agree.values_agree`, the one owner of agreement.
+where an exact pair is needed, or a tool whose calls could pair in more than one exact way that counts
+differently, sends the episode to the general path. Values are judged by :func:`ek.scorer.agree.values_agree`,
+the one owner of agreement.
 
 The same verdicts also tell, for most wrong outputs, how *every* assignment pairs the calls (:func:`exact_cover`):
 the exact pairs, the inexact pairs every assignment makes (one call left on each side of a tool), and the calls
@@ -385,7 +386,11 @@ def exact_cover(pred: Sequence[Step], gold: Sequence[Step], rules_of: Callable[[
       (the greedy takes exact pairs first and grows them to a maximum matching, the optimal one counts them
       first) and leaves the other predicted calls over. Which of a gold call's partners is left over is the
       assignment's choice; the answer names any, so it is sure only when they count the same when left
-      over: the same arguments (:func:`call_parts` depends on nothing else).
+      over: the same arguments (:func:`call_parts` depends on nothing else);
+    - or, with no index to tell the gold calls apart, as many calls on each side and no verdict that could be
+      None, each predicted call is exact with a gold call of its own (a perfect matching of exact pairs,
+      :func:`_exact_perfect_matching`): every assignment then pairs every call exactly, whichever exact
+      partners it picks, and each pair counts its gold call's units.
 
     A tool whose paired calls hold values with parts inside parts (:func:`shallow`) goes the general way
     unless every call pairs exactly, as it did before this path: that is where values nested too deeply
@@ -591,6 +596,12 @@ def _group_cover(pred: Sequence[Step], gold: Sequence[Step], mine: Sequence[int]
         tool_index = group_index([gold[j].args for j in js], rules, canon)
         if tool_index is None:
             return None
+    known: dict[tuple[int, int], bool] | None = None  # verdicts the search for a perfect matching worked out
+    if tool_index is None and len(mine) == len(js) and _never_unsure(gold, js, rules, bfcl_mode):
+        known = {}
+        matched = _exact_perfect_matching(pred, gold, mine, js, invalid, rules, bfcl_mode, canon, known)
+        if matched is not None:
+            return matched, (), (), ()
     partners: dict[int, list[int]] = {}  # gold position -> the predicted calls exact with it
     loose: list[int] = []  # predicted calls exact with none
     for i in mine:
@@ -608,7 +619,9 @@ def _group_cover(pred: Sequence[Step], gold: Sequence[Step], mine: Sequence[int]
             return None
         found = -1
         for j in candidates:
-            verdict = exact_verdict(args, gold[j].args, rules, bfcl_mode, canon)
+            verdict = known.get((i, j)) if known else None
+            if verdict is None:
+                verdict = exact_verdict(args, gold[j].args, rules, bfcl_mode, canon)
             if verdict is None:
                 return None
             if verdict:
@@ -636,6 +649,61 @@ def _group_cover(pred: Sequence[Step], gold: Sequence[Step], mine: Sequence[int]
             return list(partners), ((loose[0], left_gold[0]),), (), ()
         return None  # several calls left on each side: the assignment ranks them
     return list(partners), (), loose, left_gold
+
+
+def _never_unsure(gold: Sequence[Step], js: Sequence[int], rules: Mapping[str, ArgRule], bfcl_mode: bool) -> bool:
+    """Whether :func:`exact_verdict` answers True or False (never None) for every predicted call against the
+    gold calls ``js`` of one tool: it is None only where a default may apply (outside BFCL's mode, a rule
+    with a default) or a value is given where gold holds a bare ``OMITTABLE``."""
+    if not bfcl_mode:
+        for rule in rules.values():
+            if rule.default is not NO_DEFAULT:
+                return False
+    for j in js:
+        for value in gold[j].args.values():
+            if value is OMITTABLE:
+                return False
+    return True
+
+
+def _exact_perfect_matching(pred: Sequence[Step], gold: Sequence[Step], mine: Sequence[int], js: Sequence[int],
+                            invalid: Sequence[Mapping[str, str]], rules: Mapping[str, ArgRule], bfcl_mode: bool,
+                            canon: Canonicalizer, known: dict[tuple[int, int], bool]) -> list[int] | None:
+    """Fast path of :func:`_group_cover` for as many predicted calls of a tool (``mine``) as gold calls
+    (``js``), no index to tell them apart, and verdicts that are never None (:func:`_never_unsure`): the gold
+    positions, in the order of the predicted calls exact with them, when each predicted call is exact with a
+    gold call of its own; None when this search finds no such pairing (the caller then tests every pair,
+    reading the verdicts worked out here from ``known``).
+
+    Each predicted call takes the first free gold call it is exact with, the one at its own rank first (a
+    right output mostly lists its calls in gold order), so a right output costs one verdict a call, where
+    testing every pair costs the square. Safe: a complete pairing of exact pairs is a perfect matching of
+    them, so every assignment makes every pair exact (the greedy grows its exact pairs to a maximum
+    matching, the optimal one counts exact pairs first), and an exact pair counts its gold call's units
+    whichever predicted call it takes (:func:`call_parts`); a call having a second exact partner, which
+    the pair-by-pair test sends to the general path, changes neither.
+    """
+    taken: dict[int, int] = {}  # gold position -> the predicted call it went to
+    for rank, i in enumerate(mine):
+        if invalid[i]:
+            return None
+        args = pred[i].args
+        j = js[rank]
+        if j not in taken:
+            verdict = known[(i, j)] = exact_verdict(args, gold[j].args, rules, bfcl_mode, canon)  # type: ignore[assignment]
+            if verdict:
+                taken[j] = i
+                continue
+        for j in js:
+            if j in taken or (i, j) in known:
+                continue
+            verdict = known[(i, j)] = exact_verdict(args, gold[j].args, rules, bfcl_mode, canon)  # type: ignore[assignment]
+            if verdict:
+                taken[j] = i
+                break
+        else:
+            return None
+    return list(taken)
 
 
 def _same_counted(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
