@@ -342,13 +342,15 @@ def test_bfcl_text_cut_inside_a_call_is_still_cut_short_with_its_own_position() 
 
 
 _JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=4),
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=4),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
     max_leaves=8)
 _AROUND = st.sampled_from(["", " ", "\n", "\t ", "\r\n"])
-_JSON_HOSTILE = st.sampled_from(['{"a": 1, "a": 2}', '{"x": NaN}', '{"x": -Infinity}', '{"x": 1e400}', "[1]", "",
-                                 "  ", "{", '{"x": 1} 2', '{"x": 1}}', '{"x": 1},', "\ufeff{}", '{"x": ' + "[" * 70 +
-                                 "]" * 70 + "}", '{"x": ' + "1" * 5000 + "}", '{"a": {"b": 1, "b": 1}}', "{}"])
+_JSON_HOSTILE = st.sampled_from([
+    '{"a": 1, "a": 2}', '{"x": NaN}', '{"x": -Infinity}', '{"x": 1e400}', "[1]", "", "  ", "{", '{"x": 1} 2',
+    '{"x": 1}}', '{"x": 1},', "\ufeff{}", '{"x": ' + "[" * 70 + "]" * 70 + "}", '{"x": ' + "1" * 5000 + "}",
+    '{"a": {"b": 1, "b": 1}}', "{}"])
 
 
 @settings(max_examples=400, deadline=None)

@@ -387,10 +387,10 @@ def exact_cover(pred: Sequence[Step], gold: Sequence[Step], rules_of: Callable[[
       first) and leaves the other predicted calls over. Which of a gold call's partners is left over is the
       assignment's choice; the answer names any, so it is sure only when they count the same when left
       over: the same arguments (:func:`call_parts` depends on nothing else);
-    - or, with no index to tell the gold calls apart, as many calls on each side and no verdict that could be
-      None, each predicted call is exact with a gold call of its own (a perfect matching of exact pairs,
-      :func:`_exact_perfect_matching`): every assignment then pairs every call exactly, whichever exact
-      partners it picks, and each pair counts its gold call's units.
+    - or, with no index to tell the gold calls apart and no verdict that could be None, each call of the
+      smaller side is exact with a call of its own (:func:`_exact_saturating_matching`): every assignment then
+      makes that many exact pairs, whichever exact partners it picks (each pair counts its gold call's
+      units), and leaves the rest of the larger side over, which is sure when those calls count the same.
 
     A tool whose paired calls hold values with parts inside parts (:func:`shallow`) goes the general way
     unless every call pairs exactly, as it did before this path: that is where values nested too deeply
@@ -596,12 +596,13 @@ def _group_cover(pred: Sequence[Step], gold: Sequence[Step], mine: Sequence[int]
         tool_index = group_index([gold[j].args for j in js], rules, canon)
         if tool_index is None:
             return None
-    known: dict[tuple[int, int], bool] | None = None  # verdicts the search for a perfect matching worked out
-    if tool_index is None and len(mine) == len(js) and _never_unsure(gold, js, rules, bfcl_mode):
+    known: dict[tuple[int, int], bool | None] | None = None  # verdicts the search for a saturating matching found
+    if tool_index is None and len(js) > 1 and _never_unsure(gold, js, rules, bfcl_mode):
+        # (one gold call: each predicted call is tested against it once below, what the search would do)
         known = {}
-        matched = _exact_perfect_matching(pred, gold, mine, js, invalid, rules, bfcl_mode, canon, known)
+        matched = _exact_saturating_matching(pred, gold, mine, js, invalid, rules, bfcl_mode, canon, known)
         if matched is not None:
-            return matched, (), (), ()
+            return matched[0], (), matched[1], matched[2]
     partners: dict[int, list[int]] = {}  # gold position -> the predicted calls exact with it
     loose: list[int] = []  # predicted calls exact with none
     for i in mine:
@@ -666,44 +667,68 @@ def _never_unsure(gold: Sequence[Step], js: Sequence[int], rules: Mapping[str, A
     return True
 
 
-def _exact_perfect_matching(pred: Sequence[Step], gold: Sequence[Step], mine: Sequence[int], js: Sequence[int],
-                            invalid: Sequence[Mapping[str, str]], rules: Mapping[str, ArgRule], bfcl_mode: bool,
-                            canon: Canonicalizer, known: dict[tuple[int, int], bool]) -> list[int] | None:
-    """Fast path of :func:`_group_cover` for as many predicted calls of a tool (``mine``) as gold calls
-    (``js``), no index to tell them apart, and verdicts that are never None (:func:`_never_unsure`): the gold
-    positions, in the order of the predicted calls exact with them, when each predicted call is exact with a
-    gold call of its own; None when this search finds no such pairing (the caller then tests every pair,
-    reading the verdicts worked out here from ``known``).
+def _exact_saturating_matching(pred: Sequence[Step], gold: Sequence[Step], mine: Sequence[int], js: Sequence[int],
+                               invalid: Sequence[Mapping[str, str]], rules: Mapping[str, ArgRule], bfcl_mode: bool,
+                               canon: Canonicalizer, known: dict[tuple[int, int], bool | None]
+                               ) -> tuple[list[int], list[int], list[int]] | None:
+    """Fast path of :func:`_group_cover` for a tool's predicted calls ``mine`` and gold calls ``js`` with no index
+    to tell them apart and verdicts that are never None (:func:`_never_unsure`): ``(exact, extra, missing)``, the
+    gold positions paired exactly (in the order of their predicted calls) and the calls of each side left over,
+    when every call of the smaller side is exact with a call of its own on the other side and the calls that
+    could be left over all count the same; None when this search finds no such pairing (the caller then tests
+    every pair, reading the verdicts worked out here from ``known``).
 
-    Each predicted call takes the first free gold call it is exact with, the one at its own rank first (a
-    right output mostly lists its calls in gold order), so a right output costs one verdict a call, where
-    testing every pair costs the square. Safe: a complete pairing of exact pairs is a perfect matching of
-    them, so every assignment makes every pair exact (the greedy grows its exact pairs to a maximum
-    matching, the optimal one counts exact pairs first), and an exact pair counts its gold call's units
-    whichever predicted call it takes (:func:`call_parts`); a call having a second exact partner, which
-    the pair-by-pair test sends to the general path, changes neither.
+    Each predicted call takes the first free gold call it is exact with, the one at its own rank first (a right
+    output mostly lists its calls in gold order), so a right output costs one verdict a call, where testing
+    every pair costs the square. Safe: such a pairing is a maximum matching of exact pairs (it uses every call
+    of one side), so every assignment makes as many exact pairs (the greedy grows its exact pairs to a maximum
+    matching, the optimal one counts exact pairs first) and leaves the other calls over, unpaired: there is
+    nothing left on the smaller side to pair them with. An exact pair counts its gold call's units whoever
+    takes it (:func:`call_parts`), and which calls are left over is the assignment's choice, so the larger
+    side's calls must count the same when left over (:func:`_same_counted`: a dropped or repeated call of a
+    tool called with the same arguments each time). That holds only where no verdict can be "the general
+    rules decide": a default that may apply or a value given for a bare ``OMITTABLE`` can make another exact
+    pairing count a unit more. A call having a second exact partner, which the pair-by-pair test sends to the
+    general path, changes none of this.
     """
+    spare = len(mine) - len(js)  # predicted calls to be left over (gold calls when negative)
     taken: dict[int, int] = {}  # gold position -> the predicted call it went to
+    extra: list[int] = []  # predicted calls left over
     for rank, i in enumerate(mine):
-        if invalid[i]:
+        found = False
+        if not invalid[i]:  # (a call that breaks the schema is exact with none)
+            args = pred[i].args
+            if rank < len(js):
+                j = js[rank]
+                if j not in taken:
+                    verdict = known[(i, j)] = exact_verdict(args, gold[j].args, rules, bfcl_mode, canon)
+                    found = verdict is True
+                    if found:
+                        taken[j] = i
+            if not found:
+                for j in js:
+                    if j in taken or (i, j) in known:
+                        continue
+                    verdict = known[(i, j)] = exact_verdict(args, gold[j].args, rules, bfcl_mode, canon)
+                    if verdict is True:
+                        taken[j] = i
+                        found = True
+                        break
+        if not found:
+            extra.append(i)
+            if len(extra) > spare:
+                return None  # a call of the smaller side (or one too many) left without an exact partner
+    if spare > 0:
+        first = pred[mine[0]].args
+        if any(not _same_counted(first, pred[i].args) for i in mine[1:]):
             return None
-        args = pred[i].args
-        j = js[rank]
-        if j not in taken:
-            verdict = known[(i, j)] = exact_verdict(args, gold[j].args, rules, bfcl_mode, canon)  # type: ignore[assignment]
-            if verdict:
-                taken[j] = i
-                continue
-        for j in js:
-            if j in taken or (i, j) in known:
-                continue
-            verdict = known[(i, j)] = exact_verdict(args, gold[j].args, rules, bfcl_mode, canon)  # type: ignore[assignment]
-            if verdict:
-                taken[j] = i
-                break
-        else:
+        return list(taken), extra, []
+    missing = [j for j in js if j not in taken]
+    if missing:
+        first = gold[js[0]].args
+        if any(not _same_counted(first, gold[j].args) for j in js[1:]):
             return None
-    return list(taken)
+    return list(taken), [], missing
 
 
 def _same_counted(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
