@@ -1,6 +1,7 @@
 """`ek gen` and importing its module, against fastjsonschema on the equivalent JSON Schemas, in one run.
 
-Run: ``.venv/bin/python benchmarks/codegen.py [--quick] [--tools N] [--rounds N]``; exit 1 when a target is missed.
+Run: ``.venv/bin/python benchmarks/codegen.py [--quick] [--tools N] [--rounds N]``; exit 1 when a target is missed
+(a ``--quick`` smoke run prints the verdicts and exits 0).
 
 The grammar has N tools (default 1,000) cycling through every construct the DSL has (four kinds of tool, so
 their validators share four shapes: see ``ek.codegen.shapes``); ``--varied``: tools that differ in their
@@ -256,6 +257,9 @@ def main(argv: list[str] | None = None) -> int:
             met_all &= met
             verdict = f"{'MET' if met else 'MISSED'} <= {need:g}x"
         print(f"{label:<28} {ours:>8.3f} {unit} {theirs:>12.3f} {unit} {ratio:>7.2f}x  {verdict}")
+    if opts.quick:  # a smoke run: the targets are the issue's at 1,000 tools, judged by a full run
+        print(f"(--quick: {n_tools} tools, {rounds} rounds; the targets are judged by a full run, so this run exits 0)")
+        return 0
     return 0 if met_all else 1
 
 

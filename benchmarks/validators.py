@@ -6,7 +6,8 @@ valid and an invalid call. Every peer gets the same rules and reports what
 it found (errors collected where the library collects them). Prints ns/call
 and each peer's time divided by ours (> 1: we are faster).
 
-Run: .venv/bin/python benchmarks/validators.py [--quick] [--rounds N]; exit 1 when a target is missed.
+Run: .venv/bin/python benchmarks/validators.py [--quick] [--rounds N]; exit 1 when a target is missed (a
+--quick smoke run prints the verdicts and exits 0).
 Peers: pip install fastjsonschema "pydantic>=2" msgspec jsonschema (a missing one is skipped, and said so).
 """
 
@@ -517,6 +518,9 @@ def main(argv: list[str] | None = None) -> int:
     semantics(ours, peers)
     print("\nOn invalid input ek (and pydantic, jsonschema) report every violation with its path; fastjsonschema and "
           "msgspec stop at the first one.")
+    if opts.quick:  # a smoke run: too few rounds to judge a target near its line
+        print(f"(--quick: {rounds} rounds; the targets are judged by a full run, so this run exits 0)")
+        return 0
     return 0 if met_all else 1
 
 
