@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 
 from ek.parsing import ParseError
+from ek.parsing.api import bfcl_cleaned
 from ek.parsing.limits import DEFAULT_LIMITS, Limits
 from ek.parsing.python_calls import syntax_tree
 
@@ -29,11 +30,7 @@ def decodes_to_calls(text: str, limits: Limits = DEFAULT_LIMITS) -> bool:
     >>> decodes_to_calls("I cannot help with that."), decodes_to_calls("[]"), decodes_to_calls("[f(x=lambda: 1)]")
     (False, False, False)
     """
-    text = text.strip("`\n ")
-    if not text.startswith("["):
-        text = "[" + text
-    if not text.endswith("]"):
-        text = text + "]"
+    text = bfcl_cleaned(text, fence_word=True)
     try:
         tree = syntax_tree(text.strip().strip("'"), limits)
     except ParseError:

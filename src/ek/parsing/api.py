@@ -256,17 +256,20 @@ def _plain_stripped(text: str, raw: str, fmt: str, limits: Limits) -> list[Step]
     return from_object(decoded, "auto", limits)
 
 
-def bfcl_cleaned(text: str) -> str:
+def bfcl_cleaned(text: str, *, fence_word: bool = False) -> str:
     """A prompting model's text as BFCL's decoder (``default_decode_ast_prompting``) cleans it before reading:
     backticks, newlines and spaces stripped at both ends, and the list's brackets added where missing
     (``[f(x=1)`` and ```` `f(x=1)` ```` read as ``[f(x=1)]``); ek also drops the ``python`` word a fence
-    leaves there (BFCL keeps it, and fails to read the text).
+    leaves there (BFCL keeps it, and fails to read the text), unless ``fence_word`` asks for BFCL's text as
+    it is (:func:`ek.bfcl.decoding.decodes_to_calls`, which answers as BFCL's decoder does).
 
     >>> bfcl_cleaned("[f(x=1)"), bfcl_cleaned("`f(x=1)`"), bfcl_cleaned("```python\\n[f(x=1)]\\n```")
     ('[f(x=1)]', '[f(x=1)]', '[f(x=1)]')
+    >>> bfcl_cleaned("```python\\n[f(x=1)]\\n```", fence_word=True)
+    '[python\\n[f(x=1)]'
     """
     text = text.strip("`\n ")
-    if text.startswith("python\n"):
+    if not fence_word and text.startswith("python\n"):
         text = text[len("python\n"):]
     if not text.startswith("["):
         text = "[" + text
