@@ -25,6 +25,7 @@ from typing import Any, cast
 import attrs
 
 from ek.bfcl import javalike
+from ek.bfcl.data import underscored_name
 from ek.bfcl.decoding import decodes_to_calls
 from ek.bfcl.gold import expects_no_call
 from ek.bfcl.typemap import (
@@ -963,7 +964,7 @@ def _call_checker(func: Mapping[str, Any], answer: Mapping[str, Any], ctx: _Cont
 
 def _expected_name(func: Mapping[str, Any], ctx: _Context) -> str:
     name: str = func["name"]
-    return name.replace(".", "_") if ctx.underscore_to_dot and "." in name else name
+    return underscored_name(name) if ctx.underscore_to_dot and "." in name else name
 
 
 def _wrong_name(name: str) -> Verdict:
