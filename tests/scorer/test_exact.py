@@ -639,7 +639,6 @@ def test_a_copy_in_a_repeated_tool_covers_as_with_a_verdict(episode, canon, prep
     _same(metric(pred, metric.prepare(gold) if prepared else gold), _general(metric, pred, gold))
 
 
-
 #: texts in pairs that agree only through a canonicalizer (bfcl's, some fold's too), and texts that never do
 TWINS = [("New York", "new-york"), ("NY", "ny"), ("San Francisco, CA", "san francisco ca"), ("", " "),
          ("Water", "water"), ("it's", 'it"s'), ("2024-01-02", "2024-1-2")]
