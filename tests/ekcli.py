@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -15,12 +16,13 @@ SCHEMAS = REPO / "schemas"
 
 
 def run_ek(*args: str | Path, stdin: str | None = None, cwd: Path | None = None,
-           timeout: float = 120) -> subprocess.CompletedProcess[str]:
+           timeout: float = 120, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """``python -m ek ARGS``: the one way tests run the real CLI, with captured text output (stderr is not a
-    TTY, so no progress bar), ``stdin`` as text (no stdin at all when None) and a timeout, so a hang fails."""
+    TTY, so no progress bar), ``stdin`` as text (no stdin at all when None) and a timeout, so a hang fails;
+    ``env``: variables set on top of this process's environment."""
     return subprocess.run([sys.executable, "-m", "ek", *map(str, args)], cwd=cwd, check=False, capture_output=True,
                           text=True, input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL,
-                          timeout=timeout)
+                          timeout=timeout, env=None if env is None else {**os.environ, **env})
 
 
 def write_lines(path: Path, lines: list[Any]) -> Path:

@@ -16,8 +16,6 @@ from ek.batchgc import BATCH_THRESHOLDS
 from ek.cli import main
 from ek.corpus.runner import RunOptions, run
 
-DEFAULTS = (700, 10, 10)  # CPython's, which every fresh interpreter below starts with
-
 
 def _python(code: str) -> dict[str, object]:
     """Run ``code`` in a fresh interpreter (the collector's settings are per process); its last line is JSON."""
@@ -27,6 +25,9 @@ def _python(code: str) -> dict[str, object]:
 
 
 REPORT = "print(json.dumps({'threshold': gc.get_threshold(), 'frozen': gc.get_freeze_count()}))"
+#: CPython's thresholds in a fresh interpreter, which each one below starts with: (700, 10, 10) up to 3.12,
+#: (2000, 10, 10) from 3.13
+DEFAULTS = tuple(_python(f"import gc, json\n{REPORT}")["threshold"])  # type: ignore[call-overload]
 
 
 def test_collect_less_freezes_what_is_alive_and_raises_the_threshold() -> None:

@@ -5,17 +5,17 @@ process ek's corpus runner started for ``--jobs``. Library calls (``ek.corpus.ru
 RL trainer, a Ray task) leave the collector of their caller's process as they found it: its settings are
 process-wide.
 
-Why: with CPython's default thresholds (700, 10, 10) the collector runs every 700 net allocations, and a
-full collection walks every object alive, the modules ek and its dependencies imported included. Scoring a
-BFCL result file with one line per question keeps each question's grammar and metric alive, so the heap
-grows all along the run and each full collection walks it again: about a quarter of such a run's CPU time
-went to the collector (docs/performance.md, "The collector"). Two settings fix it:
+Why: with CPython's default thresholds (700, 10, 10; 2,000, 10, 10 from Python 3.13) the collector runs
+every 700 net allocations, and a full collection walks every object alive, the modules ek and its
+dependencies imported included. Scoring a BFCL result file with one line per question keeps each question's
+grammar and metric alive, so the heap grows all along the run and each full collection walks it again: about
+a quarter of such a run's CPU time went to the collector (docs/performance.md, "The collector"). Two settings fix it:
 
 - :func:`gc.freeze` once the command's modules are imported moves every object alive then (modules,
   classes, functions: they live until exit anyway) out of the collector's sight, so no collection walks
   them again; in a worker started by fork they are not touched either, so their memory pages stay shared;
-- a youngest-generation threshold of 100,000 net allocations instead of 700: the per-line work of a corpus
-  run frees almost everything it allocates by reference counting, so collecting young objects less often
+- a youngest-generation threshold of 100,000 net allocations instead of 700 (2,000): the per-line work of a
+  corpus run frees almost everything it allocates by reference counting, so collecting young objects less often
   finds as much garbage and walks the survivors (each new question's grammar and metric, kept for the run)
   fewer times. Unreachable cycles still go at the next collection: memory stays flat over a run (the memory
   figures of benchmarks/score.py: peak RSS x1.24 from 10k to 1M episodes, as with 10,000).
@@ -30,7 +30,8 @@ from __future__ import annotations
 import gc
 import platform
 
-#: ``gc.set_threshold`` of a process ek owns (CPython's default: 700, 10, 10); see the module's docstring.
+#: ``gc.set_threshold`` of a process ek owns (CPython's default: 700, 10, 10; 2,000 from 3.13); see the module's
+#: docstring.
 BATCH_THRESHOLDS = (100_000, 10, 10)
 
 

@@ -50,7 +50,8 @@ ORDER_MAX_WORK = 20_000_000
 SCHEMA_MAX_NESTING = 32
 
 #: Deepest nesting of lists within lists (through objects) in one argument's type. Each list level is a ``for``
-#: loop in the generated validator and CPython compiles at most 20 statically nested blocks (loops and ``try``).
+#: loop in the generated validator and CPython compiles at most 20 statically nested blocks (loops and ``try``; 21
+#: from 3.13).
 SCHEMA_MAX_LIST_NESTING = 9
 
 #: Deepest JSON Schema nesting ``ek import`` reads (objects in arrays in objects ...); deeper parts are reported

@@ -62,6 +62,7 @@ from ek.corpus.sources import (
     run_label,
 )
 from ek.corpus.summary import Summary
+from ek.extras import import_failure
 from ek.limits import CHUNK_LINES, RAY_BLOCK_SECONDS, RAY_STEP_SECONDS
 
 #: What to install when Ray is missing.
@@ -208,7 +209,7 @@ def require_ray() -> Any:
         import ray  # optional dependency: only the Ray engine needs it
         import ray.data
     except ImportError as exc:
-        raise RayEngineError(f"{RAY_HINT} ({exc})") from None
+        raise RayEngineError(import_failure(exc, "ray", RAY_HINT)) from None
     return ray
 
 

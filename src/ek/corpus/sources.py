@@ -30,6 +30,7 @@ from typing import Any, BinaryIO
 import attrs
 
 from ek.corpus.reading import PRED_KEYS, LineCounts, iter_raw_lines
+from ek.extras import import_failure
 
 #: The columns of a Parquet row that become its line (what :func:`ek.corpus.reading.parse_episode` reads).
 PARQUET_COLUMNS = ("id", *PRED_KEYS, "gold", "grammar", "turns", "task", "category", "format")
@@ -110,8 +111,8 @@ def require_pyarrow() -> Any:
     """``pyarrow.parquet``, or :class:`SourceError` saying what to install."""
     try:
         import pyarrow.parquet as pq  # optional dependency, needed only for Parquet input
-    except ImportError:
-        raise SourceError(PARQUET_HINT) from None
+    except ImportError as exc:
+        raise SourceError(import_failure(exc, "pyarrow", PARQUET_HINT)) from None
     return pq
 
 

@@ -25,6 +25,7 @@ import numbers
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence, Set
 from typing import Any
 
+from ek.extras import import_failure
 from ek.limits import ORDER_MAX_NODES, ORDER_MAX_WORK
 
 Neighbours = Callable[[int], Iterable[int]]
@@ -180,7 +181,8 @@ def max_weight_assignment(scores: Sequence[Sequence[Any]], *, backend: str = "au
     flip = n > m
     optimum = None
     if backend == "scipy" and _scipy() is None:
-        raise ImportError("backend='scipy' needs SciPy, which is not installed: pip install 'ek[fast]'")
+        hint = "backend='scipy' needs SciPy: pip install 'ek[fast]'"
+        raise ImportError(import_failure(_SCIPY_FAILURE[-1], "scipy", hint) if _SCIPY_FAILURE else hint)
     if backend == "scipy" or (backend == "auto" and n * m >= SCIPY_MIN_CELLS and _scipy() is not None):
         optimum = _solve_scipy(scores, flip)
     if optimum is None:
@@ -198,16 +200,20 @@ def _scipy() -> Any:
     global _SCIPY
     if _SCIPY is False:
         try:
+            # SciPy first (not in isort's order): without it, the error names SciPy, not NumPy (SciPy's own)
+            from scipy.optimize import linear_sum_assignment  # noqa: I001
             import numpy
-            from scipy.optimize import linear_sum_assignment
-        except ImportError:
+        except ImportError as exc:
             _SCIPY = None
+            _SCIPY_FAILURE.append(exc)
         else:
             _SCIPY = (numpy, linear_sum_assignment)
     return _SCIPY
 
 
 _SCIPY: Any = False  # not looked for yet
+#: why SciPy could not be imported (when _SCIPY is None): for the message of backend="scipy"
+_SCIPY_FAILURE: list[ImportError] = []
 
 
 class _Optimum:
