@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ek.bfcl import Verdict, check
+from ek.bfcl import Verdict, check, prepare
 from ek.bfcl.oracle import load_bfcl_checker
 from ek.calls import Step
 from ek.parsing import ParseError, parse_calls, to_bfcl
@@ -267,6 +268,93 @@ def test_malformed_entries_are_value_errors_that_say_where(functions: Any, answe
     with pytest.raises(ValueError) as info:
         check(functions, "[f(x=1)]", answer, "simple")
     assert fragment in str(info.value)
+
+
+def _schema(properties: Any, required: Any = None) -> list[dict[str, Any]]:
+    return [{"name": "f", "parameters": {"type": "dict", "properties": properties,
+                                         "required": list(properties) if required is None else required}}]
+
+
+_ONE = [{"f": {"x": ["a"]}}]
+_TWO = [{"f": {"x": ["a"]}}, {"f": {"x": ["b"]}}]
+_UNION = {"x": {"type": ["string", "null"]}}
+
+
+@pytest.mark.parametrize(
+    ("functions", "output", "answer", "category", "fragment"),
+    [
+        ([], "[f(x='a')]", _ONE, "simple", "functions is empty: the entry defines no function"),
+        ([], [{"f": {"x": "a"}}], _ONE, "simple", "functions is empty"),
+        (_schema({"x": 0}), "[f(x='a')]", _ONE, "simple",
+         "function 'f': parameters.properties['x'] must be an object (the parameter's schema), got 0"),
+        (_schema({"x": None}), "[f(x='a')]", _ONE, "simple", "parameters.properties['x'] must be an object"),
+        # JSON Schema's union of types: BFCL's types are one name each
+        (_schema(_UNION), "[f(x='a')]", _ONE, "simple",
+         "function 'f': parameters.properties['x'].type must be a string (one type name, as BFCL writes them), "
+         "got ['string', 'null']"),
+        (_schema({"x": {"type": "array", "items": {"type": ["string", "null"]}}}), "[f(x=['a'])]",
+         [{"f": {"x": [["a"]]}}], "simple", "parameters.properties['x'].items.type must be a string"),
+        (_schema({"x": {"type": {"a": 1}}}), "[f(x='a')]", _ONE, "simple", ".type must be a string"),
+        (_schema({"x": {"type": "string"}}, [["x"]]), "[f(x='a')]", _ONE, "simple",
+         "function 'f': parameters.required[0] must be a parameter's name (a string), got ['x']"),
+        (_schema({"x": {"type": ["String"]}}), "[f(x='a')]", _ONE, "java", ".type must be a string"),
+        (_schema(_UNION), "[f(x='a'), f(x='b')]", _TWO, "parallel", ".type must be a string"),
+        (_schema({"x": 0}), "[f(x='a'), f(x='b')]", _TWO, "parallel_multiple", "must be an object"),
+        (_schema({"x": 0}), [{"f": {"x": "a"}}], [{"f": {"x": ["a"]}}], "multiple", "must be an object"),
+    ],
+)
+def test_a_schema_part_a_check_cannot_read_is_a_value_error_that_says_where(
+        functions: Any, output: Any, answer: Any, category: str, fragment: str) -> None:
+    # one-shot and prepared alike: a check that reaches the part raises, never a TypeError or an AttributeError
+    with pytest.raises(ValueError) as one_shot:
+        check(functions, output, answer, category)
+    with pytest.raises(ValueError) as prepared:
+        prepare(functions, answer, category).check(output)
+    assert fragment in str(one_shot.value)
+    assert str(one_shot.value) == str(prepared.value)
+
+
+def test_a_malformed_part_no_check_reaches_leaves_the_verdicts() -> None:
+    # as documented: a part is read when a check reaches it; a wrong call count reads no parameter
+    functions = _schema(_UNION)
+    assert check(functions, "[f(x='a'), f(x='a')]", _ONE, "simple").error_type == \
+        "simple_function_checker:wrong_count"
+
+
+def test_an_error_of_the_output_is_not_blamed_on_a_sound_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    # _entry_error rewords only a fault of the entry: anything else is raised as it came
+    import ek.bfcl.checker as checker
+
+    def broken(*args: Any) -> Any:
+        raise TypeError("not the entry's fault")
+
+    monkeypatch.setattr(checker, "_call_checker", broken)
+    with pytest.raises(TypeError, match="not the entry's fault"):
+        check(_schema({"x": {"type": "string"}}), "[f(x='a')]", _ONE, "simple")
+
+
+def test_the_fast_predicate_and_the_worded_walk_agree(bfcl_data: Path) -> None:
+    # on real data (the sample, and all of BFCL's when bfcl-eval is installed) both pass every function schema;
+    # on the faults above, _well_formed is False and _schema_problem says what
+    import importlib.util
+
+    from ek.bfcl.checker import _schema_problem, _well_formed
+    from ek.bfcl.data import read_questions
+
+    spec = importlib.util.find_spec("bfcl_eval")
+    folders = [bfcl_data] + ([Path(spec.origin).parent / "data"] if spec and spec.origin else [])
+    seen = 0
+    for path in (p for folder in folders for p in sorted(folder.glob("BFCL_v4_*.json"))):
+        if "format_sensitivity" in path.name:  # not JSON lines: a configuration of BFCL's, no functions
+            continue
+        for question in read_questions(path):
+            for func in question.functions:
+                assert _well_formed([func]) == (_schema_problem(func) is None), (path.name, func["name"])
+                seen += 1
+    assert seen > 100
+    for properties, required in ((_UNION, None), ({"x": 0}, None), ({"x": {"type": "string"}}, [["x"]])):
+        (func,) = _schema(properties, required)
+        assert not _well_formed([func]) and _schema_problem(func) is not None
 
 
 def test_items_that_are_not_a_schema_are_no_item_type() -> None:

@@ -152,13 +152,17 @@ def test_a_parallel_no_match_row_reads_as_the_general_path_gives_it() -> None:
 @pytest.mark.parametrize("value", ["x", ["x"], 1])
 def test_a_type_name_that_is_not_a_string_is_judged_as_the_general_path_judges_it(type_name: Any, value: Any) -> None:
     """``_call_checker`` looks a scalar's declared type up without asking that its name be a ``str``: an unhashable
-    name raises there the TypeError ``_check_param`` raises on it (the general path, through ``_listed_as_is``);
-    any other is no scalar type, which the general path then judges."""
+    name raises there the TypeError ``_check_param`` raises on it (the general path, through ``_listed_as_is``),
+    which ``check`` words as the ValueError naming the schema's fault; any other is no scalar type, which the
+    general path then judges."""
     functions = [{"name": "f", "parameters": {"type": "dict", "properties": {"a": {"type": type_name}},
                                               "required": []}}]
     output, truth = [{"f": {"a": value}}], [{"f": {"a": [value]}}]
     general = prepared_tests.outcome(lambda: checker._check_param("a", value, functions[0]["parameters"]["properties"]
                                                                   ["a"], [value], checker._CONTEXTS[False]["python"]))
+    if general[0] == "raised":
+        assert general[1] is TypeError
+        general = ("raised", ValueError, checker._schema_problem(functions[0]))
     assert prepared_tests.outcome(lambda: check(functions, output, truth, "simple")) == general
     parallel = prepared_tests.outcome(lambda: check(functions, output, truth, "parallel"))
     assert parallel == general if general[0] == "raised" else parallel[1].endswith("cannot_find_match")

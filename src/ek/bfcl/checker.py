@@ -158,40 +158,43 @@ def check(
     'ast_decoder:decoder_failed'
     """
     funcs = _functions(functions)
-    # _answers and _route, their fast paths asked here (one call each fewer: a one-shot check is made of few)
-    answers = possible_answer if type(possible_answer) is list and possible_answer \
-        and _plain_answers(possible_answer) else _answers(possible_answer, category)
-    route = _ROUTES.get(category) if type(category) is str else None
-    language, kind = route if route is not None else _route(category)
-    listed = type(model_output) is list
-    if listed and len(model_output) == 1 and (kind is _SIMPLE or kind is _MULTIPLE and len(answers) == 1):
-        call = _plain_call(model_output[0])
-        if call is not None:  # the one call checked without the list of calls or the dispatch by kind
-            func = funcs[0] if kind is _SIMPLE else _find(funcs, _only_key(answers[0]))
-            return _call_checker(func, answers[0], _CONTEXTS[bool(underscore_to_dot)][language], call)
-    decoded = _bfcl_form(model_output, kind, answers) if listed else None
-    if decoded is None:  # not BFCL's decoded form of plain calls: the general path
-        if listed:
-            wrong = _wrong_count(model_output, kind, _expected_calls(kind, answers))
-            if wrong is not None:
-                return wrong
-        decoded = _decode(model_output, language)
-    elif type(decoded) is Verdict:
-        return decoded
-    if type(decoded) is not list or kind is _RELEVANCE:
-        return _undecoded_or_relevance(decoded, kind, category, model_output)
-    ctx = _CONTEXTS[bool(underscore_to_dot)][language]
-    if kind is _PARALLEL:
-        if len(decoded) != len(answers):
-            return _WRONG_COUNT_PARALLEL
-        return _parallel_unprepared(funcs, answers, ctx, decoded)
-    if kind is _MULTIPLE:
-        if len(decoded) != len(answers):
-            return _WRONG_COUNT_MULTIPLE
-        return _call_checker(_find(funcs, _only_key(answers[0])), answers[0], ctx, decoded[0])
-    if len(decoded) != 1:
-        return _WRONG_COUNT_SIMPLE
-    return _call_checker(funcs[0], answers[0], ctx, decoded[0])
+    try:  # free until something is raised; a malformed entry's TypeError is reworded (_entry_error)
+        # _answers and _route, their fast paths asked here (one call each fewer: a one-shot check is made of few)
+        answers = possible_answer if type(possible_answer) is list and possible_answer \
+            and _plain_answers(possible_answer) else _answers(possible_answer, category)
+        route = _ROUTES.get(category) if type(category) is str else None
+        language, kind = route if route is not None else _route(category)
+        listed = type(model_output) is list
+        if listed and len(model_output) == 1 and (kind is _SIMPLE or kind is _MULTIPLE and len(answers) == 1):
+            call = _plain_call(model_output[0])
+            if call is not None:  # the one call checked without the list of calls or the dispatch by kind
+                func = funcs[0] if kind is _SIMPLE else _find(funcs, _only_key(answers[0]))
+                return _call_checker(func, answers[0], _CONTEXTS[bool(underscore_to_dot)][language], call)
+        decoded = _bfcl_form(model_output, kind, answers) if listed else None
+        if decoded is None:  # not BFCL's decoded form of plain calls: the general path
+            if listed:
+                wrong = _wrong_count(model_output, kind, _expected_calls(kind, answers))
+                if wrong is not None:
+                    return wrong
+            decoded = _decode(model_output, language)
+        elif type(decoded) is Verdict:
+            return decoded
+        if type(decoded) is not list or kind is _RELEVANCE:
+            return _undecoded_or_relevance(decoded, kind, category, model_output)
+        ctx = _CONTEXTS[bool(underscore_to_dot)][language]
+        if kind is _PARALLEL:
+            if len(decoded) != len(answers):
+                return _WRONG_COUNT_PARALLEL
+            return _parallel_unprepared(funcs, answers, ctx, decoded)
+        if kind is _MULTIPLE:
+            if len(decoded) != len(answers):
+                return _WRONG_COUNT_MULTIPLE
+            return _call_checker(_find(funcs, _only_key(answers[0])), answers[0], ctx, decoded[0])
+        if len(decoded) != 1:
+            return _WRONG_COUNT_SIMPLE
+        return _call_checker(funcs[0], answers[0], ctx, decoded[0])
+    except (TypeError, AttributeError, IndexError, KeyError) as exc:
+        raise _entry_error(exc, funcs, possible_answer, category) from None
 
 
 def prepare(
@@ -221,7 +224,10 @@ def prepare(
     funcs = _functions(functions)
     answers = _answers(possible_answer, category)
     language, kind = _route(category)
-    return PreparedEntry(funcs, answers, category, language, kind, _CONTEXTS[bool(underscore_to_dot)][language])
+    try:
+        return PreparedEntry(funcs, answers, category, language, kind, _CONTEXTS[bool(underscore_to_dot)][language])
+    except (TypeError, AttributeError, IndexError, KeyError) as exc:
+        raise _entry_error(exc, funcs, answers, category) from None
 
 
 class PreparedEntry:
@@ -255,39 +261,42 @@ class PreparedEntry:
 
     def check(self, model_output: Any) -> Verdict:
         """The verdict on one model output (raw text, decoded ``[{"func": {...}}]`` or steps), as :func:`check`."""
-        kind = self._kind
-        decoded: list[_Call] | ParseError | None = None
-        if type(model_output) is list:
-            if len(model_output) != self._calls:  # the call saved where the count is right
-                wrong = _wrong_count(model_output, kind, self._calls)
-                if wrong is not None:
-                    return wrong
-            if len(model_output) == 1 and self._one is not None:
-                call = _plain_call(model_output[0])
-                if call is not None:
-                    return self._one(call)
-            if not model_output:
-                decoded = []  # no call (what _decode reads an empty list as), without its dispatch
-            elif type(model_output[0]) is dict:
-                try:  # most often BFCL's decoded form: read here, without _decode's dispatch (None: it is not)
-                    decoded = _decoded_bfcl(model_output)
-                except ParseError as exc:
-                    decoded = exc
-        if decoded is None:
-            decoded = _decode(model_output, self._language)
-        if type(decoded) is not list or kind is _RELEVANCE:
-            return _undecoded_or_relevance(decoded, kind, self._category, model_output)
-        if kind is _PARALLEL:
-            if len(decoded) != len(self._answers):
-                return _WRONG_COUNT_PARALLEL
-            checkers, fast = self._parallel or _parallel_checkers(self._funcs, self._answers, self._ctx)
-            return _parallel(checkers, fast, decoded, self._answers)
-        if kind is _MULTIPLE:
-            if len(decoded) != len(self._answers):
-                return _WRONG_COUNT_MULTIPLE
-        elif len(decoded) != 1:
-            return _WRONG_COUNT_SIMPLE
-        return (self._single or self._single_checker())(decoded[0])
+        try:  # free until something is raised; a malformed entry's TypeError is reworded (_entry_error)
+            kind = self._kind
+            decoded: list[_Call] | ParseError | None = None
+            if type(model_output) is list:
+                if len(model_output) != self._calls:  # the call saved where the count is right
+                    wrong = _wrong_count(model_output, kind, self._calls)
+                    if wrong is not None:
+                        return wrong
+                if len(model_output) == 1 and self._one is not None:
+                    call = _plain_call(model_output[0])
+                    if call is not None:
+                        return self._one(call)
+                if not model_output:
+                    decoded = []  # no call (what _decode reads an empty list as), without its dispatch
+                elif type(model_output[0]) is dict:
+                    try:  # most often BFCL's decoded form: read here, without _decode's dispatch (None: it is not)
+                        decoded = _decoded_bfcl(model_output)
+                    except ParseError as exc:
+                        decoded = exc
+            if decoded is None:
+                decoded = _decode(model_output, self._language)
+            if type(decoded) is not list or kind is _RELEVANCE:
+                return _undecoded_or_relevance(decoded, kind, self._category, model_output)
+            if kind is _PARALLEL:
+                if len(decoded) != len(self._answers):
+                    return _WRONG_COUNT_PARALLEL
+                checkers, fast = self._parallel or _parallel_checkers(self._funcs, self._answers, self._ctx)
+                return _parallel(checkers, fast, decoded, self._answers)
+            if kind is _MULTIPLE:
+                if len(decoded) != len(self._answers):
+                    return _WRONG_COUNT_MULTIPLE
+            elif len(decoded) != 1:
+                return _WRONG_COUNT_SIMPLE
+            return (self._single or self._single_checker())(decoded[0])
+        except (TypeError, AttributeError, IndexError, KeyError) as exc:
+            raise _entry_error(exc, self._funcs, self._answers, self._category) from None
 
     def _single_checker(self) -> _CallCheck:
         """The checker of the one call (simple: the first function; multiple: the answer's, found by name)."""
@@ -908,6 +917,54 @@ def _well_formed(funcs: list[Mapping[str, Any]]) -> bool:
                                       or type(items) is not dict and isinstance(items, Mapping)):
                 return False
     return True
+
+
+def _schema_problem(func: Mapping[str, Any]) -> str | None:
+    """What is wrong with one function's schema, where, for the checker (None: nothing it reads is malformed).
+
+    It reads ``parameters`` (an object), its ``properties`` (an object of objects, each ``type`` a string: a
+    type name; its ``items``, when an object, with a string ``type``) and ``required`` (a list of names). A
+    schema with none of these faults is what :func:`_well_formed` passes (for plain JSON data, its fast path);
+    one with a fault gives a verdict until a check reaches the fault, which then raises the ValueError saying
+    this (:func:`_entry_error`). ``"type": ["string", "null"]``, JSON Schema's union, is such a fault: BFCL's
+    types are names.
+    """
+    try:
+        _, details, required = _parameters(func)
+    except ValueError as exc:
+        return str(exc)
+    name = func["name"]
+    for k, param in enumerate(required):
+        if type(param) is not str:
+            return f"function {name!r}: parameters.required[{k}] must be a parameter's name (a string), " \
+                   f"got {_show(param, 100)}"
+    for param, detail in details.items():
+        where = f"function {name!r}: parameters.properties[{param!r}]"
+        if not isinstance(detail, Mapping):
+            return f"{where} must be an object (the parameter's schema), got {_show(detail, 100)}"
+        type_name = detail.get("type", "any")
+        if type(type_name) is not str:
+            return f"{where}.type must be a string (one type name, as BFCL writes them), got {_show(type_name, 100)}"
+        items = detail.get("items")
+        if isinstance(items, Mapping) and type(items.get("type", "")) is not str:
+            return f"{where}.items.type must be a string (one type name, as BFCL writes them), " \
+                   f"got {_show(items.get('type'), 100)}"
+    return None
+
+
+def _entry_error(exc: Exception, functions: Any, possible_answer: Any, category: str) -> BaseException:
+    """The ValueError for an entry whose malformed part a check reached (it raised ``exc``: a TypeError, an
+    AttributeError, ...): what is wrong, and where (:func:`_schema_problem`, or no function to check a call
+    against). ``exc`` itself when the entry has no such fault (then it came from elsewhere: not reworded)."""
+    funcs = _functions(functions)
+    answers = _answers(possible_answer, category)
+    if not funcs and answers and _route(category)[1] is not _RELEVANCE:
+        return ValueError("functions is empty: the entry defines no function to check the calls against")
+    for func in funcs:
+        problem = _schema_problem(func)
+        if problem is not None:
+            return ValueError(problem)
+    return exc
 
 
 #: One answer's call checker: a call -> its verdict (:func:`_call_check` builds them).

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ek.calls import Step, step_of_plain
+from ek.goldjson import not_a_json_number
 from ek.values import JSON_SCALAR_TYPES, OMITTABLE, OneOf
 
 
@@ -37,6 +38,12 @@ def expects_some_call(category: str | None) -> bool:
     return category is not None and "relevance" in category and not expects_no_call(category)
 
 
+#: The JSON scalars taken as they are: a float is looked at first (:func:`_value`: NaN and the infinities,
+#: which ``json`` reads and no JSON number is, are refused).
+_CHECKED_SCALARS = JSON_SCALAR_TYPES - {float}
+_INF = float("inf")
+
+
 def alternatives(options: Sequence[Any]) -> Any:
     """A BFCL alternatives list as one gold value.
 
@@ -51,12 +58,12 @@ def alternatives(options: Sequence[Any]) -> Any:
         # A few live entries list no acceptable value at all; BFCL can never pass them.
         # ek reads "nothing is acceptable" as "leave it out" (docs/bfcl.md).
         return OMITTABLE
-    if len(options) == 1 and type(options[0]) in JSON_SCALAR_TYPES:
+    if len(options) == 1 and type(options[0]) in JSON_SCALAR_TYPES and type(options[0]) is not float:
         # fast path: one acceptable JSON scalar (two in three of BFCL's arguments) is what the list below makes
         # of it and gives back alone, without making the list
         return OMITTABLE if options[0] == "" else options[0]
     # (a JSON scalar is its own value: given back here, as _value would, without the call)
-    values = [OMITTABLE if option == "" else option if type(option) in JSON_SCALAR_TYPES else _value(option)
+    values = [OMITTABLE if option == "" else option if type(option) in _CHECKED_SCALARS else _value(option)
               for option in options]
     if len(values) == 1:
         return values[0]
@@ -69,6 +76,8 @@ def _value(value: Any) -> Any:
         # fast path: most acceptable values are JSON scalars, which are neither a Mapping nor a list, so the
         # tests below would give them back as they are; this skips the abstract Mapping's isinstance (a
         # Python-level ABC check). Exact types only: a subclass of one (data from Python) takes the tests.
+        if kind is float and not -_INF < value < _INF:
+            raise not_a_json_number(value, "an acceptable value")
         return value
     if kind is dict or isinstance(value, Mapping):  # a decoded object is a dict: no ABC check for it
         return {key: alternatives(options) if isinstance(options, list) else options
@@ -84,17 +93,42 @@ def gold_calls(ground_truth: Sequence[Mapping[str, Mapping[str, Any]]]) -> list[
     >>> gold_calls([{"get_weather": {"city": ["Paris", "Paris, France"], "unit": ["", "celsius"]}}])
     [Step(name='get_weather', args={'city': OneOf('Paris', 'Paris, France'), 'unit': OneOf(OMITTABLE, 'celsius')})]
     """
+    if isinstance(ground_truth, str | bytes) or not isinstance(ground_truth, Sequence):
+        raise ValueError(f"ground_truth must be a list of {{func_name: {{param: [values]}}}}, got "
+                         f"{type(ground_truth).__name__}")
     steps = []
     for i, call in enumerate(ground_truth):
-        step = _decoded_call(call)
+        try:
+            step = _decoded_call(call)
+        except ValueError as exc:  # a value the call holds: where it is (the general path reads it again)
+            raise _located(exc, i, call) from None
         if step is not None:
             steps.append(step)
             continue
         if not isinstance(call, Mapping) or len(call) != 1 or not isinstance(next(iter(call.values())), Mapping):
             raise ValueError(f"ground_truth[{i}] must be {{func_name: {{param: [values]}}}}, got {call!r:.100}")
         ((name, params),) = call.items()
-        steps.append(Step(name, {param: alternatives(options) for param, options in params.items()}))
+        try:
+            steps.append(Step(name, {param: alternatives(options) for param, options in params.items()}))
+        except ValueError as exc:
+            raise _located(exc, i, call) from None
     return steps
+
+
+def _located(exc: ValueError, i: int, call: Any) -> ValueError:
+    """``exc``, raised reading the values of ``ground_truth[i]``, prefixed with the parameter it came from."""
+    where = f"ground_truth[{i}]"
+    if isinstance(call, Mapping) and len(call) == 1:
+        ((name, params),) = call.items()
+        where += f"[{name!r}]"
+        if isinstance(params, Mapping):
+            for param, options in params.items():
+                try:
+                    alternatives(options)
+                except ValueError:
+                    where += f"[{param!r}]"
+                    break
+    return ValueError(f"{where}: {exc}")
 
 
 def _decoded_call(call: Any) -> Step | None:
@@ -119,7 +153,7 @@ def _decoded_call(call: Any) -> Step | None:
     for param, options in params.items():  # one pass: each name checked as its value is read
         if type(param) is not str:
             return None  # (a value read before raised what the general path raises first, reading in order)
-        if type(options) is list and len(options) == 1 and type(options[0]) in JSON_SCALAR_TYPES:
+        if type(options) is list and len(options) == 1 and type(options[0]) in _CHECKED_SCALARS:
             value = options[0]  # alternatives' own fast path, inline: one acceptable JSON scalar
             args[param] = OMITTABLE if value == "" else value
         else:
