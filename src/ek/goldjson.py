@@ -37,8 +37,12 @@ OMIT = "$omit"
 
 MAX_DEPTH = GOLD_MAX_DEPTH
 
-#: Types of the JSON values that hold no other value (and so no marker): returned as they are.
+#: Types of the JSON values that hold no other value (and so no marker): returned as they are, a float once
+#: seen finite. Python's ``json`` reads ``NaN``, ``Infinity`` and a number past a float's range (``1e400``) as
+#: floats no JSON number is, which :func:`decode_value` refuses (a gold NaN equals nothing: the call could
+#: never be right).
 _LEAVES = frozenset({str, int, float, bool, type(None)})
+_INF = float("inf")
 
 
 def decode_value(value: Any, where: str = "$", _depth: int = 0) -> Any:
@@ -58,10 +62,20 @@ def decode_value(value: Any, where: str = "$", _depth: int = 0) -> Any:
             if len(value) != 1 or value[OMIT] is not True:
                 raise ValueError(f'{where}: write an omittable argument as {{"$omit": true}}')
             return OMITTABLE
-        return {k: v if type(v) in leaf else decode_value(v, f"{where}.{k}", _depth + 1) for k, v in value.items()}
+        return {k: v if type(v) in leaf and (type(v) is not float or -_INF < v < _INF)
+                else decode_value(v, f"{where}.{k}", _depth + 1) for k, v in value.items()}
     if isinstance(value, list):
-        return [v if type(v) in leaf else decode_value(v, f"{where}[{i}]", _depth + 1) for i, v in enumerate(value)]
+        return [v if type(v) in leaf and (type(v) is not float or -_INF < v < _INF)
+                else decode_value(v, f"{where}[{i}]", _depth + 1) for i, v in enumerate(value)]
+    if type(value) is float and not -_INF < value < _INF:
+        raise not_a_json_number(value, where)
     return value
+
+
+def not_a_json_number(value: float, where: str) -> ValueError:
+    """The error for a gold value ``json`` read as a float that no JSON number is (NaN, an infinity)."""
+    return ValueError(f"{where}: {value} is not a JSON number (JSON has no NaN or Infinity; a number past a "
+                      "float's range reads as infinity)")
 
 
 def encode_value(value: Any) -> Any:
