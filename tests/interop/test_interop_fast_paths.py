@@ -100,6 +100,7 @@ def tool_like() -> st.SearchStrategy[Any]:
         ("description", 3), ("x-ek-weight", 2), ("type", "function"), ("function", {"name": "h"}),
         ("parameters", []), ("parameters", None), ("parameters.type", "array"), ("parameters.type", 3),
         ("parameters.required", ["y"]), ("parameters.required", ["x", "x"]), ("parameters.required", [1]),
+        ("parameters.required", [["x"], "x"]), ("parameters.required", [{"x": 1}]),
         ("parameters.required", "x"), ("parameters.required", None), ("parameters.properties", None),
         ("parameters.properties", []), ("parameters.properties", {"x": {"type": "string", "minLength": 1}}),
         ("parameters.properties", {"max-n": {"type": "integer"}}), ("parameters.description", "Args."),

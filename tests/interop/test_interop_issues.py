@@ -267,3 +267,12 @@ def test_export_wants_a_grammar() -> None:
 
     with pytest.raises(TypeError, match="export_tools needs a GraphGrammar .* got str"):
         export_tools("travel.ek", "openai")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("entry", [["x"], {"x": 1}, 3])
+def test_a_required_entry_that_is_no_name_is_reported_where_and_ignored(entry: Any) -> None:
+    result = _one({"x": {"type": "string"}}, [entry, "x"])
+    assert [(i.path, i.message) for i in result.issues] == [(
+        "$[0].input_schema.required[0]",
+        f"a required entry must be a property's name (a string), got {type(entry).__name__}; ignored")]
+    assert "x: str\n" in format_grammar(result.grammar)  # the name after it is still required

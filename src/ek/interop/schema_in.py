@@ -92,9 +92,14 @@ class Converter:
         if not isinstance(required, list):
             self.issues.warn(child(path, "required"), "'required' must be a list; every field made optional")
             required = []
-        for name in required:
-            if name not in props:
+        for k, name in enumerate(required):
+            if type(name) is not str:  # a list or an object is no property's name (nor a key to look up)
+                self.issues.warn(child(child(path, "required"), k), f"a required entry must be a property's name "
+                                 f"(a string), got {type(name).__name__}; ignored")
+            elif name not in props:
                 self.issues.warn(child(path, "required"), f"required property {name!r} is not defined; ignored")
+        if not all(type(name) is str for name in required):
+            required = [name for name in required if type(name) is str]
         out: list[FieldSpec] = []
         safe_names: dict[str, str] = {}
         props_path = None  # worked out at the first property the general path reads (only issues show it)
