@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import linecache
 import shutil
+import sys
 import traceback
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -85,6 +86,18 @@ def test_runtime_load_module_by_dotted_name(layout: tuple[Path, Path], monkeypat
     module = load_module("gen.travel_v1")
     assert module.GRAMMAR_VERSION == 1 and module.__name__ == "gen.travel_v1"
 
+
+def test_a_file_that_is_no_grammar_is_refused_never_imported_as_a_module(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    # "data.jsonl" given as a grammar is that file: not the dotted name of a module "data" that importing
+    # would run (a data.py beside it)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "data.jsonl").write_text("{}\n", encoding="utf-8")
+    (tmp_path / "data.py").write_text("raise SystemExit('imported')\n", encoding="utf-8")
+    with pytest.raises(GeneratedModuleError, match=r"data\.jsonl is neither a \.ek schema nor a generated module"):
+        load_module("data.jsonl")
+    assert "data" not in sys.modules
 
 def test_runtime_compiled_module_tracebacks_show_generated_source() -> None:
     grammar = GraphGrammar("tb", 1, tools=(ToolSpec("t", (FieldSpec("a", PrimitiveType("str")),)),))

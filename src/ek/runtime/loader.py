@@ -69,8 +69,10 @@ def check_module(module: types.ModuleType, origin: str | None = None) -> types.M
 
 
 def _is_path(target: str | os.PathLike[str]) -> bool:
+    """Whether ``target`` names a file or folder, not a dotted module name: a ``.py`` name, a path with a
+    separator, or a file or folder that exists (``data.jsonl`` is that file, never the module ``data``)."""
     text = os.fspath(target)
-    return text.endswith(".py") or os.sep in text or "/" in text or os.path.isdir(text)
+    return text.endswith(".py") or os.sep in text or "/" in text or os.path.exists(text)
 
 
 def load_module(target: str | os.PathLike[str]) -> types.ModuleType:
@@ -103,6 +105,8 @@ def import_generated(target: str | os.PathLike[str]) -> types.ModuleType:
         path = _only_module(path, os.fspath(target))
     if not path.is_file():
         raise FileNotFoundError(f"no generated module at {path}")
+    if path.suffix != ".py":
+        raise GeneratedModuleError(f"{target} is neither a .ek schema nor a generated module (.py)")
     digest = hashlib.sha256(str(path).encode("utf-8")).hexdigest()[:12]
     name = f"_ek_generated.{path.stem}_{digest}"
     _private_package("_ek_generated")
