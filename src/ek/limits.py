@@ -122,6 +122,13 @@ CHUNK_LINES = 512
 #: corpus never reaches the largest chunk), 4,096 x1.20.
 SCORE_WINDOW_LINES = 4096
 
+#: Most pairs of calls the metric compares and ranks for one episode (one turn), past the pairs its exact-match
+#: fast paths take: each is about a microsecond of comparison, then ranked, so a million is a second or two;
+#: real episodes rank a few dozen. Past it the episode is refused ("too many calls to pair"), not scored for
+#: minutes or hours: 2,000 wrong calls against 2,000 gold calls of one tool (4 million pairs) took 6 s, and a
+#: megabyte output holds a hundred thousand calls.
+MATCH_MAX_PAIRS = 1_000_000
+
 #: Calls of one tool, on each side, up to which the metric's all-exact test (``ek.scorer.exact``) compares them
 #: pair by pair; a larger group is tested through an argument that tells its gold calls apart, or left to the
 #: general path (which compares its pairs anyway): the test never adds a quadratic cost of its own.

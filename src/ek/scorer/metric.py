@@ -25,7 +25,7 @@ import attrs
 from ek.calls import ANY_CALL, Step, after_of, must_precede
 from ek.canon import Canonicalizer, get_canonicalizer
 from ek.grammar.model import GraphGrammar
-from ek.limits import EXACT_PAIRWISE_CALLS
+from ek.limits import EXACT_PAIRWISE_CALLS, MATCH_MAX_PAIRS
 from ek.parsing import ParseError, coerce_call, get_format, parse_calls, read_plain_bfcl
 from ek.runtime import grammar_of, is_schema_path, validator_for
 from ek.scorer.accounting import (
@@ -515,6 +515,16 @@ def _finish(
             [j for j in range(len(gold)) if j not in matched_g])
 
 
+class TooManyPairs(ValueError):
+    """An episode with more pairs of calls to compare and rank than :data:`ek.limits.MATCH_MAX_PAIRS`: refused,
+    as a corpus run refuses its line, rather than scored for minutes."""
+
+    def __init__(self, tool: str, preds: int, golds: int, pairs: int) -> None:
+        super().__init__(f"too many calls to pair: {preds:,} predicted and {golds:,} gold calls of tool {tool!r} "
+                         f"to compare pair by pair, {pairs:,} pairs in the episode, more than {MATCH_MAX_PAIRS:,} "
+                         "(ek.limits.MATCH_MAX_PAIRS)")
+
+
 def _pair_up(
     pred: Sequence[Step], gold: Sequence[Step], ctx: _Context, optimal: bool,
     invalid: Sequence[Mapping[str, str]], p_only: Iterable[int], g_only: Iterable[int],
@@ -531,6 +541,7 @@ def _pair_up(
         by_name.setdefault(gold[j].name, ([], []))[1].append(j)
 
     chosen: list[tuple[int, int]] = []
+    ranked = 0  # pairs ranked so far, held to MATCH_MAX_PAIRS
     for name in sorted(by_name):
         p_idx, g_idx = by_name[name]
         if not p_idx or not g_idx:
@@ -597,6 +608,9 @@ def _pair_up(
                 rest_p.append(i)
         rest_g = [j for j in g_idx if j not in taken]
         if rest_p and rest_g:
+            ranked += len(rest_p) * len(rest_g)
+            if ranked > MATCH_MAX_PAIRS:
+                raise TooManyPairs(name, len(rest_p), len(rest_g), ranked)
             ranker = _GroupRanker(pred, gold, ctx, name, pkeys, gkeys, invalid, evals)
             solver = _assign_optimal if optimal else _assign_greedy
             chosen.extend(solver(pred, gold, rest_p, rest_g, ranker))
@@ -775,6 +789,8 @@ def _pair_values(
     for name, (p_idx, g_idx) in sorted(by_name.items()):
         if not g_idx:
             continue
+        if len(ranks) + len(p_idx) * len(g_idx) > MATCH_MAX_PAIRS:
+            raise TooManyPairs(name, len(p_idx), len(g_idx), len(ranks) + len(p_idx) * len(g_idx))
         rules = ctx.rules(name)
         pkeys = {i: None if invalid[i] else arg_keys(pred[i].args, rules, ctx.canon) for i in p_idx}
         gkeys = {j: arg_keys(gold[j].args, rules, ctx.canon) for j in g_idx}
