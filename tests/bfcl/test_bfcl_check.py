@@ -314,6 +314,14 @@ def test_a_schema_part_a_check_cannot_read_is_a_value_error_that_says_where(
     assert str(one_shot.value) == str(prepared.value)
 
 
+@pytest.mark.parametrize("category", [None, 5, ["simple"]])
+def test_a_category_that_is_no_name_says_so(category: Any) -> None:
+    with pytest.raises(TypeError, match=r"category must be a BFCL category name \(a string"):
+        check(_schema({"x": {"type": "string"}}), "[f(x='a')]", _ONE, category)
+    with pytest.raises(TypeError, match=r"category must be a BFCL category name \(a string"):
+        prepare(_schema({"x": {"type": "string"}}), _ONE, category)
+
+
 def test_a_malformed_part_no_check_reaches_leaves_the_verdicts() -> None:
     # as documented: a part is read when a check reaches it; a wrong call count reads no parameter
     functions = _schema(_UNION)

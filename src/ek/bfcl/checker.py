@@ -473,6 +473,9 @@ def _route(category: str) -> tuple[str, str]:
     """
     route = _ROUTES.get(category) if type(category) is str else None
     if route is None:
+        if not isinstance(category, str):
+            raise TypeError(f"category must be a BFCL category name (a string such as 'simple_python'), "
+                            f"got {type(category).__name__}")
         language = language_of(category)
         route = (language, _RELEVANCE if "relevance" in category else _PARALLEL if "parallel" in category
                  else _MULTIPLE if "multiple" in category else _SIMPLE)
