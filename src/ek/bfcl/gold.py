@@ -84,6 +84,8 @@ def _value(value: Any) -> Any:
                 for key, options in value.items()}
     if isinstance(value, list):
         return [_value(item) for item in value]
+    if isinstance(value, float) and not -_INF < value < _INF:  # NaN, an infinity: no JSON number is one
+        raise not_a_json_number(value, "an acceptable value")
     return value
 
 
