@@ -122,9 +122,10 @@ CHUNK_LINES = 512
 #: corpus never reaches the largest chunk), 4,096 x1.20.
 SCORE_WINDOW_LINES = 4096
 
-#: Most pairs of calls the metric compares and ranks for one episode (one turn), past the pairs its exact-match
-#: fast paths take: each is about a microsecond of comparison, then ranked, so a million is a second or two;
-#: real episodes rank a few dozen. Past it the episode is refused ("too many calls to pair"), not scored for
+#: Most pairs of calls the metric compares and ranks in one pairing of an episode's calls (one turn; with order
+#: constraints an episode is paired in up to three such steps), past the pairs its exact-match fast paths take:
+#: each is about a microsecond of comparison, then ranked, so a million is a second or two; real episodes rank
+#: a few dozen. Past it the episode is refused ("too many calls to pair"), not scored for
 #: minutes or hours: 2,000 wrong calls against 2,000 gold calls of one tool (4 million pairs) took 6 s, and a
 #: megabyte output holds a hundred thousand calls.
 MATCH_MAX_PAIRS = 1_000_000

@@ -36,7 +36,8 @@ from ek.parsing import ParseError, parse_calls
 from ek.parsing.values import long_int_reason
 from ek.scorer.accounting import Score
 from ek.scorer.agree import arg_keys, is_bfcl_mode, key_of
-from ek.scorer.metric import ToolCallMetric
+from ek.scorer.assign import OrderTooComplex
+from ek.scorer.metric import ToolCallMetric, TooManyPairs
 from ek.scorer.turns import is_exact
 
 RewardFunction = Callable[..., list[float | None]]
@@ -238,42 +239,48 @@ class RewardScorer:
 
     def reward(self, calls: Sequence[Step], gold: Sequence[Step]) -> float:
         """The reward of parsed ``calls`` against ``gold``: what :func:`score_calls` gives as ``score``."""
-        if gold is ANY_CALL:
-            return _any_call_score(calls).score
-        level = self.options.level
-        counts = _plain_call_counts(self.call, calls, gold)
-        if level == "call":
-            return _counts_f1(counts) if counts is not None else self.call(calls, gold).f1
-        if level == "exact":
-            exact = _counts_exact(counts) if counts is not None else is_exact(self.call(calls, gold))
-            return 1.0 if exact else 0.0
-        decided = _decided_by_calls(counts, calls, gold)
-        if decided is not None:
-            return decided
-        if level == "arg":
-            return self.arg(calls, gold).f1
-        return _partial_credit(self.arg(calls, gold, explain_now=True), self.options.partial_weights)
+        try:  # free until raised: an output too large or entangled to pair earns the unparseable score
+            if gold is ANY_CALL:
+                return _any_call_score(calls).score
+            level = self.options.level
+            counts = _plain_call_counts(self.call, calls, gold)
+            if level == "call":
+                return _counts_f1(counts) if counts is not None else self.call(calls, gold).f1
+            if level == "exact":
+                exact = _counts_exact(counts) if counts is not None else is_exact(self.call(calls, gold))
+                return 1.0 if exact else 0.0
+            decided = _decided_by_calls(counts, calls, gold)
+            if decided is not None:
+                return decided
+            if level == "arg":
+                return self.arg(calls, gold).f1
+            return _partial_credit(self.arg(calls, gold, explain_now=True), self.options.partial_weights)
+        except (TooManyPairs, OrderTooComplex):
+            return self.options.unparseable
 
     def breakdown(self, calls: Sequence[Step], gold: Sequence[Step]) -> RewardScore:
         """The reward and every logged number of parsed ``calls``."""
-        if gold is ANY_CALL:
-            return _any_call_score(calls)
-        counts = _plain_call_counts(self.call, calls, gold)
-        if counts is not None:
-            call_f1, exact = _counts_f1(counts), _counts_exact(counts)
-        else:
-            call_score = self.call(calls, gold)
-            call_f1, exact = call_score.f1, is_exact(call_score)
-        decided = _decided_by_calls(counts, calls, gold)
-        level = self.options.level
-        arg_score = self.arg(calls, gold, explain_now=level == "partial") if decided is None else None
-        arg_f1 = arg_score.f1 if arg_score is not None else decided
-        assert arg_f1 is not None
-        if level == "partial":
-            score = _partial_credit(arg_score, self.options.partial_weights) if arg_score is not None else arg_f1
-        else:
-            score = {"call": call_f1, "arg": arg_f1, "exact": 1.0 if exact else 0.0}[level]
-        return RewardScore(score, call_f1, arg_f1, True, exact)
+        try:  # free until raised: an output too large or entangled to pair earns the unparseable score
+            if gold is ANY_CALL:
+                return _any_call_score(calls)
+            counts = _plain_call_counts(self.call, calls, gold)
+            if counts is not None:
+                call_f1, exact = _counts_f1(counts), _counts_exact(counts)
+            else:
+                call_score = self.call(calls, gold)
+                call_f1, exact = call_score.f1, is_exact(call_score)
+            decided = _decided_by_calls(counts, calls, gold)
+            level = self.options.level
+            arg_score = self.arg(calls, gold, explain_now=level == "partial") if decided is None else None
+            arg_f1 = arg_score.f1 if arg_score is not None else decided
+            assert arg_f1 is not None
+            if level == "partial":
+                score = _partial_credit(arg_score, self.options.partial_weights) if arg_score is not None else arg_f1
+            else:
+                score = {"call": call_f1, "arg": arg_f1, "exact": 1.0 if exact else 0.0}[level]
+            return RewardScore(score, call_f1, arg_f1, True, exact)
+        except (TooManyPairs, OrderTooComplex):
+            return self.unparseable()
 
     def unparseable(self) -> RewardScore:
         return RewardScore(self.options.unparseable, 0.0, 0.0, False, False)

@@ -149,3 +149,45 @@ def test_a_grammar_shared_by_many_threads() -> None:
         got = list(pool.map(lambda job: score_calls(job[0], gold_calls(gold), options[job[1]]), jobs))
     assert got == [score_calls(o, gold_calls(gold), options[level]) for o, level in jobs]
     assert got[:3] == [1.0, 1.0, 1.0] and 0 < got[3 * 1 + 2] < 1
+
+
+@pytest.mark.parametrize("level", ["arg", "partial"])
+def test_an_output_too_large_to_pair_earns_the_unparseable_reward(level: str,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # never a TooManyPairs out of a reward function: a degenerate output gets the format penalty (the call and
+    # exact levels count normal forms, never pairing: they score it, 0)
+    from ek.scorer import metric
+
+    monkeypatch.setattr(metric, "MATCH_MAX_PAIRS", 100)
+    gold_json = json.dumps([{"name": "f", "arguments": {"x": -i - 1}} for i in range(11)])
+    completion = "[" + ", ".join(f"f(x={i})" for i in range(11)) + "]"  # 121 pairs, none exact
+    options = RewardOptions(level=level, unparseable=-0.5)
+    assert score_calls(completion, gold_calls(gold_json), options) == -0.5
+    assert score_calls(completion, gold_calls(gold_json), options, details=True).format_ok is False
+    assert make_tool_call_reward(level, unparseable=-0.5)([completion], gold_calls=[gold_json]) == [-0.5]
+    assert compute_score("ek", completion, gold_json, {}, level=level, unparseable=-0.5)["score"] == -0.5
+    for other in ("call", "exact"):
+        assert score_calls(completion, gold_calls(gold_json), RewardOptions(level=other, unparseable=-0.5)) == 0.0
+    fewer = "[" + ", ".join(f"f(x={i})" for i in range(9)) + "]"  # 99 pairs: scored
+    assert score_calls(fewer, gold_calls(gold_json), options) >= 0.0
+
+
+@pytest.mark.parametrize("level", ["call", "arg", "partial"])
+def test_an_order_too_entangled_to_score_earns_the_unparseable_reward(level: str,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    # the gold a chain (each call after the one before), the completion its reverse: every pairing breaks the
+    # order, and with a search of 3 nodes the metric refuses it (OrderTooComplex), never out of a reward
+    from functools import partial
+
+    from ek.scorer import assign, metric
+
+    monkeypatch.setattr(metric, "ordered_assignment", partial(assign.ordered_assignment, max_nodes=3))
+    n = 7
+    gold_json = json.dumps([{"name": "f", "arguments": {"x": j}, **({"after": [j - 1]} if j else {})}
+                            for j in range(n)])
+    completion = "[" + ", ".join(f"f(x={j})" for j in reversed(range(n))) + "]"
+    options = RewardOptions(level=level, unparseable=-0.5)
+    assert score_calls(completion, gold_calls(gold_json), options) == -0.5
+    assert make_tool_call_reward(level, unparseable=-0.5)([completion], gold_calls=[gold_json]) == [-0.5]
+    in_order = "[" + ", ".join(f"f(x={j})" for j in range(n)) + "]"
+    assert score_calls(in_order, gold_calls(gold_json), options) == 1.0
