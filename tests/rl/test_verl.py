@@ -53,7 +53,8 @@ def _verl_loader() -> Any:
     """verl's own ``load_extern_object``, from the installed verl (its import_utils needs only the stdlib)."""
     spec = importlib.util.find_spec("verl")
     if spec is None or spec.origin is None:
-        pytest.skip("verl is not installed (pip install --no-deps 'verl==0.9.1' to run this test)")
+        pytest.skip("verl is not installed (pip install --no-deps 'verl==0.9.1' to run this test; verl 0.9.1 "
+                    "runs on Python below 3.13)")
     path = Path(spec.origin).parent / "utils" / "import_utils.py"
     module_spec = importlib.util.spec_from_file_location("verl_import_utils_under_test", path)
     assert module_spec is not None and module_spec.loader is not None
