@@ -43,6 +43,7 @@ def test_finite_floats_stay_as_they_are() -> None:
     ("[1.5, %s]", "ground_truth[0]['f']['x']"),
     ('[[1.5, %s]]', "ground_truth[0]['f']['x']"),
     ('[{"k": [%s]}]', "ground_truth[0]['f']['x']"),
+    ('[{"k": %s}]', "ground_truth[0]['f']['x']"),  # a dict's value given as it is, not as alternatives
 ])
 def test_bfcl_answers_refuse_it_where_it_is(token: str, options: str, where: str) -> None:
     truth = json.loads('[{"f": {"y": [1], "x": %s}}]' % (options % token))

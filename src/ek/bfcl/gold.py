@@ -80,11 +80,16 @@ def _value(value: Any) -> Any:
             raise not_a_json_number(value, "an acceptable value")
         return value
     if kind is dict or isinstance(value, Mapping):  # a decoded object is a dict: no ABC check for it
-        return {key: alternatives(options) if isinstance(options, list) else options
+        return {key: alternatives(options) if isinstance(options, list) else _finite(options)
                 for key, options in value.items()}
     if isinstance(value, list):
         return [_value(item) for item in value]
-    if isinstance(value, float) and not -_INF < value < _INF:  # NaN, an infinity: no JSON number is one
+    return _finite(value)
+
+
+def _finite(value: Any) -> Any:
+    """``value``, unless it is a float no JSON number is (NaN, an infinity), which is refused."""
+    if isinstance(value, float) and not -_INF < value < _INF:
         raise not_a_json_number(value, "an acceptable value")
     return value
 
