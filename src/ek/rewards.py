@@ -465,6 +465,10 @@ class _UnreadableNumber(ValueError):
     """Gold JSON holding an integer past Python's int/str conversion limit (it cannot be read)."""
 
 
+class _TooDeep(ValueError):
+    """Gold JSON nested past what Python's JSON decoder can recurse through (a RecursionError inside it)."""
+
+
 def _gold_from_text(text: str) -> tuple[Step, ...]:
     """Decoded gold calls of a JSON string, cached when the string is short enough."""
     return _cached_gold(text) if len(text) <= _GOLD_CACHE_MAX_CHARS else _decode_gold(text)
@@ -477,6 +481,9 @@ def _decode_gold(text: str) -> tuple[Step, ...]:
         raise
     except ValueError as exc:  # the only other ValueError json.loads raises: the int/str conversion limit
         raise _UnreadableNumber(long_int_reason(exc)) from None
+    except RecursionError:
+        raise _TooDeep("JSON nested too deeply to decode (gold values nest at most "
+                       f"{GOLD_MAX_DEPTH} levels)") from None
     return tuple(gold_from_json(value, "gold"))
 
 
@@ -496,6 +503,8 @@ def _label_text(text: str, where: str) -> Any:
         raise ValueError(f"{where}: a string but not JSON: {exc}") from None
     except _UnreadableNumber as exc:
         raise _UnreadableNumber(f"{where}: {exc}") from None
+    except _TooDeep as exc:
+        raise ValueError(f"{where}: {exc}") from None
     except (TypeError, ValueError):
         return json.loads(text)  # decodes (it did above); the caller's gold_from_json names the bad call
 

@@ -191,3 +191,20 @@ def test_an_order_too_entangled_to_score_earns_the_unparseable_reward(level: str
     assert make_tool_call_reward(level, unparseable=-0.5)([completion], gold_calls=[gold_json]) == [-0.5]
     in_order = "[" + ", ".join(f"f(x={j})" for j in range(n)) + "]"
     assert score_calls(in_order, gold_calls(gold_json), options) == 1.0
+
+
+def test_gold_json_too_deep_for_the_decoder_is_a_value_error_naming_the_row() -> None:
+    deep = "[" * 3000 + "]" * 3000  # past Python's recursion limit: json.loads itself gives up
+    with pytest.raises(ValueError, match=r"^gold: JSON nested too deeply to decode"):
+        gold_calls(deep)
+    with pytest.raises(ValueError, match="nested too deeply to decode"):
+        make_tool_call_reward()(["f()"], gold_calls=[deep])
+    with pytest.raises(ValueError, match=r"ground_truth \(data_source 'ek'\): JSON nested too deeply"):
+        compute_score("ek", "f()", deep, {})
+
+
+@pytest.mark.parametrize("optimal", ["yes", 1, None])
+def test_optimal_must_be_a_bool_and_fails_when_the_reward_is_built(optimal: object) -> None:
+    with pytest.raises(ValueError, match="optimal must be True or False"):
+        make_tool_call_reward(optimal=optimal)  # type: ignore[arg-type]
+

@@ -971,6 +971,8 @@ class ToolCallMetric:
     ) -> None:
         if level not in LEVELS:
             raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
+        if not isinstance(optimal, bool):
+            raise ValueError(f"optimal must be True or False, got {optimal!r:.80}")
         _check_order(order)
         get_format(format)  # an unknown name fails here, not on the first output
         self.format = format
