@@ -33,6 +33,10 @@ def call(name: str, **args: Any) -> dict[str, Any]:
     ({"turns": [{"pred": "f()", "gold": [{"arguments": {}}]}]}, "turn 0: "),
     ({"task": 1.5, "pred": "f()", "gold": []}, "'task' must be a string or an integer"),
     ({"category": 3, "pred": "f()", "gold": []}, "'category' must be a string"),
+    ({"pred": "f()", "output": "g()", "gold": []}, "the output is under both 'pred' and 'output': which one"),
+    ({"turns": [{"output": "g()", "pred": "f()", "gold": []}]}, "turn 0: the output is under both 'pred' and"),
+    ({"turns": [{"pred": "f()", "gold": [], "format": "zzz"}]}, "turn 0: 'format' applies to the whole line"),
+    ({"turns": [{"pred": "f()", "gold": [], "grammar": "x@1"}]}, "turn 0: 'grammar' applies to the whole line"),
 ])
 def test_bad_multi_turn_lines_are_error_lines_with_their_reason(line: dict[str, Any], reason: str) -> None:
     item = parse_episode(json.dumps({"id": "x", **line}), 4)

@@ -209,11 +209,16 @@ def _json_error(exc: json.JSONDecodeError) -> str:
 
 
 def _pred_key(obj: Mapping[str, Any]) -> str | None:
-    """The first of :data:`PRED_KEYS` the line (or turn) holds, or None."""
+    """The one of :data:`PRED_KEYS` the line (or turn) holds, or None; a ValueError when it holds two (which
+    output is the model's would be a guess, as with a key given twice)."""
+    found = None
     for key in PRED_KEYS:
         if key in obj:
-            return key
-    return None
+            if found is not None:
+                raise ValueError(f"the output is under both {found!r} and {key!r}: which one to score is "
+                                 "ambiguous (keep one)")
+            found = key
+    return found
 
 
 def _read_id(obj: Mapping[str, Any]) -> str | int | None:
@@ -276,6 +281,11 @@ def _read_format(obj: Mapping[str, Any]) -> str | None:
     return value
 
 
+#: Fields of a line that a multi-turn line's turns cannot hold: each applies to the whole line (a turn holding
+#: one was read as if it did not, its output in the line's format, its calls checked against the line's grammar).
+_LINE_KEYS = ("format", "grammar")
+
+
 def _read_turns(value: Any) -> tuple[Turn, ...]:
     """The ``turns`` of a multi-turn line: a non-empty list of objects, each with a predicted output and gold."""
     if not isinstance(value, list) or not value:
@@ -286,7 +296,14 @@ def _read_turns(value: Any) -> tuple[Turn, ...]:
         if not isinstance(turn, dict):
             raise TypeError(f"turn {i}: expected an object with 'pred' and 'gold', got {type(turn).__name__}: "
                             f"{_short(turn)}")
-        pred_key = _pred_key(turn)
+        for key in _LINE_KEYS:
+            if key in turn:
+                raise ValueError(f"turn {i}: {key!r} applies to the whole line: put it beside 'turns', not in a "
+                                 "turn")
+        try:
+            pred_key = _pred_key(turn)
+        except ValueError as exc:
+            raise ValueError(f"turn {i}: {exc}") from None
         if pred_key is None:
             keys = ", ".join(repr(k) for k in PRED_KEYS)
             raise KeyError(f"turn {i}: no predicted output: expected one of the keys {keys}")
