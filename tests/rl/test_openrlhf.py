@@ -147,3 +147,10 @@ def test_python_m_prints_the_file_to_give_the_trainer(framework: str) -> None:
 def test_a_response_padded_to_max_tokens_is_stripped_in_linear_time() -> None:
     padded = "[get_weather(location='Paris')]" + "<|im_end|>" + "<|endoftext|>\n" * 100_000
     assert reward_func(["P" + padded], ["P"], [GOLD])["rewards"] == [1.0]
+
+
+@pytest.mark.parametrize(("query", "prompt"), [(None, "p"), (b"pp f()", b"pp "), ("pp f()", 3)])
+def test_a_query_or_prompt_that_is_not_text_is_a_label_error_saying_so(query: Any, prompt: Any) -> None:
+    with pytest.raises(ek.rl.openrlhf.LabelError, match="a query and its prompt are text"):
+        ek.rl.openrlhf.reward_func([query], [prompt], ["[]"])
+

@@ -69,6 +69,9 @@ def response_of(query: str, prompt: str, end_tokens: Sequence[str] = END_OF_TURN
     >>> response_of(cut[20:] + "f()<|im_end|><|endoftext|>", "<|im_start|>system\\nBe brief.<|im_end|>\\n" + cut)
     'f()'
     """
+    if not isinstance(query, str) or not isinstance(prompt, str):
+        raise LabelError(f"a query and its prompt are text (OpenRLHF decodes them), got {type(query).__name__} "
+                         f"and {type(prompt).__name__}")
     start = _prompt_end(query, prompt)
     if start is None:
         raise LabelError(f"the query does not start with its prompt (nor with the end of it): query "
