@@ -117,6 +117,8 @@ class Automaton:
     looped: frozenset[int]  # zero-width positions a loop can reach first (lookarounds re-run at many places)
     loop_backs: dict[int, set[tuple[int, int]]]  # repetition node -> the steps from the end of a round to a start
     empty_rounds: frozenset[int]  # repetitions whose body can match the empty text
+    #: bounded repetitions whose count was too large to expand, read as "the first few, then any number"
+    widened: frozenset[int] = frozenset()
 
 
 def build(tree: Any, flags: int, *, exact: bool = True, anchored: bool = True,
@@ -148,6 +150,7 @@ class _Builder:
         self.lookarounds: list[Lookaround] = []
         self.loop_backs: dict[int, set[tuple[int, int]]] = {}
         self.empty_rounds: set[int] = set()
+        self.widened: set[int] = set()
 
     # --- positions and fragments ------------------------------------------------------------------------------
     def position(self, chars: CharSet | None, node: int, zero: str = "") -> int:
@@ -260,6 +263,8 @@ class _Builder:
                 tail = self.optional(self.concat(copy(), tail))
             return self.concat(frag, tail)
         # A large count reads as "the first few, then any number": every path of the original is one of these.
+        if not unbounded:
+            self.widened.add(node)
         if lo == 0:
             return self.loop(copy(), plus=False, node=node)
         for _ in range(min(lo, limit) - 1):
@@ -282,7 +287,7 @@ class _Builder:
             if end[0]:
                 ends[source] = (end[0], end[1])
         return Automaton(self.positions, self.nodes, succ, ends, self.lookarounds, self._reached_by_loops(),
-                         self.loop_backs, frozenset(self.empty_rounds))
+                         self.loop_backs, frozenset(self.empty_rounds), frozenset(self.widened))
 
     def _walk(self, source: int, at: int, ways: int, guarded: bool, need: str, seen: set[int],
               out: dict[int, list[Any]], end: list[Any], final: dict[int, int], anchored: bool,

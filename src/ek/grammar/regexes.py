@@ -220,6 +220,9 @@ def _part(auto: Automaton, node: int | None, tree: Any) -> str:
 
 
 def _explain(auto: Automaton, finding: Finding, tree: Any) -> PatternProblem:
+    widened = _widened_in(auto, finding)
+    if widened is not None:
+        return widened
     if finding.kind == "exponential":
         return _explain_exponential(auto, finding, tree)
     if finding.kind == "polynomial":
@@ -235,6 +238,21 @@ def _explain(auto: Automaton, finding: Finding, tree: Any) -> PatternProblem:
                               "remove the alternatives or optional parts that can match the same text")
     return PatternProblem("unchecked", "too many overlapping parts to check in reasonable time", shown(tree),
                           "simplify the pattern")
+
+
+def _widened_in(auto: Automaton, finding: Finding) -> PatternProblem | None:
+    """The refusal of a finding that goes around a counted repetition too large to expand: the automaton reads
+    it as "the first few, then any number", so the backtracking found may be the widening's alone
+    (``(?:a{100}){100}`` reads one way; ``(?:a+){100}`` does not). Such a pattern is unchecked, not proven slow."""
+    if finding.kind not in ("exponential", "polynomial"):
+        return None
+    loops = [node for cycle in (finding.cycle, *finding.loops) if cycle for node in _loops_through(auto, cycle)]
+    widened = [node for node in loops if node in auto.widened]
+    if not widened or any(node in auto.empty_rounds for node in widened):
+        return None  # a body that can match the empty text, counted past a few, has many readings anyway
+    return PatternProblem("unchecked", "a counted repetition too large to check exactly (ek reads it as any number "
+                                       "of rounds, which could backtrack)", _part(auto, widened[0], tree=None),
+                          "use a smaller count, or + or * where any count will do")
 
 
 def _explain_exponential(auto: Automaton, finding: Finding, tree: Any) -> PatternProblem:
