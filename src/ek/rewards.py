@@ -574,7 +574,8 @@ def _row_gold(value: Any, index: int) -> tuple[Step, ...] | None:
             return None
         if type(value) is tuple:
             return value
-    return tuple(gold_from_json(value, f"gold[{index}]"))
+    where = f"gold[{index}]"
+    return tuple(gold_from_json(_without_arrays(value, where), where))
 
 
 def make_tool_call_reward(level: str = "call", grammar: Any = None, gold_column: str = "gold_calls", *,

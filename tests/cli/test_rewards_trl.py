@@ -43,6 +43,16 @@ def test_rewards_arg_level_partial_credit_and_custom_column() -> None:
     assert got[0] == 1.0 and 0 < got[1] < 1 and got[2] == 0.0
 
 
+def test_rewards_gold_column_of_numpy_arrays_reads_as_lists() -> None:
+    """A dataset formatted as NumPy (``with_format("numpy")``, or a pandas frame) hands a list-of-structs
+    column over as object arrays with array fields: read as lists, as verl's and OpenRLHF's gold are."""
+    np = pytest.importorskip("numpy", reason="numpy is not installed")
+    call = {"name": "book", "arguments": {"names": np.array(["Ann", "Bo"]), "seats": np.int64(2)}}
+    gold = np.array([call], dtype=object)
+    right, wrong = "[book(names=['Ann', 'Bo'], seats=2)]", "[book(names=['Ann'], seats=2)]"
+    assert _trl_call(tool_call_reward, [right, wrong], gold_calls=[gold, gold]) == [1.0, 0.0]
+
+
 def test_rewards_unparseable_and_missing_gold() -> None:
     reward = make_tool_call_reward(unparseable=-1.0)
     assert _trl_call(reward, ["f(", "f()"], gold_calls=["[]", None]) == [-1.0, None]
