@@ -19,6 +19,8 @@ from fractions import Fraction
 
 import attrs
 
+from ek.limits import BOOTSTRAP_MAX_REPLICATES
+
 
 def micro_f1(tp: float, fp: float, fn: float) -> float:
     """F1 of summed counts; 1.0 when there is nothing to count (as :class:`ek.scorer.accounting.Score`).
@@ -71,8 +73,8 @@ def _interval(estimate: float, values: Sequence[float], confidence: float, repli
 
 
 def _check(replicates: int, confidence: float) -> None:
-    if replicates < 1:
-        raise ValueError(f"replicates must be at least 1, got {replicates}")
+    if not 1 <= replicates <= BOOTSTRAP_MAX_REPLICATES:
+        raise ValueError(f"replicates must be between 1 and {BOOTSTRAP_MAX_REPLICATES:,}, got {replicates}")
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from ekcli import gold_file_for, run_ek, synthetic_corpus
 
-from ek.stats import paired_bootstrap
+from ek.limits import BOOTSTRAP_MAX_REPLICATES
+from ek.stats import bootstrap_f1, paired_bootstrap
 
 N = 300
 
@@ -119,3 +121,53 @@ def test_compare_gives_no_verdict_on_a_single_paired_episode(tmp_path: Path) -> 
 def test_compare_cannot_read_both_systems_from_stdin(tmp_path: Path) -> None:
     proc = run_ek("compare", "-", "-")
     assert proc.returncode == 2 and "only one of A and B can be '-'" in proc.stderr
+
+
+def test_compare_lines_without_an_id_pair_with_nothing_and_are_listed_apart(tmp_path: Path) -> None:
+    """An episode without an id is reported as such, never as a duplicated or one-sided id ``None``, and never
+    paired with the other run's episode without an id."""
+    call = [{"name": "f", "arguments": {"x": 1}}]
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    rows = [{"id": f"e{i}", "gold": call} for i in range(4)]
+    a.write_text("".join(json.dumps({**r, "pred": "f(x=2)"}) + "\n" for r in rows)
+                 + json.dumps({"gold": call, "pred": "f(x=2)"}) + "\n")
+    b.write_text("".join(json.dumps({**r, "pred": "f(x=1)"}) + "\n" for r in rows)
+                 + json.dumps({"gold": call, "pred": "f(x=1)"}) + "\n" * 2)
+    out = tmp_path / "cmp.json"
+    proc = run_ek("compare", a, b, "--json", out)
+    assert proc.returncode == 1
+    assert "1 episode(s) without an id" in proc.stderr and "lines without an id: 5" in proc.stderr
+    assert "None" not in proc.stderr and "do not match" not in proc.stderr
+    written = json.loads(out.read_text())
+    assert written["only_in_a"] == written["only_in_b"] == written["duplicated"] == []
+    tolerant = run_ek("compare", a, b, "--allow-errors", "--bootstrap", "100")
+    assert tolerant.returncode == 0 and "4 paired episodes" in tolerant.stdout  # the two id-less lines are not
+
+
+def test_compare_shows_a_long_unmatched_id_shortened(tmp_path: Path) -> None:
+    call = [{"name": "f", "arguments": {"x": 1}}]
+    long_id = "x" * 5000
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text("".join(json.dumps({"id": i, "gold": call, "pred": "f(x=1)"}) + "\n" for i in ("e0", "e1", long_id)))
+    b.write_text("".join(json.dumps({"id": i, "gold": call, "pred": "f(x=1)"}) + "\n" for i in ("e0", "e1")))
+    out = tmp_path / "cmp.json"
+    proc = run_ek("compare", a, b, "--json", out)
+    assert proc.returncode == 1
+    assert "only in A (1): 'xxxx" in proc.stderr and "... (5,002 characters)" in proc.stderr
+    assert len(proc.stderr) < 1000
+    assert json.loads(out.read_text())["only_in_a"] == [long_id]  # the report keeps it whole
+
+
+def test_bootstrap_replicates_are_bounded(tmp_path: Path) -> None:
+    """A mistyped replicate count is a usage error, not hours of resampling and gigabytes of deltas."""
+    s = _systems(tmp_path)
+    too_many = str(BOOTSTRAP_MAX_REPLICATES + 1)
+    proc = run_ek("compare", s["weak"], s["strong"], "--gold", s["gold"], "--bootstrap", too_many)
+    assert proc.returncode == 2 and f"expected a whole number from 1 to {BOOTSTRAP_MAX_REPLICATES}" in proc.stderr
+    score = run_ek("score", s["weak"], "--gold", s["gold"], "--bootstrap", too_many)
+    assert score.returncode == 2 and f"from 0 (off) to {BOOTSTRAP_MAX_REPLICATES}" in score.stderr
+    rows = ([1.0, 0.0], [0.0, 1.0], [1.0, 0.0])
+    with pytest.raises(ValueError, match="replicates must be between 1 and 100,000"):
+        paired_bootstrap(rows, rows, replicates=BOOTSTRAP_MAX_REPLICATES + 1)
+    with pytest.raises(ValueError, match="replicates must be between"):
+        bootstrap_f1(*rows, replicates=BOOTSTRAP_MAX_REPLICATES + 1)

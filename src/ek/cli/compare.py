@@ -27,8 +27,8 @@ from ek.cli.score import (
     add_metric_arguments,
     check_inputs,
     fraction,
-    positive,
     read_run_inputs,
+    replicates,
     resolve_jobs,
     run_options,
     score_file,
@@ -49,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("a", metavar="A.jsonl", help="corpus of system A (the baseline)")
     parser.add_argument("b", metavar="B.jsonl", help="corpus of system B (the candidate)")
     add_metric_arguments(parser)
-    parser.add_argument("--bootstrap", type=positive, default=2000, metavar="N",
+    parser.add_argument("--bootstrap", type=replicates, default=2000, metavar="N",
                         help="paired bootstrap replicates (default 2000)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
     parser.add_argument("--confidence", type=fraction, default=0.95, help="CI level (default 0.95)")
@@ -61,20 +61,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _pair(ids_a: list[Any], ids_b: list[Any]) -> tuple[list[int], list[int], list[Any], list[Any], list[Any]]:
     """Indices of ids present once in each file (in A's order), ids only in A / only in B, duplicated ids.
 
-    A duplicated id is ambiguous, so it is never paired.
+    A duplicated id is ambiguous, so it is never paired. An episode without an id (None) pairs with nothing
+    and is in no list: the caller reports those lines on their own.
     """
     count_a: dict[Any, int] = {}
     count_b: dict[Any, int] = {}
     pos_b: dict[Any, int] = {}
     for i in ids_a:
-        count_a[i] = count_a.get(i, 0) + 1
+        if i is not None:
+            count_a[i] = count_a.get(i, 0) + 1
     for k, i in enumerate(ids_b):
-        count_b[i] = count_b.get(i, 0) + 1
-        pos_b.setdefault(i, k)
+        if i is not None:
+            count_b[i] = count_b.get(i, 0) + 1
+            pos_b.setdefault(i, k)
     dup = [i for i in {**count_a, **count_b} if count_a.get(i, 0) > 1 or count_b.get(i, 0) > 1]
     idx_a, idx_b = [], []
     for k, i in enumerate(ids_a):
-        if count_a[i] == 1 and count_b.get(i) == 1:
+        if i is not None and count_a[i] == 1 and count_b.get(i) == 1:
             idx_a.append(k)
             idx_b.append(pos_b[i])
     only_a = [i for i in count_a if i not in count_b]
@@ -106,7 +109,7 @@ def _unlike_message(unlike: dict[str, Any]) -> str:
     u = unlike
     what = (f"different grammars ({u['a_grammar']} vs {u['b_grammar']})" if u["differs_in"] == "grammar"
             else "different gold")
-    return (f"not comparing: A and B score id {u['first_id']!r} (A line {u['a_line']}, B line {u['b_line']}) "
+    return (f"not comparing: A and B score id {_shown_id(u['first_id'])} (A line {u['a_line']}, B line {u['b_line']}) "
             f"against {what}; of {u['paired_ids']} paired ids, "
             f"{u['ids_with_different_gold']} have different gold and {u['ids_with_different_grammar']} a "
             "different grammar. Scores against different answer keys are not comparable: pass one shared "
@@ -158,8 +161,17 @@ def _per_tool(a: Any, b: Any) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: (-abs(r["delta"]), r["tool"]))
 
 
+#: Characters of one id shown in the terminal's list of ids that do not pair up (the JSON report has them whole).
+ID_CHARS_SHOWN = 80
+
+
+def _shown_id(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= ID_CHARS_SHOWN else f"{text[:ID_CHARS_SHOWN - 3]}... ({len(text):,} characters)"
+
+
 def _listing(label: str, ids: list[Any], limit: int = 20) -> str:
-    shown = ", ".join(repr(i) for i in ids[:limit])
+    shown = ", ".join(_shown_id(i) for i in ids[:limit])
     more = f" ... and {len(ids) - limit} more" if len(ids) > limit else ""
     return f"  {label} ({len(ids)}): {shown}{more}"
 

@@ -18,6 +18,7 @@ import sys
 from typing import Any, NoReturn
 
 from ek.canon import CANONICALIZERS
+from ek.limits import BOOTSTRAP_MAX_REPLICATES
 from ek.parsing import get_format
 from ek.scorer.metric import LEVELS, ORDERS
 
@@ -31,12 +32,12 @@ ABORTED = 3
 MIN_BOOTSTRAP_EPISODES = 2
 
 
-def _whole(text: str, least: int, words: str) -> int:
+def _whole(text: str, least: int, words: str, most: int | None = None) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number {words}, got {text!r}") from None
-    if value < least:
+    if value < least or (most is not None and value > most):
         raise argparse.ArgumentTypeError(f"expected a whole number {words}, got {value}")
     return value
 
@@ -77,6 +78,16 @@ def resolve_jobs(jobs: int | str | None, engine: str = "local") -> int | None:
 def non_negative(text: str) -> int:
     """argparse type: an integer of at least 0."""
     return _whole(text, 0, "0 or more")
+
+
+def replicates(text: str) -> int:
+    """argparse type of ``ek compare --bootstrap``: 1 to :data:`ek.limits.BOOTSTRAP_MAX_REPLICATES` replicates."""
+    return _whole(text, 1, f"from 1 to {BOOTSTRAP_MAX_REPLICATES}", BOOTSTRAP_MAX_REPLICATES)
+
+
+def replicates_or_off(text: str) -> int:
+    """argparse type of ``ek score --bootstrap``: :func:`replicates`, or 0 for no bootstrap."""
+    return _whole(text, 0, f"from 0 (off) to {BOOTSTRAP_MAX_REPLICATES}", BOOTSTRAP_MAX_REPLICATES)
 
 
 def fraction(text: str) -> float:
@@ -185,7 +196,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--episodes-out", metavar="FILE",
                         help="write one row per scored episode (id, line, category, task, weighted and unit "
                              "TP/FP/FN, F1, exact, reasons, parse error): CSV for a .csv name, else JSON lines")
-    parser.add_argument("--bootstrap", type=non_negative, default=0, metavar="N",
+    parser.add_argument("--bootstrap", type=replicates_or_off, default=0, metavar="N",
                         help="percentile bootstrap CIs of micro F1 and of episode accuracy with N replicates "
                              "(0: off)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
