@@ -44,6 +44,23 @@ def test_bad_multi_turn_lines_are_error_lines_with_their_reason(line: dict[str, 
     assert reason in item.reason
 
 
+def test_a_turn_output_of_no_readable_type_is_an_error_naming_its_turn(tmp_path: Path) -> None:
+    """An output that is neither text nor JSON object/array is found when the turn is scored: the line's error
+    names the turn, as every other error inside a turn does."""
+    path = tmp_path / "c.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in [
+        {"id": "a", "turns": [{"pred": 5, "gold": [call("f")]}]},
+        {"id": "b", "turns": [{"pred": "f()", "gold": [call("f")]}, {"pred": True, "gold": []}]},
+        {"id": "c", "pred": 5.5, "gold": []},
+    ]))
+    result = run(str(path), RunOptions(), jobs=1)
+    assert [(e.line, e.reason) for e in result.summary.errors] == [
+        (1, "cannot score: turn 0: the predicted output must be text or a JSON object/array, got int: 5"),
+        (2, "cannot score: turn 1: the predicted output must be text or a JSON object/array, got bool: true"),
+        (3, "cannot score: the predicted output must be text or a JSON object/array, got float: 5.5"),
+    ]
+
+
 def test_a_multi_turn_line_reads_its_turns_task_and_category() -> None:
     item = parse_episode(json.dumps({"id": 1, "task": "t", "category": "travel", "turns": [
         {"pred": "f(x=1)", "gold": [call("f", x=1)]}, {"output": "", "gold": []}]}), 2)

@@ -267,9 +267,13 @@ def invalid_gold_reason(metric: ToolCallMetric, problems: tuple[str, ...]) -> st
     return f"gold does not fit {grammar}: " + "; ".join(problems[:GOLD_PROBLEMS_SHOWN]) + more
 
 
-def _turn_pred(turn: Turn) -> Any:
-    """A turn's output as the metric takes it: BFCL step outputs become the calls of all steps, in order."""
-    return turn_calls(turn.pred) if turn.steps else _prepare_pred(turn.pred)
+def _turn_pred(turn: Turn, index: int) -> Any:
+    """A turn's output as the metric takes it: BFCL step outputs become the calls of all steps, in order.
+    An output of no readable type is the line's error, naming the turn (``index``)."""
+    try:
+        return turn_calls(turn.pred) if turn.steps else _prepare_pred(turn.pred)
+    except TypeError as exc:
+        raise TypeError(f"turn {index}: {exc}") from None
 
 
 def score_episode(cache: MetricCache, episode: Episode) -> EpisodeScore:
@@ -283,7 +287,7 @@ def _score_with(metric: ToolCallMetric, episode: Episode) -> EpisodeScore:
     if episode.turns is None:  # fast path: a one-turn line's only turn, without building a Turn for it
         return EpisodeScore((_score_one_turn(metric, episode),))
     score_one = metric if episode.format is None else partial(metric, format=episode.format)
-    return score_turns(score_one, ((_turn_pred(t), t.gold) for t in episode.turns))
+    return score_turns(score_one, ((_turn_pred(t, i), t.gold) for i, t in enumerate(episode.turns)))
 
 
 def _score_one_turn(metric: ToolCallMetric, episode: Episode, gold: Any = None, pred: Any = None) -> Score:
