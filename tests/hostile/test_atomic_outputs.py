@@ -46,6 +46,13 @@ def test_a_symlink_keeps_pointing_and_its_file_gets_the_new_text(tmp_path: Path)
     assert "\\udfff" in real.read_text()  # UTF-8 cannot hold a lone surrogate: its JSON escape is written
 
 
+def test_missing_folders_of_a_target_are_created(tmp_path: Path) -> None:
+    target = tmp_path / "runs" / "2026-12-05" / "report.json"
+    write_json_atomic(target, {"f1": 1.0})
+    assert json.loads(target.read_text()) == {"f1": 1.0}
+    assert sorted(p.name for p in target.parent.iterdir()) == ["report.json"]
+
+
 def test_a_device_is_written_in_place_never_replaced() -> None:
     write_text_atomic("/dev/null", "anything")
     assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
