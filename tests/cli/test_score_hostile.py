@@ -123,9 +123,11 @@ def test_a_report_that_fails_while_writing_is_an_error_not_a_traceback(tmp_path:
 
 
 def test_numeric_options_say_what_they_expect() -> None:
-    proc = run_ek("score", "-", "--bootstrap", "x")
+    proc = run_ek("score", "-", "--worst", "x")
     assert proc.returncode == 2 and "_non_negative" not in proc.stderr
-    assert "--bootstrap: expected a whole number 0 or more, got 'x'" in proc.stderr
+    assert "--worst: expected a whole number 0 or more, got 'x'" in proc.stderr
+    proc = run_ek("score", "-", "--bootstrap", "x")
+    assert proc.returncode == 2 and "--bootstrap: expected a whole number from 0 (off) to 100000, got 'x'" in proc.stderr
 
 
 def test_an_id_of_the_other_type_in_the_gold_file_gets_a_hint() -> None:
