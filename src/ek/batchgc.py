@@ -28,7 +28,7 @@ rounds), 100,000-line files the same (docs/performance.md, "summed as they are s
 from __future__ import annotations
 
 import gc
-import platform
+import sys
 
 #: ``gc.set_threshold`` of a process ek owns (CPython's default: 700, 10, 10; 2,000 from 3.13); see the module's
 #: docstring.
@@ -42,7 +42,7 @@ def collect_less() -> None:
 
     Calling it again freezes what became alive since, and leaves the thresholds as they are.
     """
-    if platform.python_implementation() != "CPython":
+    if sys.implementation.name != "cpython":  # (what platform.python_implementation() reads, without its import)
         return
     gc.freeze()
     gc.set_threshold(*BATCH_THRESHOLDS)

@@ -325,12 +325,12 @@ def test_a_bfcl_question_met_again_in_a_row_gets_the_metric_its_schemas_key_give
 def test_passes_over_as_many_function_sets_as_bfcl_has_build_each_metric_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """BFCL's entries have 2,116 distinct function sets: a corpus that goes over them again and again (one
     result file per model or sample, concatenated) finds every metric it built in the cache."""
-    from ek.corpus import grammars
+    import ek.bfcl
     from ek.corpus.grammars import MetricCache
 
     built: list[Any] = []
-    to_grammar = grammars.to_grammar
-    monkeypatch.setattr(grammars, "to_grammar", lambda functions: built.append(functions) or to_grammar(functions))
+    to_grammar = ek.bfcl.to_grammar  # what the cache calls, through the package's lazy names
+    monkeypatch.setattr(ek.bfcl, "to_grammar", lambda functions: built.append(functions) or to_grammar(functions))
     functions = {f"q{i}": [{"name": f"f{i}", "parameters": {"type": "dict", "properties": {
         "x": {"type": "integer"}}, "required": ["x"]}}] for i in range(2116)}
     cache = MetricCache(level="arg", canonicalizer="bfcl", optimal=False, default_grammar=None, search_path=(),

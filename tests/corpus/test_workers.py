@@ -21,13 +21,13 @@ from ek.limits import CHUNK_LINES
 def pools(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The worker count of every pool the runner starts (real pools, real processes)."""
     started: list[int] = []
+    real = runner._process_pool
 
-    class CountedPool(ProcessPoolExecutor):
-        def __init__(self, max_workers: int, **kwargs: object) -> None:
-            started.append(max_workers)
-            super().__init__(max_workers, **kwargs)  # type: ignore[arg-type]
+    def counted_pool(workers: int, initargs: tuple[object, ...]) -> ProcessPoolExecutor:
+        started.append(workers)
+        return real(workers, initargs)
 
-    monkeypatch.setattr(runner, "ProcessPoolExecutor", CountedPool)
+    monkeypatch.setattr(runner, "_process_pool", counted_pool)
     return started
 
 

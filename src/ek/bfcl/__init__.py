@@ -7,48 +7,39 @@
 - :func:`gold_calls`: a ground truth as gold :class:`~ek.calls.Step` s with ``OneOf``/``OMITTABLE``.
 - :func:`check`: BFCL's AST checker verdict for one output (see docs/bfcl.md for where ek differs);
   :func:`prepare`: an entry read once, to check many outputs (``prepare(...).check(output)``).
+
+The names load on first use: ``ek score`` reads BFCL's files and gold without loading the checker.
 """
 
-from ek.bfcl.checker import PreparedEntry, Verdict, check, prepare
-from ek.bfcl.data import (
-    BfclDataError,
-    Episode,
-    PossibleAnswer,
-    Question,
-    category_of,
-    load_category,
-    pair_up,
-    read_possible_answers,
-    read_questions,
-    underscored_answer,
-    underscored_name,
-    underscored_question,
-)
-from ek.bfcl.gold import alternatives, expects_no_call, expects_some_call, gold_calls
-from ek.bfcl.grammar import to_grammar
-from ek.bfcl.typemap import language_of
+from __future__ import annotations
 
-__all__ = [
-    "BfclDataError",
-    "Episode",
-    "PossibleAnswer",
-    "PreparedEntry",
-    "Question",
-    "Verdict",
-    "alternatives",
-    "category_of",
-    "check",
-    "expects_no_call",
-    "expects_some_call",
-    "gold_calls",
-    "language_of",
-    "load_category",
-    "pair_up",
-    "prepare",
-    "read_possible_answers",
-    "read_questions",
-    "to_grammar",
-    "underscored_answer",
-    "underscored_name",
-    "underscored_question",
-]
+from ek._lazy import lazy_exports
+
+_EXPORTS: dict[str, str] = {
+    "BfclDataError": "ek.bfcl.data",
+    "Episode": "ek.bfcl.data",
+    "PossibleAnswer": "ek.bfcl.data",
+    "PreparedEntry": "ek.bfcl.checker",
+    "Question": "ek.bfcl.data",
+    "Verdict": "ek.bfcl.checker",
+    "alternatives": "ek.bfcl.gold",
+    "category_of": "ek.bfcl.data",
+    "check": "ek.bfcl.checker",
+    "expects_no_call": "ek.bfcl.gold",
+    "expects_some_call": "ek.bfcl.gold",
+    "gold_calls": "ek.bfcl.gold",
+    "language_of": "ek.bfcl.typemap",
+    "load_category": "ek.bfcl.data",
+    "pair_up": "ek.bfcl.data",
+    "prepare": "ek.bfcl.checker",
+    "read_possible_answers": "ek.bfcl.data",
+    "read_questions": "ek.bfcl.data",
+    "to_grammar": "ek.bfcl.grammar",
+    "underscored_answer": "ek.bfcl.data",
+    "underscored_name": "ek.bfcl.data",
+    "underscored_question": "ek.bfcl.data",
+}
+
+__all__ = sorted(_EXPORTS)
+
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)

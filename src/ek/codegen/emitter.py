@@ -14,8 +14,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import attrs
-
 from ek.atomicfile import write_text_atomic
 from ek.codegen.classes import ClassPlanner
 from ek.codegen.errors import GenerationError
@@ -24,6 +22,7 @@ from ek.codegen.layout import index_source, module_parts, tool_validator_source,
 from ek.codegen.literals import LiteralError, py_literal, py_literal_block
 from ek.codegen.naming import MODULE_NAMES, module_filename, module_stem, tool_names
 from ek.codegen.shapes import PlannedSource, check_planned, run_counts, shapes_pay
+from ek.codegen.toolplan import TOOL_VALIDATOR_NAME, ToolValidatorPlan
 from ek.codegen.validators import LOCAL_MARK, Tables, ValidatorEmitter
 from ek.grammar.model import FieldSpec, GraphGrammar, ListType, Location, ObjectType, ToolSpec
 from ek.grammar.tables import grammar_to_table
@@ -224,35 +223,11 @@ def render(grammar: GraphGrammar, out_dir: str | os.PathLike[str] | None = None)
 
 
 #: The function a source from :func:`render_tool_validator` defines.
-TOOL_VALIDATOR_NAME = "validate_args"
-
-
 def render_tool_validator(grammar: GraphGrammar, tool: ToolSpec) -> str:
     """A small module defining ``validate_args(args)`` for one tool of ``grammar``: the body and
     tables the full module would have for it, so a grammar of thousands of tools can be validated
     without generating (or importing classes for) the tools a corpus never calls."""
     return plan_tool_validator(grammar, tool).text()
-
-
-@attrs.frozen
-class ToolValidatorPlan:
-    """:func:`render_tool_validator`'s module as a *shape* and what fills it: ``skeleton`` is its text with
-    each string literal made a marker ``\x00<k>\x00`` (``strings[k]`` the string it writes) and its origin
-    comment ``\x00O\x00`` (``origin``). Tools alike but for their names and messages share a skeleton,
-    which :mod:`ek.runtime.shapecode` compiles once. Markers cannot occur in the text otherwise (``repr``
-    writes a NUL byte as ``\x00``), and every string was checked to be writable (no lone surrogate)."""
-
-    skeleton: str
-    strings: tuple[str, ...]
-    origin: str
-
-    def text(self) -> str:
-        """The module's source: each marker replaced by the ``repr`` of its string (what ``py_literal`` writes
-        for a ``str``), and the origin comment."""
-        parts = self.skeleton.split("\x00")
-        strings, origin = self.strings, self.origin
-        parts[1::2] = [origin if marker == "O" else repr(strings[int(marker)]) for marker in parts[1::2]]
-        return "".join(parts)
 
 
 def plan_tool_validator(grammar: GraphGrammar, tool: ToolSpec) -> ToolValidatorPlan:

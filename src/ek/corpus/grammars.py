@@ -14,12 +14,13 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ek.bfcl import to_grammar
+import ek.bfcl
+import ek.runtime
 from ek.bfcl.typemap import source_language
 from ek.corpus.reading import GRAMMAR_REF
 from ek.grammar.model import GraphGrammar
 from ek.limits import BFCL_METRICS_CACHED
-from ek.runtime import grammar_of, resolve
+from ek.runtime.api import grammar_of
 from ek.scorer.metric import ToolCallMetric
 
 
@@ -35,7 +36,8 @@ def load_grammar(spec: str, search_path: Sequence[str] = ()) -> GraphGrammar:
     """
     try:
         if GRAMMAR_REF.fullmatch(spec) and not os.path.exists(spec):
-            return grammar_of(resolve(spec, search_path=list(search_path) or ["."]))
+            # the package's lazy export: the resolver (and the loader, Lark) load on a NAME@VERSION only
+            return grammar_of(ek.runtime.resolve(spec, search_path=list(search_path) or ["."]))
         return grammar_of(spec)
     except Exception as exc:  # noqa: BLE001 - any failure to resolve is reported on the lines that need it
         message = str(exc).strip() or type(exc).__name__
@@ -182,7 +184,7 @@ class MetricCache:
 
     def _bfcl_new(self, key: str | tuple[str, ...], functions: Any, *, validate: bool = True) -> ToolCallMetric:
         """The metric of ``functions``, built and kept in the LRU under ``key``."""
-        metric = ToolCallMetric(grammar=to_grammar(list(functions)).grammar, validate=validate, **self._options)
+        metric = ToolCallMetric(grammar=ek.bfcl.to_grammar(list(functions)).grammar, validate=validate, **self._options)
         self._bfcl[key] = metric
         if len(self._bfcl) > self.BFCL_CACHE:
             dropped, _ = self._bfcl.popitem(last=False)

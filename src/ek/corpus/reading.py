@@ -27,15 +27,8 @@ from typing import Any, BinaryIO
 
 import attrs
 
-from ek.bfcl import (
-    expects_no_call,
-    expects_some_call,
-    gold_calls,
-    read_possible_answers,
-    read_questions,
-    underscored_answer,
-)
-from ek.bfcl.data import Question
+from ek.bfcl.data import Question, read_possible_answers, read_questions, underscored_answer
+from ek.bfcl.gold import expects_no_call, expects_some_call, gold_calls
 from ek.bfcl.multiturn import category_of_id, ground_truth_turns, is_steps
 from ek.bfcl.signatures import Signatures, load_signatures
 from ek.calls import ANY_CALL, Step

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import multiprocessing
 import os
 import signal
 import sys
@@ -19,12 +18,10 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from itertools import chain, islice
 from operator import itemgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -59,6 +56,9 @@ from ek.scorer.accounting import Score
 from ek.scorer.alignment import alignment_dict
 from ek.scorer.metric import ToolCallMetric
 from ek.scorer.turns import EpisodeScore, score_turns
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 
 @attrs.frozen
@@ -552,6 +552,8 @@ def _start_method() -> str:
     gRPC threads are not Python's): a forked worker inherits the driver's gRPC connections and writes on
     them (a garbage-collected ObjectRef sends FreeObjects to the raylet), which corrupts them, and the
     driver's next Ray call waits for ever (docs/ray.md: "A Ray that stops answering")."""
+    import multiprocessing  # here: a run without --jobs never loads multiprocessing
+
     if sys.platform == "linux" and "fork" in multiprocessing.get_all_start_methods() and _one_thread():
         return "fork"
     return "spawn"
@@ -599,6 +601,17 @@ def _death(pool: ProcessPoolExecutor, wait: float = 2.0) -> str:
     return f"exited with status {cause}"
 
 
+def _process_pool(workers: int, initargs: tuple[Any, ...]) -> ProcessPoolExecutor:
+    """The pool of a ``--jobs`` run's ``workers`` processes, each set up by :func:`_init_worker`. Imported here,
+    not at the top: multiprocessing and the executor cost a few milliseconds at every start, and a run without
+    ``--jobs`` never needs them."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(_start_method()),
+                               initializer=_init_worker, initargs=initargs)
+
+
 def _score_in_workers(options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] | None,
                       functions: Mapping[str, Any] | None, chunks: Iterator[list[tuple[int, bytes]]],
                       total: Summary, jobs: int, absorb: Callable[[Summary], None] | None = None) -> None:
@@ -614,8 +627,9 @@ def _score_in_workers(options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] |
     ahead = list(islice(chunks, jobs))
     if not ahead:  # an empty corpus: nothing to start workers for
         return
-    pool = ProcessPoolExecutor(len(ahead), mp_context=multiprocessing.get_context(_start_method()),
-                               initializer=_init_worker, initargs=(options, gold_by_id, functions))
+    from concurrent.futures.process import BrokenProcessPool
+
+    pool = _process_pool(len(ahead), (options, gold_by_id, functions))
     pending: deque[tuple[int, Future[Summary]]] = deque()
     try:
         try:

@@ -13,7 +13,6 @@ name is not found or ``auto`` runs.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from importlib import metadata
 from typing import Any
 
 import attrs
@@ -166,6 +165,7 @@ def load_entry_points() -> None:
         return
     _entry_points_loaded = True
     import warnings
+    from importlib import metadata  # here, not at the top: 10-20 ms of imports a run in a named format never needs
 
     for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
         if entry.name in _FORMATS:

@@ -21,11 +21,6 @@ from typing import Any
 
 from ek.grammar.model import GraphGrammar
 from ek.runtime.lazy import grammar_validator
-from ek.runtime.loader import (
-    is_schema_path,
-    load_schema,
-    module_of,
-)
 from ek.runtime.violation import Violation
 
 #: validator(tool_name, args) -> violations ([] when the call fits the schema)
@@ -41,17 +36,27 @@ def validator_for(obj: Any) -> Validator:
     """
     if isinstance(obj, GraphGrammar):
         return grammar_validator(obj)
-    if is_schema_path(obj):
-        return grammar_validator(load_schema(obj))
-    return module_of(obj).validate  # type: ignore[no-any-return]
+    loader = _loader()
+    if loader.is_schema_path(obj):
+        return grammar_validator(loader.load_schema(obj))
+    return loader.module_of(obj).validate  # type: ignore[no-any-return]
 
 
 def grammar_of(obj: Any) -> GraphGrammar:
     """The GraphGrammar behind a GraphGrammar, a generated module (its ``GRAMMAR``) or a schema/module path."""
     if isinstance(obj, GraphGrammar):
         return obj
-    if is_schema_path(obj):
-        return load_schema(obj)
-    if isinstance(obj, (types.ModuleType, str, os.PathLike)):
-        return module_of(obj).GRAMMAR  # type: ignore[no-any-return]
-    raise TypeError(f"expected a GraphGrammar, a generated module or a path, got {type(obj).__name__}")
+    if not isinstance(obj, (types.ModuleType, str, os.PathLike)):
+        raise TypeError(f"expected a GraphGrammar, a generated module or a path, got {type(obj).__name__}")
+    loader = _loader()
+    if loader.is_schema_path(obj):
+        return loader.load_schema(obj)
+    return loader.module_of(obj).GRAMMAR  # type: ignore[no-any-return]
+
+
+def _loader() -> types.ModuleType:
+    """:mod:`ek.runtime.loader`, imported when a path or a module names the grammar: it brings Lark and the code
+    generator (30-40 ms of imports), which a GraphGrammar (built in code, or from BFCL's functions) never needs."""
+    import ek.runtime.loader
+
+    return ek.runtime.loader

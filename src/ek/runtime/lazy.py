@@ -37,8 +37,9 @@ from collections.abc import Callable, Mapping
 from types import CodeType, FunctionType
 from typing import Any
 
-from ek.codegen import GenerationError
-from ek.codegen.emitter import TOOL_VALIDATOR_NAME, ToolValidatorPlan, plan_tool_validator
+import ek.codegen
+from ek.codegen.errors import GenerationError
+from ek.codegen.toolplan import TOOL_VALIDATOR_NAME, ToolValidatorPlan
 from ek.codegen.validators import refuse_unsafe_patterns
 from ek.grammar import fits
 from ek.grammar.model import GraphGrammar, ToolSpec
@@ -209,6 +210,12 @@ def _tiered(owner: GrammarValidator, spec: ToolSpec) -> FunctionType:
 #: last, at most ``COMPILED_VALIDATORS``.
 _by_source: dict[str, tuple[_ToolCheck, str]] = {}
 _by_source_lock = threading.Lock()
+
+
+def plan_tool_validator(grammar: GraphGrammar, tool: ToolSpec) -> ToolValidatorPlan:
+    """:func:`ek.codegen.emitter.plan_tool_validator`, imported when a validator is first compiled: the emitter
+    loads jinja2, which scoring with validators interpreted never needs."""
+    return ek.codegen.plan_tool_validator(grammar, tool)  # the package's lazy export: loaded on this first use
 
 
 def _compiled(plan: ToolValidatorPlan, grammar_key: str, tool_name: str) -> _ToolCheck:

@@ -19,8 +19,8 @@ import types
 from pathlib import Path
 from typing import Any
 
-from ek.codegen import GENERATOR_VERSION, module_stem
-from ek.codegen.emitter import render as generate
+import ek.codegen
+from ek.codegen.naming import module_stem
 from ek.grammar.api import load
 from ek.grammar.model import GraphGrammar
 from ek.runtime.errors import GeneratedModuleError, UnsupportedGeneratorError
@@ -161,15 +161,15 @@ def compile_grammar(grammar: GraphGrammar) -> types.ModuleType:
             hit = None
         if hit is not None:
             return hit
-        source = generate(grammar)
+        source = _generate(grammar)
         sha = "gen:" + hashlib.sha256(source.encode("utf-8")).hexdigest()
-    key = (sha, GENERATOR_VERSION)
+    key = (sha, ek.codegen.GENERATOR_VERSION)
     with _lock:
         cached = _compiled.get(key)
         if cached is not None and cached.GRAMMAR == grammar:
             return cached
         if source is None:
-            source = generate(grammar)
+            source = _generate(grammar)
         tag = hashlib.sha256(source.encode("utf-8")).hexdigest()[:12]
         name = f"_ek_compiled.{module_stem(grammar.name, grammar.version)}_{tag}"
         _private_package("_ek_compiled")
@@ -191,6 +191,12 @@ def compile_grammar(grammar: GraphGrammar) -> types.ModuleType:
             except TypeError:
                 pass
         return module
+
+
+def _generate(grammar: GraphGrammar) -> str:
+    """The module ``ek gen`` writes for ``grammar``: the emitter is reached through :mod:`ek.codegen`'s lazy names,
+    so loading a ``.ek`` schema to score with (validators compiled per tool) never imports it, nor jinja2."""
+    return ek.codegen.render(grammar)  # type: ignore[no-any-return]
 
 
 def is_schema_path(obj: Any) -> bool:

@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from types import CodeType
 from typing import Any
 
-from ek.codegen.emitter import TOOL_VALIDATOR_NAME, ToolValidatorPlan
+from ek.codegen.toolplan import TOOL_VALIDATOR_NAME, ToolValidatorPlan
 from ek.limits import COMPILED_VALIDATORS
 
 #: Starts every placeholder string: a private-use character, which no generated code writes

@@ -22,12 +22,13 @@ from typing import Any
 
 import attrs
 
+import ek.runtime
 from ek.calls import ANY_CALL, Step, after_of, must_precede
 from ek.canon import Canonicalizer, get_canonicalizer
 from ek.grammar.model import GraphGrammar
 from ek.limits import EXACT_PAIRWISE_CALLS, MATCH_MAX_PAIRS
 from ek.parsing import ParseError, coerce_call, get_format, parse_calls, read_plain_bfcl
-from ek.runtime import grammar_of, is_schema_path, validator_for
+from ek.runtime.api import grammar_of, validator_for
 from ek.scorer.accounting import (
     ABSENT,
     FN,
@@ -216,6 +217,14 @@ def _top_arg(path: str) -> str | None:
     return name if isinstance(name, str) else None
 
 
+def _generated(source: Any) -> bool:
+    """Is ``source`` (what the user passed for the grammar) a generated module or its path, which validates with
+    its own code? Not a GraphGrammar, nor a ``.ek`` schema (validated by validators compiled per tool)."""
+    if source is None or isinstance(source, GraphGrammar):
+        return False
+    return not ek.runtime.is_schema_path(source)  # the package's lazy export (the loader read the path already)
+
+
 class _Context:
     """Per-metric caches: canonicalizer, grammar rules per tool, the schema validator."""
 
@@ -230,8 +239,7 @@ class _Context:
         self._checks: dict[str, tuple[frozenset[str], Callable[[Mapping[str, Any]], Sequence[Any]] | None]] = {}
         self._validator: Callable[[str, Mapping[str, Any]], Sequence[Any]] | None = None
         if grammar is not None and validate:
-            generated = source is not None and not isinstance(source, GraphGrammar) and not is_schema_path(source)
-            self._validator = validator_for(source if generated else grammar)
+            self._validator = validator_for(source if _generated(source) else grammar)
 
     def rules(self, tool: str) -> dict[str, ArgRule] | None:
         """The tool's per-argument rules; None for a tool the grammar does not declare (or no grammar)."""
