@@ -79,3 +79,19 @@ def test_a_validator_compiled_on_use_loads_the_emitter_then_and_answers_the_same
     same, violations, emitter_while_interpreted, emitter_after, compiled = got["result"]  # type: ignore[misc]
     assert same and violations == ["$.host: expected str, got int"]
     assert not emitter_while_interpreted and emitter_after and compiled
+
+
+def test_ek_score_with_schemas_reads_them_without_generating_a_module(tmp_path: Path) -> None:
+    """The bundled example: ``--grammar travel-v2.ek``, and lines naming ``travel@1``, resolved beside it. Both
+    schemas are read (Lark); neither becomes a generated module, so the emitter and jinja2 stay unloaded."""
+    example = Path(__file__).resolve().parents[1] / "examples" / "travel"
+    got = _loaded_after(
+        "from ek.cli import main\n"
+        f"result = main(['score', {str(example / 'corpus.jsonl')!r}, '--grammar', {str(example / 'travel-v2.ek')!r}, "
+        f"'--json', {str(tmp_path / 'r.json')!r}])\n"
+        "result = [result, 'lark' in sys.modules]\n")
+    assert got["result"] == [0, True]
+    assert set(got["loaded"]) <= {"lark", "ek.runtime.loader", "ek.grammar.parser", "importlib.metadata"}  # type: ignore[arg-type]
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["corpus"]["episodes_scored"] == 30
+    assert [g["grammar"] for g in report["grammars"]] == [str(example / "travel-v2.ek"), "travel@1"]

@@ -22,6 +22,7 @@ from ek.runtime import (
     compile_grammar,
     load_module,
     resolve,
+    resolve_grammar,
 )
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
@@ -53,6 +54,26 @@ def test_runtime_resolve_refuses_a_stale_module_and_says_what_to_run(layout: tup
     compiled = resolve("travel@2", search_path=[gen, schemas], on_stale="compile")
     assert compiled.GRAMMAR.tool("ping") is not None
     assert resolve("travel@1", search_path=[gen, schemas]).GRAMMAR_VERSION == 1  # the other version is fine
+
+
+def test_resolve_grammar_gives_the_grammar_resolve_serves_without_compiling_a_schema(
+        layout: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same search, checks and errors as ``resolve``; a schema is read, never generated into a module."""
+    schemas, gen = layout
+    for key, path in (("travel@2", [gen, schemas]), ("travel@1", [schemas, gen]), ("travel@2", [schemas])):
+        assert resolve_grammar(key, search_path=path) == resolve(key, search_path=path).GRAMMAR
+    assert resolve_grammar("travel@2", search_path=[gen, schemas]) is resolve("travel@2", [gen, schemas]).GRAMMAR
+    import ek.runtime.resolution
+
+    monkeypatch.setattr(ek.runtime.resolution, "compile_grammar", lambda grammar: pytest.fail("compiled a module"))
+    assert resolve_grammar("travel@2", search_path=[schemas]) == ek.grammar.load(schemas / "travel-v2.ek")
+    schema = schemas / "travel-v2.ek"
+    schema.write_text(schema.read_text(encoding="utf-8") + "\ntool ping {\n    host: str\n}\n", encoding="utf-8")
+    with pytest.raises(StaleModuleError, match="travel_v2.py is stale"):
+        resolve_grammar("travel@2", search_path=[gen, schemas])
+    assert resolve_grammar("travel@2", search_path=[gen, schemas], on_stale="compile").tool("ping") is not None
+    with pytest.raises(GrammarNotFoundError, match="no generated module travel_v9.py and no .ek schema"):
+        resolve_grammar("travel@9", search_path=[gen, schemas])
 
 
 def test_runtime_refuses_a_module_from_an_unknown_generator_version(tmp_path: Path) -> None:

@@ -36,8 +36,9 @@ def load_grammar(spec: str, search_path: Sequence[str] = ()) -> GraphGrammar:
     """
     try:
         if GRAMMAR_REF.fullmatch(spec) and not os.path.exists(spec):
-            # the package's lazy export: the resolver (and the loader, Lark) load on a NAME@VERSION only
-            return grammar_of(ek.runtime.resolve(spec, search_path=list(search_path) or ["."]))
+            # the package's lazy export: the resolver (and the loader, Lark) load on a NAME@VERSION only; a schema
+            # is read, not compiled into a module (the metric compiles each tool's validator as it is used)
+            return ek.runtime.resolve_grammar(spec, search_path=list(search_path) or ["."])
         return grammar_of(spec)
     except Exception as exc:  # noqa: BLE001 - any failure to resolve is reported on the lines that need it
         message = str(exc).strip() or type(exc).__name__

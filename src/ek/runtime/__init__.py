@@ -29,6 +29,7 @@ _EXPORTS: dict[str, str] = {
     "load_schema": "ek.runtime.loader",
     "module_of": "ek.runtime.loader",
     "resolve": "ek.runtime.resolution",
+    "resolve_grammar": "ek.runtime.resolution",
     "validator_for": "ek.runtime.api",
 }
 

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
+from ek.grammar.model import GraphGrammar
 from ek.grammar.names import safe_identifier
 from ek.runtime.errors import GrammarNotFoundError, StaleModuleError
 from ek.runtime.freshness import check_fresh, recorded_schema
@@ -77,6 +78,26 @@ def resolve(
     :class:`StaleModuleError`, or with ``on_stale="compile"`` the schema is
     compiled in memory instead.
     """
+    found = _find(key, search_path, on_stale)
+    return found if isinstance(found, types.ModuleType) else compile_grammar(load_schema(found))
+
+
+def resolve_grammar(
+    key: str,
+    search_path: Iterable[str | os.PathLike[str]] = (".",),
+    *,
+    on_stale: Literal["error", "compile"] = "error",
+) -> GraphGrammar:
+    """The grammar of the module :func:`resolve` gives for ``key``: a fresh generated module's ``GRAMMAR``, or the
+    schema it would compile, read without generating a module (what scoring needs: its validators are compiled
+    per tool, as they are used). The same search, checks and errors as :func:`resolve`."""
+    found = _find(key, search_path, on_stale)
+    return found.GRAMMAR if isinstance(found, types.ModuleType) else load_schema(found)  # type: ignore[no-any-return]
+
+
+def _find(key: str, search_path: Iterable[str | os.PathLike[str]],
+          on_stale: Literal["error", "compile"]) -> types.ModuleType | Path:
+    """:func:`resolve`'s search: the fresh generated module for ``key``, or the schema to compile in its place."""
     name, version = parse_key(key)
     dirs = [Path(d) for d in search_path]
     stem = f"{safe_identifier(name)}_v{version}"
@@ -100,8 +121,8 @@ def resolve(
             fallback = [s for s in candidates[:1] + schemas if schema_key(s) == (name, version)]
             if on_stale != "compile" or not fallback:
                 raise
-        return compile_grammar(load_schema(fallback[0]))
+        return fallback[0]
     if schemas:
-        return compile_grammar(load_schema(schemas[0]))
+        return schemas[0]
     where = ", ".join(str(d) for d in dirs) or "(empty search path)"
     raise GrammarNotFoundError(f"no generated module {stem}.py and no .ek schema for {key} in: {where}")
