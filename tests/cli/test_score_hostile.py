@@ -127,7 +127,8 @@ def test_numeric_options_say_what_they_expect() -> None:
     assert proc.returncode == 2 and "_non_negative" not in proc.stderr
     assert "--worst: expected a whole number 0 or more, got 'x'" in proc.stderr
     proc = run_ek("score", "-", "--bootstrap", "x")
-    assert proc.returncode == 2 and "--bootstrap: expected a whole number from 0 (off) to 100000, got 'x'" in proc.stderr
+    assert proc.returncode == 2
+    assert "--bootstrap: expected a whole number from 0 (off) to 100000, got 'x'" in proc.stderr
 
 
 def test_an_id_of_the_other_type_in_the_gold_file_gets_a_hint() -> None:

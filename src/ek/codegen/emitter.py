@@ -222,7 +222,6 @@ def render(grammar: GraphGrammar, out_dir: str | os.PathLike[str] | None = None)
     return source
 
 
-#: The function a source from :func:`render_tool_validator` defines.
 def render_tool_validator(grammar: GraphGrammar, tool: ToolSpec) -> str:
     """A small module defining ``validate_args(args)`` for one tool of ``grammar``: the body and
     tables the full module would have for it, so a grammar of thousands of tools can be validated

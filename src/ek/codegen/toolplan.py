@@ -14,9 +14,9 @@ TOOL_VALIDATOR_NAME = "validate_args"
 
 @attrs.frozen
 class ToolValidatorPlan:
-    """:func:`ek.codegen.emitter.render_tool_validator`'s module as a *shape* and what fills it: ``skeleton`` is its text with
-    each string literal made a marker ``\x00<k>\x00`` (``strings[k]`` the string it writes) and its origin
-    comment ``\x00O\x00`` (``origin``). Tools alike but for their names and messages share a skeleton,
+    """:func:`ek.codegen.emitter.render_tool_validator`'s module as a *shape* and what fills it: ``skeleton``
+    is its text with each string literal made a marker ``\x00<k>\x00`` (``strings[k]`` the string it writes)
+    and its origin comment ``\x00O\x00`` (``origin``). Tools alike but for their names and messages share a skeleton,
     which :mod:`ek.runtime.shapecode` compiles once. Markers cannot occur in the text otherwise (``repr``
     writes a NUL byte as ``\x00``), and every string was checked to be writable (no lone surrogate)."""
 
