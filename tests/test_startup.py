@@ -95,3 +95,16 @@ def test_ek_score_with_schemas_reads_them_without_generating_a_module(tmp_path: 
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["corpus"]["episodes_scored"] == 30
     assert [g["grammar"] for g in report["grammars"]] == [str(example / "travel-v2.ek"), "travel@1"]
+
+
+def test_a_lazy_package_gives_its_submodules_as_attributes_as_an_eager_one_did() -> None:
+    got = _loaded_after(
+        "import ek.codegen, ek.bfcl, ek.runtime\n"
+        "before = 'ek.codegen.emitter' in sys.modules\n"
+        "result = [before, ek.codegen.emitter.GENERATOR_VERSION == ek.codegen.GENERATOR_VERSION,\n"
+        "          ek.bfcl.checker.check is ek.bfcl.check, ek.runtime.loader.is_schema_path('a.ek')]\n"
+        "try:\n"
+        "    ek.codegen.no_such_name\n"
+        "except AttributeError as exc:\n"
+        "    result.append(str(exc))\n")
+    assert got["result"] == [False, True, True, True, "module 'ek.codegen' has no attribute 'no_such_name'"]

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from collections.abc import Callable, Mapping, MutableMapping
 from typing import Any
 
@@ -21,6 +22,11 @@ def lazy_exports(package: str, namespace: MutableMapping[str, Any], exports: Map
     def __getattr__(name: str) -> Any:
         module = exports.get(name)
         if module is None:
+            # a submodule asked for as an attribute (``ek.codegen.emitter`` after ``import ek.codegen``), as an
+            # eager package that imported it would have it: imported now
+            if (name.isidentifier() and not name.startswith("__")
+                    and importlib.util.find_spec(f"{package}.{name}") is not None):
+                return importlib.import_module(f"{package}.{name}")
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         value = getattr(importlib.import_module(module), name)
         namespace[name] = value
