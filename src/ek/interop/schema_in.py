@@ -43,7 +43,7 @@ from ek.grammar.regexes import compile_pattern, pattern_problem, starts_with_rep
 from ek.grammar.strings import escape_line_breaks, is_finite, to_float
 from ek.interop.formats import FORMAT_PATTERNS, format_of
 from ek.interop.issues import Issues, child
-from ek.limits import IMPORT_MAX_DEPTH, SCHEMA_MAX_DEFAULT_VALUES, SCHEMA_MAX_ENUM_MEMBERS
+from ek.limits import IMPORT_MAX_DEPTH, SCHEMA_MAX_DEFAULT_VALUES, SCHEMA_MAX_ENUM_MEMBERS, SCHEMA_MAX_NESTING
 
 _STR = {"string", "String", "char", "str"}
 _INT = {"integer", "int", "byte", "short", "long", "Bigint"}
@@ -114,6 +114,10 @@ class Converter:
                     continue
             if props_path is None:
                 props_path = child(path, "properties")
+            if type(name) is not str:  # only a schema built in Python has one: JSON keys are text
+                self.issues.error(child(props_path, repr(name)), f"a property name must be a string, got "
+                                                                 f"{type(name).__name__}; property skipped")
+                continue
             fpath = child(props_path, name)
             if not name:
                 self.issues.error(fpath, "an empty property name cannot be expressed; property skipped")
@@ -236,7 +240,10 @@ class Converter:
 
     def _type_of(self, schema: Mapping[str, Any], path: str, nulls: list[str] | None) -> tuple[TypeNode, Constraints]:
         for key in schema:
-            if key not in _HANDLED and not key.startswith("x-ek-") and key not in ("title", "examples"):
+            if type(key) is not str:  # only a schema built in Python has one: JSON keys are text
+                self.issues.warn(child(path, repr(key)), f"a keyword must be a string, got {type(key).__name__}; "
+                                                         "dropped")
+            elif key not in _HANDLED and not key.startswith("x-ek-") and key not in ("title", "examples"):
                 self.issues.warn(child(path, key), f"keyword {key!r} cannot be expressed in .ek; dropped")
             elif key in ("title", "examples"):
                 self.issues.warn(child(path, key), f"{key!r} has no place in .ek; dropped")
@@ -685,6 +692,11 @@ class Converter:
             self.issues.warn(path, f"a default of {values} values is more than ek reads ({SCHEMA_MAX_DEFAULT_VALUES}); "
                                    "dropped")
             return NO_DEFAULT
+        depth = _depth_of(value)
+        if depth > SCHEMA_MAX_NESTING:
+            self.issues.warn(path, f"a default nested {depth} levels deep is more than ek reads (SCHEMA_MAX_NESTING, "
+                                   f"{SCHEMA_MAX_NESTING}); dropped")
+            return NO_DEFAULT
         problem = self._misfit(value, type_node, constraints)
         if problem:
             self.issues.warn(path, f"default {value!r:.60} {problem}; dropped")
@@ -996,6 +1008,25 @@ def _values_in(value: Any) -> int:
         elif isinstance(item, Mapping):
             stack.extend(item.values())
     return count
+
+
+def _depth_of(value: Any) -> int:
+    """Levels of lists and objects in a JSON value (iteratively: it may nest past the recursion limit).
+
+    >>> _depth_of(1), _depth_of([]), _depth_of({"a": [[1]], "b": 2})
+    (0, 1, 3)
+    """
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+        elif isinstance(item, Mapping):
+            stack.extend((v, depth + 1) for v in item.values())
+        else:
+            continue
+        deepest = max(deepest, depth + 1)
+    return deepest
 
 
 def _plain(value: Any) -> bool:

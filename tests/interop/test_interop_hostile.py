@@ -1,0 +1,49 @@
+"""Hostile JSON Schemas given to :func:`ek.interop.import_tools` as Python data: each is reported at its JSON
+path and the imported grammar prints to text that lints clean; none raises."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ek.grammar import format_grammar, parse
+from ek.interop import import_tools
+
+
+def _openai(parameters: dict[Any, Any]) -> list[dict[str, Any]]:
+    return [{"type": "function", "function": {"name": "t", "description": "d", "parameters": parameters}}]
+
+
+def _nested_list(depth: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
+def _imported_lints(parameters: dict[Any, Any]) -> list[str]:
+    """The issues of importing ``parameters``, after checking the imported grammar lints clean."""
+    result = import_tools(_openai(parameters), "openai", name="g")
+    parse(format_grammar(result.grammar))
+    return [str(issue) for issue in result.issues]
+
+
+def test_non_text_keys_built_in_python_are_reported_not_raised() -> None:
+    issues = _imported_lints({"type": "object", "properties": {
+        1: {"type": "string"}, "ok": {"type": "string", 5: "x"}, None: {"type": "integer"}}})
+    assert any("properties['1']: error: a property name must be a string, got int" in i for i in issues), issues
+    assert any("properties.ok['5']: warning: a keyword must be a string, got int" in i for i in issues), issues
+    assert any("got NoneType; property skipped" in i for i in issues), issues
+
+
+@pytest.mark.parametrize("depth", [33, 2000])
+def test_a_default_nested_past_the_limit_is_dropped_naming_it(depth: int) -> None:
+    issues = _imported_lints({"type": "object", "properties": {"x": {"type": "array", "default": _nested_list(depth)}}})
+    assert any(f"x.default: warning: a default nested {depth} levels deep" in i and "SCHEMA_MAX_NESTING" in i
+               for i in issues), issues
+
+
+def test_a_default_at_the_nesting_limit_is_kept() -> None:
+    result = import_tools(_openai({"type": "object", "properties": {"x": {"default": _nested_list(32)}}}), "openai")
+    assert result.grammar.tools[0].fields[0].default == _nested_list(32)
