@@ -47,3 +47,49 @@ def test_a_default_nested_past_the_limit_is_dropped_naming_it(depth: int) -> Non
 def test_a_default_at_the_nesting_limit_is_kept() -> None:
     result = import_tools(_openai({"type": "object", "properties": {"x": {"default": _nested_list(32)}}}), "openai")
     assert result.grammar.tools[0].fields[0].default == _nested_list(32)
+
+
+def _lists(depth: int, inner: dict[str, Any]) -> dict[str, Any]:
+    for _ in range(depth):
+        inner = {"type": "array", "items": inner}
+    return inner
+
+
+def _objects(depth: int, inner: dict[str, Any]) -> dict[str, Any]:
+    for _ in range(depth):
+        inner = {"type": "object", "properties": {"x": inner}}
+    return inner
+
+
+#: name -> (arguments object, the argument read as any, the limit named)
+PAST_A_LIMIT: dict[str, tuple[dict[str, Any], str, str]] = {
+    "lists nested 10 deep": ({"type": "object", "properties": {"a": _lists(10, {"type": "string"})}},
+                             "a", "SCHEMA_MAX_LIST_NESTING"),
+    "lists nested 10 deep through an object": (
+        {"type": "object", "properties": {"a": _lists(5, _objects(1, _lists(5, {"type": "string"})))}},
+        "a", "SCHEMA_MAX_LIST_NESTING"),
+    "a $ref of 6 lists used inside 6 more": (
+        {"type": "object", "$defs": {"L": _lists(6, {"type": "string"})},
+         "properties": {"a": {"$ref": "#/$defs/L"}, "b": _lists(6, {"$ref": "#/$defs/L"})}},
+        "b", "SCHEMA_MAX_LIST_NESTING"),
+    "a $ref of 25 levels used 20 levels down": (
+        {"type": "object", "$defs": {"A": _objects(25, {"type": "string"})},
+         "properties": {"a": {"$ref": "#/$defs/A"}, "b": _objects(20, {"$ref": "#/$defs/A"})}},
+        "b", "SCHEMA_MAX_NESTING"),
+    "$refs that double at each use": (
+        {"type": "object", "properties": {"x": {"$ref": "#/$defs/A30"}},
+         "$defs": {"A0": {"type": "string"}} | {f"A{i}": {"type": "object", "properties": {
+             "a": {"$ref": f"#/$defs/A{i - 1}"}, "b": {"$ref": f"#/$defs/A{i - 1}"}}} for i in range(1, 31)}},
+        "x", "SCHEMA_MAX_TYPE_NODES"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PAST_A_LIMIT))
+def test_an_argument_past_a_limit_of_lint_is_read_as_any_at_its_path(case: str) -> None:
+    parameters, name, limit = PAST_A_LIMIT[case]
+    result = import_tools(_openai(parameters), "openai", name="g")
+    parse(format_grammar(result.grammar))
+    (tool,) = result.grammar.tools
+    assert str(tool.field(name).type) == "any"
+    assert any(f"properties.{name}: error:" in str(i) and limit in str(i) and "read as any" in str(i)
+               for i in result.issues), [str(i) for i in result.issues]
