@@ -51,6 +51,18 @@ def test_names_with_control_characters_are_refused_and_enum_members_are_values()
     ]
 
 
+@pytest.mark.parametrize(("name", "message"), [
+    ("a\\u0000b", "a grammar name cannot hold the control character U+0000"),
+    ("\\u001b[31mred", "a grammar name cannot hold the control character U+001B"),
+    ("evil\\u202etxt", "a grammar name cannot hold the control character U+202E"),
+    ("a b", "grammar name 'a b' must be non-empty, without spaces or '@'"),
+])
+def test_a_grammar_name_is_refused_saying_why(name: str, message: str) -> None:
+    with pytest.raises(SchemaError) as info:
+        parse(f'grammar "{name}" 1\ntool t {{\n    x: str\n}}\n', "n.ek")
+    assert [(d.line, d.column, d.message) for d in info.value.diagnostics] == [(1, 1, message)]
+
+
 def test_numbers_past_a_float_are_refused_not_converted() -> None:
     assert to_float(10**308) == 1e308 and to_float(10**309) is None
     with pytest.raises(SchemaError) as info:

@@ -130,7 +130,9 @@ class _Checker:
         for extra in headers[1:]:
             self.error(extra.loc, f"repeated grammar header (the first is at line {first.loc.line})")
         name = first.name
-        if not name or "@" in name or any(ch.isspace() for ch in name) or unfit_character(name) is not None:
+        if name and unfit_character(name) is not None:  # (as for tool names: said, not lumped in with spaces)
+            self.error(first.loc, f"a grammar name cannot hold the control character {unfit_character(name)}")
+        elif not name or "@" in name or any(ch.isspace() for ch in name):
             self.error(first.loc, f"grammar name {name!r} must be non-empty, without spaces or '@'")
         version = first.version.value
         if not isinstance(version, int) or version < 1:
