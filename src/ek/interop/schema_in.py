@@ -98,8 +98,7 @@ class Converter:
                                  f"(a string), got {type(name).__name__}; ignored")
             elif name not in props:
                 self.issues.warn(child(path, "required"), f"required property {name!r} is not defined; ignored")
-        if not all(type(name) is str for name in required):
-            required = [name for name in required if type(name) is str]
+        required_names = frozenset(name for name in required if type(name) is str)  # one lookup per property
         out: list[FieldSpec] = []
         safe_names: dict[str, str] = {}
         props_path = None  # worked out at the first property the general path reads (only issues show it)
@@ -107,7 +106,7 @@ class Converter:
         lists_ok = self._depth + 1 < MAX_DEPTH  # ... and before its items' (a list's are one level down)
         for name, sub in props.items():
             if plain_ok and type(name) is str:
-                plain = _plain_field(name, sub, name in required, lists_ok)
+                plain = _plain_field(name, sub, name in required_names, lists_ok)
                 if plain is not None and name not in safe_names:
                     safe_names[name] = name
                     out.append(plain)
@@ -135,7 +134,7 @@ class Converter:
             if not isinstance(sub, Mapping):
                 self.issues.warn(fpath, f"a property schema must be an object, got {type(sub).__name__}; read as any")
                 sub = {}
-            out.append(self.field(name, sub, name in required, fpath, nested=nested))
+            out.append(self.field(name, sub, name in required_names, fpath, nested=nested))
         return tuple(out)
 
     def field(self, name: str, schema: Mapping[str, Any], required: bool, path: str, *,
@@ -384,10 +383,11 @@ class Converter:
                                    f"text and integers); widened to {kind}")
             return PrimitiveType(kind), constraints
         values = [int(m) for m in members]
-        inside = [m for m in values if (constraints.min is None or m >= constraints.min)
-                  and (constraints.max is None or m <= constraints.max)]
-        if len(inside) < len(values):  # the range is redundant when every member is inside it
-            outside = [m for m in values if m not in inside]
+        inside, outside = [], []
+        for m in values:  # one pass: a member tested against a list of the others was quadratic in the enum
+            fits = (constraints.min is None or m >= constraints.min) and (constraints.max is None or m <= constraints.max)
+            (inside if fits else outside).append(m)
+        if outside:  # the range is redundant when every member is inside it
             if not inside:
                 self.issues.warn(path, f"no member of enum {values!r:.60} is inside the range; read as {kind}")
                 return PrimitiveType(kind), constraints
@@ -756,10 +756,11 @@ def plain_fields(schema: dict[str, Any]) -> tuple[FieldSpec, ...] | None:
     for name in required:
         if type(name) is not str or name not in props:
             return None
+    required_names = frozenset(required)  # one lookup per property, not a scan of the list
     out = []
     lists = _TOOL_LISTS_OK
     for name, sub in props.items():
-        plain = _plain_field(name, sub, name in required, lists) if type(name) is str else None
+        plain = _plain_field(name, sub, name in required_names, lists) if type(name) is str else None
         if plain is None:
             return None
         out.append(plain)
