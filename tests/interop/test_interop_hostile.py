@@ -123,3 +123,18 @@ def test_an_enum_at_the_member_limit_against_a_range_is_split_in_one_pass() -> N
     assert time.process_time() - started < 0.25
     assert len(result.grammar.tools[0].fields[0].type.members) == len(members) // 2 + 1
     assert "are outside the range and can never be valid; dropped" in str(result.issues[0])
+
+
+def test_items_false_is_the_empty_list_and_items_of_no_schema_are_reported() -> None:
+    """``"items": false`` admits no item: the empty list only, which a length range says exactly (it was read
+    as ``list[any]``, any items, without a word); ``"items": "string"`` is no schema, and says so."""
+    result = import_tools(_openai({"type": "object", "properties": {
+        "none": {"type": "array", "items": False}, "text": {"type": "array", "items": "string"},
+        "anything": {"type": "array", "items": True}}}), "openai")
+    parse(format_grammar(result.grammar))
+    none, text, anything = result.grammar.tools[0].fields
+    assert (str(none.type), none.constraints.min, none.constraints.max) == ("list[any]", None, 0)
+    assert str(text.type) == str(anything.type) == "list[any]" and anything.constraints.max is None
+    assert [str(i) for i in result.issues] == [
+        "$[0].function.parameters.properties.text.items: warning: 'items' must be a schema, got str; "
+        "items read as any"]

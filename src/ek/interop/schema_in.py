@@ -294,7 +294,13 @@ class Converter:
                 item, item_constraints = self.type_of(items, child(path, "items"))
                 if not item_constraints.is_empty:
                     item = self._alias_for_constraints(item, item_constraints, child(path, "items"))
+            elif items is False:  # no item is valid: only the empty list, which .ek says as a length range
+                return ListType(PrimitiveType("any")), self._checked_range(
+                    self._lengths(schema, "minItems", "maxItems", path).min, 0, path)
             else:
+                if items is not None and items is not True:  # (true: any item, as no 'items' says)
+                    self.issues.warn(child(path, "items"), f"'items' must be a schema, got {type(items).__name__}; "
+                                                           "items read as any")
                 item = PrimitiveType("any")
             return ListType(item), self._lengths(schema, "minItems", "maxItems", path)
         if kind == "object":
