@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 
 from ek.grammar import format_grammar, parse
+from ek.grammar.names import unfit_character
+from ek.grammar.strings import encode_string
 from ek.interop import import_tools
 from ek.limits import SCHEMA_MAX_ENUM_MEMBERS
 
@@ -138,3 +140,14 @@ def test_items_false_is_the_empty_list_and_items_of_no_schema_are_reported() -> 
     assert [str(i) for i in result.issues] == [
         "$[0].function.parameters.properties.text.items: warning: 'items' must be a schema, got str; "
         "items read as any"]
+
+
+@pytest.mark.parametrize("file_name", ["we\x1b[1mird.json", "a\u202etxt.json", "tab\there.json", "\x85.json"])
+def test_the_grammar_name_taken_from_a_file_name_lints(file_name: str) -> None:
+    """A file name may hold any character; the grammar name ek import takes from it must still lint (it kept
+    an ESC or a bidi override, which the header refuses)."""
+    from ek.cli.import_ import _default_name
+
+    name = _default_name(f"/tmp/{file_name}")
+    assert unfit_character(name) is None
+    parse(f"grammar {encode_string(name)} 1\ntool t {{\n    x: str\n}}\n")
