@@ -55,8 +55,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"ek import: error: --version must be a positive integer, got {args.version}", file=sys.stderr)
         return 2
     if args.name is not None and _bad_name(args.name):
-        print(f"ek import: error: --name {args.name!r}: a grammar name must be non-empty, without spaces or '@'",
-              file=sys.stderr)
+        print(f"ek import: error: --name {args.name!r}: a grammar name must be non-empty, without spaces, '@' "
+              f"or control characters", file=sys.stderr)
         return 2
     where = "<stdin>" if args.file == "-" else args.file
     try:
