@@ -3,6 +3,7 @@ path and the imported grammar prints to text that lints clean; none raises."""
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -151,3 +152,22 @@ def test_the_grammar_name_taken_from_a_file_name_lints(file_name: str) -> None:
     name = _default_name(f"/tmp/{file_name}")
     assert unfit_character(name) is None
     parse(f"grammar {encode_string(name)} 1\ntool t {{\n    x: str\n}}\n")
+
+
+_HUGE = 10 ** 5000  # more digits than Python converts to text: no JSON text holds it, only data built in Python
+
+
+@pytest.mark.parametrize(("schema", "where"), [
+    ({"type": "integer", "minimum": _HUGE}, "properties.a.minimum"),
+    ({"type": "integer", "enum": [1, -_HUGE]}, "properties.a.enum[1]"),
+    ({"type": "integer", "default": _HUGE}, "properties.a.default"),
+    ({"default": [_HUGE]}, "properties.a.default[0]"),
+    ({"type": "string", "x-ek-importance": _HUGE}, "properties.a['x-ek-importance']"),
+])
+def test_an_int_too_long_to_print_is_refused_at_its_path(schema: dict[str, Any], where: str) -> None:
+    """It was imported, then the printer (or a warning showing it) raised Python's own ValueError."""
+    with pytest.raises(ValueError, match=re.escape(f"$[0].function.parameters.{where}: an integer of more than")):
+        import_tools(_openai({"type": "object", "properties": {"a": schema}}), "openai")
+    bfcl = [{"name": "f", "parameters": {"type": "dict", "properties": {"a": schema}}}]
+    with pytest.raises(ValueError, match=re.escape(f"$[0].parameters.{where}: an integer of more than")):
+        import_tools(bfcl, "bfcl")

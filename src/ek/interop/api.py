@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
@@ -27,6 +28,7 @@ from ek.interop.schema_in import Converter, plain_fields
 from ek.interop.sources import READERS, SOURCES
 from ek.interop.targets import TARGETS, export
 from ek.limits import SCHEMA_MAX_LIST_NESTING, SCHEMA_MAX_NESTING, SCHEMA_MAX_TYPE_NODES
+from ek.parsing.values import int_too_long, long_int_reason
 
 
 @attrs.frozen
@@ -53,9 +55,12 @@ def import_tools(data: Any, source: str, *, name: str = "imported", version: int
     if source not in SOURCES:
         raise ValueError(f"unknown import format {source!r}; choose one of: {', '.join(SOURCES)}")
     if source == "bfcl":
-        plain = _plain_bfcl_tools(data)
+        plain = _plain_bfcl_tools(data)  # (it takes no int too long to print: see _plain_default)
         if plain is not None:
             return ImportResult(GraphGrammar(name, version, plain, ()), ())
+    too_long = _too_long_int_path(data)
+    if too_long is not None:  # as ek import's JSON reader refuses one: no text could hold it, nor print it
+        raise ValueError(f"{too_long}: {long_int_reason()}; nothing imported")
     issues = Issues()
     tools: list[ToolSpec] = []
     paths: list[str] = []  # each tool's JSON path (of its arguments object)
@@ -201,6 +206,23 @@ def _past_limit(extent: Extent, nodes_before: int) -> str | None:
 #: The keys an arguments object may hold without an issue (others are reported, and dropped).
 _ARGUMENTS_KEYS = frozenset({"type", "properties", "required", "$defs", "definitions", "additionalProperties",
                              "$schema", "x-ek-weight", "description"})
+
+
+def _too_long_int_path(data: Any) -> str | None:
+    """The JSON path of the first int of more digits than Python converts to text, or None. Only data built
+    in Python holds one (JSON text cannot: the reader refuses it), and the grammar's text could not show it."""
+    stack: list[tuple[str, Any]] = [("$", data)]
+    while stack:
+        path, value = stack.pop()
+        if type(value) is int:
+            if int_too_long(value):
+                return path
+        elif isinstance(value, Mapping):
+            stack.extend((child(path, key if type(key) is str else repr(key)), item)
+                         for key, item in reversed(list(value.items())))
+        elif isinstance(value, (list, tuple)):
+            stack.extend((child(path, i), item) for i, item in reversed(list(enumerate(value))))
+    return None
 
 
 def _weight(value: Any, path: str, issues: Issues) -> float:

@@ -44,6 +44,7 @@ from ek.grammar.strings import escape_line_breaks, is_finite, to_float
 from ek.interop.formats import FORMAT_PATTERNS, format_of
 from ek.interop.issues import Issues, child
 from ek.limits import IMPORT_MAX_DEPTH, SCHEMA_MAX_DEFAULT_VALUES, SCHEMA_MAX_ENUM_MEMBERS, SCHEMA_MAX_NESTING
+from ek.parsing.values import int_too_long
 
 _STR = {"string", "String", "char", "str"}
 _INT = {"integer", "int", "byte", "short", "long", "Bigint"}
@@ -854,9 +855,11 @@ def _plain_default(value: Any, node: TypeNode) -> Any:
             return _NOT_PLAIN if number is None else number
         if name == "float":
             return _NOT_PLAIN
-        return value if kind is str or kind is int or kind is bool else _NOT_PLAIN
-    if (name == "str" and kind is str) or (name == "int" and kind is int) or (name == "bool" and kind is bool):
+        return value if kind is str or (kind is int and not int_too_long(value)) or kind is bool else _NOT_PLAIN
+    if (name == "str" and kind is str) or (name == "bool" and kind is bool):
         return value
+    if name == "int" and kind is int:
+        return _NOT_PLAIN if int_too_long(value) else value  # (too long to print: import_tools refuses it)
     return _NOT_PLAIN
 
 
