@@ -65,6 +65,13 @@ IMPORT_MAX_DEPTH = SCHEMA_MAX_NESTING
 SCHEMA_MAX_ENUM_MEMBERS = 10_000
 SCHEMA_MAX_DEFAULT_VALUES = 10_000
 
+#: Type nodes (lists, objects, their fields' types and leaves) of all of a grammar's tools, each named type
+#: written out wherever it is used, as the generated validators spell them out: about 500 bytes of module each
+#: at an argument's top, 1.7 kB ten levels down. Ten thousand tools of ten plain arguments are 100,000 (a 50 MB
+#: module). A few named types that each use the one before twice are 2**n nodes: a 2 kB schema made a 56 MB
+#: module at n = 14 and ran out of memory at n = 16 (n = 30 took 23 GB before it was killed).
+SCHEMA_MAX_TYPE_NODES = 100_000
+
 #: Syntax errors reported per schema file before the parser stops resuming: past a few dozen, the rest are
 #: echoes of the first ones.
 SYNTAX_ERRORS_REPORTED = 50

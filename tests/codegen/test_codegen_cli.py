@@ -186,3 +186,21 @@ def test_codegen_cli_compile_checks_exactly_the_files_it_writes(tmp_path: Path) 
         to_write({current: broken, changed: broken}, [])
     assert to_write({changed: "x = 2\n", tmp_path / "new.py": "y = 1\n"}, []) == {
         changed: "x = 2\n", tmp_path / "new.py": "y = 1\n"}
+
+
+def test_codegen_cli_refuses_two_grammars_that_share_a_module_file(tmp_path: Path) -> None:
+    """``a-b@1``, ``a_b@1`` and ``a.b@1`` are all ``a_b_v1.py``: one would silently replace the other's module."""
+    dashed, underscored, dotted = (tmp_path / f"{n}.ek" for n in ("dashed", "underscored", "dotted"))
+    dashed.write_text('grammar "a-b" 1\ntool t {\n    x: str\n}\n', encoding="utf-8")
+    underscored.write_text("grammar a_b 1\ntool u {\n    y: int\n}\n", encoding="utf-8")
+    dotted.write_text('grammar "a.b" 1\ntool v {\n    y: int\n}\n', encoding="utf-8")
+    out = tmp_path / "out"
+    together = ek("gen", dashed, underscored, "-o", out)
+    assert together.returncode == 1 and not out.exists()
+    assert "grammar a_b@1 would be written to a_b_v1.py, as a-b@1 of" in together.stderr
+    assert ek("gen", dashed, "-o", out).returncode == 0
+    module = (out / "a_b_v1.py").read_bytes()
+    later = ek("gen", dotted, "-o", out)
+    assert later.returncode == 1, later.stderr
+    assert f"grammar a.b@1 would overwrite {out / 'a_b_v1.py'}, the module of a-b@1" in later.stderr
+    assert (out / "a_b_v1.py").read_bytes() == module

@@ -148,3 +148,16 @@ def test_removing_a_tool_or_argument_always_breaks(g, data):
         tools = g.tools[:index] + (smaller,) + g.tools[index + 1 :]
         report = diff(g, attrs.evolve(g, tools=tools))
         assert ("argument-removed", f"{tool.name}.{tool.fields[0].name}") in [(c.kind, c.path) for c in report.breaking]
+
+
+def test_the_report_shows_enum_members_escaped_and_tells_numbers_from_text() -> None:
+    """Members are data and may hold an ESC sequence (set the terminal's title, clear the screen) or a bidi
+    override; the report goes to a terminal, so it shows them as a schema writes them."""
+    old = parse('grammar g 1\ntool f {\n    x: enum("\\u001b]0;owned\\u0007", 1, a)\n    y: enum("\\u202eb", c)\n}\n')
+    new = parse('grammar g 2\ntool f {\n    x: enum("\\u001b[2J", "1", a)\n    y: str\n}\n')
+    text = diff(old, new).render()
+    assert not any(ch in text for ch in "\x1b\x07\u202e"), text
+    assert 'f.x: enum member "\\u001b]0;owned\\u0007" removed' in text
+    assert 'f.x: enum member "\\u001b[2J" added' in text
+    assert "f.x: enum member 1 removed" in text and 'f.x: enum member "1" added' in text
+    assert 'f.y: type widened from enum("\\u202eb", c) to str' in text

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from ek.grammar import SchemaError, format_grammar, parse
 from ek.grammar.formatter import format_source
-from ek.limits import SCHEMA_MAX_LIST_NESTING, SCHEMA_MAX_NESTING
+from ek.limits import SCHEMA_MAX_LIST_NESTING, SCHEMA_MAX_NESTING, SCHEMA_MAX_TYPE_NODES
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
 EXAMPLES = [(SCHEMAS / n).read_text(encoding="utf-8") for n in ("travel-v1.ek", "travel-v2.ek")]
@@ -176,3 +176,32 @@ def test_the_verdict_on_a_backtracking_regex_is_the_same_off_the_main_thread():
     assert not worker.is_alive()
     (d,) = outcome[0].diagnostics  # type: ignore[attr-defined]
     assert (d.line, d.column) == (3, 12) and "a repetition inside a repetition: (a+)+" in d.message
+
+
+def _doubling_types(count: int) -> str:
+    """``count`` named types, each an object of two fields of the one before: 2**(count+1) - 1 type nodes."""
+    text = "grammar g 1\ntype A0 = str\n"
+    for i in range(1, count + 1):
+        text += f"type A{i} = {{ a: A{i - 1}\n b: A{i - 1} }}\n"
+    return text + f"tool t {{\n    x: A{count}\n}}\n"
+
+
+def test_named_types_that_double_at_each_use_are_refused_at_the_argument_naming_the_limit():
+    """The generator writes a named type out at each use: 30 lines would make 2**31 nodes (it ran out of memory)."""
+    assert 2 ** 16 - 1 <= SCHEMA_MAX_TYPE_NODES < 2 ** 17 - 1
+    parse(_doubling_types(15))  # 65,535 nodes: inside the limit
+    for count in (16, 30):
+        with pytest.raises(SchemaError) as info:
+            parse(_doubling_types(count), "d.ek")
+        (d,) = info.value.diagnostics
+        assert (d.line, d.column) == (2 * count + 4, 8), str(info.value)
+        assert "SCHEMA_MAX_TYPE_NODES" in d.message and "'x'" in d.message
+
+
+def test_the_type_node_limit_counts_every_tool_and_is_reported_once():
+    per_tool = "type Big = {\n" + "".join(f"    f{i}: str\n" for i in range(999)) + "}\n"
+    tools = "".join(f"tool t{i} {{\n    x: Big\n}}\n" for i in range(101))  # 1,000 nodes each
+    with pytest.raises(SchemaError) as info:
+        parse("grammar g 1\n" + per_tool + tools, "d.ek")
+    (d,) = info.value.diagnostics
+    assert "SCHEMA_MAX_TYPE_NODES" in d.message and d.line == 1004 + 3 * 100  # the 101st tool's argument

@@ -94,6 +94,13 @@ def test_a_hostile_but_valid_schema_lints_generates_a_module_that_imports_and_ex
         del sys.modules["hostile_good"]
 
 
+def _nested_list(depth: int) -> list:
+    value: list = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
 def _tool(properties: dict, **extra: object) -> dict:
     return {"title": "t", "type": "object", "properties": properties, **extra}
 
@@ -125,6 +132,8 @@ BAD_JSON: dict[str, tuple[str, int, str, str]] = {
     "ESC in a tool name": (json.dumps(_tool({"x": {"type": "string"}}) | {"title": "t\u001b[31m"}), 1,
                            "$: error:", "control character U+001B"),
     "huge maxLength": (json.dumps(_tool({"x": {"type": "string", "maxLength": 10**40}})), 0, "", ""),
+    "default nested 500 deep": (json.dumps(_tool({"x": {"type": "array", "default": _nested_list(500)}})), 0,
+                                "$.properties.x.default: warning:", "SCHEMA_MAX_NESTING"),
 }
 
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ek.codegen import GenerationError, generate, module_filename
-from ek.grammar import SchemaError, parse
+from ek.grammar import SchemaError, format_grammar, parse
 from ek.grammar.diagnostics import Diagnostic
 from ek.grammar.model import EnumType, FieldSpec, GraphGrammar, PrimitiveType, ToolSpec
 from ek.grammar.names import unfit_character
@@ -51,6 +51,18 @@ def test_names_with_control_characters_are_refused_and_enum_members_are_values()
     ]
 
 
+@pytest.mark.parametrize(("name", "message"), [
+    ("a\\u0000b", "a grammar name cannot hold the control character U+0000"),
+    ("\\u001b[31mred", "a grammar name cannot hold the control character U+001B"),
+    ("evil\\u202etxt", "a grammar name cannot hold the control character U+202E"),
+    ("a b", "grammar name 'a b' must be non-empty, without spaces or '@'"),
+])
+def test_a_grammar_name_is_refused_saying_why(name: str, message: str) -> None:
+    with pytest.raises(SchemaError) as info:
+        parse(f'grammar "{name}" 1\ntool t {{\n    x: str\n}}\n', "n.ek")
+    assert [(d.line, d.column, d.message) for d in info.value.diagnostics] == [(1, 1, message)]
+
+
 def test_numbers_past_a_float_are_refused_not_converted() -> None:
     assert to_float(10**308) == 1e308 and to_float(10**309) is None
     with pytest.raises(SchemaError) as info:
@@ -87,3 +99,15 @@ def test_a_grammar_built_in_code_with_half_a_character_is_a_generation_error(tmp
     grammar = GraphGrammar("g", 1, (ToolSpec("t", (FieldSpec("x", EnumType(("ok", "\udc00"))),)),))
     with pytest.raises(GenerationError, match="lone UTF-16 surrogate"):
         generate(grammar)
+
+
+@pytest.mark.parametrize("ch", ["\x1b", "\x07", "\x7f", "\x85", "\x9b", "\u2028", "\u202e", "\u2066", "\u2069"])
+def test_printed_schema_text_spells_controls_and_bidi_overrides_as_escapes(ch: str) -> None:
+    """fmt and import write what a string holds, never a character that a terminal or an editor would act on
+    or display out of order (C1's CSI, a bidi override): it is written as an escape and reads back the same."""
+    member, doc = f"a{ch}b", f"line one{ch}\nline two"
+    grammar = GraphGrammar("g", 1, (ToolSpec("t", (FieldSpec("x", EnumType((member, "c")), doc=doc),), doc=doc),))
+    text = format_grammar(grammar)
+    assert ch not in text and f"\\u{ord(ch):04x}" in text
+    again = parse(text)
+    assert again.tools[0].fields[0].type.members[0] == member and again.tools[0].doc == doc

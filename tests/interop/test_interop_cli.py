@@ -99,6 +99,9 @@ def test_unreadable_files_and_outputs_are_named_without_a_traceback(tmp_path: Pa
 def test_grammar_names_are_checked_and_file_names_made_usable(tmp_path: Path) -> None:
     bad = ek("import", "--from", "bfcl", "--name", "my tools", "tests/data/bfcl/BFCL_v4_simple_python.json")
     assert bad.returncode == 2 and "--name" in bad.stderr and "spaces" in bad.stderr
+    escaped = ek("import", "--from", "bfcl", "--name", "a\x1b[2Jb", "tests/data/bfcl/BFCL_v4_simple_python.json")
+    assert escaped.returncode == 2 and "--name 'a\\x1b[2Jb'" in escaped.stderr
+    assert "control characters" in escaped.stderr and "\x1b" not in escaped.stderr
     spaced = tmp_path / "my tools@v2.json"
     spaced.write_text('[{"name": "f", "parameters": {"type": "dict", "properties": {}}}]')
     out = tmp_path / "out.ek"

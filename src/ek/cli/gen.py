@@ -53,7 +53,36 @@ def _load_all(paths: list[str]) -> list[GraphGrammar] | None:
             print(f"{g.source_path}: error: grammar {g.key} is also defined in {seen[g.key]}", file=sys.stderr)
             failed = True
         seen.setdefault(g.key, str(g.source_path))
+    for message in file_name_clashes(grammars):
+        print(message, file=sys.stderr)
+        failed = True
     return None if failed else grammars
+
+
+def file_name_clashes(grammars: list[GraphGrammar]) -> list[str]:
+    """An error for each grammar whose module file name an earlier one of another key already takes
+    (``a-b@1`` and ``a_b@1`` are both ``a_b_v1.py``): one would overwrite the other."""
+    taken: dict[str, GraphGrammar] = {}
+    found = []
+    for g in grammars:
+        first = taken.setdefault(module_filename(g), g)
+        if first.key != g.key:
+            found.append(f"{g.source_path}: error: grammar {g.key} would be written to {module_filename(g)}, as "
+                         f"{first.key} of {first.source_path} is: rename one of them")
+    return found
+
+
+def overwritten_modules(grammars: list[GraphGrammar], out_dir: Path) -> list[str]:
+    """An error for each module in ``out_dir`` that a given grammar of another key would overwrite: ``ek gen``
+    replaces the modules of the grammars it is given, never another grammar's."""
+    files = {module_filename(g): g for g in grammars}
+    found = []
+    for stamps in generated_modules(out_dir):
+        g = files.get(stamps.path.name)
+        if g is not None and stamps.key != g.key:
+            found.append(f"{g.source_path}: error: grammar {g.key} would overwrite {stamps.path}, the module of "
+                         f"{stamps.key}: rename one of them, or delete {stamps.path} to drop {stamps.key}")
+    return found
 
 
 def expected_files(grammars: list[GraphGrammar], out_dir: Path) -> dict[Path, str]:
@@ -126,6 +155,11 @@ def _generate(args: argparse.Namespace) -> int:
     out_dir = Path(args.out)
     if out_dir.exists() and not out_dir.is_dir():
         print(f"ek gen: {out_dir} exists and is not a folder", file=sys.stderr)
+        return 1
+    clashes = overwritten_modules(grammars, out_dir) if out_dir.is_dir() else []
+    for message in clashes:
+        print(message, file=sys.stderr)
+    if clashes:
         return 1
     try:
         files = expected_files(grammars, out_dir)

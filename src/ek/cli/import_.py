@@ -33,12 +33,16 @@ def _bad_name(name: str) -> bool:
 
 
 def _default_name(path: str) -> str:
-    """The file name without extension, spaces and ``@`` made ``_`` (grammar names allow neither).
+    """The file name without extension, spaces, ``@`` and control characters made ``_`` (grammar names allow
+    none of them: a file name may hold any, and the grammar written must lint).
 
-    >>> _default_name("tools/my tools@v2.json"), _default_name("-")
-    ('my_tools_v2', 'imported')
+    >>> _default_name("tools/my tools@v2.json"), _default_name("-"), _default_name("we\x1b[1mird\u202e.json")
+    ('my_tools_v2', 'imported', 'we_[1mird')
     """
+    from ek.grammar.names import unfit_character
+
     stem = Path(path).stem if path != "-" else "imported"
+    stem = "".join(" " if unfit_character(ch) is not None else ch for ch in stem)  # then made "_" as a space is
     name = re.sub(r"[\s@]+", "_", stem).strip("_")
     return name or "imported"
 
@@ -51,8 +55,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"ek import: error: --version must be a positive integer, got {args.version}", file=sys.stderr)
         return 2
     if args.name is not None and _bad_name(args.name):
-        print(f"ek import: error: --name {args.name!r}: a grammar name must be non-empty, without spaces or '@'",
-              file=sys.stderr)
+        print(f"ek import: error: --name {args.name!r}: a grammar name must be non-empty, without spaces, '@' "
+              f"or control characters", file=sys.stderr)
         return 2
     where = "<stdin>" if args.file == "-" else args.file
     try:

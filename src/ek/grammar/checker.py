@@ -12,6 +12,7 @@ from typing import Any
 
 from ek.grammar.defaults import DefaultChecker, Unresolved, describe
 from ek.grammar.diagnostics import Diagnostic, Suggester, diagnostic_at
+from ek.grammar.extent import Extent, type_extent
 from ek.grammar.model import (
     COMPARE_POLICIES,
     NO_CONSTRAINTS,
@@ -57,6 +58,7 @@ from ek.limits import (
     SCHEMA_MAX_ENUM_MEMBERS,
     SCHEMA_MAX_LIST_NESTING,
     SCHEMA_MAX_NESTING,
+    SCHEMA_MAX_TYPE_NODES,
 )
 
 #: Words that are keywords in type position and so cannot name a type.
@@ -89,7 +91,8 @@ class _Checker:
         self.filename = syntax.filename
         self.diags: list[Diagnostic] = []
         self.aliases: dict[str, TypeAlias] = {}
-        self.alias_nesting: dict[str, tuple[int, int]] = {}
+        self.alias_extent: dict[str, Extent] = {}
+        self.type_nodes = 0  # the tools' type nodes so far, named types written out (SCHEMA_MAX_TYPE_NODES)
         self.alias_syntax: dict[str, TypeDeclSyn] = {}
         self.bad_aliases: set[str] = set()
         self.suggest = Suggester()
@@ -127,7 +130,9 @@ class _Checker:
         for extra in headers[1:]:
             self.error(extra.loc, f"repeated grammar header (the first is at line {first.loc.line})")
         name = first.name
-        if not name or "@" in name or any(ch.isspace() for ch in name) or unfit_character(name) is not None:
+        if name and unfit_character(name) is not None:  # (as for tool names: said, not lumped in with spaces)
+            self.error(first.loc, f"a grammar name cannot hold the control character {unfit_character(name)}")
+        elif not name or "@" in name or any(ch.isspace() for ch in name):
             self.error(first.loc, f"grammar name {name!r} must be non-empty, without spaces or '@'")
         version = first.version.value
         if not isinstance(version, int) or version < 1:
@@ -331,51 +336,24 @@ class _Checker:
             self.error(arg.type.loc, f"the type of '{arg.name}' nests lists {lists} deep, more than "
                                      f"{SCHEMA_MAX_LIST_NESTING} (each list level is a loop in the generated validator)")
 
+    def count_type_nodes(self, spec: FieldSpec, arg: ArgSyn) -> None:
+        """Report the argument at which the tools' types, named types written out at each use, pass
+        :data:`SCHEMA_MAX_TYPE_NODES` (once: the generated module grows with this count, not with the file)."""
+        before = self.type_nodes
+        if _is_scalar(spec.type):
+            self.type_nodes += 1
+        else:
+            self.type_nodes += type_extent(spec.type, self.aliases, self.alias_extent, self.bad_aliases).nodes
+        if self.type_nodes > SCHEMA_MAX_TYPE_NODES >= before:
+            self.error(arg.type.loc, f"the tools' types pass {SCHEMA_MAX_TYPE_NODES} type nodes "
+                                     f"(SCHEMA_MAX_TYPE_NODES) at '{arg.name}', with each named type written out "
+                                     f"where it is used: the generated validators spell every one out; use fewer "
+                                     f"or smaller named types")
+
     def nesting(self, root: TypeNode) -> tuple[int, int]:
         """(levels of lists and objects, levels of lists) of a type, through named types; iterative, memoised."""
-        memo = self.alias_nesting
-        visiting: set[str] = set()
-        pending: list[str] = []
-
-        def measure(node: TypeNode) -> tuple[int, int] | None:
-            """The nesting of ``node``, or None after queueing the aliases it needs first."""
-            best = (0, 0)
-            missing = False
-            stack: list[tuple[TypeNode, int, int]] = [(node, 0, 0)]
-            while stack:
-                current, levels, lists = stack.pop()
-                if isinstance(current, ListType):
-                    stack.append((current.item, levels + 1, lists + 1))
-                elif isinstance(current, ObjectType):
-                    stack.extend((f.type, levels + 1, lists) for f in current.fields)
-                elif isinstance(current, NamedType):
-                    alias = self.aliases.get(current.name)
-                    if alias is None or current.name in self.bad_aliases or current.name in visiting:
-                        continue
-                    if current.name not in memo:
-                        pending.append(current.name)
-                        missing = True
-                        continue
-                    inner_levels, inner_lists = memo[current.name]
-                    levels, lists = levels + inner_levels, lists + inner_lists
-                best = (max(best[0], levels), max(best[1], lists))
-            return None if missing else best
-
-        result = measure(root)
-        while result is None:
-            while pending:  # depth first: an alias is measured once what it names is known
-                name = pending[-1]
-                if name in memo:
-                    pending.pop()
-                    continue
-                visiting.add(name)
-                measured = measure(self.aliases[name].type)
-                if measured is not None:
-                    memo[name] = measured
-                    visiting.discard(name)
-                    pending.pop()
-            result = measure(root)
-        return result
+        extent = type_extent(root, self.aliases, self.alias_extent, self.bad_aliases)
+        return extent.levels, extent.lists
 
     # --- tools and fields ---------------------------------------------------------
     def lower_tools(self, decls: list[ToolSyn]) -> list[ToolSpec]:
@@ -391,6 +369,7 @@ class _Checker:
             fields = self.lower_fields(decl.body, f"tool '{decl.name}'")
             for spec, arg in zip(fields, (a for a in decl.body.items if isinstance(a, ArgSyn))):
                 self.check_resolved_nesting(spec, arg)
+                self.count_type_nodes(spec, arg)
             tools.append(ToolSpec(decl.name, fields, weight, doc, loc=decl.loc))
         return tools
 

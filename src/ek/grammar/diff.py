@@ -26,7 +26,7 @@ from ek.grammar.model import (
     PrimitiveType,
     TypeNode,
 )
-from ek.grammar.strings import encode_pattern, format_number, format_weight
+from ek.grammar.strings import encode_pattern, format_member, format_number, format_weight
 
 # A value of the first type is always a valid value of the second (JSON-wise).
 _WIDENINGS = {("int", "float"), ("date", "str"), ("datetime", "str")}
@@ -199,9 +199,9 @@ class _Differ:
             added = [m for m in new.members if m not in had]
             for member in old.members:
                 if member not in kept:
-                    yield Change("enum-member-removed", path, f"enum member '{member}' removed", True, member, None)
+                    yield Change("enum-member-removed", path, f"enum member {format_member(member)} removed", True, member, None)
             for member in added:
-                yield Change("enum-member-added", path, f"enum member '{member}' added", False, None, member)
+                yield Change("enum-member-added", path, f"enum member {format_member(member)} added", False, None, member)
             return
         if isinstance(old, ListType) and isinstance(new, ListType):
             # An item's constraints come from a declared type (``list[Airport]``): compare them too.
@@ -232,8 +232,12 @@ def _resolve(grammar: GraphGrammar, node: TypeNode, constraints: Constraints) ->
 
 
 def _type_name(node: TypeNode) -> str:
+    """A type as the report shows it; enum members as a schema writes them (escaped: they are data and may
+    hold anything, an ESC sequence included, and the report goes to a terminal)."""
     if isinstance(node, ObjectType):
         return "object"
+    if isinstance(node, EnumType):
+        return f"enum({', '.join(map(format_member, node.members))})"
     return str(node)
 
 

@@ -16,6 +16,7 @@ other cased character, which covers every case folding ``re`` knows.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Iterable
 
 import attrs
@@ -95,13 +96,44 @@ class CharSet:
 
     parts: tuple[Part, ...]
     negated: bool = False
+    #: The range parts merged into disjoint spans, sorted (starts, ends): a member test bisects them, so a
+    #: class of thousands of characters answers in log time, not one comparison per character.
+    _spans: tuple[tuple[int, ...], tuple[int, ...]] = attrs.field(init=False, eq=False, repr=False)
+    #: The parts that are not ranges (categories, everything-except), tested one by one.
+    _others: tuple[Part, ...] = attrs.field(init=False, eq=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "_spans", _merged_spans(p for p in self.parts if p.kind == "range"))
+        object.__setattr__(self, "_others", tuple(p for p in self.parts if p.kind != "range"))
 
     def __contains__(self, code: int) -> bool:
-        return any(code in part for part in self.parts) != self.negated
+        starts, ends = self._spans
+        i = bisect.bisect_right(starts, code) - 1
+        inside = (i >= 0 and code <= ends[i]) or any(code in part for part in self._others)
+        return inside != self.negated
 
     @property
     def is_everything(self) -> bool:
         return covers_everything([self])
+
+
+def _merged_spans(ranges: Iterable[Part]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The code points of range parts as disjoint sorted spans: their starts and their ends.
+
+    >>> _merged_spans([char_range(5, 9), char_range(0, 2), char_range(3, 4), char_range(20, 20)])
+    ((0, 20), (9, 20))
+    """
+    starts: list[int] = []
+    ends: list[int] = []
+    for part in sorted(ranges, key=lambda p: p.lo):
+        if part.lo > part.hi:
+            continue
+        if ends and part.lo <= ends[-1] + 1:
+            ends[-1] = max(ends[-1], part.hi)
+        else:
+            starts.append(part.lo)
+            ends.append(part.hi)
+    return tuple(starts), tuple(ends)
 
 
 #: Every character: ``[\\s\\S]``, ``(?s).``.

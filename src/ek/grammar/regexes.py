@@ -89,7 +89,7 @@ def pattern_problem(pattern: str) -> PatternProblem | None:
     [None, None, None, None]
     """
     tree = _parsed(pattern)
-    re.compile(pattern)  # errors only the compiler finds (the cache keeps it for the matches to come)
+    _compiled(pattern)  # errors only the compiler finds (the cache keeps it for the matches to come)
     try:
         return _problem(tree, tree.state.flags, anchored=True, tail_anything=False)
     except RecursionError:
@@ -108,13 +108,27 @@ def _parsed(pattern: str) -> Any:
             return _parser.parse(pattern)
         except (FutureWarning, DeprecationWarning) as warning:
             raise re.error(f"{warning} (Python warns that its meaning will change: escape that character)") from None
+        except RecursionError:
+            raise re.error(_TOO_DEEP_FOR_RE) from None
+
+
+#: Why a pattern ``re`` itself cannot read for its nesting (it parses and compiles groups recursively).
+_TOO_DEEP_FOR_RE = "groups nested too deeply for Python's re to read (it runs out of recursion); nest fewer groups"
+
+
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """``re.compile(pattern)``, its running out of recursion an ``re.error`` that says why."""
+    try:
+        return re.compile(pattern)
+    except RecursionError:
+        raise re.error(_TOO_DEEP_FOR_RE) from None
 
 
 def compile_pattern(pattern: str) -> re.Pattern[str]:
     """``pattern`` compiled, or ``re.error`` (also for a pattern ``re`` warns about), ``OverflowError`` or
     ``RecursionError``: the one way a schema regex is compiled, so every owner refuses the same ones."""
     _parsed(pattern)
-    return re.compile(pattern)
+    return _compiled(pattern)
 
 
 def is_safe(pattern: str) -> bool:

@@ -117,21 +117,29 @@ def clean_doc(text: str) -> str:
     return inspect.cleandoc(_TRAILING_SPACE.sub("", inspect.cleandoc(text)))
 
 
+#: What a written string spells as an escape, never as itself: control characters (C0, DEL, C1), line and
+#: paragraph separators, the bidi controls that make text display in another order than it reads (the set
+#: :func:`ek.grammar.names.unfit_character` refuses in names), and UTF-16 halves. Written raw they would
+#: reach a terminal (``ek diff``, ``ek fmt``) or an editor as commands, or hide what the file says.
+_UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
 def encode_string(value: str) -> str:
     r"""A one-line ``"..."`` literal that decodes back to ``value``.
 
     >>> encode_string('say "hi"\n')
     '"say \\"hi\\"\\n"'
     """
-    out: list[str] = []
-    for ch in value:
-        if ch in _ENCODE:
-            out.append(_ENCODE[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F or 0xD800 <= ord(ch) <= 0xDFFF or ch in "\u2028\u2029\x85":
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
+    return '"' + _ESCAPED.sub(_escape, value) + '"'
+
+
+#: Every character :func:`encode_string` writes as an escape: the quote, the backslash and :data:`_UNSHOWN`.
+_ESCAPED = re.compile('["\\\\' + _UNSHOWN.pattern[1:])
+
+
+def _escape(found: re.Match[str]) -> str:
+    ch = found.group()
+    return _ENCODE.get(ch) or f"\\u{ord(ch):04x}"
 
 
 def encode_doc(value: str, indent: str) -> str:
@@ -146,7 +154,7 @@ def encode_doc(value: str, indent: str) -> str:
 def _long_ok(value: str) -> bool:
     if '"""' in value or "\\" in value or value.endswith('"') or inspect.cleandoc(value) != value:
         return False
-    return all(ch == "\n" or (ord(ch) >= 0x20 and ord(ch) != 0x7F) for ch in value)
+    return _UNSHOWN.search(value.replace("\n", "")) is None
 
 
 def decode_pattern(token: str) -> str:

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
 
+from ek.grammar.extent import LEAF, Extent, type_extent
 from ek.grammar.model import (
+    NO_CONSTRAINTS,
     FieldSpec,
     GraphGrammar,
     ListType,
     NamedType,
     ObjectType,
+    PrimitiveType,
     ToolSpec,
     TypeAlias,
     TypeNode,
@@ -23,6 +27,8 @@ from ek.interop.issues import Issue, Issues, child
 from ek.interop.schema_in import Converter, plain_fields
 from ek.interop.sources import READERS, SOURCES
 from ek.interop.targets import TARGETS, export
+from ek.limits import SCHEMA_MAX_LIST_NESTING, SCHEMA_MAX_NESTING, SCHEMA_MAX_TYPE_NODES
+from ek.parsing.values import int_too_long, long_int_reason
 
 
 @attrs.frozen
@@ -49,11 +55,15 @@ def import_tools(data: Any, source: str, *, name: str = "imported", version: int
     if source not in SOURCES:
         raise ValueError(f"unknown import format {source!r}; choose one of: {', '.join(SOURCES)}")
     if source == "bfcl":
-        plain = _plain_bfcl_tools(data)
+        plain = _plain_bfcl_tools(data)  # (it takes no int too long to print: see _plain_default)
         if plain is not None:
             return ImportResult(GraphGrammar(name, version, plain, ()), ())
+    too_long = _too_long_int_path(data)
+    if too_long is not None:  # as ek import's JSON reader refuses one: no text could hold it, nor print it
+        raise ValueError(f"{too_long}: {long_int_reason()}; nothing imported")
     issues = Issues()
     tools: list[ToolSpec] = []
+    paths: list[str] = []  # each tool's JSON path (of its arguments object)
     aliases: dict[str, TypeAlias] = {}
     by_name: dict[str, ToolSpec] = {}
     by_safe: dict[str, str] = {}
@@ -97,6 +107,8 @@ def import_tools(data: Any, source: str, *, name: str = "imported", version: int
             by_safe[safe] = raw.name
         by_name[raw.name] = tool
         tools.append(tool)
+        paths.append(raw.path)
+    tools = _within_limits(tools, paths, aliases, issues)
     grammar = GraphGrammar(name, version, tuple(tools), tuple(aliases[k] for k in sorted(aliases)))
     return ImportResult(grammar, tuple(issues.items))
 
@@ -150,12 +162,67 @@ def _plain_bfcl_tools(data: Any) -> tuple[ToolSpec, ...] | None:
         tools.append(ToolSpec(name, fields, 1.0, doc or None))
     if len(tools) > 1 and len({safe_identifier(t.name) for t in tools}) < len(tools):
         return None  # names that collide once made identifiers: the general path reports which
+    if sum(1 + isinstance(f.type, ListType) for t in tools for f in t.fields) > SCHEMA_MAX_TYPE_NODES:
+        return None  # more than lint takes: the general path reads the arguments past it as any, and says so
     return tuple(tools)
+
+
+def _within_limits(tools: list[ToolSpec], paths: list[str], aliases: dict[str, TypeAlias],
+                   issues: Issues) -> list[ToolSpec]:
+    """The tools, each argument that lint would refuse for how far its type reaches through named types (a
+    ``$ref`` used deep inside another, lists nested past their limit, the grammar's type nodes past theirs:
+    :func:`ek.grammar.extent.type_extent`, as lint measures it) read as ``any`` and reported at its path."""
+    memo: dict[str, Extent] = {}
+    nodes = 0
+    out = []
+    for tool, path in zip(tools, paths):
+        fields = list(tool.fields)
+        for i, spec in enumerate(fields):
+            extent = LEAF if isinstance(spec.type, PrimitiveType) else type_extent(spec.type, aliases, memo)
+            problem = _past_limit(extent, nodes)
+            if problem is not None:
+                issues.error(child(child(path, "properties"), spec.name), f"{problem}; read as any")
+                fields[i] = attrs.evolve(spec, type=PrimitiveType("any"), constraints=NO_CONSTRAINTS, compare=None)
+                extent = LEAF
+            nodes += extent.nodes
+        out.append(tool if fields == list(tool.fields) else attrs.evolve(tool, fields=tuple(fields)))
+    return out
+
+
+def _past_limit(extent: Extent, nodes_before: int) -> str | None:
+    """Which limit of ek.limits an argument of this extent breaks, after ``nodes_before`` type nodes, or None."""
+    if extent.levels > SCHEMA_MAX_NESTING:
+        return f"its type nests {extent.levels} levels through named types, more than {SCHEMA_MAX_NESTING} " \
+               f"(SCHEMA_MAX_NESTING)"
+    if extent.lists > SCHEMA_MAX_LIST_NESTING:
+        return f"its type nests lists {extent.lists} deep, more than {SCHEMA_MAX_LIST_NESTING} " \
+               f"(SCHEMA_MAX_LIST_NESTING)"
+    if nodes_before + extent.nodes > SCHEMA_MAX_TYPE_NODES:
+        return f"the tools' types pass {SCHEMA_MAX_TYPE_NODES} type nodes (SCHEMA_MAX_TYPE_NODES) here, with " \
+               f"each $ref written out where it is used"
+    return None
 
 
 #: The keys an arguments object may hold without an issue (others are reported, and dropped).
 _ARGUMENTS_KEYS = frozenset({"type", "properties", "required", "$defs", "definitions", "additionalProperties",
                              "$schema", "x-ek-weight", "description"})
+
+
+def _too_long_int_path(data: Any) -> str | None:
+    """The JSON path of the first int of more digits than Python converts to text, or None. Only data built
+    in Python holds one (JSON text cannot: the reader refuses it), and the grammar's text could not show it."""
+    stack: list[tuple[str, Any]] = [("$", data)]
+    while stack:
+        path, value = stack.pop()
+        if type(value) is int:
+            if int_too_long(value):
+                return path
+        elif isinstance(value, Mapping):
+            stack.extend((child(path, key if type(key) is str else repr(key)), item)
+                         for key, item in reversed(list(value.items())))
+        elif isinstance(value, (list, tuple)):
+            stack.extend((child(path, i), item) for i, item in reversed(list(enumerate(value))))
+    return None
 
 
 def _weight(value: Any, path: str, issues: Issues) -> float:

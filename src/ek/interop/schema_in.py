@@ -43,7 +43,8 @@ from ek.grammar.regexes import compile_pattern, pattern_problem, starts_with_rep
 from ek.grammar.strings import escape_line_breaks, is_finite, to_float
 from ek.interop.formats import FORMAT_PATTERNS, format_of
 from ek.interop.issues import Issues, child
-from ek.limits import IMPORT_MAX_DEPTH, SCHEMA_MAX_DEFAULT_VALUES, SCHEMA_MAX_ENUM_MEMBERS
+from ek.limits import IMPORT_MAX_DEPTH, SCHEMA_MAX_DEFAULT_VALUES, SCHEMA_MAX_ENUM_MEMBERS, SCHEMA_MAX_NESTING
+from ek.parsing.values import int_too_long
 
 _STR = {"string", "String", "char", "str"}
 _INT = {"integer", "int", "byte", "short", "long", "Bigint"}
@@ -98,8 +99,7 @@ class Converter:
                                  f"(a string), got {type(name).__name__}; ignored")
             elif name not in props:
                 self.issues.warn(child(path, "required"), f"required property {name!r} is not defined; ignored")
-        if not all(type(name) is str for name in required):
-            required = [name for name in required if type(name) is str]
+        required_names = frozenset(name for name in required if type(name) is str)  # one lookup per property
         out: list[FieldSpec] = []
         safe_names: dict[str, str] = {}
         props_path = None  # worked out at the first property the general path reads (only issues show it)
@@ -107,13 +107,17 @@ class Converter:
         lists_ok = self._depth + 1 < MAX_DEPTH  # ... and before its items' (a list's are one level down)
         for name, sub in props.items():
             if plain_ok and type(name) is str:
-                plain = _plain_field(name, sub, name in required, lists_ok)
+                plain = _plain_field(name, sub, name in required_names, lists_ok)
                 if plain is not None and name not in safe_names:
                     safe_names[name] = name
                     out.append(plain)
                     continue
             if props_path is None:
                 props_path = child(path, "properties")
+            if type(name) is not str:  # only a schema built in Python has one: JSON keys are text
+                self.issues.error(child(props_path, repr(name)), f"a property name must be a string, got "
+                                                                 f"{type(name).__name__}; property skipped")
+                continue
             fpath = child(props_path, name)
             if not name:
                 self.issues.error(fpath, "an empty property name cannot be expressed; property skipped")
@@ -131,7 +135,7 @@ class Converter:
             if not isinstance(sub, Mapping):
                 self.issues.warn(fpath, f"a property schema must be an object, got {type(sub).__name__}; read as any")
                 sub = {}
-            out.append(self.field(name, sub, name in required, fpath, nested=nested))
+            out.append(self.field(name, sub, name in required_names, fpath, nested=nested))
         return tuple(out)
 
     def field(self, name: str, schema: Mapping[str, Any], required: bool, path: str, *,
@@ -236,7 +240,10 @@ class Converter:
 
     def _type_of(self, schema: Mapping[str, Any], path: str, nulls: list[str] | None) -> tuple[TypeNode, Constraints]:
         for key in schema:
-            if key not in _HANDLED and not key.startswith("x-ek-") and key not in ("title", "examples"):
+            if type(key) is not str:  # only a schema built in Python has one: JSON keys are text
+                self.issues.warn(child(path, repr(key)), f"a keyword must be a string, got {type(key).__name__}; "
+                                                         "dropped")
+            elif key not in _HANDLED and not key.startswith("x-ek-") and key not in ("title", "examples"):
                 self.issues.warn(child(path, key), f"keyword {key!r} cannot be expressed in .ek; dropped")
             elif key in ("title", "examples"):
                 self.issues.warn(child(path, key), f"{key!r} has no place in .ek; dropped")
@@ -288,7 +295,13 @@ class Converter:
                 item, item_constraints = self.type_of(items, child(path, "items"))
                 if not item_constraints.is_empty:
                     item = self._alias_for_constraints(item, item_constraints, child(path, "items"))
+            elif items is False:  # no item is valid: only the empty list, which .ek says as a length range
+                return ListType(PrimitiveType("any")), self._checked_range(
+                    self._lengths(schema, "minItems", "maxItems", path).min, 0, path)
             else:
+                if items is not None and items is not True:  # (true: any item, as no 'items' says)
+                    self.issues.warn(child(path, "items"), f"'items' must be a schema, got {type(items).__name__}; "
+                                                           "items read as any")
                 item = PrimitiveType("any")
             return ListType(item), self._lengths(schema, "minItems", "maxItems", path)
         if kind == "object":
@@ -377,10 +390,11 @@ class Converter:
                                    f"text and integers); widened to {kind}")
             return PrimitiveType(kind), constraints
         values = [int(m) for m in members]
-        inside = [m for m in values if (constraints.min is None or m >= constraints.min)
-                  and (constraints.max is None or m <= constraints.max)]
-        if len(inside) < len(values):  # the range is redundant when every member is inside it
-            outside = [m for m in values if m not in inside]
+        inside, outside = [], []
+        for m in values:  # one pass: a member tested against a list of the others was quadratic in the enum
+            fits = (constraints.min is None or m >= constraints.min) and (constraints.max is None or m <= constraints.max)
+            (inside if fits else outside).append(m)
+        if outside:  # the range is redundant when every member is inside it
             if not inside:
                 self.issues.warn(path, f"no member of enum {values!r:.60} is inside the range; read as {kind}")
                 return PrimitiveType(kind), constraints
@@ -685,6 +699,11 @@ class Converter:
             self.issues.warn(path, f"a default of {values} values is more than ek reads ({SCHEMA_MAX_DEFAULT_VALUES}); "
                                    "dropped")
             return NO_DEFAULT
+        depth = _depth_of(value)
+        if depth > SCHEMA_MAX_NESTING:
+            self.issues.warn(path, f"a default nested {depth} levels deep is more than ek reads (SCHEMA_MAX_NESTING, "
+                                   f"{SCHEMA_MAX_NESTING}); dropped")
+            return NO_DEFAULT
         problem = self._misfit(value, type_node, constraints)
         if problem:
             self.issues.warn(path, f"default {value!r:.60} {problem}; dropped")
@@ -744,10 +763,11 @@ def plain_fields(schema: dict[str, Any]) -> tuple[FieldSpec, ...] | None:
     for name in required:
         if type(name) is not str or name not in props:
             return None
+    required_names = frozenset(required)  # one lookup per property, not a scan of the list
     out = []
     lists = _TOOL_LISTS_OK
     for name, sub in props.items():
-        plain = _plain_field(name, sub, name in required, lists) if type(name) is str else None
+        plain = _plain_field(name, sub, name in required_names, lists) if type(name) is str else None
         if plain is None:
             return None
         out.append(plain)
@@ -835,9 +855,11 @@ def _plain_default(value: Any, node: TypeNode) -> Any:
             return _NOT_PLAIN if number is None else number
         if name == "float":
             return _NOT_PLAIN
-        return value if kind is str or kind is int or kind is bool else _NOT_PLAIN
-    if (name == "str" and kind is str) or (name == "int" and kind is int) or (name == "bool" and kind is bool):
+        return value if kind is str or (kind is int and not int_too_long(value)) or kind is bool else _NOT_PLAIN
+    if (name == "str" and kind is str) or (name == "bool" and kind is bool):
         return value
+    if name == "int" and kind is int:
+        return _NOT_PLAIN if int_too_long(value) else value  # (too long to print: import_tools refuses it)
     return _NOT_PLAIN
 
 
@@ -996,6 +1018,25 @@ def _values_in(value: Any) -> int:
         elif isinstance(item, Mapping):
             stack.extend(item.values())
     return count
+
+
+def _depth_of(value: Any) -> int:
+    """Levels of lists and objects in a JSON value (iteratively: it may nest past the recursion limit).
+
+    >>> _depth_of(1), _depth_of([]), _depth_of({"a": [[1]], "b": 2})
+    (0, 1, 3)
+    """
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+        elif isinstance(item, Mapping):
+            stack.extend((v, depth + 1) for v in item.values())
+        else:
+            continue
+        deepest = max(deepest, depth + 1)
+    return deepest
 
 
 def _plain(value: Any) -> bool:
