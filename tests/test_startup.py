@@ -108,3 +108,12 @@ def test_a_lazy_package_gives_its_submodules_as_attributes_as_an_eager_one_did()
         "except AttributeError as exc:\n"
         "    result.append(str(exc))\n")
     assert got["result"] == [False, True, True, True, "module 'ek.codegen' has no attribute 'no_such_name'"]
+
+
+def test_a_lazy_module_that_is_no_package_answers_an_unknown_name_with_attribute_error() -> None:
+    """``ek.runtime.support`` (a module, not a package) loads names lazily too: an unknown name is an
+    AttributeError, as tools that probe modules (pytest's doctest collector, ``hasattr``) expect."""
+    import ek.runtime.support
+
+    assert not hasattr(ek.runtime.support, "pytest_plugins")
+    assert not hasattr(ek.codegen, "__wrapped__")

@@ -24,8 +24,7 @@ def lazy_exports(package: str, namespace: MutableMapping[str, Any], exports: Map
         if module is None:
             # a submodule asked for as an attribute (``ek.codegen.emitter`` after ``import ek.codegen``), as an
             # eager package that imported it would have it: imported now
-            if (name.isidentifier() and not name.startswith("__")
-                    and importlib.util.find_spec(f"{package}.{name}") is not None):
+            if _is_submodule(namespace, package, name):
                 return importlib.import_module(f"{package}.{name}")
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         value = getattr(importlib.import_module(module), name)
@@ -36,3 +35,14 @@ def lazy_exports(package: str, namespace: MutableMapping[str, Any], exports: Map
         return list(namespace.get("__all__", sorted(exports)))
 
     return __getattr__, __dir__
+
+
+def _is_submodule(namespace: Mapping[str, Any], package: str, name: str) -> bool:
+    """Whether ``name`` names a submodule of ``package`` (a package: it has ``__path__``; a module using
+    :func:`lazy_exports` has none). Dunder names are never looked up: tools probe them on every module."""
+    if "__path__" not in namespace or not name.isidentifier() or name.startswith("__"):
+        return False
+    try:
+        return importlib.util.find_spec(f"{package}.{name}") is not None
+    except (ImportError, ValueError):
+        return False
