@@ -232,3 +232,15 @@ def test_deepseek_prose_after_the_calls_end_is_skipped_but_a_call_after_it_is_an
     assert parse_calls(calls + " some suffix text", "deepseek") == [Step("foo", {"x": 1})]
     with pytest.raises(ParseError, match="a call after"):
         parse_calls(calls + '<｜tool▁call▁begin｜>bar<｜tool▁sep｜>{}<｜tool▁call▁end｜>', "deepseek")
+
+
+def test_qwen3_coder_reads_a_whole_function_whose_close_tag_was_left_out_before_the_next_block() -> None:
+    """vLLM's qwen3xml test (resync): the first ``</tool_call>`` is missing but its function is whole; both
+    stacks read both calls. A block whose function is not whole when the next one opens stays an error."""
+    text = ("<tool_call>\n<function=f1>\n<parameter=a>\nA\n</parameter>\n</function>\n"
+            "<tool_call>\n<function=f2>\n<parameter=b>\nB\n</parameter>\n</function>\n</tool_call>")
+    for how in ("qwen3-coder", "auto"):
+        assert parse_calls(text, how) == [Step("f1", {"a": "A"}), Step("f2", {"b": "B"})]
+    with pytest.raises(ParseError, match="inside an unclosed"):
+        parse_calls("<tool_call>\n<function=f1>\n<parameter=a>\nA\n<tool_call>\n<function=f2>\n</function>\n</tool_call>",
+                    "qwen3-coder")

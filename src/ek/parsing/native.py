@@ -479,7 +479,8 @@ def read_qwen3_coder(text: str, limits: Limits, types: TypeHint | None = None,
     A parameter's text (one newline either side dropped) is typed by ``types`` when given (see
     :func:`typed_text`); without it, text that parses as JSON is that JSON value, anything else the text.
     As vLLM and SGLang read it, the last ``</tool_call>`` may be missing (a stop string) when its
-    function is whole, and ``<function=...>`` blocks without any ``<tool_call>`` are read too.
+    function is whole, so may one before the next ``<tool_call>``, and ``<function=...>`` blocks without
+    any ``<tool_call>`` are read too.
 
     >>> read_qwen3_coder('<tool_call>\\n<function=f>\\n<parameter=n>\\n3\\n</parameter>\\n'
     ...                  '<parameter=city>\\nParis\\n</parameter>\\n</function>\\n</tool_call>', Limits())
@@ -493,7 +494,7 @@ def read_qwen3_coder(text: str, limits: Limits, types: TypeHint | None = None,
     if not chat_text.has_blocks(text, start):
         return [_xml_function(text, begin, end, limits, types, fmt) for begin, end in _bare_functions(text, start, fmt)]
     steps: list[Step] = []
-    for begin, end in chat_text.blocks(text, start, fmt, open_end=True):
+    for begin, end in chat_text.blocks(text, start, fmt, open_end=True, whole_after=FUNCTION_CLOSE):
         try:
             steps.append(_xml_function(text, begin, end, limits, types, fmt))
         except ParseError:
