@@ -428,7 +428,7 @@ def _auto_plain(raw: str, limits: Limits) -> list[Step]:
         try:
             return _plain_stripped(text, raw, "auto", limits)
         except ParseError:
-            spans = native.lists_in_prose(raw, limits, "auto")
+            spans = native.lists_in_prose(raw, "auto")
             if spans is None:
                 raise
             return _lists_in_prose(raw, spans, limits)

@@ -98,14 +98,14 @@ def read_llama3(text: str, limits: Limits, types: TypeHint | None = None, fmt: s
         try:
             return _shifted(lambda t: parse_python(t, limits), body, first, len(body), fmt)
         except ParseError:
-            spans = lists_in_prose(body, limits, fmt)
+            spans = lists_in_prose(body, fmt)
             if spans is None:
                 raise
             return read_lists(body, spans, limits, fmt)
     return read_prose(body, limits, fmt) or read_lists(body, call_lists(body, fmt), limits, fmt)
 
 
-def lists_in_prose(text: str, limits: Limits, fmt: str) -> list[tuple[int, int]] | None:
+def lists_in_prose(text: str, fmt: str) -> list[tuple[int, int]] | None:
     """The spans of the ``[f(...), ...]`` lists in ``text`` when prose surrounds them (Llama 3.2/4 write
     ``[f(x=1)] Anything else?``, SGLang reads it); None when there is no list, or one list is the whole text:
     then the caller's error for the text read whole is the better one, as it is when the text is one list that
