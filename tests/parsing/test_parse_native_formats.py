@@ -244,3 +244,10 @@ def test_qwen3_coder_reads_a_whole_function_whose_close_tag_was_left_out_before_
     with pytest.raises(ParseError, match="inside an unclosed"):
         parse_calls("<tool_call>\n<function=f1>\n<parameter=a>\nA\n<tool_call>\n<function=f2>\n</function>\n</tool_call>",
                     "qwen3-coder")
+
+
+def test_a_pythonic_list_before_an_end_of_turn_token_is_not_read_as_prose() -> None:
+    # tests/rl: an unstripped <|im_end|> must keep the output unparseable, so the reward shows the missing strip
+    for how in ("llama3", "auto"):
+        with pytest.raises(ParseError, match="end-of-turn"):
+            parse_calls("[get_weather(location='Paris')]<|im_end|>", how)

@@ -20,7 +20,7 @@ from ek.calls import Step
 from ek.parsing import chat_text, json_text, shapes
 from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import Limits, check_text
-from ek.parsing.prose import call_lists, calls_from_json, read_prose, where
+from ek.parsing.prose import call_lists, calls_from_json, read_prose, tag_outside, where
 from ek.parsing.python_calls import parse_python
 from ek.parsing.registry import TypeHint
 
@@ -124,6 +124,10 @@ def lists_in_prose(text: str, fmt: str) -> list[tuple[int, int]] | None:
 def read_lists(text: str, spans: list[tuple[int, int]], limits: Limits, fmt: str) -> list[Step]:
     """The calls of the lists at ``spans`` (from :func:`ek.parsing.prose.call_lists`), each read by the strict
     Python reader; the prose around them is skipped (only ``[name(`` opens a list, so no call is skipped)."""
+    tag = tag_outside(text, spans)
+    if tag != -1:
+        raise ParseError("a tag or special token in the prose around the calls (strip the chat template's "
+                         "end-of-turn tokens first)", line_col(text, tag), fmt)
     steps: list[Step] = []
     for begin, end in spans:
         steps.extend(_shifted(lambda t: parse_python(t, limits), text, begin, end, fmt))

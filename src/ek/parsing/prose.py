@@ -29,6 +29,8 @@ _BRACKETS = re.compile(r"[{}\[\]]")
 #: ``[`` opening a list of Python calls, ``[name(`` (dotted names too), as Llama 3.2/4 write them in prose; or
 #: ``[name`` where the text ends (a list cut short after its first name).
 _CALL_LIST = re.compile(r"\[[ \t]*+[A-Za-z_][\w.]*+[ \t]*+(?:\(|\Z)")
+#: The start of a markup tag or special token (``</s>``, ``<|im_end|>``, ``<end_of_turn>``), never prose.
+_TAG = re.compile(r"<[/|A-Za-z]")
 #: A one-line Python string (its closing quote captured: None when unclosed), or a bracket or parenthesis.
 _PY_TOKENS = re.compile(r"""'(?:[^'\\\n]++|\\.)*+(')?|"(?:[^"\\\n]++|\\.)*+(")?|[\[\](){}]""")
 
@@ -141,6 +143,21 @@ def call_lists(text: str, fmt: str, start: int = 0, end: int | None = None) -> l
         spans.append((found.start(), close))
         found = _CALL_LIST.search(text, close, stop)
     return spans
+
+
+def tag_outside(text: str, spans: list[tuple[int, int]]) -> int:
+    """Where the first tag or special token outside ``spans`` starts, or -1.
+
+    Prose around calls is skipped only when it is prose: an end-of-turn token left in the output
+    (``[f()]<|im_end|>``) is the chat template's, and reading past it would hide that the output was not
+    stripped. One search per gap, each linear.
+    """
+    edges = [0, *(p for span in spans for p in span), len(text)]
+    for begin, end in zip(edges[::2], edges[1::2], strict=True):
+        found = _TAG.search(text, begin, end)
+        if found is not None:
+            return found.start()
+    return -1
 
 
 def _python_closing(text: str, pos: int, stop: int) -> int:
