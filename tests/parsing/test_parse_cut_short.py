@@ -27,7 +27,7 @@ def _cuts(text: str, name: str) -> list[int]:
     bracket or ``</function>`` (three points spread over that span, plus both ends). A cut just before a
     last ``</tool_call>`` is not among them: the call before it is whole, and read (a stop string)."""
     start = [m.end() for m in re.finditer(rf"(?<![\w.]){re.escape(name)}(?![\w.])", text)][-1]
-    end = max(text.rfind("}"), text.rfind(")"), text.rfind("]"), text.rfind("</function>"))
+    end = max(text.rfind("}"), text.rfind(")"), text.rfind("]"), text.rfind("</function>"), text.rfind("</parameter>"))
     assert end > start, text
     return sorted({start, end, *(start + (end - start) * k // 4 for k in (1, 2, 3))})
 

@@ -169,3 +169,85 @@ def test_qwen3_coder_reads_a_parameter_left_unclosed_as_the_serving_stacks_do() 
         assert parse_calls(text) == expected
     with pytest.raises(ParseError, match="given twice"):
         parse_calls("<tool_call><function=f><parameter=a>1<parameter=a>2</function></tool_call>", "qwen3-coder")
+
+
+REFUSALS_FILE = Path(__file__).parent.parent / "data" / "formats" / "refusals.jsonl"
+REFUSALS = [json.loads(line) for line in REFUSALS_FILE.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("line", REFUSALS, ids=[f"{i}-{line['format']}" for i, line in enumerate(REFUSALS)])
+def test_real_outputs_the_serving_stacks_take_for_no_call_give_no_calls(line: dict) -> None:
+    """Each line's ``why`` starts with what ek gives (``error:`` a ParseError, ``no calls:`` an empty list) and
+    says what the serving stack does; either way the output scores as zero calls."""
+    assert line["source"]
+    for how in (line["format"], "auto"):
+        if line["why"].startswith("error:"):
+            with pytest.raises(ParseError):
+                parse_calls(line["completion"], how)
+        else:
+            assert line["why"].startswith("no calls:")
+            assert parse_calls(line["completion"], how) == []
+
+
+def test_qwen3_coder_reads_a_function_whose_close_tag_was_left_out_inside_a_closed_block() -> None:
+    """SGLang's test_qwen3_coder_detector.py: ``</function>`` missing, ``</tool_call>`` written; vLLM and SGLang read
+    the function up to ``</tool_call>``. Left open at the very end, it is still cut short."""
+    text = "<tool_call><function=get_weather><parameter=city>Shanghai</parameter></tool_call>"
+    for how in ("qwen3-coder", "auto"):
+        assert parse_calls(text, how) == [Step("get_weather", {"city": "Shanghai"})]
+    with pytest.raises(ParseError, match="cut short") as info:
+        parse_calls("<tool_call><function=get_weather><parameter=city>Shanghai</parameter>", "qwen3-coder")
+    assert info.value.cut_short
+
+
+@pytest.mark.parametrize(("text", "calls"), [
+    ("Here's a tool call: [get_weather(location='Paris')]", [Step("get_weather", {"location": "Paris"})]),
+    ("[get_weather(location='Tokyo')] Here's the forecast:", [Step("get_weather", {"location": "Tokyo"})]),
+    ("[f(q='])')] and [g()]", [Step("f", {"q": "])"}), Step("g", {})]),
+])
+def test_llama_pythonic_lists_are_read_between_sentences(text: str, calls: list[Step]) -> None:
+    # SGLang's PythonicDetector reads these (test_function_call_parser.py); ek read none or raised
+    assert parse_calls(text, "llama3") == calls
+    assert parse_calls(text) == calls
+
+
+def test_a_pythonic_list_in_prose_that_never_closes_is_cut_short_and_other_call_syntax_is_refused() -> None:
+    with pytest.raises(ParseError) as info:
+        parse_calls("Sure: [get_weather(location='Paris'", "llama3")
+    assert info.value.cut_short
+    with pytest.raises(ParseError, match="call syntax outside"):
+        parse_calls("[f()] then g(x=1) too")
+
+
+def test_llama_text_after_python_end_and_a_python_tag_before_each_call_are_read() -> None:
+    after = "Mars. <|python_start|>[get_weather(location='Mars')]<|python_end|> In this way we get it."
+    tags = '<|python_tag|>{"name": "f", "parameters": {}}<|python_tag|>{"name": "g", "parameters": {}}'
+    for how in ("llama3", "auto"):
+        assert parse_calls(after, how) == [Step("get_weather", {"location": "Mars"})]
+        assert parse_calls(tags, how) == [Step("f", {}), Step("g", {})]
+
+
+def test_deepseek_prose_after_the_calls_end_is_skipped_but_a_call_after_it_is_an_error() -> None:
+    calls = '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>foo<｜tool▁sep｜>{"x":1}<｜tool▁call▁end｜><｜tool▁calls▁end｜>'
+    assert parse_calls(calls + " some suffix text", "deepseek") == [Step("foo", {"x": 1})]
+    with pytest.raises(ParseError, match="a call after"):
+        parse_calls(calls + '<｜tool▁call▁begin｜>bar<｜tool▁sep｜>{}<｜tool▁call▁end｜>', "deepseek")
+
+
+def test_qwen3_coder_reads_a_whole_function_whose_close_tag_was_left_out_before_the_next_block() -> None:
+    """vLLM's qwen3xml test (resync): the first ``</tool_call>`` is missing but its function is whole; both
+    stacks read both calls. A block whose function is not whole when the next one opens stays an error."""
+    text = ("<tool_call>\n<function=f1>\n<parameter=a>\nA\n</parameter>\n</function>\n"
+            "<tool_call>\n<function=f2>\n<parameter=b>\nB\n</parameter>\n</function>\n</tool_call>")
+    for how in ("qwen3-coder", "auto"):
+        assert parse_calls(text, how) == [Step("f1", {"a": "A"}), Step("f2", {"b": "B"})]
+    with pytest.raises(ParseError, match="inside an unclosed"):
+        parse_calls("<tool_call>\n<function=f1>\n<parameter=a>\nA\n<tool_call>\n<function=f2>\n</function>\n</tool_call>",
+                    "qwen3-coder")
+
+
+def test_a_pythonic_list_before_an_end_of_turn_token_is_not_read_as_prose() -> None:
+    # tests/rl: an unstripped <|im_end|> must keep the output unparseable, so the reward shows the missing strip
+    for how in ("llama3", "auto"):
+        with pytest.raises(ParseError, match="end-of-turn"):
+            parse_calls("[get_weather(location='Paris')]<|im_end|>", how)

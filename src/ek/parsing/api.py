@@ -424,7 +424,15 @@ def _auto_plain(raw: str, limits: Limits) -> list[Step]:
         except ParseError as error:
             if not error.reason.startswith("invalid JSON: Extra data"):
                 raise  # one broken object; several objects (Llama's `{...}; {...}`) are read below
-    elif not text or text[0] in "[#" or _CALL_START.match(text):
+    elif text.startswith("["):
+        try:
+            return _plain_stripped(text, raw, "auto", limits)
+        except ParseError:
+            spans = native.lists_in_prose(raw, "auto")
+            if spans is None:
+                raise
+            return _lists_in_prose(raw, spans, limits)
+    elif not text or text[0] == "#" or _CALL_START.match(text):
         return _plain_stripped(text, raw, "auto", limits)
     check_text(raw, limits, "auto")
     blocks = [b for b in prose.fenced_blocks(raw, "auto") if b[0] in prose.CALL_FENCES]
@@ -444,11 +452,21 @@ def _auto_plain(raw: str, limits: Limits) -> list[Step]:
             except ParseError as error:
                 raise error.moved(prose.where(raw, begin, error.position), "auto") from None
         return steps
+    lists = prose.call_lists(raw, "auto")
+    if lists:
+        return _lists_in_prose(raw, lists, limits)
     found = _CALL_SYNTAX.search(raw)
     if found is None:
         return []  # prose: a reply with no call in it
     raise ParseError(f"call syntax in prose, but no tool call ek can read (tried: {', '.join(_TRIED)}); "
                      "pass format= if the model writes calls another way", line_col(raw, found.start()), "auto")
+
+
+def _lists_in_prose(raw: str, spans: list[tuple[int, int]], limits: Limits) -> list[Step]:
+    """Llama 3.2/4's ``[f(x=1)]`` lists between sentences, as SGLang reads them; the prose around must hold no
+    other call syntax, as around JSON calls."""
+    _no_other_calls(raw, spans)
+    return native.read_lists(raw, spans, limits, "auto")
 
 
 def _no_other_calls(raw: str, spans: list[tuple[int, int]]) -> None:

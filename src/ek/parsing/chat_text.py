@@ -52,12 +52,15 @@ def has_blocks(text: str, start: int = 0) -> bool:
     return text.find(CALL_OPEN, start) != -1 or text.find(CALL_CLOSE, start) != -1
 
 
-def blocks(text: str, start: int, fmt: str, *, open_end: bool = False) -> list[tuple[int, int]]:
+def blocks(text: str, start: int, fmt: str, *, open_end: bool = False,
+           whole_after: str | None = None) -> list[tuple[int, int]]:
     """``(begin, end)`` offsets of each ``<tool_call>`` block's content in ``text[start:]``.
 
     With ``open_end``, a last block left without ``</tool_call>`` runs to the end of the text (serving
     stacks often stop on ``</tool_call>``, which then never reaches the completion): the caller reads
     it, and reports a cut-short output if its content is not a whole call (see :func:`read_blocks`).
+    With ``whole_after`` (a format's closing tag, Qwen3-Coder's ``</function>``), a block whose content
+    ends with that tag when the next ``<tool_call>`` opens ends there, its ``</tool_call>`` left out.
 
     >>> blocks("a <tool_call>1</tool_call> b <tool_call>2</tool_call>", 0, "hermes")
     [(13, 14), (40, 41)]
@@ -76,6 +79,10 @@ def blocks(text: str, start: int, fmt: str, *, open_end: bool = False) -> list[t
         begin = opening + len(CALL_OPEN)
         end = text.find(CALL_CLOSE, begin)
         inner = text.find(CALL_OPEN, begin, len(text) if end == -1 else end)
+        if inner != -1 and whole_after is not None and _ends_with(text, begin, inner, whole_after):
+            spans.append((begin, inner))  # a whole call whose </tool_call> was left out, as vLLM reads it
+            pos = inner
+            continue
         if inner != -1:
             raise ParseError(f"<tool_call> inside an unclosed <tool_call> block (opened at line "
                              f"{line_col(text, opening)[0]}, column {line_col(text, opening)[1]})",
@@ -87,6 +94,13 @@ def blocks(text: str, start: int, fmt: str, *, open_end: bool = False) -> list[t
             raise unclosed(text, opening, fmt)
         spans.append((begin, end))
         pos = end + len(CALL_CLOSE)
+
+
+def _ends_with(text: str, begin: int, end: int, suffix: str) -> bool:
+    """Whether ``text[begin:end]`` ends with ``suffix``, trailing whitespace skipped (no copy of the span)."""
+    while end > begin and text[end - 1] in " \t\r\n":
+        end -= 1
+    return end - len(suffix) >= begin and text.startswith(suffix, end - len(suffix))
 
 
 def unclosed(text: str, opening: int, fmt: str) -> ParseError:

@@ -20,7 +20,7 @@ from ek.calls import Step
 from ek.parsing import chat_text, json_text, shapes
 from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import Limits, check_text
-from ek.parsing.prose import calls_from_json, read_prose, where
+from ek.parsing.prose import call_lists, calls_from_json, read_prose, tag_outside, where
 from ek.parsing.python_calls import parse_python
 from ek.parsing.registry import TypeHint
 
@@ -71,8 +71,9 @@ def _expect_end(text: str, pos: int, fmt: str, what: str) -> None:
 def read_llama3(text: str, limits: Limits, types: TypeHint | None = None, fmt: str = "llama3") -> list[Step]:
     """Llama 3.x/4: ``<|python_tag|>`` + JSON ``{"name", "parameters"}`` (one, or ``;``-separated) or a
     built-in tool's Python call; plain JSON without the tag (prose around it allowed); Llama 3.2/4 pythonic
-    lists ``[f(a=1), g()]`` (``<|python_start|>...<|python_end|>`` around them); Llama 3.1's custom-tool
-    form ``<function=NAME>{...}</function>``; ``<|eom_id|>`` and ``<|eot_id|>`` at the end are dropped.
+    lists ``[f(a=1), g()]`` (``<|python_start|>...<|python_end|>`` around them, or prose, as SGLang reads them);
+    Llama 3.1's custom-tool form ``<function=NAME>{...}</function>``; ``<|eom_id|>`` and ``<|eot_id|>`` at the end
+    are dropped.
 
     >>> read_llama3('<|python_tag|>{"name": "f", "parameters": {"x": 1}}; {"name": "g", "parameters": {}}<|eom_id|>',
     ...             Limits())
@@ -82,11 +83,7 @@ def read_llama3(text: str, limits: Limits, types: TypeHint | None = None, fmt: s
     body = _strip_ends(text, LLAMA_ENDS)
     start = body.find(PYTHON_START)
     if start != -1:
-        end = body.find(PYTHON_END, start)
-        inner_end = len(body) if end == -1 else end
-        if end != -1:
-            _expect_end(body, end + len(PYTHON_END), fmt, "nothing")
-        return _shifted(lambda t: parse_python(t, limits), body, start + len(PYTHON_START), inner_end, fmt)
+        return _python_segments(body, start, limits, fmt)
     tag = body.find(PYTHON_TAG)
     if tag != -1:
         pos = _skip_space(body, tag + len(PYTHON_TAG))
@@ -98,8 +95,58 @@ def read_llama3(text: str, limits: Limits, types: TypeHint | None = None, fmt: s
         return _llama_functions(body, function, limits, fmt)
     first = _skip_space(body, 0)
     if first < len(body) and body[first] == "[" and not body.startswith(("[{", "[ {"), first):
-        return _shifted(lambda t: parse_python(t, limits), body, first, len(body), fmt)
-    return read_prose(body, limits, fmt)
+        try:
+            return _shifted(lambda t: parse_python(t, limits), body, first, len(body), fmt)
+        except ParseError:
+            spans = lists_in_prose(body, fmt)
+            if spans is None:
+                raise
+            return read_lists(body, spans, limits, fmt)
+    return read_prose(body, limits, fmt) or read_lists(body, call_lists(body, fmt), limits, fmt)
+
+
+def lists_in_prose(text: str, fmt: str) -> list[tuple[int, int]] | None:
+    """The spans of the ``[f(...), ...]`` lists in ``text`` when prose surrounds them (Llama 3.2/4 write
+    ``[f(x=1)] Anything else?``, SGLang reads it); None when there is no list, or one list is the whole text:
+    then the caller's error for the text read whole is the better one, as it is when the text is one list that
+    never closes. A later list that never closes is cut short."""
+    try:
+        spans = call_lists(text, fmt)
+    except ParseError as error:
+        if error.position == line_col(text, _skip_space(text, 0)):
+            return None
+        raise
+    if not spans or (len(spans) == 1 and spans[0] == (_skip_space(text, 0), len(text.rstrip()))):
+        return None
+    return spans
+
+
+def read_lists(text: str, spans: list[tuple[int, int]], limits: Limits, fmt: str) -> list[Step]:
+    """The calls of the lists at ``spans`` (from :func:`ek.parsing.prose.call_lists`), each read by the strict
+    Python reader; the prose around them is skipped (only ``[name(`` opens a list, so no call is skipped)."""
+    tag = tag_outside(text, spans)
+    if tag != -1:
+        raise ParseError("a tag or special token in the prose around the calls (strip the chat template's "
+                         "end-of-turn tokens first)", line_col(text, tag), fmt)
+    steps: list[Step] = []
+    for begin, end in spans:
+        steps.extend(_shifted(lambda t: parse_python(t, limits), text, begin, end, fmt))
+    return steps
+
+
+def _python_segments(text: str, pos: int, limits: Limits, fmt: str) -> list[Step]:
+    """The calls of each ``<|python_start|>...<|python_end|>`` segment from ``pos`` (a last one left open runs to
+    the end). Text between and after segments is prose the model wrote around its calls, skipped as SGLang skips
+    it: the markers, not a guess, say where calls are."""
+    steps: list[Step] = []
+    while pos != -1:
+        end = text.find(PYTHON_END, pos)
+        inner_end = len(text) if end == -1 else end
+        steps.extend(_shifted(lambda t: parse_python(t, limits), text, pos + len(PYTHON_START), inner_end, fmt))
+        if end == -1:
+            return steps
+        pos = text.find(PYTHON_START, end)
+    return steps
 
 
 def _json_sequence(text: str, pos: int, limits: Limits, fmt: str) -> list[Step]:
@@ -111,6 +158,9 @@ def _json_sequence(text: str, pos: int, limits: Limits, fmt: str) -> list[Step]:
         pos = _skip_space(text, end)
         if pos >= len(text):
             return steps
+        if text.startswith(PYTHON_TAG, pos):
+            pos = _skip_space(text, pos + len(PYTHON_TAG))  # a tag before each call, as SGLang reads it
+            continue
         if text[pos] != ";":
             raise ParseError("expected ';' between calls or the end of the output", line_col(text, pos), fmt)
         pos = _skip_space(text, pos + 1)
@@ -267,7 +317,7 @@ def read_deepseek(text: str, limits: Limits, types: TypeHint | None = None, fmt:
     while True:
         pos = _skip_space(body, pos)
         if body.startswith(DS_CALLS_END, pos):
-            _expect_end(body, pos + len(DS_CALLS_END), fmt, "nothing")
+            _prose_after_calls(body, pos + len(DS_CALLS_END), fmt)
             return steps
         if pos >= len(body):
             if begin != -1 and not steps:
@@ -278,6 +328,14 @@ def read_deepseek(text: str, limits: Limits, types: TypeHint | None = None, fmt:
             raise ParseError(f"expected {DS_CALL_BEGIN} or {DS_CALLS_END}", line_col(body, pos), fmt)
         step, pos = _deepseek_call(body, pos, limits, fmt)
         steps.append(step)
+
+
+def _prose_after_calls(text: str, pos: int, fmt: str) -> None:
+    """Text after ``<｜tool▁calls▁end｜>`` is prose (vLLM reads the calls and drops it); skipping it is safe as
+    long as it holds no other call, which would otherwise be lost without a word."""
+    again = text.find(DS_CALL_BEGIN, pos)
+    if again != -1:
+        raise ParseError(f"a call after {DS_CALLS_END}: expected one section of calls", line_col(text, again), fmt)
 
 
 def _deepseek_call(text: str, start: int, limits: Limits, fmt: str) -> tuple[Step, int]:
@@ -425,7 +483,8 @@ def read_qwen3_coder(text: str, limits: Limits, types: TypeHint | None = None,
     A parameter's text (one newline either side dropped) is typed by ``types`` when given (see
     :func:`typed_text`); without it, text that parses as JSON is that JSON value, anything else the text.
     As vLLM and SGLang read it, the last ``</tool_call>`` may be missing (a stop string) when its
-    function is whole, and ``<function=...>`` blocks without any ``<tool_call>`` are read too.
+    function is whole, so may one before the next ``<tool_call>``, and ``<function=...>`` blocks without
+    any ``<tool_call>`` are read too.
 
     >>> read_qwen3_coder('<tool_call>\\n<function=f>\\n<parameter=n>\\n3\\n</parameter>\\n'
     ...                  '<parameter=city>\\nParis\\n</parameter>\\n</function>\\n</tool_call>', Limits())
@@ -439,7 +498,7 @@ def read_qwen3_coder(text: str, limits: Limits, types: TypeHint | None = None,
     if not chat_text.has_blocks(text, start):
         return [_xml_function(text, begin, end, limits, types, fmt) for begin, end in _bare_functions(text, start, fmt)]
     steps: list[Step] = []
-    for begin, end in chat_text.blocks(text, start, fmt, open_end=True):
+    for begin, end in chat_text.blocks(text, start, fmt, open_end=True, whole_after=FUNCTION_CLOSE):
         try:
             steps.append(_xml_function(text, begin, end, limits, types, fmt))
         except ParseError:
@@ -477,11 +536,12 @@ def _xml_function(text: str, begin: int, end: int, limits: Limits, types: TypeHi
     name = text[pos + len(FUNCTION_OPEN): name_end].strip()
     if not name:
         raise ParseError("the tool name is empty", line_col(text, pos), fmt)
-    close = text.rfind(FUNCTION_CLOSE, name_end, end)
+    close = _function_close(text, name_end, end)
     if close == -1:
         raise ParseError("<function=...> is not closed by </function> before </tool_call>", line_col(text, pos), fmt,
                          cut_short=end == len(text))
-    _expect_blank(text, close + len(FUNCTION_CLOSE), end, fmt, "</tool_call>")
+    if close < end:
+        _expect_blank(text, close + len(FUNCTION_CLOSE), end, fmt, "</tool_call>")
     args: dict[str, Any] = {}
     pos = name_end + 1
     while True:
@@ -506,6 +566,19 @@ def _xml_function(text: str, begin: int, end: int, limits: Limits, types: TypeHi
         args[key] = typed_text(raw, kind, limits, fmt, line_col(text, key_end + 1))
         pos = after
     return Step(name, args)
+
+
+def _function_close(text: str, name_end: int, end: int) -> int:
+    """Where the function's body ends: at its ``</function>``, else at ``end`` when ``</tool_call>`` stands there.
+
+    Models do leave ``</function>`` out inside a closed block, and vLLM and SGLang both read the function to the
+    ``</tool_call>``. Skipping the missing tag is safe: ``</tool_call>`` is a whole closing tag the model wrote,
+    so the function is not cut short; a block left open at the end of the output (``end == len(text)``) still is.
+    """
+    close = text.rfind(FUNCTION_CLOSE, name_end, end)
+    if close == -1 and text.startswith(chat_text.CALL_CLOSE, end):
+        return end
+    return close
 
 
 def _parameter_end(text: str, start: int, close: int) -> tuple[int, int]:

@@ -26,6 +26,13 @@ CALL_FENCES = frozenset({"", "json", "jsonc", "python", "py", "tool_call", "tool
 #: A JSON string (its closing quote captured: None when it runs to the end unclosed), or a bracket.
 _JSON_TOKENS = re.compile(r'"(?:[^"\\]++|\\.)*+(")?|[{}\[\]]', re.S)
 _BRACKETS = re.compile(r"[{}\[\]]")
+#: ``[`` opening a list of Python calls, ``[name(`` (dotted names too), as Llama 3.2/4 write them in prose; or
+#: ``[name`` where the text ends (a list cut short after its first name).
+_CALL_LIST = re.compile(r"\[[ \t]*+[A-Za-z_][\w.]*+[ \t]*+(?:\(|\Z)")
+#: The start of a markup tag or special token (``</s>``, ``<|im_end|>``, ``<end_of_turn>``), never prose.
+_TAG = re.compile(r"<[/|A-Za-z]")
+#: A one-line Python string (its closing quote captured: None when unclosed), or a bracket or parenthesis.
+_PY_TOKENS = re.compile(r"""'(?:[^'\\\n]++|\\.)*+(')?|"(?:[^"\\\n]++|\\.)*+(")?|[\[\](){}]""")
 
 
 def fenced_blocks(text: str, fmt: str) -> list[tuple[str, int, int]]:
@@ -111,6 +118,65 @@ def _closing(text: str, pos: int, stop: int) -> int:
                     if depth == 0:
                         return bracket.end()
             return -1
+    return -1
+
+
+def call_lists(text: str, fmt: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """``(begin, end)`` of each ``[name(...), ...]`` list of Python calls in ``text[start:end]``.
+
+    Llama 3.2/4 write their pythonic calls between sentences (``Sure: [f(x=1)] Anything else?``), and SGLang
+    reads them there. Only a ``[`` followed by a name and ``(`` starts a list, so ``[1]`` or ``[City Name]`` in
+    prose is skipped; brackets inside Python strings are not counted. A list that never closes is cut short.
+
+    >>> text = "Here: [f(q='])'), g()] and [h(x=[1])] bye [note]"
+    >>> [text[b:e] for b, e in call_lists(text, "llama3")]
+    ["[f(q='])'), g()]", '[h(x=[1])]']
+    """
+    stop = len(text) if end is None else end
+    spans = []
+    found = _CALL_LIST.search(text, start, stop)
+    while found is not None:
+        close = _python_closing(text, found.start(), stop) if found.group().endswith("(") else -1
+        if close == -1:
+            raise ParseError("a list of calls starts here and is never closed (output cut short?)",
+                             line_col(text, found.start()), fmt, cut_short=True)
+        spans.append((found.start(), close))
+        found = _CALL_LIST.search(text, close, stop)
+    return spans
+
+
+def tag_outside(text: str, spans: list[tuple[int, int]]) -> int:
+    """Where the first tag or special token outside ``spans`` starts, or -1.
+
+    Prose around calls is skipped only when it is prose: an end-of-turn token left in the output
+    (``[f()]<|im_end|>``) is the chat template's, and reading past it would hide that the output was not
+    stripped. One search per gap, each linear.
+    """
+    edges = [0, *(p for span in spans for p in span), len(text)]
+    for begin, end in zip(edges[::2], edges[1::2], strict=True):
+        found = _TAG.search(text, begin, end)
+        if found is not None:
+            return found.start()
+    return -1
+
+
+def _python_closing(text: str, pos: int, stop: int) -> int:
+    """Just past the bracket closing the one at ``text[pos]``, brackets in Python strings not counted; -1 if none
+    before ``stop``.
+
+    One left-to-right pass of possessive tokens: a string is one line at most (an unclosed quote ends at the
+    newline, where counting goes on), so no character is read twice. Triple-quoted strings are read as three
+    strings; a span misjudged that way fails in :func:`ek.parsing.python_calls.parse_python`, never silently.
+    """
+    depth = 0
+    for match in _PY_TOKENS.finditer(text, pos, stop):
+        token = match.group()
+        if token in "[({":
+            depth += 1
+        elif token in "])}":
+            depth -= 1
+            if depth == 0:
+                return match.end()
     return -1
 
 
