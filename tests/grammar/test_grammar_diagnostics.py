@@ -93,6 +93,10 @@ CASES = [
     ("option twice", HEAD + "tool t {\n    x: int importance 2 importance 3\n}\n", 3, 25, "'importance' is given twice for argument 'x'"),
     ("bad escape", HEAD + 'tool t {\n    "doc \\q"\n}\n', 3, 10, "unknown escape '\\q' in string"),
     ("huge number", HEAD + "tool t weight 1e999 {\n}\n", 2, 15, "number '1e999' is too large"),
+    ("tiny number", HEAD + "tool t {\n    x: float compare tol(1e-400)\n}\n", 3, 26,
+     "number '1e-400' is too small for a float (it would read as 0; the smallest is about 5e-324)"),
+    ("tiny bound", HEAD + "tool t {\n    x: float [-2.5E-999..1]\n}\n", 3, 15,
+     "number '-2.5E-999' is too small for a float (it would read as 0; the smallest is about 5e-324)"),
 ]
 
 
@@ -238,3 +242,9 @@ def test_the_window_of_a_long_line_has_ellipses_on_both_sides_in_the_middle():
     _, shown, caret = Diagnostic("f.ek", 1, 5000, "here", length=3).render(line).split("\n")
     assert shown.startswith("    ...a") and shown.endswith("e...") and len(shown) == 4 + 3 + 120 + 3
     assert shown[caret.index("^") :].startswith("bcd") and caret.count("^") == 3
+
+
+def test_a_zero_written_with_an_exponent_and_the_smallest_float_are_numbers():
+    schema = parse(HEAD + "tool t {\n    x: float [0.0e-999..1] compare tol(5e-324)\n}\n", "s.ek")
+    (field,) = schema.tools[0].fields
+    assert field.constraints.min == 0.0 and field.compare.tolerance == 5e-324

@@ -171,3 +171,17 @@ def test_an_int_too_long_to_print_is_refused_at_its_path(schema: dict[str, Any],
     bfcl = [{"name": "f", "parameters": {"type": "dict", "properties": {"a": schema}}}]
     with pytest.raises(ValueError, match=re.escape(f"$[0].parameters.{where}: an integer of more than")):
         import_tools(bfcl, "bfcl")
+
+
+def test_a_tolerance_too_small_for_a_float_is_dropped_with_a_warning_not_read_as_zero() -> None:
+    schema = {"type": "object", "properties": {
+        "x": {"type": "number", "x-ek-compare": "tol(1e-400)"},
+        "y": {"type": "number", "x-ek-compare": "tol(0.0e-400)"},
+        "z": {"type": "number", "x-ek-compare": "tol(5e-324)"}}}
+    result = import_tools([{"name": "f", "parameters": schema}], "openai")
+    x, y, z = result.grammar.tools[0].fields
+    assert x.compare is None and y.compare.tolerance == 0.0 and z.compare.tolerance == 5e-324
+    assert [(i.path, i.message) for i in result.issues] == [
+        ("$[0].parameters.properties.x['x-ek-compare']",
+         "compare 'tol(1e-400)': the tolerance is too small for a float (it would read as 0); dropped")]
+    parse(format_grammar(result.grammar), "imported.ek")  # what it writes lints clean

@@ -13,7 +13,7 @@ from typing import Any
 from lark import Token, Transformer
 
 from ek.grammar.model import Location
-from ek.grammar.strings import EscapeError, decode_pattern, decode_string, parse_number
+from ek.grammar.strings import EscapeError, decode_pattern, decode_string, parse_number, reads_as_zero
 from ek.grammar.syntax import (
     ArgSyn,
     BodySyn,
@@ -93,7 +93,11 @@ class SyntaxBuilder(Transformer):  # type: ignore[type-arg]
         if isinstance(value, float) and not math.isfinite(value):
             self._state.errors.append((self._tok_loc(tok), f"number {str(tok)[:20]!r} is too large"))
             return 1  # reported once here; a placeholder that trips no further check
-        return value
+        if value == 0 and isinstance(value, float) and reads_as_zero(str(tok)):
+            # 1e-400 reads as 0.0: a tolerance, bound or default of it would silently be zero
+            self._state.errors.append((self._tok_loc(tok), f"number {str(tok)[:20]!r} is too small for a float "
+                                                           "(it would read as 0; the smallest is about 5e-324)"))
+        return value  # (0.0, what it reads as: reported once here, it trips no further check)
 
     def _num(self, tok: Token) -> Num:
         return Num(self._number(tok), str(tok), self._tok_loc(tok))
@@ -250,3 +254,4 @@ def _loc_of(part: Any) -> Location:
 
 #: The builder the shared parser runs; :func:`ek.grammar.parser.parse_syntax` calls ``begin`` first.
 BUILDER = SyntaxBuilder()
+

@@ -240,6 +240,21 @@ def parse_number(text: str) -> int | float:
     return int(text)
 
 
+def reads_as_zero(text: str) -> bool:
+    """Whether a number's text has a digit other than 0 before its exponent yet reads as ``0.0``: past the
+    smallest float (about 5e-324), ``float("1e-400")`` is 0, and a tolerance or bound of it would silently be 0.
+
+    >>> reads_as_zero("-1.5e-400"), reads_as_zero("0.000E-9"), reads_as_zero("5e-324"), reads_as_zero("0")
+    (True, False, False, False)
+    """
+    try:
+        if float(text) != 0:
+            return False
+    except (ValueError, OverflowError):
+        return False
+    return any(ch in "123456789" for ch in text.lower().partition("e")[0])
+
+
 def to_float(value: int | float) -> float | None:
     """``value`` as a float, or None for an int past the largest float (about 1.8e308), which
     ``float()`` refuses with an OverflowError.

@@ -40,7 +40,7 @@ from ek.grammar.model import (
 )
 from ek.grammar.names import is_own_safe_identifier, safe_identifier, unfit_character
 from ek.grammar.regexes import compile_pattern, pattern_problem, starts_with_repeat
-from ek.grammar.strings import escape_line_breaks, is_finite, to_float
+from ek.grammar.strings import escape_line_breaks, is_finite, reads_as_zero, to_float
 from ek.interop.formats import FORMAT_PATTERNS, format_of
 from ek.interop.issues import Issues, child
 from ek.limits import IMPORT_MAX_DEPTH, SCHEMA_MAX_DEFAULT_VALUES, SCHEMA_MAX_ENUM_MEMBERS, SCHEMA_MAX_NESTING
@@ -198,6 +198,10 @@ class Converter:
                 tolerance = -1.0
             if not tolerance >= 0 or not math.isfinite(tolerance):
                 self.issues.warn(path, f"compare {text!r} needs a non-negative tolerance; dropped")
+                return None
+            if reads_as_zero(match.group(2)):
+                self.issues.warn(path, f"compare {text!r}: the tolerance is too small for a float (it would read "
+                                       "as 0); dropped")
                 return None
             policy = ComparePolicy("tol", tolerance)
         if not fits[policy.kind]:
