@@ -185,3 +185,16 @@ def test_a_tolerance_too_small_for_a_float_is_dropped_with_a_warning_not_read_as
         ("$[0].parameters.properties.x['x-ek-compare']",
          "compare 'tol(1e-400)': the tolerance is too small for a float (it would read as 0); dropped")]
     parse(format_grammar(result.grammar), "imported.ek")  # what it writes lints clean
+
+
+def test_an_empty_type_list_or_enum_is_reported_as_allowing_no_value() -> None:
+    schema = {"type": "object", "properties": {"x": {"type": []}, "y": {"enum": []},
+                                               "w": {"type": "string", "enum": []}, "v": {"type": "integer", "enum": []}}}
+    result = import_tools([{"name": "f", "parameters": schema}], "openai")
+    assert [str(f.type) for f in result.grammar.tools[0].fields] == ["any", "str", "str", "int"]
+    props = "$[0].parameters.properties"
+    assert [(i.path, i.message) for i in result.issues] == [
+        (f"{props}.x.type", "an empty list of types allows no value, which .ek cannot express; read as any"),
+        *((f"{props}.{k}.enum", "an empty enum allows no value, which .ek cannot express; read as its type")
+          for k in ("y", "w", "v"))]
+    parse(format_grammar(result.grammar), "imported.ek")

@@ -69,6 +69,9 @@ _PRIMITIVE_NAMES = {"str", "int", "float", "bool", "date", "datetime", "any", "e
 MAX_DEPTH = IMPORT_MAX_DEPTH  # deeper is reported and read as ``any``
 
 
+#: The warning for ``"enum": []``: JSON Schema's "no value is valid", which no .ek type says.
+_EMPTY_ENUM = "an empty enum allows no value, which .ek cannot express; read as its type"
+
 class Converter:
     """Converts schemas of one document, sharing its ``$defs`` as named types."""
 
@@ -336,6 +339,9 @@ class Converter:
                 if names:
                     self.issues.warn(child(path, "type"), f"a union of types {names} cannot be expressed (.ek has "
                                                            f"no union type); widened to any")
+                elif not raw:
+                    self.issues.warn(child(path, "type"), "an empty list of types allows no value, which .ek cannot "
+                                                           "express; read as any")
                 return "any"
             raw = names[0]
         if raw is None:
@@ -390,8 +396,8 @@ class Converter:
                                    f"never accepts; widened to {kind}")
             return PrimitiveType(kind), constraints
         if not members or not all(_integral(m) for m in members):
-            self.issues.warn(path, f"an enum of {kind} values {members!r:.60} cannot be expressed (.ek enums hold "
-                                   f"text and integers); widened to {kind}")
+            self.issues.warn(path, _EMPTY_ENUM if not members else f"an enum of {kind} values {members!r:.60} cannot "
+                                   f"be expressed (.ek enums hold text and integers); widened to {kind}")
             return PrimitiveType(kind), constraints
         values = [int(m) for m in members]
         inside, outside = [], []
@@ -469,7 +475,8 @@ class Converter:
                     self.issues.warn(child(path, "format"), f"format {schema['format']!r:.40} beside an enum cannot be "
                                                             f"expressed; dropped (the members are kept)")
                 return EnumType(unique), NO_CONSTRAINTS
-            self.issues.warn(child(path, "enum"), f"enum {members!r:.80} is not a list of strings; read as its type")
+            self.issues.warn(child(path, "enum"), _EMPTY_ENUM if members == [] else
+                             f"enum {members!r:.80} is not a list of strings; read as its type")
         fmt = schema.get("format")
         if fmt in ("date", "date-time"):
             if not constraints.is_empty:
