@@ -205,3 +205,32 @@ def test_the_type_node_limit_counts_every_tool_and_is_reported_once():
         parse("grammar g 1\n" + per_tool + tools, "d.ek")
     (d,) = info.value.diagnostics
     assert "SCHEMA_MAX_TYPE_NODES" in d.message and d.line == 1004 + 3 * 100  # the 101st tool's argument
+
+
+def test_a_grammar_built_in_code_past_the_type_node_limit_is_refused_by_the_generator_and_scored_interpreted():
+    """A GraphGrammar built in code never went through lint: the generator counts its nodes itself (30 doubling
+    steps would be 2**31), and the runtime keeps such a tool interpreted, with the same answers."""
+    import attrs
+
+    from ek.codegen import GenerationError, generate
+    from ek.codegen.emitter import plan_tool_validator
+    from ek.limits import INTERPRETED_CALLS
+    from ek.runtime import validator_for
+
+    built = parse(_doubling_types(3), "d.ek")  # the shape, then 30 steps of it built in code
+    (a0,) = [t for t in built.types if t.name == "A0"]
+    step = [t for t in built.types if t.name == "A1"][0]
+    types = [a0] + [attrs.evolve(step, name=f"A{i}", type=attrs.evolve(step.type, fields=tuple(
+        attrs.evolve(f, type=attrs.evolve(f.type, name=f"A{i - 1}")) for f in step.type.fields))) for i in range(1, 31)]
+    tool = attrs.evolve(built.tools[0], fields=(attrs.evolve(built.tools[0].fields[0], type=attrs.evolve(
+        built.tools[0].fields[0].type, name="A30")),))
+    grammar = attrs.evolve(built, tools=(tool,), types=tuple(types), source_path=None, source_sha256=None)
+    for make in (lambda: generate(grammar), lambda: plan_tool_validator(grammar, tool)):
+        with pytest.raises(GenerationError, match="SCHEMA_MAX_TYPE_NODES"):
+            make()
+    check = validator_for(grammar)
+    wrong = [str(v) for v in check("t", {"x": {"a": 1}})]
+    for _ in range(INTERPRETED_CALLS + 1):
+        check("t", {"x": {"a": 1}})
+    assert [str(v) for v in check("t", {"x": {"a": 1}})] == wrong and wrong
+    assert "0 of 1 tools compiled" in repr(check)

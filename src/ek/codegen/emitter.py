@@ -24,8 +24,10 @@ from ek.codegen.naming import MODULE_NAMES, module_filename, module_stem, tool_n
 from ek.codegen.shapes import PlannedSource, check_planned, run_counts, shapes_pay
 from ek.codegen.toolplan import TOOL_VALIDATOR_NAME, ToolValidatorPlan
 from ek.codegen.validators import LOCAL_MARK, Tables, ValidatorEmitter
+from ek.grammar.extent import Extent, type_extent
 from ek.grammar.model import FieldSpec, GraphGrammar, ListType, Location, ObjectType, ToolSpec
 from ek.grammar.tables import grammar_to_table
+from ek.limits import SCHEMA_MAX_TYPE_NODES
 
 #: The layout generated modules follow; ek.runtime refuses modules with a version it cannot read.
 #: 3: ``GRAMMAR_SHA256`` (the grammar's content) and ``SCHEMA_PATH`` replace ``SOURCE_SHA256``
@@ -178,12 +180,30 @@ def _literals_checked() -> Iterator[None]:
         raise GenerationError(f"cannot generate: {err}") from None
 
 
+def check_size(grammar: GraphGrammar, tools: Iterable[ToolSpec]) -> None:
+    """Raise :class:`GenerationError` when ``tools``' types, each named type written out where it is used, pass
+    :data:`ek.limits.SCHEMA_MAX_TYPE_NODES`: the code written spells every one out. ``ek lint`` refuses such a
+    schema; this guards a grammar built in code, which never went through it (a few named types that each use
+    the one before twice double the code at each step)."""
+    aliases = {alias.name: alias for alias in grammar.types}
+    memo: dict[str, Extent] = {}
+    nodes = 0
+    for tool in tools:
+        for spec in tool.fields:
+            nodes += type_extent(spec.type, aliases, memo).nodes
+            if nodes > SCHEMA_MAX_TYPE_NODES:
+                raise GenerationError(f"tool {tool.name!r}: the tools' types pass {SCHEMA_MAX_TYPE_NODES} type nodes "
+                                      f"(SCHEMA_MAX_TYPE_NODES) at argument {spec.name!r}, with each named type "
+                                      "written out where it is used")
+
+
 def render(grammar: GraphGrammar, out_dir: str | os.PathLike[str] | None = None) -> str:
     """The module source without the compile gate, for callers that ``compile()`` it at once
     (compiling parses too, so checking first would parse a large module twice).
 
     Nothing here depends on schema comments, layout or line numbers: only the grammar's content,
     the schema's file name and its path relative to ``out_dir``."""
+    check_size(grammar, grammar.tools)
     with _literals_checked():
         taken = set(MODULE_NAMES)
         names = tool_names(grammar, taken)
@@ -231,6 +251,7 @@ def render_tool_validator(grammar: GraphGrammar, tool: ToolSpec) -> str:
 
 def plan_tool_validator(grammar: GraphGrammar, tool: ToolSpec) -> ToolValidatorPlan:
     """:func:`render_tool_validator`'s module as a :class:`ToolValidatorPlan`."""
+    check_size(grammar, (tool,))
     strings: list[str] = []
 
     def mark(value: str) -> str:
