@@ -188,8 +188,8 @@ def test_a_tolerance_too_small_for_a_float_is_dropped_with_a_warning_not_read_as
 
 
 def test_an_empty_type_list_or_enum_is_reported_as_allowing_no_value() -> None:
-    schema = {"type": "object", "properties": {"x": {"type": []}, "y": {"enum": []},
-                                               "w": {"type": "string", "enum": []}, "v": {"type": "integer", "enum": []}}}
+    schema = {"type": "object", "properties": {"x": {"type": []}, "y": {"enum": []}, "w": {"type": "string", "enum": []},
+                                               "v": {"type": "integer", "enum": []}}}
     result = import_tools([{"name": "f", "parameters": schema}], "openai")
     assert [str(f.type) for f in result.grammar.tools[0].fields] == ["any", "str", "str", "int"]
     props = "$[0].parameters.properties"

@@ -199,9 +199,11 @@ class _Differ:
             added = [m for m in new.members if m not in had]
             for member in old.members:
                 if member not in kept:
-                    yield Change("enum-member-removed", path, f"enum member {format_member(member)} removed", True, member, None)
+                    yield Change("enum-member-removed", path, f"enum member {format_member(member)} removed", True,
+                                 member, None)
             for member in added:
-                yield Change("enum-member-added", path, f"enum member {format_member(member)} added", False, None, member)
+                yield Change("enum-member-added", path, f"enum member {format_member(member)} added", False, None,
+                             member)
             return
         if isinstance(old, ListType) and isinstance(new, ListType):
             # An item's constraints come from a declared type (``list[Airport]``): compare them too.

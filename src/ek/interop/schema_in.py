@@ -402,7 +402,8 @@ class Converter:
         values = [int(m) for m in members]
         inside, outside = [], []
         for m in values:  # one pass: a member tested against a list of the others was quadratic in the enum
-            fits = (constraints.min is None or m >= constraints.min) and (constraints.max is None or m <= constraints.max)
+            fits = ((constraints.min is None or m >= constraints.min)
+                    and (constraints.max is None or m <= constraints.max))
             (inside if fits else outside).append(m)
         if outside:  # the range is redundant when every member is inside it
             if not inside:
