@@ -111,3 +111,30 @@ def test_printed_schema_text_spells_controls_and_bidi_overrides_as_escapes(ch: s
     assert ch not in text and f"\\u{ord(ch):04x}" in text
     again = parse(text)
     assert again.tools[0].fields[0].type.members[0] == member and again.tools[0].doc == doc
+
+
+@pytest.mark.parametrize(("comment", "column", "what"), [
+    ("# \x1b]0;retitled\x07\x1b[2J", 15, "control character U+001B"),
+    ("# looks fine \u202e txt.exe", 26, "bidi control U+202E"),
+    ("# a C1 control \x9b31m", 28, "control character U+009B"),
+])
+def test_a_comment_holding_a_control_or_bidi_character_is_refused_where_it_is(comment: str, column: int,
+                                                                               what: str) -> None:
+    """ek fmt and ek diff write comments out as they are: such a character would reach the terminal (or reorder
+    what it shows, the "Trojan Source" attack), so lint and fmt refuse it at its line and column."""
+    from ek.grammar.formatter import format_source
+
+    text = f"grammar t 1\ntool f {{\n    x: str  {comment}\n}}\n"
+    for read in (parse, format_source):
+        with pytest.raises(SchemaError) as info:
+            read(text, "c.ek")
+        (d,) = info.value.diagnostics
+        assert (d.line, d.column) == (3, column) and d.message.startswith(f"a comment cannot hold the {what}: ")
+
+
+def test_a_tab_in_a_comment_and_control_characters_in_strings_are_fine() -> None:
+    from ek.grammar.formatter import format_source
+
+    text = 'grammar t 1\n# a\ttab\ntool f {\n    x: enum("a\x1b#b", c)  # after\n}\n'
+    assert parse(text, "c.ek").tools[0].fields[0].type == EnumType(("a\x1b#b", "c"))
+    assert "\x1b" not in format_source(text, "c.ek") and "\\u001b#b" in format_source(text, "c.ek")

@@ -8,6 +8,7 @@ import os
 import attrs
 
 from ek.grammar.checker import check
+from ek.grammar.comments import comment_problems
 from ek.grammar.diagnostics import Diagnostic, SchemaError
 from ek.grammar.model import GraphGrammar
 from ek.grammar.parser import gc_paused, normalize, parse_syntax, too_deep
@@ -24,6 +25,18 @@ def refuse_surrogates(source: str, filename: str) -> None:
         raise SchemaError([Diagnostic(filename, line, column, message)])
 
 
+def readable_source(text: str, filename: str) -> str:
+    """Schema ``text`` as the parser reads it (line breaks normalised), or :class:`SchemaError` for what no schema
+    may hold: a lone surrogate, or a control character or bidi control in a comment (the one owner of both
+    refusals, for :func:`parse` and the formatter alike)."""
+    source = normalize(text)
+    refuse_surrogates(source, filename)
+    refused = comment_problems(source, filename)
+    if refused:
+        raise SchemaError(refused, source)
+    return source
+
+
 def parse(text: str, filename: str = "<string>") -> GraphGrammar:
     """Parse and check schema ``text``; raise :class:`SchemaError` listing every problem.
 
@@ -33,8 +46,7 @@ def parse(text: str, filename: str = "<string>") -> GraphGrammar:
     """
     if not isinstance(text, str):
         raise TypeError(f"parse() wants the schema text as str, not {type(text).__name__}")
-    source = normalize(text)
-    refuse_surrogates(source, filename)
+    source = readable_source(text, filename)
     with gc_paused():
         syntax = parse_syntax(source, filename)
         try:

@@ -8,66 +8,14 @@ kept (at most one); top-level statements are always one blank line apart.
 
 from __future__ import annotations
 
-import attrs
-
-from ek.grammar.api import refuse_surrogates
+from ek.grammar.api import readable_source
 from ek.grammar.checker import check
+from ek.grammar.comments import scan_comments
 from ek.grammar.diagnostics import SchemaError
 from ek.grammar.model import GraphGrammar, Location, ToolSpec
-from ek.grammar.parser import gc_paused, normalize, parse_syntax, too_deep
+from ek.grammar.parser import gc_paused, parse_syntax, too_deep
 from ek.grammar.printer import Printer
 from ek.grammar.syntax import DocSyn, HeaderSyn, ToolSyn
-
-
-@attrs.frozen
-class Comment:
-    """``# text`` at ``line``; ``own_line`` when nothing but spaces comes before it."""
-
-    line: int
-    text: str
-    own_line: bool
-
-
-def scan_comments(text: str) -> list[Comment]:
-    """Every comment of schema ``text``, skipping ``#`` inside strings and regexes.
-
-    >>> scan_comments('# top\\ntool t { # open\\n  x: str /#/ = "#"  # end\\n}')
-    [Comment(line=1, text='# top', own_line=True), Comment(line=2, text='# open', own_line=False), Comment(line=3, text='# end', own_line=False)]
-    """
-    comments: list[Comment] = []
-    i, n, line, line_start = 0, len(text), 1, 0
-    while i < n:
-        ch = text[i]
-        if ch == "\n":
-            line += 1
-            i += 1
-            line_start = i
-        elif ch == "#":
-            end = text.find("\n", i)
-            end = n if end < 0 else end
-            own = text[line_start:i].strip() == ""
-            comments.append(Comment(line, text[i:end].rstrip(), own))
-            i = end
-        elif ch == '"':
-            closer = '"""' if text.startswith('"""', i) else '"'
-            j = i + len(closer)
-            while j < n and not text.startswith(closer, j):
-                if closer == '"' and text[j] == "\n":
-                    break
-                j += 2 if text[j] == "\\" else 1
-            j = min(n, j + len(closer))
-            line += text.count("\n", i, j)
-            if "\n" in text[i:j]:
-                line_start = text.rfind("\n", i, j) + 1
-            i = j
-        elif ch == "/":
-            j = i + 1
-            while j < n and text[j] not in "/\n":
-                j += 2 if text[j] == "\\" else 1
-            i = min(n, j + 1) if j < n and text[j] == "/" else j
-        else:
-            i += 1
-    return comments
 
 
 def format_source(text: str, filename: str = "<string>") -> str:
@@ -81,8 +29,7 @@ def format_source(text: str, filename: str = "<string>") -> str:
         x: int  # the x
     }
     """
-    source = normalize(text)
-    refuse_surrogates(source, filename)
+    source = readable_source(text, filename)
     with gc_paused():
         syntax = parse_syntax(source, filename)
     try:
