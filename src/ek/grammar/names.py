@@ -16,6 +16,7 @@ from collections.abc import Collection, Iterable
 from typing import Any
 
 from ek.grammar.reprs import short_repr
+from ek.grammar.strings import UNSHOWN_CHARACTERS
 
 #: Identifiers generated code reserves for itself inside classes and functions.
 RESERVED = frozenset({"self", "cls", "args", "errors", "value", "path"})
@@ -106,7 +107,7 @@ def _escaped(name: str) -> str:
 
 #: What a name may not hold: control characters (NUL, ESC, DEL, C1), line and paragraph separators,
 #: and the bidirectional overrides that make text display in another order than it reads.
-_NOT_IN_NAMES = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_NOT_IN_NAMES = re.compile(f"[{UNSHOWN_CHARACTERS}]")
 
 
 def unfit_character(name: str) -> str | None:

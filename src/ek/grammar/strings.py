@@ -117,11 +117,16 @@ def clean_doc(text: str) -> str:
     return inspect.cleandoc(_TRAILING_SPACE.sub("", inspect.cleandoc(text)))
 
 
-#: What a written string spells as an escape, never as itself: control characters (C0, DEL, C1), line and
-#: paragraph separators, the bidi controls that make text display in another order than it reads (the set
-#: :func:`ek.grammar.names.unfit_character` refuses in names), and UTF-16 halves. Written raw they would
-#: reach a terminal (``ek diff``, ``ek fmt``) or an editor as commands, or hide what the file says.
-_UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+#: The characters no schema text shows as themselves (a regular expression's character-class body): control
+#: characters (C0, DEL, C1), line and paragraph separators, and the bidi controls that make text display in
+#: another order than it reads. Written raw they would reach a terminal (``ek diff``, ``ek fmt``) or an editor
+#: as commands, or hide what the file says. The one set: names may not hold them
+#: (:func:`ek.grammar.names.unfit_character`), comments may not but for a tab (:mod:`ek.grammar.comments`),
+#: and strings write them as escapes (:func:`encode_string`).
+UNSHOWN_CHARACTERS = "\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+
+#: What a written string spells as an escape, never as itself: :data:`UNSHOWN_CHARACTERS` and UTF-16 halves.
+_UNSHOWN = re.compile(f"[{UNSHOWN_CHARACTERS}\ud800-\udfff]")
 
 
 def encode_string(value: str) -> str:
