@@ -6,18 +6,16 @@ skips ``#`` inside strings and regexes.
 
 from __future__ import annotations
 
-import re
-
 import attrs
 
 from ek.grammar.diagnostics import Diagnostic
-from ek.grammar.strings import UNSHOWN_CHARACTERS
+from ek.grammar.strings import UNSHOWN_BUT_TAB
 
-#: What a comment may not hold: :data:`ek.grammar.strings.UNSHOWN_CHARACTERS`, but a tab (searched for with its
-#: tabs made spaces). ``ek fmt`` and ``ek diff`` write comments out as they are, so an ESC sequence in one would
-#: reach the terminal (retitle it, clear it), and a bidi override would show the line in another order than it
-#: reads (the "Trojan Source" attack; rustc refuses these in comments too).
-_NOT_IN_COMMENTS = re.compile(f"[{UNSHOWN_CHARACTERS}]")
+#: What a comment may not hold: :data:`ek.grammar.strings.UNSHOWN_BUT_TAB`. ``ek fmt`` and ``ek diff`` write
+#: comments out as they are, so an ESC sequence in one would reach the terminal (retitle it, clear it), and a
+#: bidi override would show the line in another order than it reads (the "Trojan Source" attack; rustc refuses
+#: these in comments too).
+_NOT_IN_COMMENTS = UNSHOWN_BUT_TAB
 
 
 @attrs.frozen
@@ -77,12 +75,12 @@ def comment_problems(text: str, filename: str) -> list[Diagnostic]:
     >>> [d.message for d in comment_problems('grammar t 1  # ok\\ttab\\n# \\x1b[2J\\n', "s.ek")]
     ['a comment cannot hold the control character U+001B: ek fmt and ek diff would write it to the terminal as it is']
     """
-    if _NOT_IN_COMMENTS.search(text.replace("\n", "").replace("\t", " ")) is None:
+    if _NOT_IN_COMMENTS.search(text.replace("\n", "")) is None:
         return []  # fast path: nothing to refuse anywhere in the text (most schemas)
     lines = text.split("\n")
     found = []
     for comment in scan_comments(text):
-        bad = _NOT_IN_COMMENTS.search(comment.text.replace("\t", " "))  # (the same length: columns hold)
+        bad = _NOT_IN_COMMENTS.search(comment.text)
         if bad is None:
             continue
         column = len(lines[comment.line - 1].rstrip()) - len(comment.text) + bad.start() + 1

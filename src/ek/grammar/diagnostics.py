@@ -7,13 +7,13 @@ offending token. :class:`SchemaError` carries every diagnostic of a file at once
 from __future__ import annotations
 
 import difflib
-import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
 import attrs
 
 from ek.grammar.model import Location
+from ek.grammar.strings import UNSHOWN_BUT_TAB
 
 
 @attrs.frozen
@@ -85,7 +85,7 @@ class Diagnostic:
 
 #: Characters a terminal would act on instead of showing (ESC starts colour and cursor sequences, bidi
 #: overrides reorder the line): schema text is shown with these replaced, so it cannot rewrite the screen.
-_UNSHOWN = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_UNSHOWN = UNSHOWN_BUT_TAB
 
 
 def _shown(message: str) -> str:

@@ -125,6 +125,10 @@ def clean_doc(text: str) -> str:
 #: and strings write them as escapes (:func:`encode_string`).
 UNSHOWN_CHARACTERS = "\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
 
+#: :data:`UNSHOWN_CHARACTERS` but a tab (a terminal shows it as space): what schema text shown as it is may not
+#: hold, a diagnostic's source line (:mod:`ek.grammar.diagnostics`) and a comment (:mod:`ek.grammar.comments`).
+UNSHOWN_BUT_TAB = re.compile(f"(?!\t)[{UNSHOWN_CHARACTERS}]")
+
 #: What a written string spells as an escape, never as itself: :data:`UNSHOWN_CHARACTERS` and UTF-16 halves.
 _UNSHOWN = re.compile(f"[{UNSHOWN_CHARACTERS}\ud800-\udfff]")
 
