@@ -3,6 +3,7 @@ characters, numbers past a float, diagnostics that would drive a terminal, docs 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -138,3 +139,30 @@ def test_a_tab_in_a_comment_and_control_characters_in_strings_are_fine() -> None
     text = 'grammar t 1\n# a\ttab\ntool f {\n    x: enum("a\x1b#b", c)  # after\n}\n'
     assert parse(text, "c.ek").tools[0].fields[0].type == EnumType(("a\x1b#b", "c"))
     assert "\x1b" not in format_source(text, "c.ek") and "\\u001b#b" in format_source(text, "c.ek")
+
+
+@pytest.mark.slow
+def test_json_printed_from_a_schema_spells_c1_and_bidi_controls_as_escapes(tmp_path: Path) -> None:
+    """ek export, ek diff --json and ek lint --json print JSON whose strings hold schema text (a description,
+    an enum member, a diagnostic's source line): JSON itself escapes only C0, so DEL, C1's CSI, a line
+    separator and bidi controls are written ``\\uXXXX`` too. The JSON reads back to the same strings."""
+    from ekcli import run_ek
+
+    controls = "\x7f\x85\x9b\u2028\u202e\u2066"
+    hostile = controls.replace("\x9b", "\x9b2J")
+    text = f'grammar g 1\ntool t {{\n    "Looks fine {hostile} txt.exe"\n    x: enum("a{hostile}", b)\n}}\n'
+    old = tmp_path / "old.ek"
+    old.write_text(text, encoding="utf-8")
+    (tmp_path / "new.ek").write_text(text.replace(f'"a{hostile}", ', ""), encoding="utf-8")
+    (tmp_path / "bad.ek").write_text(text.replace("}", f'    y: int = "a{hostile}"\n}}'), encoding="utf-8")
+    runs = {
+        "export": run_ek("export", "--to", "openai", old),
+        "export one line": run_ek("export", "--to", "jsonschema", "--indent", "0", old),
+        "diff": run_ek("diff", "--json", old, tmp_path / "new.ek"),
+        "lint": run_ek("lint", "--json", tmp_path / "bad.ek"),
+    }
+    for what, done in runs.items():
+        assert done.stdout and not any(ch in done.stdout for ch in controls), (what, done.stdout, done.stderr)
+        assert "\\u202e" in done.stdout, what
+        read = [json.loads(line) for line in done.stdout.splitlines()] if what == "lint" else json.loads(done.stdout)
+        assert hostile in json.dumps(read, ensure_ascii=False), what  # the same strings, read back

@@ -8,6 +8,7 @@ import sys
 
 from ek.grammar import SchemaError, load
 from ek.grammar.diff import diff
+from ek.grammar.strings import json_shown
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     report = diff(grammars[0], grammars[1])
     if args.json:
-        print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+        print(json_shown(json.dumps(report.to_json(), indent=2, ensure_ascii=False)))
     else:
         print(report.render())
     return 1 if report.is_breaking else 0

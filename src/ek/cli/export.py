@@ -11,6 +11,7 @@ import argparse
 import json
 import sys
 
+from ek.grammar.strings import json_shown
 from ek.interop.files import write_output
 from ek.interop.targets import TARGETS
 
@@ -41,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     data, issues = export_tools(grammar, args.target, openai_strict=args.openai_strict)
     for issue in issues:
         print(f"{args.schema}: {issue}", file=sys.stderr)
-    text = json.dumps(data, indent=args.indent or None, ensure_ascii=False) + "\n"
+    text = json_shown(json.dumps(data, indent=args.indent or None, ensure_ascii=False)) + "\n"
     if not write_output(text, args.output, "export"):
         return 2
     return 1 if args.strict and issues else 0

@@ -7,6 +7,7 @@ import json
 import sys
 
 from ek.grammar import SchemaError, load
+from ek.grammar.strings import json_shown
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
             problems += len(err.diagnostics)
             if args.json:
                 for d in err.diagnostics:
-                    print(json.dumps(d.to_json(), ensure_ascii=False))
+                    print(json_shown(json.dumps(d.to_json(), ensure_ascii=False)))
             else:
                 print(err, file=sys.stderr)
     if problems and not args.json:

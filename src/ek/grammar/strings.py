@@ -142,6 +142,29 @@ def encode_string(value: str) -> str:
     return '"' + _ESCAPED.sub(_escape, value) + '"'
 
 
+#: The characters of :data:`UNSHOWN_CHARACTERS` that ``json.dumps(..., ensure_ascii=False)`` writes as
+#: themselves: DEL, C1, the separators and the bidi controls. Not C0: inside a string JSON escapes it, and
+#: outside one it is the layout's newlines and spaces.
+_UNSHOWN_IN_JSON = re.compile(f"(?![\\x00-\\x1f])[{UNSHOWN_CHARACTERS}]")
+
+
+def json_shown(text: str) -> str:
+    r"""JSON text (``json.dumps(..., ensure_ascii=False)``'s) with every character of :data:`UNSHOWN_CHARACTERS`
+    written as its ``\uXXXX`` escape: what ``ek export``, ``ek diff --json`` and ``ek lint --json`` print, so
+    that schema text never reaches a terminal or an editor as commands (C1 controls) or in another order than
+    it reads (bidi controls). Lossless: any JSON reader gives the same strings back. Safe on the whole text:
+    outside its strings, JSON text holds none of those characters.
+
+    >>> json_shown('{"doc": "evil\u202etxt"}')
+    '{"doc": "evil\\u202etxt"}'
+    """
+    return _UNSHOWN_IN_JSON.sub(_unicode_escape, text)
+
+
+def _unicode_escape(found: re.Match[str]) -> str:
+    return f"\\u{ord(found.group()):04x}"
+
+
 #: Every character :func:`encode_string` writes as an escape: the quote, the backslash and :data:`_UNSHOWN`.
 _ESCAPED = re.compile('["\\\\' + _UNSHOWN.pattern[1:])
 
