@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from ek.grammar import format_grammar, parse
+from ek.grammar.model import NamedType, PrimitiveType
 from ek.grammar.names import unfit_character
 from ek.grammar.strings import encode_string
 from ek.interop import import_tools
@@ -198,3 +199,42 @@ def test_an_empty_type_list_or_enum_is_reported_as_allowing_no_value() -> None:
         *((f"{props}.{k}.enum", "an empty enum allows no value, which .ek cannot express; read as its type")
           for k in ("y", "w", "v"))]
     parse(format_grammar(result.grammar), "imported.ek")
+
+
+@pytest.mark.parametrize(("ref", "read_as"), [
+    ("#/$defs/x", "x"),
+    ("#/properties/a", "a"),  # any subschema may be referred to
+    ("#/$defs/x/properties/q", "q"),
+    ("#/$defs/u/anyOf/0", "x0"),
+    ("#/properties", None),  # the map of the properties, not a schema
+    ("#/$defs", None),
+    ("#/$defs/u/anyOf", None),  # a list of schemas
+    ("#/$defs/u/anyOf/01", None),  # not an index JSON Pointer allows
+    ("#/$defs/u/anyOf/7", None),
+    ("#/properties/a/description", None),  # a text
+    ("#/definitions/x", None),  # nothing there
+    ("https://example.com/s.json", None),  # outside the document
+])
+def test_a_ref_is_a_named_type_only_where_it_points_at_a_schema(ref: str, read_as: str | None) -> None:
+    """A $ref that stops on a map or list of schemas, or on a keyword's text, was read as if it were a schema
+    (``#/properties`` gave "keyword 'a' cannot be expressed" for each property); it is reported and read as any."""
+    result = import_tools(_openai({
+        "type": "object",
+        "$defs": {"x": {"type": "object", "properties": {"q": {"type": "string"}}},
+                  "u": {"anyOf": [{"type": "object", "properties": {"n": {"type": "integer"}}}, {"type": "string"}]}},
+        "properties": {"a": {"type": "string", "description": "d"}, "b": {"$ref": ref}}}), "openai", name="g")
+    field = result.grammar.tools[0].fields[1]
+    issues = [str(issue) for issue in result.issues if "$ref" in str(issue)]
+    if read_as is None:
+        assert field.type == PrimitiveType("any")
+        assert issues == [f"$[0].function.parameters.properties.b.$ref: warning: $ref {ref!r} does not point at a "
+                          "schema of this document (a #/$defs/NAME, or any subschema); read as any"], issues
+    else:
+        assert field.type == NamedType(read_as) and issues == [] and "cannot be expressed" not in str(result.issues)
+    parse(format_grammar(result.grammar))
+
+
+def test_a_ref_to_the_whole_document_says_so() -> None:
+    result = import_tools(_openai({"type": "object", "properties": {"b": {"$ref": "#"}}}), "openai", name="g")
+    assert [str(i) for i in result.issues] == ["$[0].function.parameters.properties.b.$ref: warning: $ref '#' is the "
+                                               "whole document, which a type of it cannot hold; read as any"]

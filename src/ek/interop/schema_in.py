@@ -65,6 +65,18 @@ _IGNORED_QUIETLY = {"$schema"}  # says which draft; nothing to keep
 _BARE = re.compile(r"[^\W\d]\w*")
 _PRIMITIVE_NAMES = {"str", "int", "float", "bool", "date", "datetime", "any", "enum", "list"}
 
+#: What a step of a ``$ref`` pointer lands on (:meth:`_Importer._resolve`): a schema, a list of schemas, a map of
+#: names to schemas, or anything else (a text, a number, a keyword's other value).
+_SCHEMA, _SCHEMAS, _MAP, _OTHER = "schema", "schemas", "map", "other"
+#: The keywords of a schema whose value holds schemas, and how (JSON Schema 2020-12 and draft 7's ``definitions``
+#: and list-form ``items``); any other keyword's value is no schema.
+_HOLDS = {
+    **dict.fromkeys(("properties", "patternProperties", "$defs", "definitions", "dependentSchemas"), _MAP),
+    **dict.fromkeys(("anyOf", "oneOf", "allOf", "prefixItems"), _SCHEMAS),
+    **dict.fromkeys(("items", "additionalItems", "additionalProperties", "not", "if", "then", "else", "contains",
+                     "propertyNames", "unevaluatedItems", "unevaluatedProperties"), _SCHEMA),
+}
+
 
 MAX_DEPTH = IMPORT_MAX_DEPTH  # deeper is reported and read as ``any``
 
@@ -629,8 +641,9 @@ class Converter:
         ref = schema["$ref"]
         target = self._resolve(ref) if isinstance(ref, str) else None
         if target is None:
-            self.issues.warn(child(path, "$ref"), f"$ref {ref!r} does not point into this document's $defs; "
-                                                   f"read as any")
+            why = "is the whole document, which a type of it cannot hold" if ref == "#" else \
+                "does not point at a schema of this document (a #/$defs/NAME, or any subschema)"
+            self.issues.warn(child(path, "$ref"), f"$ref {ref!r} {why}; read as any")
             return PrimitiveType("any"), NO_CONSTRAINTS
         if ref in self._in_progress:
             cycle = " -> ".join(self._in_progress[self._in_progress.index(ref):] + [ref])
@@ -667,15 +680,29 @@ class Converter:
         return NamedType(name), constraints
 
     def _resolve(self, ref: str) -> Mapping[str, Any] | None:
+        """The schema a local ``$ref`` (a JSON pointer, ``#/...``) points at, or None: a pointer that leaves the
+        document, finds nothing, or stops on something that is not a schema (``#/properties`` is the map of
+        the properties, ``#/anyOf`` a list of schemas, ``#/description`` a text; their items are schemas)."""
         if not ref.startswith("#/"):
             return None
         node: Any = self.root
+        holds = _SCHEMA
         for part in ref[2:].split("/"):
             part = part.replace("~1", "/").replace("~0", "~")
-            if not isinstance(node, Mapping) or part not in node:
+            if isinstance(node, Mapping) and part in node:
+                holds = _SCHEMA if holds is _MAP else _HOLDS.get(part, _OTHER) if holds is _SCHEMA else _OTHER
+                node = node[part]
+                if holds is _SCHEMA and type(node) is list and part == "items":  # draft 7's list of item schemas
+                    holds = _SCHEMAS
+            elif type(node) is list and part.isdigit() and part.isascii() and int(part) < len(node) \
+                    and (part == "0" or part[0] != "0"):
+                holds = _SCHEMA if holds is _SCHEMAS else _OTHER
+                node = node[int(part)]
+            else:
                 return None
-            node = node[part]
-        return node if isinstance(node, Mapping) else None
+            if holds is _OTHER:
+                return None
+        return node if holds is _SCHEMA and isinstance(node, Mapping) else None
 
     def _alias_name(self, raw: str, path: str) -> str:
         name = raw if _BARE.fullmatch(raw) and raw not in _PRIMITIVE_NAMES else safe_identifier(raw)
