@@ -280,3 +280,71 @@ def test_underscore_to_dot_without_bfcl_files_is_a_usage_error(tmp_path: Path) -
     corpus = write_lines(tmp_path / "c.jsonl", [{"id": "1", "pred": "f()", "gold": []}])
     done = run_ek("score", corpus, "--underscore-to-dot")
     assert done.returncode == 2 and "--underscore-to-dot renames BFCL's functions" in done.stderr
+
+
+#: Two entries of BFCL v4's agentic categories, as bfcl-eval 2026.3.23 ships them
+#: (bfcl_eval/data/possible_answer/BFCL_v4_memory.json and BFCL_v4_web_search.json, ``source`` cut short):
+#: their ground truth is the final answer's accepted texts, not calls.
+AGENTIC_ANSWERS = [
+    {"id": "memory_1-customer-1", "ground_truth": ["35", "thirty five"], "source": "I'm 35 years old, ..."},
+    {"id": "web_search_1", "ground_truth": ["7", "seven"], "source": []},
+]
+
+
+def test_answers_of_the_agentic_categories_are_error_lines_saying_why_and_the_rest_is_scored(tmp_path: Path) -> None:
+    """A possible_answer file that holds web_search or memory entries (all categories' files put together) was
+    refused whole ("ground_truth[0] must be {func_name: ...}"): the result lines of those entries are error lines
+    that say the ground truth is answer text (the file itself is as BFCL writes it: no gold file error), and every
+    other line is scored."""
+    (good,) = _plain_entries(1)
+    answers = write_lines(tmp_path / "answers.json", [AGENTIC_ANSWERS[0], good, AGENTIC_ANSWERS[1]])
+    ((name, params),) = good["ground_truth"][0].items()
+    args = {p: _first_choice(v) for p, v in params.items() if "" not in v}
+    corpus = write_lines(tmp_path / "result.json", [
+        {"id": good["id"], "result": _call(name, args)},
+        {"id": "memory_1-customer-1", "result": "You are 35."},
+        {"id": "web_search_1", "result": [[["search_engine_query(keywords='Super Bowl 2024')"]], "7"]},
+    ])
+    out = tmp_path / "r.json"
+    proc = run_ek("score", corpus, "--bfcl-answers", answers, "--canonicalizer", "bfcl", "--json", out)
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(out.read_text())
+    assert report["corpus"]["episodes_scored"] == 1 and report["overall"]["f1"] == 1.0
+    errors = {e["id"]: e["reason"] for e in report["errors"]}
+    assert set(errors) == {"memory_1-customer-1", "web_search_1"}
+    for entry_id, reason in errors.items():
+        assert f"the gold file's entry for id {entry_id!r} could not be read" in reason, reason
+        assert "agentic categories (web_search, memory)" in reason and "final answer's text" in reason, reason
+    assert "['35', 'thirty five']" in errors["memory_1-customer-1"]
+    assert "not in the gold file" not in proc.stdout and report["gold_file_errors"] == []
+
+
+def test_a_gold_file_entry_that_could_not_be_read_is_named_by_its_lines(tmp_path: Path) -> None:
+    """A --gold line whose calls are unreadable is a gold file error; each result line of its id says why,
+    rather than that the id is missing. A later line giving the id's gold still counts."""
+    gold = write_lines(tmp_path / "gold.jsonl", [
+        {"id": "a", "gold": [{"name": "f", "arguments": 3}]},
+        {"id": "b", "gold": "nope"},
+        {"id": "b", "gold": [{"name": "f", "arguments": {}}]},
+    ])
+    corpus = write_lines(tmp_path / "out.jsonl", [{"id": "a", "pred": []}, {"id": "b", "pred": []}])
+    out = tmp_path / "r.json"
+    run_ek("score", corpus, "--gold", gold, "--json", out)
+    report = json.loads(out.read_text())
+    (error,) = report["errors"]
+    assert error["id"] == "a" and "the gold file's entry for id 'a' could not be read: line 1: " in error["reason"]
+    assert report["corpus"]["episodes_scored"] == 1
+
+
+def test_load_category_refuses_an_answer_text_category_saying_why(tmp_path: Path) -> None:
+    from ek.bfcl import BfclDataError, load_category
+
+    (tmp_path / "possible_answer").mkdir()
+    write_lines(tmp_path / "BFCL_v4_memory.json", [{"id": "memory_1-customer-1", "question": [[]], "function": []}])
+    write_lines(tmp_path / "possible_answer" / "BFCL_v4_memory.json", [AGENTIC_ANSWERS[0]])
+    try:
+        load_category(tmp_path / "BFCL_v4_memory.json")
+    except BfclDataError as exc:
+        assert "memory_1-customer-1 is of BFCL's agentic categories" in str(exc)
+    else:
+        raise AssertionError("no error")

@@ -50,6 +50,26 @@ class PossibleAnswer:
         known = self.known_multi_turn
         return known if known is not None else is_multi_turn_answer(self.ground_truth)
 
+    @property
+    def answer_text(self) -> bool:
+        """The accepted texts of the final answer (``["Michael"]``), not calls: BFCL's agentic categories
+        (``web_search``, ``memory``), which BFCL scores by the answer's words. ek scores tool calls:
+        :func:`answer_text_reason` says so for such an entry."""
+        return bool(self.ground_truth) and all(type(text) is str for text in self.ground_truth)
+
+
+def answer_text_reason(answer: PossibleAnswer) -> str:
+    """Why an entry whose ground truth is answer text (:attr:`PossibleAnswer.answer_text`) is not scored.
+
+    >>> answer_text_reason(PossibleAnswer("memory_0-customer-0", ("Michael",)))
+    "memory_0-customer-0 is of BFCL's agentic categories (web_search, memory): its ground truth is the final \
+answer's text (['Michael']), not tool calls; ek scores tool calls, so it has no gold calls to score against"
+    """
+    shown = list(answer.ground_truth[:3]) + (["..."] if len(answer.ground_truth) > 3 else [])
+    return (f"{answer.id} is of BFCL's agentic categories (web_search, memory): its ground truth is the final "
+            f"answer's text ({str(shown)[:200]}), not tool calls; ek scores tool calls, so it has no gold calls "
+            "to score against")
+
 
 def underscored_name(name: str) -> str:
     """A function name as BFCL shows it to a model whose API takes no ``.`` in names: every ``.`` an ``_``.
@@ -165,6 +185,9 @@ def read_possible_answers(path: str | Path) -> list[PossibleAnswer]:
         if (not truth or type(truth[0]) is not dict) and is_multi_turn_answer(truth):  # per turn, call strings
             out.append(PossibleAnswer(_require(entry, "id", str, path, number), tuple(truth), known_multi_turn=True))
             continue
+        if truth and all(type(text) is str for text in truth):  # answer text (PossibleAnswer.answer_text)
+            out.append(PossibleAnswer(_require(entry, "id", str, path, number), tuple(truth), known_multi_turn=False))
+            continue
         for i, call in enumerate(truth):
             if not isinstance(call, dict) or len(call) != 1 or not isinstance(next(iter(call.values())), dict):
                 raise BfclDataError(f"{path}:{number}: ground_truth[{i}] must be {{func_name: {{param: [values]}}}}")
@@ -227,5 +250,8 @@ def load_category(questions: str | Path, answers: str | Path | None = None,
     questions = Path(questions)
     answers = Path(answers) if answers is not None else questions.parent / "possible_answer" / questions.name
     category = category or category_of(questions)
-    return [Episode(q.id, category, q.functions, a.ground_truth)
-            for q, a in pair_up(read_questions(questions), read_possible_answers(answers))]
+    pairs = pair_up(read_questions(questions), read_possible_answers(answers))
+    for _q, a in pairs:
+        if a.answer_text:
+            raise BfclDataError(f"{answers}: {answer_text_reason(a)}")
+    return [Episode(q.id, category, q.functions, a.ground_truth) for q, a in pairs]

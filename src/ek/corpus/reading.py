@@ -27,7 +27,7 @@ from typing import Any, BinaryIO
 
 import attrs
 
-from ek.bfcl.data import Question, read_possible_answers, read_questions, underscored_answer
+from ek.bfcl.data import Question, answer_text_reason, read_possible_answers, read_questions, underscored_answer
 from ek.bfcl.gold import expects_no_call, expects_some_call, gold_calls
 from ek.bfcl.multiturn import category_of_id, ground_truth_turns, is_steps
 from ek.bfcl.signatures import Signatures, load_signatures
@@ -109,6 +109,9 @@ class GoldEntry:
     grammar: str | None = None
     turns: tuple[tuple[Step, ...], ...] | None = None
     category: str | None = None
+    #: Why the gold file's entry for this id could not be read (None: it was): the id's lines are error lines
+    #: that say so, rather than "not in the gold file".
+    unreadable: str | None = None
 
 
 def _short(value: Any, limit: int = 60) -> str:
@@ -420,7 +423,7 @@ def _bfcl_result_line(obj: dict[str, Any], line: int, gold_by_id: Mapping[Any, G
     if type(episode_id) is not str or "result" not in obj:
         return None
     entry = gold_by_id.get(episode_id)
-    if entry is None or entry.turns is not None:
+    if entry is None or entry.turns is not None or entry.unreadable is not None:
         return None
     return Episode(line, episode_id, obj["result"], entry.gold, entry.grammar, None, None, entry.category)
 
@@ -433,6 +436,9 @@ def _gold_entry(episode_id: Any, gold_by_id: Mapping[Any, GoldEntry], shared: bo
     if entry is None:
         raise KeyError(f"{lacks} and id {episode_id!r} is not in the gold file"
                        + _other_type_hint(episode_id, gold_by_id))
+    if entry.unreadable is not None:
+        raise KeyError(f"{lacks}, and the gold file's entry for id {episode_id!r} could not be read: "
+                       f"{entry.unreadable}")
     return entry
 
 
@@ -484,7 +490,9 @@ def load_bfcl_answers(path: str | Path, source: str | Path | Signatures | None =
     (:mod:`ek.bfcl.signatures`: from ``source``, a folder or its signatures already read, else found beside
     ``path`` or ``hints``, else in the installed bfcl-eval), read once, on the first multi-turn answer.
     Raises :class:`ek.bfcl.BfclDataError` when the file is not BFCL's format;
-    an entry whose answer cannot be converted is returned as an error.
+    an entry whose answer cannot be converted is returned as an error. Both that entry and one whose ground
+    truth is answer text (BFCL's agentic categories: :func:`ek.bfcl.data.answer_text_reason`) are kept as
+    :attr:`GoldEntry.unreadable`, so that each line of their ids says why it is not scored.
     """
     entries: dict[Any, GoldEntry] = {}
     errors: list[LineError] = []
@@ -493,6 +501,9 @@ def load_bfcl_answers(path: str | Path, source: str | Path | Signatures | None =
     for number, answer in enumerate(read_possible_answers(path), 1):
         if underscore_to_dot:
             answer = underscored_answer(answer)
+        if answer.answer_text:  # not an error of the file (BFCL writes it so): the id's lines say why, if any
+            entries.setdefault(answer.id, GoldEntry((), unreadable=f"entry {number}: {answer_text_reason(answer)}"))
+            continue
         try:
             category = category_of_id(answer.id)
             if answer.multi_turn:
@@ -504,6 +515,7 @@ def load_bfcl_answers(path: str | Path, source: str | Path | Signatures | None =
                 entries[answer.id] = GoldEntry(tuple(gold_calls(answer.ground_truth)), category=category)
         except (TypeError, ValueError) as exc:
             errors.append(LineError(number, answer.id, f"entry {number}: {exc}"))
+            entries.setdefault(answer.id, GoldEntry((), unreadable=f"entry {number}: {exc}"))
     return entries, errors
 
 
@@ -565,6 +577,9 @@ def load_gold_file(path: str | Path) -> tuple[dict[Any, GoldEntry], list[LineErr
             except (KeyError, TypeError, ValueError) as exc:
                 reason = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
                 errors.append(LineError(number, episode_id, str(reason)))
+                if episode_id is not None and episode_id not in entries:  # its lines say why (a later line may
+                    # still give the id's gold: only a read entry counts as the first)
+                    entries[episode_id] = GoldEntry((), unreadable=f"line {number}: {reason}")
     return entries, errors, counts
 
 
