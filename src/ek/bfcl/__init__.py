@@ -7,6 +7,8 @@
 - :func:`gold_calls`: a ground truth as gold :class:`~ek.calls.Step` s with ``OneOf``/``OMITTABLE``.
 - :func:`check`: BFCL's AST checker verdict for one output (see docs/bfcl.md for where ek differs);
   :func:`prepare`: an entry read once, to check many outputs (``prepare(...).check(output)``).
+- :func:`prompt_variation` / :func:`decode_variation`: an entry of the format-sensitivity category (its id's
+  prompt configuration and original question) and its output read in the return format that prompt asked for.
 
 The names load on first use: ``ek score`` reads BFCL's files and gold without loading the checker.
 """
@@ -20,10 +22,12 @@ _EXPORTS: dict[str, str] = {
     "Episode": "ek.bfcl.data",
     "PossibleAnswer": "ek.bfcl.data",
     "PreparedEntry": "ek.bfcl.checker",
+    "PromptVariation": "ek.bfcl.variation",
     "Question": "ek.bfcl.data",
     "Verdict": "ek.bfcl.checker",
     "alternatives": "ek.bfcl.gold",
     "category_of": "ek.bfcl.data",
+    "decode_variation": "ek.bfcl.variation",
     "check": "ek.bfcl.checker",
     "expects_no_call": "ek.bfcl.gold",
     "expects_some_call": "ek.bfcl.gold",
@@ -32,6 +36,7 @@ _EXPORTS: dict[str, str] = {
     "load_category": "ek.bfcl.data",
     "pair_up": "ek.bfcl.data",
     "prepare": "ek.bfcl.checker",
+    "prompt_variation": "ek.bfcl.variation",
     "read_possible_answers": "ek.bfcl.data",
     "read_questions": "ek.bfcl.data",
     "to_grammar": "ek.bfcl.grammar",

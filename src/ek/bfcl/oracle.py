@@ -90,11 +90,43 @@ def load_bfcl_decoder() -> OracleDecoder | None:
     functions the decoder is made of are compiled from its source on their
     own. Like BFCL, the decoder ``eval``s arithmetic: give it trusted text only.
     """
+    decode = _decoder()
+    if decode is None:
+        return None
+
+    def run(text: str) -> list[Any]:
+        result: list[Any] = decode(text)
+        return result
+
+    return run
+
+
+def load_bfcl_variation_decoder() -> Callable[[str, str, bool], list[Any]] | None:
+    """BFCL's decoder of a format-sensitivity output: ``(text, return_format, has_tool_call_tag) -> decoded``
+    (``return_format``: ``python``, ``json``, ``verbose_xml`` or ``concise_xml``), or ``None`` if bfcl-eval is
+    absent. It ``literal_eval``s XML array and dict values and parses XML with ``xml.etree``: trusted text only."""
+    decode = _decoder()
+    if decode is None:
+        return None
+    enums = importlib.import_module("bfcl_eval.constants.enums")
+
+    def run(text: str, return_format: str, has_tool_call_tag: bool) -> list[Any]:
+        result: list[Any] = decode(text, enums.ReturnFormat(return_format), has_tool_call_tag)
+        return result
+
+    return run
+
+
+def _decoder() -> Callable[..., list[Any]] | None:
+    """``default_decode_ast_prompting`` and the functions it calls, compiled from BFCL's source on their own
+    (with its JSON and XML parsers, whose modules import nothing of BFCL's)."""
     spec = importlib.util.find_spec("bfcl_eval")
     if spec is None or spec.origin is None:
         return None
     try:
         enums = importlib.import_module("bfcl_eval.constants.enums")
+        xml_parser = importlib.import_module("bfcl_eval.model_handler.parser.xml_parser")
+        json_parser = importlib.import_module("bfcl_eval.model_handler.parser.json_parser")
         path = spec.origin.rsplit("/", 1)[0] + "/model_handler/utils.py"
         with open(path, encoding="utf-8") as handle:
             tree = ast.parse(handle.read(), path)
@@ -103,12 +135,12 @@ def load_bfcl_decoder() -> OracleDecoder | None:
     functions = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name in _DECODER_FUNCTIONS]
     if len(functions) != len(_DECODER_FUNCTIONS):
         return None
-    namespace: dict[str, Any] = {"ast": ast, "re": re, "ReturnFormat": enums.ReturnFormat}
+    namespace: dict[str, Any] = {
+        "ast": ast, "re": re, "ReturnFormat": enums.ReturnFormat,
+        "parse_verbose_xml_function_call": xml_parser.parse_verbose_xml_function_call,
+        "parse_concise_xml_function_call": xml_parser.parse_concise_xml_function_call,
+        "parse_json_function_call": json_parser.parse_json_function_call,
+    }
     exec(compile(ast.Module(body=list(functions), type_ignores=[]), path, "exec"), namespace)  # noqa: S102
-    decode: Any = namespace["default_decode_ast_prompting"]
-
-    def run(text: str) -> list[Any]:
-        result: list[Any] = decode(text)
-        return result
-
-    return run
+    decode: Callable[..., list[Any]] = namespace["default_decode_ast_prompting"]
+    return decode

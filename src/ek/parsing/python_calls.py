@@ -154,6 +154,26 @@ def syntax_tree(text: str, limits: Limits) -> ast.Module:
     return _parse(text)
 
 
+def python_literal(text: str, limits: Limits) -> Any:
+    """The value of one Python literal (``[1, 'a']``, ``{'k': (1, 2)}``, ``-2.5``, ``None``) as ek reads a call's
+    values: only parsed, never evaluated (no ``literal_eval``), tuples as lists, within ``limits``. For formats
+    that write a value as Python text of its own (BFCL's XML return formats, whose ``array`` and ``dict``
+    values BFCL reads with ``ast.literal_eval``). Raises :class:`ParseError` saying where and why.
+
+    >>> python_literal("{'k': (1, 2), 'n': None}", Limits())
+    {'k': [1, 2], 'n': None}
+    >>> python_literal("[1, x]", Limits())
+    Traceback (most recent call last):
+    ...
+    ek.parsing.errors.ParseError: python: line 1, column 5: name 'x' is not a literal value; quote strings
+    """
+    check_text(text, limits, FORMAT)
+    tree = _parse(text.strip())
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr):
+        raise ParseError("expected one Python literal value", (1, 1), FORMAT)
+    return _literal(tree.body[0].value)
+
+
 def _parse(text: str) -> ast.Module:
     try:
         with warnings.catch_warnings():
