@@ -348,3 +348,86 @@ def test_load_category_refuses_an_answer_text_category_saying_why(tmp_path: Path
         assert "memory_1-customer-1 is of BFCL's agentic categories" in str(exc)
     else:
         raise AssertionError("no error")
+
+
+PARALLEL_QUESTIONS = REPO / "tests" / "data" / "bfcl" / "BFCL_v4_parallel.json"
+PARALLEL_ANSWERS = REPO / "tests" / "data" / "bfcl" / "possible_answer" / "BFCL_v4_parallel.json"
+_CONFIG = "ret_fmt={}&tool_call_tag={}&func_doc_fmt=json&prompt_fmt=plaintext&style=classic"
+
+
+def test_format_sensitivity_entries_are_scored_per_configuration_against_their_original_question(
+        tmp_path: Path) -> None:
+    """BFCL v4's format-sensitivity result file: ids ``format_sensitivity_N:CONFIG:ORIGINAL``, each output in the
+    return format its prompt asked for. Each line is scored against its original question's functions and gold,
+    read in that format, and reported under its configuration's category."""
+    play = '{{"function": "spotify.play", "parameters": {{"artist": "{}", "duration": {}}}}}'
+    xml = ('<functions><function name="spotify.play"><param name="artist" type="string">Taylor Swift</param>'
+           '<param name="duration" type="integer">20</param></function><function name="spotify.play">'
+           '<param name="artist" type="string">Maroon 5</param><param name="duration" type="integer">{}</param>'
+           "</function></functions>")
+    lines = [
+        ("json", False, f"```json\n[{play.format('Taylor Swift', 20)}, {play.format('Maroon 5', 15)}]\n```"),
+        ("json", False, f"[{play.format('Taylor Swift', 20)}]"),  # one call missing
+        ("concise_xml", True, f"<TOOLCALL>{xml.format(15)}</TOOLCALL>"),
+        ("concise_xml", True, xml.format(15)),  # no <TOOLCALL>: unreadable
+        ("python", False, "[spotify.play(artist='Taylor Swift', duration=20), spotify.play(artist='Maroon 5', "
+                          "duration=15)]"),
+    ]
+    corpus = write_lines(tmp_path / "BFCL_v4_format_sensitivity_result.json", [
+        {"id": f"format_sensitivity_{k}:{_CONFIG.format(fmt, tag)}:parallel_0", "result": text}
+        for k, (fmt, tag, text) in enumerate(lines)])
+    out = tmp_path / "r.json"
+    proc = run_ek("score", corpus, "--bfcl-answers", PARALLEL_ANSWERS, "--bfcl-questions", PARALLEL_QUESTIONS,
+                  "--canonicalizer", "bfcl", "--json", out)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(out.read_text())
+    assert report["corpus"]["episodes_scored"] == 5 and report["corpus"]["unparseable_outputs"] == 1
+    categories = {c["category"]: (c["accuracy"]["exact"], c["accuracy"]["episodes"]) for c in report["per_category"]}
+    assert categories == {"format_sensitivity:json,no-tag,json,plaintext,classic": (1, 2),
+                          "format_sensitivity:concise_xml,tag,json,plaintext,classic": (1, 2),
+                          "format_sensitivity:python,no-tag,json,plaintext,classic": (1, 1)}
+    assert "format_sensitivity:concise_xml,tag,json,plaintext,classic" in proc.stdout  # the table shows it whole
+
+
+def test_bfcl_folders_read_every_category_at_once(tmp_path: Path) -> None:
+    """--bfcl-questions and --bfcl-answers take BFCL's data folders: a result file of several categories is
+    scored in one run, its lines finding their questions and answers in whichever file holds them."""
+    data = REPO / "tests" / "data" / "bfcl"
+    first = {}
+    for category in ("simple_python", "parallel", "multiple"):
+        entry = json.loads((data / "possible_answer" / f"BFCL_v4_{category}.json").read_text().splitlines()[0])
+        first[category] = entry
+    lines = []
+    for entry in first.values():
+        calls = []
+        for call in entry["ground_truth"]:
+            ((name, params),) = call.items()
+            calls.append(_call(name, {p: _first_choice(v) for p, v in params.items() if "" not in v})[1:-1])
+        lines.append({"id": entry["id"], "result": "[" + ", ".join(calls) + "]"})
+    corpus = write_lines(tmp_path / "result.json", lines)
+    out = tmp_path / "r.json"
+    proc = run_ek("score", corpus, "--bfcl-answers", data / "possible_answer", "--bfcl-questions", data,
+                  "--canonicalizer", "bfcl", "--json", out)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(out.read_text())
+    assert report["corpus"]["episodes_scored"] == 3 and report["overall"]["f1"] == 1.0
+    assert {c["category"] for c in report["per_category"]} == set(first)
+
+
+def test_a_bfcl_folder_error_names_the_file_and_line(tmp_path: Path) -> None:
+    folder = tmp_path / "possible_answer"
+    folder.mkdir()
+    (folder / "BFCL_v4_a.json").write_text('{"id": "a_0", "ground_truth": []}\n', encoding="utf-8")
+    (folder / "BFCL_v4_b.json").write_text('{"id": "b_0", "ground_truth": []}\n{"id": 5, "ground_truth": []}\n',
+                                           encoding="utf-8")
+    (folder / "BFCL_v4_format_sensitivity.json").write_text('{\n  "simple_python": ["simple_python_0"]\n}\n')
+    (folder / "notes.md").write_text("not data")
+    corpus = write_lines(tmp_path / "result.json", [{"id": "a_0", "result": "[]"}])
+    proc = run_ek("score", corpus, "--bfcl-answers", folder)
+    assert proc.returncode == 2 and f"{folder / 'BFCL_v4_b.json'}:2: 'id' must be a str" in proc.stderr, proc.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    proc = run_ek("score", corpus, "--bfcl-answers", empty)
+    assert proc.returncode == 2 and "a folder without BFCL data files" in proc.stderr, proc.stderr
+    proc = run_ek("score", corpus, "--gold", empty)
+    assert proc.returncode == 2 and "is a folder, not a file" in proc.stderr, proc.stderr

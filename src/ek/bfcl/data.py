@@ -104,7 +104,27 @@ def underscored_answer(answer: PossibleAnswer) -> PossibleAnswer:
     return attrs.evolve(answer, ground_truth=truth)
 
 
-def _lines(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def bfcl_files(path: str | Path) -> list[Path]:
+    """The files a BFCL data path names: the file itself, or a folder's ``*.json`` files in name order (BFCL's
+    ``data/`` or ``data/possible_answer/``: every category at once), less BFCL's format-sensitivity list
+    (``BFCL_v4_format_sensitivity.json``: the ids of other categories' questions, no entries of its own)."""
+    given = Path(path)
+    if not given.is_dir():
+        return [given]
+    files = sorted(f for f in given.iterdir() if f.suffix == ".json" and "format_sensitivity" not in f.name
+                   and f.is_file())
+    if not files:
+        raise BfclDataError(f"{path}: a folder without BFCL data files (*.json)")
+    return files
+
+
+def _lines(path: str | Path) -> Iterator[tuple[Path, int, dict[str, Any]]]:
+    """Each entry of the BFCL data files at ``path`` (:func:`bfcl_files`), with its file and line number."""
+    for file in bfcl_files(path):
+        yield from _file_lines(file)
+
+
+def _file_lines(path: Path) -> Iterator[tuple[Path, int, dict[str, Any]]]:
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, 1):
             try:
@@ -128,7 +148,7 @@ def _lines(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 raise BfclDataError(f"{path}:{number}: {long_int_reason(exc)}") from None
             if not isinstance(entry, dict):
                 raise BfclDataError(f"{path}:{number}: expected a JSON object, got {type(entry).__name__}")
-            yield number, entry
+            yield path, number, entry
 
 
 #: What ``json.loads`` runs on a text (the C scanner when the interpreter has it), made with its defaults.
@@ -164,34 +184,35 @@ def _require(entry: dict[str, Any], key: str, kind: type, path: str | Path, numb
 
 
 def read_questions(path: str | Path) -> list[Question]:
-    """Every question entry of a BFCL question file (entries without functions get an empty tuple)."""
+    """Every question entry of a BFCL question file, or of a folder of them (:func:`bfcl_files`); entries
+    without functions get an empty tuple."""
     out = []
-    for number, entry in _lines(path):
+    for file, number, entry in _lines(path):
         functions = entry.get("function", [])
         if not isinstance(functions, list) or not all(isinstance(f, dict) and isinstance(f.get("name"), str)
                                                       for f in functions):
-            raise BfclDataError(f"{path}:{number}: 'function' must be a list of objects with a 'name'")
-        out.append(Question(_require(entry, "id", str, path, number), tuple(functions), entry.get("question")))
+            raise BfclDataError(f"{file}:{number}: 'function' must be a list of objects with a 'name'")
+        out.append(Question(_require(entry, "id", str, file, number), tuple(functions), entry.get("question")))
     return out
 
 
 def read_possible_answers(path: str | Path) -> list[PossibleAnswer]:
-    """Every entry of a BFCL ``possible_answer`` file."""
+    """Every entry of a BFCL ``possible_answer`` file, or of a folder of them (:func:`bfcl_files`)."""
     out = []
-    for number, entry in _lines(path):
-        truth = _require(entry, "ground_truth", list, path, number)
+    for file, number, entry in _lines(path):
+        truth = _require(entry, "ground_truth", list, file, number)
         # (a first call that is a dict, as in every answer but multi_turn_*'s, is no turn: not multi-turn,
         # which is_multi_turn_answer would say after a generator's first step)
         if (not truth or type(truth[0]) is not dict) and is_multi_turn_answer(truth):  # per turn, call strings
-            out.append(PossibleAnswer(_require(entry, "id", str, path, number), tuple(truth), known_multi_turn=True))
+            out.append(PossibleAnswer(_require(entry, "id", str, file, number), tuple(truth), known_multi_turn=True))
             continue
         if truth and all(type(text) is str for text in truth):  # answer text (PossibleAnswer.answer_text)
-            out.append(PossibleAnswer(_require(entry, "id", str, path, number), tuple(truth), known_multi_turn=False))
+            out.append(PossibleAnswer(_require(entry, "id", str, file, number), tuple(truth), known_multi_turn=False))
             continue
         for i, call in enumerate(truth):
             if not isinstance(call, dict) or len(call) != 1 or not isinstance(next(iter(call.values())), dict):
-                raise BfclDataError(f"{path}:{number}: ground_truth[{i}] must be {{func_name: {{param: [values]}}}}")
-        out.append(PossibleAnswer(_require(entry, "id", str, path, number), tuple(truth), known_multi_turn=False))
+                raise BfclDataError(f"{file}:{number}: ground_truth[{i}] must be {{func_name: {{param: [values]}}}}")
+        out.append(PossibleAnswer(_require(entry, "id", str, file, number), tuple(truth), known_multi_turn=False))
     return out
 
 

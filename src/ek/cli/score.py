@@ -129,11 +129,12 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
                         help="gold calls by id (lines with id, gold and optional grammar) for corpus lines "
                              "that hold only id and pred (ek compare: the gold and grammar of every line)")
     parser.add_argument("--bfcl-answers", metavar="POSSIBLE_ANSWER.json",
-                        help="gold calls by id from a BFCL possible_answer file, for BFCL result files "
-                             "(lines with id and result)")
+                        help="gold calls by id from a BFCL possible_answer file, or a folder of them (every "
+                             "category at once), for BFCL result files (lines with id and result)")
     parser.add_argument("--bfcl-questions", metavar="QUESTIONS.json",
-                        help="score each episode against the function schemas of its BFCL question (by id): "
-                             "types, enums and defaults from BFCL's own data")
+                        help="score each episode against the function schemas of its BFCL question (by id), "
+                             "from a BFCL question file or a folder of them: types, enums and defaults from "
+                             "BFCL's own data")
     parser.add_argument("--bfcl-source", metavar="DIR",
                         help="BFCL's multi-turn API source (bfcl_eval/eval_checker/multi_turn_eval/"
                              "func_source_code), read with ast for the parameter order of ground-truth calls that "
@@ -246,14 +247,15 @@ def check_inputs(command: str, args: argparse.Namespace, paths: list[str]) -> in
     if args.underscore_to_dot and not (args.bfcl_questions or args.bfcl_answers):
         return usage_error(command, "--underscore-to-dot renames BFCL's functions: it needs --bfcl-questions or "
                                     "--bfcl-answers")
-    for path in paths + [p for p in (args.gold, args.bfcl_answers, args.bfcl_questions) if p]:
+    bfcl_data = [p for p in (args.bfcl_answers, args.bfcl_questions) if p]
+    for path in paths + [p for p in (args.gold, *bfcl_data) if p]:
         if path != "-" and not os.path.exists(path):  # pipes (<(zcat ...), /dev/stdin) are fine
             return usage_error(command, f"no such file: {path}")
-        if os.path.isdir(path):
+        if os.path.isdir(path) and path not in bfcl_data:
             return usage_error(command, f"{path}: is a folder, not a file")
     for option, path in (("--bfcl-answers", args.bfcl_answers), ("--bfcl-questions", args.bfcl_questions)):
-        if path and not os.path.isfile(path):  # signatures are looked for beside them: no pipes
-            return usage_error(command, f"{option} {path}: must be a regular file, not a pipe")
+        if path and not (os.path.isfile(path) or os.path.isdir(path)):  # signatures are looked for beside them
+            return usage_error(command, f"{option} {path}: must be a regular file or a folder, not a pipe")
     for option in ("json", "html", "episodes_out"):
         out = getattr(args, option, None)
         problem = output_problem(out) if out else None

@@ -17,6 +17,7 @@ from typing import Any
 import ek.bfcl
 import ek.runtime
 from ek.bfcl.typemap import source_language
+from ek.bfcl.variation import original_id
 from ek.corpus.reading import GRAMMAR_REF
 from ek.grammar.model import GraphGrammar
 from ek.limits import BFCL_METRICS_CACHED
@@ -142,6 +143,8 @@ class MetricCache:
         if ref is not None or self.bfcl_functions is None:
             return self.metric(ref)
         functions = self.bfcl_functions.get(episode_id) if isinstance(episode_id, str) else None
+        if functions is None:  # a BFCL format-sensitivity entry is asked its original question
+            functions = self.bfcl_functions.get(original_id(episode_id))
         if functions is None:
             raise GrammarError(f"id {episode_id!r} is not in the BFCL questions file, so its functions are unknown")
         if not functions:  # a question that lists no schemas (BFCL's multi-turn ones): no grammar to check against

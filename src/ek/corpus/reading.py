@@ -31,6 +31,7 @@ from ek.bfcl.data import Question, answer_text_reason, read_possible_answers, re
 from ek.bfcl.gold import expects_no_call, expects_some_call, gold_calls
 from ek.bfcl.multiturn import category_of_id, ground_truth_turns, is_steps
 from ek.bfcl.signatures import Signatures, load_signatures
+from ek.bfcl.variation import prompt_variation
 from ek.calls import ANY_CALL, Step
 from ek.goldjson import any_call_gold, gold_from_json
 from ek.parsing import get_format
@@ -434,12 +435,22 @@ def _gold_entry(episode_id: Any, gold_by_id: Mapping[Any, GoldEntry], shared: bo
         raise KeyError(f"{lacks} and no 'id' to look it up in the gold file")
     entry = gold_by_id.get(episode_id)
     if entry is None:
+        entry = _variation_entry(episode_id, gold_by_id)
+    if entry is None:
         raise KeyError(f"{lacks} and id {episode_id!r} is not in the gold file"
                        + _other_type_hint(episode_id, gold_by_id))
     if entry.unreadable is not None:
         raise KeyError(f"{lacks}, and the gold file's entry for id {episode_id!r} could not be read: "
                        f"{entry.unreadable}")
     return entry
+
+
+def _variation_entry(episode_id: Any, gold_by_id: Mapping[Any, GoldEntry]) -> GoldEntry | None:
+    """The gold entry of a BFCL format-sensitivity id (:mod:`ek.bfcl.variation`): its original question's, under
+    the category of its prompt configuration; None for any other id, or one whose question has no entry."""
+    variation = prompt_variation(episode_id)
+    entry = gold_by_id.get(variation.original_id) if variation is not None else None
+    return attrs.evolve(entry, category=variation.category) if entry is not None else None  # type: ignore[union-attr]
 
 
 def _multi_turn_line(obj: Mapping[str, Any], line: int, episode_id: Any, task: Any, category: Any,

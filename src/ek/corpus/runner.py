@@ -31,6 +31,8 @@ from ek.bfcl.javalike import decode_calls, typed_calls
 from ek.bfcl.multiturn import turn_calls
 from ek.bfcl.signatures import Signatures
 from ek.bfcl.typemap import source_language
+from ek.bfcl.variation import PREFIX as VARIATION_PREFIX
+from ek.bfcl.variation import decode_variation, prompt_variation
 from ek.calls import Step
 from ek.corpus.grammars import GrammarError, MetricCache
 from ek.corpus.reading import (
@@ -312,9 +314,11 @@ def _source_pred(cache: MetricCache, metric: ToolCallMetric, episode: Episode) -
             or type(episode.id) is not str):
         return None
     language = source_language(episode.id)  # (the rule MetricCache.for_episode picks such a question's metric by)
-    functions = cache.bfcl_functions.get(episode.id) if language is not None else None
+    if language is None:
+        return _variation_pred(metric, episode) if episode.id.startswith(VARIATION_PREFIX) else None
+    functions = cache.bfcl_functions.get(episode.id)
     if functions is None:
-        return None  # a Python question, or one for_episode has said it cannot score
+        return None  # a question for_episode has said it cannot score
     raw = episode.pred
     try:
         if type(raw) is str and (episode.format or metric.format) == "bfcl":
@@ -324,6 +328,19 @@ def _source_pred(cache: MetricCache, metric: ToolCallMetric, episode: Episode) -
     except ParseError as exc:
         return exc
     return typed_calls(steps, functions, language)
+
+
+def _variation_pred(metric: ToolCallMetric, episode: Episode) -> Any:
+    """The output of a BFCL format-sensitivity line (:mod:`ek.bfcl.variation`), text in the ``bfcl`` format, read
+    in the return format its prompt asked for (:func:`ek.bfcl.variation.decode_variation`), or its
+    :class:`ek.ParseError`; None for any other line (the metric reads it as it is)."""
+    variation = prompt_variation(episode.id)
+    if variation is None or type(episode.pred) is not str or (episode.format or metric.format) != "bfcl":
+        return None
+    try:
+        return decode_variation(episode.pred, variation)
+    except ParseError as exc:
+        return exc
 
 
 def episode_gold_problems(metric: ToolCallMetric, episode: Episode) -> tuple[str, ...]:

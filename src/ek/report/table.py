@@ -101,7 +101,7 @@ def _episode_sections(report: dict[str, Any]) -> list[str]:
             [["(none)" if c["category"] is None else c["category"], c["accuracy"]["episodes"],
               _ratio(c["accuracy"]["value"]), _ratio(c["f1"]), _num(c["tp"]), _num(c["fp"]), _num(c["fn"])]
              for c in categories],
-            align="lrrrrrr"))
+            align="lrrrrrr", max_width=64))  # (BFCL's format-sensitivity labels name five settings)
     rep = report.get("repeats")
     if rep:
         out.append("")
