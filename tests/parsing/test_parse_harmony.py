@@ -4,8 +4,10 @@ tests/data/formats/completions.jsonl (test_parse_native_formats.py reads them)."
 
 from __future__ import annotations
 
+import json
 import re
 import time
+from pathlib import Path
 
 import pytest
 
@@ -199,3 +201,17 @@ def test_error_message_names_format_line_and_column() -> None:
     text = "<|channel|>analysis<|message|>ok<|end|>\n<|start|>assistant<|channel|>commentary to=functions.f<|message|>x"
     assert re.fullmatch(r"harmony: line 2, column \d+: expected a JSON object of arguments for functions\.f",
                         str(_error(text)))
+
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "formats"
+
+
+def test_the_corpus_holds_real_harmony_completions_and_refusals() -> None:
+    """The lines themselves are read by test_parse_native_formats.py (by their format and by auto) and cut short
+    by test_parse_cut_short.py; this keeps them from going missing."""
+    def lines(name: str) -> list[dict]:
+        rows = [json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+        return [row for row in rows if row["format"] == "harmony"]
+
+    assert len(lines("completions.jsonl")) >= 5 and all(row["source"] for row in lines("completions.jsonl"))
+    assert lines("refusals.jsonl")

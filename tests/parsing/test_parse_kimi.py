@@ -4,7 +4,9 @@ tests/data/formats/completions.jsonl (test_parse_native_formats.py reads them)."
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 
 import pytest
 
@@ -141,3 +143,17 @@ def test_hostile_kimi_k2_is_decided_in_bounded_time(label: str, text: str) -> No
 def test_many_calls_in_one_section_are_read_all() -> None:
     text = SB + f'{TB}functions.f:0{AB}{{"a": 1}}{TE}' * 11_000 + SE
     assert parse_calls(text, "kimi-k2") == [Step("f", {"a": 1})] * 11_000
+
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "formats"
+
+
+def test_the_corpus_holds_real_kimi_k2_completions_and_refusals() -> None:
+    """The lines themselves are read by test_parse_native_formats.py (by their format and by auto) and cut short
+    by test_parse_cut_short.py; this keeps them from going missing."""
+    def lines(name: str) -> list[dict]:
+        rows = [json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+        return [row for row in rows if row["format"] == "kimi-k2"]
+
+    assert len(lines("completions.jsonl")) >= 5 and all(row["source"] for row in lines("completions.jsonl"))
+    assert lines("refusals.jsonl")
