@@ -23,10 +23,11 @@ TEXT = [c for c in TEXT if isinstance(c["completion"], str) and c["calls"]]
 
 
 def _cuts(text: str, name: str) -> list[int]:
-    """Offsets inside the last call: from just after its name to just before the output's last closing
-    bracket or ``</function>`` (three points spread over that span, plus both ends). A cut just before a
-    last ``</tool_call>`` is not among them: the call before it is whole, and read (a stop string)."""
-    start = [m.end() for m in re.finditer(rf"(?<![\w.]){re.escape(name)}(?![\w.])", text)][-1]
+    """Offsets inside the last call: from just after its name (``functions.NAME`` in gpt-oss's and Kimi-K2's
+    text) to just before the output's last closing bracket or ``</function>`` (three points spread over that
+    span, plus both ends). A cut just before a last ``</tool_call>`` is not among them: the call before it is
+    whole, and read (a stop string)."""
+    start = [m.end() for m in re.finditer(rf"(?<![\w.])(?:functions\.)?{re.escape(name)}(?![\w.])", text)][-1]
     end = max(text.rfind("}"), text.rfind(")"), text.rfind("]"), text.rfind("</function>"), text.rfind("</parameter>"))
     assert end > start, text
     return sorted({start, end, *(start + (end - start) * k // 4 for k in (1, 2, 3))})

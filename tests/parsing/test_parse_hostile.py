@@ -256,6 +256,10 @@ MARKERS = {
     "bedrock": ['{"toolUse": {"name": "f", "input": '],
     "langchain": ['{"type": "ai", "tool_calls": ['],
     "ollama": ['{"message": {"tool_calls": ['],
+    "harmony": ["<|start|>", "<|channel|>", "<|message|>", "<|call|>", "<|start|>assistant to=functions.f<|message|>",
+                "<|channel|>analysis<|message|>x<|end|>"],
+    "kimi-k2": ["<|tool_calls_section_begin|>", "<|tool_call_begin|>", "<|tool_call_argument_begin|>",
+                "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}"],
 }
 HUGE_INT = "9" * 5000  # past Python's int-string conversion limit (4300 digits)
 
@@ -268,7 +272,10 @@ def _wrapped(fmt: str, inner: str) -> str:
             "mistral": f"{native.TOOL_CALLS}f{native.ARGS}" + '{"x": %s}' % inner,
             "qwen3-coder": f"<tool_call>\n<function=f>\n<parameter=x>\n{inner}\n</parameter>\n</function>\n</tool_call>",
             "deepseek": f"{native.DS_CALL_BEGIN}f{native.DS_SEP}" + '{"x": %s}' % inner + native.DS_CALL_END,
-            "granite": f"{native.GRANITE_TAG}[{call}]", "phi4": f"functools[{call}]"}.get(fmt, call)
+            "granite": f"{native.GRANITE_TAG}[{call}]", "phi4": f"functools[{call}]",
+            "harmony": "<|channel|>commentary to=functions.f<|message|>" + '{"x": %s}' % inner + "<|call|>",
+            "kimi-k2": "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>"
+                       + '{"x": %s}' % inner + "<|tool_call_end|><|tool_calls_section_end|>"}.get(fmt, call)
 
 
 def _decided(text: str, fmt: str, **limits: int) -> object:

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ek.calls import Step
-from ek.parsing import chat_text, json_text, native, prose, registry, shapes
+from ek.parsing import chat_text, harmony, json_text, kimi, native, prose, registry, shapes
 from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import DEFAULT_LIMITS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_SIZE, Limits, check_text
 from ek.parsing.python_calls import _plain_calls, parse_python
@@ -23,9 +23,11 @@ from ek.parsing.registry import Reading
 
 #: The built-in format names (``registry.names()`` adds the registered ones).
 FORMATS = ("auto", "python", "openai", "anthropic", "json", "bfcl", "hermes", "llama3", "mistral", "qwen3-coder",
-           "deepseek", "granite", "phi4", "gemini", "bedrock", "langchain", "ollama")
+           "deepseek", "granite", "phi4", "gemini", "bedrock", "langchain", "ollama",
+           "harmony", "kimi-k2")
 #: Formats read from text only (bytes are decoded first); a decoded object is an error.
-TEXT_FORMATS = frozenset({"python", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4"})
+TEXT_FORMATS = frozenset({"python", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
+                          "harmony", "kimi-k2"})
 
 
 def parse_calls(
@@ -303,6 +305,8 @@ _MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("mistral", (native.TOOL_CALLS,)),
     ("deepseek", (native.DS_CALLS_BEGIN, native.DS_CALL_BEGIN)),
     ("granite", (native.GRANITE_TAG, native.GRANITE_FC_TAG)),
+    ("harmony", harmony.MARKERS),
+    ("kimi-k2", kimi.MARKERS),
 )
 # A call's start (``name(`` at the very beginning) and call syntax anywhere (``x(``, ``[``, ``{``). Possessive
 # runs and no nested quantifiers: linear on any text.
@@ -412,7 +416,7 @@ def _shifted_plain(raw: str, start: int, limits: Limits) -> list[Step]:
 
 #: What ``auto`` tries on text with no format's marker, named in its error.
 _TRIED = ("python", "json", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
-          "JSON or Python in ``` fences")
+          "harmony", "kimi-k2", "JSON or Python in ``` fences")
 
 
 def _auto_plain(raw: str, limits: Limits) -> list[Step]:
@@ -696,13 +700,16 @@ _SUMMARIES = {
     "bedrock": "Bedrock Converse responses, messages and toolUse blocks",
     "langchain": "LangChain AIMessage dicts with tool_calls [{name, args, id}]",
     "ollama": "Ollama chat responses and messages (arguments as objects)",
+    "harmony": "gpt-oss Harmony messages: <|channel|>commentary to=functions.f<|message|>{...}<|call|>",
+    "kimi-k2": "Kimi-K2 <|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{...} sections",
 }
 
 
 def _register_builtins() -> None:
     text_readers = {"llama3": native.read_llama3, "mistral": native.read_mistral,
                     "qwen3-coder": native.read_qwen3_coder, "deepseek": native.read_deepseek,
-                    "granite": native.read_granite, "phi4": native.read_phi4}
+                    "granite": native.read_granite, "phi4": native.read_phi4,
+                    "harmony": harmony.read_harmony, "kimi-k2": kimi.read_kimi_k2}
     for name in FORMATS:
         if name == "auto":
             read = _read_auto

@@ -174,6 +174,20 @@ def to_phi4(calls: Iterable[Step]) -> str:
     return "functools" + _json(to_json(calls))
 
 
+def to_harmony(calls: Iterable[Step]) -> str:
+    """gpt-oss Harmony: one ``commentary`` message to ``functions.NAME`` per call, each ending ``<|call|>``."""
+    from ek.parsing.harmony import render_harmony  # the reader owns the tokens it reads
+
+    return render_harmony(list(calls), _json)
+
+
+def to_kimi_k2(calls: Iterable[Step]) -> str:
+    """Kimi-K2: one tool-call section, call ids ``functions.NAME:IDX``."""
+    from ek.parsing.kimi import render_kimi_k2  # the reader owns the tokens it reads
+
+    return render_kimi_k2(list(calls), _json)
+
+
 def to_gemini(calls: Iterable[Step]) -> dict[str, Any]:
     """A Gemini ``Content`` of the model with one ``functionCall`` part per call."""
     return {"role": "model", "parts": [{"functionCall": {"name": c.name, "args": dict(c.args)}} for c in calls]}
@@ -215,6 +229,8 @@ RENDERERS: dict[str, Callable[[Iterable[Step]], Any]] = {
     "bedrock": to_bedrock,
     "langchain": to_langchain,
     "ollama": to_ollama,
+    "harmony": to_harmony,
+    "kimi-k2": to_kimi_k2,
 }
 
 
