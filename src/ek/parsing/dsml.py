@@ -71,6 +71,9 @@ def read_dsml(text: str, limits: Limits, types: TypeHint | None = None, fmt: str
     end = _body_end(text)
     opening = text.find(CALLS_OPEN, start, end)
     stray = _find_tag(text, start, end if opening == -1 else opening)
+    if stray != -1 and opening == -1 and _ends_inside(text, stray, end, (CALLS_OPEN,)):
+        raise ParseError(f"the output ends inside {CALLS_OPEN} (cut short?)", line_col(text, stray), fmt,
+                         cut_short=True)
     if stray != -1:
         raise ParseError(f"a {DSML} tag outside {CALLS_OPEN}", line_col(text, stray), fmt)
     if opening == -1:
@@ -85,7 +88,7 @@ def read_dsml(text: str, limits: Limits, types: TypeHint | None = None, fmt: str
         if text.startswith(CALLS_CLOSE, pos):
             _nothing_after(text, pos + len(CALLS_CLOSE), end, fmt)
             return steps
-        _expect(text, pos, end, INVOKE_OPEN, f'{INVOKE_OPEN} name="..."> or {CALLS_CLOSE}', fmt)
+        _expect(text, pos, end, (INVOKE_OPEN, CALLS_CLOSE), f'{INVOKE_OPEN} name="..."> or {CALLS_CLOSE}', fmt)
         step, pos = _invoke(text, pos, end, limits, types, fmt)
         steps.append(step)
 
@@ -105,6 +108,12 @@ def _skip_space(text: str, pos: int, end: int) -> int:
     return pos
 
 
+def _ends_inside(text: str, pos: int, end: int, tags: tuple[str, ...]) -> bool:
+    """Whether ``text[pos:end]`` is the start of one of ``tags``: the output stopped inside it."""
+    rest = text[pos:end]
+    return any(tag.startswith(rest) for tag in tags)
+
+
 def _find_tag(text: str, start: int, end: int) -> int:
     """Where the first tag opening or closing with ``｜DSML｜`` is in ``text[start:end]``, or -1."""
     found = [p for p in (text.find(m, start, end) for m in TAG_MARKERS) if p != -1]
@@ -120,12 +129,12 @@ def _nothing_after(text: str, pos: int, end: int, fmt: str) -> None:
                          line_col(text, again), fmt)
 
 
-def _expect(text: str, pos: int, end: int, tag: str, what: str, fmt: str) -> None:
-    """``tag`` must start at ``pos``; the output ending inside it is cut short, anything else is an error."""
-    if text.startswith(tag, pos):
+def _expect(text: str, pos: int, end: int, tags: tuple[str, ...], what: str, fmt: str) -> None:
+    """``tags[0]`` must start at ``pos`` (the caller has handled the others); the output ending inside one of
+    ``tags`` is cut short, anything else is an error."""
+    if text.startswith(tags[0], pos):
         return
-    rest = text[pos:end]
-    cut = tag.startswith(rest)
+    cut = _ends_inside(text, pos, end, tags)
     raise ParseError(f"expected {what}" + (" (output cut short?)" if cut else ""), line_col(text, pos), fmt,
                      cut_short=cut)
 
@@ -147,7 +156,8 @@ def _invoke(text: str, at: int, end: int, limits: Limits, types: TypeHint | None
                              line_col(text, at), fmt, cut_short=True)
         if text.startswith(INVOKE_CLOSE, pos):
             return Step(name, args), pos + len(INVOKE_CLOSE)
-        _expect(text, pos, end, PARAM_OPEN, f'{PARAM_OPEN} name="..." string="true|false"> or {INVOKE_CLOSE}', fmt)
+        _expect(text, pos, end, (PARAM_OPEN, INVOKE_CLOSE),
+                f'{PARAM_OPEN} name="..." string="true|false"> or {INVOKE_CLOSE}', fmt)
         param_at = pos
         key, is_text, value_at, pos = _parameter(text, param_at, end, fmt)
         if key in args:
@@ -163,7 +173,7 @@ def _json_invoke(text: str, at: int, pos: int, end: int, name: str, limits: Limi
     if not isinstance(value, dict):
         raise ParseError(f"arguments must be a JSON object, got {shapes.json_kind(value)}", line_col(text, pos), fmt)
     after = _skip_space(text, after, end)
-    _expect(text, after, end, INVOKE_CLOSE, f"{INVOKE_CLOSE} after the arguments", fmt)
+    _expect(text, after, end, (INVOKE_CLOSE,), f"{INVOKE_CLOSE} after the arguments", fmt)
     try:
         step = shapes.generic_call({"name": name, "arguments": value}, "$", limits, fmt)
     except ParseError as error:
@@ -183,7 +193,7 @@ def _parameter(text: str, at: int, end: int, fmt: str) -> tuple[str, bool, int, 
         raise ParseError(f'parameter {key!r}: expected string="true" or string="false"', line_col(text, at), fmt)
     close = text.find(PARAM_CLOSE, pos, end)
     inner = _find_tag(text, pos, end if close == -1 else close)
-    if inner != -1:
+    if inner != -1 and not (close == -1 and PARAM_CLOSE.startswith(text[inner:end])):
         raise ParseError(f"a DSML tag inside parameter {key!r}, before the {PARAM_CLOSE} that closes it",
                          line_col(text, inner), fmt)
     if close == -1:
@@ -210,7 +220,7 @@ def _attributes(text: str, pos: int, end: int, opened: int, allowed: tuple[str, 
         while stop < end and text[stop] in _ATTRIBUTE_CHARS:
             stop += 1
         key = text[start:stop]
-        if stop >= end:
+        if stop >= end or (text[stop] == "=" and stop + 1 >= end):
             raise ParseError("the output ends inside a DSML tag (cut short?)", line_col(text, opened), fmt,
                              cut_short=True)
         if not key or text[stop] != "=" or not text.startswith('"', stop + 1):

@@ -64,13 +64,19 @@ def starts_glm_block(text: str, after: int) -> bool:
     >>> starts_glm_block('<tool_call>{"name": "f"}</tool_call>', 11), starts_glm_block("<tool_call>f(x=1)", 11)
     (False, False)
     """
-    lt = text.find("<", after)
-    if lt == -1:
-        return False
-    name = _strip_blank(text[after:lt])
+    name_end = _name_end(text, after, len(text))
+    name = _strip_blank(text[after:name_end])
     if not name or any(c in _NOT_IN_NAME for c in name):
         return False
-    return text.startswith(KEY_OPEN, lt) or text.startswith(chat_text.CALL_CLOSE, lt)
+    tag = _skip_blank(text, name_end, len(text))
+    return text.startswith(KEY_OPEN, tag) or text.startswith(chat_text.CALL_CLOSE, tag)
+
+
+def _name_end(text: str, pos: int, end: int) -> int:
+    """Where the tool name starting at ``pos`` ends: at the end of its line (GLM-4.5) or at the first tag
+    (GLM-4.7 writes ``<arg_key>`` or ``</tool_call>`` right after it)."""
+    found = [i for i in (text.find("\n", pos, end), text.find("<", pos, end)) if i != -1]
+    return min(found) if found else end
 
 
 def _strip_blank(name: str) -> str:
@@ -96,8 +102,7 @@ def _skip_blank(text: str, pos: int, end: int) -> int:
 def _call(text: str, begin: int, end: int, limits: Limits, types: TypeHint | None, fmt: str) -> Step:
     """The call in the block ``text[begin:end]`` (between ``<tool_call>`` and ``</tool_call>``)."""
     pos = _skip_blank(text, begin, end)
-    lt = text.find("<", pos, end)
-    name_end = end if lt == -1 else lt
+    name_end = _name_end(text, pos, end)
     name = _strip_blank(text[pos:name_end])
     if not name:
         raise ParseError("the tool name is empty: expected <tool_call>NAME", line_col(text, pos), fmt)
@@ -113,9 +118,10 @@ def _call(text: str, begin: int, end: int, limits: Limits, types: TypeHint | Non
             return Step(name, args)
         if not text.startswith(KEY_OPEN, pos):
             raise ParseError(f"expected {KEY_OPEN} or </tool_call>", line_col(text, pos), fmt)
-        key, value_at, pos = _pair(text, pos, end, fmt)
+        pair_at = pos
+        key, value_at, pos = _pair(text, pair_at, end, fmt)
         if key in args:
-            raise ParseError(f"parameter {key!r} given twice", line_col(text, value_at - len(VALUE_OPEN)), fmt)
+            raise ParseError(f"parameter {key!r} given twice", line_col(text, pair_at), fmt)
         raw = text[value_at:pos - len(VALUE_CLOSE)]
         kind = types(name, key) if types is not None else None
         args[key] = typed_text(raw, kind, limits, fmt, line_col(text, value_at))
