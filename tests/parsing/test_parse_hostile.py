@@ -233,7 +233,9 @@ import subprocess  # noqa: E402
 import textwrap  # noqa: E402
 
 from ek.parsing import (
+    dsml,  # noqa: E402
     format_names,  # noqa: E402
+    glm,  # noqa: E402
     native,  # noqa: E402
 )
 
@@ -260,7 +262,11 @@ MARKERS = {
                 "<|channel|>analysis<|message|>x<|end|>"],
     "kimi-k2": ["<|tool_calls_section_begin|>", "<|tool_call_begin|>", "<|tool_call_argument_begin|>",
                 "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}"],
+    "glm45": ["<tool_call>", "<tool_call>f\n", glm.KEY_OPEN, glm.VALUE_OPEN, f"<tool_call>f{glm.KEY_OPEN}",
+              glm.LITERAL_NEWLINE],
 }
+MARKERS["deepseek"] += [dsml.CALLS_OPEN, f'{dsml.INVOKE_OPEN} name="f">', f'{dsml.PARAM_OPEN} name="x" string="true">',
+                        dsml.PARAM_CLOSE]
 HUGE_INT = "9" * 5000  # past Python's int-string conversion limit (4300 digits)
 
 
@@ -275,7 +281,8 @@ def _wrapped(fmt: str, inner: str) -> str:
             "granite": f"{native.GRANITE_TAG}[{call}]", "phi4": f"functools[{call}]",
             "harmony": "<|channel|>commentary to=functions.f<|message|>" + '{"x": %s}' % inner + "<|call|>",
             "kimi-k2": "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>"
-                       + '{"x": %s}' % inner + "<|tool_call_end|><|tool_calls_section_end|>"}.get(fmt, call)
+                       + '{"x": %s}' % inner + "<|tool_call_end|><|tool_calls_section_end|>",
+            "glm45": f"<tool_call>f\n<arg_key>x</arg_key>\n<arg_value>{inner}</arg_value>\n</tool_call>"}.get(fmt, call)
 
 
 def _decided(text: str, fmt: str, **limits: int) -> object:
@@ -298,8 +305,8 @@ def test_hostile_outputs_in_every_format_are_decided(fmt: str) -> None:
     for opener in ("[", "{", "("):
         deep = _wrapped(fmt, opener * DEEP)
         outcome = _decided(deep, fmt)
-        if isinstance(outcome, list):  # qwen3-coder: a parameter's bare text is text, never nested
-            assert fmt == "qwen3-coder" and outcome == [Step("f", {"x": opener * DEEP})]
+        if isinstance(outcome, list):  # qwen3-coder, glm45: a parameter's bare text is text, never nested
+            assert fmt in ("qwen3-coder", "glm45") and outcome == [Step("f", {"x": opener * DEEP})]
         else:
             assert isinstance(outcome, ParseError) and "nesting deeper" in outcome.reason, (opener, outcome)
     huge = _decided(_wrapped(fmt, HUGE_INT), fmt)

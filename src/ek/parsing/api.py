@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ek.calls import Step
-from ek.parsing import chat_text, harmony, json_text, kimi, native, prose, registry, shapes
+from ek.parsing import chat_text, dsml, glm, harmony, json_text, kimi, native, prose, registry, shapes
 from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import DEFAULT_LIMITS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_SIZE, Limits, check_text
 from ek.parsing.python_calls import _plain_calls, parse_python
@@ -24,10 +24,10 @@ from ek.parsing.registry import Reading
 #: The built-in format names (``registry.names()`` adds the registered ones).
 FORMATS = ("auto", "python", "openai", "anthropic", "json", "bfcl", "hermes", "llama3", "mistral", "qwen3-coder",
            "deepseek", "granite", "phi4", "gemini", "bedrock", "langchain", "ollama",
-           "harmony", "kimi-k2")
+           "harmony", "kimi-k2", "glm45")
 #: Formats read from text only (bytes are decoded first); a decoded object is an error.
 TEXT_FORMATS = frozenset({"python", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
-                          "harmony", "kimi-k2"})
+                          "harmony", "kimi-k2", "glm45"})
 
 
 def parse_calls(
@@ -303,7 +303,7 @@ def _short(error: ParseError) -> str:
 _MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("llama3", (native.PYTHON_TAG, native.PYTHON_START)),
     ("mistral", (native.TOOL_CALLS,)),
-    ("deepseek", (native.DS_CALLS_BEGIN, native.DS_CALL_BEGIN)),
+    ("deepseek", (native.DS_CALLS_BEGIN, native.DS_CALL_BEGIN, *dsml.TAG_MARKERS)),
     ("granite", (native.GRANITE_TAG, native.GRANITE_FC_TAG)),
     ("harmony", harmony.MARKERS),
     ("kimi-k2", kimi.MARKERS),
@@ -336,6 +336,8 @@ def detect_text(text: str, start: int = 0) -> list[tuple[str, int]]:
         after = native._skip_space(text, call + len(chat_text.CALL_OPEN))
         if text.startswith(native.FUNCTION_OPEN, after):
             found.append(("qwen3-coder", call))
+        elif glm.starts_glm_block(text, after):
+            found.append(("glm45", call))
         elif stray == -1 and text.startswith("[", after) and not any(n == "granite" for n, _ in found):
             found.append(("granite", call))
         else:
@@ -416,7 +418,7 @@ def _shifted_plain(raw: str, start: int, limits: Limits) -> list[Step]:
 
 #: What ``auto`` tries on text with no format's marker, named in its error.
 _TRIED = ("python", "json", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
-          "harmony", "kimi-k2", "JSON or Python in ``` fences")
+          "harmony", "kimi-k2", "glm45", "JSON or Python in ``` fences")
 
 
 def _auto_plain(raw: str, limits: Limits) -> list[Step]:
@@ -693,7 +695,7 @@ _SUMMARIES = {
     "llama3": "Llama 3.x/4: <|python_tag|> JSON, plain JSON, pythonic lists",
     "mistral": "[TOOL_CALLS] JSON list, or [TOOL_CALLS]name[ARGS]{...}",
     "qwen3-coder": "<tool_call><function=f><parameter=p>value</parameter></function></tool_call>",
-    "deepseek": "DeepSeek V3/R1/V3.1 <｜tool▁call▁begin｜> blocks",
+    "deepseek": "DeepSeek V3/R1/V3.1 <｜tool▁call▁begin｜> blocks, V3.2 <｜DSML｜function_calls>",
     "granite": "Granite <|tool_call|>[...] or <tool_call>[...]",
     "phi4": "Phi-4-mini functools[...]",
     "gemini": "Gemini GenerateContentResponse, Content or functionCall parts",
@@ -702,13 +704,14 @@ _SUMMARIES = {
     "ollama": "Ollama chat responses and messages (arguments as objects)",
     "harmony": "gpt-oss Harmony messages: <|channel|>commentary to=functions.f<|message|>{...}<|call|>",
     "kimi-k2": "Kimi-K2 <|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{...} sections",
+    "glm45": "GLM-4.5/4.6/4.7 <tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>",
 }
 
 
 def _register_builtins() -> None:
     text_readers = {"llama3": native.read_llama3, "mistral": native.read_mistral,
-                    "qwen3-coder": native.read_qwen3_coder, "deepseek": native.read_deepseek,
-                    "granite": native.read_granite, "phi4": native.read_phi4,
+                    "qwen3-coder": native.read_qwen3_coder, "deepseek": dsml.read_deepseek,
+                    "granite": native.read_granite, "phi4": native.read_phi4, "glm45": glm.read_glm45,
                     "harmony": harmony.read_harmony, "kimi-k2": kimi.read_kimi_k2}
     for name in FORMATS:
         if name == "auto":

@@ -158,6 +158,61 @@ def to_deepseek(calls: Iterable[Step]) -> str:
     return f"<｜tool▁calls▁begin｜>{body}<｜tool▁calls▁end｜>"
 
 
+def to_deepseek_v32(calls: Iterable[Step]) -> str:
+    """DeepSeek V3.2's DSML, as its ``encoding_dsv32.py`` writes it: strings as text (``string="true"``), other
+    values as JSON (``string="false"``). A string holding ``<`` (the format has no escaping, and a tag of any
+    format in a value would be read as one) is written as a JSON string with ``<`` as ``\\u003c``, which reads
+    back the same. The ``deepseek`` format reads
+    it; :func:`render` with ``"deepseek"`` writes V3's encoding.
+
+    >>> to_deepseek_v32([Step("f", {"city": "Paris", "n": 3})]).splitlines()[2]
+    '<｜DSML｜parameter name="city" string="true">Paris</｜DSML｜parameter>'
+    """
+    calls = list(calls)
+    if not calls:
+        return ""  # no calls: the model writes no tag at all
+    from ek.parsing.dsml import DSML  # the reader owns the token it reads
+
+    def parameter(key: str, value: Any) -> str:
+        as_text = isinstance(value, str) and "<" not in value
+        body = value if as_text else _json(value)
+        return (f'<{DSML}parameter name="{_attribute(key)}" string="{"true" if as_text else "false"}">{body}'
+                f"</{DSML}parameter>")
+
+    invokes = [f'<{DSML}invoke name="{_attribute(c.name)}">\n'
+               + "".join(parameter(k, v) + "\n" for k, v in c.args.items()) + f"</{DSML}invoke>" for c in calls]
+    return f"<{DSML}function_calls>\n" + "\n".join(invokes) + f"\n</{DSML}function_calls>"
+
+
+def _attribute(name: str) -> str:
+    """A tool or parameter name as a DSML attribute value: it has no escaping, so a name holding ``"``, ``<``,
+    ``>`` or a line break cannot be written."""
+    if not name or any(c in name for c in '"<>\n'):
+        raise ValueError(f"the name {name!r} cannot be written as a DSML attribute")
+    return name
+
+
+def to_glm45(calls: Iterable[Step]) -> str:
+    """GLM-4.5/4.6's ``<tool_call>`` blocks, one per call, as its chat template writes them; values as
+    :func:`ek.parsing.native.render_xml_value` writes them, so reading without a grammar gives them back.
+
+    >>> to_glm45([Step("f", {"city": "Paris", "n": 3})]).splitlines()[:4]
+    ['<tool_call>f', '<arg_key>city</arg_key>', '<arg_value>Paris</arg_value>', '<arg_key>n</arg_key>']
+    """
+    from ek.parsing.native import render_xml_value  # the reader owns the value convention it reads
+
+    return "\n".join(f"<tool_call>{_glm_name(c.name, 'tool name')}\n" + "".join(
+        f"<arg_key>{_glm_name(k, 'parameter name')}</arg_key>\n<arg_value>{render_xml_value(v)}</arg_value>\n"
+        for k, v in c.args.items()) + "</tool_call>" for c in calls)
+
+
+def _glm_name(name: str, what: str) -> str:
+    """A name GLM's format can hold: no ``<`` (it would start a tag) and no surrounding or inner line breaks."""
+    if not name or "<" in name or name != name.strip() or "\n" in name:
+        raise ValueError(f"the {what} {name!r} cannot be written in GLM's format")
+    return name
+
+
 def to_granite(calls: Iterable[Step]) -> str:
     """Granite 3.0: ``<|tool_call|>`` then a JSON list of ``{"name", "arguments"}``."""
     calls = list(calls)
@@ -231,6 +286,7 @@ RENDERERS: dict[str, Callable[[Iterable[Step]], Any]] = {
     "ollama": to_ollama,
     "harmony": to_harmony,
     "kimi-k2": to_kimi_k2,
+    "glm45": to_glm45,
 }
 
 
