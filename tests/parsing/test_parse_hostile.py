@@ -232,7 +232,8 @@ def test_decoded_integers_past_the_text_limit_are_refused_as_in_text() -> None:
 import subprocess  # noqa: E402
 import textwrap  # noqa: E402
 
-from ek.parsing import (
+from ek.parsing import (  # noqa: E402
+    RENDERERS,  # noqa: E402
     dsml,  # noqa: E402
     format_names,  # noqa: E402
     glm,  # noqa: E402
@@ -349,3 +350,40 @@ def test_heavy_hostile_outputs_in_every_format_finish_in_bounded_time(fmt: str) 
     lines = done.stdout.splitlines()
     assert len(lines) == 5 + len(MARKERS[fmt]), done.stdout
     assert all(line.endswith(("result", "ParseError", "cut_short")) for line in lines), done.stdout
+
+
+_SCALING = r'''
+import json, sys, time
+from ek.calls import Step
+from ek.parsing import parse_calls
+from ek.parsing.render import RENDERERS, to_deepseek_v32
+
+def cpu(text, fmt):
+    best = None
+    for _ in range(3):
+        started = time.process_time()
+        assert len(parse_calls(text, fmt, max_size=len(text) + 1)) in (SMALL, LARGE)
+        spent = time.process_time() - started
+        best = spent if best is None else min(best, spent)
+    return max(best, 1e-4)
+
+SMALL, LARGE = 4000, 16000
+renderers = dict(RENDERERS, deepseek_v32=to_deepseek_v32)
+for name, render in renderers.items():
+    fmt = "deepseek" if name == "deepseek_v32" else name
+    texts = [render([Step("f", {"a": 1, "b": "x y"})] * n) for n in (SMALL, LARGE)]
+    texts = [t if isinstance(t, str) else json.dumps(t) for t in texts]
+    print(name, round(cpu(texts[1], fmt) / cpu(texts[0], fmt), 1))
+'''
+
+
+@pytest.mark.slow
+def test_reading_grows_linearly_with_the_number_of_calls() -> None:
+    """Each format's reader on 4,000 and 16,000 calls (as ek renders them): four times the calls, about four times
+    the CPU time, not sixteen. Working out a line and column for every value, instead of for an error only,
+    made qwen3-coder's, glm45's, DSML's and Llama's JSON readers quadratic (ten seconds on a megabyte)."""
+    done = subprocess.run([sys.executable, "-c", _SCALING], capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    ratios = dict(line.rsplit(" ", 1) for line in done.stdout.splitlines())
+    assert len(ratios) == len(RENDERERS) + 1, done.stdout
+    assert {name: ratio for name, ratio in ratios.items() if float(ratio) >= 9} == {}, ratios

@@ -18,6 +18,7 @@ reads every DeepSeek encoding (:func:`read_deepseek`), as users name the family.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from ek.calls import Step
@@ -164,7 +165,8 @@ def _invoke(text: str, at: int, end: int, limits: Limits, types: TypeHint | None
             raise ParseError(f"parameter {key!r} given twice", line_col(text, param_at), fmt)
         kind = types(name, key) if types is not None else None
         raw = text[value_at:pos - len(PARAM_CLOSE)]
-        args[key] = raw if is_text and kind is None else typed_text(raw, kind, limits, fmt, line_col(text, value_at))
+        args[key] = raw if is_text and kind is None else typed_text(raw, kind, limits, fmt,
+                                                                    partial(line_col, text, value_at))
 
 
 def _json_invoke(text: str, at: int, pos: int, end: int, name: str, limits: Limits, fmt: str) -> tuple[Step, int]:

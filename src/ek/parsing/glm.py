@@ -16,6 +16,7 @@ format, so :func:`starts_glm_block` tells the two apart by what follows the tag.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from ek.calls import Step
@@ -124,7 +125,7 @@ def _call(text: str, begin: int, end: int, limits: Limits, types: TypeHint | Non
             raise ParseError(f"parameter {key!r} given twice", line_col(text, pair_at), fmt)
         raw = text[value_at:pos - len(VALUE_CLOSE)]
         kind = types(name, key) if types is not None else None
-        args[key] = typed_text(raw, kind, limits, fmt, line_col(text, value_at))
+        args[key] = typed_text(raw, kind, limits, fmt, partial(line_col, text, value_at))
 
 
 def _pair(text: str, at: int, end: int, fmt: str) -> tuple[str, int, int]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from ek.calls import Step
@@ -563,7 +564,7 @@ def _xml_function(text: str, begin: int, end: int, limits: Limits, types: TypeHi
         raw = raw[1:] if raw.startswith("\n") else raw
         raw = raw[:-1] if raw.endswith("\n") else raw
         kind = types(name, key) if types is not None else None
-        args[key] = typed_text(raw, kind, limits, fmt, line_col(text, key_end + 1))
+        args[key] = typed_text(raw, kind, limits, fmt, partial(line_col, text, key_end + 1))
         pos = after
     return Step(name, args)
 
@@ -603,7 +604,8 @@ _NUMBER_KINDS = frozenset({"float", "number"})
 _BOOL_KINDS = frozenset({"bool", "boolean"})
 
 
-def typed_text(raw: str, kind: str | None, limits: Limits, fmt: str, where: tuple[int, int] | None = None) -> Any:
+def typed_text(raw: str, kind: str | None, limits: Limits, fmt: str,
+               where: tuple[int, int] | Callable[[], tuple[int, int]] | None = None) -> Any:
     """A parameter written as bare text, read as the type its tool declares.
 
     ``kind`` is a declared type name (JSON Schema's ``string``/``integer``/``number``/``boolean``/
@@ -611,7 +613,9 @@ def typed_text(raw: str, kind: str | None, limits: Limits, fmt: str, where: tupl
     or None when no grammar is known. Text-typed parameters keep the text; numbers and booleans are
     read when the text is one (else the text is kept, so the scorer reports the wrong type); anything
     else, and every parameter without a declared type, is the JSON value when the text parses as JSON,
-    else the text.
+    else the text. ``where``: the value's place, for an error, or a function that works it out then (a
+    reader passes ``partial(line_col, text, offset)``: counting the lines before every value of a long
+    output made reading it quadratic).
 
     >>> [typed_text("3", k, Limits(), "qwen3-coder") for k in ("integer", "string", None)]
     [3, '3', 3]
@@ -641,7 +645,7 @@ def typed_text(raw: str, kind: str | None, limits: Limits, fmt: str, where: tupl
     except ParseError as error:
         if error.reason.startswith("invalid JSON"):
             return raw
-        raise error.moved(where, fmt) from None
+        raise error.moved(where() if callable(where) else where, fmt) from None
 
 
 def render_xml_value(value: Any) -> str:

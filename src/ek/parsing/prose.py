@@ -203,13 +203,12 @@ def calls_from_json(value: Any, text: str, start: int, limits: Limits, fmt: str)
     steps = []
     for i, item in enumerate(items):
         path = f"$[{i}]" if isinstance(value, list) else "$"
-        at = where(text, start, path)
-        if not isinstance(item, dict):
+        if not isinstance(item, dict):  # (the place is worked out only for an error: see typed_text)
             raise ParseError(f"expected a call object {{\"name\": ..., \"arguments\": {{...}}}}, got "
-                             f"{shapes.json_kind(item)}", at, fmt)
+                             f"{shapes.json_kind(item)}", where(text, start, path), fmt)
         if "name" not in item:
             keys = ", ".join(repr(k) for k in list(item)[:6]) or "none"
-            raise ParseError(f"expected a call object with a 'name' (keys: {keys})", at, fmt)
+            raise ParseError(f"expected a call object with a 'name' (keys: {keys})", where(text, start, path), fmt)
         try:
             steps.append(shapes.generic_call(item, path, limits, fmt))
         except ParseError as error:
