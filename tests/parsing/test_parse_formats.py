@@ -371,3 +371,38 @@ def test_plain_object_gives_what_loads_gives(value: Any, before: str, after: str
     assert got == (expected if type(expected) is dict and text.strip() else None)
     if got is not None:
         assert json.dumps(got) == json.dumps(expected)  # the same types (1 is not 1.0 nor True)
+
+
+def _texts_for_detection() -> list[str]:
+    from pathlib import Path
+
+    from ek.parsing import RENDERERS
+    from ek.parsing.api import _MARKERS
+
+    corpus = Path(__file__).parent.parent / "data" / "formats"
+    lines = [json.loads(line) for name in ("completions.jsonl", "refusals.jsonl")
+             for line in (corpus / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+    texts = [line["completion"] for line in lines if isinstance(line["completion"], str)]
+    texts += [r([Step("f", {"a": "<x>"})]) for r in RENDERERS.values()]
+    markers = [m for _name, ms in _MARKERS for m in ms]
+    texts += [f"say {m} then [f(x=1)] functools[{{}}]" for m in markers] + ["[f(x=1)]", "functools[{}]", "x"]
+    return [t for t in texts if isinstance(t, str)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["[TOOL_CALLS]", "functools[", "<", "<|", "[", "f(x=1)", "{}", " ", "\n", "a"]),
+                max_size=8).map("".join), st.integers(0, 3))
+def test_marker_detection_without_an_angle_bracket_finds_what_the_full_search_finds(text: str, start: int) -> None:
+    from ek.parsing.api import _detect_all, detect_text
+
+    assert detect_text(text, start) == _detect_all(text, start)
+
+
+def test_marker_detection_fast_path_agrees_on_real_and_rendered_outputs() -> None:
+    from ek.parsing.api import _MARKERS, _MARKERS_WITHOUT_ANGLE, _detect_all, detect_text
+
+    for text in _texts_for_detection():
+        for start in (0, 1):
+            assert detect_text(text, start) == _detect_all(text, start), text
+    assert {name for name, _ in _MARKERS_WITHOUT_ANGLE} == {"mistral"}  # the rest all start with '<'
+    assert all(m.startswith("<") for name, ms in _MARKERS if name != "mistral" for m in ms)

@@ -322,6 +322,35 @@ def detect_text(text: str, start: int = 0) -> list[tuple[str, int]]:
     >>> detect_text('<tool_call>\\n<function=f>\\n</function>\\n</tool_call>')
     [('qwen3-coder', 0)]
     """
+    if text.find("<", start) == -1:
+        return _detect_without_angle(text, start)
+    return _detect_all(text, start)
+
+
+#: The markers of :data:`_MARKERS` that do not start with ``<`` (Mistral's ``[TOOL_CALLS]``), by format.
+_MARKERS_WITHOUT_ANGLE = tuple((name, tuple(m for m in markers if m[0] != "<")) for name, markers in _MARKERS
+                               if any(m[0] != "<" for m in markers))
+
+
+def _detect_without_angle(text: str, start: int) -> list[tuple[str, int]]:
+    """Fast path of :func:`detect_text` for a text with no ``<`` after ``start`` (Python call text, JSON, prose):
+    only :data:`_MARKERS_WITHOUT_ANGLE` and Phi-4's ``functools[`` can be in it. Skips twenty ``find`` s, a
+    sixth of ``auto``'s time on a short Python call. Safe: every other marker of :data:`_MARKERS`, ``<tool_call>``,
+    ``</tool_call>``, ``<function=`` and Llama's end tokens start with ``<``;
+    tests/parsing/test_parse_formats.py holds the two paths to each other."""
+    found: list[tuple[str, int]] = []
+    for name, markers in _MARKERS_WITHOUT_ANGLE:
+        hits = [p for p in (text.find(m, start) for m in markers) if p != -1]
+        if hits:
+            found.append((name, min(hits)))
+    phi = native.find_phi4(text[start:]) if "functools" in text else -1
+    if phi != -1:
+        found.append(("phi4", start + phi))
+    return found
+
+
+def _detect_all(text: str, start: int) -> list[tuple[str, int]]:
+    """:func:`detect_text`'s general path: every format's markers looked for."""
     found: list[tuple[str, int]] = []
     for name, markers in _MARKERS:
         hits = [p for p in (text.find(m, start) for m in markers) if p != -1]
