@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import statistics
 from pathlib import Path
 from typing import Any
 
@@ -377,8 +378,9 @@ def test_format_sensitivity_entries_are_scored_per_configuration_against_their_o
         {"id": f"format_sensitivity_{k}:{_CONFIG.format(fmt, tag)}:parallel_0", "result": text}
         for k, (fmt, tag, text) in enumerate(lines)])
     out = tmp_path / "r.json"
+    html = tmp_path / "r.html"
     proc = run_ek("score", corpus, "--bfcl-answers", PARALLEL_ANSWERS, "--bfcl-questions", PARALLEL_QUESTIONS,
-                  "--canonicalizer", "bfcl", "--json", out)
+                  "--canonicalizer", "bfcl", "--json", out, "--html", html)
     assert proc.returncode == 0, proc.stderr
     report = json.loads(out.read_text())
     assert report["corpus"]["episodes_scored"] == 5 and report["corpus"]["unparseable_outputs"] == 1
@@ -387,6 +389,17 @@ def test_format_sensitivity_entries_are_scored_per_configuration_against_their_o
                           "format_sensitivity:concise_xml,tag,json,plaintext,classic": (1, 2),
                           "format_sensitivity:python,no-tag,json,plaintext,classic": (1, 1)}
     assert "format_sensitivity:concise_xml,tag,json,plaintext,classic" in proc.stdout  # the table shows it whole
+    # BFCL's figures of the category: the spread of the configurations' accuracies (0.5, 0.5 and 1.0)
+    spread = report["format_sensitivity"]
+    assert (spread["configurations"], spread["episodes"], spread["max_delta"]) == (3, 5, 0.5)
+    assert spread["stdev"] == statistics.stdev([0.5, 0.5, 1.0]) and spread["variance"] == statistics.variance(
+        [0.5, 0.5, 1.0])
+    assert spread["lowest"] == {"category": "format_sensitivity:concise_xml,tag,json,plaintext,classic",
+                                "accuracy": 0.5}
+    assert spread["highest"] == {"category": "format_sensitivity:python,no-tag,json,plaintext,classic",
+                                 "accuracy": 1.0}
+    assert "format sensitivity (BFCL v4): 3 configurations, accuracy 0.5000 to 1.0000; max delta 0.5000" in proc.stdout
+    assert "Format sensitivity (BFCL v4): 3 configurations, accuracy 0.5000" in html.read_text(encoding="utf-8")
 
 
 def test_bfcl_folders_read_every_category_at_once(tmp_path: Path) -> None:
@@ -412,6 +425,7 @@ def test_bfcl_folders_read_every_category_at_once(tmp_path: Path) -> None:
     report = json.loads(out.read_text())
     assert report["corpus"]["episodes_scored"] == 3 and report["overall"]["f1"] == 1.0
     assert {c["category"] for c in report["per_category"]} == set(first)
+    assert report["format_sensitivity"] is None
 
 
 def test_a_bfcl_folder_error_names_the_file_and_line(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ are both rendered from this dict.
 from __future__ import annotations
 
 import os
+import statistics
 from fractions import Fraction
 from typing import Any
 
@@ -17,6 +18,7 @@ import attrs
 
 from ek._version import __version__
 from ek.atomicfile import write_json_atomic
+from ek.bfcl.variation import CATEGORY as VARIATION_CATEGORY
 from ek.corpus.reading import LineError
 from ek.corpus.runner import RunOptions, RunResult
 from ek.corpus.sources import FileSpan, locate
@@ -91,6 +93,29 @@ def _per_category(summary: Any) -> list[dict[str, Any]]:
     return rows
 
 
+def _format_sensitivity(categories: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """BFCL v4's format-sensitivity figures, from the per-category rows of its configurations
+    (:attr:`ek.bfcl.variation.PromptVariation.category`), as BFCL works them out: the spread of the configurations'
+    accuracies (highest less lowest) and their sample standard deviation and variance (BFCL prints them times 100,
+    in points); null when no line is of that category."""
+    rows = [c for c in categories if (c["category"] or "").startswith(VARIATION_CATEGORY + ":")
+            and c["accuracy"]["episodes"]]
+    if not rows:
+        return None
+    values = [c["accuracy"]["value"] for c in rows]
+    lowest = min(rows, key=lambda c: c["accuracy"]["value"])
+    highest = max(rows, key=lambda c: c["accuracy"]["value"])
+    return {
+        "configurations": len(rows),
+        "episodes": sum(c["accuracy"]["episodes"] for c in rows),
+        "lowest": {"category": lowest["category"], "accuracy": lowest["accuracy"]["value"]},
+        "highest": {"category": highest["category"], "accuracy": highest["accuracy"]["value"]},
+        "max_delta": max(values) - min(values),
+        "stdev": statistics.stdev(values) if len(values) > 1 else 0.0,
+        "variance": statistics.variance(values) if len(values) > 1 else 0.0,
+    }
+
+
 def _abstention(summary: Any) -> dict[str, int]:
     """Turns by abstention outcome: gold ``[]`` answered right (``abstained``), with calls or unreadably;
     gold with calls answered with no call at all (``missed_call``)."""
@@ -138,6 +163,7 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
         })
     tp, fp, fn = total.exact_counts
     overall = _counts(total, total.unit_counts())
+    categories = _per_category(summary)
     if summary.episodes == 0:  # no episode, no figures: a ratio of nothing is not a perfect 1.0
         overall.update(precision=None, recall=None, f1=None)
     return {
@@ -174,7 +200,8 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
         "accuracy": _accuracy(summary.episodes, summary.exact_count, accuracy_interval),
         "per_turn": _per_turn(summary),
         "first_failing_turn": [{"turn": t, "episodes": n} for t, n in sorted(summary.first_failing.items())],
-        "per_category": _per_category(summary),
+        "per_category": categories,
+        "format_sensitivity": _format_sensitivity(categories),
         "abstention": _abstention(summary),
         "repeats": _repeats(summary),
         "per_tool": [{"tool": tool, **_counts(score, by_tool_units.get(tool, {}))}

@@ -102,6 +102,11 @@ def _episode_sections(report: dict[str, Any]) -> list[str]:
               _ratio(c["accuracy"]["value"]), _ratio(c["f1"]), _num(c["tp"]), _num(c["fp"]), _num(c["fn"])]
              for c in categories],
             align="lrrrrrr", max_width=64))  # (BFCL's format-sensitivity labels name five settings)
+    spread = report.get("format_sensitivity")
+    if spread:
+        out.append(f"  format sensitivity (BFCL v4): {spread['configurations']} configurations, accuracy "
+                   f"{_ratio(spread['lowest']['accuracy'])} to {_ratio(spread['highest']['accuracy'])}; max delta "
+                   f"{_ratio(spread['max_delta'])}, stdev {_ratio(spread['stdev'])} (BFCL prints both times 100)")
     rep = report.get("repeats")
     if rep:
         out.append("")
