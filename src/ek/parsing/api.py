@@ -323,7 +323,11 @@ def detect_text(text: str, start: int = 0) -> list[tuple[str, int]]:
     [('qwen3-coder', 0)]
     """
     if text.find("<", start) == -1:
-        return _detect_without_angle(text, start)
+        # Fast path: every marker but Mistral's, and <tool_call>, </tool_call>, <function= and Llama's end tokens,
+        # start with '<': a text without one (Python call text, JSON, prose) can hold only the markers of
+        # _MARKERS_WITHOUT_ANGLE and Phi-4's functools[. Skips twenty finds, a sixth of auto's time on a short
+        # Python call; tests/parsing/test_parse_formats.py holds it to the full search (_detect_all).
+        return _marker_hits(text, start, _MARKERS_WITHOUT_ANGLE)
     return _detect_all(text, start)
 
 
@@ -332,14 +336,11 @@ _MARKERS_WITHOUT_ANGLE = tuple((name, tuple(m for m in markers if m[0] != "<")) 
                                if any(m[0] != "<" for m in markers))
 
 
-def _detect_without_angle(text: str, start: int) -> list[tuple[str, int]]:
-    """Fast path of :func:`detect_text` for a text with no ``<`` after ``start`` (Python call text, JSON, prose):
-    only :data:`_MARKERS_WITHOUT_ANGLE` and Phi-4's ``functools[`` can be in it. Skips twenty ``find`` s, a
-    sixth of ``auto``'s time on a short Python call. Safe: every other marker of :data:`_MARKERS`, ``<tool_call>``,
-    ``</tool_call>``, ``<function=`` and Llama's end tokens start with ``<``;
-    tests/parsing/test_parse_formats.py holds the two paths to each other."""
+def _marker_hits(text: str, start: int, table: tuple[tuple[str, tuple[str, ...]], ...]) -> list[tuple[str, int]]:
+    """The formats of ``table`` whose markers are in ``text[start:]``, and Phi-4 for a ``functools[`` list, each
+    with where it was first seen."""
     found: list[tuple[str, int]] = []
-    for name, markers in _MARKERS_WITHOUT_ANGLE:
+    for name, markers in table:
         hits = [p for p in (text.find(m, start) for m in markers) if p != -1]
         if hits:
             found.append((name, min(hits)))
@@ -351,14 +352,7 @@ def _detect_without_angle(text: str, start: int) -> list[tuple[str, int]]:
 
 def _detect_all(text: str, start: int) -> list[tuple[str, int]]:
     """:func:`detect_text`'s general path: every format's markers looked for."""
-    found: list[tuple[str, int]] = []
-    for name, markers in _MARKERS:
-        hits = [p for p in (text.find(m, start) for m in markers) if p != -1]
-        if hits:
-            found.append((name, min(hits)))
-    phi = native.find_phi4(text[start:]) if "functools" in text else -1
-    if phi != -1:
-        found.append(("phi4", start + phi))
+    found = _marker_hits(text, start, _MARKERS)
     call = text.find(chat_text.CALL_OPEN, start)
     stray = text.find(chat_text.CALL_CLOSE, start)
     if call != -1:
