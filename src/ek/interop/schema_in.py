@@ -65,7 +65,7 @@ _IGNORED_QUIETLY = {"$schema"}  # says which draft; nothing to keep
 _BARE = re.compile(r"[^\W\d]\w*")
 _PRIMITIVE_NAMES = {"str", "int", "float", "bool", "date", "datetime", "any", "enum", "list"}
 
-#: What a step of a ``$ref`` pointer lands on (:meth:`_Importer._resolve`): a schema, a list of schemas, a map of
+#: What a step of a ``$ref`` pointer lands on (:meth:`Converter._resolve`): a schema, a list of schemas, a map of
 #: names to schemas, or anything else (a text, a number, a keyword's other value).
 _SCHEMA, _SCHEMAS, _MAP, _OTHER = "schema", "schemas", "map", "other"
 #: The keywords of a schema whose value holds schemas, and how (JSON Schema 2020-12 and draft 7's ``definitions``
