@@ -19,10 +19,10 @@ from typing import Any
 import attrs
 
 from ek.calls import Step
-from ek.parsing import json_text, shapes
+from ek.parsing import json_text
 from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import Limits, check_text
-from ek.parsing.prose import where
+from ek.parsing.prose import object_call
 from ek.parsing.registry import TypeHint
 
 START, MESSAGE, CHANNEL, CONSTRAIN = "<|start|>", "<|message|>", "<|channel|>", "<|constrain|>"
@@ -205,12 +205,7 @@ def _call(text: str, body: int, header: Header, ends: _Ends, limits: Limits, fmt
     if text[pos] != "{":
         raise ParseError(f"expected a JSON object of arguments for {recipient}", line_col(text, pos), fmt)
     value, end = json_text.decode_at(text, pos, limits, fmt)
-    if not isinstance(value, dict):
-        raise ParseError(f"arguments must be a JSON object, got {shapes.json_kind(value)}", line_col(text, pos), fmt)
-    try:
-        step = shapes.generic_call({"name": name, "arguments": value}, "$", limits, fmt)
-    except ParseError as error:
-        raise error.moved(where(text, pos, error.position), fmt) from None
+    step = object_call(name, value, text, pos, limits, fmt)
     after = end
     while after < len(text) and text[after] in " \t\r\n":
         after += 1

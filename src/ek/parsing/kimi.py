@@ -13,10 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from ek.calls import Step
-from ek.parsing import json_text, shapes
+from ek.parsing import json_text
 from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import Limits, check_text
-from ek.parsing.prose import where
+from ek.parsing.prose import object_call
 from ek.parsing.registry import TypeHint
 
 SECTION_BEGINS = ("<|tool_calls_section_begin|>", "<|tool_call_section_begin|>")
@@ -108,13 +108,7 @@ def _call(text: str, start: int, limits: Limits, fmt: str) -> tuple[Step, int]:
     if text[args_at] != "{":
         raise ParseError("expected a JSON object of arguments", line_col(text, args_at), fmt)
     value, end = json_text.decode_at(text, args_at, limits, fmt)
-    if not isinstance(value, dict):
-        raise ParseError(f"arguments must be a JSON object, got {shapes.json_kind(value)}",
-                         line_col(text, args_at), fmt)
-    try:
-        step = shapes.generic_call({"name": name, "arguments": value}, "$", limits, fmt)
-    except ParseError as error:
-        raise error.moved(where(text, args_at, error.position), fmt) from None
+    step = object_call(name, value, text, args_at, limits, fmt)
     end = _skip_space(text, end)
     if text.startswith(CALL_END, end):
         return step, end + len(CALL_END)

@@ -21,7 +21,7 @@ from ek.calls import Step
 from ek.parsing import chat_text, json_text, shapes
 from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import Limits, check_text
-from ek.parsing.prose import call_lists, calls_from_json, read_prose, tag_outside, where
+from ek.parsing.prose import call_lists, calls_from_json, object_call, read_prose, tag_outside, where
 from ek.parsing.python_calls import parse_python
 from ek.parsing.registry import TypeHint
 
@@ -285,13 +285,7 @@ def _mistral_compact(text: str, pos: int, limits: Limits, fmt: str) -> tuple[Ste
         if text[args_at + len(ARGS): brace].strip():
             raise ParseError("expected a JSON object right after [ARGS]", line_col(text, args_at + len(ARGS)), fmt)
     value, end = json_text.decode_at(text, args_from, limits, fmt)
-    if not isinstance(value, dict):
-        raise ParseError(f"arguments must be a JSON object, got {shapes.json_kind(value)}",
-                         line_col(text, args_from), fmt)
-    try:
-        return shapes.generic_call({"name": name, "arguments": value}, "$", limits, fmt), end
-    except ParseError as error:
-        raise error.moved(where(text, args_from, error.position), fmt) from None
+    return object_call(name, value, text, args_from, limits, fmt), end
 
 
 # --------------------------------------------------------------------------- deepseek
@@ -374,14 +368,7 @@ def _deepseek_call(text: str, start: int, limits: Limits, fmt: str) -> tuple[Ste
         what = "(output cut short?)" if end >= len(text) else ""
         raise ParseError(f"expected {DS_CALL_END} after the arguments {what}".rstrip(), line_col(text, end), fmt,
                          cut_short=bool(what))
-    if not isinstance(value, dict):
-        raise ParseError(f"arguments must be a JSON object, got {shapes.json_kind(value)}",
-                         line_col(text, args_at), fmt)
-    try:
-        step = shapes.generic_call({"name": name, "arguments": value}, "$", limits, fmt)
-    except ParseError as error:
-        raise error.moved(where(text, start, error.position), fmt) from None
-    return step, end + len(DS_CALL_END)
+    return object_call(name, value, text, args_at, limits, fmt, anchor=start), end + len(DS_CALL_END)
 
 
 def _line_end(text: str, pos: int) -> int:

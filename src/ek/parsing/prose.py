@@ -216,6 +216,20 @@ def calls_from_json(value: Any, text: str, start: int, limits: Limits, fmt: str)
     return steps
 
 
+def object_call(name: str, value: Any, text: str, at: int, limits: Limits, fmt: str, anchor: int | None = None
+                ) -> Step:
+    """The call of ``name`` whose arguments are ``value``, the JSON decoded at ``text[at]``: what a native reader
+    does once it has the name and the arguments' JSON. Arguments that are not an object are an error at ``at``;
+    an argument ek cannot hold (:func:`ek.parsing.shapes.generic_call`) is placed at ``anchor`` (the call's
+    start, for readers that place it so), else at ``at``."""
+    if not isinstance(value, dict):
+        raise ParseError(f"arguments must be a JSON object, got {shapes.json_kind(value)}", line_col(text, at), fmt)
+    try:
+        return shapes.generic_call({"name": name, "arguments": value}, "$", limits, fmt)
+    except ParseError as error:
+        raise error.moved(where(text, at if anchor is None else anchor, error.position), fmt) from None
+
+
 def where(text: str, start: int, path: object) -> str:
     line, column = line_col(text, start)
     return f"line {line}, column {column} {path}" if isinstance(path, str) else f"line {line}, column {column}"
