@@ -26,11 +26,12 @@ from typing import Any
 import attrs
 
 from ek.calls import Step
+from ek.limits import MAX_INT_DIGITS
 from ek.parsing import ParseError
 from ek.parsing.errors import line_col
 from ek.parsing.limits import Limits
 from ek.parsing.python_calls import python_literal
-from ek.parsing.values import plain_args
+from ek.parsing.values import long_int_reason, plain_args
 
 #: The two layouts, by BFCL's name for them (its ``ReturnFormat`` values).
 VERBOSE, CONCISE = "verbose_xml", "concise_xml"
@@ -251,9 +252,10 @@ def _typed(raw: str, kind: str, key: str, at: int, reader: _Reader) -> Any:
 
 def _integer(raw: str, _limits: Limits) -> int:
     """``int(raw)``, as BFCL reads an ``integer`` (signs, spaces around, ``_`` between digits), within the digits
-    ek prints."""
-    if len(raw) > 4300:
-        raise ValueError("an integer of more than 4300 digits")
+    ek prints (:data:`ek.limits.MAX_INT_DIGITS`, checked on the text first: without Python's own limit, ``int``
+    takes quadratic time on a long one)."""
+    if len(raw) > MAX_INT_DIGITS:
+        raise ValueError(long_int_reason())
     try:
         return int(raw.strip())
     except ValueError:
@@ -263,7 +265,7 @@ def _integer(raw: str, _limits: Limits) -> int:
 def _float(raw: str, _limits: Limits) -> float:
     """``float(raw)``, as BFCL reads a ``float``, but finite: JSON, and every report, has no NaN or infinity."""
     try:
-        value = float(raw.strip()) if len(raw) <= 4300 else math.nan
+        value = float(raw.strip()) if len(raw) <= MAX_INT_DIGITS else math.nan
     except ValueError:
         raise ValueError(f"{raw[:40]!r} is no number") from None
     if not math.isfinite(value):
