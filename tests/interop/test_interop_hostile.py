@@ -5,15 +5,20 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ek.grammar import format_grammar, parse
 from ek.grammar.model import NamedType, PrimitiveType
 from ek.grammar.names import unfit_character
 from ek.grammar.strings import encode_string
 from ek.interop import import_tools
+from ek.interop.api import _too_long_int_path
 from ek.limits import SCHEMA_MAX_ENUM_MEMBERS
 
 
@@ -172,6 +177,41 @@ def test_an_int_too_long_to_print_is_refused_at_its_path(schema: dict[str, Any],
     bfcl = [{"name": "f", "parameters": {"type": "dict", "properties": {"a": schema}}}]
     with pytest.raises(ValueError, match=re.escape(f"$[0].parameters.{where}: an integer of more than")):
         import_tools(bfcl, "bfcl")
+
+
+def _first_huge(value: Any, path: str = "$") -> str | None:
+    """The test's own reference: the pre-order path of the first int too long to print."""
+    if type(value) is int:
+        return path if abs(value) >= 10 ** 4300 else None
+    if isinstance(value, Mapping):
+        items: Any = [(f"{path}.{k}", v) for k, v in value.items()]
+    elif isinstance(value, (list, tuple)):
+        items = [(f"{path}[{i}]", v) for i, v in enumerate(value)]
+    else:
+        return None
+    for where, item in items:
+        found = _first_huge(item, where)
+        if found is not None:
+            return found
+    return None
+
+
+_KEYS = st.sampled_from(["a", "b", "c"])
+_NESTED = st.recursive(
+    st.one_of(st.integers(-3, 3), st.booleans().map(lambda negative: -_HUGE if negative else _HUGE),  # (no repr)
+              st.text(max_size=2), st.booleans(), st.none()),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.lists(inner, max_size=3).map(tuple),
+                            st.dictionaries(_KEYS, inner, max_size=3),
+                            st.dictionaries(_KEYS, inner, max_size=3).map(MappingProxyType)),
+    max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_NESTED)
+def test_the_values_walk_finds_a_too_long_int_where_the_path_walk_does(data: Any) -> None:
+    """The fast walk (values only) gates the walk that builds paths: it must find one exactly when there is one,
+    in dicts, lists, tuples and other Mappings, and the path reported is the first in document order."""
+    assert _too_long_int_path(data) == _first_huge(data)
 
 
 def test_a_tolerance_too_small_for_a_float_is_dropped_with_a_warning_not_read_as_zero() -> None:

@@ -210,7 +210,15 @@ _ARGUMENTS_KEYS = frozenset({"type", "properties", "required", "$defs", "definit
 
 def _too_long_int_path(data: Any) -> str | None:
     """The JSON path of the first int of more digits than Python converts to text, or None. Only data built
-    in Python holds one (JSON text cannot: the reader refuses it), and the grammar's text could not show it."""
+    in Python holds one (JSON text cannot: the reader refuses it), and the grammar's text could not show it.
+
+    Fast path: the values alone are walked first (:func:`_holds_too_long_int`); only data that holds such an
+    int is walked again with the path of every value, which was half of importing a function list that
+    leaves :func:`_plain_bfcl_tools` (BFCL's live functions: 83 of 185 µs a question). Safe: both walks take
+    the same values (a ``Mapping``'s values, a list's or tuple's items), so the second finds one exactly when
+    the first does."""
+    if not _holds_too_long_int(data):
+        return None
     stack: list[tuple[str, Any]] = [("$", data)]
     while stack:
         path, value = stack.pop()
@@ -223,6 +231,29 @@ def _too_long_int_path(data: Any) -> str | None:
         elif isinstance(value, (list, tuple)):
             stack.extend((child(path, i), item) for i, item in reversed(list(enumerate(value))))
     return None
+
+
+def _holds_too_long_int(data: Any) -> bool:
+    """Whether ``data`` holds an int that :func:`_too_long_int_path` reports, its values walked without their
+    paths (a ``dict``, ``list`` or ``tuple`` told by an exact type test before the ``Mapping`` check)."""
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        kind = type(value)
+        if kind is int:
+            if int_too_long(value):
+                return True
+        elif kind is dict:
+            stack.extend(value.values())
+        elif kind is list or kind is tuple:
+            stack.extend(value)
+        elif kind is str:  # (most values: spared the ABC checks below)
+            continue
+        elif isinstance(value, Mapping):
+            stack.extend(value.values())
+        elif isinstance(value, (list, tuple)):
+            stack.extend(value)
+    return False
 
 
 def _weight(value: Any, path: str, issues: Issues) -> float:
