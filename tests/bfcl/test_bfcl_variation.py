@@ -199,6 +199,8 @@ def test_outputs_of_each_format_are_read(fmt: str, text: str, calls: list[Step])
                            "</functions>", "not a finite number", False),
     ("concise_xml", False, '<functions><function name="f"><param name="x" type="integer">' + "9" * 5000
      + "</param></function></functions>", "an integer of more than 4300 digits", False),
+    ("concise_xml", False, '<functions><function name="f"><param name="x" type="float">' + "9" * 5000
+     + "</param></function></functions>", "has more than 4300 characters: too long for a number", False),
     ("concise_xml", False, '<functions><function name="f"><param name="x" type="array">[1, os]</param>'
                            "</function></functions>", "is not a Python literal: name 'os'", False),
     ("concise_xml", False, '<functions><function name="f"><param name="x" type="dict">'

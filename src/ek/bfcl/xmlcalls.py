@@ -263,9 +263,12 @@ def _integer(raw: str, _limits: Limits) -> int:
 
 
 def _float(raw: str, _limits: Limits) -> float:
-    """``float(raw)``, as BFCL reads a ``float``, but finite: JSON, and every report, has no NaN or infinity."""
+    """``float(raw)``, as BFCL reads a ``float``, but finite: JSON, and every report, has no NaN or infinity;
+    and no longer than the digits ek takes of an integer (:data:`ek.limits.MAX_INT_DIGITS`)."""
+    if len(raw) > MAX_INT_DIGITS:
+        raise ValueError(f"{raw[:40]!r}... has more than {MAX_INT_DIGITS} characters: too long for a number")
     try:
-        value = float(raw.strip()) if len(raw) <= MAX_INT_DIGITS else math.nan
+        value = float(raw.strip())
     except ValueError:
         raise ValueError(f"{raw[:40]!r} is no number") from None
     if not math.isfinite(value):
