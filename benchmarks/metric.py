@@ -24,7 +24,12 @@ Printed twice: with each tool's validator interpreted (``ek.runtime.lazy``
 answers a tool's first ``INTERPRETED_CALLS`` calls with ``ek.grammar.fits``, as
 in one pass over BFCL), then after each entry's correct output was scored past
 that limit, so every gold tool's validator is compiled (a task scored over and
-over: RL, CI); ``--by-kind`` runs in the second state.
+over: RL, CI); ``--by-kind`` runs in the second state. Then a third time, on
+the same outputs written as Python call text (a prompting model's output):
+ek's metric reads the text itself (format ``bfcl``, as BFCL's decoder reads
+it), BFCL's side decodes it with its decoder before its checker, as BFCL's
+evaluation does. The decoded tables are the issue's measure; the text table
+is what a user scoring a prompting model's replies meets.
 
 Rounds are interleaved (ek, BFCL, ek, BFCL, ...), each timed in CPU seconds
 of this process (``time.process_time``: other load on a shared machine does
@@ -101,12 +106,41 @@ def _run_ek_prepared(cases: list[tuple[Any, ...]]) -> None:
         metric(output, prepared)
 
 
-def _runner_bfcl(oracle: Callable[..., Any]) -> Callable[[list[tuple[Any, ...]]], None]:
+def _runner_bfcl(oracle: Callable[..., Any],
+                 decoder: Callable[[str], Any] | None = None) -> Callable[[list[tuple[Any, ...]]], None]:
+    """BFCL's checker over the cases; with ``decoder``, each output (text) decoded by it first, as BFCL's
+    evaluation does for a prompting model (an output it cannot decode is invalid, and not checked)."""
     def run(cases: list[tuple[Any, ...]]) -> None:
         for _metric, _gold, _output, functions, output, truth, category, _prepared, _kind in cases:
             oracle(functions, output, truth, category)
 
-    return run
+    def run_decoded(cases: list[tuple[Any, ...]]) -> None:
+        assert decoder is not None
+        for _metric, _gold, _output, functions, text, truth, category, _prepared, _kind in cases:
+            try:
+                decoded = decoder(text)
+            except Exception:  # noqa: BLE001, S112 - BFCL's decoder raises anything on text it cannot read
+                continue
+            oracle(functions, decoded, truth, category)
+
+    return run if decoder is None else run_decoded
+
+
+def as_text(cases: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """The cases with each output written as the Python call text a prompting model writes
+    (``[f(x=1), g(y='a')]``), the same text on both sides; outputs Python cannot spell are left out. ek reads
+    the text in the metric's format (``bfcl``: as BFCL's decoder reads it)."""
+    from ek.calls import Step
+    from ek.parsing import to_python
+
+    out = []
+    for metric, gold, _output, functions, decoded, truth, category, prepared, kind in cases:
+        try:
+            text = to_python([Step(name, args) for call in decoded for name, args in call.items()])
+        except ValueError:
+            continue
+        out.append((metric, gold, text, functions, text, truth, category, prepared, kind))
+    return out
 
 
 def interleaved(runners: dict[str, Callable[[], object]], rounds: int) -> dict[str, float]:
@@ -156,19 +190,26 @@ def main(argv: list[str] | None = None) -> int:
     _table(correct, wrong, oracle, rounds)
     if args.by_kind and oracle is not None:
         _by_kind(wrong, oracle, rounds)
+    from ek.bfcl.oracle import load_bfcl_decoder
+
+    decoder = load_bfcl_decoder() if oracle is not None else None
+    print("\nfrom the model's Python call text (a prompting model's output, as BFCL's result files hold it): ek reads "
+          "it itself; BFCL's decoder decodes it for its checker (validators compiled, as above)")
+    _table(as_text(correct), as_text(wrong), oracle, rounds, decoder)
     return 0
 
 
 def _table(correct: list[tuple[Any, ...]], wrong: list[tuple[Any, ...]], oracle: Callable[..., Any] | None,
-           rounds: int) -> None:
-    """The four rows: correct and wrong outputs, each one-shot and against a prepared gold."""
+           rounds: int, decoder: Callable[[str], Any] | None = None) -> None:
+    """The four rows: correct and wrong outputs, each one-shot and against a prepared gold. ``decoder``: the
+    outputs are text, which BFCL's side decodes with it before its checker (:func:`as_text`)."""
     print(f"{'outputs':<23}{'n':>7}{'ek items/s':>13}{'BFCL items/s':>15}{'ek/BFCL':>9}   "
           f"(CPU time, median of {rounds} interleaved rounds)")
     for label, cases in (("correct", correct), ("wrong", wrong)):
         runners: dict[str, Callable[[], object]] = {"ek": lambda c=cases: _run_ek(c),
                                                     "ek-prepared": lambda c=cases: _run_ek_prepared(c)}
         if oracle is not None:
-            runners["bfcl"] = lambda c=cases: _runner_bfcl(oracle)(c)
+            runners["bfcl"] = lambda c=cases: _runner_bfcl(oracle, decoder)(c)
         medians = interleaved(runners, rounds)
         for runner, how in (("ek", "one-shot"), ("ek-prepared", "prepared gold")):
             ek_rate = len(cases) / medians[runner]
