@@ -104,9 +104,10 @@ def test_responses_wrapper_without_the_object_field() -> None:
     assert parse_calls(wrapper) == [WEATHER]
     assert parse_calls(wrapper, "openai") == [WEATHER]
     assert parse_calls(json.dumps(wrapper)) == [WEATHER]
-    with pytest.raises(ParseError, match="unsupported output item type 'web_search_call'") as info:
-        parse_calls({"output": [{"type": "web_search_call"}]})
+    with pytest.raises(ParseError, match="unsupported output item type 'computer_call'") as info:
+        parse_calls({"output": [{"type": "computer_call"}]})  # the client runs it, but it is no function call
     assert info.value.position == "$.output[0].type"
+    assert parse_calls({"output": [{"type": "web_search_call"}]}) == []  # a hosted tool OpenAI ran: no call
 
 
 def test_to_hermes_escapes_tags_inside_values() -> None:

@@ -251,3 +251,45 @@ def test_a_pythonic_list_before_an_end_of_turn_token_is_not_read_as_prose() -> N
     for how in ("llama3", "auto"):
         with pytest.raises(ParseError, match="end-of-turn"):
             parse_calls("[get_weather(location='Paris')]<|im_end|>", how)
+
+
+@pytest.mark.parametrize(("output", "fmt"), [
+    ({"role": "assistant", "content": [
+        {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "x"}},
+        {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []},
+        {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}}]}, "anthropic"),
+    ({"object": "response", "output": [{"type": "web_search_call", "id": "ws_1", "status": "completed"},
+                                       {"type": "function_call", "call_id": "c1", "name": "get_weather",
+                                        "arguments": '{"city": "Paris"}'}]}, "openai"),
+    ({"candidates": [{"content": {"role": "model", "parts": [
+        {"toolCall": {"toolType": "GOOGLE_SEARCH_WEB", "args": {"queries": ["x"]}, "id": "t"}, "thoughtSignature": "c2ln"},
+        {"toolResponse": {"toolType": "GOOGLE_SEARCH_WEB", "response": {}, "id": "t"}},
+        {"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}]}}]}, "gemini"),
+    ({"candidates": [{"content": {"role": "model", "parts": [  # the google-genai SDK's model_dump(): None fields
+        {"text": "Checking.", "function_call": None, "video_metadata": None, "inline_data": None},
+        {"text": None, "function_call": {"id": None, "name": "get_weather", "args": {"city": "Paris"}}}]}}]}, "gemini"),
+])
+def test_tools_the_provider_ran_itself_are_skipped_and_the_clients_call_is_read(output: dict, fmt: str) -> None:
+    # these were refused as unknown blocks, items or parts (real responses: tests/data/formats/completions.jsonl)
+    for how in (fmt, "auto"):
+        assert parse_calls(output, how) == [Step("get_weather", {"city": "Paris"})]
+    with pytest.raises(ParseError, match="not a Gemini part ek reads: keys 'madeUp'"):
+        parse_calls({"role": "model", "parts": [{"text": "x", "madeUp": 1}]}, "gemini")
+
+
+@pytest.mark.parametrize("output", [
+    {"type": "ai", "data": {"content": "", "type": "ai",
+                            "tool_calls": [{"name": "get_weather", "args": {"city": "Paris"}, "id": "1"}]}},
+    {"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", "AIMessage"],
+     "kwargs": {"content": "", "type": "ai", "tool_calls": [{"name": "get_weather", "args": {"city": "Paris"}, "id": "1"}],
+                "invalid_tool_calls": []}},
+    {"type": "ai", "content": "", "additional_kwargs": {"tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]}},
+])
+def test_langchain_serialized_and_legacy_ai_messages_are_read(output: dict) -> None:
+    # message_to_dict's and the legacy form read as zero calls, dumpd's was refused
+    for how in ("langchain", "auto"):
+        assert parse_calls(output, how) == [Step("get_weather", {"city": "Paris"})]
+    human = {"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", "HumanMessage"],
+             "kwargs": {"content": "weather in Paris?", "type": "human"}}
+    assert parse_calls({"messages": [human, output]}) == [Step("get_weather", {"city": "Paris"})]  # a transcript

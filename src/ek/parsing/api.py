@@ -569,12 +569,14 @@ def _is_message(item: Any) -> bool:
         return False
     if isinstance(item.get("role"), str):
         return True
-    kind = item.get("type")
-    return isinstance(kind, str) and kind in _MESSAGE_TYPES and "content" in item
+    serialized = shapes.langchain_serialized(item)  # dumpd's or message_to_dict's form: the fields inside
+    fields = serialized[1] if serialized is not None else item
+    kind = fields.get("type")
+    return isinstance(kind, str) and kind in _MESSAGE_TYPES and "content" in fields
 
 
 def _is_assistant(item: Mapping[str, Any]) -> bool:
-    return item.get("role") in shapes.ASSISTANT_ROLES or (item.get("role") is None and item.get("type") == "ai")
+    return item.get("role") in shapes.ASSISTANT_ROLES or (item.get("role") is None and shapes.is_langchain_ai(item))
 
 
 def _is_transcript(items: list[Any]) -> bool:

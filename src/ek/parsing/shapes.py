@@ -17,8 +17,19 @@ from ek.parsing.values import already_plain, plain_args
 
 #: Keys that hold a generic call's arguments, in the order they are looked for.
 ARGUMENT_KEYS = ("arguments", "parameters", "args", "input")
+#: Blocks and output items of the tools a provider runs itself: Anthropic's server tools (``server_tool_use``, the
+#: MCP connector's ``mcp_tool_use``) and their results, and the Responses API's hosted tools. The response already
+#: holds what they returned and the client never runs them: each SDK's tool runner answers only ``tool_use`` blocks
+#: and ``function_call`` items, and ek reads only those as calls.
+SERVER_TOOL_BLOCKS = frozenset({
+    "server_tool_use", "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
+    "bash_code_execution_tool_result", "text_editor_code_execution_tool_result", "tool_search_tool_result",
+    "mcp_tool_use", "mcp_tool_result", "container_upload",
+    "web_search_call", "file_search_call", "code_interpreter_call", "image_generation_call", "mcp_call",
+    "mcp_list_tools",
+})
 #: Anthropic content blocks and OpenAI Responses output items that are not calls, skipped in lists.
-NON_CALL_BLOCKS = frozenset({"text", "thinking", "redacted_thinking", "message", "reasoning"})
+NON_CALL_BLOCKS = frozenset({"text", "thinking", "redacted_thinking", "message", "reasoning"}) | SERVER_TOOL_BLOCKS
 
 
 def is_non_call(obj: Mapping[str, Any]) -> bool:
@@ -270,13 +281,15 @@ def classify(obj: Mapping[str, Any]) -> str | None:
         return "wrapped"
     if isinstance(obj.get("messages"), list) and "name" not in obj:
         return "transcript"
-    if is_langchain_calls(obj.get("tool_calls")) or obj.get("type") == "ai":
+    if is_langchain_calls(obj.get("tool_calls")) or is_langchain_ai(obj):
         return "langchain_message"
     if "tool_calls" in obj or "function_call" in obj:
         return "openai_message"
     kind = obj.get("type")
     if kind == "tool_use":
         return "anthropic_block"
+    if isinstance(kind, str) and kind in SERVER_TOOL_BLOCKS:
+        return None  # a tool the provider ran (it has a name and an input, but is no call of the model's to score)
     if kind == "function_call":
         return "openai_item"
     content = obj.get("content")
@@ -295,10 +308,15 @@ def classify(obj: Mapping[str, Any]) -> str | None:
 
 # --------------------------------------------------------------------------- Gemini, Bedrock, LangChain
 
-#: Gemini parts that are not calls: text, thoughts, code the model ran, results it was given.
+#: Gemini parts that are not calls: text, thoughts, code the model ran, results it was given, media and its
+#: metadata, and the server-side tools Gemini runs itself (``toolCall``/``toolResponse``, e.g. Google Search: the
+#: SDK's ``response.function_calls`` holds only ``functionCall`` parts). REST and SDK spellings.
 GEMINI_NON_CALL_PARTS = frozenset({"text", "thought", "thoughtSignature", "thought_signature", "executableCode",
                                    "executable_code", "codeExecutionResult", "code_execution_result",
-                                   "inlineData", "inline_data", "fileData", "file_data"})
+                                   "inlineData", "inline_data", "fileData", "file_data", "videoMetadata",
+                                   "video_metadata", "mediaResolution", "media_resolution", "partMetadata",
+                                   "part_metadata", "functionResponse", "function_response", "toolCall", "tool_call",
+                                   "toolResponse", "tool_response"})
 #: Roles whose messages hold the model's calls in a transcript; every other role is context.
 ASSISTANT_ROLES = frozenset({"assistant", "model", "ai"})
 
@@ -333,8 +351,9 @@ def gemini_parts(parts: object, path: str, limits: Limits, fmt: str = "gemini") 
         part = _mapping(part, ppath, fmt)
         if gemini_part_call(part) is not None:
             steps.append(gemini_call(part, ppath, limits, fmt))
-        elif not part.keys() <= GEMINI_NON_CALL_PARTS:
-            keys = ", ".join(repr(k) for k in list(part)[:6])
+        elif not all(key in GEMINI_NON_CALL_PARTS for key, value in part.items() if value is not None):
+            # a None field is one the part does not have: the SDK's model_dump() writes every field
+            keys = ", ".join(repr(k) for k, v in part.items() if v is not None and k not in GEMINI_NON_CALL_PARTS)
             raise ParseError(f"not a Gemini part ek reads: keys {keys}", ppath, fmt)
     return steps
 
@@ -380,9 +399,49 @@ def is_bedrock_content(blocks: list[Any]) -> bool:
         "toolUse" in b or "text" in b or "reasoningContent" in b for b in blocks)
 
 
+#: LangChain's AI message types: ``type`` of a dump, ``message_to_dict``'s ``type``, ``dumpd``'s class name.
+LANGCHAIN_AI_TYPES = frozenset({"ai", "AIMessageChunk", "AIMessage"})
+
+
+def langchain_serialized(obj: Mapping[str, Any]) -> tuple[str, Mapping[str, Any], str] | None:
+    """A LangChain message as its serializers write it: ``dumpd``'s ``{"lc": 1, "type": "constructor", "id":
+    [..., "AIMessage"], "kwargs": {...}}`` and ``message_to_dict``'s ``{"type": "ai", "data": {...}}`` (chat
+    histories): its type (class name or ``type``), its fields and the key holding them; None for anything else.
+
+    >>> langchain_serialized({"type": "ai", "data": {"content": "hi"}})
+    ('ai', {'content': 'hi'}, 'data')
+    """
+    kwargs, ids = obj.get("kwargs"), obj.get("id")
+    if obj.get("lc") == 1 and obj.get("type") == "constructor" and isinstance(kwargs, Mapping) \
+            and isinstance(ids, list) and ids and isinstance(ids[-1], str):
+        return ids[-1], kwargs, "kwargs"
+    data, kind = obj.get("data"), obj.get("type")
+    if len(obj) == 2 and isinstance(data, Mapping) and isinstance(kind, str):
+        return kind, data, "data"
+    return None
+
+
+def is_langchain_ai(obj: Mapping[str, Any]) -> bool:
+    """An AIMessage (or chunk) in any of LangChain's dict forms: a dump (``type: "ai"``) or serialized."""
+    serialized = langchain_serialized(obj)
+    kind = serialized[0] if serialized is not None else obj.get("type")
+    return isinstance(kind, str) and kind in LANGCHAIN_AI_TYPES
+
+
 def langchain_message(obj: Mapping[str, Any], path: str, limits: Limits, fmt: str = "langchain") -> list[Step]:
-    """An AIMessage as a dict: ``tool_calls: [{"name", "args", "id"}]``; calls LangChain itself could not
-    parse (``invalid_tool_calls``) are an error naming LangChain's reason."""
+    """An AIMessage as a dict (``model_dump()``, or serialized: :func:`langchain_serialized`): ``tool_calls:
+    [{"name", "args", "id"}]``, or, when it has none, the provider's raw OpenAI calls in
+    ``additional_kwargs.tool_calls`` (older integrations), read as AIMessage reads them; calls LangChain itself
+    could not parse (``invalid_tool_calls``) are an error naming LangChain's reason."""
+    serialized = langchain_serialized(obj)
+    if serialized is not None:
+        _kind, obj, key = serialized
+        path = f"{path}.{key}"
+    if not any(obj.get(k) for k in ("tool_calls", "invalid_tool_calls", "tool_call_chunks")):
+        extra = obj.get("additional_kwargs")
+        raw = extra.get("tool_calls") if isinstance(extra, Mapping) else None
+        if raw:
+            return _langchain_raw_calls(raw, f"{path}.additional_kwargs.tool_calls", limits, fmt)
     invalid = obj.get("invalid_tool_calls")
     if isinstance(invalid, list) and invalid:
         first = invalid[0] if isinstance(invalid[0], Mapping) else {}
@@ -400,6 +459,15 @@ def langchain_message(obj: Mapping[str, Any], path: str, limits: Limits, fmt: st
         steps.append(Step(_name(call.get("name"), f"{cpath}.name", fmt),
                           _arguments(call.get("args"), f"{cpath}.args", limits, fmt)))
     return steps
+
+
+def _langchain_raw_calls(raw: object, path: str, limits: Limits, fmt: str) -> list[Step]:
+    """``additional_kwargs.tool_calls``: OpenAI tool calls, which AIMessage's validator turns into its
+    ``tool_calls`` when it was given none (an item without a ``function`` is skipped there too)."""
+    if not isinstance(raw, list):
+        raise ParseError("'tool_calls' must be a list", path, fmt)
+    return [openai_tool_call(call, f"{path}[{i}]", limits, fmt) for i, call in enumerate(raw)
+            if isinstance(call, Mapping) and "function" in call]
 
 
 def is_langchain_calls(calls: object) -> bool:
