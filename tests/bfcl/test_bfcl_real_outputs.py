@@ -117,6 +117,6 @@ def test_ek_score_scores_every_line_as_check_does(tmp_path: Path, underscore_to_
     differ = [(line["source"], line["result"]) for line, row in zip(lines, rows, strict=True)
               if row["exact"] != line.get("score_exact", line["ek"]["valid"])]
     assert differ == [], differ
-    # Known, not yet resolved: ek score's text reading takes more than check's (docs/bfcl.md, "ek score and
-    # check on a prompting model's text"): a trailing ";", <tool_call> blocks, a fence followed by prose.
+    # Where they part, by docs/bfcl.md's rules ("ek score and check on a prompting model's text"): format bfcl
+    # reads text as written first (a trailing ";"), and an unreadable output is never an abstention.
     assert all(line["score_exact"] != line["ek"]["valid"] for line in lines if "score_exact" in line)
