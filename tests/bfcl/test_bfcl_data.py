@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -145,3 +146,18 @@ def test_underscored_entries_are_what_an_underscore_to_dot_model_was_shown() -> 
     assert underscored_answer(answer).ground_truth == ({"a_b_c": {"x": [1]}}, {"ping": {}})
     turns = PossibleAnswer("multi_turn_base_0", (["cd(folder='a.b')"], ["ls()"]))
     assert turns.multi_turn and underscored_answer(turns) is turns
+    text = PossibleAnswer("web_search_0", ("3.5 million", "3,500,000"))  # a "." in answer text names no function
+    assert text.answer_text and underscored_answer(text) is text
+
+
+def test_underscore_to_dot_reads_every_category_s_answers_answer_text_included(tmp_path: Path) -> None:
+    """`ek score --underscore-to-dot` on BFCL's answer folder crashed (AttributeError) on a web_search answer
+    with a "." in its text; it is kept as unreadable, as without the option."""
+    from ek.corpus.reading import load_bfcl_answers
+
+    path = tmp_path / "BFCL_v4_web_search.json"
+    path.write_text(json.dumps({"id": "web_search_0", "ground_truth": ["3.5 million"]}) + "\n"
+                    + json.dumps({"id": "simple_python_0", "ground_truth": [{"math.hypot": {"x": [3]}}]}) + "\n")
+    entries, errors = load_bfcl_answers(path, underscore_to_dot=True)
+    assert not errors and "web_search_0" in entries["web_search_0"].unreadable
+    assert entries["simple_python_0"].gold[0].name == "math_hypot"

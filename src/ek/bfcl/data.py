@@ -97,8 +97,9 @@ def underscored_question(question: Question) -> Question:
 def underscored_answer(answer: PossibleAnswer) -> PossibleAnswer:
     """``answer`` with the functions it expects named as an ``underscore_to_dot`` model was shown them
     (:func:`underscored_name`). A multi-turn answer is given back as it is: its calls are methods of BFCL's
-    API classes, whose names hold no ``.``, and BFCL's multi-turn checker renames nothing."""
-    if answer.multi_turn or not any("." in name for call in answer.ground_truth for name in call):
+    API classes, whose names hold no ``.``, and BFCL's multi-turn checker renames nothing. So is an answer
+    that is text (:attr:`PossibleAnswer.answer_text`: ``["3.5 million"]``), which names no function."""
+    if answer.multi_turn or answer.answer_text or not any("." in name for call in answer.ground_truth for name in call):
         return answer
     truth = tuple({underscored_name(name): args for name, args in call.items()} for call in answer.ground_truth)
     return attrs.evolve(answer, ground_truth=truth)

@@ -261,15 +261,22 @@ def _plain_stripped(text: str, raw: str, fmt: str, limits: Limits) -> list[Step]
 def bfcl_cleaned(text: str, *, fence_word: bool = False) -> str:
     """A prompting model's text as BFCL's decoder (``default_decode_ast_prompting``) cleans it before reading:
     backticks, newlines and spaces stripped at both ends, and the list's brackets added where missing
-    (``[f(x=1)`` and ```` `f(x=1)` ```` read as ``[f(x=1)]``); ek also drops the ``python`` word a fence
-    leaves there (BFCL keeps it, and fails to read the text), unless ``fence_word`` asks for BFCL's text as
-    it is (:func:`ek.bfcl.decoding.decodes_to_calls`, which answers as BFCL's decoder does).
+    (``[f(x=1)`` and ```` `f(x=1)` ```` read as ``[f(x=1)]``); ek also drops the language word of a fence
+    (```` ```python ````, ```` ```json ````: BFCL keeps it, and fails to read the text), unless ``fence_word``
+    asks for BFCL's text as it is (:func:`ek.bfcl.decoding.decodes_to_calls`, which answers as BFCL's decoder
+    does).
 
     >>> bfcl_cleaned("[f(x=1)"), bfcl_cleaned("`f(x=1)`"), bfcl_cleaned("```python\\n[f(x=1)]\\n```")
     ('[f(x=1)]', '[f(x=1)]', '[f(x=1)]')
+    >>> bfcl_cleaned("```json\\n[f(x=1)]\\n```"), bfcl_cleaned("```\\nf\\n{}\\n```")
+    ('[f(x=1)]', '[f\\n{}]')
     >>> bfcl_cleaned("```python\\n[f(x=1)]\\n```", fence_word=True)
     '[python\\n[f(x=1)]'
     """
+    if not fence_word:
+        fence = _FENCE_LANGUAGE.match(text.lstrip("\n "))  # ```json, ```tool_code...: the word is the fence's
+        if fence is not None:
+            text = text.lstrip("\n ")[fence.end():]
     text = text.strip("`\n ")
     if not fence_word and text.startswith("python\n"):
         text = text[len("python\n"):]
@@ -278,6 +285,10 @@ def bfcl_cleaned(text: str, *, fence_word: bool = False) -> str:
     if not text.endswith("]"):
         text = text + "]"
     return text
+
+
+#: A fence's language word, right after its backticks (```` ```json ````), at most 32 characters: bounded.
+_FENCE_LANGUAGE = re.compile(r"`{3}[A-Za-z][\w+#.-]{0,31}[ \t]*\n")
 
 
 def _python_list(text: str) -> bool:
