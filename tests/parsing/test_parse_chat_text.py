@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 
 from ek.calls import Step
 from ek.parsing import FORMATS, ParseError, parse_calls, to_hermes
+from ek.parsing.coerce import coerce_call
 
 WEATHER = Step("get_weather", {"location": "Paris"})
 SEARCH = Step("search", {"q": "cats"})
@@ -104,10 +106,59 @@ def test_responses_wrapper_without_the_object_field() -> None:
     assert parse_calls(wrapper) == [WEATHER]
     assert parse_calls(wrapper, "openai") == [WEATHER]
     assert parse_calls(json.dumps(wrapper)) == [WEATHER]
-    with pytest.raises(ParseError, match="unsupported output item type 'computer_call'") as info:
-        parse_calls({"output": [{"type": "computer_call"}]})  # the client runs it, but it is no function call
+    with pytest.raises(ParseError, match="unsupported output item type 'spreadsheet_call'") as info:
+        parse_calls({"output": [{"type": "spreadsheet_call"}]})
     assert info.value.position == "$.output[0].type"
     assert parse_calls({"output": [{"type": "web_search_call"}]}) == []  # a hosted tool OpenAI ran: no call
+
+
+#: Responses items of tools the client runs, in the shapes of Codex rollouts and the Responses API reference
+#: (openai/codex's tests: local_shell_call with an exec action; custom_tool_call for apply_patch).
+CLIENT_ITEMS = [
+    {"type": "custom_tool_call", "call_id": "call_1", "name": "apply_patch", "status": "completed",
+     "input": "*** Begin Patch\n*** Update File: web/app.js\n@@\n+const x = 1;\n*** End Patch"},
+    {"type": "local_shell_call", "call_id": "call_2", "status": "completed",
+     "action": {"type": "exec", "command": ["/bin/echo", "hello"], "env": {}, "timeout_ms": 1000}},
+    {"type": "computer_call", "call_id": "call_3", "pending_safety_checks": [], "status": "completed",
+     "action": {"type": "click", "button": "left", "x": 156, "y": 50}},
+    {"type": "shell_call", "call_id": "call_4", "action": {"commands": ["ls -la"], "timeout_ms": 120000}},
+    {"type": "apply_patch_call", "call_id": "call_5",
+     "operation": {"type": "update_file", "path": "a.py", "diff": "@@\n-x\n+y"}},
+]
+CLIENT_CALLS = [
+    Step("apply_patch", {"input": "*** Begin Patch\n*** Update File: web/app.js\n@@\n+const x = 1;\n*** End Patch"}),
+    Step("local_shell", {"type": "exec", "command": ["/bin/echo", "hello"], "env": {}, "timeout_ms": 1000}),
+    Step("computer", {"type": "click", "button": "left", "x": 156, "y": 50}),
+    Step("shell", {"commands": ["ls -la"], "timeout_ms": 120000}),
+    Step("apply_patch", {"type": "update_file", "path": "a.py", "diff": "@@\n-x\n+y"}),
+]
+
+
+def test_responses_items_of_tools_the_client_runs_are_calls() -> None:
+    """They were 'unsupported output item type' errors, so a Codex or computer-use trajectory lost its line."""
+    response = {"object": "response", "output": [{"type": "reasoning", "summary": []}, *CLIENT_ITEMS]}
+    for fmt in ("openai", "auto"):
+        assert parse_calls(response, fmt) == CLIENT_CALLS
+        assert parse_calls(json.dumps(response), fmt) == CLIENT_CALLS
+    outputs = [{"type": kind, "call_id": "c", "output": "ok"} for kind in (
+        "function_call_output", "custom_tool_call_output", "local_shell_call_output", "computer_call_output",
+        "shell_call_output", "apply_patch_call_output")]
+    transcript = [{"role": "user", "content": "fix it"}, *CLIENT_ITEMS, *outputs]  # what the client answered: context
+    assert parse_calls(transcript, "openai") == CLIENT_CALLS
+    assert [coerce_call(item, "gold") for item in CLIENT_ITEMS] == CLIENT_CALLS  # gold given as items too
+
+
+@pytest.mark.parametrize(("item", "message", "where"), [
+    ({"type": "custom_tool_call", "name": "apply_patch", "input": {"patch": "x"}},
+     "a custom tool call's 'input' must be text, got dict", "$.input"),
+    ({"type": "custom_tool_call", "input": "x"}, "the tool name must be a string", "$.name"),
+    ({"type": "computer_call", "action": "click"}, "a computer_call item needs an 'action' object", "$.action"),
+    ({"type": "apply_patch_call", "operation": None}, "needs an 'operation' object, got null", "$.operation"),
+])
+def test_a_malformed_client_tool_item_says_where_and_why(item: dict[str, Any], message: str, where: str) -> None:
+    with pytest.raises(ParseError, match=re.escape(message)) as info:
+        parse_calls(item, "openai")
+    assert info.value.position == where
 
 
 def test_to_hermes_escapes_tags_inside_values() -> None:

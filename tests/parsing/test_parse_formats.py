@@ -157,7 +157,7 @@ def test_python_rejections_say_where_and_why(text: str, position: tuple[int, int
         ([{"f": {"x": float("nan")}}], "bfcl", "$[0]['f'].x", "NaN"),
         ({"foo": 1, "bar": 2}, "auto", "$", "unrecognised object"),
         ({"search": {"q": 1}}, "openai", "$", "not an openai tool call"),
-        ({"object": "response", "output": [{"type": "computer_call"}]}, "openai", "$.output[0].type",
+        ({"object": "response", "output": [{"type": "spreadsheet_call"}]}, "openai", "$.output[0].type",
          "unsupported output item type"),
     ],
 )

@@ -555,7 +555,7 @@ def from_object(obj: Any, fmt: str, limits: Limits, path: str = "$") -> list[Ste
             ipath = f"{path}[{i}]"
             if not isinstance(item, Mapping):
                 raise ParseError(f"expected a call object, got {type(item).__name__}", ipath, fmt)
-            if fmt in ("auto", "openai") and (shapes.is_non_call(item) or item.get("type") == "function_call_output"):
+            if fmt in ("auto", "openai") and (shapes.is_non_call(item) or shapes.is_tool_output(item)):
                 continue  # text/thinking blocks, Responses message/reasoning items, tool results
             if transcript and _is_message(item):
                 if _is_assistant(item):

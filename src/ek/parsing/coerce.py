@@ -71,7 +71,17 @@ def _from_mapping(obj: Mapping[str, Any], where: str) -> Step:
         inner = obj["function"]
         name, args = inner.get("name"), inner.get("arguments")
     elif kind == "openai_item":
-        name, args = obj.get("name"), obj.get("arguments")
+        client = shapes.CLIENT_TOOL_ITEMS.get(obj["type"])  # (classify: function_call or one of these)
+        if client is None:
+            name, args = obj.get("name"), obj.get("arguments")
+        elif client[0] is None:  # a custom tool: its free-form input text is its one argument
+            name, text = obj.get("name"), obj.get(client[1])
+            if not isinstance(text, str):
+                raise TypeError(f"{where}: a custom tool call's input must be text, got {type(text).__name__}: "
+                                f"{_show(obj)}")
+            args = {"input": text}
+        else:
+            name, args = client[0], obj.get(client[1])
     elif kind == "anthropic_block":
         name, args = obj.get("name"), obj.get("input")
     elif kind == "generic":

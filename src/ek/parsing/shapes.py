@@ -26,7 +26,25 @@ SERVER_TOOL_BLOCKS = frozenset({
     "bash_code_execution_tool_result", "text_editor_code_execution_tool_result", "tool_search_tool_result",
     "mcp_tool_use", "mcp_tool_result", "container_upload",
     "web_search_call", "file_search_call", "code_interpreter_call", "image_generation_call", "mcp_call",
-    "mcp_list_tools",
+    "mcp_list_tools", "mcp_approval_request",
+})
+#: Responses API items of the tools the client runs, besides ``function_call``: each is a call, named by its
+#: tool (a custom tool's own name; a built-in tool's type) with the arguments ek reads from it: a custom tool's
+#: free-form ``input`` text as the one argument ``input``, a built-in tool's ``action`` (``operation`` for
+#: ``apply_patch``) object as it is written (its own ``type`` included: ``{"type": "click", "x": 1, ...}``).
+#: Maps the item's type to (the call's name, or None for the item's ``name``; the key its arguments are under).
+CLIENT_TOOL_ITEMS: dict[str, tuple[str | None, str]] = {
+    "custom_tool_call": (None, "input"),
+    "computer_call": ("computer", "action"),
+    "local_shell_call": ("local_shell", "action"),
+    "shell_call": ("shell", "action"),
+    "apply_patch_call": ("apply_patch", "operation"),
+}
+#: Responses API input items that answer a call (what the client's tool returned) or an approval: context in a
+#: list of items, never calls.
+TOOL_OUTPUT_ITEMS = frozenset({
+    "function_call_output", "custom_tool_call_output", "computer_call_output", "local_shell_call_output",
+    "shell_call_output", "apply_patch_call_output", "mcp_approval_response",
 })
 #: Anthropic content blocks and OpenAI Responses output items that are not calls, skipped in lists.
 NON_CALL_BLOCKS = frozenset({"text", "thinking", "redacted_thinking", "message", "reasoning"}) | SERVER_TOOL_BLOCKS
@@ -115,9 +133,35 @@ def openai_response(obj: Mapping[str, Any], path: str, limits: Limits, fmt: str 
 
 
 def openai_output_item(obj: Mapping[str, Any], path: str, limits: Limits, fmt: str = "openai") -> Step:
-    """A Responses API output item ``{"type": "function_call", "name": ..., "arguments": "<json>"}``."""
-    return Step(_name(obj.get("name"), f"{path}.name", fmt), _arguments(obj.get("arguments"), f"{path}.arguments",
-                                                                         limits, fmt))
+    """A Responses API output item ``{"type": "function_call", "name": ..., "arguments": "<json>"}``, or one of a
+    tool the client runs (:data:`CLIENT_TOOL_ITEMS`): ``{"type": "custom_tool_call", "name": "apply_patch",
+    "input": "*** Begin Patch..."}`` is ``apply_patch(input="*** Begin Patch...")``."""
+    kind = obj.get("type")
+    client = CLIENT_TOOL_ITEMS.get(kind) if isinstance(kind, str) else None
+    if client is None:
+        return Step(_name(obj.get("name"), f"{path}.name", fmt),
+                    _arguments(obj.get("arguments"), f"{path}.arguments", limits, fmt))
+    name, key = client
+    value, where = obj.get(key), f"{path}.{key}"
+    if name is None:  # a custom tool: its input is free-form text
+        if not isinstance(value, str):
+            raise ParseError(f"a custom tool call's 'input' must be text, got {_json_kind(value)}", where, fmt)
+        return Step(_name(obj.get("name"), f"{path}.name", fmt), plain_args({"input": value}, where, limits, fmt))
+    if not isinstance(value, Mapping):
+        raise ParseError(f"a {kind} item needs an {key!r} object, got {_json_kind(value)}", where, fmt)
+    return Step(name, plain_args(value, where, limits, fmt))
+
+
+def is_tool_output(obj: Mapping[str, Any]) -> bool:
+    """Whether a Responses item is one of :data:`TOOL_OUTPUT_ITEMS` (a non-string ``type`` is not)."""
+    kind = obj.get("type")
+    return isinstance(kind, str) and kind in TOOL_OUTPUT_ITEMS
+
+
+def is_client_tool_item(kind: object) -> bool:
+    """Whether a Responses item's ``type`` is a call of the client's: ``function_call`` or
+    :data:`CLIENT_TOOL_ITEMS`."""
+    return kind == "function_call" or (isinstance(kind, str) and kind in CLIENT_TOOL_ITEMS)
 
 
 def openai_responses(obj: Mapping[str, Any], path: str, limits: Limits, fmt: str = "openai") -> list[Step]:
@@ -128,7 +172,7 @@ def openai_responses(obj: Mapping[str, Any], path: str, limits: Limits, fmt: str
         item = _mapping(item, ipath, fmt)
         if is_non_call(item):
             continue
-        if item.get("type") != "function_call":
+        if not is_client_tool_item(item.get("type")):
             raise ParseError(f"unsupported output item type {item.get('type')!r}", f"{ipath}.type", fmt)
         steps.append(openai_output_item(item, ipath, limits, fmt))
     return steps
@@ -290,7 +334,7 @@ def classify(obj: Mapping[str, Any]) -> str | None:
         return "anthropic_block"
     if isinstance(kind, str) and kind in SERVER_TOOL_BLOCKS:
         return None  # a tool the provider ran (it has a name and an input, but is no call of the model's to score)
-    if kind == "function_call":
+    if is_client_tool_item(kind):
         return "openai_item"
     content = obj.get("content")
     if isinstance(content, list):
