@@ -465,3 +465,43 @@ def test_a_list_in_another_form_is_read_before_its_calls_are_counted() -> None:
     assert verdict(two_steps).error_type == "simple_function_checker:wrong_count"
     broken = [{"get_weather": {"city": "SF"}, "extra": 1}, {"get_weather": {"city": "SF"}}]
     assert verdict(broken).error_type == "ast_decoder:decoder_failed"
+
+
+_FS_ID = "format_sensitivity_7:ret_fmt=python&tool_call_tag=False&func_doc_fmt=python&prompt_fmt=plaintext" \
+    "&style=classic:{}"
+_TWO_CITIES = [{"get_weather": {"city": ["SF"]}}, {"get_weather": {"city": ["LA"]}}]
+_BOTH_CITIES = [{"get_weather": {"city": "LA"}}, {"get_weather": {"city": "SF"}}]
+
+
+@pytest.mark.parametrize("original", ["parallel_9", "live_parallel_3-1-0"])
+def test_a_format_sensitivity_entry_is_checked_as_its_original_question(original: str) -> None:
+    # https://github.com/ShishirPatil/gorilla/issues/1215: BFCL checked every format-sensitivity entry with its
+    # one-call checker (a right parallel output: wrong_count); its runner now passes the id's last part
+    category = _FS_ID.format(original)
+    assert check([WEATHER], _BOTH_CITIES, _TWO_CITIES, category) == Verdict(True)
+    assert prepare([WEATHER], _TWO_CITIES, category).check(_BOTH_CITIES) == Verdict(True)
+    assert check([WEATHER], _BOTH_CITIES[:1], _TWO_CITIES, category).error_type == \
+        "parallel_function_checker_no_order:wrong_count"
+
+
+@pytest.mark.parametrize("category", ["format_sensitivity", "format_sensitivity_7", _FS_ID.format("")])
+def test_the_bare_format_sensitivity_category_says_what_to_pass(category: str) -> None:
+    # the same issue: the category alone does not say which checker an entry needs (BFCL's ast_checker would
+    # use the one-call checker, and fail a right parallel output), so ek asks for the original question
+    with pytest.raises(ValueError, match="pass that question's category or id"):
+        check([WEATHER], _BOTH_CITIES, _TWO_CITIES, category)
+    with pytest.raises(ValueError, match="pass that question's category or id"):
+        prepare([WEATHER], _TWO_CITIES, category)
+
+
+def test_a_dict_argument_is_read_as_a_dict_whatever_its_values() -> None:
+    # https://github.com/ShishirPatil/gorilla/issues/652 (fixed by PR 660): BFCL's execution decoder took a dict
+    # argument for a nested call; its fix still takes a dict whose values are all dicts for one. ek reads
+    # literals only, so a dict is a dict at any depth.
+    funcs = [{"name": "f", "parameters": {"type": "dict", "required": ["headers"], "properties": {
+        "headers": {"type": "dict", "properties": {"auth": {"type": "dict"}, "host": {"type": "string"}}}}}}]
+    answer = [{"f": {"headers": [{"auth": [{"key": "xxx"}], "host": ["covid-193.p.rapidapi.com"]}]}}]
+    text = '[f(headers={"auth": {"key": "xxx"}, "host": "covid-193.p.rapidapi.com"})]'
+    assert check(funcs, text, answer, "simple") == Verdict(True)
+    assert check(funcs, '[f(headers={"auth": {"key": "yyy"}, "host": "covid-193.p.rapidapi.com"})]', answer,
+                 "simple").error_type == "value_error:dict_value"

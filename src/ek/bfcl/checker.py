@@ -476,12 +476,36 @@ def _route(category: str) -> tuple[str, str]:
         if not isinstance(category, str):
             raise TypeError(f"category must be a BFCL category name (a string such as 'simple_python'), "
                             f"got {type(category).__name__}")
-        language = language_of(category)
-        route = (language, _RELEVANCE if "relevance" in category else _PARALLEL if "parallel" in category
-                 else _MULTIPLE if "multiple" in category else _SIMPLE)
+        name = _routed_name(category)
+        language = language_of(name)
+        route = (language, _RELEVANCE if "relevance" in name else _PARALLEL if "parallel" in name
+                 else _MULTIPLE if "multiple" in name else _SIMPLE)
         if type(category) is str and len(_ROUTES) < 1024:
             _ROUTES[category] = route
     return route
+
+
+_FORMAT_SENSITIVITY = "format_sensitivity"
+
+
+def _routed_name(category: str) -> str:
+    """The name a check is routed by: ``category``, or for BFCL's format-sensitivity category the original
+    question's id, the last part of an entry's id (``format_sensitivity_3:<configuration>:parallel_5``), as
+    BFCL's runner passes it since https://github.com/ShishirPatil/gorilla/issues/1215 (before, every entry
+    went to the one-call checker, so a right parallel or multiple output was a wrong count).
+
+    The bare category name does not say which checker an entry needs: a ValueError says what to pass.
+    """
+    if not category.startswith(_FORMAT_SENSITIVITY):
+        return category
+    from ek.bfcl.variation import prompt_variation  # loaded only for this category
+
+    variation = prompt_variation(category)
+    if variation is None:
+        raise ValueError(f"category {category!r}: a format-sensitivity entry is checked as its original question "
+                         f"(simple, multiple, parallel...): pass that question's category or id (the last part of "
+                         f"the entry's id, such as 'parallel_multiple_5'), or the entry's whole id")
+    return variation.original_id
 
 
 # The wrong-count verdicts never vary: built once (a Verdict is frozen, so one object serves every check).
