@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -406,3 +407,49 @@ def test_marker_detection_fast_path_agrees_on_real_and_rendered_outputs() -> Non
             assert detect_text(text, start) == _detect_all(text, start), text
     assert {name for name, _ in _MARKERS_WITHOUT_ANGLE} == {"mistral"}  # the rest all start with '<'
     assert all(m.startswith("<") for name, ms in _MARKERS if name != "mistral" for m in ms)
+
+
+#: An MCP client's session as JSON-RPC 2.0 messages, in the shapes of the MCP specification's examples (its
+#: tools page's tools/call request for get_weather; initialize, the initialized notification and tools/list
+#: around it; each request's response).
+MCP_SESSION = [
+    {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+     "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}},
+    {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}}},
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}},
+    {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+     "params": {"name": "get_weather", "arguments": {"location": "New York"}}},
+    {"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "72F, sunny"}], "isError": False}},
+    {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "list_alerts", "_meta": {"progressToken": 1}}},
+    {"jsonrpc": "2.0", "id": 3, "error": {"code": -32602, "message": "Unknown tool"}},
+]
+
+
+def test_mcp_tools_call_requests_are_the_calls_of_a_session() -> None:
+    """They were 'unrecognised object' errors: a log of MCP traffic could not be scored."""
+    from ek.parsing.coerce import coerce_call
+
+    calls = [Step("get_weather", {"location": "New York"}), Step("list_alerts", {})]
+    for fmt in ("mcp", "auto"):
+        assert parse_calls(MCP_SESSION, fmt) == calls
+        assert parse_calls(json.dumps(MCP_SESSION), fmt) == calls
+        assert parse_calls(MCP_SESSION[4], fmt) == calls[:1]
+        assert parse_calls(MCP_SESSION[3], fmt) == []  # another method: no call
+    assert coerce_call(MCP_SESSION[4], "gold") == calls[0]
+    with pytest.raises(TypeError, match="an MCP message other than a tools/call request"):
+        coerce_call(MCP_SESSION[3], "gold")
+
+
+@pytest.mark.parametrize(("message", "reason", "where"), [
+    ({"jsonrpc": "2.0", "id": 1, "method": "tools/call"}, "expected an object, got NoneType", "$.params"),
+    ({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"arguments": {}}}, "the tool name must be a string",
+     "$.params.name"),
+    ({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "f", "arguments": [1]}},
+     "arguments must be an object", "$.params.arguments"),
+    ({"name": "f", "arguments": {}}, "not an mcp call", "$"),
+])
+def test_a_malformed_mcp_message_says_where_and_why(message: dict[str, Any], reason: str, where: str) -> None:
+    with pytest.raises(ParseError, match=re.escape(reason)) as info:
+        parse_calls(message, "mcp")
+    assert info.value.position == where

@@ -259,6 +259,8 @@ MARKERS = {
     "bedrock": ['{"toolUse": {"name": "f", "input": '],
     "langchain": ['{"type": "ai", "tool_calls": ['],
     "ollama": ['{"message": {"tool_calls": ['],
+    "mcp": ['{"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "f", "arguments": ',
+            '[{"jsonrpc": "2.0", "method": "tools/call", "params": '],
     "harmony": ["<|start|>", "<|channel|>", "<|message|>", "<|call|>", "<|start|>assistant to=functions.f<|message|>",
                 "<|channel|>analysis<|message|>x<|end|>"],
     "kimi-k2": ["<|tool_calls_section_begin|>", "<|tool_call_begin|>", "<|tool_call_argument_begin|>",

@@ -23,7 +23,7 @@ from ek.parsing.registry import Reading
 
 #: The built-in format names (``registry.names()`` adds the registered ones).
 FORMATS = ("auto", "python", "openai", "anthropic", "json", "bfcl", "hermes", "llama3", "mistral", "qwen3-coder",
-           "deepseek", "granite", "phi4", "gemini", "bedrock", "langchain", "ollama",
+           "deepseek", "granite", "phi4", "gemini", "bedrock", "langchain", "ollama", "mcp",
            "harmony", "kimi-k2", "glm45")
 #: Formats read from text only (bytes are decoded first); a decoded object is an error.
 TEXT_FORMATS = frozenset({"python", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
@@ -607,6 +607,7 @@ _KINDS_BY_FORMAT = {
     "bedrock": ("bedrock_response", "bedrock_message", "bedrock_block", "wrapped", "transcript"),
     "langchain": ("langchain_message", "transcript"),
     "ollama": ("wrapped", "openai_message", "openai_call", "transcript"),
+    "mcp": ("mcp_message",),
 }
 
 _KIND_FORMAT = {kind: name for name, kinds in _KINDS_BY_FORMAT.items() for kind in kinds}
@@ -615,7 +616,7 @@ _KIND_FORMAT.update({"transcript": "auto", "wrapped": "auto"})
 #: The shapes ``auto`` knows, named in the error for an object that is none of them.
 _SHAPES = ("OpenAI message/response/tool call", "Responses API output", "Anthropic message/tool_use",
            "Gemini response/Content/functionCall", "Bedrock Converse message/toolUse", "LangChain AIMessage",
-           "Ollama chat response", "{\"name\", \"arguments\"}")
+           "Ollama chat response", "MCP tools/call request", "{\"name\", \"arguments\"}")
 
 
 def _expected_kind(obj: Mapping[str, Any], fmt: str, path: str) -> str:
@@ -638,7 +639,7 @@ def _expected_kind(obj: Mapping[str, Any], fmt: str, path: str) -> str:
                 if shapes.is_bfcl_call(obj) or (len(obj) > 1 and all(isinstance(v, Mapping) for v in obj.values())) \
                 else ""
             raise ParseError(f"not a tool call: {what}; tried {', '.join(_SHAPES)}{hint}", path, fmt)
-        wanted = f"an {fmt} tool call" if fmt[0] in "aeiou" else f"a {fmt} call"
+        wanted = f"an {fmt} tool call" if fmt[0] in "aeiou" else f"an {fmt} call" if fmt == "mcp" else f"a {fmt} call"
         raise ParseError(f"not {wanted}: {what}", path, fmt)
     return kind
 
@@ -678,6 +679,8 @@ def _one(obj: Mapping[str, Any], kind: str, fmt: str, limits: Limits, path: str)
         return shapes.bedrock_blocks(obj["content"], f"{path}.content", limits, f)
     if kind == "bedrock_response":
         return from_object(obj["output"]["message"], fmt, limits, f"{path}.output.message")
+    if kind == "mcp_message":
+        return shapes.mcp_message(obj, path, limits, f)
     if kind == "wrapped":
         return from_object(obj["message"], fmt, limits, f"{path}.message")
     if kind == "transcript":
@@ -738,6 +741,7 @@ _SUMMARIES = {
     "bedrock": "Bedrock Converse responses, messages and toolUse blocks",
     "langchain": "LangChain AIMessage dicts with tool_calls [{name, args, id}]",
     "ollama": "Ollama chat responses and messages (arguments as objects)",
+    "mcp": "MCP JSON-RPC messages: tools/call requests are the calls, one or a session's list",
     "harmony": "gpt-oss Harmony messages: <|channel|>commentary to=functions.f<|message|>{...}<|call|>",
     "kimi-k2": "Kimi-K2 <|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{...} sections",
     "glm45": "GLM-4.5/4.6/4.7 <tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>",

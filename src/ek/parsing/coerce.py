@@ -15,7 +15,7 @@ from ek.parsing import json_text, shapes
 from ek.parsing.errors import ParseError
 from ek.parsing.limits import DEFAULT_LIMITS
 
-_SINGLE_CALL_KINDS = ("openai_call", "openai_item", "anthropic_block", "generic", "bfcl")
+_SINGLE_CALL_KINDS = ("openai_call", "openai_item", "anthropic_block", "generic", "bfcl", "mcp_message")
 
 
 def _show(obj: object) -> str:
@@ -84,6 +84,12 @@ def _from_mapping(obj: Mapping[str, Any], where: str) -> Step:
             name, args = client[0], obj.get(client[1])
     elif kind == "anthropic_block":
         name, args = obj.get("name"), obj.get("input")
+    elif kind == "mcp_message":
+        params = obj.get("params")
+        if obj.get("method") != shapes.MCP_TOOLS_CALL or not isinstance(params, Mapping):
+            raise TypeError(f"{where}: not one call object (an MCP message other than a tools/call request with "
+                            f"params): {_show(obj)}")
+        name, args = params.get("name"), params.get("arguments")
     elif kind == "generic":
         present = [k for k in shapes.ARGUMENT_KEYS if k in obj]
         if len(present) > 1:

@@ -266,6 +266,12 @@ def to_ollama(calls: Iterable[Step]) -> dict[str, Any]:
             "tool_calls": [{"function": {"name": c.name, "arguments": dict(c.args)}} for c in calls]}
 
 
+def to_mcp(calls: Iterable[Step]) -> list[dict[str, Any]]:
+    """MCP JSON-RPC ``tools/call`` requests, one per call, numbered from 1 (a batch, as a session sends them)."""
+    return [{"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": c.name, "arguments": dict(c.args)}}
+            for i, c in enumerate(calls, 1)]
+
+
 #: format name -> renderer (``python`` and ``hermes`` give text, the others decoded JSON objects).
 RENDERERS: dict[str, Callable[[Iterable[Step]], Any]] = {
     "python": to_python,
@@ -284,6 +290,7 @@ RENDERERS: dict[str, Callable[[Iterable[Step]], Any]] = {
     "bedrock": to_bedrock,
     "langchain": to_langchain,
     "ollama": to_ollama,
+    "mcp": to_mcp,
     "harmony": to_harmony,
     "kimi-k2": to_kimi_k2,
     "glm45": to_glm45,

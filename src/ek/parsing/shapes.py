@@ -296,7 +296,7 @@ def classify(obj: Mapping[str, Any]) -> str | None:
     ``openai_item``, ``anthropic_block``, ``anthropic_message``, ``gemini_response``, ``gemini_content``,
     ``gemini_part``, ``bedrock_response``, ``bedrock_message``, ``bedrock_block``, ``langchain_message``,
     ``wrapped`` (``{"message": {...}}``: Ollama's response, Bedrock's ``output``), ``transcript``
-    (``{"messages": [...]}``), ``generic``, ``bfcl`` or ``None``.
+    (``{"messages": [...]}``), ``mcp_message`` (a JSON-RPC 2.0 message), ``generic``, ``bfcl`` or ``None``.
 
     ``bfcl`` (any one-key object) is only a guess from the shape: callers reading model output take it
     as a call in BFCL's format only, never when telling formats apart.
@@ -306,6 +306,8 @@ def classify(obj: Mapping[str, Any]) -> str | None:
     >>> classify({"f": {"x": 1}}), classify({"functionCall": {"name": "f", "args": {}}})
     ('bfcl', 'gemini_part')
     """
+    if obj.get("jsonrpc") == "2.0":
+        return "mcp_message"
     if "choices" in obj:
         return "response"
     if "candidates" in obj:
@@ -348,6 +350,29 @@ def classify(obj: Mapping[str, Any]) -> str | None:
     if is_bfcl_call(obj):
         return "bfcl"
     return None
+
+
+# --------------------------------------------------------------------------- MCP
+
+#: The JSON-RPC method of an MCP client's tool call.
+MCP_TOOLS_CALL = "tools/call"
+
+
+def mcp_message(obj: Mapping[str, Any], path: str, limits: Limits, fmt: str = "mcp") -> list[Step]:
+    """A JSON-RPC 2.0 message of the Model Context Protocol: a ``tools/call`` request is a call of
+    ``params.name`` with ``params.arguments`` (an object; absent: none); every other message holds none (another
+    method such as ``initialize`` or ``tools/list``, a notification, a response's ``result`` or ``error``), so a
+    session's messages, or a batch, read as the calls the client made, in order.
+
+    >>> mcp_message({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+    ...              "params": {"name": "get_weather", "arguments": {"city": "Paris"}}}, "$", Limits())
+    [Step(name='get_weather', args={'city': 'Paris'})]
+    """
+    if obj.get("method") != MCP_TOOLS_CALL:
+        return []
+    params = _mapping(obj.get("params"), f"{path}.params", fmt)
+    return [Step(_name(params.get("name"), f"{path}.params.name", fmt),
+                 _arguments(params.get("arguments"), f"{path}.params.arguments", limits, fmt))]
 
 
 # --------------------------------------------------------------------------- Gemini, Bedrock, LangChain
