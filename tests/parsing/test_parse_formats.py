@@ -453,3 +453,81 @@ def test_a_malformed_mcp_message_says_where_and_why(message: dict[str, Any], rea
     with pytest.raises(ParseError, match=re.escape(reason)) as info:
         parse_calls(message, "mcp")
     assert info.value.position == where
+
+
+#: A Claude Code session log's records (~/.claude/projects/*.jsonl), in the shapes public readers of those files
+#: test against: housekeeping records (summary, file-history-snapshot, system) among the user and assistant turns,
+#: a tool result carried by a user record, a subagent's (sidechain) record.
+CLAUDE_CODE = [
+    {"type": "summary", "summary": "Fix the off-by-one", "leafUuid": "l1"},
+    {"type": "file-history-snapshot", "messageId": "m0", "snapshot": {"trackedFileBackups": {}}, "isSnapshotUpdate": False},
+    {"parentUuid": None, "isSidechain": False, "sessionId": "s1", "type": "user", "uuid": "u1",
+     "message": {"role": "user", "content": "fix the off-by-one in a.py"}},
+    {"parentUuid": "u1", "sessionId": "s1", "type": "assistant", "uuid": "a1",
+     "message": {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+                 "content": [{"type": "thinking", "thinking": "read it first", "signature": "c2ln"},
+                             {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "/p/a.py"}}],
+                 "stop_reason": "tool_use"}},
+    {"parentUuid": "a1", "sessionId": "s1", "type": "user", "uuid": "u2",
+     "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "x = 1"}]},
+     "toolUseResult": {"type": "text"}},
+    {"type": "system", "subtype": "api_error", "level": "error"},
+    {"parentUuid": "u2", "isSidechain": True, "sessionId": "s1", "type": "assistant", "uuid": "a2",
+     "message": {"role": "assistant", "content": [
+         {"type": "tool_use", "id": "toolu_2", "name": "Edit",
+          "input": {"file_path": "/p/a.py", "old_string": "x = 1", "new_string": "x = 2"}}]}},
+    {"type": "assistant", "uuid": "a3", "message": {"role": "assistant", "content": [{"type": "text", "text": "Done."}]}},
+]
+
+#: A Codex rollout's records (~/.codex/sessions/**/rollout-*.jsonl), in the shapes of the tests of tools that read
+#: them: session metadata, a turn context, response items (a message, a function call and its output, a custom
+#: tool's apply_patch, a local shell call), events that repeat them.
+CODEX = [
+    {"timestamp": "2026-03-01T10:00:00.000Z", "type": "session_meta", "payload": {"id": "s1", "cwd": "/p"}},
+    {"timestamp": "2026-03-01T10:00:01.000Z", "type": "turn_context", "payload": {"cwd": "/p", "model": "gpt-5-codex"}},
+    {"timestamp": "2026-03-01T10:00:02.000Z", "type": "response_item",
+     "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "add a cache"}]}},
+    {"timestamp": "2026-03-01T10:00:03.000Z", "type": "response_item",
+     "payload": {"type": "reasoning", "summary": [{"type": "summary_text", "text": "look first"}]}},
+    {"timestamp": "2026-03-01T10:00:04.000Z", "type": "response_item",
+     "payload": {"type": "function_call", "name": "shell", "call_id": "c1",
+                 "arguments": '{"command":["bash","-lc","ls"],"workdir":"/p"}'}},
+    {"timestamp": "2026-03-01T10:00:05.000Z", "type": "response_item",
+     "payload": {"type": "function_call_output", "call_id": "c1", "output": '{"output":"a.py\\n"}'}},
+    {"timestamp": "2026-03-01T10:00:06.000Z", "type": "event_msg", "payload": {"type": "agent_message", "message": "On it."}},
+    {"timestamp": "2026-03-01T10:00:07.000Z", "type": "response_item",
+     "payload": {"type": "custom_tool_call", "name": "apply_patch", "call_id": "c2",
+                 "input": "*** Begin Patch\n*** Update File: api/cache.py\n@@\n*** End Patch"}},
+    {"timestamp": "2026-03-01T10:00:08.000Z", "type": "response_item",
+     "payload": {"type": "local_shell_call", "call_id": "c3", "status": "completed",
+                 "action": {"type": "exec", "command": ["pwd"]}}},
+]
+
+
+def test_coding_agents_session_logs_read_as_their_calls() -> None:
+    """Claude Code's session records and Codex's rollout records were errors (a user record's tool_result, an
+    'unrecognised object'), so a coding agent's session could not be scored."""
+    claude = [Step("Read", {"file_path": "/p/a.py"}),
+              Step("Edit", {"file_path": "/p/a.py", "old_string": "x = 1", "new_string": "x = 2"})]
+    for fmt in ("auto", "anthropic"):
+        assert parse_calls(CLAUDE_CODE, fmt) == claude
+        assert parse_calls(json.dumps(CLAUDE_CODE), fmt) == claude
+    codex = [Step("shell", {"command": ["bash", "-lc", "ls"], "workdir": "/p"}),
+             Step("apply_patch", {"input": "*** Begin Patch\n*** Update File: api/cache.py\n@@\n*** End Patch"}),
+             Step("local_shell", {"type": "exec", "command": ["pwd"]})]
+    for fmt in ("auto", "openai"):
+        assert parse_calls(CODEX, fmt) == codex
+        assert parse_calls(json.dumps(CODEX), fmt) == codex
+
+
+def test_a_malformed_call_in_a_session_log_says_where() -> None:
+    broken = [*CLAUDE_CODE[:3], {"type": "assistant", "message": {"role": "assistant", "content": [
+        {"type": "tool_use", "id": "t", "name": "Read"}]}}]
+    with pytest.raises(ParseError, match="a tool_use block needs an 'input' object") as info:
+        parse_calls(broken)
+    assert info.value.position == "$[3].message.content[0]"
+    broken = [*CODEX[:3], {"type": "response_item", "payload": {"type": "function_call", "name": "shell",
+                                                               "arguments": "{"}}]
+    with pytest.raises(ParseError, match="invalid JSON") as info:
+        parse_calls(broken)
+    assert str(info.value.position).startswith("$[3].payload.arguments")

@@ -542,6 +542,11 @@ def from_object(obj: Any, fmt: str, limits: Limits, path: str = "$") -> list[Ste
         return _from_mapping(obj, fmt, limits, path)
     if isinstance(obj, list | tuple):
         items = list(obj)
+        log = shapes.session_log(items) if fmt in ("auto", "anthropic", "openai") else None
+        if log == "claude-code" and fmt != "openai":
+            return shapes.claude_code_calls(items, path, limits, _named(fmt, "anthropic"))
+        if log == "codex" and fmt != "anthropic":
+            return shapes.codex_rollout_calls(items, path, limits, _named(fmt, "openai"))
         if fmt == "anthropic" and not _is_transcript(items):
             return shapes.anthropic_blocks(items, path, limits, fmt)
         if fmt in ("auto", "bedrock") and shapes.is_bedrock_content(items):

@@ -375,6 +375,61 @@ def mcp_message(obj: Mapping[str, Any], path: str, limits: Limits, fmt: str = "m
                  _arguments(params.get("arguments"), f"{path}.params.arguments", limits, fmt))]
 
 
+# --------------------------------------------------------------------------- coding agents' session logs
+
+
+def session_log(items: list[Any]) -> str | None:
+    """Which coding agent's session log a list of records is, or None: ``claude-code`` (Claude Code's session
+    JSONL: ``{"type": "user" | "assistant", "message": {...}, ...}`` records among housekeeping ones) or
+    ``codex`` (a Codex rollout: ``{"timestamp", "type": "response_item" | "event_msg" | ..., "payload": {...}}``).
+    Told by one record of the kind that carries the conversation."""
+    for item in items:
+        if not isinstance(item, Mapping):
+            continue
+        kind = item.get("type")
+        if kind == "response_item" and isinstance(item.get("payload"), Mapping):
+            return "codex"
+        if (kind == "assistant" or kind == "user") and isinstance(item.get("message"), Mapping) \
+                and "role" in item["message"]:
+            return "claude-code"
+    return None
+
+
+def claude_code_calls(items: list[Any], path: str, limits: Limits, fmt: str = "anthropic") -> list[Step]:
+    """The calls of a Claude Code session log (:func:`session_log`): the ``tool_use`` blocks of each assistant
+    record's message, in order (a subagent's records, ``isSidechain``, too: its calls are the session's).
+    Every other record is context: the user's turns and the tool results they carry, and the housekeeping
+    records (``summary``, ``system``, ``file-history-snapshot``, ``progress``, ...), whose types keep growing."""
+    steps: list[Step] = []
+    for i, item in enumerate(items):
+        ipath = f"{path}[{i}]"
+        item = _mapping(item, ipath, fmt)
+        message = item.get("message")
+        if item.get("type") != "assistant" or not isinstance(message, Mapping):
+            continue
+        content = message.get("content")
+        if isinstance(content, list):  # (text content: an answer with no call)
+            steps.extend(anthropic_blocks(content, f"{ipath}.message.content", limits, fmt))
+    return steps
+
+
+def codex_rollout_calls(items: list[Any], path: str, limits: Limits, fmt: str = "openai") -> list[Step]:
+    """The calls of a Codex rollout (:func:`session_log`): each ``response_item`` record's payload that is a
+    call of the client's (``function_call`` and :data:`CLIENT_TOOL_ITEMS`: Codex's ``shell``,
+    ``apply_patch``, ...), in order. Every other record is context: the session's metadata, turn contexts,
+    events (``event_msg``, which repeat what the items hold), and the items that are messages, reasoning, the
+    tools' outputs or tools the provider ran."""
+    steps: list[Step] = []
+    for i, item in enumerate(items):
+        ipath = f"{path}[{i}]"
+        item = _mapping(item, ipath, fmt)
+        payload = item.get("payload")
+        if item.get("type") == "response_item" and isinstance(payload, Mapping) \
+                and is_client_tool_item(payload.get("type")):
+            steps.append(openai_output_item(payload, f"{ipath}.payload", limits, fmt))
+    return steps
+
+
 # --------------------------------------------------------------------------- Gemini, Bedrock, LangChain
 
 #: Gemini parts that are not calls: text, thoughts, code the model ran, results it was given, media and its
