@@ -15,11 +15,12 @@ _KEYS = st.sampled_from(["type", "name", "arguments", "input", "function", "tool
                          "content", "role", "choices", "message", "output", "object", "id", "text", "x",
                          # LangChain's serialized forms, Responses items of client-run tools, Gemini parts
                          "lc", "kwargs", "data", "additional_kwargs", "action", "operation", "parts", "functionCall",
-                         "toolCall", "candidates", "args"])
+                         "toolCall", "candidates", "args", "jsonrpc", "method", "params", "payload"])
 _SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=8) | \
     st.sampled_from(["function", "function_call", "tool_use", "text", "message", "response", "reasoning", "f",
                      "custom_tool_call", "computer_call", "local_shell_call", "apply_patch_call", "server_tool_use",
-                     "function_call_output", "ai", "constructor", "AIMessage", "human"])
+                     "function_call_output", "ai", "constructor", "AIMessage", "human", "2.0", "tools/call",
+                     "response_item", "assistant", "user"])
 _JSONISH = st.recursive(
     _SCALARS,
     lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner)
