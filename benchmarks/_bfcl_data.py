@@ -25,6 +25,18 @@ def data_dir(explicit: str | None) -> Path:
     return installed_data() or ROOT / "tests" / "data" / "bfcl"
 
 
+def python_text(decoded: list[Any]) -> str | None:
+    """A decoded BFCL output (``[{"func": {"arg": value}}, ...]``) as the Python call text a prompting model writes
+    (``[func(arg=value)]``), or None when Python cannot spell it (a value with no literal)."""
+    from ek.calls import Step
+    from ek.parsing import to_python
+
+    try:
+        return to_python([Step(name, args) for call in decoded for name, args in call.items()])
+    except ValueError:
+        return None
+
+
 def load_items(data: Path, categories: tuple[str, ...] = PYTHON_CATEGORIES) -> list[tuple[str, Any, Any]]:
     """``(category, question, answer)`` for every item of ``categories`` whose two files ``data`` holds."""
     from ek.bfcl import pair_up, read_possible_answers, read_questions

@@ -40,7 +40,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from _bfcl_data import PYTHON_CATEGORIES, data_dir, load_items
+from _bfcl_data import PYTHON_CATEGORIES, data_dir, load_items, python_text
 
 #: Labels of :func:`ek.bfcl.variants.variants` that are mistakes (the others are right answers written otherwise).
 MUTATIONS = frozenset({"wrong_name", "extra_param", "missing_param", "wrong_value", "stringified",
@@ -90,16 +90,7 @@ def prepare_entries(cases: list[Case], prepare: Callable[..., Any]) -> tuple[dic
 
 def python_texts(cases: list[Case]) -> list[str]:
     """Each output as the Python call text a prompted model writes (outputs Python cannot spell are left out)."""
-    from ek.calls import Step
-    from ek.parsing import to_python
-
-    texts = []
-    for _, output, _, _ in cases:
-        try:
-            texts.append(to_python([Step(name, args) for call in output for name, args in call.items()]))
-        except ValueError:
-            continue
-    return texts
+    return [text for _, output, _, _ in cases if (text := python_text(output)) is not None]
 
 
 #: Items per slice: ek and the peer alternate slice by slice, so a burst of load on the shared machine falls on both.

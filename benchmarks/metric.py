@@ -49,7 +49,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from _bfcl_data import PYTHON_CATEGORIES, data_dir
+from _bfcl_data import PYTHON_CATEGORIES, data_dir, python_text
 
 CORRECT_LABELS = ("first", "random", "reversed", "shuffled")
 #: CPU seconds spent in ``ToolCallMetric.prepare`` while building the cases (printed apart, like the setup)
@@ -130,14 +130,10 @@ def as_text(cases: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     """The cases with each output written as the Python call text a prompting model writes
     (``[f(x=1), g(y='a')]``), the same text on both sides; outputs Python cannot spell are left out. ek reads
     the text in the metric's format (``bfcl``: as BFCL's decoder reads it)."""
-    from ek.calls import Step
-    from ek.parsing import to_python
-
     out = []
     for metric, gold, _output, functions, decoded, truth, category, prepared, kind in cases:
-        try:
-            text = to_python([Step(name, args) for call in decoded for name, args in call.items()])
-        except ValueError:
+        text = python_text(decoded)
+        if text is None:
             continue
         out.append((metric, gold, text, functions, text, truth, category, prepared, kind))
     return out

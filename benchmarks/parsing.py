@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from _bfcl_data import data_dir, load_items
+from _bfcl_data import data_dir, load_items, python_text
 
 CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "live_simple", "live_multiple",
               "live_parallel", "live_parallel_multiple")
@@ -152,9 +152,6 @@ def bench_check_text(entries: list[tuple[str, Any, Any]], repeat: int) -> None:
     from ek.bfcl import check
     from ek.bfcl.oracle import load_bfcl_checker, load_bfcl_decoder
     from ek.bfcl.variants import variants
-    from ek.calls import Step
-    from ek.parsing import to_python
-
     rng = random.Random(2)
     cases = []
     for category, question, answer in entries:
@@ -163,11 +160,9 @@ def bench_check_text(entries: list[tuple[str, Any, Any]], repeat: int) -> None:
         functions = json.loads(json.dumps(question.functions))
         truth = json.loads(json.dumps(answer.ground_truth))
         for _, output in variants(question.functions, answer.ground_truth, category, rng):
-            try:
-                text = to_python([Step(name, args) for call in output for name, args in call.items()])
-            except ValueError:
-                continue
-            cases.append((functions, text, truth, category))
+            text = python_text(output)
+            if text is not None:
+                cases.append((functions, text, truth, category))
     ek_time = _best(lambda: [check(f, o, t, c) for f, o, t, c in cases], repeat)
     print(f"\nek.bfcl.check on Python text: {len(cases)} outputs: {len(cases) / ek_time:,.0f} checks/s")
     oracle, decode = load_bfcl_checker(), load_bfcl_decoder()

@@ -71,7 +71,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _bfcl_data import PYTHON_CATEGORIES, installed_data
+from _bfcl_data import PYTHON_CATEGORIES, installed_data, python_text
 
 REPO = Path(__file__).resolve().parents[1]
 GRAMMAR = REPO / "schemas" / "travel-v2.ek"
@@ -139,9 +139,6 @@ def write_bfcl_corpus(folder: Path, n: int, data: Path, layout: str = "rows",
     """
     from ek.bfcl import load_category
     from ek.bfcl.variants import variants
-    from ek.calls import Step
-    from ek.parsing import to_python
-
     questions, answers, corpus = folder / "questions.json", folder / "answers.json", folder / "result.jsonl"
     rng = random.Random(0)
     outputs: list[tuple[str, list[Any]]] = []
@@ -153,9 +150,8 @@ def write_bfcl_corpus(folder: Path, n: int, data: Path, layout: str = "rows",
             for episode in load_category(data / f"BFCL_v4_{category}.json"):
                 texts = []
                 for _label, decoded in variants(episode.functions, episode.ground_truth, category, rng):
-                    try:
-                        text = to_python([Step(name, args) for call in decoded for name, args in call.items()])
-                    except ValueError:
+                    text = python_text(decoded)
+                    if text is None:
                         continue
                     texts.append(text if form == "text" else
                                  [{name: json.dumps(args)} for call in decoded for name, args in call.items()])
