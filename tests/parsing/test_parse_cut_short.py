@@ -30,7 +30,7 @@ def _cuts(text: str, name: str, fmt: str = "") -> list[int]:
     (as vLLM and SGLang), it is."""
     start = [m.end() for m in re.finditer(rf"(?<![\w.])(?:functions\.)?{re.escape(name)}(?![\w.])", text)][-1]
     end = max(text.rfind("}"), text.rfind(")"), text.rfind("]"), text.rfind("</function>"), text.rfind("</parameter>"),
-              text.rfind("</arg_value>"), text.rfind("</｜DSML｜invoke>"),
+              text.rfind("</arg_value>"), text.rfind("</｜DSML｜invoke>"), text.rfind("</｜DSML｜ invoke>"),
               text.rfind("</tool_call>") if fmt == "glm45" else -1)
     assert end >= start, text  # equal: a call with no arguments, cut right after its name
     return sorted({start, end, *(start + (end - start) * k // 4 for k in (1, 2, 3))})

@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 from ek.calls import Step
 from ek.parsing import ParseError, parse_calls, render
+from ek.parsing.dsml import V4, V32, V41, Dialect
 from ek.parsing.glm import starts_glm_block
-from ek.parsing.render import to_deepseek_v32, to_glm45
+from ek.parsing.render import to_deepseek_v4, to_deepseek_v32, to_deepseek_v41, to_glm45
 
 D = "｜DSML｜"
 
@@ -149,6 +150,65 @@ def test_dsml_skips_think_prose_and_end_of_sentence_around_the_section() -> None
     assert parse_calls(text, "deepseek") == parse_calls(text) == [Step("f", {"a": " x "})]
 
 
+# --------------------------------------------------------------------------- deepseek V4 and V4.1 DSML
+
+
+def section(dialect: Dialect, *invokes: str, before: str = "", after: str = "") -> str:
+    """Calls as the dialect's encoder writes them: ``<｜DSML｜tool_calls>`` in V4, ``<｜DSML｜ calls>`` in V4.1."""
+    return f"{before}{dialect.calls_open}\n" + "\n".join(invokes) + f"\n{dialect.calls_close}{after}"
+
+
+def call_in(dialect: Dialect, name: str, *params: tuple[str, str, str]) -> str:
+    body = "".join(f'{dialect.param_open} name="{k}" string="{s}">{v}{dialect.param_close}\n' for k, s, v in params)
+    return f'{dialect.invoke_open} name="{name}">\n{body}{dialect.invoke_close}'
+
+
+@pytest.mark.parametrize("dialect", [V32, V4, V41], ids=lambda d: d.version)
+def test_every_dsml_dialect_reads_the_same_calls(dialect: Dialect) -> None:
+    text = section(dialect, call_in(dialect, "get_weather", ("city", "true", "SF"), ("days", "false", "3")),
+                   call_in(dialect, "ping"), before="need weather</think>\n\nLet me check.\n\n",
+                   after="<｜end▁of▁sentence｜>")
+    expected = [Step("get_weather", {"city": "SF", "days": 3}), Step("ping", {})]
+    assert parse_calls(text, "deepseek") == parse_calls(text) == expected
+    json_body = f'{dialect.calls_open}\n{dialect.invoke_open} name="f">\n{{"a": [1]}}\n{dialect.invoke_close}\n' \
+                f"{dialect.calls_close}"
+    assert parse_calls(json_body, "deepseek") == [Step("f", {"a": [1]})]
+
+
+def test_v41_tags_have_a_space_before_their_names() -> None:
+    assert (V41.calls_open, V41.invoke_open, V41.param_close) == (
+        f"<{D} calls>", f"<{D} invoke", f"</{D} parameter>")
+    assert (V4.calls_open, V4.invoke_open) == (f"<{D}tool_calls>", f"<{D}invoke")
+
+
+@pytest.mark.parametrize(("text", "where", "fragment"), [
+    # SGLang's V4.1 test: a V4 section and invoke holding V4.1's parameter tags is no V4.1 call, and no V4 one
+    (section(V4, f'{V4.invoke_open} name="f">\n{V41.param_open} name="a" string="true">1{V41.param_close}\n'
+                 f"{V4.invoke_close}"), (3, 1), f"expected {V4.param_open} name="),
+    (section(V41, call_in(V32, "f")), (2, 1), f'expected {V41.invoke_open} name="..."> or {V41.calls_close}'),
+    (section(V4, call_in(V4, "f")) + "\n" + section(V32, call_in(V32, "g")), (5, 1),
+     f"a {D} tag after {V4.calls_close}: expected one section of calls"),
+    (section(V41, call_in(V41, "f"))[: -len(V41.calls_close)] + V4.calls_close, (4, 1),
+     f'expected {V41.invoke_open} name="..."> or {V41.calls_close}'),
+])
+def test_dsml_dialects_are_not_mixed_in_one_output(text: str, where: tuple[int, int], fragment: str) -> None:
+    for how in ("deepseek", "auto"):
+        with pytest.raises(ParseError, match=re.escape(fragment)) as info:
+            parse_calls(text, how)
+        assert info.value.format == "deepseek" and info.value.position == where and not info.value.cut_short
+
+
+@pytest.mark.parametrize("text", [
+    f"Sure. <{D}tool_ca", f"Sure. <{D} cal", section(V4, call_in(V4, "f"))[:-3], section(V41, call_in(V41, "f"))[:-5],
+    f'{V41.calls_open}\n{V41.invoke_open} name="f">\n{V41.param_open} name="a" string="true">x</{D} param',
+])
+def test_v4_and_v41_outputs_stopped_inside_the_section_are_cut_short(text: str) -> None:
+    for how in ("deepseek", "auto"):
+        with pytest.raises(ParseError, match="cut short") as info:
+            parse_calls(text, how)
+        assert info.value.cut_short
+
+
 @pytest.mark.parametrize(("text", "where", "fragment"), [
     (dsml(invoke("f", ("a", "true", "1"), ("a", "true", "2"))), (4, 1), "parameter 'a' given twice"),
     (dsml(invoke("f", ("a", "maybe", "1"))), (3, 1), 'expected string="true" or string="false"'),
@@ -161,7 +221,7 @@ def test_dsml_skips_think_prose_and_end_of_sentence_around_the_section() -> None
     (dsml(f'<{D}invoke name="f">\n{{"a": 1}} x\n</{D}invoke>'), (3, 10), f"expected </{D}invoke> after"),
     (dsml(f'<{D}invoke name="">\n</{D}invoke>'), (2, 1), "an invoke without a tool name"),
     (dsml(invoke("f")) + "\n" + dsml(invoke("g")), (5, 1), f"a {D} tag after </{D}function_calls>"),
-    (invoke("f"), (1, 1), f"a {D} tag outside <{D}function_calls>"),
+    (invoke("f"), (1, 1), f"a {D} tag outside a section of calls (<{D}function_calls> in V3.2, <{D}tool_calls> in V4"),
     ('<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{}<｜tool▁call▁end｜>' + dsml(invoke("g")), (1, 72),
      "one DeepSeek encoding"),
 ])
@@ -190,10 +250,11 @@ def test_dsml_output_stopped_inside_the_section_is_cut_short(text: str) -> None:
 
 
 DELIMITERS = ["</arg_value>", "<arg_key>", "</tool_call>", "<tool_call>", f"</{D}parameter>", f'<{D}invoke name="x">',
-              f"</{D}function_calls>", D, "\\n", "3", "true", "null", " padded ", "\n", "", '"quoted"', "{}"]
+              f"</{D}function_calls>", D, V4.calls_close, V41.param_close, V41.calls_open,
+              "\\n", "3", "true", "null", " padded ", "\n", "", '"quoted"', "{}"]
 
 
-@pytest.mark.parametrize("write", [to_glm45, to_deepseek_v32])
+@pytest.mark.parametrize("write", [to_glm45, to_deepseek_v32, to_deepseek_v4, to_deepseek_v41])
 def test_glm45_and_dsml_render_then_read_back_with_tags_in_strings(write) -> None:
     calls = [Step("f", {"s": d, "n": 3, "l": [d, 1.5, None], "o": {"k": d}}) for d in DELIMITERS] + [Step("g", {})]
     text = write(calls)
@@ -220,8 +281,9 @@ names = st.from_regex(r"[A-Za-z_][A-Za-z0-9_.]{0,8}", fullmatch=True)
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.builds(Step, names, st.dictionaries(names, values, max_size=4)), max_size=3))
 def test_dsml_render_then_read_is_the_identity(calls: list[Step]) -> None:
-    assert parse_calls(to_deepseek_v32(calls), "deepseek") == calls
-    assert parse_calls(to_deepseek_v32(calls)) == calls
+    for write in (to_deepseek_v32, to_deepseek_v4, to_deepseek_v41):
+        assert parse_calls(write(calls), "deepseek") == calls
+        assert parse_calls(write(calls)) == calls
 
 
 # --------------------------------------------------------------------------- hostile

@@ -268,8 +268,9 @@ MARKERS = {
     "glm45": ["<tool_call>", "<tool_call>f\n", glm.KEY_OPEN, glm.VALUE_OPEN, f"<tool_call>f{glm.KEY_OPEN}",
               glm.LITERAL_NEWLINE],
 }
-MARKERS["deepseek"] += [dsml.CALLS_OPEN, f'{dsml.INVOKE_OPEN} name="f">', f'{dsml.PARAM_OPEN} name="x" string="true">',
-                        dsml.PARAM_CLOSE]
+MARKERS["deepseek"] += [tag for dialect in dsml.DIALECTS for tag in (
+    dialect.calls_open, f'{dialect.invoke_open} name="f">', f'{dialect.param_open} name="x" string="true">',
+    dialect.param_close)]
 HUGE_INT = "9" * 5000  # past Python's int-string conversion limit (4300 digits)
 
 
@@ -358,7 +359,7 @@ _SCALING = r'''
 import json, sys, time
 from ek.calls import Step
 from ek.parsing import parse_calls
-from ek.parsing.render import RENDERERS, to_deepseek_v32
+from ek.parsing.render import RENDERERS, to_deepseek_v32, to_deepseek_v41
 
 def cpu(text, fmt):
     best = None
@@ -370,9 +371,9 @@ def cpu(text, fmt):
     return max(best, 1e-4)
 
 SMALL, LARGE = 4000, 16000
-renderers = dict(RENDERERS, deepseek_v32=to_deepseek_v32)
+renderers = dict(RENDERERS, deepseek_v32=to_deepseek_v32, deepseek_v41=to_deepseek_v41)
 for name, render in renderers.items():
-    fmt = "deepseek" if name == "deepseek_v32" else name
+    fmt = "deepseek" if name.startswith("deepseek_") else name
     texts = [render([Step("f", {"a": 1, "b": "x y"})] * n) for n in (SMALL, LARGE)]
     texts = [t if isinstance(t, str) else json.dumps(t) for t in texts]
     print(name, round(cpu(texts[1], fmt) / cpu(texts[0], fmt), 1))
@@ -387,5 +388,5 @@ def test_reading_grows_linearly_with_the_number_of_calls() -> None:
     done = subprocess.run([sys.executable, "-c", _SCALING], capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     ratios = dict(line.rsplit(" ", 1) for line in done.stdout.splitlines())
-    assert len(ratios) == len(RENDERERS) + 1, done.stdout
+    assert len(ratios) == len(RENDERERS) + 2, done.stdout
     assert {name: ratio for name, ratio in ratios.items() if float(ratio) >= 9} == {}, ratios

@@ -4,7 +4,7 @@
 ``tool_use`` blocks, ``{"name", "arguments"}`` objects, BFCL's
 ``[{"func": {...}}]``, Hermes/Qwen ``<tool_call>`` chat text (a leading
 ``<think>`` skipped), the native formats of Llama, Mistral, Qwen3-Coder,
-DeepSeek (V3 to V3.2's DSML), Granite, Phi-4, gpt-oss (Harmony), Kimi-K2 and
+DeepSeek (V3 to V4.1's DSML), Granite, Phi-4, gpt-oss (Harmony), Kimi-K2 and
 GLM-4.5/4.7, Gemini, Bedrock, LangChain and Ollama objects and whole transcripts, and MCP ``tools/call``
 requests, as text, bytes or decoded objects, within size
 and nesting limits. ``register_format`` adds a format. Anything else is a :class:`ParseError` with position and

@@ -739,7 +739,7 @@ _SUMMARIES = {
     "llama3": "Llama 3.x/4: <|python_tag|> JSON, plain JSON, pythonic lists",
     "mistral": "[TOOL_CALLS] JSON list, or [TOOL_CALLS]name[ARGS]{...}",
     "qwen3-coder": "<tool_call><function=f><parameter=p>value</parameter></function></tool_call>",
-    "deepseek": "DeepSeek V3/R1/V3.1 <｜tool▁call▁begin｜> blocks, V3.2 <｜DSML｜function_calls>",
+    "deepseek": "DeepSeek V3/R1/V3.1 <｜tool▁call▁begin｜> blocks, V3.2/V4/V4.1 DSML <｜DSML｜invoke> sections",
     "granite": "Granite <|tool_call|>[...] or <tool_call>[...]",
     "phi4": "Phi-4-mini functools[...]",
     "gemini": "Gemini GenerateContentResponse, Content or functionCall parts",

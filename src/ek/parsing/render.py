@@ -168,20 +168,49 @@ def to_deepseek_v32(calls: Iterable[Step]) -> str:
     >>> to_deepseek_v32([Step("f", {"city": "Paris", "n": 3})]).splitlines()[2]
     '<｜DSML｜parameter name="city" string="true">Paris</｜DSML｜parameter>'
     """
+    from ek.parsing.dsml import V32  # the reader owns the tags it reads
+
+    return _dsml(calls, V32)
+
+
+def to_deepseek_v4(calls: Iterable[Step]) -> str:
+    """DeepSeek V4's DSML (``encoding_dsv4.py``): V3.2's, in a ``<｜DSML｜tool_calls>`` section.
+
+    >>> to_deepseek_v4([Step("f", {"n": 3})]).splitlines()[0::4]
+    ['<｜DSML｜tool_calls>', '</｜DSML｜tool_calls>']
+    """
+    from ek.parsing.dsml import V4
+
+    return _dsml(calls, V4)
+
+
+def to_deepseek_v41(calls: Iterable[Step]) -> str:
+    """DeepSeek V4.1's DSML (``encoding_dsv41.py``): V4's, with a space before each tag name.
+
+    >>> to_deepseek_v41([Step("f", {"n": 3})]).splitlines()[1:3]
+    ['<｜DSML｜ invoke name="f">', '<｜DSML｜ parameter name="n" string="false">3</｜DSML｜ parameter>']
+    """
+    from ek.parsing.dsml import V41
+
+    return _dsml(calls, V41)
+
+
+def _dsml(calls: Iterable[Step], dialect: Any) -> str:
+    """``calls`` in one DSML section of ``dialect`` (an :class:`ek.parsing.dsml.Dialect`), as DeepSeek's
+    encoders write it (see :func:`to_deepseek_v32` for how values are written)."""
     calls = list(calls)
     if not calls:
         return ""  # no calls: the model writes no tag at all
-    from ek.parsing.dsml import DSML  # the reader owns the token it reads
 
     def parameter(key: str, value: Any) -> str:
         as_text = isinstance(value, str) and "<" not in value
         body = value if as_text else _json(value)
-        return (f'<{DSML}parameter name="{_attribute(key)}" string="{"true" if as_text else "false"}">{body}'
-                f"</{DSML}parameter>")
+        return (f'{dialect.param_open} name="{_attribute(key)}" string="{"true" if as_text else "false"}">{body}'
+                f"{dialect.param_close}")
 
-    invokes = [f'<{DSML}invoke name="{_attribute(c.name)}">\n'
-               + "".join(parameter(k, v) + "\n" for k, v in c.args.items()) + f"</{DSML}invoke>" for c in calls]
-    return f"<{DSML}function_calls>\n" + "\n".join(invokes) + f"\n</{DSML}function_calls>"
+    invokes = [f'{dialect.invoke_open} name="{_attribute(c.name)}">\n'
+               + "".join(parameter(k, v) + "\n" for k, v in c.args.items()) + dialect.invoke_close for c in calls]
+    return f"{dialect.calls_open}\n" + "\n".join(invokes) + f"\n{dialect.calls_close}"
 
 
 def _attribute(name: str) -> str:
