@@ -34,6 +34,25 @@ def test_a_leading_think_block_is_skipped(fmt: str) -> None:
     assert parse_calls("  <think></think><tool_call>{\"name\": \"f\"}</tool_call>", fmt) == [Step("f", {})]
 
 
+# vLLM tests/tool_parsers/test_seed_oss_tool_parser.py ("tool_call_unlimited_thinking_budget", shortened): Seed-OSS
+# thinks in <seed:think>, and there it writes out the call it is about to make
+SEED = ("<seed:think>\nThe format is <seed:tool_call>\n<function=get_weather>\n<parameter=location>Barcelona, Spain"
+        "</parameter>\n</function>\n</seed:tool_call>\n<seed:cot_budget_reflect>I have used 131 tokens."
+        "</seed:cot_budget_reflect>\n</seed:think>\n<seed:tool_call>\n<function=get_weather>\n<parameter=location>"
+        "Barcelona, Spain</parameter>\n</function>\n</seed:tool_call>")
+
+
+@pytest.mark.parametrize("fmt", ["auto", "qwen3-coder"])
+def test_seed_oss_reasoning_is_skipped_so_the_call_it_quotes_is_not_counted(fmt: str) -> None:
+    assert parse_calls(SEED, fmt) == [Step("get_weather", {"location": "Barcelona, Spain"})]
+    # a template that opened <seed:think> in the prompt leaves only its closing tag
+    prefilled = SEED.removeprefix("<seed:think>")
+    assert parse_calls(prefilled, fmt) == [Step("get_weather", {"location": "Barcelona, Spain"})]
+    with pytest.raises(ParseError, match="<seed:think> block is not closed by </seed:think>") as info:
+        parse_calls("<seed:think>\nThe format is <seed:tool_call>", fmt)
+    assert info.value.cut_short
+
+
 def test_think_then_python_or_json_in_auto() -> None:
     assert parse_calls("<think>two calls</think>\n[get_weather(location='Paris'), search(q='cats')]") == [
         WEATHER, SEARCH]

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from ek.calls import Step
 from ek.parsing import FORMATS, ParseError, parse_calls
+from ek.parsing.errors import line_col
 
 CALLS = [Step("search", {"q": "cats", "limit": 5}), Step("math.hypot", {"x": 3, "y": -4.5})]
 
@@ -531,3 +532,75 @@ def test_a_malformed_call_in_a_session_log_says_where() -> None:
     with pytest.raises(ParseError, match="invalid JSON") as info:
         parse_calls(broken)
     assert str(info.value.position).startswith("$[3].payload.arguments")
+
+
+# --------------------------------------------------------------------------- markup of a syntax no format reads
+
+# Real completions of families ek had no reader for when this was written (each a call that auto read as prose,
+# i.e. no call): the markup finder must see each one; tests of their readers, where ek has one, are elsewhere.
+UNREAD_MARKUP = [
+    # vLLM tests/tool_parsers/test_step3_tool_parser.py
+    '<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="get_weather">'
+    '<steptml:parameter name="city">Tokyo</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>',
+    # vLLM tests/tool_parsers/test_minimax_m2_tool_parser.py
+    '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Seattle</parameter>\n</invoke>\n'
+    '</minimax:tool_call>',
+    # vLLM tests/tool_parsers/test_minicpm5xml_tool_parser.py (the tokenizer may drop the space: <functionname=)
+    '<function name="get_weather"><param name="city">Beijing</param></function>',
+    '<functionname="get_weather"><paramname="city">Beijing</param></function>',
+    # vLLM tests/tool_parsers/test_solar_open2_tool_parser.py
+    "I'll check.<|tool_call:start|>get_weather\n<|tool_arg:start|>city<|tool_arg:value|>Seoul<|tool_arg:end|>\n"
+    "<|tool_call:end|>",
+    # vLLM tests/tool_parsers/test_k2_horizon_tool_parser.py
+    "Before <ifm|tool_calls><ifm|tool_call>lookup<ifm|arg_key>query</ifm|arg_key><ifm|arg_value>12"
+    "</ifm|arg_value></ifm|tool_call></ifm|tool_calls>",
+    # vLLM tests/tool_parsers/test_dots_tool_parser.py
+    '<dots_function_call><invoke name="get_weather"><parameter name="city">Paris</parameter></invoke>'
+    "</dots_function_call>",
+    # vLLM tests/tool_parsers/test_hy_v4_tool_parser.py
+    "sure!<tool_calls:opensource><tool_call:opensource>get_weather<arg_key:opensource>city</arg_key:opensource>"
+    "<arg_value:opensource>北京</arg_value:opensource></tool_call:opensource></tool_calls:opensource>",
+    # SGLang test/registered/function_call/test_kimik3_detector.py
+    '<|open|>tools<|sep|><|open|>call tool="python" index="1"<|sep|><|open|>argument key="code" type="string"<|sep|>'
+    "print(1)<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>",
+]
+
+
+@pytest.mark.parametrize("text", UNREAD_MARKUP)
+def test_tool_call_markup_of_every_family_is_seen(text: str) -> None:
+    from ek.parsing.prose import tool_markup
+
+    found = tool_markup(text)
+    assert found is not None and found.start() == text.index("<")
+
+
+@pytest.mark.parametrize("text", [
+    '<acme:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n</invoke>\n'
+    "</acme:tool_call>",
+    'Checking now. <acme_function_call name="get_weather" city="Paris"/>',
+    '<|acme_tool_call|>get_weather\ncity: Paris<|acme_tool_call_end|>',
+])
+def test_auto_never_reads_markup_it_has_no_reader_for_as_no_call(text: str) -> None:
+    with pytest.raises(ParseError, match="tool-call markup that no ek format reads") as info:
+        parse_calls(text)
+    assert info.value.position == line_col(text, text.index("<")) and not info.value.cut_short
+
+
+def test_a_json_call_beside_markup_no_format_reads_is_not_half_the_output() -> None:
+    # dots mixes XML and JSON calls in one reply (vLLM tests/tool_parsers/test_dots_tool_parser.py); ek read the
+    # JSON call and dropped the others without a word
+    text = ('<acme_call><invoke name="f"><parameter name="x">1</parameter></invoke></acme_call>\n'
+            '<acme_call>{"name": "g", "arguments": {}}</acme_call>')
+    with pytest.raises(ParseError, match="tool-call markup that no ek format reads") as info:
+        parse_calls(text)
+    assert info.value.position == (1, 12)
+
+
+@pytest.mark.parametrize("text", [
+    "I can't help with that: 2 < 3, and a<b is not a tool_call.",
+    "No tool is needed; the <b>answer</b> is 42.",
+    "Use the SDK's invoke method, or call tools yourself.",
+    "<think>should I invoke a tool?</think>No need: it is sunny.",
+])
+def test_prose_that_mentions_tools_is_still_no_call(text: str) -> None:
+    assert parse_calls(text) == []

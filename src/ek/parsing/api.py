@@ -497,6 +497,7 @@ def _auto_plain(raw: str, limits: Limits) -> list[Step]:
         return _lists_in_prose(raw, lists, limits)
     found = _CALL_SYNTAX.search(raw)
     if found is None:
+        _no_unread_markup(raw, 0, len(raw))
         return []  # prose: a reply with no call in it
     raise ParseError(f"call syntax in prose, but no tool call ek can read (tried: {', '.join(_TRIED)}); "
                      "pass format= if the model writes calls another way", line_col(raw, found.start()), "auto")
@@ -510,7 +511,8 @@ def _lists_in_prose(raw: str, spans: list[tuple[int, int]], limits: Limits) -> l
 
 
 def _no_other_calls(raw: str, spans: list[tuple[int, int]]) -> None:
-    """Prose around JSON calls must not hold other call syntax: half an output is never scored as all of it."""
+    """Prose around JSON calls must not hold other call syntax, nor tool-call markup no format reads: half an
+    output is never scored as all of it."""
     edges = [0, *(p for span in spans for p in span), len(raw)]
     for begin, end in zip(edges[::2], edges[1::2], strict=True):
         found = _CALL_SYNTAX.search(raw, begin, end)
@@ -518,6 +520,18 @@ def _no_other_calls(raw: str, spans: list[tuple[int, int]]) -> None:
             raise ParseError("call syntax outside the JSON calls found in this text; ek reads all of an output "
                              "or none of it (pass format= to name how the model writes calls)",
                              line_col(raw, found.start()), "auto")
+        _no_unread_markup(raw, begin, end, wrappers=False)  # tags around the JSON calls are their wrappers
+
+
+def _no_unread_markup(raw: str, begin: int, end: int, *, wrappers: bool = True) -> None:
+    """Text ``auto`` would read as prose (no call) must hold no tool-call markup of a syntax ek has no reader for
+    (:func:`ek.parsing.prose.tool_markup`): that is a call ek cannot read, never an abstention."""
+    found = prose.tool_markup(raw, begin, end, wrappers=wrappers)
+    if found is not None:
+        raise ParseError(f"tool-call markup that no ek format reads ({found.group()!r}): the model called a tool in "
+                         "a syntax ek has no reader for, which is not the same as calling none (pass format= if "
+                         "one of ek's formats reads it, or add a reader with register_format)",
+                         line_col(raw, found.start()), "auto")
 
 
 def _block_at(raw: str, begin: int, end: int, limits: Limits) -> list[Step]:

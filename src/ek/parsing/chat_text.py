@@ -16,34 +16,43 @@ from ek.calls import Step
 from ek.parsing.errors import ParseError, line_col
 
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
+#: Reasoning blocks, each (opening tag, closing tag): the common ``<think>``, and ByteDance Seed-OSS's
+#: ``<seed:think>`` (its reasoning often quotes the call it is about to make, which is no call).
+THINK_TAGS = ((THINK_OPEN, THINK_CLOSE), ("<seed:think>", "</seed:think>"))
 CALL_OPEN, CALL_CLOSE = "<tool_call>", "</tool_call>"
 
 
 def after_think(text: str, fmt: str) -> int:
-    """Offset where the answer starts: after a leading ``<think>...</think>``, else 0.
+    """Offset where the answer starts: after a leading reasoning block (:data:`THINK_TAGS`: ``<think>...</think>``
+    or Seed-OSS's ``<seed:think>...</seed:think>``), else 0.
 
-    A text holding ``</think>`` with no ``<think>`` before it started inside a
+    A text holding a closing tag with no opening tag before it started inside a
     thought (templates that open ``<think>`` in the prompt): the answer starts
     after that closing tag.
 
     >>> text = "<think>hm</think> f()"
     >>> text[after_think(text, "auto"):]
     ' f()'
+    >>> text = "<seed:think>I will write <seed:tool_call>...</seed:think>Sure."
+    >>> text[after_think(text, "auto"):]
+    'Sure.'
     >>> after_think("<think>cut short", "auto")
     Traceback (most recent call last):
     ...
     ek.parsing.errors.ParseError: auto: line 1, column 1: a <think> block is not closed by </think> (output cut short?)
     """
     start = len(text) - len(text.lstrip())
-    if text.startswith(THINK_OPEN, start):
-        end = text.find(THINK_CLOSE, start + len(THINK_OPEN))
-        if end == -1:
-            raise ParseError("a <think> block is not closed by </think> (output cut short?)", line_col(text, start),
-                             fmt, cut_short=True)
-        return end + len(THINK_CLOSE)
-    close = text.find(THINK_CLOSE)
-    if close != -1 and text.find(THINK_OPEN, 0, close) == -1:
-        return close + len(THINK_CLOSE)
+    for opening, closing in THINK_TAGS:
+        if text.startswith(opening, start):
+            end = text.find(closing, start + len(opening))
+            if end == -1:
+                raise ParseError(f"a {opening} block is not closed by {closing} (output cut short?)",
+                                 line_col(text, start), fmt, cut_short=True)
+            return end + len(closing)
+    for opening, closing in THINK_TAGS:
+        close = text.find(closing)
+        if close != -1 and text.find(opening, 0, close) == -1:
+            return close + len(closing)
     return 0
 
 

@@ -31,8 +31,43 @@ _BRACKETS = re.compile(r"[{}\[\]]")
 _CALL_LIST = re.compile(r"\[[ \t]*+[A-Za-z_][\w.]*+[ \t]*+(?:\(|\Z)")
 #: The start of a markup tag or special token (``</s>``, ``<|im_end|>``, ``<end_of_turn>``), never prose.
 _TAG = re.compile(r"<[/|A-Za-z]")
+#: Markup that writes a call or an argument itself, in a syntax no ek format reads: a tag or special token named
+#: invoke or for an argument's key or value (``<steptml:invoke name=``, ``<invoke name=`` under ``<minimax:tool_call>``
+#: or ``<dots_function_call>``, ``<ifm|arg_key>``, ``<|tool_arg:start|>``, ``<arg_key:opensource>``), MiniCPM's
+#: ``<function name=``/``<param name=``, or Kimi K3's ``<|open|>call``/``<|open|>tools``. Each tag name is at most
+#: 32 characters with no space before the word, so the search is linear (a bounded look at each ``<``) and prose
+#: comparisons (``a < b``) never match.
+_CALL_MARKUP = (r"<[/|｜]?[\w:|｜.\-]{0,32}?(?:invoke|arg_key|arg_value|tool_arg)(?![a-z])"
+                r"|<[/|｜]?[\w:|｜.\-]{0,32}?(?:function|param|parameter)\s*+name="
+                r"|<\|open\|>(?:call|tools)\b")
+#: That, or a tag or token named for tool calls as a whole (``<minimax:tool_call>``, ``<｜tool_calls_begin｜>``,
+#: ``<|tool_call:start|>``, ``<dots_function_call>``, ``<TOOLCALL>``, ``<|START_ACTION|>``): around JSON calls such a
+#: tag is their wrapper (MiniMax-M1's ``<tool_calls>``, LongCat's ``<longcat_tool_call>``), but in prose with no call
+#: it wraps one ek cannot read.
+_TOOL_MARKUP = re.compile(_CALL_MARKUP + r"|<[/|｜]?[\w:|｜.\-]{0,32}?(?:tool[_▁]?calls?|function[_▁]?calls?|tool_use"
+                                         r"|start_action|tools_prefix)(?![a-z])", re.IGNORECASE)
+_CALL_MARKUP_RE = re.compile(_CALL_MARKUP, re.IGNORECASE)
 #: A one-line Python string (its closing quote captured: None when unclosed), or a bracket or parenthesis.
 _PY_TOKENS = re.compile(r"""'(?:[^'\\\n]++|\\.)*+(')?|"(?:[^"\\\n]++|\\.)*+(")?|[\[\](){}]""")
+
+
+def tool_markup(text: str, start: int = 0, end: int | None = None, *,
+                wrappers: bool = True) -> re.Match[str] | None:
+    """The first tool-call markup in ``text[start:end]`` that no format ek knows would have read, or None: with
+    ``wrappers`` any tag named for tool calls (:data:`_TOOL_MARKUP`), else only markup that writes a call or an
+    argument itself (:data:`_CALL_MARKUP`; the prose around JSON calls may hold their wrapper tags). ``auto``
+    asks it before calling a reply, or the prose around its calls, prose: a model that wrote a call in a syntax
+    ek has no reader for made a call, and scoring it as no call would count it as an abstention.
+
+    >>> tool_markup('<minimax:tool_call><invoke name="f"></invoke></minimax:tool_call>').group()
+    '<minimax:tool_call'
+    >>> tool_markup('<minimax:tool_call><invoke name="f"></invoke></minimax:tool_call>', wrappers=False).group()
+    '<invoke'
+    >>> tool_markup("<tool_calls>", wrappers=False), tool_markup("I can't: 2 < 3, and a<b tool_call.")
+    (None, None)
+    """
+    pattern = _TOOL_MARKUP if wrappers else _CALL_MARKUP_RE
+    return pattern.search(text, start, len(text) if end is None else end)
 
 
 def fenced_blocks(text: str, fmt: str) -> list[tuple[str, int, int]]:
