@@ -173,18 +173,20 @@ def _name(text: str, pos: int, end: int, opened: int, what: str, fmt: str) -> tu
     The template writes ``name="..."``; ``name='...'`` and an unquoted ``name=...`` are read too (vLLM's parser and
     MiniMax's own guide take both). A quoted name holds no ``<``, ``>`` or line break; surrounding spaces are
     dropped. Any other attribute is an error."""
-    cut = ParseError(f"the output ends inside the <{what}> tag (cut short?)", line_col(text, opened), fmt,
-                     cut_short=True)
+    def cut() -> ParseError:  # built only when raised: line_col counts the lines before it
+        return ParseError(f"the output ends inside the <{what}> tag (cut short?)", line_col(text, opened), fmt,
+                          cut_short=True)
+
     start = _skip_space(text, pos, end)
     if start >= end:
-        raise cut
+        raise cut()
     if not text.startswith("name=", start):
         if "name=".startswith(text[start:end]):
-            raise cut
+            raise cut()
         raise ParseError(f'expected name="..." in the <{what}> tag', line_col(text, start), fmt)
     pos = start + len("name=")
     if pos >= end:
-        raise cut
+        raise cut()
     quote = text[pos]
     if quote in "\"'":
         close = text.find(quote, pos + 1, end)
@@ -193,7 +195,7 @@ def _name(text: str, pos: int, end: int, opened: int, what: str, fmt: str) -> tu
         if bad:
             raise ParseError(f"the {what} name is not closed by {quote}", line_col(text, min(bad)), fmt)
         if close == -1:
-            raise cut
+            raise cut()
         name, pos = text[pos + 1:close].strip(), close + 1
     else:
         stop = pos
@@ -207,7 +209,7 @@ def _name(text: str, pos: int, end: int, opened: int, what: str, fmt: str) -> tu
         raise ParseError(f"a{'n' if what == 'invoke' else ''} {what} without a name", line_col(text, opened), fmt)
     pos = _skip_space(text, pos, end)
     if pos >= end:
-        raise cut
+        raise cut()
     if text[pos] != ">":
         raise ParseError(f"expected '>' after the {what} name {name!r} (the template writes no other attribute)",
                          line_col(text, pos), fmt)
