@@ -27,11 +27,12 @@ def _cuts(text: str, name: str, fmt: str = "") -> list[int]:
     text) to just before the output's last closing bracket or ``</function>`` (three points spread over that
     span, plus both ends). A cut just before a last ``</tool_call>`` is not among them: the call before it is
     whole, and read (a stop string); in GLM's format, which never reads a block without its ``</tool_call>``
-    (as vLLM and SGLang), it is."""
+    (as vLLM and SGLang), it is, and so is a cut just before MiniMax-M2's ``</minimax:tool_call>``."""
     start = [m.end() for m in re.finditer(rf"(?<![\w.])(?:functions\.)?{re.escape(name)}(?![\w.])", text)][-1]
     end = max(text.rfind("}"), text.rfind(")"), text.rfind("]"), text.rfind("</function>"), text.rfind("</parameter>"),
               text.rfind("</arg_value>"), text.rfind("</｜DSML｜invoke>"), text.rfind("</｜DSML｜ invoke>"),
-              text.rfind("</tool_call>") if fmt == "glm45" else -1)
+              text.rfind("</tool_call>") if fmt == "glm45" else -1,
+              text.rfind("</minimax:tool_call>") if fmt == "minimax-m2" else -1)
     assert end >= start, text  # equal: a call with no arguments, cut right after its name
     return sorted({start, end, *(start + (end - start) * k // 4 for k in (1, 2, 3))})
 
@@ -82,6 +83,8 @@ GARBLED = {
                 '<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
     "granite": '<|tool_call|>[{"name": "search", "arguments": {"q": "cats",, "n": 1}}]',
     "phi4": 'functools[{"name": "search", "arguments": {"q": "cats",, "n": 1}}]',
+    "minimax-m2": '<minimax:tool_call>\n<invoke name="search">\n<parameter name="q">cats</parameter>\nq=dogs\n'
+                  "</invoke>\n</minimax:tool_call>",
 }
 
 

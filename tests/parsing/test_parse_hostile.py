@@ -237,6 +237,7 @@ from ek.parsing import (  # noqa: E402
     dsml,  # noqa: E402
     format_names,  # noqa: E402
     glm,  # noqa: E402
+    minimax,  # noqa: E402
     native,  # noqa: E402
 )
 
@@ -267,6 +268,8 @@ MARKERS = {
                 "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}"],
     "glm45": ["<tool_call>", "<tool_call>f\n", glm.KEY_OPEN, glm.VALUE_OPEN, f"<tool_call>f{glm.KEY_OPEN}",
               glm.LITERAL_NEWLINE],
+    "minimax-m2": [minimax.CALLS_OPEN, minimax.CALLS_CLOSE, '<invoke name="f">', '<parameter name="x">',
+                   minimax.PARAM_CLOSE, f'{minimax.CALLS_OPEN}<invoke name="f">', '<invoke name="', "<think>"],
 }
 MARKERS["deepseek"] += [tag for dialect in dsml.DIALECTS for tag in (
     dialect.calls_open, f'{dialect.invoke_open} name="f">', f'{dialect.param_open} name="x" string="true">',
@@ -286,7 +289,9 @@ def _wrapped(fmt: str, inner: str) -> str:
             "harmony": "<|channel|>commentary to=functions.f<|message|>" + '{"x": %s}' % inner + "<|call|>",
             "kimi-k2": "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>"
                        + '{"x": %s}' % inner + "<|tool_call_end|><|tool_calls_section_end|>",
-            "glm45": f"<tool_call>f\n<arg_key>x</arg_key>\n<arg_value>{inner}</arg_value>\n</tool_call>"}.get(fmt, call)
+            "glm45": f"<tool_call>f\n<arg_key>x</arg_key>\n<arg_value>{inner}</arg_value>\n</tool_call>",
+            "minimax-m2": f'<minimax:tool_call>\n<invoke name="f">\n<parameter name="x">{inner}</parameter>\n'
+                          "</invoke>\n</minimax:tool_call>"}.get(fmt, call)
 
 
 def _decided(text: str, fmt: str, **limits: int) -> object:
@@ -309,8 +314,8 @@ def test_hostile_outputs_in_every_format_are_decided(fmt: str) -> None:
     for opener in ("[", "{", "("):
         deep = _wrapped(fmt, opener * DEEP)
         outcome = _decided(deep, fmt)
-        if isinstance(outcome, list):  # qwen3-coder, glm45: a parameter's bare text is text, never nested
-            assert fmt in ("qwen3-coder", "glm45") and outcome == [Step("f", {"x": opener * DEEP})]
+        if isinstance(outcome, list):  # qwen3-coder, glm45, minimax-m2: a parameter's bare text is text, never nested
+            assert fmt in ("qwen3-coder", "glm45", "minimax-m2") and outcome == [Step("f", {"x": opener * DEEP})]
         else:
             assert isinstance(outcome, ParseError) and "nesting deeper" in outcome.reason, (opener, outcome)
     huge = _decided(_wrapped(fmt, HUGE_INT), fmt)

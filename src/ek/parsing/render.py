@@ -213,11 +213,11 @@ def _dsml(calls: Iterable[Step], dialect: Any) -> str:
     return f"{dialect.calls_open}\n" + "\n".join(invokes) + f"\n{dialect.calls_close}"
 
 
-def _attribute(name: str) -> str:
-    """A tool or parameter name as a DSML attribute value: it has no escaping, so a name holding ``"``, ``<``,
-    ``>`` or a line break cannot be written."""
-    if not name or any(c in name for c in '"<>\n'):
-        raise ValueError(f"the name {name!r} cannot be written as a DSML attribute")
+def _attribute(name: str, fmt: str = "DSML") -> str:
+    """A tool or parameter name as a DSML (or MiniMax) attribute value: it has no escaping, so a name holding
+    ``"``, ``<``, ``>`` or a line break cannot be written, nor one with surrounding spaces (readers drop them)."""
+    if not name or any(c in name for c in '"<>\n') or name != name.strip():
+        raise ValueError(f"the name {name!r} cannot be written as a {fmt} attribute")
     return name
 
 
@@ -240,6 +240,33 @@ def _glm_name(name: str, what: str) -> str:
     if not name or "<" in name or name != name.strip() or "\n" in name:
         raise ValueError(f"the {what} {name!r} cannot be written in GLM's format")
     return name
+
+
+def to_minimax_m2(calls: Iterable[Step]) -> str:
+    """MiniMax-M2's ``<minimax:tool_call>`` block, all calls in one, as its chat template writes them (one
+    ``<invoke>`` a call, one ``<parameter>`` a line); values as :func:`ek.parsing.native.render_xml_value` writes
+    them (the template writes strings as they are, so a string that would read as JSON, has surrounding
+    whitespace or holds ``<`` is written as a JSON string, ``<`` as ``\\u003c``), so reading without a grammar
+    gives them back.
+
+    >>> print(to_minimax_m2([Step("f", {"city": "Paris", "n": 3})]))
+    <minimax:tool_call>
+    <invoke name="f">
+    <parameter name="city">Paris</parameter>
+    <parameter name="n">3</parameter>
+    </invoke>
+    </minimax:tool_call>
+    """
+    calls = list(calls)
+    if not calls:
+        return ""  # no calls: the model writes no tag at all
+    from ek.parsing.minimax import CALLS_CLOSE, CALLS_OPEN  # the reader owns the tags it reads
+    from ek.parsing.native import render_xml_value
+
+    invokes = "".join(f'<invoke name="{_attribute(c.name, "MiniMax")}">\n' + "".join(
+        f'<parameter name="{_attribute(k, "MiniMax")}">{render_xml_value(v)}</parameter>\n'
+        for k, v in c.args.items()) + "</invoke>\n" for c in calls)
+    return f"{CALLS_OPEN}\n{invokes}{CALLS_CLOSE}"
 
 
 def to_granite(calls: Iterable[Step]) -> str:
@@ -323,6 +350,7 @@ RENDERERS: dict[str, Callable[[Iterable[Step]], Any]] = {
     "harmony": to_harmony,
     "kimi-k2": to_kimi_k2,
     "glm45": to_glm45,
+    "minimax-m2": to_minimax_m2,
 }
 
 
