@@ -236,6 +236,7 @@ from ek.parsing import (  # noqa: E402
     RENDERERS,  # noqa: E402
     dsml,  # noqa: E402
     format_names,  # noqa: E402
+    gemma,  # noqa: E402
     glm,  # noqa: E402
     native,  # noqa: E402
 )
@@ -267,6 +268,11 @@ MARKERS = {
                 "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}"],
     "glm45": ["<tool_call>", "<tool_call>f\n", glm.KEY_OPEN, glm.VALUE_OPEN, f"<tool_call>f{glm.KEY_OPEN}",
               glm.LITERAL_NEWLINE],
+    "gemma4": [gemma.GEMMA4.call_open, gemma.GEMMA4.call_close, gemma.GEMMA4.quote, gemma.GEMMA4.thought_open,
+               gemma.GEMMA4.thought_close, "<|tool_call>call:f{", '<|tool_call>call:f{x:<|"|>', "<|tool_call>call:f{x:["],
+    "functiongemma": [gemma.FUNCTIONGEMMA.call_open, gemma.FUNCTIONGEMMA.call_close, gemma.FUNCTIONGEMMA.quote,
+                      "<start_function_call>call:f{", "<start_function_call>call:f{x:<escape>",
+                      "<start_function_call>call:f{x:{y:"],
 }
 MARKERS["deepseek"] += [dsml.CALLS_OPEN, f'{dsml.INVOKE_OPEN} name="f">', f'{dsml.PARAM_OPEN} name="x" string="true">',
                         dsml.PARAM_CLOSE]
@@ -285,7 +291,9 @@ def _wrapped(fmt: str, inner: str) -> str:
             "harmony": "<|channel|>commentary to=functions.f<|message|>" + '{"x": %s}' % inner + "<|call|>",
             "kimi-k2": "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>"
                        + '{"x": %s}' % inner + "<|tool_call_end|><|tool_calls_section_end|>",
-            "glm45": f"<tool_call>f\n<arg_key>x</arg_key>\n<arg_value>{inner}</arg_value>\n</tool_call>"}.get(fmt, call)
+            "glm45": f"<tool_call>f\n<arg_key>x</arg_key>\n<arg_value>{inner}</arg_value>\n</tool_call>",
+            "gemma4": f"<|tool_call>call:f{{x:{inner}}}<tool_call|>",
+            "functiongemma": f"<start_function_call>call:f{{x:{inner}}}<end_function_call>"}.get(fmt, call)
 
 
 def _decided(text: str, fmt: str, **limits: int) -> object:
@@ -310,6 +318,8 @@ def test_hostile_outputs_in_every_format_are_decided(fmt: str) -> None:
         outcome = _decided(deep, fmt)
         if isinstance(outcome, list):  # qwen3-coder, glm45: a parameter's bare text is text, never nested
             assert fmt in ("qwen3-coder", "glm45") and outcome == [Step("f", {"x": opener * DEEP})]
+        elif opener != "[" and fmt in ("gemma4", "functiongemma"):  # "(" starts no value, "{" wants a key first
+            assert isinstance(outcome, ParseError) and outcome.reason.startswith("expected a"), outcome
         else:
             assert isinstance(outcome, ParseError) and "nesting deeper" in outcome.reason, (opener, outcome)
     huge = _decided(_wrapped(fmt, HUGE_INT), fmt)
