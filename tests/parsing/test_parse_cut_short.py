@@ -82,6 +82,8 @@ GARBLED = {
                 '<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
     "granite": '<|tool_call|>[{"name": "search", "arguments": {"q": "cats",, "n": 1}}]',
     "phi4": 'functools[{"name": "search", "arguments": {"q": "cats",, "n": 1}}]',
+    "gemma4": '<|tool_call>call:search{q:<|"|>cats<|"|>,,n:1}<tool_call|>',
+    "functiongemma": "<start_function_call>call:search{q:<escape>cats}<end_function_call>",
 }
 
 
