@@ -102,6 +102,15 @@ def test_a_call_whose_closing_token_was_left_out_is_read_at_the_end_or_before_th
         assert error.reason.startswith(f"expected {end} after the arguments of 'f'") and not error.cut_short
 
 
+def test_a_closing_token_repeated_right_after_a_call_closes_nothing_and_is_dropped() -> None:
+    """Ollama's Gemma 4 parser drops the extra ``<tool_call|>`` the model writes at times after a call (its
+    ``Gemma4IgnoringPostToolCallNoise`` state); anywhere else a closing token with no call open is an error."""
+    text = f"{call('gemma4', 'a:1')}<tool_call|>\n<tool_call|>{call('gemma4', '', 'g')}<tool_call|> Done."
+    assert parse_calls(text, "gemma4") == parse_calls(text) == [Step("f", {"a": 1}), Step("g", {})]
+    error = _error(f"{call('gemma4', 'a:1')} So.<tool_call|>", "gemma4")
+    assert error.reason == "<tool_call|> without an opening <|tool_call>" and error.position == (1, 40)
+
+
 # --------------------------------------------------------------------------- refusals
 
 

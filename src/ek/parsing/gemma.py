@@ -187,7 +187,10 @@ class _Reader:
         args, pos = self._value(pos)
         after = self._skip(pos)
         if text.startswith(tok.call_close, after):
-            return step_of_plain(name, args), after + len(tok.call_close)
+            end = after + len(tok.call_close)
+            while text.startswith(tok.call_close, self._skip(end)):  # Gemma 4 repeats it at times: Ollama drops
+                end = self._skip(end) + len(tok.call_close)  # the copies, which close nothing
+            return step_of_plain(name, args), end
         if after >= len(text) or text.startswith(tok.call_open, after):
             return step_of_plain(name, args), after  # whole arguments, the closing token left out (as Ollama)
         raise self._expected(f"{tok.call_close} after the arguments of {name!r}", after, tok.call_close)
