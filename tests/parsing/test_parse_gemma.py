@@ -177,11 +177,11 @@ def test_nesting_past_max_depth_is_refused_at_its_bracket_and_any_depth_is_safe(
 def test_render_writes_what_the_chat_template_writes() -> None:
     """The template's ``format_argument``: keys in ``dictsort`` order (case-insensitive), strings delimited,
     ``true``/``false``, Python's ``str`` of numbers and of ``None``; calls concatenated."""
-    calls = [Step("get_weather", {"units": "metric", "City": "Paris", "days": 3, "x": [1.5, None, {"b": False}]}),
-             Step("noop", {})]
+    calls = [Step("get_weather", {"units": "metric", "Zone": "CET", "City": "Paris", "days": 3,
+                                  "x": [1.5, None, {"b": False, "A": 1e-05}]}), Step("noop", {})]
     assert render(calls, "gemma4") == (
-        '<|tool_call>call:get_weather{City:<|"|>Paris<|"|>,days:3,units:<|"|>metric<|"|>,x:[1.5,None,{b:false}]}'
-        "<tool_call|><|tool_call>call:noop{}<tool_call|>")
+        '<|tool_call>call:get_weather{City:<|"|>Paris<|"|>,days:3,units:<|"|>metric<|"|>,'
+        'x:[1.5,None,{A:1e-05,b:false}],Zone:<|"|>CET<|"|>}<tool_call|><|tool_call>call:noop{}<tool_call|>')
     assert render(calls[:1], "functiongemma").startswith(
         "<start_function_call>call:get_weather{City:<escape>Paris<escape>,days:3,")
     assert render([], "gemma4") == render([], "functiongemma") == ""
