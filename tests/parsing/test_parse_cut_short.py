@@ -85,6 +85,8 @@ GARBLED = {
     "phi4": 'functools[{"name": "search", "arguments": {"q": "cats",, "n": 1}}]',
     "minimax-m2": '<minimax:tool_call>\n<invoke name="search">\n<parameter name="q">cats</parameter>\nq=dogs\n'
                   "</invoke>\n</minimax:tool_call>",
+    "gemma4": '<|tool_call>call:search{q:<|"|>cats<|"|>,,n:1}<tool_call|>',
+    "functiongemma": "<start_function_call>call:search{q:<escape>cats}<end_function_call>",
 }
 
 

@@ -236,6 +236,7 @@ from ek.parsing import (  # noqa: E402
     RENDERERS,  # noqa: E402
     dsml,  # noqa: E402
     format_names,  # noqa: E402
+    gemma,  # noqa: E402
     glm,  # noqa: E402
     minimax,  # noqa: E402
     native,  # noqa: E402
@@ -270,6 +271,11 @@ MARKERS = {
               glm.LITERAL_NEWLINE],
     "minimax-m2": [minimax.CALLS_OPEN, minimax.CALLS_CLOSE, '<invoke name="f">', '<parameter name="x">',
                    minimax.PARAM_CLOSE, f'{minimax.CALLS_OPEN}<invoke name="f">', '<invoke name="', "<think>"],
+    "gemma4": [gemma.GEMMA4.call_open, gemma.GEMMA4.call_close, gemma.GEMMA4.quote, gemma.GEMMA4.thought_open,
+               gemma.GEMMA4.thought_close, "<|tool_call>call:f{", '<|tool_call>call:f{x:<|"|>', "<|tool_call>call:f{x:["],
+    "functiongemma": [gemma.FUNCTIONGEMMA.call_open, gemma.FUNCTIONGEMMA.call_close, gemma.FUNCTIONGEMMA.quote,
+                      "<start_function_call>call:f{", "<start_function_call>call:f{x:<escape>",
+                      "<start_function_call>call:f{x:{y:"],
 }
 MARKERS["deepseek"] += [tag for dialect in dsml.DIALECTS for tag in (
     dialect.calls_open, f'{dialect.invoke_open} name="f">', f'{dialect.param_open} name="x" string="true">',
@@ -291,7 +297,9 @@ def _wrapped(fmt: str, inner: str) -> str:
                        + '{"x": %s}' % inner + "<|tool_call_end|><|tool_calls_section_end|>",
             "glm45": f"<tool_call>f\n<arg_key>x</arg_key>\n<arg_value>{inner}</arg_value>\n</tool_call>",
             "minimax-m2": f'<minimax:tool_call>\n<invoke name="f">\n<parameter name="x">{inner}</parameter>\n'
-                          "</invoke>\n</minimax:tool_call>"}.get(fmt, call)
+                          "</invoke>\n</minimax:tool_call>",
+            "gemma4": f"<|tool_call>call:f{{x:{inner}}}<tool_call|>",
+            "functiongemma": f"<start_function_call>call:f{{x:{inner}}}<end_function_call>"}.get(fmt, call)
 
 
 def _decided(text: str, fmt: str, **limits: int) -> object:
@@ -316,6 +324,8 @@ def test_hostile_outputs_in_every_format_are_decided(fmt: str) -> None:
         outcome = _decided(deep, fmt)
         if isinstance(outcome, list):  # qwen3-coder, glm45, minimax-m2: a parameter's bare text is text, never nested
             assert fmt in ("qwen3-coder", "glm45", "minimax-m2") and outcome == [Step("f", {"x": opener * DEEP})]
+        elif opener != "[" and fmt in ("gemma4", "functiongemma"):  # "(" starts no value, "{" wants a key first
+            assert isinstance(outcome, ParseError) and outcome.reason.startswith("expected a"), outcome
         else:
             assert isinstance(outcome, ParseError) and "nesting deeper" in outcome.reason, (opener, outcome)
     huge = _decided(_wrapped(fmt, HUGE_INT), fmt)

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ek.calls import Step
-from ek.parsing import chat_text, dsml, glm, harmony, json_text, kimi, minimax, native, prose, registry, shapes
+from ek.parsing import chat_text, dsml, gemma, glm, harmony, json_text, kimi, minimax, native, prose, registry, shapes
 from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import DEFAULT_LIMITS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_SIZE, Limits, check_text
 from ek.parsing.python_calls import _plain_calls, parse_python
@@ -24,10 +24,10 @@ from ek.parsing.registry import Reading
 #: The built-in format names (``registry.names()`` adds the registered ones).
 FORMATS = ("auto", "python", "openai", "anthropic", "json", "bfcl", "hermes", "llama3", "mistral", "qwen3-coder",
            "deepseek", "granite", "phi4", "gemini", "bedrock", "langchain", "ollama", "mcp",
-           "harmony", "kimi-k2", "glm45", "minimax-m2")
+           "harmony", "kimi-k2", "glm45", "minimax-m2", "gemma4", "functiongemma")
 #: Formats read from text only (bytes are decoded first); a decoded object is an error.
 TEXT_FORMATS = frozenset({"python", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
-                          "harmony", "kimi-k2", "glm45", "minimax-m2"})
+                          "harmony", "kimi-k2", "glm45", "minimax-m2", "gemma4", "functiongemma"})
 
 
 def parse_calls(
@@ -319,6 +319,8 @@ _MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("harmony", harmony.MARKERS),
     ("kimi-k2", kimi.MARKERS),
     ("minimax-m2", minimax.MARKERS),
+    ("gemma4", gemma.GEMMA4.markers),
+    ("functiongemma", gemma.FUNCTIONGEMMA.markers),
 )
 # A call's start (``name(`` at the very beginning) and call syntax anywhere (``x(``, ``[``, ``{``). Possessive
 # runs and no nested quantifiers: linear on any text.
@@ -453,7 +455,7 @@ def _shifted_plain(raw: str, start: int, limits: Limits) -> list[Step]:
 
 #: What ``auto`` tries on text with no format's marker, named in its error.
 _TRIED = ("python", "json", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
-          "harmony", "kimi-k2", "glm45", "minimax-m2", "JSON or Python in ``` fences")
+          "harmony", "kimi-k2", "glm45", "minimax-m2", "gemma4", "functiongemma", "JSON or Python in ``` fences")
 
 
 def _auto_plain(raw: str, limits: Limits) -> list[Step]:
@@ -766,6 +768,8 @@ _SUMMARIES = {
     "kimi-k2": "Kimi-K2 <|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{...} sections",
     "glm45": "GLM-4.5/4.6/4.7 <tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>",
     "minimax-m2": 'MiniMax-M2/M2.x <minimax:tool_call><invoke name="f"><parameter name="k">v</parameter></invoke>',
+    "gemma4": 'Gemma 4 <|tool_call>call:f{k:<|"|>v<|"|>,n:1}<tool_call|>',
+    "functiongemma": "FunctionGemma <start_function_call>call:f{k:<escape>v<escape>}<end_function_call>",
 }
 
 
@@ -774,7 +778,8 @@ def _register_builtins() -> None:
                     "qwen3-coder": native.read_qwen3_coder, "deepseek": dsml.read_deepseek,
                     "granite": native.read_granite, "phi4": native.read_phi4, "glm45": glm.read_glm45,
                     "harmony": harmony.read_harmony, "kimi-k2": kimi.read_kimi_k2,
-                    "minimax-m2": minimax.read_minimax_m2}
+                    "minimax-m2": minimax.read_minimax_m2, "gemma4": gemma.read_gemma4,
+                    "functiongemma": gemma.read_functiongemma}
     for name in FORMATS:
         if name == "auto":
             read = _read_auto

@@ -299,6 +299,20 @@ def to_kimi_k2(calls: Iterable[Step]) -> str:
     return render_kimi_k2(list(calls), _json)
 
 
+def to_gemma4(calls: Iterable[Step]) -> str:
+    """Gemma 4: ``<|tool_call>call:NAME{...}<tool_call|>`` per call, as its chat template writes them."""
+    from ek.parsing.gemma import GEMMA4, render_gemma  # the reader owns the tokens it reads
+
+    return render_gemma(list(calls), GEMMA4)
+
+
+def to_functiongemma(calls: Iterable[Step]) -> str:
+    """FunctionGemma: ``<start_function_call>call:NAME{...}<end_function_call>`` per call, strings in ``<escape>``."""
+    from ek.parsing.gemma import FUNCTIONGEMMA, render_gemma  # the reader owns the tokens it reads
+
+    return render_gemma(list(calls), FUNCTIONGEMMA)
+
+
 def to_gemini(calls: Iterable[Step]) -> dict[str, Any]:
     """A Gemini ``Content`` of the model with one ``functionCall`` part per call."""
     return {"role": "model", "parts": [{"functionCall": {"name": c.name, "args": dict(c.args)}} for c in calls]}
@@ -351,6 +365,8 @@ RENDERERS: dict[str, Callable[[Iterable[Step]], Any]] = {
     "kimi-k2": to_kimi_k2,
     "glm45": to_glm45,
     "minimax-m2": to_minimax_m2,
+    "gemma4": to_gemma4,
+    "functiongemma": to_functiongemma,
 }
 
 
