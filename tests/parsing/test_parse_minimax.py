@@ -192,9 +192,12 @@ def test_auto_finds_the_format_by_its_block_and_names_it_in_errors() -> None:
 
 
 def test_auto_without_the_block_does_not_take_text_for_minimax() -> None:
-    # Anthropic's old <function_calls>/<invoke> prose, with no MiniMax tag: not minimax-m2's to read
+    # Anthropic's old <function_calls>/<invoke> markup, with no MiniMax tag: not minimax-m2's to read, and not prose
+    # either (a call in a syntax no format reads is never read as no call)
     text = 'I would write <invoke name="f"> here.'
-    assert parse_calls(text) == []
+    with pytest.raises(ParseError, match="tool-call markup that no ek format reads") as info:
+        parse_calls(text)
+    assert info.value.format == "auto" and info.value.position == (1, 15)
     with pytest.raises(ParseError, match="an invoke outside"):
         parse_calls(text, "minimax-m2")
 
