@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ek.calls import Step
-from ek.parsing import chat_text, dsml, glm, harmony, json_text, kimi, native, prose, registry, shapes
+from ek.parsing import chat_text, dsml, glm, harmony, json_text, kimi, native, prose, registry, shapes, wrapped
 from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import DEFAULT_LIMITS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_SIZE, Limits, check_text
 from ek.parsing.python_calls import _plain_calls, parse_python
@@ -24,10 +24,10 @@ from ek.parsing.registry import Reading
 #: The built-in format names (``registry.names()`` adds the registered ones).
 FORMATS = ("auto", "python", "openai", "anthropic", "json", "bfcl", "hermes", "llama3", "mistral", "qwen3-coder",
            "deepseek", "granite", "phi4", "gemini", "bedrock", "langchain", "ollama", "mcp",
-           "harmony", "kimi-k2", "glm45")
+           "harmony", "kimi-k2", "glm45", *wrapped.WRAPPERS)
 #: Formats read from text only (bytes are decoded first); a decoded object is an error.
 TEXT_FORMATS = frozenset({"python", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
-                          "harmony", "kimi-k2", "glm45"})
+                          "harmony", "kimi-k2", "glm45", *wrapped.WRAPPERS})
 
 
 def parse_calls(
@@ -317,7 +317,8 @@ _MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("deepseek", (native.DS_CALLS_BEGIN, native.DS_CALL_BEGIN, *dsml.TAG_MARKERS)),
     ("granite", (native.GRANITE_TAG, native.GRANITE_FC_TAG)),
     ("harmony", harmony.MARKERS),
-    ("kimi-k2", kimi.MARKERS),
+    # Kimi-K2's tokens but <|tool_call_end|>, which LFM2 and openPangu write too (wrapped.detect tells those)
+    ("kimi-k2", tuple(m for m in kimi.MARKERS if m != kimi.CALL_END)),
 )
 # A call's start (``name(`` at the very beginning) and call syntax anywhere (``x(``, ``[``, ``{``). Possessive
 # runs and no nested quantifiers: linear on any text.
@@ -364,6 +365,11 @@ def _marker_hits(text: str, start: int, table: tuple[tuple[str, tuple[str, ...]]
 def _detect_all(text: str, start: int) -> list[tuple[str, int]]:
     """:func:`detect_text`'s general path: every format's markers looked for."""
     found = _marker_hits(text, start, _MARKERS)
+    found.extend(wrapped.detect(text, start))
+    if not any(n in ("kimi-k2", "lfm2", "pangu") for n, _ in found):
+        stray = text.find(wrapped.CALL_END, start)  # a close token alone: LFM2's reader says it was never opened
+        if stray != -1:
+            found.append(("lfm2", stray))
     call = text.find(chat_text.CALL_OPEN, start)
     stray = text.find(chat_text.CALL_CLOSE, start)
     if call != -1:
@@ -452,7 +458,7 @@ def _shifted_plain(raw: str, start: int, limits: Limits) -> list[Step]:
 
 #: What ``auto`` tries on text with no format's marker, named in its error.
 _TRIED = ("python", "json", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
-          "harmony", "kimi-k2", "glm45", "JSON or Python in ``` fences")
+          "harmony", "kimi-k2", "glm45", *wrapped.WRAPPERS, "JSON or Python in ``` fences")
 
 
 def _auto_plain(raw: str, limits: Limits) -> list[Step]:
@@ -750,6 +756,14 @@ _SUMMARIES = {
     "harmony": "gpt-oss Harmony messages: <|channel|>commentary to=functions.f<|message|>{...}<|call|>",
     "kimi-k2": "Kimi-K2 <|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{...} sections",
     "glm45": "GLM-4.5/4.6/4.7 <tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>",
+    "jamba": "AI21 Jamba <tool_calls>[{name, arguments}]</tool_calls>",
+    "hunyuan": "Hunyuan-A13B <tool_calls>[{name, arguments}]</tool_calls>",
+    "nemotron": "NVIDIA Nemotron <TOOLCALL>[{name, arguments}]</TOOLCALL>",
+    "lfm2": "Liquid LFM2/LFM2.5 <|tool_call_start|>[f(a=1), g()]<|tool_call_end|>",
+    "pangu": "openPangu <|tool_call_start|>[{name, arguments}]<|tool_call_end|>",
+    "apertus": "Swiss AI Apertus <|tools_prefix|>[{\"f\": {...}}]<|tools_suffix|>",
+    "cohere": "Cohere Command <|START_ACTION|>[{tool_call_id, tool_name, parameters}]<|END_ACTION|>",
+    "qwen25-coder": "Qwen2.5-Coder <tools>{name, arguments} or [...]</tools>",
 }
 
 
@@ -758,6 +772,7 @@ def _register_builtins() -> None:
                     "qwen3-coder": native.read_qwen3_coder, "deepseek": dsml.read_deepseek,
                     "granite": native.read_granite, "phi4": native.read_phi4, "glm45": glm.read_glm45,
                     "harmony": harmony.read_harmony, "kimi-k2": kimi.read_kimi_k2}
+    text_readers.update({name: wrapped.reader(name) for name in wrapped.WRAPPERS})
     for name in FORMATS:
         if name == "auto":
             read = _read_auto
