@@ -147,12 +147,13 @@ def _prose(text: str, begin: int, end: int, wrapper: Wrapper, fmt: str) -> None:
     if begin >= end:
         return
     stray = text.find(wrapper.close, begin, end)
-    if stray != -1:
-        raise ParseError(f"{wrapper.close} without an opening {wrapper.open}", line_col(text, stray), fmt)
     found = json_objects(text, fmt, begin, end) or call_lists(text, fmt, begin, end)
-    if found:
+    calls = found[0][0] if found else -1
+    if stray != -1 and (calls == -1 or stray < calls):
+        raise ParseError(f"{wrapper.close} without an opening {wrapper.open}", line_col(text, stray), fmt)
+    if calls != -1:
         raise ParseError(f"call syntax outside the {wrapper.open} blocks; ek reads all of an output or none of it",
-                         line_col(text, found[0][0]), fmt)
+                         line_col(text, calls), fmt)
 
 
 def _skip_space(text: str, pos: int) -> int:
@@ -187,9 +188,8 @@ def is_json_body(text: str, pos: int) -> bool:
 
 
 def _json_block(text: str, at: int, body: int, wrapper: Wrapper, limits: Limits, fmt: str) -> tuple[list[Step], int]:
-    first = text[body]
-    if first != "[" and (wrapper.body != "json" or first != "{"):
-        what = "a JSON list of calls" if wrapper.body != "json" else "a JSON call object or list of calls"
+    if not is_json_body(text, body) or (wrapper.body == "json-list" and text[body] != "["):
+        what = "a JSON call object or list of calls" if wrapper.body == "json" else "a JSON list of calls"
         raise ParseError(f"expected {what} after {wrapper.open}", line_col(text, body), fmt)
     value, end = json_text.decode_at(text, body, limits, fmt)
     steps = _calls(value, text, body, wrapper, limits, fmt)
