@@ -267,6 +267,15 @@ MARKERS = {
                 "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}"],
     "glm45": ["<tool_call>", "<tool_call>f\n", glm.KEY_OPEN, glm.VALUE_OPEN, f"<tool_call>f{glm.KEY_OPEN}",
               glm.LITERAL_NEWLINE],
+    "jamba": ["<tool_calls>", "</tool_calls>", "<tool_calls>[", '<tool_calls>[{"name": "f", "arguments": '],
+    "hunyuan": ["<tool_calls>", "</tool_calls>", "<tool_calls>[", "<think>"],
+    "nemotron": ["<TOOLCALL>", "</TOOLCALL>", "<TOOLCALL>{", '<TOOLCALL>[{"name": "f", "arguments": "'],
+    "lfm2": ["<|tool_call_start|>", "<|tool_call_end|>", "<|tool_call_start|>[f(", "<|tool_call_start|>[{"],
+    "pangu": ["<|tool_call_start|>", "<|tool_call_end|>", '<|tool_call_start|>[{"name": "f", "arguments": '],
+    "apertus": ["<|tools_prefix|>", "<|tools_suffix|>", '<|tools_prefix|>[{"f": '],
+    "cohere": ["<|START_ACTION|>", "<|END_ACTION|>", "<|START_THINKING|>", "<|START_RESPONSE|>",
+               '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "f", "parameters": '],
+    "qwen25-coder": ["<tools>", "</tools>", "<tools>[", '<tools>{"name": "f", "arguments": '],
 }
 MARKERS["deepseek"] += [tag for dialect in dsml.DIALECTS for tag in (
     dialect.calls_open, f'{dialect.invoke_open} name="f">', f'{dialect.param_open} name="x" string="true">',
@@ -286,7 +295,14 @@ def _wrapped(fmt: str, inner: str) -> str:
             "harmony": "<|channel|>commentary to=functions.f<|message|>" + '{"x": %s}' % inner + "<|call|>",
             "kimi-k2": "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>"
                        + '{"x": %s}' % inner + "<|tool_call_end|><|tool_calls_section_end|>",
-            "glm45": f"<tool_call>f\n<arg_key>x</arg_key>\n<arg_value>{inner}</arg_value>\n</tool_call>"}.get(fmt, call)
+            "glm45": f"<tool_call>f\n<arg_key>x</arg_key>\n<arg_value>{inner}</arg_value>\n</tool_call>",
+            "jamba": f"<tool_calls>[{call}]</tool_calls>", "hunyuan": f"<tool_calls>[{call}]</tool_calls>",
+            "nemotron": f"<TOOLCALL>[{call}]</TOOLCALL>", "lfm2": f"<|tool_call_start|>[f(x={inner})]<|tool_call_end|>",
+            "pangu": f"<|tool_call_start|>[{call}]<|tool_call_end|>",
+            "apertus": '<|tools_prefix|>[{"f": {"x": %s}}]<|tools_suffix|>' % inner,
+            "cohere": '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "f", "parameters": {"x": %s}}]<|END_ACTION|>'
+                      % inner,
+            "qwen25-coder": f"<tools>\n{call}\n</tools>"}.get(fmt, call)
 
 
 def _decided(text: str, fmt: str, **limits: int) -> object:
