@@ -276,6 +276,15 @@ MARKERS = {
     "functiongemma": [gemma.FUNCTIONGEMMA.call_open, gemma.FUNCTIONGEMMA.call_close, gemma.FUNCTIONGEMMA.quote,
                       "<start_function_call>call:f{", "<start_function_call>call:f{x:<escape>",
                       "<start_function_call>call:f{x:{y:"],
+    "jamba": ["<tool_calls>", "</tool_calls>", "<tool_calls>[", '<tool_calls>[{"name": "f", "arguments": '],
+    "hunyuan": ["<tool_calls>", "</tool_calls>", "<tool_calls>[", "<think>"],
+    "nemotron": ["<TOOLCALL>", "</TOOLCALL>", "<TOOLCALL>{", '<TOOLCALL>[{"name": "f", "arguments": "'],
+    "lfm2": ["<|tool_call_start|>", "<|tool_call_end|>", "<|tool_call_start|>[f(", "<|tool_call_start|>[{"],
+    "pangu": ["<|tool_call_start|>", "<|tool_call_end|>", '<|tool_call_start|>[{"name": "f", "arguments": '],
+    "apertus": ["<|tools_prefix|>", "<|tools_suffix|>", '<|tools_prefix|>[{"f": '],
+    "cohere": ["<|START_ACTION|>", "<|END_ACTION|>", "<|START_THINKING|>", "<|START_RESPONSE|>",
+               '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "f", "parameters": '],
+    "qwen25-coder": ["<tools>", "</tools>", "<tools>[", '<tools>{"name": "f", "arguments": '],
 }
 MARKERS["deepseek"] += [tag for dialect in dsml.DIALECTS for tag in (
     dialect.calls_open, f'{dialect.invoke_open} name="f">', f'{dialect.param_open} name="x" string="true">',
@@ -299,7 +308,14 @@ def _wrapped(fmt: str, inner: str) -> str:
             "minimax-m2": f'<minimax:tool_call>\n<invoke name="f">\n<parameter name="x">{inner}</parameter>\n'
                           "</invoke>\n</minimax:tool_call>",
             "gemma4": f"<|tool_call>call:f{{x:{inner}}}<tool_call|>",
-            "functiongemma": f"<start_function_call>call:f{{x:{inner}}}<end_function_call>"}.get(fmt, call)
+            "functiongemma": f"<start_function_call>call:f{{x:{inner}}}<end_function_call>",
+            "jamba": f"<tool_calls>[{call}]</tool_calls>", "hunyuan": f"<tool_calls>[{call}]</tool_calls>",
+            "nemotron": f"<TOOLCALL>[{call}]</TOOLCALL>", "lfm2": f"<|tool_call_start|>[f(x={inner})]<|tool_call_end|>",
+            "pangu": f"<|tool_call_start|>[{call}]<|tool_call_end|>",
+            "apertus": '<|tools_prefix|>[{"f": {"x": %s}}]<|tools_suffix|>' % inner,
+            "cohere": '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "f", "parameters": {"x": %s}}]<|END_ACTION|>'
+                      % inner,
+            "qwen25-coder": f"<tools>\n{call}\n</tools>"}.get(fmt, call)
 
 
 def _decided(text: str, fmt: str, **limits: int) -> object:

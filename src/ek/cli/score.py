@@ -149,8 +149,9 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
                         help="how model outputs are written: auto (default; bfcl with --bfcl-answers or "
                              "--bfcl-questions), python, openai, anthropic, json, bfcl, hermes, llama3, mistral, "
                              "qwen3-coder, deepseek, granite, phi4, harmony, kimi-k2, glm45, minimax-m2, gemma4, "
-                             "functiongemma, gemini, bedrock, langchain, ollama, mcp, or a registered format; a "
-                             "line's own \"format\" field overrides it")
+                             "functiongemma, jamba, hunyuan, nemotron, lfm2, pangu, apertus, cohere, qwen25-coder, "
+                             "gemini, bedrock, langchain, ollama, mcp, or a registered format; a line's own "
+                             "\"format\" field overrides it")
     parser.add_argument("--level", choices=LEVELS, default="call",
                         help="call: one unit per call, TP only on an exact match; arg: partial credit per argument")
     parser.add_argument("--optimal", action="store_true",

@@ -15,7 +15,21 @@ from collections.abc import Mapping
 from typing import Any
 
 from ek.calls import Step
-from ek.parsing import chat_text, dsml, gemma, glm, harmony, json_text, kimi, minimax, native, prose, registry, shapes
+from ek.parsing import (
+    chat_text,
+    dsml,
+    gemma,
+    glm,
+    harmony,
+    json_text,
+    kimi,
+    minimax,
+    native,
+    prose,
+    registry,
+    shapes,
+    wrapped,
+)
 from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import DEFAULT_LIMITS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_SIZE, Limits, check_text
 from ek.parsing.python_calls import _plain_calls, parse_python
@@ -24,10 +38,10 @@ from ek.parsing.registry import Reading
 #: The built-in format names (``registry.names()`` adds the registered ones).
 FORMATS = ("auto", "python", "openai", "anthropic", "json", "bfcl", "hermes", "llama3", "mistral", "qwen3-coder",
            "deepseek", "granite", "phi4", "gemini", "bedrock", "langchain", "ollama", "mcp",
-           "harmony", "kimi-k2", "glm45", "minimax-m2", "gemma4", "functiongemma")
+           "harmony", "kimi-k2", "glm45", "minimax-m2", "gemma4", "functiongemma", *wrapped.WRAPPERS)
 #: Formats read from text only (bytes are decoded first); a decoded object is an error.
 TEXT_FORMATS = frozenset({"python", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
-                          "harmony", "kimi-k2", "glm45", "minimax-m2", "gemma4", "functiongemma"})
+                          "harmony", "kimi-k2", "glm45", "minimax-m2", "gemma4", "functiongemma", *wrapped.WRAPPERS})
 
 
 def parse_calls(
@@ -317,7 +331,8 @@ _MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("deepseek", (native.DS_CALLS_BEGIN, native.DS_CALL_BEGIN, *dsml.TAG_MARKERS)),
     ("granite", (native.GRANITE_TAG, native.GRANITE_FC_TAG)),
     ("harmony", harmony.MARKERS),
-    ("kimi-k2", kimi.MARKERS),
+    # Kimi-K2's tokens but <|tool_call_end|>, which LFM2 and openPangu write too (wrapped.detect tells those)
+    ("kimi-k2", tuple(m for m in kimi.MARKERS if m != kimi.CALL_END)),
     ("minimax-m2", minimax.MARKERS),
     ("gemma4", gemma.GEMMA4.markers),
     ("functiongemma", gemma.FUNCTIONGEMMA.markers),
@@ -367,6 +382,11 @@ def _marker_hits(text: str, start: int, table: tuple[tuple[str, tuple[str, ...]]
 def _detect_all(text: str, start: int) -> list[tuple[str, int]]:
     """:func:`detect_text`'s general path: every format's markers looked for."""
     found = _marker_hits(text, start, _MARKERS)
+    found.extend(wrapped.detect(text, start))
+    if not any(n in ("kimi-k2", "lfm2", "pangu") for n, _ in found):
+        stray = text.find(wrapped.CALL_END, start)  # a close token alone: LFM2's reader says it was never opened
+        if stray != -1:
+            found.append(("lfm2", stray))
     call = text.find(chat_text.CALL_OPEN, start)
     stray = text.find(chat_text.CALL_CLOSE, start)
     if call != -1:
@@ -455,7 +475,8 @@ def _shifted_plain(raw: str, start: int, limits: Limits) -> list[Step]:
 
 #: What ``auto`` tries on text with no format's marker, named in its error.
 _TRIED = ("python", "json", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
-          "harmony", "kimi-k2", "glm45", "minimax-m2", "gemma4", "functiongemma", "JSON or Python in ``` fences")
+          "harmony", "kimi-k2", "glm45", "minimax-m2", "gemma4", "functiongemma", *wrapped.WRAPPERS,
+          "JSON or Python in ``` fences")
 
 
 def _auto_plain(raw: str, limits: Limits) -> list[Step]:
@@ -770,6 +791,14 @@ _SUMMARIES = {
     "minimax-m2": 'MiniMax-M2/M2.x <minimax:tool_call><invoke name="f"><parameter name="k">v</parameter></invoke>',
     "gemma4": 'Gemma 4 <|tool_call>call:f{k:<|"|>v<|"|>,n:1}<tool_call|>',
     "functiongemma": "FunctionGemma <start_function_call>call:f{k:<escape>v<escape>}<end_function_call>",
+    "jamba": "AI21 Jamba <tool_calls>[{name, arguments}]</tool_calls>",
+    "hunyuan": "Hunyuan-A13B <tool_calls>[{name, arguments}]</tool_calls>",
+    "nemotron": "NVIDIA Nemotron <TOOLCALL>[{name, arguments}]</TOOLCALL>",
+    "lfm2": "Liquid LFM2/LFM2.5 <|tool_call_start|>[f(a=1), g()]<|tool_call_end|>",
+    "pangu": "openPangu <|tool_call_start|>[{name, arguments}]<|tool_call_end|>",
+    "apertus": "Swiss AI Apertus <|tools_prefix|>[{\"f\": {...}}]<|tools_suffix|>",
+    "cohere": "Cohere Command <|START_ACTION|>[{tool_call_id, tool_name, parameters}]<|END_ACTION|>",
+    "qwen25-coder": "Qwen2.5-Coder <tools>{name, arguments} or [...]</tools>",
 }
 
 
@@ -780,6 +809,7 @@ def _register_builtins() -> None:
                     "harmony": harmony.read_harmony, "kimi-k2": kimi.read_kimi_k2,
                     "minimax-m2": minimax.read_minimax_m2, "gemma4": gemma.read_gemma4,
                     "functiongemma": gemma.read_functiongemma}
+    text_readers.update({name: wrapped.reader(name) for name in wrapped.WRAPPERS})
     for name in FORMATS:
         if name == "auto":
             read = _read_auto

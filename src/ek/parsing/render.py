@@ -342,6 +342,19 @@ def to_mcp(calls: Iterable[Step]) -> list[dict[str, Any]]:
             for i, c in enumerate(calls, 1)]
 
 
+def _wrapped(fmt: str) -> Callable[[Iterable[Step]], str]:
+    """The renderer of a family that wraps JSON or Python calls in tokens of its own (``ek.parsing.wrapped``)."""
+
+    def write(calls: Iterable[Step]) -> str:
+        from ek.parsing.wrapped import render_wrapped  # the reader owns the tokens it reads
+
+        return render_wrapped(list(calls), fmt, _json, to_python)
+
+    write.__name__ = write.__qualname__ = f"to_{fmt.replace('-', '_')}"
+    write.__doc__ = f"Calls as the ``{fmt}`` format writes them: one block, as the family's chat template does."
+    return write
+
+
 #: format name -> renderer (``python`` and ``hermes`` give text, the others decoded JSON objects).
 RENDERERS: dict[str, Callable[[Iterable[Step]], Any]] = {
     "python": to_python,
@@ -367,6 +380,8 @@ RENDERERS: dict[str, Callable[[Iterable[Step]], Any]] = {
     "minimax-m2": to_minimax_m2,
     "gemma4": to_gemma4,
     "functiongemma": to_functiongemma,
+    **{fmt: _wrapped(fmt) for fmt in ("jamba", "hunyuan", "nemotron", "lfm2", "pangu", "apertus", "cohere",
+                                      "qwen25-coder")},
 }
 
 
