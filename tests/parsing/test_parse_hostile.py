@@ -237,6 +237,7 @@ from ek.parsing import (  # noqa: E402
     dsml,  # noqa: E402
     format_names,  # noqa: E402
     glm,  # noqa: E402
+    kimi_k3,  # noqa: E402
     native,  # noqa: E402
 )
 
@@ -267,6 +268,9 @@ MARKERS = {
                 "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}"],
     "glm45": ["<tool_call>", "<tool_call>f\n", glm.KEY_OPEN, glm.VALUE_OPEN, f"<tool_call>f{glm.KEY_OPEN}",
               glm.LITERAL_NEWLINE],
+    "kimi-k3": [*kimi_k3.MARKERS, kimi_k3.OPEN, kimi_k3.CLOSE, kimi_k3.SEP, kimi_k3.JSON_OPEN + " ",
+                '<|open|>tools<|sep|><|open|>call tool="f"<|sep|>', '<|open|>argument key="x"<|sep|>',
+                '<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="x" type="number"<|sep|>'],
 }
 MARKERS["deepseek"] += [tag for dialect in dsml.DIALECTS for tag in (
     dialect.calls_open, f'{dialect.invoke_open} name="f">', f'{dialect.param_open} name="x" string="true">',
@@ -286,7 +290,9 @@ def _wrapped(fmt: str, inner: str) -> str:
             "harmony": "<|channel|>commentary to=functions.f<|message|>" + '{"x": %s}' % inner + "<|call|>",
             "kimi-k2": "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>"
                        + '{"x": %s}' % inner + "<|tool_call_end|><|tool_calls_section_end|>",
-            "glm45": f"<tool_call>f\n<arg_key>x</arg_key>\n<arg_value>{inner}</arg_value>\n</tool_call>"}.get(fmt, call)
+            "glm45": f"<tool_call>f\n<arg_key>x</arg_key>\n<arg_value>{inner}</arg_value>\n</tool_call>",
+            "kimi-k3": '<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="x" type="number"'
+                       f"<|sep|>{inner}<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"}.get(fmt, call)
 
 
 def _decided(text: str, fmt: str, **limits: int) -> object:
@@ -310,7 +316,9 @@ def test_hostile_outputs_in_every_format_are_decided(fmt: str) -> None:
         deep = _wrapped(fmt, opener * DEEP)
         outcome = _decided(deep, fmt)
         if isinstance(outcome, list):  # qwen3-coder, glm45: a parameter's bare text is text, never nested
-            assert fmt in ("qwen3-coder", "glm45") and outcome == [Step("f", {"x": opener * DEEP})]
+            # kimi-k3: a typed value that is not JSON ("(((...") is kept as its text, as vLLM and SGLang keep it
+            assert fmt in ("qwen3-coder", "glm45") or (fmt, opener) == ("kimi-k3", "(")
+            assert outcome == [Step("f", {"x": opener * DEEP})]
         else:
             assert isinstance(outcome, ParseError) and "nesting deeper" in outcome.reason, (opener, outcome)
     huge = _decided(_wrapped(fmt, HUGE_INT), fmt)

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ek.calls import Step
-from ek.parsing import chat_text, dsml, glm, harmony, json_text, kimi, native, prose, registry, shapes
+from ek.parsing import chat_text, dsml, glm, harmony, json_text, kimi, kimi_k3, native, prose, registry, shapes
 from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import DEFAULT_LIMITS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_SIZE, Limits, check_text
 from ek.parsing.python_calls import _plain_calls, parse_python
@@ -24,10 +24,10 @@ from ek.parsing.registry import Reading
 #: The built-in format names (``registry.names()`` adds the registered ones).
 FORMATS = ("auto", "python", "openai", "anthropic", "json", "bfcl", "hermes", "llama3", "mistral", "qwen3-coder",
            "deepseek", "granite", "phi4", "gemini", "bedrock", "langchain", "ollama", "mcp",
-           "harmony", "kimi-k2", "glm45")
+           "harmony", "kimi-k2", "glm45", "kimi-k3")
 #: Formats read from text only (bytes are decoded first); a decoded object is an error.
 TEXT_FORMATS = frozenset({"python", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
-                          "harmony", "kimi-k2", "glm45"})
+                          "harmony", "kimi-k2", "glm45", "kimi-k3"})
 
 
 def parse_calls(
@@ -318,6 +318,7 @@ _MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("granite", (native.GRANITE_TAG, native.GRANITE_FC_TAG)),
     ("harmony", harmony.MARKERS),
     ("kimi-k2", kimi.MARKERS),
+    ("kimi-k3", kimi_k3.MARKERS),
 )
 # A call's start (``name(`` at the very beginning) and call syntax anywhere (``x(``, ``[``, ``{``). Possessive
 # runs and no nested quantifiers: linear on any text.
@@ -452,7 +453,7 @@ def _shifted_plain(raw: str, start: int, limits: Limits) -> list[Step]:
 
 #: What ``auto`` tries on text with no format's marker, named in its error.
 _TRIED = ("python", "json", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
-          "harmony", "kimi-k2", "glm45", "JSON or Python in ``` fences")
+          "harmony", "kimi-k2", "glm45", "kimi-k3", "JSON or Python in ``` fences")
 
 
 def _auto_plain(raw: str, limits: Limits) -> list[Step]:
@@ -750,6 +751,7 @@ _SUMMARIES = {
     "harmony": "gpt-oss Harmony messages: <|channel|>commentary to=functions.f<|message|>{...}<|call|>",
     "kimi-k2": "Kimi-K2 <|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{...} sections",
     "glm45": "GLM-4.5/4.6/4.7 <tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>",
+    "kimi-k3": 'Kimi-K3 XTML <|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument ... channels',
 }
 
 
@@ -757,7 +759,8 @@ def _register_builtins() -> None:
     text_readers = {"llama3": native.read_llama3, "mistral": native.read_mistral,
                     "qwen3-coder": native.read_qwen3_coder, "deepseek": dsml.read_deepseek,
                     "granite": native.read_granite, "phi4": native.read_phi4, "glm45": glm.read_glm45,
-                    "harmony": harmony.read_harmony, "kimi-k2": kimi.read_kimi_k2}
+                    "harmony": harmony.read_harmony, "kimi-k2": kimi.read_kimi_k2,
+                    "kimi-k3": kimi_k3.read_kimi_k3}
     for name in FORMATS:
         if name == "auto":
             read = _read_auto

@@ -272,6 +272,13 @@ def to_kimi_k2(calls: Iterable[Step]) -> str:
     return render_kimi_k2(list(calls), _json)
 
 
+def to_kimi_k3(calls: Iterable[Step]) -> str:
+    """Kimi-K3: one XTML tools channel, a call's arguments typed (a string as its text, any other value JSON)."""
+    from ek.parsing.kimi_k3 import render_kimi_k3  # the reader owns the tokens it reads
+
+    return render_kimi_k3(list(calls), _json)
+
+
 def to_gemini(calls: Iterable[Step]) -> dict[str, Any]:
     """A Gemini ``Content`` of the model with one ``functionCall`` part per call."""
     return {"role": "model", "parts": [{"functionCall": {"name": c.name, "args": dict(c.args)}} for c in calls]}
@@ -323,6 +330,7 @@ RENDERERS: dict[str, Callable[[Iterable[Step]], Any]] = {
     "harmony": to_harmony,
     "kimi-k2": to_kimi_k2,
     "glm45": to_glm45,
+    "kimi-k3": to_kimi_k3,
 }
 
 
