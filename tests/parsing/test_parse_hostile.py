@@ -268,7 +268,7 @@ MARKERS = {
                 "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}"],
     "glm45": ["<tool_call>", "<tool_call>f\n", glm.KEY_OPEN, glm.VALUE_OPEN, f"<tool_call>f{glm.KEY_OPEN}",
               glm.LITERAL_NEWLINE],
-    "kimi-k3": [*kimi_k3.MARKERS, kimi_k3.OPEN, kimi_k3.CLOSE, kimi_k3.SEP, kimi_k3.JSON_OPEN + " ",
+    "kimi-k3": [*kimi_k3.TAGS, kimi_k3.OPEN, kimi_k3.CLOSE, kimi_k3.SEP, kimi_k3.JSON_OPEN + " ",
                 '<|open|>tools<|sep|><|open|>call tool="f"<|sep|>', '<|open|>argument key="x"<|sep|>',
                 '<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="x" type="number"<|sep|>'],
 }

@@ -145,6 +145,7 @@ def test_broken_kimi_k3_says_where_and_why(text: str, fragment: str, position: t
 
 @pytest.mark.parametrize("text", [
     T,
+    "<|open|>to",
     f"{RO}On it.{RC}<|open|>to",
     f"{RO}On it.{RC}<|open|>",
     T + '<|open|>call tool="get_wea',
@@ -218,3 +219,14 @@ def test_the_corpus_holds_real_kimi_k3_completions_and_refusals() -> None:
 
     assert len(lines("completions.jsonl")) >= 10 and all(row["source"] for row in lines("completions.jsonl"))
     assert lines("refusals.jsonl")
+
+
+def test_tags_spaced_by_a_detokenizer_are_refused_in_auto_too_never_read_as_prose() -> None:
+    """vLLM's parser also takes ``<|open|> tools <|sep|>`` (its detokenizer's spaces between special tokens, which
+    its request adjustment turns off); SGLang's does not, nor does ek: an error, never silently no call."""
+    spaced = ('<|open|> tools <|sep|><|open|> call tool="f" index="1" <|sep|><|open|> argument key="x" '
+              'type="string" <|sep|>1<|close|> argument <|sep|><|close|> call <|sep|><|close|> tools <|sep|>')
+    for fmt in ("kimi-k3", "auto"):
+        with pytest.raises(ParseError, match="a tag written with spaces, '<\\|open\\|> tools <\\|sep\\|>'") as info:
+            parse_calls(spaced, fmt)
+        assert info.value.position == (1, 1)

@@ -46,9 +46,12 @@ ARGUMENT_OPEN, ARGUMENT_CLOSE = f"{OPEN}argument", f"{CLOSE}argument{SEP}"
 JSON_OPEN, JSON_CLOSE = f"{OPEN}json", f"{CLOSE}json{SEP}"
 #: The end of the turn, dropped at the end of the output.
 MESSAGE_CLOSE, END_OF_MESSAGE = f"{CLOSE}message{SEP}", "<|end_of_msg|>"
-#: What ``auto`` takes for Kimi-K3: its channels' tokens (no other family writes ``<|open|>`` or ``<|close|>``).
-MARKERS = (TOOLS_OPEN, TOOLS_CLOSE, f"{CALL_OPEN} ", CALL_CLOSE, f"{ARGUMENT_OPEN} ", ARGUMENT_CLOSE, THINK_OPEN,
-           THINK_CLOSE, RESPONSE_OPEN, RESPONSE_CLOSE)
+#: The tags of a turn, as the renderer writes them.
+TAGS = (TOOLS_OPEN, TOOLS_CLOSE, f"{CALL_OPEN} ", CALL_CLOSE, f"{ARGUMENT_OPEN} ", ARGUMENT_CLOSE, THINK_OPEN,
+        THINK_CLOSE, RESPONSE_OPEN, RESPONSE_CLOSE)
+#: What ``auto`` takes for Kimi-K3: the two tokens every tag starts with (no other family writes them), so a tag
+#: cut short (``<|open|>to``) or spaced by a detokenizer (``<|open|> tools <|sep|>``) is read, or refused, as K3.
+MARKERS = (OPEN, CLOSE)
 _SPACE = " \t\r\n"
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
@@ -145,6 +148,11 @@ def _context(text: str, start: int, end: int, fmt: str) -> None:
             continue
         if _at_end(text, end) and TOOLS_OPEN.startswith(text[token:end]):
             break  # the output ends inside <|open|>tools<|sep|>: cut short, below
+        head = OPEN if text.startswith(OPEN, token) else CLOSE
+        if text[token + len(head):token + len(head) + 1] in (" ", "\n"):
+            raise ParseError(f"a tag written with spaces, {_token_at(text, token, end)}: ek reads the tokens as the "
+                             "model writes them (vLLM's detokenizer adds the spaces unless "
+                             "spaces_between_special_tokens is off)", line_col(text, token), fmt)
         raise ParseError(f"{_token_at(text, token, end)} outside the tools channel (expected the response, then "
                          f"{TOOLS_OPEN})", line_col(text, token), fmt)
     tail = text.rfind("<|", start, end)
