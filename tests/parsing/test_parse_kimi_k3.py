@@ -41,6 +41,7 @@ WEATHER = [Step("get_weather", {"city": "Paris", "days": 3})]
     f"{RO}On it.{RC}{T}{ONE}{TC}<|close|>message<|sep|><|end_of_msg|>\n",  # the end of the turn
     f"{RO}On it.{T}{ONE}{TC}",  # the response's close left out before the tools channel: vLLM and SGLang read it
     T + ONE,  # the tools channel's close left out after a whole call, as vLLM and SGLang read it
+    T + ONE + "<|close|>too",  # and stopped inside it
     f"{T}\n  {ONE}\n{TC}",  # whitespace between tags
     f"{T}{ONE}{TC} Done.",  # prose after the channel: the stacks drop it
 ])

@@ -93,6 +93,9 @@ def read_kimi_k3(text: str, limits: Limits, types: TypeHint | None = None, fmt: 
             cut = _at_end(text, end)
             raise ParseError("the tools channel holds no whole call" + (" (output cut short?)" if cut else ""),
                              line_col(text, tools), fmt, cut_short=cut)
+        if (steps and end - pos < len(TOOLS_CLOSE) and text.startswith(CLOSE[:3], pos)
+                and TOOLS_CLOSE.startswith(text[pos:end]) and _at_end(text, end)):
+            return steps  # stopped inside <|close|>tools<|sep|> after whole calls: read as if it were missing
         if not _starts_tag(text, pos, end, CALL_OPEN):
             _expected(text, pos, end, (CALL_OPEN, TOOLS_CLOSE), f'{CALL_OPEN} tool="..."{SEP} or {TOOLS_CLOSE}',
                       fmt)
