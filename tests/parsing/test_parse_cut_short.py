@@ -27,11 +27,13 @@ def _cuts(text: str, name: str, fmt: str = "") -> list[int]:
     text) to just before the output's last closing bracket or ``</function>`` (three points spread over that
     span, plus both ends). A cut just before a last ``</tool_call>`` is not among them: the call before it is
     whole, and read (a stop string); in GLM's format, which never reads a block without its ``</tool_call>``
-    (as vLLM and SGLang), it is, and so is a cut just before MiniMax-M2's ``</minimax:tool_call>``."""
-    start = [m.end() for m in re.finditer(rf"(?<![\w.])(?:functions\.)?{re.escape(name)}(?![\w.])", text)][-1]
+    (as vLLM and SGLang), it is, and so is a cut just before MiniMax-M2's ``</minimax:tool_call>``. Kimi-K3 writes the name escaped (``tool="a&amp;b"``) and ends a call with
+    ``<|close|>call<|sep|>``."""
+    names = "|".join(re.escape(n) for n in {name, name.replace("&", "&amp;").replace('"', "&quot;")})
+    start = [m.end() for m in re.finditer(rf"(?<![\w.])(?:functions\.)?(?:{names})(?![\w.])", text)][-1]
     end = max(text.rfind("}"), text.rfind(")"), text.rfind("]"), text.rfind("</function>"), text.rfind("</parameter>"),
               text.rfind("</arg_value>"), text.rfind("</｜DSML｜invoke>"), text.rfind("</｜DSML｜ invoke>"),
-              text.rfind("</tool_call>") if fmt == "glm45" else -1,
+              text.rfind("</tool_call>") if fmt == "glm45" else -1, text.rfind("<|close|>call<|sep|>"),
               text.rfind("</minimax:tool_call>") if fmt == "minimax-m2" else -1)
     assert end >= start, text  # equal: a call with no arguments, cut right after its name
     return sorted({start, end, *(start + (end - start) * k // 4 for k in (1, 2, 3))})

@@ -238,6 +238,7 @@ from ek.parsing import (  # noqa: E402
     format_names,  # noqa: E402
     gemma,  # noqa: E402
     glm,  # noqa: E402
+    kimi_k3,  # noqa: E402
     minimax,  # noqa: E402
     native,  # noqa: E402
 )
@@ -285,6 +286,9 @@ MARKERS = {
     "cohere": ["<|START_ACTION|>", "<|END_ACTION|>", "<|START_THINKING|>", "<|START_RESPONSE|>",
                '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "f", "parameters": '],
     "qwen25-coder": ["<tools>", "</tools>", "<tools>[", '<tools>{"name": "f", "arguments": '],
+    "kimi-k3": [*kimi_k3.TAGS, kimi_k3.OPEN, kimi_k3.CLOSE, kimi_k3.SEP, kimi_k3.JSON_OPEN + " ",
+                '<|open|>tools<|sep|><|open|>call tool="f"<|sep|>', '<|open|>argument key="x"<|sep|>',
+                '<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="x" type="number"<|sep|>'],
 }
 MARKERS["deepseek"] += [tag for dialect in dsml.DIALECTS for tag in (
     dialect.calls_open, f'{dialect.invoke_open} name="f">', f'{dialect.param_open} name="x" string="true">',
@@ -315,7 +319,9 @@ def _wrapped(fmt: str, inner: str) -> str:
             "apertus": '<|tools_prefix|>[{"f": {"x": %s}}]<|tools_suffix|>' % inner,
             "cohere": '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "f", "parameters": {"x": %s}}]<|END_ACTION|>'
                       % inner,
-            "qwen25-coder": f"<tools>\n{call}\n</tools>"}.get(fmt, call)
+            "qwen25-coder": f"<tools>\n{call}\n</tools>",
+            "kimi-k3": '<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="x" type="number"'
+                       f"<|sep|>{inner}<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"}.get(fmt, call)
 
 
 def _decided(text: str, fmt: str, **limits: int) -> object:
@@ -339,7 +345,9 @@ def test_hostile_outputs_in_every_format_are_decided(fmt: str) -> None:
         deep = _wrapped(fmt, opener * DEEP)
         outcome = _decided(deep, fmt)
         if isinstance(outcome, list):  # qwen3-coder, glm45, minimax-m2: a parameter's bare text is text, never nested
-            assert fmt in ("qwen3-coder", "glm45", "minimax-m2") and outcome == [Step("f", {"x": opener * DEEP})]
+            # kimi-k3: a typed value that is not JSON ("(((...") is kept as its text, as vLLM and SGLang keep it
+            assert fmt in ("qwen3-coder", "glm45", "minimax-m2") or (fmt, opener) == ("kimi-k3", "(")
+            assert outcome == [Step("f", {"x": opener * DEEP})]
         elif opener != "[" and fmt in ("gemma4", "functiongemma"):  # "(" starts no value, "{" wants a key first
             assert isinstance(outcome, ParseError) and outcome.reason.startswith("expected a"), outcome
         else:

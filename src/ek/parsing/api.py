@@ -23,6 +23,7 @@ from ek.parsing import (
     harmony,
     json_text,
     kimi,
+    kimi_k3,
     minimax,
     native,
     prose,
@@ -38,10 +39,11 @@ from ek.parsing.registry import Reading
 #: The built-in format names (``registry.names()`` adds the registered ones).
 FORMATS = ("auto", "python", "openai", "anthropic", "json", "bfcl", "hermes", "llama3", "mistral", "qwen3-coder",
            "deepseek", "granite", "phi4", "gemini", "bedrock", "langchain", "ollama", "mcp",
-           "harmony", "kimi-k2", "glm45", "minimax-m2", "gemma4", "functiongemma", *wrapped.WRAPPERS)
+           "harmony", "kimi-k2", "glm45", "kimi-k3", "minimax-m2", "gemma4", "functiongemma", *wrapped.WRAPPERS)
 #: Formats read from text only (bytes are decoded first); a decoded object is an error.
 TEXT_FORMATS = frozenset({"python", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
-                          "harmony", "kimi-k2", "glm45", "minimax-m2", "gemma4", "functiongemma", *wrapped.WRAPPERS})
+                          "harmony", "kimi-k2", "glm45", "kimi-k3", "minimax-m2", "gemma4", "functiongemma",
+                          *wrapped.WRAPPERS})
 
 
 def parse_calls(
@@ -336,6 +338,7 @@ _MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("minimax-m2", minimax.MARKERS),
     ("gemma4", gemma.GEMMA4.markers),
     ("functiongemma", gemma.FUNCTIONGEMMA.markers),
+    ("kimi-k3", kimi_k3.MARKERS),
 )
 # A call's start (``name(`` at the very beginning) and call syntax anywhere (``x(``, ``[``, ``{``). Possessive
 # runs and no nested quantifiers: linear on any text.
@@ -475,7 +478,7 @@ def _shifted_plain(raw: str, start: int, limits: Limits) -> list[Step]:
 
 #: What ``auto`` tries on text with no format's marker, named in its error.
 _TRIED = ("python", "json", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
-          "harmony", "kimi-k2", "glm45", "minimax-m2", "gemma4", "functiongemma", *wrapped.WRAPPERS,
+          "harmony", "kimi-k2", "glm45", "kimi-k3", "minimax-m2", "gemma4", "functiongemma", *wrapped.WRAPPERS,
           "JSON or Python in ``` fences")
 
 
@@ -788,6 +791,7 @@ _SUMMARIES = {
     "harmony": "gpt-oss Harmony messages: <|channel|>commentary to=functions.f<|message|>{...}<|call|>",
     "kimi-k2": "Kimi-K2 <|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{...} sections",
     "glm45": "GLM-4.5/4.6/4.7 <tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>",
+    "kimi-k3": 'Kimi-K3 XTML <|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument ... channels',
     "minimax-m2": 'MiniMax-M2/M2.x <minimax:tool_call><invoke name="f"><parameter name="k">v</parameter></invoke>',
     "gemma4": 'Gemma 4 <|tool_call>call:f{k:<|"|>v<|"|>,n:1}<tool_call|>',
     "functiongemma": "FunctionGemma <start_function_call>call:f{k:<escape>v<escape>}<end_function_call>",
@@ -807,7 +811,8 @@ def _register_builtins() -> None:
                     "qwen3-coder": native.read_qwen3_coder, "deepseek": dsml.read_deepseek,
                     "granite": native.read_granite, "phi4": native.read_phi4, "glm45": glm.read_glm45,
                     "harmony": harmony.read_harmony, "kimi-k2": kimi.read_kimi_k2,
-                    "minimax-m2": minimax.read_minimax_m2, "gemma4": gemma.read_gemma4,
+                    "kimi-k3": kimi_k3.read_kimi_k3, "minimax-m2": minimax.read_minimax_m2,
+                    "gemma4": gemma.read_gemma4,
                     "functiongemma": gemma.read_functiongemma}
     text_readers.update({name: wrapped.reader(name) for name in wrapped.WRAPPERS})
     for name in FORMATS:

@@ -299,6 +299,13 @@ def to_kimi_k2(calls: Iterable[Step]) -> str:
     return render_kimi_k2(list(calls), _json)
 
 
+def to_kimi_k3(calls: Iterable[Step]) -> str:
+    """Kimi-K3: one XTML tools channel, a call's arguments typed (a string as its text, any other value JSON)."""
+    from ek.parsing.kimi_k3 import render_kimi_k3  # the reader owns the tokens it reads
+
+    return render_kimi_k3(list(calls), _json)
+
+
 def to_gemma4(calls: Iterable[Step]) -> str:
     """Gemma 4: ``<|tool_call>call:NAME{...}<tool_call|>`` per call, as its chat template writes them."""
     from ek.parsing.gemma import GEMMA4, render_gemma  # the reader owns the tokens it reads
@@ -377,6 +384,7 @@ RENDERERS: dict[str, Callable[[Iterable[Step]], Any]] = {
     "harmony": to_harmony,
     "kimi-k2": to_kimi_k2,
     "glm45": to_glm45,
+    "kimi-k3": to_kimi_k3,
     "minimax-m2": to_minimax_m2,
     "gemma4": to_gemma4,
     "functiongemma": to_functiongemma,
