@@ -108,6 +108,12 @@ SOLAR_OPEN2 = Dialect("Solar Open 2", "<|tool_call:start|>", "<|tool_call:end|>"
 #: Every dialect, Hy3 and Hy4 as their open checkpoints write them (``hunyuan(suffix)`` makes the others).
 DIALECTS = (GLM45, HY4, HY3, K2_HORIZON, SOLAR_OPEN2)
 
+#: What makes a text Hunyuan's to ``auto``: ``<tool_sep`` (Hy3) or a suffixed tag (``<tool_calls:opensource>``).
+#: Unsuffixed Hy4 is GLM-4.7's block inside ``<tool_calls>`` (``auto`` tells it by that wrapper).
+HUNYUAN_MARKERS = ("<tool_sep", "<tool_calls:", "<tool_call:", "</tool_call:", "</tool_calls:")
+K2_MARKERS = ("<ifm|tool_call", "</ifm|tool_call", K2_HORIZON.key_open, K2_HORIZON.value_close)
+SOLAR_MARKERS = (SOLAR_OPEN2.call_open, SOLAR_OPEN2.call_close, SOLAR_OPEN2.key_open, SOLAR_OPEN2.key_close,
+                 SOLAR_OPEN2.value_close)
 KEY_OPEN, KEY_CLOSE = GLM45.key_open, GLM45.key_close
 VALUE_OPEN, VALUE_CLOSE = GLM45.value_open, GLM45.value_close
 #: Two characters SGLang's GLM-4.5 detector takes for a line break between tags: a model that escaped its
@@ -390,10 +396,10 @@ def _closing(text: str, start: int, end: int, tag: str, openers: tuple[str, ...]
     is missing or if one of ``openers`` comes first (the model left the closing tag out)."""
     close = text.find(tag, start, end)
     limit = end if close == -1 else close
-    line, column = line_col(text, opened)
     for opener in openers:
         inner = text.find(opener, start, limit)
         if inner != -1:
+            line, column = line_col(text, opened)  # only for the error: counting lines per value is quadratic
             raise ParseError(f"{opener} before the {tag} that closes the {what} at line {line}, column {column}",
                              line_col(text, inner), fmt)
     if close == -1:
