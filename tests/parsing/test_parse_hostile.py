@@ -239,6 +239,7 @@ from ek.parsing import (  # noqa: E402
     glm,  # noqa: E402
     native,  # noqa: E402
 )
+from ek.parsing.render import to_hunyuan, to_k2_horizon, to_solar_open2  # noqa: E402
 
 #: Each format's own markers: what its reader searches for, repeated 100k times below.
 MARKERS = {
@@ -268,6 +269,12 @@ MARKERS = {
     "glm45": ["<tool_call>", "<tool_call>f\n", glm.KEY_OPEN, glm.VALUE_OPEN, f"<tool_call>f{glm.KEY_OPEN}",
               glm.LITERAL_NEWLINE],
 }
+MARKERS["hunyuan"] = [*glm.HUNYUAN_MARKERS, glm.HY4.call_open, glm.HY4.key_open, glm.HY4.value_open,
+                      f"{glm.HY4.call_open}f", f"{glm.HY3.call_open}f{glm.HY3.sep}", glm.HY3.section_open,
+                      "<think:opensource>", "<tool_call:" + "x" * 150]
+MARKERS["k2-horizon"] = [*glm.K2_MARKERS, "<ifm|tool_calls>", "<ifm|think>", f"{glm.K2_HORIZON.call_open}f",
+                         glm.K2_HORIZON.type_open, f"{glm.K2_HORIZON.call_open}[", f"{glm.K2_HORIZON.call_open}{{"]
+MARKERS["solar-open2"] = [*glm.SOLAR_MARKERS, "<|think:start|>", f"{glm.SOLAR_OPEN2.call_open}f\n"]
 MARKERS["deepseek"] += [tag for dialect in dsml.DIALECTS for tag in (
     dialect.calls_open, f'{dialect.invoke_open} name="f">', f'{dialect.param_open} name="x" string="true">',
     dialect.param_close)]
@@ -286,7 +293,10 @@ def _wrapped(fmt: str, inner: str) -> str:
             "harmony": "<|channel|>commentary to=functions.f<|message|>" + '{"x": %s}' % inner + "<|call|>",
             "kimi-k2": "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>"
                        + '{"x": %s}' % inner + "<|tool_call_end|><|tool_calls_section_end|>",
-            "glm45": f"<tool_call>f\n<arg_key>x</arg_key>\n<arg_value>{inner}</arg_value>\n</tool_call>"}.get(fmt, call)
+            "glm45": f"<tool_call>f\n<arg_key>x</arg_key>\n<arg_value>{inner}</arg_value>\n</tool_call>",
+            "hunyuan": to_hunyuan([Step("f", {"x": "@"})]).replace("@", inner),
+            "k2-horizon": to_k2_horizon([Step("f", {"x": "@"})]).replace("@", inner),
+            "solar-open2": to_solar_open2([Step("f", {"x": "@"})]).replace("@", inner)}.get(fmt, call)
 
 
 def _decided(text: str, fmt: str, **limits: int) -> object:
@@ -309,8 +319,8 @@ def test_hostile_outputs_in_every_format_are_decided(fmt: str) -> None:
     for opener in ("[", "{", "("):
         deep = _wrapped(fmt, opener * DEEP)
         outcome = _decided(deep, fmt)
-        if isinstance(outcome, list):  # qwen3-coder, glm45: a parameter's bare text is text, never nested
-            assert fmt in ("qwen3-coder", "glm45") and outcome == [Step("f", {"x": opener * DEEP})]
+        if isinstance(outcome, list):  # qwen3-coder and the key/value formats: a parameter's bare text is text
+            assert fmt in ("qwen3-coder", "glm45", "hunyuan", "k2-horizon", "solar-open2") and outcome == [Step("f", {"x": opener * DEEP})]
         else:
             assert isinstance(outcome, ParseError) and "nesting deeper" in outcome.reason, (opener, outcome)
     huge = _decided(_wrapped(fmt, HUGE_INT), fmt)
@@ -359,7 +369,7 @@ _SCALING = r'''
 import json, sys, time
 from ek.calls import Step
 from ek.parsing import parse_calls
-from ek.parsing.render import RENDERERS, to_deepseek_v32, to_deepseek_v41
+from ek.parsing.render import RENDERERS, to_deepseek_v32, to_deepseek_v41, to_hunyuan_hy3
 
 def cpu(text, fmt):
     best = None
@@ -371,9 +381,9 @@ def cpu(text, fmt):
     return max(best, 1e-4)
 
 SMALL, LARGE = 4000, 16000
-renderers = dict(RENDERERS, deepseek_v32=to_deepseek_v32, deepseek_v41=to_deepseek_v41)
+renderers = dict(RENDERERS, deepseek_v32=to_deepseek_v32, deepseek_v41=to_deepseek_v41, hunyuan_hy3=to_hunyuan_hy3)
 for name, render in renderers.items():
-    fmt = "deepseek" if name.startswith("deepseek_") else name
+    fmt = "deepseek" if name.startswith("deepseek_") else "hunyuan" if name == "hunyuan_hy3" else name
     texts = [render([Step("f", {"a": 1, "b": "x y"})] * n) for n in (SMALL, LARGE)]
     texts = [t if isinstance(t, str) else json.dumps(t) for t in texts]
     print(name, round(cpu(texts[1], fmt) / cpu(texts[0], fmt), 1))
@@ -388,5 +398,5 @@ def test_reading_grows_linearly_with_the_number_of_calls() -> None:
     done = subprocess.run([sys.executable, "-c", _SCALING], capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     ratios = dict(line.rsplit(" ", 1) for line in done.stdout.splitlines())
-    assert len(ratios) == len(RENDERERS) + 2, done.stdout
+    assert len(ratios) == len(RENDERERS) + 3, done.stdout  # and to_deepseek_v32, _v41, to_hunyuan_hy3
     assert {name: ratio for name, ratio in ratios.items() if float(ratio) >= 9} == {}, ratios

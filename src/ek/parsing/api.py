@@ -24,10 +24,10 @@ from ek.parsing.registry import Reading
 #: The built-in format names (``registry.names()`` adds the registered ones).
 FORMATS = ("auto", "python", "openai", "anthropic", "json", "bfcl", "hermes", "llama3", "mistral", "qwen3-coder",
            "deepseek", "granite", "phi4", "gemini", "bedrock", "langchain", "ollama", "mcp",
-           "harmony", "kimi-k2", "glm45")
+           "harmony", "kimi-k2", "glm45", "hunyuan", "k2-horizon", "solar-open2")
 #: Formats read from text only (bytes are decoded first); a decoded object is an error.
 TEXT_FORMATS = frozenset({"python", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
-                          "harmony", "kimi-k2", "glm45"})
+                          "harmony", "kimi-k2", "glm45", "hunyuan", "k2-horizon", "solar-open2"})
 
 
 def parse_calls(
@@ -318,6 +318,9 @@ _MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("granite", (native.GRANITE_TAG, native.GRANITE_FC_TAG)),
     ("harmony", harmony.MARKERS),
     ("kimi-k2", kimi.MARKERS),
+    ("hunyuan", glm.HUNYUAN_MARKERS),
+    ("k2-horizon", glm.K2_MARKERS),
+    ("solar-open2", glm.SOLAR_MARKERS),
 )
 # A call's start (``name(`` at the very beginning) and call syntax anywhere (``x(``, ``[``, ``{``). Possessive
 # runs and no nested quantifiers: linear on any text.
@@ -366,12 +369,15 @@ def _detect_all(text: str, start: int) -> list[tuple[str, int]]:
     found = _marker_hits(text, start, _MARKERS)
     call = text.find(chat_text.CALL_OPEN, start)
     stray = text.find(chat_text.CALL_CLOSE, start)
-    if call != -1:
+    if any(n == "hunyuan" for n, _ in found):
+        pass  # Hy3's <tool_call>NAME<tool_sep>: Hunyuan's own tags, not a Hermes or GLM block
+    elif call != -1:
         after = native._skip_space(text, call + len(chat_text.CALL_OPEN))
         if text.startswith(native.FUNCTION_OPEN, after):
             found.append(("qwen3-coder", call))
         elif glm.starts_glm_block(text, after):
-            found.append(("glm45", call))
+            wrapped = text.find(glm.HY3.section_open, start, call) != -1
+            found.append(("hunyuan" if wrapped else "glm45", call))  # GLM never writes Hy4's <tool_calls>
         elif stray == -1 and text.startswith("[", after) and not any(n == "granite" for n, _ in found):
             found.append(("granite", call))
         else:
@@ -452,7 +458,7 @@ def _shifted_plain(raw: str, start: int, limits: Limits) -> list[Step]:
 
 #: What ``auto`` tries on text with no format's marker, named in its error.
 _TRIED = ("python", "json", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
-          "harmony", "kimi-k2", "glm45", "JSON or Python in ``` fences")
+          "harmony", "kimi-k2", "glm45", "hunyuan", "k2-horizon", "solar-open2", "JSON or Python in ``` fences")
 
 
 def _auto_plain(raw: str, limits: Limits) -> list[Step]:
@@ -750,6 +756,9 @@ _SUMMARIES = {
     "harmony": "gpt-oss Harmony messages: <|channel|>commentary to=functions.f<|message|>{...}<|call|>",
     "kimi-k2": "Kimi-K2 <|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{...} sections",
     "glm45": "GLM-4.5/4.6/4.7 <tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>",
+    "hunyuan": "Tencent Hy4 <tool_calls:SUFFIX><tool_call:SUFFIX>name<arg_key:SUFFIX>k... and Hy3 name<tool_sep>",
+    "k2-horizon": "K2 Horizon / K2-V3 <ifm|tool_call>name<ifm|arg_key>k</ifm|arg_key><ifm|arg_value>v..., or JSON",
+    "solar-open2": "Solar Open 2 <|tool_call:start|>name <|tool_arg:start|>k<|tool_arg:value|>v<|tool_arg:end|>",
 }
 
 
@@ -757,7 +766,9 @@ def _register_builtins() -> None:
     text_readers = {"llama3": native.read_llama3, "mistral": native.read_mistral,
                     "qwen3-coder": native.read_qwen3_coder, "deepseek": dsml.read_deepseek,
                     "granite": native.read_granite, "phi4": native.read_phi4, "glm45": glm.read_glm45,
-                    "harmony": harmony.read_harmony, "kimi-k2": kimi.read_kimi_k2}
+                    "harmony": harmony.read_harmony, "kimi-k2": kimi.read_kimi_k2,
+                    "hunyuan": glm.read_hunyuan, "k2-horizon": glm.read_k2_horizon,
+                    "solar-open2": glm.read_solar_open2}
     for name in FORMATS:
         if name == "auto":
             read = _read_auto
