@@ -378,6 +378,8 @@ def _detect_all(text: str, start: int) -> list[tuple[str, int]]:
         elif glm.starts_glm_block(text, after):
             wrapped = text.find(glm.HY3.section_open, start, call) != -1
             found.append(("hunyuan" if wrapped else "glm45", call))  # GLM never writes Hy4's <tool_calls>
+        elif glm.bare_name_at(text, after) and text.find(glm.HY3.section_open, start, call) != -1:
+            found.append(("hunyuan", call))  # Hy3 or Hy4 cut short after a name: no Hermes block starts so
         elif stray == -1 and text.startswith("[", after) and not any(n == "granite" for n, _ in found):
             found.append(("granite", call))
         else:

@@ -114,6 +114,9 @@ HUNYUAN_MARKERS = ("<tool_sep", "<tool_calls:", "<tool_call:", "</tool_call:", "
 K2_MARKERS = ("<ifm|tool_call", "</ifm|tool_call", K2_HORIZON.key_open, K2_HORIZON.value_close)
 SOLAR_MARKERS = (SOLAR_OPEN2.call_open, SOLAR_OPEN2.call_close, SOLAR_OPEN2.key_open, SOLAR_OPEN2.key_close,
                  SOLAR_OPEN2.value_close)
+#: Each key/value format's tokens no other one writes, and the dialects it reads (for :func:`_no_kin`).
+_KIN = (("hunyuan", HUNYUAN_MARKERS), ("k2-horizon", K2_MARKERS), ("solar-open2", SOLAR_MARKERS))
+_KIN_MODELS = {"hunyuan": ("Hy3", "Hy4"), "k2-horizon": ("K2 Horizon",), "solar-open2": ("Solar Open 2",)}
 KEY_OPEN, KEY_CLOSE = GLM45.key_open, GLM45.key_close
 VALUE_OPEN, VALUE_CLOSE = GLM45.value_open, GLM45.value_close
 #: Two characters SGLang's GLM-4.5 detector takes for a line break between tags: a model that escaped its
@@ -195,8 +198,22 @@ def read_pairs(text: str, limits: Limits, types: TypeHint | None, dialect: Diale
         check_text(text, limits, fmt)  # values are bare text: brackets in them are not nesting
     start = after_reasoning(text, dialect, fmt)
     spans = _blocks(text, start, dialect, fmt)
+    if not spans:
+        _no_kin(text, start, dialect, fmt)
     _sections(text, start, spans, dialect, fmt)
     return [step for begin, end in spans for step in _call(text, begin, end, limits, types, dialect, fmt)]
+
+
+def _no_kin(text: str, start: int, dialect: Dialect, fmt: str) -> None:
+    """Text with no call block of ``dialect`` but another key/value family's tokens was written for that family:
+    an error naming it, never a silent no-call."""
+    for name, markers in _KIN:
+        if dialect.model in _KIN_MODELS[name]:
+            continue
+        found = [p for p in (text.find(m, start) for m in markers) if p != -1]
+        if found:
+            raise ParseError(f"no {dialect.call_open} call, but {name}'s tokens: pass format={name!r}",
+                             line_col(text, min(found)), fmt)
 
 
 def after_reasoning(text: str, dialect: Dialect, fmt: str) -> int:
@@ -229,12 +246,21 @@ def starts_glm_block(text: str, after: int) -> bool:
     >>> starts_glm_block('<tool_call>{"name": "f"}</tool_call>', 11), starts_glm_block("<tool_call>f(x=1)", 11)
     (False, False)
     """
-    name_end = _name_end(text, after, len(text))
-    name = _strip_blank(text[after:name_end])
-    if not name or any(c in _NOT_IN_NAME for c in name):
+    if not bare_name_at(text, after):
         return False
-    tag = _skip_blank(text, name_end, len(text))
+    tag = _skip_blank(text, _name_end(text, after, len(text)), len(text))
     return text.startswith(KEY_OPEN, tag) or text.startswith(GLM45.call_close, tag)
+
+
+def bare_name_at(text: str, after: int) -> bool:
+    """Whether a bare tool name (no spaces, brackets, quotes or ``=``) starts at ``after`` and runs to the end
+    of its line, the next tag or the end of the text.
+
+    >>> bare_name_at("<tool_call>get_weather", 11), bare_name_at("<tool_call>f(x=1)", 11)
+    (True, False)
+    """
+    name = _strip_blank(text[after:_name_end(text, after, len(text))])
+    return bool(name) and not any(c in _NOT_IN_NAME for c in name)
 
 
 def _blocks(text: str, start: int, dialect: Dialect, fmt: str) -> list[tuple[int, int]]:
@@ -345,7 +371,9 @@ def _call(text: str, begin: int, end: int, limits: Limits, types: TypeHint | Non
         if pos >= end:
             return [Step(name, args)]
         if not text.startswith(dialect.key_open, pos):
-            raise ParseError(f"expected {dialect.key_open} or {dialect.call_close}", line_col(text, pos), fmt)
+            hy3 = " (<tool_sep> after the name is Tencent Hy3's: pass format='hunyuan')" \
+                if not dialect.sep and text.startswith("<tool_sep", pos) else ""
+            raise ParseError(f"expected {dialect.key_open} or {dialect.call_close}{hy3}", line_col(text, pos), fmt)
         pair_at = pos
         key, written, value_at, pos = _pair(text, pair_at, end, dialect, fmt)
         if key in args:

@@ -237,7 +237,7 @@ def to_hunyuan(calls: Iterable[Step]) -> str:
     """Tencent Hy4's calls as its open checkpoint writes them: GLM-4.7's tags with the ``:opensource`` suffix,
     in one ``<tool_calls:opensource>`` section, no whitespace between tags (values as :func:`to_glm45`'s).
 
-    >>> to_hunyuan([Step("f", {"n": 3})])[:68]
+    >>> to_hunyuan([Step("f", {"n": 3})])[:67]
     '<tool_calls:opensource><tool_call:opensource>f<arg_key:opensource>n'
     """
     from ek.parsing.glm import HY4
