@@ -320,7 +320,8 @@ def test_hostile_outputs_in_every_format_are_decided(fmt: str) -> None:
         deep = _wrapped(fmt, opener * DEEP)
         outcome = _decided(deep, fmt)
         if isinstance(outcome, list):  # qwen3-coder and the key/value formats: a parameter's bare text is text
-            assert fmt in ("qwen3-coder", "glm45", "hunyuan", "k2-horizon", "solar-open2") and outcome == [Step("f", {"x": opener * DEEP})]
+            assert fmt in ("qwen3-coder", "glm45", "hunyuan", "k2-horizon", "solar-open2")
+            assert outcome == [Step("f", {"x": opener * DEEP})]
         else:
             assert isinstance(outcome, ParseError) and "nesting deeper" in outcome.reason, (opener, outcome)
     huge = _decided(_wrapped(fmt, HUGE_INT), fmt)

@@ -295,8 +295,8 @@ def _sections(text: str, start: int, spans: list[tuple[int, int]], dialect: Dial
     if not dialect.section_open:
         return
     opener, closer = dialect.section_open, dialect.section_close
-    gaps = [start, *(p for begin, end in spans for p in (begin - len(dialect.call_open), end + len(dialect.call_close))),
-            len(text)]
+    opened_at, closed_at = len(dialect.call_open), len(dialect.call_close)
+    gaps = [start, *(p for begin, end in spans for p in (begin - opened_at, end + closed_at)), len(text)]
     opened = -1
     for low, high in zip(gaps[::2], gaps[1::2], strict=True):
         pos = low
