@@ -61,6 +61,13 @@ def test_one_suffix_per_output_a_tag_with_another_is_an_error_at_it() -> None:
         assert info.value.format == "hunyuan" and info.value.position == (1, 70)
 
 
+def test_a_value_holding_tags_without_the_suffix_is_text() -> None:
+    """Only tags between the calls are held to the output's suffix; a value (code, say) is text."""
+    text = hy4(hy4_call("write", ("code", "a <tool_call> b <think> </arg_key>")))
+    expected = [Step("write", {"code": "a <tool_call> b <think> </arg_key>"})]
+    assert parse_calls(text, "hunyuan") == parse_calls(text) == expected
+
+
 def test_the_suffix_is_the_reasoning_tags_and_a_call_quoted_in_reasoning_is_not_read() -> None:
     text = ("<think:opensource>I could write <tool_call:opensource>g</tool_call:opensource></think:opensource>"
             + hy4(hy4_call("f")))

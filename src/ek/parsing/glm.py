@@ -31,6 +31,7 @@ no regex); values are typed as Qwen3-Coder's are (:func:`ek.parsing.native.typed
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -160,8 +161,7 @@ def read_hunyuan(text: str, limits: Limits, types: TypeHint | None = None, fmt: 
     suffix = _hy_suffix(text)
     hy3 = text.find(f"<tool_sep{suffix}>") != -1
     dialect = hunyuan(suffix, hy3=hy3)
-    _same_suffix(text, suffix, dialect, fmt)
-    return read_pairs(text, limits, types, dialect, fmt)
+    return read_pairs(text, limits, types, dialect, fmt, partial(_same_suffix, text, suffix, dialect, fmt))
 
 
 def read_k2_horizon(text: str, limits: Limits, types: TypeHint | None = None,
@@ -189,18 +189,22 @@ def read_solar_open2(text: str, limits: Limits, types: TypeHint | None = None,
     return read_pairs(text, limits, types, SOLAR_OPEN2, fmt)
 
 
-def read_pairs(text: str, limits: Limits, types: TypeHint | None, dialect: Dialect, fmt: str) -> list[Step]:
+def read_pairs(text: str, limits: Limits, types: TypeHint | None, dialect: Dialect, fmt: str,
+               between: Callable[[int, int], None] | None = None) -> list[Step]:
     """Every call block of ``dialect`` after its leading reasoning; text with none is no calls. Prose around the
-    blocks is skipped; the section tags there (if the dialect has them) must pair up. A value is typed by
-    ``types`` when it names the parameter's type, else by the ``arg_type`` the model wrote (K2), else it is the
-    JSON value when its text parses as JSON, else the text."""
+    blocks is skipped; the section tags there (if the dialect has them) must pair up, and ``between(low, high)``
+    checks each stretch of it. A value is typed by ``types`` when it names the parameter's type, else by the
+    ``arg_type`` the model wrote (K2), else it is the JSON value when its text parses as JSON, else the text."""
     if len(text) > limits.max_size:
         check_text(text, limits, fmt)  # values are bare text: brackets in them are not nesting
     start = after_reasoning(text, dialect, fmt)
     spans = _blocks(text, start, dialect, fmt)
     if not spans:
         _no_kin(text, start, dialect, fmt)
-    _sections(text, start, spans, dialect, fmt)
+    gaps = _gaps(text, start, spans, dialect)
+    _sections(text, gaps, dialect, fmt)
+    for low, high in gaps if between is not None else ():
+        between(low, high)
     return [step for begin, end in spans for step in _call(text, begin, end, limits, types, dialect, fmt)]
 
 
@@ -290,15 +294,20 @@ def _blocks(text: str, start: int, dialect: Dialect, fmt: str) -> list[tuple[int
         pos = end + len(closer)
 
 
-def _sections(text: str, start: int, spans: list[tuple[int, int]], dialect: Dialect, fmt: str) -> None:
+def _gaps(text: str, start: int, spans: list[tuple[int, int]], dialect: Dialect) -> list[tuple[int, int]]:
+    """The stretches of ``text`` after ``start`` outside the call blocks ``spans`` (their tags included)."""
+    opened_at, closed_at = len(dialect.call_open), len(dialect.call_close)
+    edges = [start, *(p for begin, end in spans for p in (begin - opened_at, end + closed_at)), len(text)]
+    return list(zip(edges[::2], edges[1::2], strict=True))
+
+
+def _sections(text: str, gaps: list[tuple[int, int]], dialect: Dialect, fmt: str) -> None:
     """The section tags outside the blocks must pair up, each opened one closed (else the output was cut short)."""
     if not dialect.section_open:
         return
     opener, closer = dialect.section_open, dialect.section_close
-    opened_at, closed_at = len(dialect.call_open), len(dialect.call_close)
-    gaps = [start, *(p for begin, end in spans for p in (begin - opened_at, end + closed_at)), len(text)]
     opened = -1
-    for low, high in zip(gaps[::2], gaps[1::2], strict=True):
+    for low, high in gaps:
         pos = low
         while True:
             hits = [(p, tag) for tag in (opener, closer) if (p := text.find(tag, pos, high)) != -1]
@@ -484,14 +493,15 @@ def _tag_suffix(text: str, pos: int) -> str | None:
     return suffix
 
 
-def _same_suffix(text: str, suffix: str, dialect: Dialect, fmt: str) -> None:
-    """A checkpoint writes one suffix: a Hunyuan tag with another one (or none) is an error at it, never prose."""
+def _same_suffix(text: str, suffix: str, dialect: Dialect, fmt: str, low: int, high: int) -> None:
+    """A checkpoint writes one suffix: a Hunyuan tag with another one (or none) between the calls (``text[low:high]``)
+    is an error at it, never prose. Inside a call the tags are read strictly, and a value is text."""
     for name in _HY_TAGS:
         for prefix in (f"<{name}", f"</{name}"):
-            pos = text.find(prefix)
+            pos = text.find(prefix, low, high)
             while pos != -1:
                 found = _tag_suffix(text, pos + len(prefix))
                 if found is not None and found != suffix:
                     raise ParseError(f"{prefix}{found}>: a Hunyuan tag with another suffix than {dialect.call_open} "
                                      "(a checkpoint writes one)", line_col(text, pos), fmt)
-                pos = text.find(prefix, pos + len(prefix))
+                pos = text.find(prefix, pos + len(prefix), high)
