@@ -109,6 +109,10 @@ def test_hy3_went_to_hermes_in_auto_and_is_hunyuans_now() -> None:
      "<ifm|tool_calls> inside an unclosed <ifm|tool_calls>", False),
     ("solar-open2", "<|tool_call:start|>f\n<|tool_call:start|>g\n<|tool_call:end|>", (2, 1),
      "<|tool_call:start|> inside an unclosed <|tool_call:start|> block", False),
+    ("k2-horizon", "<ifm|tool_calls>junk</ifm|tool_calls>", (1, 17),
+     "expected <ifm|tool_call> or </ifm|tool_calls> between the calls", False),  # vLLM's malformed 'junk' group
+    ("k2-horizon", "<ifm|tool_calls><ifm|tool_call>f</ifm|tool_call>\n</ifm|tool_ca", (2, 1),
+     "between the calls (output cut short?)", True),
 ])
 def test_sections_and_blocks_must_pair_up(fmt: str, text: str, where: tuple[int, int], fragment: str,
                                           cut: bool) -> None:
@@ -118,6 +122,13 @@ def test_sections_and_blocks_must_pair_up(fmt: str, text: str, where: tuple[int,
         with pytest.raises(ParseError, match=re.escape(fragment)) as info:
             parse_calls(text, how)
         assert info.value.format == fmt and info.value.position == where and info.value.cut_short is cut
+
+
+def test_hunyuan_a13bs_json_list_is_an_error_in_hunyuan_not_no_calls() -> None:
+    """Hunyuan-A13B writes ``<tool_calls>[{...}]</tool_calls>``: not Hy3's or Hy4's, and never silently nothing."""
+    with pytest.raises(ParseError, match="expected <tool_call> or </tool_calls> between the calls") as info:
+        parse_calls('<tool_calls>[{"name": "a", "arguments": {}}]</tool_calls>', "hunyuan")
+    assert info.value.position == (1, 13)
 
 
 @pytest.mark.parametrize(("text", "fmt", "other"), [

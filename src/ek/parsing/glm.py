@@ -202,9 +202,9 @@ def read_pairs(text: str, limits: Limits, types: TypeHint | None, dialect: Diale
     if not spans:
         _no_kin(text, start, dialect, fmt)
     gaps = _gaps(text, start, spans, dialect)
-    _sections(text, gaps, dialect, fmt)
     for low, high in gaps if between is not None else ():
         between(low, high)
+    _sections(text, gaps, dialect, fmt)
     return [step for begin, end in spans for step in _call(text, begin, end, limits, types, dialect, fmt)]
 
 
@@ -302,7 +302,8 @@ def _gaps(text: str, start: int, spans: list[tuple[int, int]], dialect: Dialect)
 
 
 def _sections(text: str, gaps: list[tuple[int, int]], dialect: Dialect, fmt: str) -> None:
-    """The section tags outside the blocks must pair up, each opened one closed (else the output was cut short)."""
+    """The section tags outside the blocks must pair up, each opened one closed (else the output was cut short),
+    and a section holds calls only: text in it between them is an error (vLLM reads no call from it either)."""
     if not dialect.section_open:
         return
     opener, closer = dialect.section_open, dialect.section_close
@@ -311,9 +312,11 @@ def _sections(text: str, gaps: list[tuple[int, int]], dialect: Dialect, fmt: str
         pos = low
         while True:
             hits = [(p, tag) for tag in (opener, closer) if (p := text.find(tag, pos, high)) != -1]
+            at, tag = min(hits) if hits else (high, "")
+            if opened != -1:
+                _blank_inside(text, pos, at, dialect, fmt)
             if not hits:
                 break
-            at, tag = min(hits)
             if tag == opener and opened != -1:
                 raise ParseError(f"{opener} inside an unclosed {opener}", line_col(text, at), fmt)
             if tag == closer and opened == -1:
@@ -323,6 +326,18 @@ def _sections(text: str, gaps: list[tuple[int, int]], dialect: Dialect, fmt: str
     if opened != -1:
         raise ParseError(f"the calls are not closed by {closer} (output cut short?)", line_col(text, opened), fmt,
                          cut_short=True)
+
+
+def _blank_inside(text: str, pos: int, stop: int, dialect: Dialect, fmt: str) -> None:
+    """``text[pos:stop]``, inside a section between its calls, must be blank; the start of a tag at the very end
+    of the output is a cut-short one."""
+    first = _skip_blank(text, pos, stop)
+    if first >= stop:
+        return
+    rest = text[first:stop]
+    cut = stop == len(text) and any(t.startswith(rest) for t in (dialect.call_open, dialect.section_close))
+    raise ParseError(f"expected {dialect.call_open} or {dialect.section_close} between the calls"
+                     + (" (output cut short?)" if cut else ""), line_col(text, first), fmt, cut_short=cut)
 
 
 def _name_end(text: str, pos: int, end: int) -> int:
