@@ -22,19 +22,25 @@ TEXT = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines
 TEXT = [c for c in TEXT if isinstance(c["completion"], str) and c["calls"]]
 
 
+#: The "name, then key/value pairs" formats (ek.parsing.glm): a call block is read only when closed.
+_PAIRS = ("glm45", "hunyuan", "k2-horizon", "solar-open2")
+
+
 def _cuts(text: str, name: str, fmt: str = "") -> list[int]:
     """Offsets inside the last call: from just after its name (``functions.NAME`` in gpt-oss's and Kimi-K2's
     text) to just before the output's last closing bracket or ``</function>`` (three points spread over that
     span, plus both ends). A cut just before a last ``</tool_call>`` is not among them: the call before it is
-    whole, and read (a stop string); in GLM's format, which never reads a block without its ``</tool_call>``
-    (as vLLM and SGLang), it is, and so is a cut just before MiniMax-M2's ``</minimax:tool_call>``. Kimi-K3 writes the name escaped (``tool="a&amp;b"``) and ends a call with
-    ``<|close|>call<|sep|>``."""
+    whole, and read (a stop string); in GLM's format and its kin (``_PAIRS``), which never read a block without
+    its closing tag (as vLLM and SGLang), it is, and so is a cut just before MiniMax-M2's ``</minimax:tool_call>``.
+    Kimi-K3 writes the name escaped (``tool="a&amp;b"``) and ends a call with ``<|close|>call<|sep|>``."""
     names = "|".join(re.escape(n) for n in {name, name.replace("&", "&amp;").replace('"', "&quot;")})
     start = [m.end() for m in re.finditer(rf"(?<![\w.])(?:functions\.)?(?:{names})(?![\w.])", text)][-1]
     end = max(text.rfind("}"), text.rfind(")"), text.rfind("]"), text.rfind("</function>"), text.rfind("</parameter>"),
               text.rfind("</arg_value>"), text.rfind("</｜DSML｜invoke>"), text.rfind("</｜DSML｜ invoke>"),
-              text.rfind("</tool_call>") if fmt == "glm45" else -1, text.rfind("<|close|>call<|sep|>"),
-              text.rfind("</minimax:tool_call>") if fmt == "minimax-m2" else -1)
+              text.rfind("</arg_value:"), text.rfind("</ifm|arg_value>"), text.rfind("<|tool_arg:end|>"),
+              text.rfind("<|close|>call<|sep|>"), text.rfind("</minimax:tool_call>") if fmt == "minimax-m2" else -1,
+              *((text.rfind(t) for t in ("</tool_call>", "</tool_call:", "</ifm|tool_call>", "<|tool_call:end|>"))
+                if fmt in _PAIRS else ()))
     assert end >= start, text  # equal: a call with no arguments, cut right after its name
     return sorted({start, end, *(start + (end - start) * k // 4 for k in (1, 2, 3))})
 

@@ -242,6 +242,7 @@ from ek.parsing import (  # noqa: E402
     minimax,  # noqa: E402
     native,  # noqa: E402
 )
+from ek.parsing.render import to_hunyuan, to_k2_horizon, to_solar_open2  # noqa: E402
 
 #: Each format's own markers: what its reader searches for, repeated 100k times below.
 MARKERS = {
@@ -290,6 +291,12 @@ MARKERS = {
                 '<|open|>tools<|sep|><|open|>call tool="f"<|sep|>', '<|open|>argument key="x"<|sep|>',
                 '<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="x" type="number"<|sep|>'],
 }
+MARKERS["hunyuan"] = [*glm.HUNYUAN_MARKERS, glm.HY4.call_open, glm.HY4.key_open, glm.HY4.value_open,
+                      f"{glm.HY4.call_open}f", f"{glm.HY3.call_open}f{glm.HY3.sep}", glm.HY3.section_open,
+                      "<think:opensource>", "<tool_call:" + "x" * 150]
+MARKERS["k2-horizon"] = [*glm.K2_MARKERS, "<ifm|tool_calls>", "<ifm|think>", f"{glm.K2_HORIZON.call_open}f",
+                         glm.K2_HORIZON.type_open, f"{glm.K2_HORIZON.call_open}[", f"{glm.K2_HORIZON.call_open}{{"]
+MARKERS["solar-open2"] = [*glm.SOLAR_MARKERS, "<|think:start|>", f"{glm.SOLAR_OPEN2.call_open}f\n"]
 MARKERS["deepseek"] += [tag for dialect in dsml.DIALECTS for tag in (
     dialect.calls_open, f'{dialect.invoke_open} name="f">', f'{dialect.param_open} name="x" string="true">',
     dialect.param_close)]
@@ -313,7 +320,7 @@ def _wrapped(fmt: str, inner: str) -> str:
                           "</invoke>\n</minimax:tool_call>",
             "gemma4": f"<|tool_call>call:f{{x:{inner}}}<tool_call|>",
             "functiongemma": f"<start_function_call>call:f{{x:{inner}}}<end_function_call>",
-            "jamba": f"<tool_calls>[{call}]</tool_calls>", "hunyuan": f"<tool_calls>[{call}]</tool_calls>",
+            "jamba": f"<tool_calls>[{call}]</tool_calls>",
             "nemotron": f"<TOOLCALL>[{call}]</TOOLCALL>", "lfm2": f"<|tool_call_start|>[f(x={inner})]<|tool_call_end|>",
             "pangu": f"<|tool_call_start|>[{call}]<|tool_call_end|>",
             "apertus": '<|tools_prefix|>[{"f": {"x": %s}}]<|tools_suffix|>' % inner,
@@ -321,7 +328,10 @@ def _wrapped(fmt: str, inner: str) -> str:
                       % inner,
             "qwen25-coder": f"<tools>\n{call}\n</tools>",
             "kimi-k3": '<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="x" type="number"'
-                       f"<|sep|>{inner}<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"}.get(fmt, call)
+                       f"<|sep|>{inner}<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>",
+            "hunyuan": to_hunyuan([Step("f", {"x": "@"})]).replace("@", inner),
+            "k2-horizon": to_k2_horizon([Step("f", {"x": "@"})]).replace("@", inner),
+            "solar-open2": to_solar_open2([Step("f", {"x": "@"})]).replace("@", inner)}.get(fmt, call)
 
 
 def _decided(text: str, fmt: str, **limits: int) -> object:
@@ -344,9 +354,11 @@ def test_hostile_outputs_in_every_format_are_decided(fmt: str) -> None:
     for opener in ("[", "{", "("):
         deep = _wrapped(fmt, opener * DEEP)
         outcome = _decided(deep, fmt)
-        if isinstance(outcome, list):  # qwen3-coder, glm45, minimax-m2: a parameter's bare text is text, never nested
-            # kimi-k3: a typed value that is not JSON ("(((...") is kept as its text, as vLLM and SGLang keep it
-            assert fmt in ("qwen3-coder", "glm45", "minimax-m2") or (fmt, opener) == ("kimi-k3", "(")
+        if isinstance(outcome, list):  # qwen3-coder, minimax-m2 and the key/value formats: a parameter's bare text is
+            # text, never nested; kimi-k3: a typed value that is not JSON ("(((...") is kept as its text, as vLLM and
+            # SGLang keep it
+            assert fmt in ("qwen3-coder", "glm45", "hunyuan", "k2-horizon", "solar-open2", "minimax-m2") or (
+                fmt, opener) == ("kimi-k3", "(")
             assert outcome == [Step("f", {"x": opener * DEEP})]
         elif opener != "[" and fmt in ("gemma4", "functiongemma"):  # "(" starts no value, "{" wants a key first
             assert isinstance(outcome, ParseError) and outcome.reason.startswith("expected a"), outcome
@@ -398,7 +410,7 @@ _SCALING = r'''
 import json, sys, time
 from ek.calls import Step
 from ek.parsing import parse_calls
-from ek.parsing.render import RENDERERS, to_deepseek_v32, to_deepseek_v41
+from ek.parsing.render import RENDERERS, to_deepseek_v32, to_deepseek_v41, to_hunyuan_hy3
 
 def cpu(text, fmt):
     best = None
@@ -410,9 +422,9 @@ def cpu(text, fmt):
     return max(best, 1e-4)
 
 SMALL, LARGE = 4000, 16000
-renderers = dict(RENDERERS, deepseek_v32=to_deepseek_v32, deepseek_v41=to_deepseek_v41)
+renderers = dict(RENDERERS, deepseek_v32=to_deepseek_v32, deepseek_v41=to_deepseek_v41, hunyuan_hy3=to_hunyuan_hy3)
 for name, render in renderers.items():
-    fmt = "deepseek" if name.startswith("deepseek_") else name
+    fmt = "deepseek" if name.startswith("deepseek_") else "hunyuan" if name == "hunyuan_hy3" else name
     texts = [render([Step("f", {"a": 1, "b": "x y"})] * n) for n in (SMALL, LARGE)]
     texts = [t if isinstance(t, str) else json.dumps(t) for t in texts]
     print(name, round(cpu(texts[1], fmt) / cpu(texts[0], fmt), 1))
@@ -427,5 +439,5 @@ def test_reading_grows_linearly_with_the_number_of_calls() -> None:
     done = subprocess.run([sys.executable, "-c", _SCALING], capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     ratios = dict(line.rsplit(" ", 1) for line in done.stdout.splitlines())
-    assert len(ratios) == len(RENDERERS) + 2, done.stdout
+    assert len(ratios) == len(RENDERERS) + 3, done.stdout  # and to_deepseek_v32, _v41, to_hunyuan_hy3
     assert {name: ratio for name, ratio in ratios.items() if float(ratio) >= 9} == {}, ratios

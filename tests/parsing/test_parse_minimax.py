@@ -262,8 +262,12 @@ names = st.from_regex(r"[A-Za-z_][A-Za-z0-9_.:-]{0,8}", fullmatch=True)
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.builds(Step, names, st.dictionaries(names, values, max_size=4)), max_size=3))
 def test_render_then_read_is_the_identity(calls: list[Step]) -> None:
-    assert parse_calls(to_minimax_m2(calls), "minimax-m2") == calls
-    assert parse_calls(to_minimax_m2(calls)) == calls
+    from ek.parsing.api import detect_text
+
+    text = to_minimax_m2(calls)
+    assert parse_calls(text, "minimax-m2") == calls
+    if {name for name, _ in detect_text(text)} <= {"minimax-m2"}:  # a value holding another format's marker
+        assert parse_calls(text) == calls  # ([TOOL_CALLS]) makes auto ask which format is meant, by design
 
 
 # --------------------------------------------------------------------------- hostile

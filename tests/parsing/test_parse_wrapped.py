@@ -29,7 +29,8 @@ def _error(text: str, fmt: str = "auto") -> ParseError:
 
 
 def test_every_wrapped_format_is_registered_and_rendered() -> None:
-    assert set(WRAPPED) == {"jamba", "hunyuan", "nemotron", "lfm2", "pangu", "apertus", "cohere", "qwen25-coder"}
+    # Hunyuan-A13B writes Jamba's block; the hunyuan format reads it with Hy3's and Hy4's tags (test_parse_kv_dialects)
+    assert set(WRAPPED) == {"jamba", "nemotron", "lfm2", "pangu", "apertus", "cohere", "qwen25-coder"}
     assert set(WRAPPED) <= set(format_names()) and set(WRAPPED) <= set(RENDERERS)
 
 
@@ -150,7 +151,7 @@ def test_errors_name_the_format_the_place_and_what_was_expected(text: str, fmt: 
 # --------------------------------------------------------------------------- a missing close token
 
 
-@pytest.mark.parametrize("fmt", ["jamba", "hunyuan", "nemotron", "pangu"])
+@pytest.mark.parametrize("fmt", ["jamba", "nemotron", "pangu"])
 def test_whole_calls_without_their_close_token_are_cut_short_where_the_stacks_read_none(fmt: str) -> None:
     text = render(CALLS, fmt).removesuffix(WRAPPERS[fmt].close)
     error = _error(text, fmt)

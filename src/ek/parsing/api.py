@@ -39,10 +39,10 @@ from ek.parsing.registry import Reading
 #: The built-in format names (``registry.names()`` adds the registered ones).
 FORMATS = ("auto", "python", "openai", "anthropic", "json", "bfcl", "hermes", "llama3", "mistral", "qwen3-coder",
            "deepseek", "granite", "phi4", "gemini", "bedrock", "langchain", "ollama", "mcp",
-           "harmony", "kimi-k2", "glm45", "kimi-k3", "minimax-m2", "gemma4", "functiongemma", *wrapped.WRAPPERS)
+           "harmony", "kimi-k2", "glm45", "hunyuan", "k2-horizon", "solar-open2", "kimi-k3", "minimax-m2", "gemma4", "functiongemma", *wrapped.WRAPPERS)
 #: Formats read from text only (bytes are decoded first); a decoded object is an error.
 TEXT_FORMATS = frozenset({"python", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
-                          "harmony", "kimi-k2", "glm45", "kimi-k3", "minimax-m2", "gemma4", "functiongemma",
+                          "harmony", "kimi-k2", "glm45", "hunyuan", "k2-horizon", "solar-open2", "kimi-k3", "minimax-m2", "gemma4", "functiongemma",
                           *wrapped.WRAPPERS})
 
 
@@ -339,6 +339,9 @@ _MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("gemma4", gemma.GEMMA4.markers),
     ("functiongemma", gemma.FUNCTIONGEMMA.markers),
     ("kimi-k3", kimi_k3.MARKERS),
+    ("hunyuan", glm.HUNYUAN_MARKERS),
+    ("k2-horizon", glm.K2_MARKERS),
+    ("solar-open2", glm.SOLAR_MARKERS),
 )
 # A call's start (``name(`` at the very beginning) and call syntax anywhere (``x(``, ``[``, ``{``). Possessive
 # runs and no nested quantifiers: linear on any text.
@@ -392,12 +395,17 @@ def _detect_all(text: str, start: int) -> list[tuple[str, int]]:
             found.append(("lfm2", stray))
     call = text.find(chat_text.CALL_OPEN, start)
     stray = text.find(chat_text.CALL_CLOSE, start)
-    if call != -1:
+    if any(n == "hunyuan" for n, _ in found):
+        pass  # Hy3's <tool_call>NAME<tool_sep>: Hunyuan's own tags, not a Hermes or GLM block
+    elif call != -1:
         after = native._skip_space(text, call + len(chat_text.CALL_OPEN))
         if text.startswith(native.FUNCTION_OPEN, after):
             found.append(("qwen3-coder", call))
         elif glm.starts_glm_block(text, after):
-            found.append(("glm45", call))
+            in_section = text.find(glm.HY3.section_open, start, call) != -1
+            found.append(("hunyuan" if in_section else "glm45", call))  # GLM never writes Hy4's <tool_calls>
+        elif glm.bare_name_at(text, after) and text.find(glm.HY3.section_open, start, call) != -1:
+            found.append(("hunyuan", call))  # Hy3 or Hy4 cut short after a name: no Hermes block starts so
         elif stray == -1 and text.startswith("[", after) and not any(n == "granite" for n, _ in found):
             found.append(("granite", call))
         else:
@@ -478,7 +486,7 @@ def _shifted_plain(raw: str, start: int, limits: Limits) -> list[Step]:
 
 #: What ``auto`` tries on text with no format's marker, named in its error.
 _TRIED = ("python", "json", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
-          "harmony", "kimi-k2", "glm45", "kimi-k3", "minimax-m2", "gemma4", "functiongemma", *wrapped.WRAPPERS,
+          "harmony", "kimi-k2", "glm45", "hunyuan", "k2-horizon", "solar-open2", "kimi-k3", "minimax-m2", "gemma4", "functiongemma", *wrapped.WRAPPERS,
           "JSON or Python in ``` fences")
 
 
@@ -796,13 +804,16 @@ _SUMMARIES = {
     "gemma4": 'Gemma 4 <|tool_call>call:f{k:<|"|>v<|"|>,n:1}<tool_call|>',
     "functiongemma": "FunctionGemma <start_function_call>call:f{k:<escape>v<escape>}<end_function_call>",
     "jamba": "AI21 Jamba <tool_calls>[{name, arguments}]</tool_calls>",
-    "hunyuan": "Hunyuan-A13B <tool_calls>[{name, arguments}]</tool_calls>",
     "nemotron": "NVIDIA Nemotron <TOOLCALL>[{name, arguments}]</TOOLCALL>",
     "lfm2": "Liquid LFM2/LFM2.5 <|tool_call_start|>[f(a=1), g()]<|tool_call_end|>",
     "pangu": "openPangu <|tool_call_start|>[{name, arguments}]<|tool_call_end|>",
     "apertus": "Swiss AI Apertus <|tools_prefix|>[{\"f\": {...}}]<|tools_suffix|>",
     "cohere": "Cohere Command <|START_ACTION|>[{tool_call_id, tool_name, parameters}]<|END_ACTION|>",
     "qwen25-coder": "Qwen2.5-Coder <tools>{name, arguments} or [...]</tools>",
+    "hunyuan": "Tencent Hy4 <tool_calls:SUFFIX><tool_call:SUFFIX>name<arg_key:SUFFIX>k..., Hy3 name<tool_sep>, "
+               "and Hunyuan-A13B <tool_calls>[{name, arguments}]</tool_calls>",
+    "k2-horizon": "K2 Horizon / K2-V3 <ifm|tool_call>name<ifm|arg_key>k</ifm|arg_key><ifm|arg_value>v..., or JSON",
+    "solar-open2": "Solar Open 2 <|tool_call:start|>name <|tool_arg:start|>k<|tool_arg:value|>v<|tool_arg:end|>",
 }
 
 
@@ -813,7 +824,9 @@ def _register_builtins() -> None:
                     "harmony": harmony.read_harmony, "kimi-k2": kimi.read_kimi_k2,
                     "kimi-k3": kimi_k3.read_kimi_k3, "minimax-m2": minimax.read_minimax_m2,
                     "gemma4": gemma.read_gemma4,
-                    "functiongemma": gemma.read_functiongemma}
+                    "functiongemma": gemma.read_functiongemma,
+                    "hunyuan": glm.read_hunyuan, "k2-horizon": glm.read_k2_horizon,
+                    "solar-open2": glm.read_solar_open2}
     text_readers.update({name: wrapped.reader(name) for name in wrapped.WRAPPERS})
     for name in FORMATS:
         if name == "auto":

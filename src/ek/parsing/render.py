@@ -228,11 +228,77 @@ def to_glm45(calls: Iterable[Step]) -> str:
     >>> to_glm45([Step("f", {"city": "Paris", "n": 3})]).splitlines()[:4]
     ['<tool_call>f', '<arg_key>city</arg_key>', '<arg_value>Paris</arg_value>', '<arg_key>n</arg_key>']
     """
+    from ek.parsing.glm import GLM45  # the reader owns the tags it reads
+
+    return _pairs(calls, GLM45)
+
+
+def to_hunyuan(calls: Iterable[Step]) -> str:
+    """Tencent Hy4's calls as its open checkpoint writes them: GLM-4.7's tags with the ``:opensource`` suffix,
+    in one ``<tool_calls:opensource>`` section, no whitespace between tags (values as :func:`to_glm45`'s).
+
+    >>> to_hunyuan([Step("f", {"n": 3})])[:67]
+    '<tool_calls:opensource><tool_call:opensource>f<arg_key:opensource>n'
+    """
+    from ek.parsing.glm import HY4
+
+    return _pairs(calls, HY4)
+
+
+def to_hunyuan_hy3(calls: Iterable[Step]) -> str:
+    """Tencent Hy3's calls: ``<tool_calls>``, each call ``<tool_call>NAME<tool_sep>`` then one tag a line. The
+    ``hunyuan`` format reads it.
+
+    >>> to_hunyuan_hy3([Step("f", {"n": 3})]).splitlines()[:3]
+    ['<tool_calls>', '<tool_call>f<tool_sep>', '<arg_key>n</arg_key>']
+    """
+    from ek.parsing.glm import HY3
+
+    return _pairs(calls, HY3)
+
+
+def to_k2_horizon(calls: Iterable[Step]) -> str:
+    """K2 Horizon's xml tool-call format, as its template's ``render_tool_calls_block`` writes it: GLM-4.5's
+    layout with ``<ifm|...>`` tags, inside ``<ifm|tool_calls>``.
+
+    >>> to_k2_horizon([Step("f", {"n": 3})]).splitlines()[:3]
+    ['<ifm|tool_calls>', '<ifm|tool_call>f', '<ifm|arg_key>n</ifm|arg_key>']
+    """
+    from ek.parsing.glm import K2_HORIZON
+
+    return _pairs(calls, K2_HORIZON)
+
+
+def to_solar_open2(calls: Iterable[Step]) -> str:
+    """Solar Open 2's calls: ``<|tool_call:start|>NAME``, one ``<|tool_arg:start|>K<|tool_arg:value|>V
+    <|tool_arg:end|>`` a line, ``<|tool_call:end|>``; calls one after another.
+
+    >>> to_solar_open2([Step("f", {"n": 3})]).splitlines()
+    ['<|tool_call:start|>f', '<|tool_arg:start|>n<|tool_arg:value|>3<|tool_arg:end|>', '<|tool_call:end|>']
+    """
+    from ek.parsing.glm import SOLAR_OPEN2
+
+    return _pairs(calls, SOLAR_OPEN2)
+
+
+def _pairs(calls: Iterable[Step], dialect: Any) -> str:
+    """``calls`` in ``dialect`` (an :class:`ek.parsing.glm.Dialect`), laid out as its template writes them; values
+    as :func:`ek.parsing.native.render_xml_value` writes them (a string holding ``<`` or reading as JSON is a JSON
+    string, ``<`` as ``\\u003c``), so no value can form a tag and reading without a grammar gives them back."""
     from ek.parsing.native import render_xml_value  # the reader owns the value convention it reads
 
-    return "\n".join(f"<tool_call>{_glm_name(c.name, 'tool name')}\n" + "".join(
-        f"<arg_key>{_glm_name(k, 'parameter name')}</arg_key>\n<arg_value>{render_xml_value(v)}</arg_value>\n"
-        for k, v in c.args.items()) + "</tool_call>" for c in calls)
+    calls = list(calls)
+    if not calls:
+        return ""  # no calls: the model writes no tag at all
+    d = dialect
+    mid = d.pair_sep if d.value_open else ""  # Solar Open 2's value starts right after its key's closing token
+    blocks = d.call_sep.join(
+        f"{d.call_open}{_glm_name(c.name, 'tool name')}{d.sep}{d.name_sep}" + "".join(
+            f"{d.key_open}{_glm_name(k, 'parameter name')}{d.key_close}{mid}{d.value_open}{render_xml_value(v)}"
+            f"{d.value_close}{d.pair_sep}" for k, v in c.args.items()) + d.call_close for c in calls)
+    if not d.section_open:
+        return blocks
+    return f"{d.section_open}{d.call_sep}{blocks}{d.call_sep}{d.section_close}"
 
 
 def _glm_name(name: str, what: str) -> str:
@@ -388,8 +454,11 @@ RENDERERS: dict[str, Callable[[Iterable[Step]], Any]] = {
     "minimax-m2": to_minimax_m2,
     "gemma4": to_gemma4,
     "functiongemma": to_functiongemma,
-    **{fmt: _wrapped(fmt) for fmt in ("jamba", "hunyuan", "nemotron", "lfm2", "pangu", "apertus", "cohere",
+    **{fmt: _wrapped(fmt) for fmt in ("jamba", "nemotron", "lfm2", "pangu", "apertus", "cohere",
                                       "qwen25-coder")},
+    "hunyuan": to_hunyuan,
+    "k2-horizon": to_k2_horizon,
+    "solar-open2": to_solar_open2,
 }
 
 

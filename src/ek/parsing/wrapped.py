@@ -3,7 +3,7 @@
 Several model families write a form of calls ek already reads (a JSON list of call objects, or a list of
 Python calls) and only wrap it in a token pair of their own::
 
-    jamba, hunyuan  <tool_calls>[{"name": "f", "arguments": {...}}]</tool_calls>
+    jamba           <tool_calls>[{"name": "f", "arguments": {...}}]</tool_calls>
     nemotron        <TOOLCALL>[{"name": "f", "arguments": {...}}]</TOOLCALL>
     lfm2            <|tool_call_start|>[f(a=1), g()]<|tool_call_end|>
     pangu           <|tool_call_start|>[{"name": "f", "arguments": {...}}]<|tool_call_end|>
@@ -70,10 +70,13 @@ COHERE_SKIPPED = (("<|START_THINKING|>", "<|END_THINKING|>"), ("<|START_RESPONSE
                   ("<|START_TEXT|>", "<|END_TEXT|>"))
 TOOLS_OPEN, TOOLS_CLOSE = "<tools>", "</tools>"
 
+#: Hunyuan-A13B writes Jamba's block. It is no format of its own: ``hunyuan`` reads every encoding of Tencent's
+#: Hunyuan line, A13B's through this wrapper and Hy3's and Hy4's key/value tags (:func:`ek.parsing.glm.read_hunyuan`).
+HUNYUAN_A13B = Wrapper("hunyuan", "Hunyuan-A13B", TOOL_CALLS_OPEN, TOOL_CALLS_CLOSE, "json-list", "name", "cut")
+
 #: Every family's wrapper, by format name.
 WRAPPERS: dict[str, Wrapper] = {w.format: w for w in (
     Wrapper("jamba", "AI21 Jamba", TOOL_CALLS_OPEN, TOOL_CALLS_CLOSE, "json-list", "name", "cut"),
-    Wrapper("hunyuan", "Hunyuan-A13B", TOOL_CALLS_OPEN, TOOL_CALLS_CLOSE, "json-list", "name", "cut"),
     Wrapper("nemotron", "Nemotron", TOOLCALL_OPEN, TOOLCALL_CLOSE, "json", "name", "cut"),
     Wrapper("lfm2", "LFM2", CALL_START, CALL_END, "python", "name", "to-end"),
     Wrapper("pangu", "openPangu", CALL_START, CALL_END, "json-list", "name", "cut"),
