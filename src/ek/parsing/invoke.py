@@ -26,6 +26,7 @@ inside a value means the model left out the value's closing tag: an error at tha
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -162,8 +163,8 @@ def _strays(dialect: Dialect) -> tuple[tuple[str, str], ...]:
     strays = [(o, f"an invoke outside {dialect.block_open}: expected {dialect.block_open} before it {read_none}")
               for o in dialect.openers(dialect.invoke_open)]
     if dialect.call_open is not None:
-        strays.append((dialect.call_open, f"{dialect.call_open} outside {dialect.block_open}: expected "
-                                          f"{dialect.block_open} before it {read_none}"))
+        strays.append((dialect.call_open, (f"{dialect.call_open} outside {dialect.block_open}: expected "
+                                           f"{dialect.block_open} before it {read_none}")))
     strays.append((str(dialect.block_close), f"{dialect.block_close} without an opening {dialect.block_open}"))
     return tuple(strays)
 
@@ -179,8 +180,12 @@ def _bare_calls(text: str, pos: int, end: int, steps: list[Step], limits: Limits
                 dialect: Dialect) -> list[Step]:
     """MiniCPM's calls: each ``<function name=...>`` in the prose, the prose between them skipped."""
     openers = dialect.openers(dialect.invoke_open)
+    ahead = dict.fromkeys(openers, -2)  # where each spelling is next: a spelling never written is looked for once
     while True:
-        found = [p for o in openers if (p := text.find(o, pos)) != -1]
+        for o, p in ahead.items():
+            if p != -1 and p < pos:
+                ahead[o] = text.find(o, pos)
+        found = [p for p in ahead.values() if p != -1]
         at = min(found) if found else -1
         _no_stray_tag(text, pos, end if at == -1 else at, dialect)
         if at == -1:
@@ -427,7 +432,7 @@ def _name(text: str, pos: int, end: int, opened: int, what: str, dialect: Dialec
     return name, pos + 1
 
 
-def reader(fmt: str):  # noqa: ANN201 - a reader of the registry's signature
+def reader(fmt: str) -> Callable[[str, Limits, TypeHint | None, str], list[Step]]:
     """The text reader of format ``fmt`` (one of :data:`DIALECTS`)."""
     dialect = DIALECTS[fmt]
 
