@@ -134,7 +134,18 @@ DIALECTS = {d.fmt: d for d in (MINIMAX_M2, STEP3, DOTS, MINICPM)}
 def read_invokes(text: str, limits: Limits, types: TypeHint | None, dialect: Dialect) -> list[Step]:
     """Every call of ``dialect`` in ``text`` after a leading ``<think>``, in order; text with none is no calls.
     Prose around the blocks (or, with no block, around the calls) is skipped, as vLLM and SGLang skip it; a tag
-    of the format in it (a block's closing tag, an invoke outside every block) is an error."""
+    of the format in it (a block's closing tag, an invoke outside every block) is an error.
+
+    >>> read_invokes('<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="f">'
+    ...              '<steptml:parameter name="x">1</steptml:parameter></steptml:invoke><｜tool_call_end｜>'
+    ...              '<｜tool_calls_end｜>', Limits(), None, STEP3)
+    [Step(name='f', args={'x': 1})]
+    >>> read_invokes('ok<dots_function_call>{"name": "f", "arguments": {}}</dots_function_call>', Limits(), None, DOTS)
+    [Step(name='f', args={})]
+    >>> read_invokes('Hi <functionname="f"><paramname="s"><![CDATA[ a<b ]]></param></function>', Limits(), None,
+    ...              MINICPM)
+    [Step(name='f', args={'s': ' a<b '})]
+    """
     fmt = dialect.fmt
     if len(text) > limits.max_size:
         check_text(text, limits, fmt)  # values are bare text: brackets in them are not nesting
