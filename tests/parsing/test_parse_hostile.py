@@ -372,8 +372,8 @@ def test_hostile_outputs_in_every_format_are_decided(fmt: str) -> None:
         if isinstance(outcome, list):  # qwen3-coder, minimax-m2 and the key/value and invoke formats: a parameter's
             # bare text is text, never nested; kimi-k3: a typed value that is not JSON ("(((...") is kept as its text,
             # as vLLM and SGLang keep it
-            assert fmt in ("qwen3-coder", "glm45", "hunyuan", "k2-horizon", "solar-open2", "minimax-m2", "step3", "dots",
-                           "minicpm") or (fmt, opener) == ("kimi-k3", "(")
+            assert fmt in ("qwen3-coder", "glm45", "hunyuan", "k2-horizon", "solar-open2", "minimax-m2", "step3",
+                           "dots", "minicpm") or (fmt, opener) == ("kimi-k3", "(")
             assert outcome == [Step("f", {"x": opener * DEEP})]
         elif opener != "[" and fmt in ("gemma4", "functiongemma"):  # "(" starts no value, "{" wants a key first
             assert isinstance(outcome, ParseError) and outcome.reason.startswith("expected a"), outcome

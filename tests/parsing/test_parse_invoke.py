@@ -113,7 +113,8 @@ def test_two_families_tokens_in_one_output_are_an_ambiguity_not_a_choice(first: 
 @pytest.mark.parametrize("fmt", ["step3", "dots", "minicpm"])
 def test_values_are_typed_by_the_hint_else_json_when_they_are_json(fmt: str) -> None:
     params = (("n", "3"), ("zip", "02139"), ("on", "True"), ("tags", '["a", "b"]'), ("x", "null"))
-    text = {"step3": step3(steptml("f", *params)), "dots": dots(invoke("f", *params)), "minicpm": cpm("f", *params)}[fmt]
+    text = {"step3": step3(steptml("f", *params)), "dots": dots(invoke("f", *params)),
+            "minicpm": cpm("f", *params)}[fmt]
     kinds = {"n": "integer", "zip": "string", "on": "boolean", "tags": "array", "x": "string"}
     assert parse_calls(text, fmt, types=lambda tool, arg: kinds[arg]) == [
         Step("f", {"n": 3, "zip": "02139", "on": True, "tags": ["a", "b"], "x": "null"})]
@@ -133,7 +134,8 @@ def test_whitespace_around_a_value_is_dropped_as_sglang_and_minimax_m2_drop_it()
 
 
 def test_minicpm_cdata_is_text_as_written_typed_only_by_the_hint() -> None:
-    text = cpm("f", ("code", "<![CDATA[  if a < b:\n    </param> ]]>"), ("n", "<![CDATA[3]]>"), ("m", " <![CDATA[4]]> "))
+    text = cpm("f", ("code", "<![CDATA[  if a < b:\n    </param> ]]>"), ("n", "<![CDATA[3]]>"),
+               ("m", " <![CDATA[4]]> "))
     assert parse_calls(text, "minicpm") == [Step("f", {"code": "  if a < b:\n    </param> ", "n": "3", "m": "4"})]
     assert parse_calls(text, "minicpm", types=lambda tool, arg: "integer" if arg != "code" else "string") == [
         Step("f", {"code": "  if a < b:\n    </param> ", "n": 3, "m": 4})]
@@ -243,7 +245,8 @@ def test_render_writes_what_the_stacks_document() -> None:
     calls = [Step("get_weather", {"city": "Paris", "days": 3}), Step("now", {})]
     assert render(calls, "step3") == (
         f'{B}\n{CB}function{SEP}<steptml:invoke name="get_weather">\n'
-        '<steptml:parameter name="city">Paris</steptml:parameter>\n<steptml:parameter name="days">3</steptml:parameter>\n'
+        '<steptml:parameter name="city">Paris</steptml:parameter>\n'
+        '<steptml:parameter name="days">3</steptml:parameter>\n'
         f'</steptml:invoke>{CE}\n{CB}function{SEP}<steptml:invoke name="now">\n</steptml:invoke>{CE}\n{E}')
     assert render(calls, "dots") == (
         '<dots_function_call>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n'

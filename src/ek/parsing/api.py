@@ -44,8 +44,8 @@ FORMATS = ("auto", "python", "openai", "anthropic", "json", "bfcl", "hermes", "l
            "dots", "minicpm", "gemma4", "functiongemma", *wrapped.WRAPPERS)
 #: Formats read from text only (bytes are decoded first); a decoded object is an error.
 TEXT_FORMATS = frozenset({"python", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
-                          "harmony", "kimi-k2", "glm45", "hunyuan", "k2-horizon", "solar-open2", "kimi-k3", "minimax-m2",
-                          "step3", "dots", "minicpm", "gemma4", "functiongemma", *wrapped.WRAPPERS})
+                          "harmony", "kimi-k2", "glm45", "hunyuan", "k2-horizon", "solar-open2", "kimi-k3",
+                          "minimax-m2", "step3", "dots", "minicpm", "gemma4", "functiongemma", *wrapped.WRAPPERS})
 
 
 def parse_calls(
