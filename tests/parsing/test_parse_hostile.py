@@ -238,6 +238,7 @@ from ek.parsing import (  # noqa: E402
     format_names,  # noqa: E402
     gemma,  # noqa: E402
     glm,  # noqa: E402
+    invoke,  # noqa: E402
     kimi_k3,  # noqa: E402
     minimax,  # noqa: E402
     native,  # noqa: E402
@@ -273,6 +274,14 @@ MARKERS = {
               glm.LITERAL_NEWLINE],
     "minimax-m2": [minimax.CALLS_OPEN, minimax.CALLS_CLOSE, '<invoke name="f">', '<parameter name="x">',
                    minimax.PARAM_CLOSE, f'{minimax.CALLS_OPEN}<invoke name="f">', '<invoke name="', "<think>"],
+    "step3": [*invoke.STEP3.markers, str(invoke.STEP3.header), str(invoke.STEP3.separator), "</steptml:parameter>",
+              '<steptml:invoke name="f">', '<steptml:parameter name="x">', "<｜tool_calls_begin｜><｜tool_call_begin｜>"
+              'function<｜tool_sep｜><steptml:invoke name="f">', '<｜tool_call_begin｜>function<｜tool_sep｜>f\n'],
+    "dots": [*invoke.DOTS.markers, '<invoke name="f">', '<parameter name="x">', "</parameter>", '<invoke name="',
+             '<dots_function_call><invoke name="f">', '<dots_function_call>{"name": "f", "arguments": '],
+    "minicpm": [*invoke.MINICPM.markers, '<function name="f">', '<functionname="f">', '<param name="x">',
+                '<paramname="x">', "</param>", "</function>", invoke.CDATA_OPEN, invoke.CDATA_CLOSE,
+                '<function name="f"><param name="x"><![CDATA['],
     "gemma4": [gemma.GEMMA4.call_open, gemma.GEMMA4.call_close, gemma.GEMMA4.quote, gemma.GEMMA4.thought_open,
                gemma.GEMMA4.thought_close, "<|tool_call>call:f{", '<|tool_call>call:f{x:<|"|>', "<|tool_call>call:f{x:["],
     "functiongemma": [gemma.FUNCTIONGEMMA.call_open, gemma.FUNCTIONGEMMA.call_close, gemma.FUNCTIONGEMMA.quote,
@@ -318,6 +327,12 @@ def _wrapped(fmt: str, inner: str) -> str:
             "glm45": f"<tool_call>f\n<arg_key>x</arg_key>\n<arg_value>{inner}</arg_value>\n</tool_call>",
             "minimax-m2": f'<minimax:tool_call>\n<invoke name="f">\n<parameter name="x">{inner}</parameter>\n'
                           "</invoke>\n</minimax:tool_call>",
+            "step3": "<｜tool_calls_begin｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\">\n"
+                     f'<steptml:parameter name="x">{inner}</steptml:parameter>\n</steptml:invoke><｜tool_call_end｜>\n'
+                     "<｜tool_calls_end｜>",
+            "dots": f'<dots_function_call>\n<invoke name="f">\n<parameter name="x">{inner}</parameter>\n</invoke>\n'
+                    "</dots_function_call>",
+            "minicpm": f'<function name="f"><param name="x">{inner}</param></function>',
             "gemma4": f"<|tool_call>call:f{{x:{inner}}}<tool_call|>",
             "functiongemma": f"<start_function_call>call:f{{x:{inner}}}<end_function_call>",
             "jamba": f"<tool_calls>[{call}]</tool_calls>",
@@ -354,11 +369,11 @@ def test_hostile_outputs_in_every_format_are_decided(fmt: str) -> None:
     for opener in ("[", "{", "("):
         deep = _wrapped(fmt, opener * DEEP)
         outcome = _decided(deep, fmt)
-        if isinstance(outcome, list):  # qwen3-coder, minimax-m2 and the key/value formats: a parameter's bare text is
-            # text, never nested; kimi-k3: a typed value that is not JSON ("(((...") is kept as its text, as vLLM and
-            # SGLang keep it
-            assert fmt in ("qwen3-coder", "glm45", "hunyuan", "k2-horizon", "solar-open2", "minimax-m2") or (
-                fmt, opener) == ("kimi-k3", "(")
+        if isinstance(outcome, list):  # qwen3-coder, minimax-m2 and the key/value and invoke formats: a parameter's
+            # bare text is text, never nested; kimi-k3: a typed value that is not JSON ("(((...") is kept as its text,
+            # as vLLM and SGLang keep it
+            assert fmt in ("qwen3-coder", "glm45", "hunyuan", "k2-horizon", "solar-open2", "minimax-m2", "step3",
+                           "dots", "minicpm") or (fmt, opener) == ("kimi-k3", "(")
             assert outcome == [Step("f", {"x": opener * DEEP})]
         elif opener != "[" and fmt in ("gemma4", "functiongemma"):  # "(" starts no value, "{" wants a key first
             assert isinstance(outcome, ParseError) and outcome.reason.startswith("expected a"), outcome

@@ -21,6 +21,7 @@ from ek.parsing import (
     gemma,
     glm,
     harmony,
+    invoke,
     json_text,
     kimi,
     kimi_k3,
@@ -39,11 +40,12 @@ from ek.parsing.registry import Reading
 #: The built-in format names (``registry.names()`` adds the registered ones).
 FORMATS = ("auto", "python", "openai", "anthropic", "json", "bfcl", "hermes", "llama3", "mistral", "qwen3-coder",
            "deepseek", "granite", "phi4", "gemini", "bedrock", "langchain", "ollama", "mcp",
-           "harmony", "kimi-k2", "glm45", "hunyuan", "k2-horizon", "solar-open2", "kimi-k3", "minimax-m2", "gemma4", "functiongemma", *wrapped.WRAPPERS)
+           "harmony", "kimi-k2", "glm45", "hunyuan", "k2-horizon", "solar-open2", "kimi-k3", "minimax-m2", "step3",
+           "dots", "minicpm", "gemma4", "functiongemma", *wrapped.WRAPPERS)
 #: Formats read from text only (bytes are decoded first); a decoded object is an error.
 TEXT_FORMATS = frozenset({"python", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
-                          "harmony", "kimi-k2", "glm45", "hunyuan", "k2-horizon", "solar-open2", "kimi-k3", "minimax-m2", "gemma4", "functiongemma",
-                          *wrapped.WRAPPERS})
+                          "harmony", "kimi-k2", "glm45", "hunyuan", "k2-horizon", "solar-open2", "kimi-k3",
+                          "minimax-m2", "step3", "dots", "minicpm", "gemma4", "functiongemma", *wrapped.WRAPPERS})
 
 
 def parse_calls(
@@ -336,6 +338,11 @@ _MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # Kimi-K2's tokens but <|tool_call_end|>, which LFM2 and openPangu write too (wrapped.detect tells those)
     ("kimi-k2", tuple(m for m in kimi.MARKERS if m != kimi.CALL_END)),
     ("minimax-m2", minimax.MARKERS),
+    # Step-3's <｜tool_calls_begin｜> (fullwidth bars, '_') is not DeepSeek V3's <｜tool▁calls▁begin｜> ('▁')
+    ("step3", invoke.STEP3.markers),
+    ("dots", invoke.DOTS.markers),
+    # MiniCPM's bare <function name="f"> (or <functionname=): not Llama's or Qwen3-Coder's <function=f>
+    ("minicpm", invoke.MINICPM.markers),
     ("gemma4", gemma.GEMMA4.markers),
     ("functiongemma", gemma.FUNCTIONGEMMA.markers),
     ("kimi-k3", kimi_k3.MARKERS),
@@ -486,7 +493,8 @@ def _shifted_plain(raw: str, start: int, limits: Limits) -> list[Step]:
 
 #: What ``auto`` tries on text with no format's marker, named in its error.
 _TRIED = ("python", "json", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
-          "harmony", "kimi-k2", "glm45", "hunyuan", "k2-horizon", "solar-open2", "kimi-k3", "minimax-m2", "gemma4", "functiongemma", *wrapped.WRAPPERS,
+          "harmony", "kimi-k2", "glm45", "hunyuan", "k2-horizon", "solar-open2", "kimi-k3", "minimax-m2", "step3",
+          "dots", "minicpm", "gemma4", "functiongemma", *wrapped.WRAPPERS,
           "JSON or Python in ``` fences")
 
 
@@ -801,6 +809,11 @@ _SUMMARIES = {
     "glm45": "GLM-4.5/4.6/4.7 <tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>",
     "kimi-k3": 'Kimi-K3 XTML <|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument ... channels',
     "minimax-m2": 'MiniMax-M2/M2.x <minimax:tool_call><invoke name="f"><parameter name="k">v</parameter></invoke>',
+    "step3": 'Step-3 <｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="f">'
+             '<steptml:parameter name="k">v</steptml:parameter></steptml:invoke><｜tool_call_end｜>',
+    "dots": 'dots.llm <dots_function_call><invoke name="f"><parameter name="k">v</parameter></invoke>, or {name, '
+            'arguments}',
+    "minicpm": 'MiniCPM 4/5 <function name="f"><param name="k">v or <![CDATA[v]]></param></function>',
     "gemma4": 'Gemma 4 <|tool_call>call:f{k:<|"|>v<|"|>,n:1}<tool_call|>',
     "functiongemma": "FunctionGemma <start_function_call>call:f{k:<escape>v<escape>}<end_function_call>",
     "jamba": "AI21 Jamba <tool_calls>[{name, arguments}]</tool_calls>",
@@ -823,7 +836,8 @@ def _register_builtins() -> None:
                     "granite": native.read_granite, "phi4": native.read_phi4, "glm45": glm.read_glm45,
                     "harmony": harmony.read_harmony, "kimi-k2": kimi.read_kimi_k2,
                     "kimi-k3": kimi_k3.read_kimi_k3, "minimax-m2": minimax.read_minimax_m2,
-                    "gemma4": gemma.read_gemma4,
+                    "step3": invoke.reader("step3"), "dots": invoke.reader("dots"),
+                    "minicpm": invoke.reader("minicpm"), "gemma4": gemma.read_gemma4,
                     "functiongemma": gemma.read_functiongemma,
                     "hunyuan": glm.read_hunyuan, "k2-horizon": glm.read_k2_horizon,
                     "solar-open2": glm.read_solar_open2}

@@ -335,6 +335,71 @@ def to_minimax_m2(calls: Iterable[Step]) -> str:
     return f"{CALLS_OPEN}\n{invokes}{CALLS_CLOSE}"
 
 
+def _invoke_text(calls: list[Step], fmt: str, call_open: str, call_close: str, sep: str, family: str) -> str:
+    """Each call as an ``invoke`` element of ``fmt``'s dialect (:mod:`ek.parsing.invoke`), wrapped in
+    ``call_open``/``call_close``, joined by ``sep``; values as :func:`ek.parsing.native.render_xml_value` writes
+    them, so reading without a grammar gives them back."""
+    from ek.parsing.invoke import DIALECTS  # the reader owns the tags it reads
+    from ek.parsing.native import render_xml_value
+
+    d = DIALECTS[fmt]
+    return sep.join(f'{call_open}<{d.invoke} name="{_attribute(c.name, family)}">{sep}' + "".join(
+        f'<{d.parameter} name="{_attribute(k, family)}">{render_xml_value(v)}{d.param_close}{sep}'
+        for k, v in c.args.items()) + f"{d.invoke_close}{call_close}" for c in calls)
+
+
+def to_step3(calls: Iterable[Step]) -> str:
+    """Step-3's section, as SGLang's detector documents it: ``<｜tool_calls_begin｜>``, then each call in
+    ``<｜tool_call_begin｜>function<｜tool_sep｜>`` ... ``<｜tool_call_end｜>`` on its own line, one
+    ``<steptml:parameter>`` a line.
+
+    >>> print(to_step3([Step("f", {"city": "Paris", "n": 3})]))
+    <｜tool_calls_begin｜>
+    <｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="f">
+    <steptml:parameter name="city">Paris</steptml:parameter>
+    <steptml:parameter name="n">3</steptml:parameter>
+    </steptml:invoke><｜tool_call_end｜>
+    <｜tool_calls_end｜>
+    """
+    calls = list(calls)
+    if not calls:
+        return ""  # no calls: the model writes no tag at all
+    from ek.parsing.invoke import STEP3
+
+    body = _invoke_text(calls, "step3", f"{STEP3.call_open}{STEP3.header}", str(STEP3.call_close), "\n", "Step-3")
+    return f"{STEP3.block_open}\n{body}\n{STEP3.block_close}"
+
+
+def to_dots(calls: Iterable[Step]) -> str:
+    """dots.llm's ``<dots_function_call>`` block, all calls in one, one ``<invoke>`` a call and one ``<parameter>``
+    a line, as vLLM's and SGLang's parsers document the canonical body.
+
+    >>> print(to_dots([Step("f", {"city": "Paris"})]))
+    <dots_function_call>
+    <invoke name="f">
+    <parameter name="city">Paris</parameter>
+    </invoke>
+    </dots_function_call>
+    """
+    calls = list(calls)
+    if not calls:
+        return ""  # no calls: the model writes no tag at all
+    from ek.parsing.invoke import DOTS
+
+    return f"{DOTS.block_open}\n{_invoke_text(calls, 'dots', '', '', chr(10), 'dots')}\n{DOTS.block_close}"
+
+
+def to_minicpm(calls: Iterable[Step]) -> str:
+    """MiniCPM 4/5's bare calls, one ``<function>`` a line, its ``<param>`` elements inline, as vLLM's and SGLang's
+    tests write them.
+
+    >>> to_minicpm([Step("f", {"city": "Paris", "n": 3})])
+    '<function name="f"><param name="city">Paris</param><param name="n">3</param></function>'
+    """
+    calls = list(calls)
+    return "\n".join(_invoke_text([c], "minicpm", "", "", "", "MiniCPM") for c in calls)
+
+
 def to_granite(calls: Iterable[Step]) -> str:
     """Granite 3.0: ``<|tool_call|>`` then a JSON list of ``{"name", "arguments"}``."""
     calls = list(calls)
@@ -452,6 +517,9 @@ RENDERERS: dict[str, Callable[[Iterable[Step]], Any]] = {
     "glm45": to_glm45,
     "kimi-k3": to_kimi_k3,
     "minimax-m2": to_minimax_m2,
+    "step3": to_step3,
+    "dots": to_dots,
+    "minicpm": to_minicpm,
     "gemma4": to_gemma4,
     "functiongemma": to_functiongemma,
     **{fmt: _wrapped(fmt) for fmt in ("jamba", "nemotron", "lfm2", "pangu", "apertus", "cohere",
