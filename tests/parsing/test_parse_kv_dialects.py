@@ -296,3 +296,20 @@ def test_hostile_key_value_outputs_are_decided_quickly(fmt: str, text: str) -> N
         except ParseError:
             pass
     assert time.perf_counter() - started < 5
+
+
+@pytest.mark.parametrize(("text", "fmt", "where"), [
+    # a JSON call in prose beside a K2 tag: auto picks k2-horizon by the tag, which then read no block and
+    # returned no call, dropping the JSON call without a word
+    ('{"name": "g", "arguments": {}} and <ifm|arg_key>', "k2-horizon", (1, 36)),
+    ("See <ifm|arg_key> here", "k2-horizon", (1, 5)),
+    ("x <|tool_arg:start|> y", "solar-open2", (1, 3)),
+    ("a <tool_sep> b", "hunyuan", (1, 3)),
+    ("<tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>\n<arg_value>2</arg_value>", "glm45",
+     (2, 1)),
+])
+def test_a_calls_tag_outside_every_block_is_an_error_not_prose(text: str, fmt: str, where: tuple[int, int]) -> None:
+    for how in (fmt, "auto"):
+        with pytest.raises(ParseError, match="outside a .* block: a call's tag where no call is open") as info:
+            parse_calls(text, how)
+        assert info.value.format == fmt and info.value.position == where

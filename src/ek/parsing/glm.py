@@ -218,7 +218,22 @@ def read_pairs(text: str, limits: Limits, types: TypeHint | None, dialect: Diale
     for low, high in gaps if between is not None else ():
         between(low, high)
     _sections(text, gaps, dialect, fmt)
+    _no_stray_tags(text, gaps, dialect, fmt)
     return [step for begin, end in spans for step in _call(text, begin, end, limits, types, dialect, fmt)]
+
+
+def _no_stray_tags(text: str, gaps: list[tuple[int, int]], dialect: Dialect, fmt: str) -> None:
+    """Prose around the blocks holds none of the tags a call is written with (a key, a value, a type, the name's
+    separator, a block's closing tag): one there is a call whose opening tag was left out, or a reply that is
+    not all this format's, and reading the blocks alone would drop it without a word."""
+    tags = [t for t in (dialect.key_open, dialect.key_close, dialect.value_open, dialect.value_close, dialect.sep,
+                        dialect.type_open, dialect.type_close, dialect.call_close) if t]
+    for low, high in gaps:
+        found = [(p, tag) for tag in tags if (p := text.find(tag, low, high)) != -1]
+        if found:
+            at, tag = min(found)
+            raise ParseError(f"{tag} outside a {dialect.call_open} block: a call's tag where no call is open",
+                             line_col(text, at), fmt)
 
 
 def _no_kin(text: str, start: int, dialect: Dialect, fmt: str) -> None:
