@@ -124,13 +124,18 @@ def test_values_are_typed_by_the_hint_else_json_when_they_are_json(fmt: str) -> 
                                                  "x": None})]
 
 
-def test_whitespace_around_a_value_is_dropped_as_sglang_and_minimax_m2_drop_it() -> None:
-    # vLLM's test_step3_tool_parser.py TestStep3ParameterWhitespace keeps a string's surrounding whitespace; SGLang's
-    # step3/dots/minicpm detectors strip it, as ek's minimax-m2 does: one rule for the shared reader (docs/parsing.md)
+def test_line_breaks_around_a_step3_or_minicpm_value_are_dropped_but_its_indentation_kept() -> None:
+    # vLLM's test_step3_tool_parser.py TestStep3ParameterWhitespace keeps a string's surrounding whitespace (an edit
+    # tool's old_string must keep its indentation); SGLang's step3 and minicpm detectors strip it all. ek drops the
+    # line breaks a model writes between tags and keeps spaces and tabs, which are the value's (docs/parsing.md)
     text = (f"{B}{CB}function{SEP}edit_file\n<steptml:invoke name=\"edit_file\"><steptml:parameter name=\"old_string\">"
             "    if x:</steptml:parameter><steptml:parameter name=\"indent\"> 4 </steptml:parameter>"
-            f"<steptml:parameter name=\"enabled\"> true </steptml:parameter></steptml:invoke>{CE}{E}")
-    assert parse_calls(text, "step3") == [Step("edit_file", {"old_string": "if x:", "indent": 4, "enabled": True})]
+            f"<steptml:parameter name=\"path\">\na.py\n</steptml:parameter></steptml:invoke>{CE}{E}")
+    assert parse_calls(text, "step3") == [Step("edit_file", {"old_string": "    if x:", "indent": 4, "path": "a.py"})]
+    assert parse_calls(cpm("f", ("code", "\n\tpass\n")), "minicpm") == [Step("f", {"code": "\tpass"})]
+    # where both stacks strip (MiniMax-M2, dots), every kind of whitespace goes
+    text = '<dots_function_call><invoke name="f"><parameter name="s">  x  </parameter></invoke></dots_function_call>'
+    assert parse_calls(text, "dots") == [Step("f", {"s": "x"})]
 
 
 def test_minicpm_cdata_is_text_as_written_typed_only_by_the_hint() -> None:

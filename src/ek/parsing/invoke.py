@@ -18,7 +18,8 @@ text, and differ only in the tags around and the tag names (:class:`Dialect`):
   ``<functionname="f">``/``<paramname="k">`` or write it ``Ġ`` (U+0120) (vLLM's ``minicpm5xml_tool_parser.py``,
   SGLang's ``minicpm4_xml_detector.py`` and ``minicpm5_detector.py``).
 
-Tags are found with ``str.find`` (linear, no regex). A value is stripped of surrounding whitespace, then typed by
+Tags are found with ``str.find`` (linear, no regex). A value is stripped of surrounding whitespace (of line breaks
+only in Step-3 and MiniCPM: :attr:`Dialect.strip`), then typed by
 the ``types`` hint when given, else it is the JSON value when its text parses as JSON, else the text
 (:func:`ek.parsing.native.typed_text`); a CDATA section is its text, typed only by the hint. A tag of the format
 inside a value means the model left out the value's closing tag: an error at that tag, never a guess.
@@ -71,6 +72,10 @@ class Dialect:
     #: CDATA sections.
     collapsed: bool = False
     cdata: bool = False
+    #: What is dropped around a value: all whitespace where both serving stacks strip it (MiniMax-M2, dots); only
+    #: line breaks where vLLM keeps a string's whitespace and SGLang strips it (Step-3, MiniCPM), so the layout a
+    #: model writes between tags goes and the indentation of code in a value stays.
+    strip: str = " \t\r\n"
 
     @property
     def invoke_open(self) -> str:
@@ -124,10 +129,10 @@ class Dialect:
 MINIMAX_M2 = Dialect("minimax-m2", "MiniMax-M2", "invoke", "parameter", "<minimax:tool_call>", "</minimax:tool_call>")
 STEP3 = Dialect("step3", "Step-3", "steptml:invoke", "steptml:parameter", "<｜tool_calls_begin｜>",
                 "<｜tool_calls_end｜>", call_open="<｜tool_call_begin｜>", call_close="<｜tool_call_end｜>",
-                header="function<｜tool_sep｜>", separator="<｜tool_sep｜>")
+                header="function<｜tool_sep｜>", separator="<｜tool_sep｜>", strip="\r\n")
 DOTS = Dialect("dots", "dots.llm", "invoke", "parameter", "<dots_function_call>", "</dots_function_call>",
                json_body=True)
-MINICPM = Dialect("minicpm", "MiniCPM", "function", "param", collapsed=True, cdata=True)
+MINICPM = Dialect("minicpm", "MiniCPM", "function", "param", collapsed=True, cdata=True, strip="\r\n")
 DIALECTS = {d.fmt: d for d in (MINIMAX_M2, STEP3, DOTS, MINICPM)}
 
 
@@ -345,8 +350,8 @@ def _invoke(text: str, at: int, end: int, limits: Limits, types: TypeHint | None
             continue
         close = _value_end(text, pos, end, key, param_at, dialect)
         raw = text[pos:close]
-        value = raw.strip(_SPACE)
-        value_at = pos + len(raw) - len(raw.lstrip(_SPACE))
+        value = raw.strip(dialect.strip)
+        value_at = pos + len(raw) - len(raw.lstrip(dialect.strip))
         args[key] = typed_text(value, kind, limits, fmt, partial(line_col, text, value_at))
         pos = close + len(dialect.param_close)
 
