@@ -22,16 +22,27 @@ TEXT = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines
 TEXT = [c for c in TEXT if isinstance(c["completion"], str) and c["calls"]]
 
 
+#: The "name, then key/value pairs" formats (ek.parsing.glm): a call block is read only when closed.
+_PAIRS = ("glm45", "hunyuan", "k2-horizon", "solar-open2")
+
+
 def _cuts(text: str, name: str, fmt: str = "") -> list[int]:
     """Offsets inside the last call: from just after its name (``functions.NAME`` in gpt-oss's and Kimi-K2's
     text) to just before the output's last closing bracket or ``</function>`` (three points spread over that
     span, plus both ends). A cut just before a last ``</tool_call>`` is not among them: the call before it is
-    whole, and read (a stop string); in GLM's format, which never reads a block without its ``</tool_call>``
-    (as vLLM and SGLang), it is."""
-    start = [m.end() for m in re.finditer(rf"(?<![\w.])(?:functions\.)?{re.escape(name)}(?![\w.])", text)][-1]
+    whole, and read (a stop string); in GLM's format and its kin (``_PAIRS``), which never read a block without
+    its closing tag (as vLLM and SGLang), it is, and so is a cut just before MiniMax-M2's ``</minimax:tool_call>``.
+    Kimi-K3 writes the name escaped (``tool="a&amp;b"``) and ends a call with ``<|close|>call<|sep|>``. Step-3's
+    call ends at ``</steptml:invoke>`` (a cut before ``<｜tool_call_end｜>`` is cut short too: test_parse_invoke.py)."""
+    names = "|".join(re.escape(n) for n in {name, name.replace("&", "&amp;").replace('"', "&quot;")})
+    start = [m.end() for m in re.finditer(rf"(?<![\w.])(?:functions\.)?(?:{names})(?![\w.])", text)][-1]
     end = max(text.rfind("}"), text.rfind(")"), text.rfind("]"), text.rfind("</function>"), text.rfind("</parameter>"),
               text.rfind("</arg_value>"), text.rfind("</｜DSML｜invoke>"), text.rfind("</｜DSML｜ invoke>"),
-              text.rfind("</tool_call>") if fmt == "glm45" else -1)
+              text.rfind("</arg_value:"), text.rfind("</ifm|arg_value>"), text.rfind("<|tool_arg:end|>"),
+              text.rfind("<|close|>call<|sep|>"), text.rfind("</minimax:tool_call>") if fmt == "minimax-m2" else -1,
+              text.rfind("</steptml:invoke>"),
+              *((text.rfind(t) for t in ("</tool_call>", "</tool_call:", "</ifm|tool_call>", "<|tool_call:end|>"))
+                if fmt in _PAIRS else ()))
     assert end >= start, text  # equal: a call with no arguments, cut right after its name
     return sorted({start, end, *(start + (end - start) * k // 4 for k in (1, 2, 3))})
 
@@ -82,6 +93,15 @@ GARBLED = {
                 '<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
     "granite": '<|tool_call|>[{"name": "search", "arguments": {"q": "cats",, "n": 1}}]',
     "phi4": 'functools[{"name": "search", "arguments": {"q": "cats",, "n": 1}}]',
+    "minimax-m2": '<minimax:tool_call>\n<invoke name="search">\n<parameter name="q">cats</parameter>\nq=dogs\n'
+                  "</invoke>\n</minimax:tool_call>",
+    "step3": "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"search\">"
+             "q=cats</steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>",
+    "dots": '<dots_function_call><invoke name="search"><parameter name="q">cats</parameter></invoke>q=dogs'
+            "</dots_function_call>",
+    "minicpm": '<function name="search"><param name="q">cats</param><param name="q">dogs</param></function>',
+    "gemma4": '<|tool_call>call:search{q:<|"|>cats<|"|>,,n:1}<tool_call|>',
+    "functiongemma": "<start_function_call>call:search{q:<escape>cats}<end_function_call>",
 }
 
 

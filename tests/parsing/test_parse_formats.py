@@ -537,7 +537,8 @@ def test_a_malformed_call_in_a_session_log_says_where() -> None:
 # --------------------------------------------------------------------------- markup of a syntax no format reads
 
 # Real completions of families ek had no reader for when this was written (each a call that auto read as prose,
-# i.e. no call): the markup finder must see each one; tests of their readers, where ek has one, are elsewhere.
+# i.e. no call): the markup finder must see each one; tests of their readers, where ek has one, are elsewhere
+# (Step-3, MiniCPM and dots: test_parse_invoke.py; MiniMax-M2: test_parse_minimax.py; Kimi-K3: test_parse_kimi_k3.py).
 UNREAD_MARKUP = [
     # vLLM tests/tool_parsers/test_step3_tool_parser.py
     '<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="get_weather">'

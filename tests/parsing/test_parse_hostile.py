@@ -236,9 +236,14 @@ from ek.parsing import (  # noqa: E402
     RENDERERS,  # noqa: E402
     dsml,  # noqa: E402
     format_names,  # noqa: E402
+    gemma,  # noqa: E402
     glm,  # noqa: E402
+    invoke,  # noqa: E402
+    kimi_k3,  # noqa: E402
+    minimax,  # noqa: E402
     native,  # noqa: E402
 )
+from ek.parsing.render import to_hunyuan, to_k2_horizon, to_solar_open2  # noqa: E402
 
 #: Each format's own markers: what its reader searches for, repeated 100k times below.
 MARKERS = {
@@ -267,7 +272,40 @@ MARKERS = {
                 "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}"],
     "glm45": ["<tool_call>", "<tool_call>f\n", glm.KEY_OPEN, glm.VALUE_OPEN, f"<tool_call>f{glm.KEY_OPEN}",
               glm.LITERAL_NEWLINE],
+    "minimax-m2": [minimax.CALLS_OPEN, minimax.CALLS_CLOSE, '<invoke name="f">', '<parameter name="x">',
+                   minimax.PARAM_CLOSE, f'{minimax.CALLS_OPEN}<invoke name="f">', '<invoke name="', "<think>"],
+    "step3": [*invoke.STEP3.markers, str(invoke.STEP3.header), str(invoke.STEP3.separator), "</steptml:parameter>",
+              '<steptml:invoke name="f">', '<steptml:parameter name="x">', "<｜tool_calls_begin｜><｜tool_call_begin｜>"
+              'function<｜tool_sep｜><steptml:invoke name="f">', '<｜tool_call_begin｜>function<｜tool_sep｜>f\n'],
+    "dots": [*invoke.DOTS.markers, '<invoke name="f">', '<parameter name="x">', "</parameter>", '<invoke name="',
+             '<dots_function_call><invoke name="f">', '<dots_function_call>{"name": "f", "arguments": '],
+    "minicpm": [*invoke.MINICPM.markers, '<function name="f">', '<functionname="f">', '<param name="x">',
+                '<paramname="x">', "</param>", "</function>", invoke.CDATA_OPEN, invoke.CDATA_CLOSE,
+                '<function name="f"><param name="x"><![CDATA['],
+    "gemma4": [gemma.GEMMA4.call_open, gemma.GEMMA4.call_close, gemma.GEMMA4.quote, gemma.GEMMA4.thought_open,
+               gemma.GEMMA4.thought_close, "<|tool_call>call:f{", '<|tool_call>call:f{x:<|"|>', "<|tool_call>call:f{x:["],
+    "functiongemma": [gemma.FUNCTIONGEMMA.call_open, gemma.FUNCTIONGEMMA.call_close, gemma.FUNCTIONGEMMA.quote,
+                      "<start_function_call>call:f{", "<start_function_call>call:f{x:<escape>",
+                      "<start_function_call>call:f{x:{y:"],
+    "jamba": ["<tool_calls>", "</tool_calls>", "<tool_calls>[", '<tool_calls>[{"name": "f", "arguments": '],
+    "hunyuan": ["<tool_calls>", "</tool_calls>", "<tool_calls>[", "<think>"],
+    "nemotron": ["<TOOLCALL>", "</TOOLCALL>", "<TOOLCALL>{", '<TOOLCALL>[{"name": "f", "arguments": "'],
+    "lfm2": ["<|tool_call_start|>", "<|tool_call_end|>", "<|tool_call_start|>[f(", "<|tool_call_start|>[{"],
+    "pangu": ["<|tool_call_start|>", "<|tool_call_end|>", '<|tool_call_start|>[{"name": "f", "arguments": '],
+    "apertus": ["<|tools_prefix|>", "<|tools_suffix|>", '<|tools_prefix|>[{"f": '],
+    "cohere": ["<|START_ACTION|>", "<|END_ACTION|>", "<|START_THINKING|>", "<|START_RESPONSE|>",
+               '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "f", "parameters": '],
+    "qwen25-coder": ["<tools>", "</tools>", "<tools>[", '<tools>{"name": "f", "arguments": '],
+    "kimi-k3": [*kimi_k3.TAGS, kimi_k3.OPEN, kimi_k3.CLOSE, kimi_k3.SEP, kimi_k3.JSON_OPEN + " ",
+                '<|open|>tools<|sep|><|open|>call tool="f"<|sep|>', '<|open|>argument key="x"<|sep|>',
+                '<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="x" type="number"<|sep|>'],
 }
+MARKERS["hunyuan"] = [*glm.HUNYUAN_MARKERS, glm.HY4.call_open, glm.HY4.key_open, glm.HY4.value_open,
+                      f"{glm.HY4.call_open}f", f"{glm.HY3.call_open}f{glm.HY3.sep}", glm.HY3.section_open,
+                      "<think:opensource>", "<tool_call:" + "x" * 150]
+MARKERS["k2-horizon"] = [*glm.K2_MARKERS, "<ifm|tool_calls>", "<ifm|think>", f"{glm.K2_HORIZON.call_open}f",
+                         glm.K2_HORIZON.type_open, f"{glm.K2_HORIZON.call_open}[", f"{glm.K2_HORIZON.call_open}{{"]
+MARKERS["solar-open2"] = [*glm.SOLAR_MARKERS, "<|think:start|>", f"{glm.SOLAR_OPEN2.call_open}f\n"]
 MARKERS["deepseek"] += [tag for dialect in dsml.DIALECTS for tag in (
     dialect.calls_open, f'{dialect.invoke_open} name="f">', f'{dialect.param_open} name="x" string="true">',
     dialect.param_close)]
@@ -286,7 +324,29 @@ def _wrapped(fmt: str, inner: str) -> str:
             "harmony": "<|channel|>commentary to=functions.f<|message|>" + '{"x": %s}' % inner + "<|call|>",
             "kimi-k2": "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>"
                        + '{"x": %s}' % inner + "<|tool_call_end|><|tool_calls_section_end|>",
-            "glm45": f"<tool_call>f\n<arg_key>x</arg_key>\n<arg_value>{inner}</arg_value>\n</tool_call>"}.get(fmt, call)
+            "glm45": f"<tool_call>f\n<arg_key>x</arg_key>\n<arg_value>{inner}</arg_value>\n</tool_call>",
+            "minimax-m2": f'<minimax:tool_call>\n<invoke name="f">\n<parameter name="x">{inner}</parameter>\n'
+                          "</invoke>\n</minimax:tool_call>",
+            "step3": "<｜tool_calls_begin｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\">\n"
+                     f'<steptml:parameter name="x">{inner}</steptml:parameter>\n</steptml:invoke><｜tool_call_end｜>\n'
+                     "<｜tool_calls_end｜>",
+            "dots": f'<dots_function_call>\n<invoke name="f">\n<parameter name="x">{inner}</parameter>\n</invoke>\n'
+                    "</dots_function_call>",
+            "minicpm": f'<function name="f"><param name="x">{inner}</param></function>',
+            "gemma4": f"<|tool_call>call:f{{x:{inner}}}<tool_call|>",
+            "functiongemma": f"<start_function_call>call:f{{x:{inner}}}<end_function_call>",
+            "jamba": f"<tool_calls>[{call}]</tool_calls>",
+            "nemotron": f"<TOOLCALL>[{call}]</TOOLCALL>", "lfm2": f"<|tool_call_start|>[f(x={inner})]<|tool_call_end|>",
+            "pangu": f"<|tool_call_start|>[{call}]<|tool_call_end|>",
+            "apertus": '<|tools_prefix|>[{"f": {"x": %s}}]<|tools_suffix|>' % inner,
+            "cohere": '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "f", "parameters": {"x": %s}}]<|END_ACTION|>'
+                      % inner,
+            "qwen25-coder": f"<tools>\n{call}\n</tools>",
+            "kimi-k3": '<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="x" type="number"'
+                       f"<|sep|>{inner}<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>",
+            "hunyuan": to_hunyuan([Step("f", {"x": "@"})]).replace("@", inner),
+            "k2-horizon": to_k2_horizon([Step("f", {"x": "@"})]).replace("@", inner),
+            "solar-open2": to_solar_open2([Step("f", {"x": "@"})]).replace("@", inner)}.get(fmt, call)
 
 
 def _decided(text: str, fmt: str, **limits: int) -> object:
@@ -309,8 +369,14 @@ def test_hostile_outputs_in_every_format_are_decided(fmt: str) -> None:
     for opener in ("[", "{", "("):
         deep = _wrapped(fmt, opener * DEEP)
         outcome = _decided(deep, fmt)
-        if isinstance(outcome, list):  # qwen3-coder, glm45: a parameter's bare text is text, never nested
-            assert fmt in ("qwen3-coder", "glm45") and outcome == [Step("f", {"x": opener * DEEP})]
+        if isinstance(outcome, list):  # qwen3-coder, minimax-m2 and the key/value and invoke formats: a parameter's
+            # bare text is text, never nested; kimi-k3: a typed value that is not JSON ("(((...") is kept as its text,
+            # as vLLM and SGLang keep it
+            assert fmt in ("qwen3-coder", "glm45", "hunyuan", "k2-horizon", "solar-open2", "minimax-m2", "step3",
+                           "dots", "minicpm") or (fmt, opener) == ("kimi-k3", "(")
+            assert outcome == [Step("f", {"x": opener * DEEP})]
+        elif opener != "[" and fmt in ("gemma4", "functiongemma"):  # "(" starts no value, "{" wants a key first
+            assert isinstance(outcome, ParseError) and outcome.reason.startswith("expected a"), outcome
         else:
             assert isinstance(outcome, ParseError) and "nesting deeper" in outcome.reason, (opener, outcome)
     huge = _decided(_wrapped(fmt, HUGE_INT), fmt)
@@ -359,7 +425,7 @@ _SCALING = r'''
 import json, sys, time
 from ek.calls import Step
 from ek.parsing import parse_calls
-from ek.parsing.render import RENDERERS, to_deepseek_v32, to_deepseek_v41
+from ek.parsing.render import RENDERERS, to_deepseek_v32, to_deepseek_v41, to_hunyuan_hy3
 
 def cpu(text, fmt):
     best = None
@@ -371,9 +437,9 @@ def cpu(text, fmt):
     return max(best, 1e-4)
 
 SMALL, LARGE = 4000, 16000
-renderers = dict(RENDERERS, deepseek_v32=to_deepseek_v32, deepseek_v41=to_deepseek_v41)
+renderers = dict(RENDERERS, deepseek_v32=to_deepseek_v32, deepseek_v41=to_deepseek_v41, hunyuan_hy3=to_hunyuan_hy3)
 for name, render in renderers.items():
-    fmt = "deepseek" if name.startswith("deepseek_") else name
+    fmt = "deepseek" if name.startswith("deepseek_") else "hunyuan" if name == "hunyuan_hy3" else name
     texts = [render([Step("f", {"a": 1, "b": "x y"})] * n) for n in (SMALL, LARGE)]
     texts = [t if isinstance(t, str) else json.dumps(t) for t in texts]
     print(name, round(cpu(texts[1], fmt) / cpu(texts[0], fmt), 1))
@@ -388,5 +454,5 @@ def test_reading_grows_linearly_with_the_number_of_calls() -> None:
     done = subprocess.run([sys.executable, "-c", _SCALING], capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     ratios = dict(line.rsplit(" ", 1) for line in done.stdout.splitlines())
-    assert len(ratios) == len(RENDERERS) + 2, done.stdout
+    assert len(ratios) == len(RENDERERS) + 3, done.stdout  # and to_deepseek_v32, _v41, to_hunyuan_hy3
     assert {name: ratio for name, ratio in ratios.items() if float(ratio) >= 9} == {}, ratios

@@ -15,7 +15,23 @@ from collections.abc import Mapping
 from typing import Any
 
 from ek.calls import Step
-from ek.parsing import chat_text, dsml, glm, harmony, json_text, kimi, native, prose, registry, shapes
+from ek.parsing import (
+    chat_text,
+    dsml,
+    gemma,
+    glm,
+    harmony,
+    invoke,
+    json_text,
+    kimi,
+    kimi_k3,
+    minimax,
+    native,
+    prose,
+    registry,
+    shapes,
+    wrapped,
+)
 from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import DEFAULT_LIMITS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_SIZE, Limits, check_text
 from ek.parsing.python_calls import _plain_calls, parse_python
@@ -24,10 +40,12 @@ from ek.parsing.registry import Reading
 #: The built-in format names (``registry.names()`` adds the registered ones).
 FORMATS = ("auto", "python", "openai", "anthropic", "json", "bfcl", "hermes", "llama3", "mistral", "qwen3-coder",
            "deepseek", "granite", "phi4", "gemini", "bedrock", "langchain", "ollama", "mcp",
-           "harmony", "kimi-k2", "glm45")
+           "harmony", "kimi-k2", "glm45", "hunyuan", "k2-horizon", "solar-open2", "kimi-k3", "minimax-m2", "step3",
+           "dots", "minicpm", "gemma4", "functiongemma", *wrapped.WRAPPERS)
 #: Formats read from text only (bytes are decoded first); a decoded object is an error.
 TEXT_FORMATS = frozenset({"python", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
-                          "harmony", "kimi-k2", "glm45"})
+                          "harmony", "kimi-k2", "glm45", "hunyuan", "k2-horizon", "solar-open2", "kimi-k3",
+                          "minimax-m2", "step3", "dots", "minicpm", "gemma4", "functiongemma", *wrapped.WRAPPERS})
 
 
 def parse_calls(
@@ -317,7 +335,20 @@ _MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("deepseek", (native.DS_CALLS_BEGIN, native.DS_CALL_BEGIN, *dsml.TAG_MARKERS)),
     ("granite", (native.GRANITE_TAG, native.GRANITE_FC_TAG)),
     ("harmony", harmony.MARKERS),
-    ("kimi-k2", kimi.MARKERS),
+    # Kimi-K2's tokens but <|tool_call_end|>, which LFM2 and openPangu write too (wrapped.detect tells those)
+    ("kimi-k2", tuple(m for m in kimi.MARKERS if m != kimi.CALL_END)),
+    ("minimax-m2", minimax.MARKERS),
+    # Step-3's <｜tool_calls_begin｜> (fullwidth bars, '_') is not DeepSeek V3's <｜tool▁calls▁begin｜> ('▁')
+    ("step3", invoke.STEP3.markers),
+    ("dots", invoke.DOTS.markers),
+    # MiniCPM's bare <function name="f"> (or <functionname=): not Llama's or Qwen3-Coder's <function=f>
+    ("minicpm", invoke.MINICPM.markers),
+    ("gemma4", gemma.GEMMA4.markers),
+    ("functiongemma", gemma.FUNCTIONGEMMA.markers),
+    ("kimi-k3", kimi_k3.MARKERS),
+    ("hunyuan", glm.HUNYUAN_MARKERS),
+    ("k2-horizon", glm.K2_MARKERS),
+    ("solar-open2", glm.SOLAR_MARKERS),
 )
 # A call's start (``name(`` at the very beginning) and call syntax anywhere (``x(``, ``[``, ``{``). Possessive
 # runs and no nested quantifiers: linear on any text.
@@ -364,14 +395,24 @@ def _marker_hits(text: str, start: int, table: tuple[tuple[str, tuple[str, ...]]
 def _detect_all(text: str, start: int) -> list[tuple[str, int]]:
     """:func:`detect_text`'s general path: every format's markers looked for."""
     found = _marker_hits(text, start, _MARKERS)
+    found.extend(wrapped.detect(text, start))
+    if not any(n in ("kimi-k2", "lfm2", "pangu") for n, _ in found):
+        stray = text.find(wrapped.CALL_END, start)  # a close token alone: LFM2's reader says it was never opened
+        if stray != -1:
+            found.append(("lfm2", stray))
     call = text.find(chat_text.CALL_OPEN, start)
     stray = text.find(chat_text.CALL_CLOSE, start)
-    if call != -1:
+    if any(n == "hunyuan" for n, _ in found):
+        pass  # Hy3's <tool_call>NAME<tool_sep>: Hunyuan's own tags, not a Hermes or GLM block
+    elif call != -1:
         after = native._skip_space(text, call + len(chat_text.CALL_OPEN))
         if text.startswith(native.FUNCTION_OPEN, after):
             found.append(("qwen3-coder", call))
         elif glm.starts_glm_block(text, after):
-            found.append(("glm45", call))
+            in_section = text.find(glm.HY3.section_open, start, call) != -1
+            found.append(("hunyuan" if in_section else "glm45", call))  # GLM never writes Hy4's <tool_calls>
+        elif glm.bare_name_at(text, after) and text.find(glm.HY3.section_open, start, call) != -1:
+            found.append(("hunyuan", call))  # Hy3 or Hy4 cut short after a name: no Hermes block starts so
         elif stray == -1 and text.startswith("[", after) and not any(n == "granite" for n, _ in found):
             found.append(("granite", call))
         else:
@@ -452,7 +493,9 @@ def _shifted_plain(raw: str, start: int, limits: Limits) -> list[Step]:
 
 #: What ``auto`` tries on text with no format's marker, named in its error.
 _TRIED = ("python", "json", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
-          "harmony", "kimi-k2", "glm45", "JSON or Python in ``` fences")
+          "harmony", "kimi-k2", "glm45", "hunyuan", "k2-horizon", "solar-open2", "kimi-k3", "minimax-m2", "step3",
+          "dots", "minicpm", "gemma4", "functiongemma", *wrapped.WRAPPERS,
+          "JSON or Python in ``` fences")
 
 
 def _auto_plain(raw: str, limits: Limits) -> list[Step]:
@@ -764,6 +807,26 @@ _SUMMARIES = {
     "harmony": "gpt-oss Harmony messages: <|channel|>commentary to=functions.f<|message|>{...}<|call|>",
     "kimi-k2": "Kimi-K2 <|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{...} sections",
     "glm45": "GLM-4.5/4.6/4.7 <tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>",
+    "kimi-k3": 'Kimi-K3 XTML <|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument ... channels',
+    "minimax-m2": 'MiniMax-M2/M2.x <minimax:tool_call><invoke name="f"><parameter name="k">v</parameter></invoke>',
+    "step3": 'Step-3 <｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="f">'
+             '<steptml:parameter name="k">v</steptml:parameter></steptml:invoke><｜tool_call_end｜>',
+    "dots": 'dots.llm <dots_function_call><invoke name="f"><parameter name="k">v</parameter></invoke>, or {name, '
+            'arguments}',
+    "minicpm": 'MiniCPM 4/5 <function name="f"><param name="k">v or <![CDATA[v]]></param></function>',
+    "gemma4": 'Gemma 4 <|tool_call>call:f{k:<|"|>v<|"|>,n:1}<tool_call|>',
+    "functiongemma": "FunctionGemma <start_function_call>call:f{k:<escape>v<escape>}<end_function_call>",
+    "jamba": "AI21 Jamba <tool_calls>[{name, arguments}]</tool_calls>",
+    "nemotron": "NVIDIA Nemotron <TOOLCALL>[{name, arguments}]</TOOLCALL>",
+    "lfm2": "Liquid LFM2/LFM2.5 <|tool_call_start|>[f(a=1), g()]<|tool_call_end|>",
+    "pangu": "openPangu <|tool_call_start|>[{name, arguments}]<|tool_call_end|>",
+    "apertus": "Swiss AI Apertus <|tools_prefix|>[{\"f\": {...}}]<|tools_suffix|>",
+    "cohere": "Cohere Command <|START_ACTION|>[{tool_call_id, tool_name, parameters}]<|END_ACTION|>",
+    "qwen25-coder": "Qwen2.5-Coder <tools>{name, arguments} or [...]</tools>",
+    "hunyuan": "Tencent Hy4 <tool_calls:SUFFIX><tool_call:SUFFIX>name<arg_key:SUFFIX>k..., Hy3 name<tool_sep>, "
+               "and Hunyuan-A13B <tool_calls>[{name, arguments}]</tool_calls>",
+    "k2-horizon": "K2 Horizon / K2-V3 <ifm|tool_call>name<ifm|arg_key>k</ifm|arg_key><ifm|arg_value>v..., or JSON",
+    "solar-open2": "Solar Open 2 <|tool_call:start|>name <|tool_arg:start|>k<|tool_arg:value|>v<|tool_arg:end|>",
 }
 
 
@@ -771,7 +834,14 @@ def _register_builtins() -> None:
     text_readers = {"llama3": native.read_llama3, "mistral": native.read_mistral,
                     "qwen3-coder": native.read_qwen3_coder, "deepseek": dsml.read_deepseek,
                     "granite": native.read_granite, "phi4": native.read_phi4, "glm45": glm.read_glm45,
-                    "harmony": harmony.read_harmony, "kimi-k2": kimi.read_kimi_k2}
+                    "harmony": harmony.read_harmony, "kimi-k2": kimi.read_kimi_k2,
+                    "kimi-k3": kimi_k3.read_kimi_k3, "minimax-m2": minimax.read_minimax_m2,
+                    "step3": invoke.reader("step3"), "dots": invoke.reader("dots"),
+                    "minicpm": invoke.reader("minicpm"), "gemma4": gemma.read_gemma4,
+                    "functiongemma": gemma.read_functiongemma,
+                    "hunyuan": glm.read_hunyuan, "k2-horizon": glm.read_k2_horizon,
+                    "solar-open2": glm.read_solar_open2}
+    text_readers.update({name: wrapped.reader(name) for name in wrapped.WRAPPERS})
     for name in FORMATS:
         if name == "auto":
             read = _read_auto

@@ -31,19 +31,19 @@ _BRACKETS = re.compile(r"[{}\[\]]")
 _CALL_LIST = re.compile(r"\[[ \t]*+[A-Za-z_][\w.]*+[ \t]*+(?:\(|\Z)")
 #: The start of a markup tag or special token (``</s>``, ``<|im_end|>``, ``<end_of_turn>``), never prose.
 _TAG = re.compile(r"<[/|A-Za-z]")
-#: Markup that writes a call or an argument itself, in a syntax no ek format reads: a tag or special token named
-#: invoke or for an argument's key or value (``<steptml:invoke name=``, ``<invoke name=`` under ``<minimax:tool_call>``
-#: or ``<dots_function_call>``, ``<ifm|arg_key>``, ``<|tool_arg:start|>``, ``<arg_key:opensource>``), MiniCPM's
-#: ``<function name=``/``<param name=``, or Kimi K3's ``<|open|>call``/``<|open|>tools``. Each tag name is at most
-#: 32 characters with no space before the word, so the search is linear (a bounded look at each ``<``) and prose
+#: Markup that writes a call or an argument itself: a tag or special token named invoke or for an argument's key or
+#: value, a ``<function name=``/``<param name=``, or Kimi K3's ``<|open|>call``/``<|open|>tools``. The formats ek
+#: reads are found by their own markers before ``auto`` gets here (``<invoke name=`` in a ``<minimax:tool_call>`` or
+#: ``<dots_function_call>`` block, ``<ifm|arg_key>``, ``<steptml:invoke``), so what this finds in prose is a syntax
+#: ek has no reader for (``<invoke name=`` with no such block, a bare ``<arg_value>``). Each tag name is at most 32
+#: characters with no space before the word, so the search is linear (a bounded look at each ``<``) and prose
 #: comparisons (``a < b``) never match.
 _CALL_MARKUP = (r"<[/|｜]?[\w:|｜.\-]{0,32}?(?:invoke|arg_key|arg_value|tool_arg)(?![a-z])"
                 r"|<[/|｜]?[\w:|｜.\-]{0,32}?(?:function|param|parameter)\s*+name="
                 r"|<\|open\|>(?:call|tools)\b")
-#: That, or a tag or token named for tool calls as a whole (``<minimax:tool_call>``, ``<｜tool_calls_begin｜>``,
-#: ``<|tool_call:start|>``, ``<dots_function_call>``, ``<TOOLCALL>``, ``<|START_ACTION|>``): around JSON calls such a
-#: tag is their wrapper (MiniMax-M1's ``<tool_calls>``, LongCat's ``<longcat_tool_call>``), but in prose with no call
-#: it wraps one ek cannot read.
+#: That, or a tag or token named for tool calls as a whole (``<acme:tool_call>``, ``<|tool_calls_begin|>`` with ASCII
+#: bars, ``<function_call name=...>``, ``<tool_use>``): around JSON calls such a tag is their wrapper (MiniMax-M1's
+#: ``<tool_calls>``, LongCat's ``<longcat_tool_call>``), but in prose with no call it wraps one ek cannot read.
 _TOOL_MARKUP = re.compile(_CALL_MARKUP + r"|<[/|｜]?[\w:|｜.\-]{0,32}?(?:tool[_▁]?calls?|function[_▁]?calls?|tool_use"
                                          r"|start_action|tools_prefix)(?![a-z])", re.IGNORECASE)
 _CALL_MARKUP_RE = re.compile(_CALL_MARKUP, re.IGNORECASE)

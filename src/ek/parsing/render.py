@@ -213,11 +213,11 @@ def _dsml(calls: Iterable[Step], dialect: Any) -> str:
     return f"{dialect.calls_open}\n" + "\n".join(invokes) + f"\n{dialect.calls_close}"
 
 
-def _attribute(name: str) -> str:
-    """A tool or parameter name as a DSML attribute value: it has no escaping, so a name holding ``"``, ``<``,
-    ``>`` or a line break cannot be written."""
-    if not name or any(c in name for c in '"<>\n'):
-        raise ValueError(f"the name {name!r} cannot be written as a DSML attribute")
+def _attribute(name: str, fmt: str = "DSML") -> str:
+    """A tool or parameter name as a DSML (or MiniMax) attribute value: it has no escaping, so a name holding
+    ``"``, ``<``, ``>`` or a line break cannot be written, nor one with surrounding spaces (readers drop them)."""
+    if not name or any(c in name for c in '"<>\n') or name != name.strip():
+        raise ValueError(f"the name {name!r} cannot be written as a {fmt} attribute")
     return name
 
 
@@ -228,11 +228,77 @@ def to_glm45(calls: Iterable[Step]) -> str:
     >>> to_glm45([Step("f", {"city": "Paris", "n": 3})]).splitlines()[:4]
     ['<tool_call>f', '<arg_key>city</arg_key>', '<arg_value>Paris</arg_value>', '<arg_key>n</arg_key>']
     """
+    from ek.parsing.glm import GLM45  # the reader owns the tags it reads
+
+    return _pairs(calls, GLM45)
+
+
+def to_hunyuan(calls: Iterable[Step]) -> str:
+    """Tencent Hy4's calls as its open checkpoint writes them: GLM-4.7's tags with the ``:opensource`` suffix,
+    in one ``<tool_calls:opensource>`` section, no whitespace between tags (values as :func:`to_glm45`'s).
+
+    >>> to_hunyuan([Step("f", {"n": 3})])[:67]
+    '<tool_calls:opensource><tool_call:opensource>f<arg_key:opensource>n'
+    """
+    from ek.parsing.glm import HY4
+
+    return _pairs(calls, HY4)
+
+
+def to_hunyuan_hy3(calls: Iterable[Step]) -> str:
+    """Tencent Hy3's calls: ``<tool_calls>``, each call ``<tool_call>NAME<tool_sep>`` then one tag a line. The
+    ``hunyuan`` format reads it.
+
+    >>> to_hunyuan_hy3([Step("f", {"n": 3})]).splitlines()[:3]
+    ['<tool_calls>', '<tool_call>f<tool_sep>', '<arg_key>n</arg_key>']
+    """
+    from ek.parsing.glm import HY3
+
+    return _pairs(calls, HY3)
+
+
+def to_k2_horizon(calls: Iterable[Step]) -> str:
+    """K2 Horizon's xml tool-call format, as its template's ``render_tool_calls_block`` writes it: GLM-4.5's
+    layout with ``<ifm|...>`` tags, inside ``<ifm|tool_calls>``.
+
+    >>> to_k2_horizon([Step("f", {"n": 3})]).splitlines()[:3]
+    ['<ifm|tool_calls>', '<ifm|tool_call>f', '<ifm|arg_key>n</ifm|arg_key>']
+    """
+    from ek.parsing.glm import K2_HORIZON
+
+    return _pairs(calls, K2_HORIZON)
+
+
+def to_solar_open2(calls: Iterable[Step]) -> str:
+    """Solar Open 2's calls: ``<|tool_call:start|>NAME``, one ``<|tool_arg:start|>K<|tool_arg:value|>V
+    <|tool_arg:end|>`` a line, ``<|tool_call:end|>``; calls one after another.
+
+    >>> to_solar_open2([Step("f", {"n": 3})]).splitlines()
+    ['<|tool_call:start|>f', '<|tool_arg:start|>n<|tool_arg:value|>3<|tool_arg:end|>', '<|tool_call:end|>']
+    """
+    from ek.parsing.glm import SOLAR_OPEN2
+
+    return _pairs(calls, SOLAR_OPEN2)
+
+
+def _pairs(calls: Iterable[Step], dialect: Any) -> str:
+    """``calls`` in ``dialect`` (an :class:`ek.parsing.glm.Dialect`), laid out as its template writes them; values
+    as :func:`ek.parsing.native.render_xml_value` writes them (a string holding ``<`` or reading as JSON is a JSON
+    string, ``<`` as ``\\u003c``), so no value can form a tag and reading without a grammar gives them back."""
     from ek.parsing.native import render_xml_value  # the reader owns the value convention it reads
 
-    return "\n".join(f"<tool_call>{_glm_name(c.name, 'tool name')}\n" + "".join(
-        f"<arg_key>{_glm_name(k, 'parameter name')}</arg_key>\n<arg_value>{render_xml_value(v)}</arg_value>\n"
-        for k, v in c.args.items()) + "</tool_call>" for c in calls)
+    calls = list(calls)
+    if not calls:
+        return ""  # no calls: the model writes no tag at all
+    d = dialect
+    mid = d.pair_sep if d.value_open else ""  # Solar Open 2's value starts right after its key's closing token
+    blocks = d.call_sep.join(
+        f"{d.call_open}{_glm_name(c.name, 'tool name')}{d.sep}{d.name_sep}" + "".join(
+            f"{d.key_open}{_glm_name(k, 'parameter name')}{d.key_close}{mid}{d.value_open}{render_xml_value(v)}"
+            f"{d.value_close}{d.pair_sep}" for k, v in c.args.items()) + d.call_close for c in calls)
+    if not d.section_open:
+        return blocks
+    return f"{d.section_open}{d.call_sep}{blocks}{d.call_sep}{d.section_close}"
 
 
 def _glm_name(name: str, what: str) -> str:
@@ -240,6 +306,98 @@ def _glm_name(name: str, what: str) -> str:
     if not name or "<" in name or name != name.strip() or "\n" in name:
         raise ValueError(f"the {what} {name!r} cannot be written in GLM's format")
     return name
+
+
+def to_minimax_m2(calls: Iterable[Step]) -> str:
+    """MiniMax-M2's ``<minimax:tool_call>`` block, all calls in one, as its chat template writes them (one
+    ``<invoke>`` a call, one ``<parameter>`` a line); values as :func:`ek.parsing.native.render_xml_value` writes
+    them (the template writes strings as they are, so a string that would read as JSON, has surrounding
+    whitespace or holds ``<`` is written as a JSON string, ``<`` as ``\\u003c``), so reading without a grammar
+    gives them back.
+
+    >>> print(to_minimax_m2([Step("f", {"city": "Paris", "n": 3})]))
+    <minimax:tool_call>
+    <invoke name="f">
+    <parameter name="city">Paris</parameter>
+    <parameter name="n">3</parameter>
+    </invoke>
+    </minimax:tool_call>
+    """
+    calls = list(calls)
+    if not calls:
+        return ""  # no calls: the model writes no tag at all
+    from ek.parsing.minimax import CALLS_CLOSE, CALLS_OPEN  # the reader owns the tags it reads
+    from ek.parsing.native import render_xml_value
+
+    invokes = "".join(f'<invoke name="{_attribute(c.name, "MiniMax")}">\n' + "".join(
+        f'<parameter name="{_attribute(k, "MiniMax")}">{render_xml_value(v)}</parameter>\n'
+        for k, v in c.args.items()) + "</invoke>\n" for c in calls)
+    return f"{CALLS_OPEN}\n{invokes}{CALLS_CLOSE}"
+
+
+def _invoke_text(calls: list[Step], fmt: str, call_open: str, call_close: str, sep: str, family: str) -> str:
+    """Each call as an ``invoke`` element of ``fmt``'s dialect (:mod:`ek.parsing.invoke`), wrapped in
+    ``call_open``/``call_close``, joined by ``sep``; values as :func:`ek.parsing.native.render_xml_value` writes
+    them, so reading without a grammar gives them back."""
+    from ek.parsing.invoke import DIALECTS  # the reader owns the tags it reads
+    from ek.parsing.native import render_xml_value
+
+    d = DIALECTS[fmt]
+    return sep.join(f'{call_open}<{d.invoke} name="{_attribute(c.name, family)}">{sep}' + "".join(
+        f'<{d.parameter} name="{_attribute(k, family)}">{render_xml_value(v)}{d.param_close}{sep}'
+        for k, v in c.args.items()) + f"{d.invoke_close}{call_close}" for c in calls)
+
+
+def to_step3(calls: Iterable[Step]) -> str:
+    """Step-3's section, as SGLang's detector documents it: ``<｜tool_calls_begin｜>``, then each call in
+    ``<｜tool_call_begin｜>function<｜tool_sep｜>`` ... ``<｜tool_call_end｜>`` on its own line, one
+    ``<steptml:parameter>`` a line.
+
+    >>> print(to_step3([Step("f", {"city": "Paris", "n": 3})]))
+    <｜tool_calls_begin｜>
+    <｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="f">
+    <steptml:parameter name="city">Paris</steptml:parameter>
+    <steptml:parameter name="n">3</steptml:parameter>
+    </steptml:invoke><｜tool_call_end｜>
+    <｜tool_calls_end｜>
+    """
+    calls = list(calls)
+    if not calls:
+        return ""  # no calls: the model writes no tag at all
+    from ek.parsing.invoke import STEP3
+
+    body = _invoke_text(calls, "step3", f"{STEP3.call_open}{STEP3.header}", str(STEP3.call_close), "\n", "Step-3")
+    return f"{STEP3.block_open}\n{body}\n{STEP3.block_close}"
+
+
+def to_dots(calls: Iterable[Step]) -> str:
+    """dots.llm's ``<dots_function_call>`` block, all calls in one, one ``<invoke>`` a call and one ``<parameter>``
+    a line, as vLLM's and SGLang's parsers document the canonical body.
+
+    >>> print(to_dots([Step("f", {"city": "Paris"})]))
+    <dots_function_call>
+    <invoke name="f">
+    <parameter name="city">Paris</parameter>
+    </invoke>
+    </dots_function_call>
+    """
+    calls = list(calls)
+    if not calls:
+        return ""  # no calls: the model writes no tag at all
+    from ek.parsing.invoke import DOTS
+
+    return f"{DOTS.block_open}\n{_invoke_text(calls, 'dots', '', '', chr(10), 'dots')}\n{DOTS.block_close}"
+
+
+def to_minicpm(calls: Iterable[Step]) -> str:
+    """MiniCPM 4/5's bare calls, one ``<function>`` a line, its ``<param>`` elements inline, as vLLM's and SGLang's
+    tests write them.
+
+    >>> to_minicpm([Step("f", {"city": "Paris", "n": 3})])
+    '<function name="f"><param name="city">Paris</param><param name="n">3</param></function>'
+    """
+    calls = list(calls)
+    return "\n".join(_invoke_text([c], "minicpm", "", "", "", "MiniCPM") for c in calls)
 
 
 def to_granite(calls: Iterable[Step]) -> str:
@@ -272,6 +430,27 @@ def to_kimi_k2(calls: Iterable[Step]) -> str:
     return render_kimi_k2(list(calls), _json)
 
 
+def to_kimi_k3(calls: Iterable[Step]) -> str:
+    """Kimi-K3: one XTML tools channel, a call's arguments typed (a string as its text, any other value JSON)."""
+    from ek.parsing.kimi_k3 import render_kimi_k3  # the reader owns the tokens it reads
+
+    return render_kimi_k3(list(calls), _json)
+
+
+def to_gemma4(calls: Iterable[Step]) -> str:
+    """Gemma 4: ``<|tool_call>call:NAME{...}<tool_call|>`` per call, as its chat template writes them."""
+    from ek.parsing.gemma import GEMMA4, render_gemma  # the reader owns the tokens it reads
+
+    return render_gemma(list(calls), GEMMA4)
+
+
+def to_functiongemma(calls: Iterable[Step]) -> str:
+    """FunctionGemma: ``<start_function_call>call:NAME{...}<end_function_call>`` per call, strings in ``<escape>``."""
+    from ek.parsing.gemma import FUNCTIONGEMMA, render_gemma  # the reader owns the tokens it reads
+
+    return render_gemma(list(calls), FUNCTIONGEMMA)
+
+
 def to_gemini(calls: Iterable[Step]) -> dict[str, Any]:
     """A Gemini ``Content`` of the model with one ``functionCall`` part per call."""
     return {"role": "model", "parts": [{"functionCall": {"name": c.name, "args": dict(c.args)}} for c in calls]}
@@ -301,6 +480,19 @@ def to_mcp(calls: Iterable[Step]) -> list[dict[str, Any]]:
             for i, c in enumerate(calls, 1)]
 
 
+def _wrapped(fmt: str) -> Callable[[Iterable[Step]], str]:
+    """The renderer of a family that wraps JSON or Python calls in tokens of its own (``ek.parsing.wrapped``)."""
+
+    def write(calls: Iterable[Step]) -> str:
+        from ek.parsing.wrapped import render_wrapped  # the reader owns the tokens it reads
+
+        return render_wrapped(list(calls), fmt, _json, to_python)
+
+    write.__name__ = write.__qualname__ = f"to_{fmt.replace('-', '_')}"
+    write.__doc__ = f"Calls as the ``{fmt}`` format writes them: one block, as the family's chat template does."
+    return write
+
+
 #: format name -> renderer (``python`` and ``hermes`` give text, the others decoded JSON objects).
 RENDERERS: dict[str, Callable[[Iterable[Step]], Any]] = {
     "python": to_python,
@@ -323,6 +515,18 @@ RENDERERS: dict[str, Callable[[Iterable[Step]], Any]] = {
     "harmony": to_harmony,
     "kimi-k2": to_kimi_k2,
     "glm45": to_glm45,
+    "kimi-k3": to_kimi_k3,
+    "minimax-m2": to_minimax_m2,
+    "step3": to_step3,
+    "dots": to_dots,
+    "minicpm": to_minicpm,
+    "gemma4": to_gemma4,
+    "functiongemma": to_functiongemma,
+    **{fmt: _wrapped(fmt) for fmt in ("jamba", "nemotron", "lfm2", "pangu", "apertus", "cohere",
+                                      "qwen25-coder")},
+    "hunyuan": to_hunyuan,
+    "k2-horizon": to_k2_horizon,
+    "solar-open2": to_solar_open2,
 }
 
 

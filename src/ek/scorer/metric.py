@@ -266,8 +266,8 @@ class _Context:
 
     def arg_type(self, tool: str, arg: str) -> str | None:
         """The declared kind of ``tool``'s argument (``int``, ``str``, ...), or None: the parser's type hint
-        for formats that write values as bare text (qwen3-coder, glm45, DeepSeek's DSML), so ``"3"`` for an int
-        argument is 3."""
+        for formats that write values as bare text (qwen3-coder, glm45, minimax-m2, DeepSeek's DSML), so ``"3"``
+        for an int argument is 3."""
         rules = self.rules(tool) if self.grammar is not None else None
         rule = rules.get(arg) if rules else None
         return rule.kind if rule is not None else None

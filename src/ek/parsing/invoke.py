@@ -1,0 +1,460 @@
+"""One reader for the ``<invoke name="...">``/``<parameter name="...">`` family of tool-call markup.
+
+Four families write a call as an element named for the tool holding one element a parameter, its value bare
+text, and differ only in the tags around and the tag names (:class:`Dialect`):
+
+* MiniMax-M2 (``minimax-m2``): ``<minimax:tool_call>`` blocks of ``<invoke name="f">`` elements holding
+  ``<parameter name="k">v</parameter>`` (:mod:`ek.parsing.minimax` has its sources).
+* Step-3 (``step3``, StepFun): one ``<｜tool_calls_begin｜>`` ... ``<｜tool_calls_end｜>`` section (fullwidth bars,
+  U+FF5C, and ``_``: not DeepSeek V3's ``<｜tool▁calls▁begin｜>`` with ``▁``), each call in
+  ``<｜tool_call_begin｜>function<｜tool_sep｜>`` ... ``<｜tool_call_end｜>`` around
+  ``<steptml:invoke name="f"><steptml:parameter name="k">v</steptml:parameter></steptml:invoke>`` (SGLang's
+  ``step3_detector.py``, vLLM's ``step3_tool_parser.py`` and their tests).
+* dots.llm (``dots``, rednote): ``<dots_function_call>`` blocks of ``<invoke name="f">`` elements holding
+  ``<parameter name="k">v</parameter>``, or holding one JSON object ``{"name": ..., "arguments": {...}}``
+  (vLLM's ``dots_tool_parser.py``, SGLang's ``dots_detector.py``).
+* MiniCPM 4/5 (``minicpm``, OpenBMB): bare ``<function name="f"><param name="k">v</param></function>`` calls in
+  the prose, no wrapper; a value may be a ``<![CDATA[...]]>`` section, and the tokenizer may drop the space in
+  ``<functionname="f">``/``<paramname="k">`` or write it ``Ġ`` (U+0120) (vLLM's ``minicpm5xml_tool_parser.py``,
+  SGLang's ``minicpm4_xml_detector.py`` and ``minicpm5_detector.py``).
+
+Tags are found with ``str.find`` (linear, no regex). A value is stripped of surrounding whitespace (of line breaks
+only in Step-3 and MiniCPM: :attr:`Dialect.strip`), then typed by
+the ``types`` hint when given, else it is the JSON value when its text parses as JSON, else the text
+(:func:`ek.parsing.native.typed_text`); a CDATA section is its text, typed only by the hint. A tag of the format
+inside a value means the model left out the value's closing tag: an error at that tag, never a guess.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import attrs
+
+from ek.calls import Step
+from ek.parsing import chat_text, json_text, shapes
+from ek.parsing.errors import ParseError, line_col
+from ek.parsing.limits import Limits, check_text
+from ek.parsing.native import typed_text
+from ek.parsing.prose import where
+from ek.parsing.registry import TypeHint
+
+_SPACE = " \t\r\n"
+#: The space some MiniCPM decoders write as ``Ġ`` (GPT-2 byte-level BPE's mark for a space).
+_BPE_SPACE = "\u0120"
+CDATA_OPEN, CDATA_CLOSE = "<![CDATA[", "]]>"
+
+
+@attrs.frozen
+class Dialect:
+    """The tags one family writes around the shared ``invoke``/``parameter`` syntax."""
+
+    #: The format name (errors name it) and the family, as users name the model.
+    fmt: str
+    family: str
+    #: The element of a call and of a parameter: ``invoke``/``parameter``, ``steptml:invoke``, ``function``/``param``.
+    invoke: str
+    parameter: str
+    #: The block around the calls (None: calls stand bare in the prose, as MiniCPM writes them).
+    block_open: str | None = None
+    block_close: str | None = None
+    #: Step-3's tokens around each call in the block, the optional ``function<｜tool_sep｜>`` after the opening one,
+    #: and the ``<｜tool_sep｜>`` that may stand between two calls.
+    call_open: str | None = None
+    call_close: str | None = None
+    header: str | None = None
+    separator: str | None = None
+    #: dots: a block may hold one JSON call instead of invokes.
+    json_body: bool = False
+    #: MiniCPM: ``name=`` may follow the tag name with no space (``<functionname=``) or after ``Ġ``; values may be
+    #: CDATA sections.
+    collapsed: bool = False
+    cdata: bool = False
+    #: What is dropped around a value: all whitespace where both serving stacks strip it (MiniMax-M2, dots); only
+    #: line breaks where vLLM keeps a string's whitespace and SGLang strips it (Step-3, MiniCPM), so the layout a
+    #: model writes between tags goes and the indentation of code in a value stays.
+    strip: str = " \t\r\n"
+
+    @property
+    def invoke_open(self) -> str:
+        return f"<{self.invoke}"
+
+    @property
+    def invoke_close(self) -> str:
+        return f"</{self.invoke}>"
+
+    @property
+    def param_open(self) -> str:
+        return f"<{self.parameter}"
+
+    @property
+    def param_close(self) -> str:
+        return f"</{self.parameter}>"
+
+    @property
+    def call_word(self) -> str:
+        """What an error calls one call: ``invoke``, or ``function`` (MiniCPM)."""
+        return self.invoke.rpartition(":")[2]
+
+    def openers(self, tag: str) -> tuple[str, ...]:
+        """The ways ``tag`` (``<invoke``, ``<param``) opens with its name attribute: ``<invoke name=``, and for
+        MiniCPM ``<paramname=`` and ``<param\u0120name=`` too."""
+        spaced = (f"{tag} name=",)
+        return (*spaced, f"{tag}name=", f"{tag}{_BPE_SPACE}name=") if self.collapsed else spaced
+
+    @property
+    def markers(self) -> tuple[str, ...]:
+        """What makes a text this family's, for ``auto``: its block's tags, else its call's opening tags."""
+        if self.block_open is not None and self.block_close is not None:
+            tokens = (self.block_open, self.block_close)
+            if self.call_open is not None and self.call_close is not None:
+                tokens = (*tokens, self.call_open, self.call_close, f"<{self.invoke} ", f"<{self.parameter} ")
+            return tokens
+        return self.openers(self.invoke_open)
+
+    @property
+    def not_in_value(self) -> tuple[tuple[str, str], ...]:
+        """``(needle, shown)`` of the tags that cannot be inside a value: one before the value's closing tag
+        means the model left that out."""
+        pairs = [(o, self.param_open) for o in self.openers(self.param_open)]
+        pairs.append((self.invoke_close, self.invoke_close))
+        pairs.extend((o, self.invoke_open) for o in self.openers(self.invoke_open))
+        pairs.extend((t, t) for t in (self.block_open, self.block_close, self.call_open, self.call_close)
+                     if t is not None)
+        return tuple(pairs)
+
+
+MINIMAX_M2 = Dialect("minimax-m2", "MiniMax-M2", "invoke", "parameter", "<minimax:tool_call>", "</minimax:tool_call>")
+STEP3 = Dialect("step3", "Step-3", "steptml:invoke", "steptml:parameter", "<｜tool_calls_begin｜>",
+                "<｜tool_calls_end｜>", call_open="<｜tool_call_begin｜>", call_close="<｜tool_call_end｜>",
+                header="function<｜tool_sep｜>", separator="<｜tool_sep｜>", strip="\r\n")
+DOTS = Dialect("dots", "dots.llm", "invoke", "parameter", "<dots_function_call>", "</dots_function_call>",
+               json_body=True)
+MINICPM = Dialect("minicpm", "MiniCPM", "function", "param", collapsed=True, cdata=True, strip="\r\n")
+DIALECTS = {d.fmt: d for d in (MINIMAX_M2, STEP3, DOTS, MINICPM)}
+
+
+def read_invokes(text: str, limits: Limits, types: TypeHint | None, dialect: Dialect) -> list[Step]:
+    """Every call of ``dialect`` in ``text`` after a leading ``<think>``, in order; text with none is no calls.
+    Prose around the blocks (or, with no block, around the calls) is skipped, as vLLM and SGLang skip it; a tag
+    of the format in it (a block's closing tag, an invoke outside every block) is an error.
+
+    >>> read_invokes('<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="f">'
+    ...              '<steptml:parameter name="x">1</steptml:parameter></steptml:invoke><｜tool_call_end｜>'
+    ...              '<｜tool_calls_end｜>', Limits(), None, STEP3)
+    [Step(name='f', args={'x': 1})]
+    >>> read_invokes('ok<dots_function_call>{"name": "f", "arguments": {}}</dots_function_call>', Limits(), None, DOTS)
+    [Step(name='f', args={})]
+    >>> read_invokes('Hi <functionname="f"><paramname="s"><![CDATA[ a<b ]]></param></function>', Limits(), None,
+    ...              MINICPM)
+    [Step(name='f', args={'s': ' a<b '})]
+    """
+    fmt = dialect.fmt
+    if len(text) > limits.max_size:
+        check_text(text, limits, fmt)  # values are bare text: brackets in them are not nesting
+    end = len(text)
+    pos = chat_text.after_think(text, fmt)
+    steps: list[Step] = []
+    if dialect.block_open is None:
+        return _bare_calls(text, pos, end, steps, limits, types, dialect)
+    while True:
+        opening = text.find(dialect.block_open, pos)
+        _no_stray_tag(text, pos, end if opening == -1 else opening, dialect)
+        if opening == -1:
+            return steps
+        pos = _block(text, opening, end, steps, limits, types, dialect)
+
+
+def _strays(dialect: Dialect) -> tuple[tuple[str, str], ...]:
+    """``(needle, error)`` of the tags prose must not hold: the model wrote a call, or part of one, that no
+    serving stack reads; never dropped without a word."""
+    if dialect.block_open is None:
+        opening = f'<{dialect.invoke} name="...">'
+        return (*((o, f"a <{dialect.parameter}> outside every {opening}: expected it inside one")
+                  for o in dialect.openers(dialect.param_open)),
+                (dialect.invoke_close, f"{dialect.invoke_close} without an opening {opening}"))
+    read_none = "(vLLM and SGLang read no call from it)"
+    strays = [(o, f"an invoke outside {dialect.block_open}: expected {dialect.block_open} before it {read_none}")
+              for o in dialect.openers(dialect.invoke_open)]
+    if dialect.call_open is not None:
+        strays.append((dialect.call_open, (f"{dialect.call_open} outside {dialect.block_open}: expected "
+                                           f"{dialect.block_open} before it {read_none}")))
+    strays.append((str(dialect.block_close), f"{dialect.block_close} without an opening {dialect.block_open}"))
+    return tuple(strays)
+
+
+def _no_stray_tag(text: str, start: int, stop: int, dialect: Dialect) -> None:
+    found = [(p, error) for needle, error in _strays(dialect) if (p := text.find(needle, start, stop)) != -1]
+    if found:
+        at, error = min(found)
+        raise ParseError(error, line_col(text, at), dialect.fmt)
+
+
+def _bare_calls(text: str, pos: int, end: int, steps: list[Step], limits: Limits, types: TypeHint | None,
+                dialect: Dialect) -> list[Step]:
+    """MiniCPM's calls: each ``<function name=...>`` in the prose, the prose between them skipped."""
+    openers = dialect.openers(dialect.invoke_open)
+    ahead = dict.fromkeys(openers, -2)  # where each spelling is next: a spelling never written is looked for once
+    while True:
+        for o, p in ahead.items():
+            if p != -1 and p < pos:
+                ahead[o] = text.find(o, pos)
+        found = [p for p in ahead.values() if p != -1]
+        at = min(found) if found else -1
+        _no_stray_tag(text, pos, end if at == -1 else at, dialect)
+        if at == -1:
+            tail = text.rfind("<", pos, end)  # an opening tag cut short is a call cut short, not prose
+            if tail != -1 and text.startswith(dialect.invoke_open, tail) and any(
+                    o.startswith(text[tail:end]) for o in openers):
+                raise ParseError(f"the output ends inside a {dialect.invoke_open} tag (cut short?)",
+                                 line_col(text, tail), dialect.fmt, cut_short=True)
+            return steps
+        step, pos = _invoke(text, at, end, limits, types, dialect)
+        steps.append(step)
+
+
+def _skip_space(text: str, pos: int, end: int) -> int:
+    while pos < end and text[pos] in _SPACE:
+        pos += 1
+    return pos
+
+
+def _expected(text: str, pos: int, end: int, tags: tuple[str, ...], what: str, fmt: str) -> ParseError:
+    """The error for text at ``pos`` that starts none of ``tags``: cut short when the output ends inside one."""
+    rest = text[pos:end]
+    cut = any(tag.startswith(rest) for tag in tags)
+    return ParseError(f"expected {what}" + (" (output cut short?)" if cut else ""), line_col(text, pos), fmt,
+                      cut_short=cut)
+
+
+def _starts_tag(text: str, pos: int, end: int, tag: str, dialect: Dialect) -> bool:
+    """Whether the opening tag ``tag`` (``<invoke``, ``<parameter``) starts at ``pos``: followed by a space, or by
+    the end of the output (cut short inside it), not by another letter (for MiniCPM, ``name=`` or ``Ġ`` may follow
+    it directly)."""
+    after = pos + len(tag)
+    if not text.startswith(tag, pos):
+        return False
+    if after >= end or text[after] in _SPACE:
+        return True
+    return dialect.collapsed and (text[after] == _BPE_SPACE or "name=".startswith(text[after:after + 5]))
+
+
+def _block(text: str, opening: int, end: int, steps: list[Step], limits: Limits, types: TypeHint | None,
+           dialect: Dialect) -> int:
+    """Read the block opened at ``opening`` into ``steps``; where it ends."""
+    fmt, close = dialect.fmt, str(dialect.block_close)
+    pos = opening + len(str(dialect.block_open))
+    read = 0
+    while True:
+        pos = _skip_space(text, pos, end)
+        if pos >= end:
+            raise ParseError(f"the block is not closed by {close} (output cut short?)", line_col(text, opening), fmt,
+                             cut_short=True)
+        if text.startswith(close, pos):
+            return pos + len(close)
+        if dialect.call_open is not None:
+            if read and dialect.separator is not None and text.startswith(dialect.separator, pos):
+                pos += len(dialect.separator)  # <｜tool_sep｜> between two calls (vLLM's tests write it)
+                continue
+            step, pos = _framed_call(text, pos, end, limits, types, dialect)
+        elif dialect.json_body and not read and text[pos] == "{":
+            step, pos = _json_call(text, pos, end, limits, dialect)
+        elif _starts_tag(text, pos, end, dialect.invoke_open, dialect):
+            step, pos = _invoke(text, pos, end, limits, types, dialect)
+        else:
+            body = ' or a JSON call {"name": ..., "arguments": {...}}' if dialect.json_body and not read else ""
+            raise _expected(text, pos, end, (dialect.invoke_open, close),
+                            f'<{dialect.invoke} name="...">{body} or {close}', fmt)
+        steps.append(step)
+        read += 1
+
+
+def _framed_call(text: str, pos: int, end: int, limits: Limits, types: TypeHint | None,
+                 dialect: Dialect) -> tuple[Step, int]:
+    """Step-3's ``<｜tool_call_begin｜>[function<｜tool_sep｜>[NAME]]<steptml:invoke ...>...<｜tool_call_end｜>`` at
+    ``pos``: its call and where it ends. A name between the header and the invoke (vLLM's tests write one) must
+    be the invoke's."""
+    fmt, call_open, call_close, header = dialect.fmt, str(dialect.call_open), str(dialect.call_close), \
+        str(dialect.header)
+    if not text.startswith(call_open, pos):
+        raise _expected(text, pos, end, (call_open, str(dialect.block_close)),
+                        f"{call_open} or {dialect.block_close}", fmt)
+    pos = _skip_space(text, pos + len(call_open), end)
+    lead, lead_at = "", pos
+    if text.startswith(header, pos):
+        pos += len(header)
+        tag = text.find("<", pos, end)
+        lead_at = _skip_space(text, pos, end)
+        lead = text[pos:end if tag == -1 else tag].strip(_SPACE)
+        if tag == -1 or "\n" in lead or " " in lead:
+            if tag == -1:
+                raise ParseError(f"the call is not closed by {call_close} (output cut short?)",
+                                 line_col(text, lead_at), fmt, cut_short=True)
+            raise ParseError(f'expected <{dialect.invoke} name="..."> after {header}', line_col(text, lead_at), fmt)
+        pos = tag
+    if not _starts_tag(text, pos, end, dialect.invoke_open, dialect):
+        raise _expected(text, pos, end, (header, dialect.invoke_open),
+                        f'{header} or <{dialect.invoke} name="...">', fmt)
+    step, pos = _invoke(text, pos, end, limits, types, dialect)
+    if lead and lead != step.name:
+        raise ParseError(f"the call's header names {lead!r} but its invoke {step.name!r}", line_col(text, lead_at),
+                         fmt)
+    pos = _skip_space(text, pos, end)
+    if not text.startswith(call_close, pos):
+        raise _expected(text, pos, end, (call_close,), f"{call_close} after the invoke", fmt)
+    return step, pos + len(call_close)
+
+
+def _json_call(text: str, pos: int, end: int, limits: Limits, dialect: Dialect) -> tuple[Step, int]:
+    """dots' JSON fallback: a block holding one ``{"name": ..., "arguments": {...}}`` object."""
+    fmt, close = dialect.fmt, str(dialect.block_close)
+    value, after = json_text.decode_at(text, pos, limits, fmt)
+    if not isinstance(value, dict):
+        raise ParseError(f"a call must be a JSON object, got {shapes.json_kind(value)}", line_col(text, pos), fmt)
+    try:
+        step = shapes.generic_call(value, "$", limits, fmt)
+    except ParseError as error:
+        raise error.moved(where(text, pos, error.position), fmt) from None
+    after = _skip_space(text, after, end)
+    if not text.startswith(close, after):
+        raise _expected(text, after, end, (close,), f"{close} after the JSON call (a block holds one)", fmt)
+    return step, after
+
+
+def _invoke(text: str, at: int, end: int, limits: Limits, types: TypeHint | None,
+            dialect: Dialect) -> tuple[Step, int]:
+    """The ``<invoke name="...">...</invoke>`` at ``at``: its call and where it ends."""
+    fmt, word = dialect.fmt, dialect.call_word
+    name, pos = _name(text, at + len(dialect.invoke_open), end, at, dialect.invoke, dialect)
+    args: dict[str, Any] = {}
+    while True:
+        pos = _skip_space(text, pos, end)
+        if pos >= end:
+            raise ParseError(f"the {word} of {name!r} is not closed by {dialect.invoke_close} (output cut short?)",
+                             line_col(text, at), fmt, cut_short=True)
+        if text.startswith(dialect.invoke_close, pos):
+            return Step(name, args), pos + len(dialect.invoke_close)
+        if not _starts_tag(text, pos, end, dialect.param_open, dialect):
+            raise _expected(text, pos, end, (dialect.param_open, dialect.invoke_close),
+                            f'<{dialect.parameter} name="..."> or {dialect.invoke_close}', fmt)
+        param_at = pos
+        key, pos = _name(text, pos + len(dialect.param_open), end, param_at, dialect.parameter, dialect)
+        if key in args:
+            raise ParseError(f"parameter {key!r} given twice", line_col(text, param_at), fmt)
+        kind = types(name, key) if types is not None else None
+        start = _skip_space(text, pos, end)
+        if dialect.cdata and text.startswith(CDATA_OPEN, start):
+            args[key], pos = _cdata(text, start, end, key, kind, limits, dialect)
+            continue
+        close = _value_end(text, pos, end, key, param_at, dialect)
+        raw = text[pos:close]
+        value = raw.strip(dialect.strip)
+        value_at = pos + len(raw) - len(raw.lstrip(dialect.strip))
+        args[key] = typed_text(value, kind, limits, fmt, partial(line_col, text, value_at))
+        pos = close + len(dialect.param_close)
+
+
+def _cdata(text: str, start: int, end: int, key: str, kind: str | None, limits: Limits,
+           dialect: Dialect) -> tuple[Any, int]:
+    """A ``<![CDATA[...]]>`` value at ``start`` (MiniCPM writes multi-line text so): its text, kept as it is (tags
+    and whitespace in it are text) and typed only by the hint; then the parameter's closing tag. Its value and
+    where the parameter ends."""
+    fmt = dialect.fmt
+    inner = start + len(CDATA_OPEN)
+    stop = text.find(CDATA_CLOSE, inner, end)
+    if stop == -1:
+        raise ParseError(f"the CDATA value of parameter {key!r} is not closed by {CDATA_CLOSE} (output cut short?)",
+                         line_col(text, start), fmt, cut_short=True)
+    raw = text[inner:stop]
+    value = raw if kind is None else typed_text(raw, kind, limits, fmt, partial(line_col, text, inner))
+    pos = _skip_space(text, stop + len(CDATA_CLOSE), end)
+    if not text.startswith(dialect.param_close, pos):
+        raise _expected(text, pos, end, (dialect.param_close,),
+                        f"{dialect.param_close} after the CDATA value of parameter {key!r}", fmt)
+    return value, pos + len(dialect.param_close)
+
+
+def _value_end(text: str, pos: int, end: int, key: str, opened: int, dialect: Dialect) -> int:
+    """Where the value starting at ``pos`` ends: at the first closing tag (the format has no escaping). A tag of
+    the format before it means the model left the closing tag out: an error at that tag."""
+    fmt, param_close = dialect.fmt, dialect.param_close
+    close = text.find(param_close, pos, end)
+    stop = end if close == -1 else close
+    inner = [(p, shown) for needle, shown in dialect.not_in_value if (p := text.find(needle, pos, stop)) != -1]
+    if inner:
+        found, tag = min(inner)
+        line, column = line_col(text, opened)
+        raise ParseError(f"{tag} inside parameter {key!r} (opened at line {line}, column {column}): expected "
+                         f"{param_close} before it", line_col(text, found), fmt)
+    if close == -1:
+        raise ParseError(f"parameter {key!r} is not closed by {param_close} (output cut short?)",
+                         line_col(text, opened), fmt, cut_short=True)
+    return close
+
+
+def _name(text: str, pos: int, end: int, opened: int, what: str, dialect: Dialect) -> tuple[str, int]:
+    """The ``name="..."`` of the tag opened at ``opened`` (its attributes start at ``pos``) and where the tag ends.
+
+    The templates write ``name="..."``; ``name='...'`` and an unquoted ``name=...`` are read too (vLLM's MiniMax
+    and dots parsers and MiniMax's own guide take both). A quoted name holds no ``<``, ``>`` or line break;
+    surrounding spaces are dropped. Any other attribute is an error."""
+    fmt = dialect.fmt
+
+    def cut() -> ParseError:  # built only when raised: line_col counts the lines before it
+        return ParseError(f"the output ends inside the <{what}> tag (cut short?)", line_col(text, opened), fmt,
+                          cut_short=True)
+
+    start = _skip_space(text, pos, end)
+    if dialect.collapsed and start == pos and text.startswith(_BPE_SPACE, start):
+        start += 1
+    if start >= end:
+        raise cut()
+    if not text.startswith("name=", start):
+        if "name=".startswith(text[start:end]):
+            raise cut()
+        raise ParseError(f'expected name="..." in the <{what}> tag', line_col(text, start), fmt)
+    pos = start + len("name=")
+    if pos >= end:
+        raise cut()
+    quote = text[pos]
+    if quote in "\"'":
+        close = text.find(quote, pos + 1, end)
+        stop = end if close == -1 else close
+        bad = [p for p in (text.find(c, pos + 1, stop) for c in "<>\n") if p != -1]
+        if bad:
+            raise ParseError(f"the {what} name is not closed by {quote}", line_col(text, min(bad)), fmt)
+        if close == -1:
+            raise cut()
+        name, pos = text[pos + 1:close].strip(), close + 1
+    else:
+        stop = pos
+        while stop < end and text[stop] not in _SPACE and text[stop] not in "<>\"'/":
+            stop += 1
+        name = text[pos:stop]
+        if stop < end and text[stop] in "<\"'/":
+            raise ParseError(f'expected the {what} name written name="..."', line_col(text, stop), fmt)
+        pos = stop
+    if not name:
+        article = "an" if what[0] in "aeiou" else "a"
+        raise ParseError(f"{article} {what} without a name", line_col(text, opened), fmt)
+    pos = _skip_space(text, pos, end)
+    if pos >= end:
+        raise cut()
+    if text[pos] != ">":
+        raise ParseError(f"expected '>' after the {what} name {name!r} (the template writes no other attribute)",
+                         line_col(text, pos), fmt)
+    return name, pos + 1
+
+
+def reader(fmt: str) -> Callable[[str, Limits, TypeHint | None, str], list[Step]]:
+    """The text reader of format ``fmt`` (one of :data:`DIALECTS`)."""
+    dialect = DIALECTS[fmt]
+
+    def read(text: str, limits: Limits, types: TypeHint | None = None, fmt: str = fmt) -> list[Step]:
+        return read_invokes(text, limits, types, dialect if fmt == dialect.fmt else attrs.evolve(dialect, fmt=fmt))
+
+    read.__name__ = read.__qualname__ = f"read_{fmt.replace('-', '_')}"
+    read.__doc__ = f"{dialect.family}'s calls (format ``{fmt}``): :func:`read_invokes` in its :class:`Dialect`."
+    return read

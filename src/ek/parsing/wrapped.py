@@ -1,0 +1,336 @@
+"""Calls written as JSON or Python call text between a family's own open and close tokens.
+
+Several model families write a form of calls ek already reads (a JSON list of call objects, or a list of
+Python calls) and only wrap it in a token pair of their own::
+
+    jamba           <tool_calls>[{"name": "f", "arguments": {...}}]</tool_calls>
+    nemotron        <TOOLCALL>[{"name": "f", "arguments": {...}}]</TOOLCALL>
+    lfm2            <|tool_call_start|>[f(a=1), g()]<|tool_call_end|>
+    pangu           <|tool_call_start|>[{"name": "f", "arguments": {...}}]<|tool_call_end|>
+    apertus         <|tools_prefix|>[{"f": {...}}]<|tools_suffix|>
+    cohere          <|START_ACTION|>[{"tool_call_id": "0", "tool_name": "f", "parameters": {...}}]<|END_ACTION|>
+    qwen25-coder    <tools>{"name": "f", "arguments": {...}}</tools>
+
+One table (:data:`WRAPPERS`, a :class:`Wrapper` per family) says what differs; one reader (:func:`read_wrapped`)
+reads them all. Tokens are found with ``str.find``; a JSON body is decoded in place
+(:func:`ek.parsing.json_text.decode_at`), so a token inside a JSON string never ends a block early; a Python
+body is read by :func:`ek.parsing.python_calls.parse_python`, never evaluated. Every block is read (a stack that
+reads only the first drops the calls after it). Prose before, between and after blocks is skipped, as the
+serving stacks skip it, but a JSON object or a ``[name(...)]`` list in it is an error: ek reads all of an
+output or none of it. Errors name the format, a line and column and what was expected there; an output that
+stops inside a block says it was cut short.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import attrs
+
+from ek.calls import Step
+from ek.parsing import chat_text, json_text, shapes
+from ek.parsing.errors import ParseError, line_col
+from ek.parsing.limits import Limits, check_text
+from ek.parsing.prose import call_lists, calls_from_json, json_objects, where
+from ek.parsing.python_calls import parse_python
+from ek.parsing.registry import TypeHint
+
+
+@attrs.frozen
+class Wrapper:
+    """One family's wrapper: its tokens, what its blocks hold, and how a missing close token reads."""
+
+    #: The format name (``parse_calls(text, format)``).
+    format: str
+    #: The family, as messages name it.
+    family: str
+    open: str
+    close: str
+    #: What a block holds: ``"json-list"`` a JSON list of calls; ``"json"`` one call object or a list;
+    #: ``"python"`` a list of Python calls (or a JSON list, which SGLang's LFM2 reader also takes).
+    body: str
+    #: A JSON call's shape: ``"name"`` ``{"name", "arguments"}`` (arguments may be JSON text); ``"key"``
+    #: ``{"NAME": {arguments}}``, one key per object; ``"cohere"`` ``{"tool_call_id", "tool_name", "parameters"}``.
+    shape: str
+    #: A block without its close token: ``"cut"`` the output was cut short (the stacks read no call);
+    #: ``"to-end"`` the last block may run to the end of the output, and is read when its calls are whole (as
+    #: vLLM reads it); ``"optional"`` the block ends where its JSON does, with or without the token.
+    unclosed: str
+    #: Blocks (open, close) skipped whole wherever they stand: reasoning and answer text, never calls.
+    skipped: tuple[tuple[str, str], ...] = ()
+
+
+TOOL_CALLS_OPEN, TOOL_CALLS_CLOSE = "<tool_calls>", "</tool_calls>"
+TOOLCALL_OPEN, TOOLCALL_CLOSE = "<TOOLCALL>", "</TOOLCALL>"
+CALL_START, CALL_END = "<|tool_call_start|>", "<|tool_call_end|>"
+TOOLS_PREFIX, TOOLS_SUFFIX = "<|tools_prefix|>", "<|tools_suffix|>"
+ACTION_OPEN, ACTION_CLOSE = "<|START_ACTION|>", "<|END_ACTION|>"
+COHERE_SKIPPED = (("<|START_THINKING|>", "<|END_THINKING|>"), ("<|START_RESPONSE|>", "<|END_RESPONSE|>"),
+                  ("<|START_TEXT|>", "<|END_TEXT|>"))
+TOOLS_OPEN, TOOLS_CLOSE = "<tools>", "</tools>"
+
+#: Hunyuan-A13B writes Jamba's block. It is no format of its own: ``hunyuan`` reads every encoding of Tencent's
+#: Hunyuan line, A13B's through this wrapper and Hy3's and Hy4's key/value tags (:func:`ek.parsing.glm.read_hunyuan`).
+HUNYUAN_A13B = Wrapper("hunyuan", "Hunyuan-A13B", TOOL_CALLS_OPEN, TOOL_CALLS_CLOSE, "json-list", "name", "cut")
+
+#: Every family's wrapper, by format name.
+WRAPPERS: dict[str, Wrapper] = {w.format: w for w in (
+    Wrapper("jamba", "AI21 Jamba", TOOL_CALLS_OPEN, TOOL_CALLS_CLOSE, "json-list", "name", "cut"),
+    Wrapper("nemotron", "Nemotron", TOOLCALL_OPEN, TOOLCALL_CLOSE, "json", "name", "cut"),
+    Wrapper("lfm2", "LFM2", CALL_START, CALL_END, "python", "name", "to-end"),
+    Wrapper("pangu", "openPangu", CALL_START, CALL_END, "json-list", "name", "cut"),
+    Wrapper("apertus", "Apertus", TOOLS_PREFIX, TOOLS_SUFFIX, "json-list", "key", "optional"),
+    Wrapper("cohere", "Cohere Command", ACTION_OPEN, ACTION_CLOSE, "json-list", "cohere", "to-end", COHERE_SKIPPED),
+    Wrapper("qwen25-coder", "Qwen2.5-Coder", TOOLS_OPEN, TOOLS_CLOSE, "json", "name", "to-end"),
+)}
+
+
+def reader(fmt: str) -> Callable[[str, Limits, TypeHint | None, str], list[Step]]:
+    """The text reader of format ``fmt`` (what ``api._register_builtins`` registers)."""
+    wrapper = WRAPPERS[fmt]
+
+    def read(text: str, limits: Limits, types: TypeHint | None = None, name: str = fmt) -> list[Step]:
+        return read_wrapped(text, wrapper, limits, name)
+
+    read.__doc__ = f"{wrapper.family}: calls in {wrapper.open}...{wrapper.close} blocks (see :mod:`{__name__}`)."
+    return read
+
+
+def read_wrapped(text: str, wrapper: Wrapper, limits: Limits, fmt: str | None = None) -> list[Step]:
+    """The calls of every ``wrapper`` block in ``text``, after a leading ``<think>``; text with none is no calls.
+
+    >>> read_wrapped('Sure. <TOOLCALL>[{"name": "f", "arguments": {"x": 1}}]</TOOLCALL>', WRAPPERS["nemotron"],
+    ...              Limits())
+    [Step(name='f', args={'x': 1})]
+    >>> read_wrapped("<|tool_call_start|>[f(x=1), g()]<|tool_call_end|>Done.", WRAPPERS["lfm2"], Limits())
+    [Step(name='f', args={'x': 1}), Step(name='g', args={})]
+    >>> read_wrapped('<tool_calls>[{"name": "f", "arguments": {}}]', WRAPPERS["jamba"], Limits())
+    Traceback (most recent call last):
+    ...
+    ek.parsing.errors.ParseError: jamba: line 1, column 1: a <tool_calls> block is not closed by </tool_calls> (output cut short?)
+    """
+    fmt = fmt or wrapper.format
+    check_text(text, limits, fmt)
+    pos = chat_text.after_think(text, fmt)
+    steps: list[Step] = []
+    while True:
+        at, opened = _next_open(text, pos, wrapper)
+        _prose(text, pos, len(text) if at == -1 else at, wrapper, fmt)
+        if at == -1:
+            return steps
+        if opened != wrapper.open:
+            pos = _skip_block(text, at, opened, dict(wrapper.skipped)[opened], fmt)
+            continue
+        found, pos = _block(text, at, wrapper, limits, fmt)
+        steps.extend(found)
+
+
+def _next_open(text: str, pos: int, wrapper: Wrapper) -> tuple[int, str]:
+    """Where the next block (of calls, or skipped) opens at or after ``pos``, and its token; -1 if none."""
+    best, token = text.find(wrapper.open, pos), wrapper.open
+    for opening, _ in wrapper.skipped:
+        at = text.find(opening, pos, len(text) if best == -1 else best)
+        if at != -1:
+            best, token = at, opening
+    return best, token
+
+
+def _skip_block(text: str, at: int, opening: str, closing: str, fmt: str) -> int:
+    end = text.find(closing, at + len(opening))
+    if end == -1:
+        raise ParseError(f"a {opening} block is not closed by {closing} (output cut short?)", line_col(text, at), fmt,
+                         cut_short=True)
+    return end + len(closing)
+
+
+def _prose(text: str, begin: int, end: int, wrapper: Wrapper, fmt: str) -> None:
+    """Text outside the blocks: prose the stacks skip, refused when it holds the format's close token (a block
+    never opened), a JSON object or a list of Python calls (calls ek would not read)."""
+    if begin >= end:
+        return
+    stray = text.find(wrapper.close, begin, end)
+    found = json_objects(text, fmt, begin, end) or call_lists(text, fmt, begin, end)
+    calls = found[0][0] if found else -1
+    if stray != -1 and (calls == -1 or stray < calls):
+        raise ParseError(f"{wrapper.close} without an opening {wrapper.open}", line_col(text, stray), fmt)
+    if calls != -1:
+        raise ParseError(f"call syntax outside the {wrapper.open} blocks; ek reads all of an output or none of it",
+                         line_col(text, calls), fmt)
+
+
+def _skip_space(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in " \t\r\n":
+        pos += 1
+    return pos
+
+
+def _block(text: str, at: int, wrapper: Wrapper, limits: Limits, fmt: str) -> tuple[list[Step], int]:
+    """The calls of the block whose open token is at ``at``, and where reading goes on."""
+    body = _skip_space(text, at + len(wrapper.open))
+    if body >= len(text):
+        raise ParseError(f"a {wrapper.open} block with nothing after it (output cut short?)", line_col(text, at), fmt,
+                         cut_short=True)
+    if wrapper.body == "python" and not is_json_body(text, body):
+        return _python_block(text, at, wrapper, limits, fmt)
+    return _json_block(text, at, body, wrapper, limits, fmt)
+
+
+def is_json_body(text: str, pos: int) -> bool:
+    """Whether the body at ``pos`` is JSON: an object, or a list whose first item is one (``[{``) or empty.
+
+    >>> is_json_body('[ {"name": "f"}]', 0), is_json_body("[f(x=1)]", 0), is_json_body("[]", 0)
+    (True, False, True)
+    """
+    if text.startswith("{", pos):
+        return True
+    if not text.startswith("[", pos):
+        return False
+    after = _skip_space(text, pos + 1)
+    return text.startswith(("{", "]"), after)
+
+
+def _json_block(text: str, at: int, body: int, wrapper: Wrapper, limits: Limits, fmt: str) -> tuple[list[Step], int]:
+    if not is_json_body(text, body) or (wrapper.body == "json-list" and text[body] != "["):
+        what = "a JSON call object or list of calls" if wrapper.body == "json" else "a JSON list of calls"
+        raise ParseError(f"expected {what} after {wrapper.open}", line_col(text, body), fmt)
+    value, end = json_text.decode_at(text, body, limits, fmt)
+    steps = _calls(value, text, body, wrapper, limits, fmt)
+    after = _skip_space(text, end)
+    if text.startswith(wrapper.close, after):
+        return steps, after + len(wrapper.close)
+    if wrapper.unclosed == "optional":
+        return steps, end  # the close token is optional (vLLM's Apertus reader): what follows is prose
+    if after >= len(text):
+        if wrapper.unclosed == "to-end":
+            return steps, after  # whole calls, only the close token missing (as vLLM reads it)
+        raise unclosed(text, at, wrapper, fmt)
+    cut = wrapper.close.startswith(text[after:].rstrip())
+    raise ParseError(f"expected {wrapper.close} after the calls" + (" (output cut short?)" if cut else ""),
+                     line_col(text, after), fmt, cut_short=cut)
+
+
+def unclosed(text: str, at: int, wrapper: Wrapper, fmt: str) -> ParseError:
+    """The error for a block opened at ``at`` and never closed."""
+    return ParseError(f"a {wrapper.open} block is not closed by {wrapper.close} (output cut short?)",
+                      line_col(text, at), fmt, cut_short=True)
+
+
+def _python_block(text: str, at: int, wrapper: Wrapper, limits: Limits, fmt: str) -> tuple[list[Step], int]:
+    """A block of Python calls: the text up to its close token (or, left open, to the end of the output)."""
+    begin = at + len(wrapper.open)
+    close = text.find(wrapper.close, begin)
+    end = len(text) if close == -1 else close
+    inner = text.find(wrapper.open, begin, end)
+    if inner != -1:
+        raise ParseError(f"{wrapper.open} inside an unclosed {wrapper.open} block", line_col(text, inner), fmt)
+    if close == -1 and wrapper.unclosed == "cut":
+        raise unclosed(text, at, wrapper, fmt)
+    raw = text[begin:end]
+    lead = len(raw) - len(raw.lstrip())
+    try:
+        steps = parse_python(raw.strip(), limits)
+    except ParseError as error:
+        if close == -1 and not error.cut_short:
+            raise unclosed(text, at, wrapper, fmt) from None
+        raise error.moved(chat_text.shift(error.position, text, begin + lead), fmt) from None
+    return steps, end if close == -1 else close + len(wrapper.close)
+
+
+def _calls(value: Any, text: str, at: int, wrapper: Wrapper, limits: Limits, fmt: str) -> list[Step]:
+    """The calls of a block's JSON ``value``, decoded at ``text[at]``, read in the family's shape."""
+    if wrapper.shape == "name":
+        return calls_from_json(value, text, at, limits, fmt)
+    steps: list[Step] = []
+    for i, item in enumerate(value if isinstance(value, list) else [value]):
+        path = f"$[{i}]"
+        try:
+            steps.extend(_shaped(item, wrapper.shape, path, limits, fmt))
+        except ParseError as error:
+            raise error.moved(where(text, at, error.position), fmt) from None
+    return steps
+
+
+def _shaped(item: Any, shape: str, path: str, limits: Limits, fmt: str) -> list[Step]:
+    if shape == "key":
+        if not isinstance(item, dict) or len(item) != 1:
+            got = f"keys {', '.join(repr(k) for k in list(item)[:6])}" if isinstance(item, dict) and item \
+                else shapes.json_kind(item) if not isinstance(item, dict) else "an empty object"
+            raise ParseError(f'expected a call {{"NAME": {{arguments}}}} with one key, got {got}', path, fmt)
+        return shapes.bfcl_call(item, path, limits, fmt)
+    if not isinstance(item, dict) or "tool_name" not in item:
+        got = shapes.json_kind(item) if not isinstance(item, dict) else \
+            f"keys {', '.join(repr(k) for k in list(item)[:6]) or 'none'}"
+        raise ParseError(f'expected a call {{"tool_call_id", "tool_name", "parameters"}}, got {got}', path, fmt)
+    return [shapes.generic_call({"name": item["tool_name"], "parameters": item.get("parameters", {})}, path,
+                                limits, fmt)]
+
+
+# --------------------------------------------------------------------------- auto
+
+
+def detect(text: str, start: int) -> list[tuple[str, int]]:
+    """The wrapped formats whose open token appears in ``text[start:]``, each with where it was first seen.
+
+    Families that share a token are told apart by what the first block holds, never guessed: after
+    ``<|tool_call_start|>``, JSON is openPangu's and Python calls LFM2's; after ``<tool_calls>``, a JSON list is
+    Jamba's (Hunyuan-A13B writes the same, and is read the same) and anything else is not (MiniMax-M1 writes
+    one object a line, which ``auto`` reads as JSON in prose); after ``<tools>``, JSON is Qwen2.5-Coder's. A
+    ``<|tool_call_end|>`` with no ``<|tool_call_start|>`` is LFM2's reader's to refuse.
+
+    >>> detect('<|tool_call_start|>[{"name": "f", "arguments": {}}]<|tool_call_end|>', 0)
+    [('pangu', 0)]
+    >>> detect("x <|tool_call_start|>[f()]<|tool_call_end|>", 0), detect('<tool_calls>\\n{"name": "f"}', 0)
+    ([('lfm2', 2)], [])
+    """
+    found: list[tuple[str, int]] = []
+    at = text.find(TOOL_CALLS_OPEN, start)
+    if at != -1 and text.startswith("[", _skip_space(text, at + len(TOOL_CALLS_OPEN))):
+        found.append(("jamba", at))
+    at = text.find(TOOLCALL_OPEN, start)
+    if at != -1:
+        found.append(("nemotron", at))
+    at = text.find(CALL_START, start)
+    if at != -1:
+        found.append(("pangu" if is_json_body(text, _skip_space(text, at + len(CALL_START))) else "lfm2", at))
+    at = text.find(TOOLS_PREFIX, start)
+    if at != -1:
+        found.append(("apertus", at))
+    hits = [p for p in (text.find(t, start) for t in (ACTION_OPEN, ACTION_CLOSE, *(o for o, _ in COHERE_SKIPPED)))
+            if p != -1]
+    if hits:
+        found.append(("cohere", min(hits)))
+    at = text.find(TOOLS_OPEN, start)
+    if at != -1 and text.startswith(("[", "{"), _skip_space(text, at + len(TOOLS_OPEN))):
+        found.append(("qwen25-coder", at))
+    return found
+
+
+# --------------------------------------------------------------------------- render
+
+
+def render_wrapped(calls: Sequence[Step], fmt: str, dumps: Callable[[Any], str],
+                   python: Callable[[Sequence[Step]], str]) -> str:
+    """``calls`` as family ``fmt`` writes them, in one block (no calls: no block at all). ``dumps`` writes JSON
+    with ``<`` as ``\\u003c`` and ``python`` a list of Python calls, whose ``<`` (only ever inside a string) is
+    written ``\\x3c``: no value can hold a token of the format.
+
+    >>> from ek.parsing.render import _json, to_python
+    >>> render_wrapped([Step("f", {"s": "<|tool_call_end|>"})], "lfm2", _json, to_python)
+    "<|tool_call_start|>[f(s='\\\\x3c|tool_call_end|>')]<|tool_call_end|>"
+    """
+    wrapper = WRAPPERS[fmt]
+    if not calls:
+        return ""
+    if wrapper.body == "python":
+        return wrapper.open + python(calls).replace("<", "\\x3c") + wrapper.close
+    if wrapper.shape == "key":
+        return wrapper.open + dumps([{c.name: dict(c.args)} for c in calls]) + wrapper.close
+    if wrapper.shape == "cohere":  # as Cohere's chat template writes it
+        items = ",\n    ".join(dumps({"tool_call_id": str(i), "tool_name": c.name, "parameters": dict(c.args)})
+                               for i, c in enumerate(calls))
+        return f"{wrapper.open}[\n    {items}\n]{wrapper.close}"
+    objects = [{"name": c.name, "arguments": dict(c.args)} for c in calls]
+    if fmt == "qwen25-coder":  # one object for one call, a list for several (vLLM's parser docstring)
+        return f"{wrapper.open}\n{dumps(objects[0] if len(objects) == 1 else objects)}\n{wrapper.close}"
+    return wrapper.open + dumps(objects) + wrapper.close

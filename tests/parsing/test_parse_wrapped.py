@@ -1,0 +1,184 @@
+"""Families that wrap JSON or Python calls in tokens of their own (``ek.parsing.wrapped``): Jamba, Hunyuan-A13B,
+Nemotron, LFM2, openPangu, Apertus, Cohere Command and Qwen2.5-Coder. Real completions are in
+tests/data/formats/completions.jsonl (test_parse_native_formats.py and test_parse_cut_short.py read them); this
+file holds what those cannot show: auto's choice where families share a token, errors at their positions, and
+what a missing close token means in each family."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from ek.calls import Step
+from ek.parsing import ParseError, format_names, parse_calls, render
+from ek.parsing.render import RENDERERS
+from ek.parsing.wrapped import WRAPPERS
+
+WRAPPED = list(WRAPPERS)
+CALLS = [Step("search", {"q": "cats", "n": [1, 2]}), Step("get_weather", {"city": "Paris"})]
+
+
+def _error(text: str, fmt: str = "auto") -> ParseError:
+    with pytest.raises(ParseError) as info:
+        parse_calls(text, fmt)
+    return info.value
+
+
+# --------------------------------------------------------------------------- registered everywhere
+
+
+def test_every_wrapped_format_is_registered_and_rendered() -> None:
+    # Hunyuan-A13B writes Jamba's block; the hunyuan format reads it with Hy3's and Hy4's tags (test_parse_kv_dialects)
+    assert set(WRAPPED) == {"jamba", "nemotron", "lfm2", "pangu", "apertus", "cohere", "qwen25-coder"}
+    assert set(WRAPPED) <= set(format_names()) and set(WRAPPED) <= set(RENDERERS)
+
+
+@pytest.mark.parametrize("fmt", WRAPPED)
+def test_rendered_calls_read_back_by_their_format_and_by_auto(fmt: str) -> None:
+    text = render(CALLS, fmt)
+    assert text.startswith(WRAPPERS[fmt].open) and text.endswith(WRAPPERS[fmt].close)
+    assert parse_calls(text, fmt) == CALLS and parse_calls(text) == CALLS
+    assert render([], fmt) == ""
+
+
+@pytest.mark.parametrize("fmt", WRAPPED)
+def test_values_holding_any_wrapper_token_round_trip(fmt: str) -> None:
+    tokens = "".join(f"{w.open}{w.close}" for w in WRAPPERS.values()) + "<|START_THINKING|><think>"
+    calls = [Step("f", {"s": tokens, tokens: [tokens]})] if fmt != "lfm2" else [Step("f", {"s": tokens})]
+    text = render(calls, fmt)
+    assert text.count(WRAPPERS[fmt].open) == 1 and text.count(WRAPPERS[fmt].close) == 1
+    assert parse_calls(text, fmt) == calls and parse_calls(text) == calls
+
+
+# --------------------------------------------------------------------------- auto's choices
+
+
+def test_auto_tells_lfm2_from_pangu_by_the_body_and_leaves_kimi_its_sections() -> None:
+    python = "<|tool_call_start|>[f(x=1), g()]<|tool_call_end|>"
+    json = '<|tool_call_start|>[{"name": "f", "arguments": {"x": 1}}, {"name": "g", "arguments": {}}]<|tool_call_end|>'
+    assert parse_calls(python) == parse_calls(json) == [Step("f", {"x": 1}), Step("g", {})]
+    assert _error("<|tool_call_start|>[f(x=1),, g()]<|tool_call_end|>").format == "lfm2"
+    assert _error('<|tool_call_start|>[{"name": "f", "arguments": {"x": 1},}]<|tool_call_end|>').format == "pangu"
+    kimi = ("<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}"
+            "<|tool_call_end|><|tool_calls_section_end|>")
+    assert parse_calls(kimi) == [Step("f", {})]
+    assert _error("<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|>").format \
+        == "kimi-k2"
+    stray = _error("Done.<|tool_call_end|>")  # a close token alone: not Kimi's section error
+    assert stray.format == "lfm2" and stray.position == (1, 6) and "without an opening <|tool_call_start|>" in stray.reason
+    assert "two readings" in str(_error(kimi + python))
+
+
+def test_lfm2_reads_a_json_body_too_as_sglang_does_and_pangu_refuses_python() -> None:
+    text = '<|tool_call_start|>[{"name": "get_weather", "arguments": {"location": "Paris"}}]<|tool_call_end|>'
+    assert parse_calls(text, "lfm2") == [Step("get_weather", {"location": "Paris"})]
+    error = _error("<|tool_call_start|>[f(x=1)]<|tool_call_end|>", "pangu")
+    assert error.position == (1, 20) and "expected a JSON list of calls after <|tool_call_start|>" in error.reason
+
+
+def test_minimax_m1_objects_in_tool_calls_stay_auto_s_and_jamba_wants_a_list() -> None:
+    text = ('<tool_calls>\n{"name": "get_current_weather", "arguments": {"city": "Dallas"}}\n'
+            '{"name": "get_current_weather", "arguments": {"city": "Orlando"}}\n</tool_calls>')
+    assert parse_calls(text) == [Step("get_current_weather", {"city": "Dallas"}),
+                                 Step("get_current_weather", {"city": "Orlando"})]
+    for fmt in ("jamba", "hunyuan"):
+        error = _error(text, fmt)
+        assert error.format == fmt and error.position == (2, 1) and "expected a JSON list of calls" in error.reason
+
+
+def test_qwen25_coder_tools_are_read_only_when_they_hold_json() -> None:
+    assert parse_calls('<tools>\n[{"name": "f", "arguments": {}}]\n</tools>') == [Step("f", {})]
+    assert parse_calls("The <tools> you gave me are fine.") == []
+
+
+# --------------------------------------------------------------------------- what each family reads
+
+
+def test_every_block_is_read_and_prose_around_them_is_skipped() -> None:
+    one, two = '{"name": "f", "arguments": {}}', '{"name": "g", "arguments": {"x": 1}}'
+    text = f"First.<TOOLCALL>{one}</TOOLCALL> then <TOOLCALL>[{two}]</TOOLCALL> Done."
+    assert parse_calls(text, "nemotron") == parse_calls(text) == [Step("f", {}), Step("g", {"x": 1})]
+    text = f"<|tool_call_start|>[{one}]<|tool_call_end|>\n<|tool_call_start|>[{two}]<|tool_call_end|>"
+    assert parse_calls(text, "pangu") == [Step("f", {}), Step("g", {"x": 1})]
+
+
+def test_call_syntax_outside_the_blocks_is_refused_where_it_stands() -> None:
+    echo = "<|tool_call_start|>[f(x=1)]<|tool_call_end|>\n[f(x=1)]<|tool_call_end|>"  # LFM2's echo of its call
+    for fmt in ("lfm2", "auto"):
+        error = _error(echo, fmt)
+        assert error.format == "lfm2" and error.position == (2, 1) and "call syntax outside" in error.reason
+    error = _error('Let me see {"name": "g", "arguments": {}} <TOOLCALL>[{"name": "f", "arguments": {}}]</TOOLCALL>')
+    assert error.format == "nemotron" and error.position == (1, 12)
+
+
+def test_reasoning_is_skipped_and_a_cohere_answer_holds_no_call() -> None:
+    quoted = '[{"name": "f", "arguments": {}}]'
+    text = f"<think>I could write <tool_calls>{quoted}</tool_calls>.</think><tool_calls>[]</tool_calls>"
+    assert parse_calls(text, "hunyuan") == parse_calls(text) == []
+    action = '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "f", "parameters": {"a": 1}}]<|END_ACTION|>'
+    text = f"<|START_THINKING|>maybe {quoted}<|END_THINKING|>{action}"
+    assert parse_calls(text, "cohere") == parse_calls(text) == [Step("f", {"a": 1})]
+    answer = '<|START_THINKING|>no tool<|END_THINKING|>\n<|START_RESPONSE|>Here: {"name": "f"}<|END_RESPONSE|>'
+    assert parse_calls(answer, "cohere") == parse_calls(answer) == []
+
+
+def test_apertus_takes_one_name_per_object_and_nemotron_arguments_as_json_text() -> None:
+    error = _error('<|tools_prefix|>[{"f": {}, "g": {}}]<|tools_suffix|>')
+    assert error.format == "apertus" and error.position == "line 1, column 17 $[0]"
+    assert "one key, got keys 'f', 'g'" in error.reason
+    text = '<TOOLCALL>[{"name": "q", "arguments": "{\\"sql\\": \\"select 1\\"}"}]</TOOLCALL>'
+    assert parse_calls(text) == [Step("q", {"sql": "select 1"})]
+    error = _error('<|START_ACTION|>[{"tool_call_id": "0", "name": "f"}]<|END_ACTION|>')
+    assert error.format == "cohere" and error.position == "line 1, column 17 $[0]" and '"tool_name"' in error.reason
+
+
+@pytest.mark.parametrize(("text", "fmt", "where", "fragment"), [
+    ('<tool_calls>[{"name": "f", "arguments": {}}] and</tool_calls>', "jamba", (1, 46), "expected </tool_calls>"),
+    ('<TOOLCALL>"f"</TOOLCALL>', "nemotron", (1, 11), "expected a JSON call object or list"),
+    ("x\n<|tool_call_start|>[f(x=1) g()]<|tool_call_end|>", "lfm2", (2, 21), "invalid Python"),
+    ("<|tool_call_start|>[f()] <|tool_call_start|>[g()]<|tool_call_end|>", "lfm2", (1, 26), "inside an unclosed"),
+    ('</tools> <tools>{"name": "f", "arguments": {}}</tools>', "qwen25-coder", (1, 1), "without an opening"),
+])
+def test_errors_name_the_format_the_place_and_what_was_expected(text: str, fmt: str, where: tuple[int, int],
+                                                                 fragment: str) -> None:
+    for how in (fmt, "auto"):
+        error = _error(text, how)
+        assert (error.format, error.position) == (fmt, where) and fragment in error.reason, error
+        assert not error.cut_short
+
+
+# --------------------------------------------------------------------------- a missing close token
+
+
+@pytest.mark.parametrize("fmt", ["jamba", "nemotron", "pangu"])
+def test_whole_calls_without_their_close_token_are_cut_short_where_the_stacks_read_none(fmt: str) -> None:
+    text = render(CALLS, fmt).removesuffix(WRAPPERS[fmt].close)
+    error = _error(text, fmt)
+    assert error.cut_short and error.position == (1, 1) and f"not closed by {WRAPPERS[fmt].close}" in error.reason
+    partial = render(CALLS, fmt)[:-3]  # inside the close token itself
+    assert _error(partial, fmt).cut_short
+
+
+@pytest.mark.parametrize("fmt", ["lfm2", "apertus", "cohere", "qwen25-coder"])
+def test_whole_calls_without_their_close_token_are_read_where_vllm_reads_them(fmt: str) -> None:
+    text = render(CALLS, fmt).removesuffix(WRAPPERS[fmt].close)
+    assert parse_calls(text, fmt) == parse_calls(text) == CALLS
+
+
+def test_apertus_suffix_is_optional_and_prose_may_follow_the_list() -> None:
+    text = '<|tools_prefix|>[{"f": {"x": 1}}] I called f.'
+    assert parse_calls(text, "apertus") == [Step("f", {"x": 1})]
+    assert _error('<tool_calls>[{"name": "f", "arguments": {}}] I called f.', "jamba").position == (1, 46)
+
+
+@pytest.mark.parametrize("fmt", WRAPPED)
+def test_an_output_cut_inside_a_block_says_so_in_every_format(fmt: str) -> None:
+    text = render(CALLS, fmt)
+    start = text.index("get_weather") + len("get_weather")
+    for cut in range(start, text.rindex("Paris") + 5):
+        for how in (fmt, "auto"):
+            error = _error(text[:cut], how)
+            assert error.cut_short and re.search(r"cut short", str(error)), (cut, error)
+    for skipped in ("<|START_THINKING|>thinking", "<|START_RESPONSE|>Sure"):
+        assert _error(skipped, "cohere").cut_short
