@@ -400,12 +400,41 @@ def test_marker_detection_without_an_angle_bracket_finds_what_the_full_search_fi
     assert detect_text(text, start) == _detect_all(text, start)
 
 
+def _every_marker_looked_for(text: str, start: int) -> list[tuple[str, int]]:
+    from ek.parsing.api import _MARKERS
+
+    found = []
+    for name, markers in _MARKERS:
+        hits = [p for p in (text.find(m, start) for m in markers) if p != -1]
+        if hits:
+            found.append((name, min(hits)))
+    return found
+
+
+def _marker_pieces() -> list[str]:
+    from ek.parsing.api import _MARKERS
+
+    return sorted({piece for _name, ms in _MARKERS for m in ms for piece in (m, m[:2], m[1:], m[:-1])})
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from([*_marker_pieces(), "<", "x", " ", "\n"]), max_size=6).map("".join),
+       st.integers(0, 4))
+def test_markers_are_looked_for_only_where_their_first_two_characters_are(text: str, start: int) -> None:
+    from ek.parsing.api import _MARKERS, _marker_hits
+
+    assert _marker_hits(text, start, _MARKERS) == _every_marker_looked_for(text, start) + [
+        hit for hit in _marker_hits(text, start, ()) if hit[0] == "phi4"]
+
+
 def test_marker_detection_fast_path_agrees_on_real_and_rendered_outputs() -> None:
-    from ek.parsing.api import _MARKERS, _MARKERS_WITHOUT_ANGLE, _detect_all, detect_text
+    from ek.parsing.api import _MARKERS, _MARKERS_WITHOUT_ANGLE, _detect_all, _marker_hits, detect_text
 
     for text in _texts_for_detection():
         for start in (0, 1):
             assert detect_text(text, start) == _detect_all(text, start), text
+            assert _marker_hits(text, start, _MARKERS) == _every_marker_looked_for(text, start) + [
+                hit for hit in _marker_hits(text, start, ()) if hit[0] == "phi4"], text
     assert {name for name, _ in _MARKERS_WITHOUT_ANGLE} == {"mistral"}  # the rest all start with '<'
     assert all(m.startswith("<") for name, ms in _MARKERS if name != "mistral" for m in ms)
 
