@@ -172,7 +172,7 @@ def test_k2_arg_type_types_a_value_when_the_grammar_does_not() -> None:
     ("<ifm|tool_call>f<ifm|arg_key>a</ifm|arg_key><ifm|arg_type>int<ifm|arg_value>1</ifm|arg_value></ifm|tool_call>",
      (1, 62), "<ifm|arg_value> before the </ifm|arg_type> that closes the <ifm|arg_type> at line 1, column 45"),
     ('<ifm|tool_call>[{"name": "f", "arguments": {}}, 3]</ifm|tool_call>', "line 1, column 16 $[1]",
-     "expected a call object, got a number"),
+     "expected a call object {\"name\": ..., \"arguments\": {...}}, got a number"),
     ('<ifm|tool_call>{"name": "f", "arguments": {}} tail</ifm|tool_call>', (1, 47),
      "expected </ifm|tool_call> after the JSON call"),
     ('<ifm|tool_call>{"name": "f", "arguments": [1]}</ifm|tool_call>', "line 1, column 16 $.arguments", "object"),

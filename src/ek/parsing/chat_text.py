@@ -22,13 +22,14 @@ THINK_TAGS = ((THINK_OPEN, THINK_CLOSE), ("<seed:think>", "</seed:think>"))
 CALL_OPEN, CALL_CLOSE = "<tool_call>", "</tool_call>"
 
 
-def after_think(text: str, fmt: str) -> int:
-    """Offset where the answer starts: after a leading reasoning block (:data:`THINK_TAGS`: ``<think>...</think>``
-    or Seed-OSS's ``<seed:think>...</seed:think>``), else 0.
+def after_think(text: str, fmt: str, tags: tuple[tuple[str, str], ...] = ()) -> int:
+    """Offset where the answer starts: after a leading reasoning block (``tags``, each (opening, closing); by default
+    :data:`THINK_TAGS`: ``<think>...</think>`` or Seed-OSS's ``<seed:think>...</seed:think>``), else 0. The one
+    owner of this question: formats with reasoning tags of their own pass them (GLM's kin, ``glm.after_reasoning``).
 
     A text holding a closing tag with no opening tag before it started inside a
     thought (templates that open ``<think>`` in the prompt): the answer starts
-    after that closing tag.
+    after the first such closing tag.
 
     >>> text = "<think>hm</think> f()"
     >>> text[after_think(text, "auto"):]
@@ -42,20 +43,18 @@ def after_think(text: str, fmt: str) -> int:
     ek.parsing.errors.ParseError: auto: line 1, column 1: a <think> block is not closed by </think> (output cut short?)
     """
     start = len(text) - len(text.lstrip())
-    for opening, closing in THINK_TAGS:
+    for opening, closing in tags or THINK_TAGS:
         if text.startswith(opening, start):
             end = text.find(closing, start + len(opening))
             if end == -1:
                 raise ParseError(f"a {opening} block is not closed by {closing} (output cut short?)",
                                  line_col(text, start), fmt, cut_short=True)
             return end + len(closing)
-    if "think>" not in text:  # fast path: every closing tag ends so; one scan for a text with none (most texts)
+    if not tags and "think>" not in text:  # fast path: both default closing tags end so; one scan for most texts
         return 0
-    for opening, closing in THINK_TAGS:
-        close = text.find(closing)
-        if close != -1 and text.find(opening, 0, close) == -1:
-            return close + len(closing)
-    return 0
+    found = [close + len(closing) for opening, closing in tags or THINK_TAGS
+             if (close := text.find(closing)) != -1 and text.find(opening, 0, close) == -1]
+    return min(found) if found else 0
 
 
 def has_blocks(text: str, start: int = 0) -> bool:

@@ -38,11 +38,11 @@ from typing import Any
 import attrs
 
 from ek.calls import Step
-from ek.parsing import chat_text, json_text, shapes, wrapped
+from ek.parsing import chat_text, json_text, wrapped
 from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import Limits, check_text
 from ek.parsing.native import typed_text
-from ek.parsing.prose import where
+from ek.parsing.prose import calls_from_json
 from ek.parsing.registry import TypeHint
 
 
@@ -249,24 +249,14 @@ def _no_kin(text: str, start: int, dialect: Dialect, fmt: str) -> None:
 
 
 def after_reasoning(text: str, dialect: Dialect, fmt: str) -> int:
-    """Where the answer starts: after a leading reasoning block of ``dialect`` (an error if it is not closed:
-    cut short), or after a closing reasoning tag with no opening one before it (the prompt opened it), else 0.
+    """Where the answer starts: after a leading reasoning block of ``dialect`` (:func:`ek.parsing.chat_text.after_think`
+    with the dialect's tags).
 
     >>> text = "<|think:start|>hm<|think:end|>Sure."
     >>> text[after_reasoning(text, SOLAR_OPEN2, "solar-open2"):]
     'Sure.'
     """
-    lead = len(text) - len(text.lstrip())
-    for opening, closing in dialect.thinks:
-        if text.startswith(opening, lead):
-            end = text.find(closing, lead + len(opening))
-            if end == -1:
-                raise ParseError(f"a {opening} block is not closed by {closing} (output cut short?)",
-                                 line_col(text, lead), fmt, cut_short=True)
-            return end + len(closing)
-    found = [c + len(closing) for opening, closing in dialect.thinks
-             if (c := text.find(closing)) != -1 and text.find(opening, 0, c) == -1]
-    return min(found) if found else 0
+    return chat_text.after_think(text, fmt, dialect.thinks)
 
 
 def starts_glm_block(text: str, after: int) -> bool:
@@ -493,17 +483,7 @@ def _json_calls(text: str, pos: int, end: int, limits: Limits, dialect: Dialect,
     rest = _skip_blank(text, after, end)
     if rest < end:
         raise ParseError(f"expected {dialect.call_close} after the JSON call", line_col(text, rest), fmt)
-    items = value if isinstance(value, list) else [value]
-    steps = []
-    for i, item in enumerate(items):
-        path = f"$[{i}]" if isinstance(value, list) else "$"
-        if not isinstance(item, dict):
-            raise ParseError(f"expected a call object, got {shapes.json_kind(item)}", where(text, pos, path), fmt)
-        try:
-            steps.append(shapes.generic_call(item, path, limits, fmt))
-        except ParseError as error:
-            raise error.moved(where(text, pos, error.position), fmt) from None
-    return steps
+    return calls_from_json(value, text, pos, limits, fmt)
 
 
 def _hy_suffix(text: str) -> str:
