@@ -326,13 +326,10 @@ def to_minimax_m2(calls: Iterable[Step]) -> str:
     calls = list(calls)
     if not calls:
         return ""  # no calls: the model writes no tag at all
-    from ek.parsing.minimax import CALLS_CLOSE, CALLS_OPEN  # the reader owns the tags it reads
-    from ek.parsing.native import render_xml_value
+    from ek.parsing.invoke import MINIMAX_M2
 
-    invokes = "".join(f'<invoke name="{_attribute(c.name, "MiniMax")}">\n' + "".join(
-        f'<parameter name="{_attribute(k, "MiniMax")}">{render_xml_value(v)}</parameter>\n'
-        for k, v in c.args.items()) + "</invoke>\n" for c in calls)
-    return f"{CALLS_OPEN}\n{invokes}{CALLS_CLOSE}"
+    return (f"{MINIMAX_M2.block_open}\n{_invoke_text(calls, 'minimax-m2', '', '', chr(10), 'MiniMax')}\n"
+            f"{MINIMAX_M2.block_close}")
 
 
 def _invoke_text(calls: list[Step], fmt: str, call_open: str, call_close: str, sep: str, family: str) -> str:
