@@ -367,6 +367,22 @@ _TWO_TOOLS: Cover = ((), (), (0,), (0,))
 _ONE_PAIR: Cover = ((), ((0, 0),), (), ())
 
 
+def _breaks_only_ignored(pred: Sequence[Step], invalid: Sequence[Mapping[str, str]],
+                         rules_of: Callable[[str], Mapping[str, ArgRule] | None]) -> bool:
+    """Whether a predicted call breaks the schema only in arguments its tool compares with policy ``ignore``.
+
+    The covers below take a call that breaks the schema for exact with none; the general path's comparison
+    skips an ignored argument before it looks at its violation (``ek.scorer.agree.compare_rows``), so such a
+    call can pair exactly there, and which call is left over then changes the score (a hypothesis test found
+    one: an exact ``s()`` beside an ``s(w=0, x=0)`` whose only fault is the ignored ``w``)."""
+    for i, violations in enumerate(invalid):
+        if violations:
+            rules = rules_of(pred[i].name) or _NO_RULES
+            if all((rule := rules.get(name)) is not None and rule.policy == "ignore" for name in violations):
+                return True
+    return False
+
+
 def exact_cover(pred: Sequence[Step], gold: Sequence[Step], rules_of: Callable[[str], Mapping[str, ArgRule] | None],
                 canon: Canonicalizer, invalid: Sequence[Mapping[str, str]],
                 plan: ExactPlan | None = None) -> Cover | Any | None:
@@ -397,6 +413,8 @@ def exact_cover(pred: Sequence[Step], gold: Sequence[Step], rules_of: Callable[[
     raise their clear error.
     """
     bfcl_mode = canon is bfcl
+    if any(invalid) and _breaks_only_ignored(pred, invalid, rules_of):
+        return None  # a call whose only violations are of arguments compared "ignore" may be exact: not told here
     if len(gold) == 1 and len(pred) == 1:  # the common case, spared the grouping
         p, g = pred[0], gold[0]
         if p.name != g.name:
