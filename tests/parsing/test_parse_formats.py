@@ -427,6 +427,23 @@ def test_markers_are_looked_for_only_where_their_first_two_characters_are(text: 
         hit for hit in _marker_hits(text, start, ()) if hit[0] == "phi4"]
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([*_marker_pieces(), "<", "x", " ", "\n"]), max_size=6).map("".join),
+       st.integers(0, 4), st.integers(0, 2))
+def test_markers_found_by_the_walk_over_angle_brackets_or_past_its_limit_alike(text: str, start: int,
+                                                                               where: int) -> None:
+    # A text past _ANGLE_WALK_LIMIT's '<' takes the heads' way; below it, the walk: both find every marker.
+    from ek.parsing.api import _ANGLE_WALK_LIMIT, _MARKERS, _marker_hits
+
+    padding = "a < b " * (_ANGLE_WALK_LIMIT + 1)
+    for padded in (padding + text, text + padding, padding[:len(padding) // 2] + text + padding):
+        expected = _every_marker_looked_for(padded, start) + [
+            hit for hit in _marker_hits(padded, start, ()) if hit[0] == "phi4"]
+        assert _marker_hits(padded, start, _MARKERS) == expected, padded
+    assert _marker_hits(text + " <" * where, start, _MARKERS) == _every_marker_looked_for(
+        text + " <" * where, start) + [hit for hit in _marker_hits(text, start, ()) if hit[0] == "phi4"]
+
+
 def test_marker_detection_fast_path_agrees_on_real_and_rendered_outputs() -> None:
     from ek.parsing.api import _MARKERS, _MARKERS_WITHOUT_ANGLE, _detect_all, _marker_hits, detect_text
 
