@@ -651,3 +651,28 @@ def test_a_json_call_beside_markup_no_format_reads_is_not_half_the_output() -> N
 ])
 def test_prose_that_mentions_tools_is_still_no_call(text: str) -> None:
     assert parse_calls(text) == []
+
+
+# Keys that tell a shape in shapes.classify (and its fast path's own), values of each JSON kind.
+_SHAPE_KEYS = ["name", "arguments", "parameters", "args", "input", "type", "function", "role", "content", "output",
+               "message", "messages", "tool_calls", "function_call", "functionCall", "toolUse", "parts", "choices",
+               "candidates", "jsonrpc", "lc", "id", "kwargs", "data", "object", "x"]
+_SHAPE_VALUES = st.sampled_from(["f", "", "2.0", "ai", "tool_use", "function_call", "constructor", "response", 1,
+                                 None, True, [], [{"type": "function_call"}], {}, {"name": "f"}, {"args": {}},
+                                 {"message": {}}, ["AIMessage"]])
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.dictionaries(st.sampled_from(_SHAPE_KEYS), _SHAPE_VALUES, max_size=4))
+def test_a_name_and_arguments_object_is_classified_as_the_full_search_classifies_it(obj: dict) -> None:
+    from ek.parsing.shapes import _classify_shape, classify
+
+    assert classify(obj) == _classify_shape(obj)
+
+
+@pytest.mark.parametrize("key", ["arguments", "parameters", "args", "input"])
+def test_the_fast_path_of_classify_is_taken_by_a_name_and_its_arguments(key: str) -> None:
+    from ek.parsing.shapes import _classify_shape, classify
+
+    obj = {"name": "f", key: {"x": 1}}
+    assert classify(obj) == _classify_shape(obj) == "generic"
