@@ -193,3 +193,17 @@ def test_equal_floats_for_an_int_argument_do_not_agree() -> None:
     assert agree._same_plain_agree(1.0, 1.0, ArgRule(kind="int"), fold) is False
     assert agree._same_plain_agree(1.0, 1.0, ArgRule(kind="float"), fold) is True
     assert agree._same_plain_agree(float("nan"), float("nan"), None, fold) is False
+
+
+class _Str(str):
+    pass
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(st.text(max_size=8), st.integers(), st.booleans(), st.floats(), st.none(),
+                 st.builds(_Str, st.text(max_size=4)), st.lists(st.text(max_size=3) | st.integers(), max_size=3)),
+       st.sampled_from(sorted(CANONICALIZERS)))
+def test_a_value_with_no_rule_has_the_normal_form_the_full_rules_give(value: Any, canon_name: str) -> None:
+    # _value_key's fast path (a str or an int, no rule) against its general path, value for value.
+    canon = CANONICALIZERS[canon_name]
+    assert agree._value_key(value, None, canon) == agree._value_key_in_full(value, None, canon)

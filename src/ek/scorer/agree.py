@@ -656,6 +656,20 @@ def key_of(keys: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
 
 
 def _value_key(value: Any, rule: ArgRule | None, canon: Canonicalizer) -> Any:
+    if rule is None:
+        # Fast path: a str or an int with no rule (a reward's calls, a call to a tool no grammar declares).
+        # Skips the looks for OneOf, OMITTABLE, a rule's policy and kind, bool and NaN, none of which a str or
+        # an int (type() is exact: a bool is not one) can be or needs; gives what the branches below give.
+        cls = type(value)
+        if cls is str:
+            return ("str", canon(value))
+        if cls is int:
+            return ("num", value)
+    return _value_key_in_full(value, rule, canon)
+
+
+def _value_key_in_full(value: Any, rule: ArgRule | None, canon: Canonicalizer) -> Any:
+    """:func:`_value_key`'s general path."""
     if isinstance(value, OneOf) or value is OMITTABLE:
         return _NOT_PLAIN
     if rule is not None and rule.policy == "tol":
