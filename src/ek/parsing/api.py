@@ -86,11 +86,15 @@ def parse_calls(
         plain = shapes.bfcl_plain_calls(output, DEFAULT_LIMITS)  # fast path: see read_plain_bfcl
         if plain is not None:
             return plain
-    if type(output) is str and (format == "bfcl" or format == "python") and max_size == DEFAULT_MAX_SIZE \
-            and max_depth == DEFAULT_MAX_DEPTH:
-        plain = _plain_call_text(output, format)  # fast path: see there
-        if plain is not None:
-            return plain
+    if type(output) is str and max_size == DEFAULT_MAX_SIZE and max_depth == DEFAULT_MAX_DEPTH:
+        if format == "bfcl" or format == "python":
+            plain = _plain_call_text(output, format)  # fast path: see there
+            if plain is not None:
+                return plain
+        elif format == "auto":
+            plain = _plain_auto_text(output)  # fast path: see there
+            if plain is not None:
+                return plain
     fmt = registry.get(format) if isinstance(format, str) else None
     if fmt is None:
         raise ValueError(f"format must be a string, got {type(format).__name__}")
@@ -160,6 +164,28 @@ def _plain_call_text(text: str, fmt: str) -> list[Step] | None:
     elif not first.isidentifier() or (fmt == "bfcl" and _CALL_SYNTAX.search(text) is None):
         return None
     return _plain_calls(text)
+
+
+def _plain_auto_text(text: str) -> list[Step] | None:
+    """Fast path of the built-in ``auto`` reader (never replaced) on Python call text, ``[f(a=1)]`` or
+    ``f(a=1)`` (BFCL's prompting models' answers): the steps, or None to let the reader decide.
+
+    What it skips: the reader's way down to the Python reader. Safe: a text without ``<`` has no reasoning block
+    (every tag :func:`ek.parsing.chat_text.after_think` knows starts with ``<``), and with no marker
+    (:func:`detect_text`) and no registered format that detects formats, ``auto`` reads it as text with no marker
+    (``_auto_plain``). There a text that starts with ``[`` is read as ``bfcl`` reads it (a list of calls, or
+    JSON), and one that starts with a call (:data:`_CALL_START`) as Python, which :func:`_plain_call_text` gives
+    (it leaves anything else, BOMs, fences and spaces included, to the reader);
+    tests/parsing/test_parse_plain_calls.py compares the two on random texts.
+    """
+    if not text or "<" in text or registry.user_formats() or detect_text(text):
+        return None
+    first = text[0]
+    if first == "[":
+        return _plain_call_text(text, "bfcl")
+    if _CALL_START.match(text) is None:
+        return None  # prose, JSON or a fence: the reader's
+    return _plain_call_text(text, "python")
 
 
 def _decode(data: bytes, limits: Limits, fmt: str) -> str:
@@ -390,12 +416,11 @@ def _marker_hits(text: str, start: int, table: tuple[tuple[str, tuple[str, ...]]
     characters long, and one found at or after ``start`` starts at a ``<`` there (or has its first two characters
     there); tests/parsing/test_parse_formats.py holds both ways to every marker looked for."""
     first: dict[str, int] = {}
-    if table is _MARKERS and text.count("<", start) <= _ANGLE_WALK_LIMIT:
+    if table is not _MARKERS:  # a table of a few markers (detect_text's fast path: Mistral's alone)
+        _find_each(text, start, table, first)
+    elif text.count("<", start) <= _ANGLE_WALK_LIMIT:
         _angle_marker_hits(text, start, first)
-        for name, markers in _MARKERS_WITHOUT_ANGLE:
-            hits = [p for p in (text.find(m, start) for m in markers) if p != -1]
-            if hits:
-                first[name] = min(hits)
+        _find_each(text, start, _MARKERS_WITHOUT_ANGLE, first)
     else:
         present = _heads_in(text, start)
         for name, markers in table:
@@ -417,6 +442,14 @@ _HEADS_OF = {name: frozenset(m[:2] for m in markers) for name, markers in _MARKE
 #: How many ``<`` a text may hold for :func:`_marker_hits` to walk them; past it, a few ``find`` s per marker are
 #: cheaper than a step of Python per ``<`` (and the walk's cost stays bounded on hostile text).
 _ANGLE_WALK_LIMIT = 64
+
+
+def _find_each(text: str, start: int, table: tuple[tuple[str, tuple[str, ...]], ...], first: dict[str, int]) -> None:
+    """Record in ``first`` where each format of ``table`` has its first marker in ``text[start:]``."""
+    for name, markers in table:
+        hits = [p for p in (text.find(m, start) for m in markers) if p != -1]
+        if hits:
+            first[name] = min(hits)
 
 
 def _heads_in(text: str, start: int) -> frozenset[str]:

@@ -55,6 +55,9 @@ class Format:
 
 
 _FORMATS: dict[str, Format] = {}
+#: The registered (non-built-in) formats with a ``detect``, kept as :func:`add` and :func:`unregister_format` change
+#: the table (``auto`` asks for them on every output: a walk over forty built-ins each time cost it a microsecond).
+_DETECTING: tuple[Format, ...] = ()
 _entry_points_loaded = False
 
 
@@ -65,6 +68,12 @@ def add(fmt: Format, *, replace: bool = False) -> None:
         raise ValueError(f"format {fmt.name!r} is already registered"
                          + ("" if old.builtin else "; pass replace=True to replace it"))
     _FORMATS[fmt.name] = fmt
+    _update_detecting()
+
+
+def _update_detecting() -> None:
+    global _DETECTING
+    _DETECTING = tuple(f for f in _FORMATS.values() if not f.builtin and f.detect is not None)
 
 
 def register_format(name: str, parse: Callable[[Any], Iterable[Any]],
@@ -104,6 +113,7 @@ def unregister_format(name: str) -> None:
     if fmt.builtin:
         raise ValueError(f"{name!r} is a built-in format")
     del _FORMATS[name]
+    _update_detecting()
 
 
 def _user_reader(name: str, parse: Callable[[Any], Iterable[Any]]) -> Callable[[Any, Reading], list[Step]]:
@@ -152,10 +162,11 @@ def names() -> tuple[str, ...]:
     return tuple(_FORMATS)
 
 
-def user_formats() -> list[Format]:
+def user_formats() -> tuple[Format, ...]:
     """Registered (non-built-in) formats that ``auto`` may pick, entry points loaded first."""
-    load_entry_points()
-    return [f for f in _FORMATS.values() if not f.builtin and f.detect is not None]
+    if not _entry_points_loaded:
+        load_entry_points()
+    return _DETECTING
 
 
 def load_entry_points() -> None:
