@@ -296,6 +296,8 @@ MARKERS = {
     "cohere": ["<|START_ACTION|>", "<|END_ACTION|>", "<|START_THINKING|>", "<|START_RESPONSE|>",
                '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "f", "parameters": '],
     "qwen25-coder": ["<tools>", "</tools>", "<tools>[", '<tools>{"name": "f", "arguments": '],
+    "olmo3": ["<function_calls>", "</function_calls>", "<function_calls>f(", "<function_calls>\nf(x=null)\n", "f(",
+              "\nf(x=1)"],
     "kimi-k3": [*kimi_k3.TAGS, kimi_k3.OPEN, kimi_k3.CLOSE, kimi_k3.SEP, kimi_k3.JSON_OPEN + " ",
                 '<|open|>tools<|sep|><|open|>call tool="f"<|sep|>', '<|open|>argument key="x"<|sep|>',
                 '<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="x" type="number"<|sep|>'],
@@ -342,6 +344,7 @@ def _wrapped(fmt: str, inner: str) -> str:
             "cohere": '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "f", "parameters": {"x": %s}}]<|END_ACTION|>'
                       % inner,
             "qwen25-coder": f"<tools>\n{call}\n</tools>",
+            "olmo3": f"<function_calls>\nf(x={inner})\n</function_calls>",
             "kimi-k3": '<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="x" type="number"'
                        f"<|sep|>{inner}<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>",
             "hunyuan": to_hunyuan([Step("f", {"x": "@"})]).replace("@", inner),

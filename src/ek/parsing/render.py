@@ -520,7 +520,7 @@ RENDERERS: dict[str, Callable[[Iterable[Step]], Any]] = {
     "gemma4": to_gemma4,
     "functiongemma": to_functiongemma,
     **{fmt: _wrapped(fmt) for fmt in ("jamba", "nemotron", "lfm2", "pangu", "apertus", "cohere",
-                                      "qwen25-coder")},
+                                      "qwen25-coder", "olmo3")},
     "hunyuan": to_hunyuan,
     "k2-horizon": to_k2_horizon,
     "solar-open2": to_solar_open2,
