@@ -27,6 +27,7 @@ from ek.parsing import (
     kimi_k3,
     minimax,
     native,
+    plamo,
     prose,
     registry,
     shapes,
@@ -41,11 +42,12 @@ from ek.parsing.registry import Reading
 FORMATS = ("auto", "python", "openai", "anthropic", "json", "bfcl", "hermes", "llama3", "mistral", "qwen3-coder",
            "deepseek", "granite", "phi4", "gemini", "bedrock", "langchain", "ollama", "mcp",
            "harmony", "kimi-k2", "glm45", "hunyuan", "k2-horizon", "solar-open2", "kimi-k3", "minimax-m2", "step3",
-           "dots", "minicpm", "gemma4", "functiongemma", *wrapped.WRAPPERS)
+           "dots", "minicpm", "gemma4", "functiongemma", "plamo3", *wrapped.WRAPPERS)
 #: Formats read from text only (bytes are decoded first); a decoded object is an error.
 TEXT_FORMATS = frozenset({"python", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
                           "harmony", "kimi-k2", "glm45", "hunyuan", "k2-horizon", "solar-open2", "kimi-k3",
-                          "minimax-m2", "step3", "dots", "minicpm", "gemma4", "functiongemma", *wrapped.WRAPPERS})
+                          "minimax-m2", "step3", "dots", "minicpm", "gemma4", "functiongemma", "plamo3",
+                          *wrapped.WRAPPERS})
 
 
 def parse_calls(
@@ -349,6 +351,7 @@ _MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("hunyuan", glm.HUNYUAN_MARKERS),
     ("k2-horizon", glm.K2_MARKERS),
     ("solar-open2", glm.SOLAR_MARKERS),
+    ("plamo3", plamo.MARKERS),  # the <|plamo: namespace, which no other family writes
 )
 # A call's start (``name(`` at the very beginning) and call syntax anywhere (``x(``, ``[``, ``{``). Possessive
 # runs and no nested quantifiers: linear on any text.
@@ -513,7 +516,7 @@ def _shifted_plain(raw: str, start: int, limits: Limits) -> list[Step]:
 #: What ``auto`` tries on text with no format's marker, named in its error.
 _TRIED = ("python", "json", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
           "harmony", "kimi-k2", "glm45", "hunyuan", "k2-horizon", "solar-open2", "kimi-k3", "minimax-m2", "step3",
-          "dots", "minicpm", "gemma4", "functiongemma", *wrapped.WRAPPERS,
+          "dots", "minicpm", "gemma4", "functiongemma", "plamo3", *wrapped.WRAPPERS,
           "JSON or Python in ``` fences")
 
 
@@ -835,6 +838,8 @@ _SUMMARIES = {
     "minicpm": 'MiniCPM 4/5 <function name="f"><param name="k">v or <![CDATA[v]]></param></function>',
     "gemma4": 'Gemma 4 <|tool_call>call:f{k:<|"|>v<|"|>,n:1}<tool_call|>',
     "functiongemma": "FunctionGemma <start_function_call>call:f{k:<escape>v<escape>}<end_function_call>",
+    "plamo3": "PLaMo 3 <|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|> requests, each "
+              "<|plamo:begin_tool_name:plamo|>f<|plamo:end_tool_name:plamo|> and JSON arguments",
     "jamba": "AI21 Jamba <tool_calls>[{name, arguments}]</tool_calls>",
     "nemotron": "NVIDIA Nemotron <TOOLCALL>[{name, arguments}]</TOOLCALL>",
     "lfm2": "Liquid LFM2/LFM2.5 <|tool_call_start|>[f(a=1), g()]<|tool_call_end|>",
@@ -858,7 +863,7 @@ def _register_builtins() -> None:
                     "kimi-k3": kimi_k3.read_kimi_k3, "minimax-m2": minimax.read_minimax_m2,
                     "step3": invoke.reader("step3"), "dots": invoke.reader("dots"),
                     "minicpm": invoke.reader("minicpm"), "gemma4": gemma.read_gemma4,
-                    "functiongemma": gemma.read_functiongemma,
+                    "functiongemma": gemma.read_functiongemma, "plamo3": plamo.read_plamo3,
                     "hunyuan": glm.read_hunyuan, "k2-horizon": glm.read_k2_horizon,
                     "solar-open2": glm.read_solar_open2}
     text_readers.update({name: wrapped.reader(name) for name in wrapped.WRAPPERS})
