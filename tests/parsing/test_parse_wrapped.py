@@ -209,6 +209,9 @@ def test_olmo3_reads_bare_calls_as_vllm_does_and_prose_is_no_call() -> None:
     assert parse_calls("How can I help you today?", "olmo3") == []
     error = _error("Done.\nget_weather(city='Paris')", "olmo3")  # a call after prose is not all of the output
     assert error.format == "olmo3" and error.position == (2, 1) and not error.cut_short
+    text = "<function_calls>f()</function_calls>\nParis (France) is sunny.\n  see(the docs)"
+    error = _error(text)
+    assert error.format == "olmo3" and error.position == (3, 3) and "call syntax outside" in error.reason
 
 
 @pytest.mark.parametrize(("text", "where", "fragment"), [

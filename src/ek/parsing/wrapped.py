@@ -250,10 +250,11 @@ def _python_block(text: str, at: int, wrapper: Wrapper, limits: Limits, fmt: str
     return steps, end if close == -1 else close + len(wrapper.close)
 
 
-#: A Python call at the start of a text: ``name(`` (dotted names too); and at the start of a line. Possessive runs:
-#: linear (a line's first word is read once).
+#: A Python call at the start of a text: ``name(`` (dotted names too); and at the start of a line in prose, the name
+#: right before its ``(`` (``Paris (France) is sunny.`` is prose). Possessive runs: linear (a line's first word is
+#: read once).
 _BARE_CALL = re.compile(r"[A-Za-z_][\w.]*+[ \t]*+\(")
-_LINE_CALL = re.compile(r"^[ \t]*+[A-Za-z_][\w.]*+[ \t]*+\(", re.MULTILINE)
+_LINE_CALL = re.compile(r"^[ \t]*+[A-Za-z_][\w.]*+\(", re.MULTILINE)
 
 
 def is_bare_calls(text: str, pos: int, wrapper: Wrapper) -> bool:
