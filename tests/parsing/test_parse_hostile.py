@@ -242,8 +242,9 @@ from ek.parsing import (  # noqa: E402
     kimi_k3,  # noqa: E402
     minimax,  # noqa: E402
     native,  # noqa: E402
+    plamo,  # noqa: E402
 )
-from ek.parsing.render import to_hunyuan, to_k2_horizon, to_solar_open2  # noqa: E402
+from ek.parsing.render import to_hunyuan, to_k2_horizon, to_plamo3, to_solar_open2  # noqa: E402
 
 #: Each format's own markers: what its reader searches for, repeated 100k times below.
 MARKERS = {
@@ -296,6 +297,8 @@ MARKERS = {
     "cohere": ["<|START_ACTION|>", "<|END_ACTION|>", "<|START_THINKING|>", "<|START_RESPONSE|>",
                '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "f", "parameters": '],
     "qwen25-coder": ["<tools>", "</tools>", "<tools>[", '<tools>{"name": "f", "arguments": '],
+    "olmo3": ["<function_calls>", "</function_calls>", "<function_calls>f(", "<function_calls>\nf(x=null)\n", "f(",
+              "\nf(x=1)"],
     "kimi-k3": [*kimi_k3.TAGS, kimi_k3.OPEN, kimi_k3.CLOSE, kimi_k3.SEP, kimi_k3.JSON_OPEN + " ",
                 '<|open|>tools<|sep|><|open|>call tool="f"<|sep|>', '<|open|>argument key="x"<|sep|>',
                 '<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="x" type="number"<|sep|>'],
@@ -305,6 +308,10 @@ MARKERS["hunyuan"] = [*glm.HUNYUAN_MARKERS, glm.HY4.call_open, glm.HY4.key_open,
                       "<think:opensource>", "<tool_call:" + "x" * 150]
 MARKERS["k2-horizon"] = [*glm.K2_MARKERS, "<ifm|tool_calls>", "<ifm|think>", f"{glm.K2_HORIZON.call_open}f",
                          glm.K2_HORIZON.type_open, f"{glm.K2_HORIZON.call_open}[", f"{glm.K2_HORIZON.call_open}{{"]
+MARKERS["plamo3"] = [*plamo.TOOL_TAGS, plamo.EOT, *plamo.THINK, plamo.MARKERS[0],
+                     plamo.REQUESTS_OPEN + plamo.REQUEST_OPEN,
+                     plamo.REQUEST_OPEN + plamo.NAME_OPEN + "f" + plamo.NAME_CLOSE + plamo.ARGS_OPEN + "{",
+                     plamo.REQUESTS_OPEN + plamo.REQUEST_OPEN + plamo.NAME_OPEN + "f"]
 MARKERS["solar-open2"] = [*glm.SOLAR_MARKERS, "<|think:start|>", f"{glm.SOLAR_OPEN2.call_open}f\n"]
 MARKERS["deepseek"] += [tag for dialect in dsml.DIALECTS for tag in (
     dialect.calls_open, f'{dialect.invoke_open} name="f">', f'{dialect.param_open} name="x" string="true">',
@@ -342,11 +349,13 @@ def _wrapped(fmt: str, inner: str) -> str:
             "cohere": '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "f", "parameters": {"x": %s}}]<|END_ACTION|>'
                       % inner,
             "qwen25-coder": f"<tools>\n{call}\n</tools>",
+            "olmo3": f"<function_calls>\nf(x={inner})\n</function_calls>",
             "kimi-k3": '<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="x" type="number"'
                        f"<|sep|>{inner}<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>",
             "hunyuan": to_hunyuan([Step("f", {"x": "@"})]).replace("@", inner),
             "k2-horizon": to_k2_horizon([Step("f", {"x": "@"})]).replace("@", inner),
-            "solar-open2": to_solar_open2([Step("f", {"x": "@"})]).replace("@", inner)}.get(fmt, call)
+            "solar-open2": to_solar_open2([Step("f", {"x": "@"})]).replace("@", inner),
+            "plamo3": to_plamo3([Step("f", {"x": "@"})]).replace('"@"', inner)}.get(fmt, call)
 
 
 def _decided(text: str, fmt: str, **limits: int) -> object:

@@ -1,5 +1,5 @@
 """Families that wrap JSON or Python calls in tokens of their own (``ek.parsing.wrapped``): Jamba, Hunyuan-A13B,
-Nemotron, LFM2, openPangu, Apertus, Cohere Command and Qwen2.5-Coder. Real completions are in
+Nemotron, LFM2, openPangu, Apertus, Cohere Command, Qwen2.5-Coder and OLMo 3. Real completions are in
 tests/data/formats/completions.jsonl (test_parse_native_formats.py and test_parse_cut_short.py read them); this
 file holds what those cannot show: auto's choice where families share a token, errors at their positions, and
 what a missing close token means in each family."""
@@ -30,7 +30,7 @@ def _error(text: str, fmt: str = "auto") -> ParseError:
 
 def test_every_wrapped_format_is_registered_and_rendered() -> None:
     # Hunyuan-A13B writes Jamba's block; the hunyuan format reads it with Hy3's and Hy4's tags (test_parse_kv_dialects)
-    assert set(WRAPPED) == {"jamba", "nemotron", "lfm2", "pangu", "apertus", "cohere", "qwen25-coder"}
+    assert set(WRAPPED) == {"jamba", "nemotron", "lfm2", "pangu", "apertus", "cohere", "qwen25-coder", "olmo3"}
     assert set(WRAPPED) <= set(format_names()) and set(WRAPPED) <= set(RENDERERS)
 
 
@@ -45,7 +45,8 @@ def test_rendered_calls_read_back_by_their_format_and_by_auto(fmt: str) -> None:
 @pytest.mark.parametrize("fmt", WRAPPED)
 def test_values_holding_any_wrapper_token_round_trip(fmt: str) -> None:
     tokens = "".join(f"{w.open}{w.close}" for w in WRAPPERS.values()) + "<|START_THINKING|><think>"
-    calls = [Step("f", {"s": tokens, tokens: [tokens]})] if fmt != "lfm2" else [Step("f", {"s": tokens})]
+    python = WRAPPERS[fmt].body.startswith("python")  # a Python argument's name is an identifier
+    calls = [Step("f", {"s": tokens})] if python else [Step("f", {"s": tokens, tokens: [tokens]})]
     text = render(calls, fmt)
     assert text.count(WRAPPERS[fmt].open) == 1 and text.count(WRAPPERS[fmt].close) == 1
     assert parse_calls(text, fmt) == calls and parse_calls(text) == calls
@@ -151,7 +152,7 @@ def test_errors_name_the_format_the_place_and_what_was_expected(text: str, fmt: 
 # --------------------------------------------------------------------------- a missing close token
 
 
-@pytest.mark.parametrize("fmt", ["jamba", "nemotron", "pangu"])
+@pytest.mark.parametrize("fmt", ["jamba", "nemotron", "pangu", "olmo3"])
 def test_whole_calls_without_their_close_token_are_cut_short_where_the_stacks_read_none(fmt: str) -> None:
     text = render(CALLS, fmt).removesuffix(WRAPPERS[fmt].close)
     error = _error(text, fmt)
@@ -182,3 +183,56 @@ def test_an_output_cut_inside_a_block_says_so_in_every_format(fmt: str) -> None:
             assert error.cut_short and re.search(r"cut short", str(error)), (cut, error)
     for skipped in ("<|START_THINKING|>thinking", "<|START_RESPONSE|>Sure"):
         assert _error(skipped, "cohere").cut_short
+
+
+# --------------------------------------------------------------------------- OLMo 3
+
+
+def test_olmo3_reads_calls_one_a_line_with_prose_around_and_json_words_as_vllm_does() -> None:
+    text = "I'll check.<function_calls>\nget_weather(city='Paris')\nget_weather(city='NYC')\n</function_calls>"
+    assert parse_calls(text, "olmo3") == parse_calls(text) == [Step("get_weather", {"city": "Paris"}),
+                                                               Step("get_weather", {"city": "NYC"})]
+    text = "<function_calls>f(a=null, b=true, c=[false, None], d={'k': null})</function_calls>\nDone."
+    assert parse_calls(text, "olmo3") == parse_calls(text) == [Step("f", {"a": None, "b": True, "c": [False, None],
+                                                                          "d": {"k": None}})]
+
+
+def test_olmo3_reads_every_block_where_vllm_reads_only_the_first() -> None:
+    text = "<function_calls>f(x=1)</function_calls> and then <function_calls>g(y='z')</function_calls>"
+    assert parse_calls(text, "olmo3") == parse_calls(text) == [Step("f", {"x": 1}), Step("g", {"y": "z"})]
+
+
+def test_olmo3_reads_bare_calls_as_vllm_does_and_prose_is_no_call() -> None:
+    # vLLM's reader takes an output that is nothing but call lines, with no block, as calls
+    text = "get_weather(city='Paris')\nregister(role=null)"
+    assert parse_calls(text, "olmo3") == [Step("get_weather", {"city": "Paris"}), Step("register", {"role": None})]
+    assert parse_calls("How can I help you today?", "olmo3") == []
+    error = _error("Done.\nget_weather(city='Paris')", "olmo3")  # a call after prose is not all of the output
+    assert error.format == "olmo3" and error.position == (2, 1) and not error.cut_short
+    text = "<function_calls>f()</function_calls>\nParis (France) is sunny.\n  see(the docs)"
+    error = _error(text)
+    assert error.format == "olmo3" and error.position == (3, 3) and "call syntax outside" in error.reason
+
+
+@pytest.mark.parametrize(("text", "where", "fragment"), [
+    # vLLM keeps the sibling and drops the call it cannot convert (test_bad_sibling_call_does_not_drop_good_calls)
+    ("<function_calls>bad(x=b'z')\nget_weather(city='SF')</function_calls>", (1, 23), "bytes literals"),
+    # vLLM drops 1e999 (test_non_finite_argument_rejected) and keeps the other call
+    ("<function_calls>calc(x=1e999)\nget_weather(city='SF')</function_calls>", (1, 24), "infinity"),
+    ("<function_calls>foo(x=1])</function_calls>", (1, 24), "invalid Python"),
+    ("x\n<function_calls>f(x=undefined_name)</function_calls>", (2, 21), "not a literal value"),
+])
+def test_olmo3_refuses_a_call_it_cannot_read_where_vllm_drops_it(text: str, where: tuple[int, int],
+                                                                 fragment: str) -> None:
+    for how in ("olmo3", "auto"):
+        error = _error(text, how)
+        assert (error.format, error.position) == ("olmo3", where) and fragment in error.reason, error
+        assert not error.cut_short
+
+
+def test_anthropic_function_calls_markup_is_not_olmo3_to_auto() -> None:
+    text = '<function_calls>\n<invoke name="f">\n<parameter name="x">1</parameter>\n</invoke>\n</function_calls>'
+    error = _error(text)
+    assert error.format == "auto" and "markup that no ek format reads" in error.reason
+    assert _error(text, "olmo3").format == "olmo3"
+    assert _error("<function_calls>", "auto").cut_short  # cut right after the tag: OLMo 3's, cut short

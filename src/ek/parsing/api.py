@@ -27,6 +27,7 @@ from ek.parsing import (
     kimi_k3,
     minimax,
     native,
+    plamo,
     prose,
     registry,
     shapes,
@@ -41,11 +42,12 @@ from ek.parsing.registry import Reading
 FORMATS = ("auto", "python", "openai", "anthropic", "json", "bfcl", "hermes", "llama3", "mistral", "qwen3-coder",
            "deepseek", "granite", "phi4", "gemini", "bedrock", "langchain", "ollama", "mcp",
            "harmony", "kimi-k2", "glm45", "hunyuan", "k2-horizon", "solar-open2", "kimi-k3", "minimax-m2", "step3",
-           "dots", "minicpm", "gemma4", "functiongemma", *wrapped.WRAPPERS)
+           "dots", "minicpm", "gemma4", "functiongemma", "plamo3", *wrapped.WRAPPERS)
 #: Formats read from text only (bytes are decoded first); a decoded object is an error.
 TEXT_FORMATS = frozenset({"python", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
                           "harmony", "kimi-k2", "glm45", "hunyuan", "k2-horizon", "solar-open2", "kimi-k3",
-                          "minimax-m2", "step3", "dots", "minicpm", "gemma4", "functiongemma", *wrapped.WRAPPERS})
+                          "minimax-m2", "step3", "dots", "minicpm", "gemma4", "functiongemma", "plamo3",
+                          *wrapped.WRAPPERS})
 
 
 def parse_calls(
@@ -375,6 +377,7 @@ _MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("hunyuan", glm.HUNYUAN_MARKERS),
     ("k2-horizon", glm.K2_MARKERS),
     ("solar-open2", glm.SOLAR_MARKERS),
+    ("plamo3", plamo.MARKERS),  # the <|plamo: namespace, which no other family writes
 )
 # A call's start (``name(`` at the very beginning) and call syntax anywhere (``x(``, ``[``, ``{``). Possessive
 # runs and no nested quantifiers: linear on any text.
@@ -589,7 +592,7 @@ def _shifted_plain(raw: str, start: int, limits: Limits) -> list[Step]:
 #: What ``auto`` tries on text with no format's marker, named in its error.
 _TRIED = ("python", "json", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
           "harmony", "kimi-k2", "glm45", "hunyuan", "k2-horizon", "solar-open2", "kimi-k3", "minimax-m2", "step3",
-          "dots", "minicpm", "gemma4", "functiongemma", *wrapped.WRAPPERS,
+          "dots", "minicpm", "gemma4", "functiongemma", "plamo3", *wrapped.WRAPPERS,
           "JSON or Python in ``` fences")
 
 
@@ -911,6 +914,8 @@ _SUMMARIES = {
     "minicpm": 'MiniCPM 4/5 <function name="f"><param name="k">v or <![CDATA[v]]></param></function>',
     "gemma4": 'Gemma 4 <|tool_call>call:f{k:<|"|>v<|"|>,n:1}<tool_call|>',
     "functiongemma": "FunctionGemma <start_function_call>call:f{k:<escape>v<escape>}<end_function_call>",
+    "plamo3": "PLaMo 3 <|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|> requests, each "
+              "<|plamo:begin_tool_name:plamo|>f<|plamo:end_tool_name:plamo|> and JSON arguments",
     "jamba": "AI21 Jamba <tool_calls>[{name, arguments}]</tool_calls>",
     "nemotron": "NVIDIA Nemotron <TOOLCALL>[{name, arguments}]</TOOLCALL>",
     "lfm2": "Liquid LFM2/LFM2.5 <|tool_call_start|>[f(a=1), g()]<|tool_call_end|>",
@@ -918,6 +923,7 @@ _SUMMARIES = {
     "apertus": "Swiss AI Apertus <|tools_prefix|>[{\"f\": {...}}]<|tools_suffix|>",
     "cohere": "Cohere Command <|START_ACTION|>[{tool_call_id, tool_name, parameters}]<|END_ACTION|>",
     "qwen25-coder": "Qwen2.5-Coder <tools>{name, arguments} or [...]</tools>",
+    "olmo3": "AI2 OLMo 3 <function_calls>f(a=1)\\ng(b=null)</function_calls>, one Python call a line",
     "hunyuan": "Tencent Hy4 <tool_calls:SUFFIX><tool_call:SUFFIX>name<arg_key:SUFFIX>k..., Hy3 name<tool_sep>, "
                "and Hunyuan-A13B <tool_calls>[{name, arguments}]</tool_calls>",
     "k2-horizon": "K2 Horizon / K2-V3 <ifm|tool_call>name<ifm|arg_key>k</ifm|arg_key><ifm|arg_value>v..., or JSON",
@@ -933,7 +939,7 @@ def _register_builtins() -> None:
                     "kimi-k3": kimi_k3.read_kimi_k3, "minimax-m2": minimax.read_minimax_m2,
                     "step3": invoke.reader("step3"), "dots": invoke.reader("dots"),
                     "minicpm": invoke.reader("minicpm"), "gemma4": gemma.read_gemma4,
-                    "functiongemma": gemma.read_functiongemma,
+                    "functiongemma": gemma.read_functiongemma, "plamo3": plamo.read_plamo3,
                     "hunyuan": glm.read_hunyuan, "k2-horizon": glm.read_k2_horizon,
                     "solar-open2": glm.read_solar_open2}
     text_readers.update({name: wrapped.reader(name) for name in wrapped.WRAPPERS})

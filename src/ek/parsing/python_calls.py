@@ -70,8 +70,10 @@ def _fail(reason: str, node: ast.AST) -> ParseError:
     return ParseError(reason, _pos(node), FORMAT)
 
 
-def parse_python(text: str, limits: Limits, params: ParamOrder | None = None) -> list[Step]:
-    """Read Python call text into steps (``params``: bind positional arguments by signature, see above).
+def parse_python(text: str, limits: Limits, params: ParamOrder | None = None, *, json_words: bool = False
+                 ) -> list[Step]:
+    """Read Python call text into steps (``params``: bind positional arguments by signature, see above; with
+    ``json_words``, a bare ``true``, ``false`` or ``null`` value is JSON's word, as OLMo 3 writes them).
 
     >>> parse_python('math.hypot(x=3, y=-4.5)', Limits())
     [Step(name='math.hypot', args={'x': 3, 'y': -4.5})]
@@ -83,17 +85,21 @@ def parse_python(text: str, limits: Limits, params: ParamOrder | None = None) ->
     ek.parsing.errors.ParseError: python: line 1, column 5: a call is not a value (nested calls are never evaluated)
     >>> parse_python("sort('report.pdf')", Limits(), params={"sort": ("file_name",)}.get)
     [Step(name='sort', args={'file_name': 'report.pdf'})]
+    >>> parse_python("f(a=null, b=[true, false])", Limits(), json_words=True)
+    [Step(name='f', args={'a': None, 'b': [True, False]})]
     """
     check_text(text, limits, FORMAT)
     simple = _plain_calls(text)
     if simple is not None:
         return simple
-    return _from_ast(text, params)
+    return _from_ast(text, params, json_words)
 
 
-def _from_ast(text: str, params: ParamOrder | None = None) -> list[Step]:
+def _from_ast(text: str, params: ParamOrder | None = None, json_words: bool = False) -> list[Step]:
     """The general path: Python's parser, then every node checked to be a call or a literal."""
     tree = _parse(text)
+    if json_words:
+        _replace_json_words(tree)
     steps: list[Step] = []
     for stmt in tree.body:
         if not isinstance(stmt, ast.Expr):
@@ -112,6 +118,26 @@ def _from_ast(text: str, params: ParamOrder | None = None) -> list[Step]:
         else:
             raise _fail("expected a call like f(x=1) or a list of calls", value)
     return steps
+
+
+#: JSON's words, which OLMo 3 writes for values (its system prompt lists the tools in JSON), as vLLM reads them.
+_JSON_WORDS = {"true": True, "false": False, "null": None}
+
+
+def _replace_json_words(tree: ast.AST) -> None:
+    """Every bare ``true``/``false``/``null`` in a value's place made the constant it names, in place. Iterative
+    (``ast.walk``): chains that nest without brackets cannot overflow the stack. A called name or the base of a
+    dotted name is left as it is (``true()`` stays a call of ``true``)."""
+    for node in ast.walk(tree):
+        for field, value in ast.iter_fields(node):
+            if field == "func" or isinstance(node, ast.Attribute):
+                continue
+            if isinstance(value, ast.Name) and value.id in _JSON_WORDS:
+                setattr(node, field, ast.copy_location(ast.Constant(_JSON_WORDS[value.id]), value))
+            elif isinstance(value, list):
+                for i, item in enumerate(value):
+                    if isinstance(item, ast.Name) and item.id in _JSON_WORDS:
+                        value[i] = ast.copy_location(ast.Constant(_JSON_WORDS[item.id]), item)
 
 
 # Statements a model might emit instead of a call, in words; the rest by their ast name.

@@ -448,6 +448,13 @@ def to_functiongemma(calls: Iterable[Step]) -> str:
     return render_gemma(list(calls), FUNCTIONGEMMA)
 
 
+def to_plamo3(calls: Iterable[Step]) -> str:
+    """PLaMo 3: one block of requests, each a name and ``<|plamo:constrain|>json<|plamo:msg|>`` JSON arguments."""
+    from ek.parsing.plamo import render_plamo3  # the reader owns the tokens it reads
+
+    return render_plamo3(list(calls), _json)
+
+
 def to_gemini(calls: Iterable[Step]) -> dict[str, Any]:
     """A Gemini ``Content`` of the model with one ``functionCall`` part per call."""
     return {"role": "model", "parts": [{"functionCall": {"name": c.name, "args": dict(c.args)}} for c in calls]}
@@ -519,8 +526,9 @@ RENDERERS: dict[str, Callable[[Iterable[Step]], Any]] = {
     "minicpm": to_minicpm,
     "gemma4": to_gemma4,
     "functiongemma": to_functiongemma,
+    "plamo3": to_plamo3,
     **{fmt: _wrapped(fmt) for fmt in ("jamba", "nemotron", "lfm2", "pangu", "apertus", "cohere",
-                                      "qwen25-coder")},
+                                      "qwen25-coder", "olmo3")},
     "hunyuan": to_hunyuan,
     "k2-horizon": to_k2_horizon,
     "solar-open2": to_solar_open2,

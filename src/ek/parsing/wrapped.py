@@ -10,11 +10,13 @@ Python calls) and only wrap it in a token pair of their own::
     apertus         <|tools_prefix|>[{"f": {...}}]<|tools_suffix|>
     cohere          <|START_ACTION|>[{"tool_call_id": "0", "tool_name": "f", "parameters": {...}}]<|END_ACTION|>
     qwen25-coder    <tools>{"name": "f", "arguments": {...}}</tools>
+    olmo3           <function_calls>f(a=1)\ng(b=null)</function_calls>
 
 One table (:data:`WRAPPERS`, a :class:`Wrapper` per family) says what differs; one reader (:func:`read_wrapped`)
 reads them all. Tokens are found with ``str.find``; a JSON body is decoded in place
 (:func:`ek.parsing.json_text.decode_at`), so a token inside a JSON string never ends a block early; a Python
-body is read by :func:`ek.parsing.python_calls.parse_python`, never evaluated. Every block is read (a stack that
+body is read by :func:`ek.parsing.python_calls.parse_python`, never evaluated (OLMo 3's calls one a line, its
+``true``/``false``/``null`` as JSON's words, as vLLM reads them). Every block is read (a stack that
 reads only the first drops the calls after it). Prose before, between and after blocks is skipped, as the
 serving stacks skip it, but a JSON object or a ``[name(...)]`` list in it is an error: ek reads all of an
 output or none of it. Errors name the format, a line and column and what was expected there; an output that
@@ -23,6 +25,7 @@ stops inside a block says it was cut short.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -48,7 +51,9 @@ class Wrapper:
     open: str
     close: str
     #: What a block holds: ``"json-list"`` a JSON list of calls; ``"json"`` one call object or a list;
-    #: ``"python"`` a list of Python calls (or a JSON list, which SGLang's LFM2 reader also takes).
+    #: ``"python"`` a list of Python calls (or a JSON list, which SGLang's LFM2 reader also takes);
+    #: ``"python-lines"`` Python calls one a line, ``true``/``false``/``null`` read as JSON's words (OLMo 3), and an
+    #: output that is nothing but such calls, with no block, read as them (as vLLM's OLMo 3 reader reads it).
     body: str
     #: A JSON call's shape: ``"name"`` ``{"name", "arguments"}`` (arguments may be JSON text); ``"key"``
     #: ``{"NAME": {arguments}}``, one key per object; ``"cohere"`` ``{"tool_call_id", "tool_name", "parameters"}``.
@@ -69,6 +74,7 @@ ACTION_OPEN, ACTION_CLOSE = "<|START_ACTION|>", "<|END_ACTION|>"
 COHERE_SKIPPED = (("<|START_THINKING|>", "<|END_THINKING|>"), ("<|START_RESPONSE|>", "<|END_RESPONSE|>"),
                   ("<|START_TEXT|>", "<|END_TEXT|>"))
 TOOLS_OPEN, TOOLS_CLOSE = "<tools>", "</tools>"
+FUNCTION_CALLS_OPEN, FUNCTION_CALLS_CLOSE = "<function_calls>", "</function_calls>"
 
 #: Hunyuan-A13B writes Jamba's block. It is no format of its own: ``hunyuan`` reads every encoding of Tencent's
 #: Hunyuan line, A13B's through this wrapper and Hy3's and Hy4's key/value tags (:func:`ek.parsing.glm.read_hunyuan`).
@@ -83,6 +89,7 @@ WRAPPERS: dict[str, Wrapper] = {w.format: w for w in (
     Wrapper("apertus", "Apertus", TOOLS_PREFIX, TOOLS_SUFFIX, "json-list", "key", "optional"),
     Wrapper("cohere", "Cohere Command", ACTION_OPEN, ACTION_CLOSE, "json-list", "cohere", "to-end", COHERE_SKIPPED),
     Wrapper("qwen25-coder", "Qwen2.5-Coder", TOOLS_OPEN, TOOLS_CLOSE, "json", "name", "to-end"),
+    Wrapper("olmo3", "OLMo 3", FUNCTION_CALLS_OPEN, FUNCTION_CALLS_CLOSE, "python-lines", "name", "cut"),
 )}
 
 
@@ -113,6 +120,8 @@ def read_wrapped(text: str, wrapper: Wrapper, limits: Limits, fmt: str | None = 
     fmt = fmt or wrapper.format
     check_text(text, limits, fmt)
     pos = chat_text.after_think(text, fmt)
+    if wrapper.body == "python-lines" and is_bare_calls(text, pos, wrapper):
+        return _bare_calls(text, pos, limits, fmt)
     steps: list[Step] = []
     while True:
         at, opened = _next_open(text, pos, wrapper)
@@ -146,12 +155,16 @@ def _skip_block(text: str, at: int, opening: str, closing: str, fmt: str) -> int
 
 def _prose(text: str, begin: int, end: int, wrapper: Wrapper, fmt: str) -> None:
     """Text outside the blocks: prose the stacks skip, refused when it holds the format's close token (a block
-    never opened), a JSON object or a list of Python calls (calls ek would not read)."""
+    never opened), a JSON object or a list of Python calls (calls ek would not read); in OLMo 3's, a line that
+    starts with a call too (its calls are lines)."""
     if begin >= end:
         return
     stray = text.find(wrapper.close, begin, end)
     found = json_objects(text, fmt, begin, end) or call_lists(text, fmt, begin, end)
     calls = found[0][0] if found else -1
+    line = _LINE_CALL.search(text, begin, end) if wrapper.body == "python-lines" else None
+    if line is not None and (calls == -1 or line.start() < calls):
+        calls = _skip_space(text, line.start())
     if stray != -1 and (calls == -1 or stray < calls):
         raise ParseError(f"{wrapper.close} without an opening {wrapper.open}", line_col(text, stray), fmt)
     if calls != -1:
@@ -171,7 +184,7 @@ def _block(text: str, at: int, wrapper: Wrapper, limits: Limits, fmt: str) -> tu
     if body >= len(text):
         raise ParseError(f"a {wrapper.open} block with nothing after it (output cut short?)", line_col(text, at), fmt,
                          cut_short=True)
-    if wrapper.body == "python" and not is_json_body(text, body):
+    if wrapper.body == "python-lines" or (wrapper.body == "python" and not is_json_body(text, body)):
         return _python_block(text, at, wrapper, limits, fmt)
     return _json_block(text, at, body, wrapper, limits, fmt)
 
@@ -229,12 +242,41 @@ def _python_block(text: str, at: int, wrapper: Wrapper, limits: Limits, fmt: str
     raw = text[begin:end]
     lead = len(raw) - len(raw.lstrip())
     try:
-        steps = parse_python(raw.strip(), limits)
+        steps = parse_python(raw.strip(), limits, json_words=wrapper.body == "python-lines")
     except ParseError as error:
         if close == -1 and not error.cut_short:
             raise unclosed(text, at, wrapper, fmt) from None
         raise error.moved(chat_text.shift(error.position, text, begin + lead), fmt) from None
     return steps, end if close == -1 else close + len(wrapper.close)
+
+
+#: A Python call at the start of a text: ``name(`` (dotted names too); and at the start of a line in prose, the name
+#: right before its ``(`` (``Paris (France) is sunny.`` is prose). Possessive runs: linear (a line's first word is
+#: read once).
+_BARE_CALL = re.compile(r"[A-Za-z_][\w.]*+[ \t]*+\(")
+_LINE_CALL = re.compile(r"^[ \t]*+[A-Za-z_][\w.]*+\(", re.MULTILINE)
+
+
+def is_bare_calls(text: str, pos: int, wrapper: Wrapper) -> bool:
+    """Whether ``text[pos:]`` holds no ``wrapper`` token and starts with a Python call: OLMo 3's calls written
+    with no block around them, which vLLM's reader takes when the whole output is calls (``auto`` reads such a
+    text as Python calls too).
+
+    >>> is_bare_calls("get_weather(city='Paris')", 0, WRAPPERS["olmo3"]), is_bare_calls("Sure.", 0, WRAPPERS["olmo3"])
+    (True, False)
+    """
+    start = _skip_space(text, pos)
+    return _BARE_CALL.match(text, start) is not None and text.find(wrapper.open, start) == -1 \
+        and text.find(wrapper.close, start) == -1
+
+
+def _bare_calls(text: str, pos: int, limits: Limits, fmt: str) -> list[Step]:
+    """The Python calls that are all of ``text[pos:]`` (one a line), or an error where they stop being calls."""
+    begin = _skip_space(text, pos)
+    try:
+        return parse_python(text[begin:].rstrip(), limits, json_words=True)
+    except ParseError as error:
+        raise error.moved(chat_text.shift(error.position, text, begin), fmt) from None
 
 
 def _calls(value: Any, text: str, at: int, wrapper: Wrapper, limits: Limits, fmt: str) -> list[Step]:
@@ -275,13 +317,17 @@ def detect(text: str, start: int) -> list[tuple[str, int]]:
     Families that share a token are told apart by what the first block holds, never guessed: after
     ``<|tool_call_start|>``, JSON is openPangu's and Python calls LFM2's; after ``<tool_calls>``, a JSON list is
     Jamba's (Hunyuan-A13B writes the same, and is read the same) and anything else is not (MiniMax-M1 writes
-    one object a line, which ``auto`` reads as JSON in prose); after ``<tools>``, JSON is Qwen2.5-Coder's. A
-    ``<|tool_call_end|>`` with no ``<|tool_call_start|>`` is LFM2's reader's to refuse.
+    one object a line, which ``auto`` reads as JSON in prose); after ``<tools>``, JSON is Qwen2.5-Coder's; after
+    ``<function_calls>``, anything but a tag is OLMo 3's (Anthropic's old ``<function_calls><invoke name=...>``
+    is markup no format reads, which ``auto`` refuses). A ``<|tool_call_end|>`` with no ``<|tool_call_start|>``
+    is LFM2's reader's to refuse.
 
     >>> detect('<|tool_call_start|>[{"name": "f", "arguments": {}}]<|tool_call_end|>', 0)
     [('pangu', 0)]
     >>> detect("x <|tool_call_start|>[f()]<|tool_call_end|>", 0), detect('<tool_calls>\\n{"name": "f"}', 0)
     ([('lfm2', 2)], [])
+    >>> detect("<function_calls>\\nf(x=1)\\n</function_calls>", 0), detect('<function_calls><invoke name="f">', 0)
+    ([('olmo3', 0)], [])
     """
     found: list[tuple[str, int]] = []
     at = text.find(TOOL_CALLS_OPEN, start)
@@ -303,6 +349,11 @@ def detect(text: str, start: int) -> list[tuple[str, int]]:
     at = text.find(TOOLS_OPEN, start)
     if at != -1 and text.startswith(("[", "{"), _skip_space(text, at + len(TOOLS_OPEN))):
         found.append(("qwen25-coder", at))
+    at = text.find(FUNCTION_CALLS_OPEN, start)
+    if at != -1:
+        body = _skip_space(text, at + len(FUNCTION_CALLS_OPEN))
+        if not text.startswith("<", body) or text.startswith(FUNCTION_CALLS_CLOSE, body):
+            found.append(("olmo3", at))
     return found
 
 
@@ -324,6 +375,8 @@ def render_wrapped(calls: Sequence[Step], fmt: str, dumps: Callable[[Any], str],
         return ""
     if wrapper.body == "python":
         return wrapper.open + python(calls).replace("<", "\\x3c") + wrapper.close
+    if wrapper.body == "python-lines":  # one call a line, as OLMo 3's data and chat template write them
+        return wrapper.open + "\n".join(python([c])[1:-1] for c in calls).replace("<", "\\x3c") + wrapper.close
     if wrapper.shape == "key":
         return wrapper.open + dumps([{c.name: dict(c.args)} for c in calls]) + wrapper.close
     if wrapper.shape == "cohere":  # as Cohere's chat template writes it
