@@ -244,7 +244,7 @@ from ek.parsing import (  # noqa: E402
     native,  # noqa: E402
     plamo,  # noqa: E402
 )
-from ek.parsing.render import to_hunyuan, to_k2_horizon, to_plamo3, to_solar_open2  # noqa: E402
+from ek.parsing.render import to_hunyuan, to_k2_horizon, to_minimax_m3, to_plamo3, to_solar_open2  # noqa: E402
 
 #: Each format's own markers: what its reader searches for, repeated 100k times below.
 MARKERS = {
@@ -275,6 +275,10 @@ MARKERS = {
               glm.LITERAL_NEWLINE],
     "minimax-m2": [minimax.CALLS_OPEN, minimax.CALLS_CLOSE, '<invoke name="f">', '<parameter name="x">',
                    minimax.PARAM_CLOSE, f'{minimax.CALLS_OPEN}<invoke name="f">', '<invoke name="', "<think>"],
+    "minimax-m3": [*invoke.MINIMAX_M3.markers, str(invoke.MINIMAX_M3.block_open), str(invoke.MINIMAX_M3.block_close),
+                   f'{invoke.NS}<invoke name="f">', f"{invoke.NS}<x>", f"{invoke.NS}</x>", f"{invoke.NS}<item>",
+                   f'{invoke.MINIMAX_M3.block_open}{invoke.NS}<invoke name="f">{invoke.NS}<x>', "<mm:think>",
+                   f"{invoke.NS}<", "</mm:think>"],
     "step3": [*invoke.STEP3.markers, str(invoke.STEP3.header), str(invoke.STEP3.separator), "</steptml:parameter>",
               '<steptml:invoke name="f">', '<steptml:parameter name="x">', "<｜tool_calls_begin｜><｜tool_call_begin｜>"
               'function<｜tool_sep｜><steptml:invoke name="f">', '<｜tool_call_begin｜>function<｜tool_sep｜>f\n'],
@@ -334,6 +338,7 @@ def _wrapped(fmt: str, inner: str) -> str:
             "glm45": f"<tool_call>f\n<arg_key>x</arg_key>\n<arg_value>{inner}</arg_value>\n</tool_call>",
             "minimax-m2": f'<minimax:tool_call>\n<invoke name="f">\n<parameter name="x">{inner}</parameter>\n'
                           "</invoke>\n</minimax:tool_call>",
+            "minimax-m3": to_minimax_m3([Step("f", {"x": "@"})]).replace("@", inner),
             "step3": "<｜tool_calls_begin｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\">\n"
                      f'<steptml:parameter name="x">{inner}</steptml:parameter>\n</steptml:invoke><｜tool_call_end｜>\n'
                      "<｜tool_calls_end｜>",
@@ -382,7 +387,7 @@ def test_hostile_outputs_in_every_format_are_decided(fmt: str) -> None:
             # bare text is text, never nested; kimi-k3: a typed value that is not JSON ("(((...") is kept as its text,
             # as vLLM and SGLang keep it
             assert fmt in ("qwen3-coder", "glm45", "hunyuan", "k2-horizon", "solar-open2", "minimax-m2", "step3",
-                           "dots", "minicpm") or (fmt, opener) == ("kimi-k3", "(")
+                           "dots", "minicpm", "minimax-m3") or (fmt, opener) == ("kimi-k3", "(")
             assert outcome == [Step("f", {"x": opener * DEEP})]
         elif opener != "[" and fmt in ("gemma4", "functiongemma"):  # "(" starts no value, "{" wants a key first
             assert isinstance(outcome, ParseError) and outcome.reason.startswith("expected a"), outcome

@@ -55,7 +55,7 @@ def error_of(text: str, fmt: str) -> ParseError:
 
 def test_the_formats_are_named_as_users_name_the_models() -> None:
     names = format_names()
-    assert names.index("step3") == names.index("minimax-m2") + 1
+    assert names.index("step3") == names.index("minimax-m3") + 1 == names.index("minimax-m2") + 2
     assert names[names.index("step3"):names.index("step3") + 3] == ("step3", "dots", "minicpm")
 
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from ek.calls import Step
 from ek.parsing import ParseError, format_names, parse_calls, render
-from ek.parsing.render import to_minimax_m2
+from ek.parsing.render import to_minimax_m2, to_minimax_m3
 from ek.scorer.metric import ToolCallMetric
 
 
@@ -292,3 +292,182 @@ def test_hostile_outputs_are_decided_quickly(text: str) -> None:
         except ParseError:
             pass
     assert time.perf_counter() - started < 5
+
+
+# =========================================================================== MiniMax-M3 (format minimax-m3)
+
+NS = "]<]minimax[>["
+
+
+def m3(*invokes: str) -> str:
+    """A MiniMax-M3 block as its template writes it: the token before every tag, one invoke a line."""
+    return f"{NS}<tool_call>\n" + "\n".join(invokes) + f"\n{NS}</tool_call>"
+
+
+def m3_invoke(name: str, body: str = "") -> str:
+    return f'{NS}<invoke name="{name}">{body}{NS}</invoke>'
+
+
+def el(key: str, body: str) -> str:
+    return f"{NS}<{key}>{body}{NS}</{key}>"
+
+
+def m3_error(text: str) -> ParseError:
+    with pytest.raises(ParseError) as info:
+        parse_calls(text, "minimax-m3")
+    for how in ("auto",):  # auto finds the family by its token and says the same
+        with pytest.raises(ParseError) as other:
+            parse_calls(text, how)
+        assert other.value.reason == info.value.reason and other.value.format == "minimax-m3"
+    return info.value
+
+
+def test_m3_values_nest_as_the_template_writes_them() -> None:
+    body = el("shipping", el("city", "Singapore") + el("zip", "018956")) + el(
+        "items", el("item", el("sku", "b") + el("qty", "2")) + el("item", el("sku", "p") + el("qty", "5"))) + el(
+        "tags", el("item", "red") + el("item", "blue")) + el("matrix", el("item", el("item", "1")))
+    assert parse_calls(m3(m3_invoke("f", body)), "minimax-m3") == [Step("f", {
+        "shipping": {"city": "Singapore", "zip": "018956"},  # not JSON (a leading 0): the string, as written
+        "items": [{"sku": "b", "qty": 2}, {"sku": "p", "qty": 5}], "tags": ["red", "blue"], "matrix": [[1]]})]
+
+
+def test_m3_a_hint_types_top_level_values_only() -> None:
+    body = el("zip", "018956") + el("n", "7") + el("s", "null") + el("e", "") + el("o", "") + el(
+        "one", el("item", "x")) + el("l", el("x", "1") + el("y", "2")) + el("d", el("z", "3"))
+    kinds = {"zip": "integer", "n": "string", "s": "string", "e": "array", "o": "object", "one": "object",
+             "l": "array", "d": "object"}
+    seen: list[tuple[str, str]] = []
+
+    def hint(tool: str, arg: str) -> str:
+        seen.append((tool, arg))
+        return kinds[arg]
+
+    assert parse_calls(m3(m3_invoke("f", body)), "minimax-m3", types=hint) == [Step("f", {
+        "zip": "018956", "n": "7", "s": "null", "e": [], "o": {}, "one": {"item": "x"}, "l": [1, 2], "d": {"z": 3}})]
+    assert ("f", "zip") in seen and all(arg in kinds for _, arg in seen)  # never asked about a nested key
+    assert parse_calls(m3(m3_invoke("f", body)), "minimax-m3") == [Step("f", {
+        "zip": "018956", "n": 7, "s": None, "e": "", "o": "", "one": ["x"], "l": {"x": 1, "y": 2}, "d": {"z": 3}})]
+
+
+def test_m3_a_key_written_twice_inside_a_value_gathers_its_values_as_vllm_and_sglang_do() -> None:
+    body = el("demo", el("tag", "a") + el("tag", "b") + el("tag", "c") + el("n", "1"))
+    assert parse_calls(m3(m3_invoke("f", body)), "minimax-m3") == [Step("f", {"demo": {"tag": ["a", "b", "c"],
+                                                                                        "n": 1}})]
+
+
+def test_m3_whitespace_between_tags_goes_line_breaks_around_a_leaf_go_its_spaces_stay() -> None:
+    body = f"\n{NS}<a>\n  x = 1\n{NS}</a>\n{NS}<b>\n  {el('c', '1')}\n{NS}</b>\n"
+    assert parse_calls(m3(m3_invoke("f", body)), "minimax-m3") == [Step("f", {"a": "  x = 1", "b": {"c": 1}})]
+
+
+def test_m3_reasoning_and_prose_are_skipped_a_call_in_the_thought_is_no_call() -> None:
+    call = m3(m3_invoke("f", el("x", "1")))
+    assert parse_calls(f"<mm:think>I will write {call}</mm:think>No call needed.", "minimax-m3") == []
+    assert parse_calls(f"<mm:think>I will write {call}</mm:think>No call needed.") == []
+    assert parse_calls(f"planning, started by the prompt</mm:think>On it. {call} Done.") == [Step("f", {"x": 1})]
+    assert parse_calls("plain response", "minimax-m3") == []
+
+
+@pytest.mark.parametrize(("text", "fragment"), [
+    # SGLang reads these as the well-formed call (its "lenient closing tags"); vLLM refuses them: ek refuses them
+    (m3(m3_invoke("get_weather", f"{NS}<city>Beijing{NS}</wrong>")), f"{NS}</wrong> inside parameter 'city'"),
+    (m3(m3_invoke("get_weather", el("city", "Beijing") + f"{NS}</wrong>")), "expected ]<]minimax[>[<KEY>"),
+    (m3(m3_invoke("e", f"{NS}<location>{el('city', 'B')}{NS}<zip>{NS}</location>")),
+     f"{NS}</location> inside element 'zip'"),
+    # SGLang reads a name= it can guess (<invoke name get_weather">); the template writes name="..."
+    (m3(f'{NS}<invoke name get_weather">{el("city", "B")}{NS}</invoke>'), 'expected name="..."'),
+    # vLLM keeps the parameters before prose in an invoke and drops the rest of it
+    (m3(m3_invoke("get_weather", el("city", "Seattle") + "I need the city above." + el("days", "5"))),
+     "expected ]<]minimax[>[<KEY> (a parameter)"),
+    # vLLM keeps text beside child elements under a "$text" key
+    (m3(m3_invoke("f", el("payload", "text before " + el("child", "v")))), "text beside the child elements"),
+    (m3(m3_invoke("f", el("payload", el("child", "v") + " text after"))), "text beside the child elements"),
+    # vLLM keeps the last value of a parameter given twice, SGLang makes a list of them
+    (m3(m3_invoke("f", el("x", "1") + el("x", "2"))), "parameter 'x' given twice"),
+    (m3(f"{NS}</user_id>"), 'expected ]<]minimax[>[<invoke name="...">'),
+    (m3(m3_invoke("f", el("x", "1"))[:-len(f"{NS}</invoke>")] + m3_invoke("g")), "a new invoke inside"),
+    (m3(m3_invoke("f", f"{NS}<x>1{NS}<invoke name=\"g\">{NS}</invoke>{NS}</x>")),
+     f'{NS}<invoke name="g"> inside parameter'),
+    (m3(m3_invoke("f", f"{NS}< x>1{NS}</ x>")), "surrounding spaces"),
+    (m3(m3_invoke("f", f"{NS}<x\n>1{NS}</x>")), "is not closed by '>'"),
+    (m3(m3_invoke("f", f"{NS}<x>1{NS}x{NS}</x>")), "not before a tag"),
+    (f'Sure. {m3_invoke("f")}', f"{NS} outside {NS}<tool_call>"),
+    (f"{m3(m3_invoke('f'))} then {NS}</tool_call>", f"{NS} outside {NS}<tool_call>"),
+])
+def test_m3_broken_output_is_refused_where_it_breaks(text: str, fragment: str) -> None:
+    error = m3_error(text)
+    assert fragment in error.reason and not error.cut_short
+    assert isinstance(error.position, tuple)
+
+
+def test_m3_elements_nested_past_max_depth_are_refused_without_recursion() -> None:
+    deep = 200_000
+    text = m3(m3_invoke("f", f"{NS}<a>" * deep + "1" + f"{NS}</a>" * deep))
+    with pytest.raises(ParseError, match=r"elements nested deeper than \d+ \(limit max_depth"):
+        parse_calls(text, "minimax-m3", max_size=len(text))
+    shallow = m3(m3_invoke("f", f"{NS}<a>" * 3 + "1" + f"{NS}</a>" * 3))
+    # {"a": {"a": {"a": 1}}} nests three objects deep, as JSON's brackets count it
+    assert parse_calls(shallow, "minimax-m3", max_depth=3) == [Step("f", {"a": {"a": {"a": 1}}})]
+    with pytest.raises(ParseError, match="nested deeper than 2"):
+        parse_calls(shallow, "minimax-m3", max_depth=2)
+
+
+def test_m3_a_stream_that_stops_inside_a_call_is_cut_short_never_the_calls_before_it() -> None:
+    # vLLM's test_streaming_error_recovery_keeps_committed_tool_call_structured: vLLM keeps create_order(user_id=1)
+    first = m3_invoke("create_order", el("user_id", "1"))
+    text = f'plain {NS}<tool_call>\n{first}\n{NS}<invoke name="create_order">{NS}<user_id>2'
+    assert m3_error(text).cut_short
+    whole = m3(first, m3_invoke("g", el("a", el("item", "x"))))
+    for cut in range(len(NS), len(whole)):  # a part of the token alone is prose, as for every format
+        with pytest.raises(ParseError) as info:
+            parse_calls(whole[:cut], "minimax-m3")
+        assert info.value.cut_short, (cut, info.value)
+    assert m3_error(f"plain {NS}<tool_ca").cut_short  # vLLM and SGLang return it as text
+
+
+def test_m3_auto_takes_the_token_for_minimax_m3_not_for_hermes() -> None:
+    text = m3(m3_invoke("get_weather", el("city", "Paris")))
+    assert parse_calls(text) == [Step("get_weather", {"city": "Paris"})]
+    assert m3_error(m3(m3_invoke("f", "oops"))).format == "minimax-m3"
+    assert "minimax-m3" in format_names()
+
+
+def test_m3_render_writes_what_the_template_writes_and_reads_back() -> None:
+    calls = [Step("create_order", {"user_id": 1, "ok": True, "shipping": {"zip": "018956", "n": None},
+                                   "items": [{"sku": "b"}], "empty": [], "d": {}, "item": {"item": 1},
+                                   "odd": {"a b>": 1}, "s": "[TOOL_CALLS", "markup": f"x {NS}<y>"})]
+    text = to_minimax_m3(calls)
+    assert text.startswith(f'{NS}<tool_call>\n{NS}<invoke name="create_order">{NS}<user_id>1{NS}</user_id>'
+                           f"{NS}<ok>true{NS}</ok>{NS}<shipping>{NS}<zip>018956{NS}</zip>")
+    assert text.endswith(f"{NS}</invoke>\n{NS}</tool_call>")
+    assert parse_calls(text, "minimax-m3") == calls == parse_calls(text)
+    assert render(calls, "minimax-m3") == text and to_minimax_m3([]) == ""
+    with pytest.raises(ValueError, match="cannot be written"):
+        to_minimax_m3([Step("f", {"a>b": 1})])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.builds(Step, st.sampled_from(["f", "get_weather"]), st.dictionaries(
+    st.from_regex(r"[a-z_]{1,6}", fullmatch=True), st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+        | st.text(max_size=12),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+        max_leaves=10), max_size=4)), max_size=3))
+def test_m3_render_then_read_is_the_identity(calls: list[Step]) -> None:
+    text = to_minimax_m3(calls)
+    assert parse_calls(text, "minimax-m3") == calls
+    assert parse_calls(text) == calls
+
+
+@pytest.mark.parametrize("text", [
+    NS * 100_000, f"{NS}<tool_call>" * 50_000, f"{NS}<tool_call>{NS}<invoke name=\"f\">" + f"{NS}<a>" * 100_000,
+    f"{NS}<tool_call>{NS}<invoke name=\"f\">{NS}<a>" + f"{NS}<" * 100_000,
+    f"{NS}<tool_call>{NS}<invoke name=\"f\">{NS}<a>" + f"{NS}<b>1{NS}</b>" * 50_000 + f"{NS}</a>" * 2,
+])
+def test_m3_hostile_outputs_are_decided_in_linear_time(text: str) -> None:
+    began = time.perf_counter()
+    try:
+        parse_calls(text, "minimax-m3", max_size=len(text))
+    except ParseError:
+        pass
+    assert time.perf_counter() - began < 5

@@ -149,8 +149,9 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
                         help="how model outputs are written: auto (default; bfcl with --bfcl-answers or "
                              "--bfcl-questions), python, openai, anthropic, json, bfcl, hermes, llama3, mistral, "
                              "qwen3-coder, deepseek, granite, phi4, harmony, kimi-k2, glm45, hunyuan, k2-horizon, "
-                             "solar-open2, kimi-k3, minimax-m2, step3, dots, minicpm, gemma4, functiongemma, plamo3, "
-                             "jamba, nemotron, lfm2, pangu, apertus, cohere, qwen25-coder, olmo3, "
+                             "solar-open2, kimi-k3, minimax-m2, minimax-m3, step3, dots, minicpm, gemma4, "
+                             "functiongemma, plamo3, jamba, nemotron, lfm2, pangu, apertus, cohere, qwen25-coder, "
+                             "olmo3, "
                              "gemini, bedrock, langchain, ollama, mcp, or a registered format; a line's own "
                              "\"format\" field overrides it")
     parser.add_argument("--level", choices=LEVELS, default="call",

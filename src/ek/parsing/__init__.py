@@ -6,13 +6,12 @@
 ``<think>`` skipped), the native formats of Llama, Mistral, Qwen3-Coder,
 DeepSeek (V3 to V4.1's DSML), Granite, Phi-4, gpt-oss (Harmony), Kimi-K2,
 GLM-4.5/4.7 and its key/value kin (Tencent Hy3/Hy4, K2 Horizon, Solar Open 2), Kimi-K3 (XTML), MiniMax-M2, Step-3,
-dots.llm and MiniCPM 4/5 (one ``invoke`` reader), Gemma 4 and FunctionGemma, PLaMo 3, the families that wrap JSON or Python
-calls in tokens of their own (Jamba, Hunyuan-A13B, Nemotron, LFM2, openPangu, Apertus, Cohere Command, Qwen2.5-Coder,
-OLMo 3), Gemini,
-Bedrock, LangChain and Ollama objects and whole transcripts, and MCP ``tools/call``
-requests, as text, bytes or decoded objects, within size
-and nesting limits. ``register_format`` adds a format. Anything else is a :class:`ParseError` with position and
-reason. ``coerce_call``/``parse_call_list`` read gold calls given as data.
+dots.llm, MiniCPM 4/5 and MiniMax-M3 (one ``invoke`` reader), Gemma 4 and FunctionGemma, PLaMo 3, the families that
+wrap JSON or Python calls in tokens of their own (Jamba, Hunyuan-A13B, Nemotron, LFM2, openPangu, Apertus, Cohere
+Command, Qwen2.5-Coder, OLMo 3), Gemini, Bedrock, LangChain and Ollama objects and whole transcripts, and MCP
+``tools/call`` requests, as text, bytes or decoded objects, within size and nesting limits. ``register_format``
+adds a format. Anything else is a :class:`ParseError` with position and reason. ``coerce_call``/``parse_call_list``
+read gold calls given as data.
 See ``docs/parsing.md``.
 """
 

@@ -41,12 +41,12 @@ from ek.parsing.registry import Reading
 #: The built-in format names (``registry.names()`` adds the registered ones).
 FORMATS = ("auto", "python", "openai", "anthropic", "json", "bfcl", "hermes", "llama3", "mistral", "qwen3-coder",
            "deepseek", "granite", "phi4", "gemini", "bedrock", "langchain", "ollama", "mcp",
-           "harmony", "kimi-k2", "glm45", "hunyuan", "k2-horizon", "solar-open2", "kimi-k3", "minimax-m2", "step3",
-           "dots", "minicpm", "gemma4", "functiongemma", "plamo3", *wrapped.WRAPPERS)
+           "harmony", "kimi-k2", "glm45", "hunyuan", "k2-horizon", "solar-open2", "kimi-k3", "minimax-m2",
+           "minimax-m3", "step3", "dots", "minicpm", "gemma4", "functiongemma", "plamo3", *wrapped.WRAPPERS)
 #: Formats read from text only (bytes are decoded first); a decoded object is an error.
 TEXT_FORMATS = frozenset({"python", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
                           "harmony", "kimi-k2", "glm45", "hunyuan", "k2-horizon", "solar-open2", "kimi-k3",
-                          "minimax-m2", "step3", "dots", "minicpm", "gemma4", "functiongemma", "plamo3",
+                          "minimax-m2", "minimax-m3", "step3", "dots", "minicpm", "gemma4", "functiongemma", "plamo3",
                           *wrapped.WRAPPERS})
 
 
@@ -366,6 +366,8 @@ _MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # Kimi-K2's tokens but <|tool_call_end|>, which LFM2 and openPangu write too (wrapped.detect tells those)
     ("kimi-k2", tuple(m for m in kimi.MARKERS if m != kimi.CALL_END)),
     ("minimax-m2", minimax.MARKERS),
+    # MiniMax-M3's ]<]minimax[>[ before every tag: its <tool_call> is not a Hermes block (_detect_all)
+    ("minimax-m3", invoke.MINIMAX_M3.markers),
     # Step-3's <｜tool_calls_begin｜> (fullwidth bars, '_') is not DeepSeek V3's <｜tool▁calls▁begin｜> ('▁')
     ("step3", invoke.STEP3.markers),
     ("dots", invoke.DOTS.markers),
@@ -395,16 +397,23 @@ def detect_text(text: str, start: int = 0) -> list[tuple[str, int]]:
     """
     if text.find("<", start) == -1:
         # Fast path: every marker but Mistral's, and <tool_call>, </tool_call>, <function= and Llama's end tokens,
-        # start with '<': a text without one (Python call text, JSON, prose) can hold only the markers of
+        # hold a '<': a text without one (Python call text, JSON, prose) can hold only the markers of
         # _MARKERS_WITHOUT_ANGLE and Phi-4's functools[. Skips twenty finds, a sixth of auto's time on a short
         # Python call; tests/parsing/test_parse_formats.py holds it to the full search (_detect_all).
         return _marker_hits(text, start, _MARKERS_WITHOUT_ANGLE)
     return _detect_all(text, start)
 
 
-#: The markers of :data:`_MARKERS` that do not start with ``<`` (Mistral's ``[TOOL_CALLS]``), by format.
-_MARKERS_WITHOUT_ANGLE = tuple((name, tuple(m for m in markers if m[0] != "<")) for name, markers in _MARKERS
-                               if any(m[0] != "<" for m in markers))
+#: The markers of :data:`_MARKERS` that hold no ``<`` (Mistral's ``[TOOL_CALLS]``; MiniMax-M3's ``]<]minimax[>[``
+#: holds one), by format.
+_MARKERS_WITHOUT_ANGLE = tuple((name, tuple(m for m in markers if "<" not in m)) for name, markers in _MARKERS
+                               if any("<" not in m for m in markers))
+
+
+#: The markers of :data:`_MARKERS` that do not start with ``<`` (Mistral's ``[TOOL_CALLS]``, MiniMax-M3's
+#: ``]<]minimax[>[``), by format: what :func:`_marker_hits`' walk over the ``<`` of a text does not meet.
+_MARKERS_NOT_AT_ANGLE = tuple((name, tuple(m for m in markers if m[0] != "<")) for name, markers in _MARKERS
+                              if any(m[0] != "<" for m in markers))
 
 
 def _marker_hits(text: str, start: int, table: tuple[tuple[str, tuple[str, ...]], ...]) -> list[tuple[str, int]]:
@@ -412,18 +421,19 @@ def _marker_hits(text: str, start: int, table: tuple[tuple[str, tuple[str, ...]]
     with where it was first seen, in ``table``'s order.
 
     Fast path: a text with few ``<`` (a chat reply has a handful) is walked from ``<`` to ``<``, and only the
-    markers that begin with the four characters there are compared (:func:`_angle_marker_hits`); a text with many
-    looks for each marker whose first two characters it holds (:data:`_MARKER_HEADS`). Either skips most of the
-    fifty-odd ``find`` s of looking for every marker (a Hermes reply: 12.6 µs of its 32 in ``auto`` at stop 39,
-    then 10 µs with the heads alone). Safe: every marker but Mistral's starts with ``<`` and is at least four
-    characters long, and one found at or after ``start`` starts at a ``<`` there (or has its first two characters
-    there); tests/parsing/test_parse_formats.py holds both ways to every marker looked for."""
+    markers that begin with the four characters there are compared (:func:`_angle_marker_hits`; the few that
+    start otherwise, :data:`_MARKERS_NOT_AT_ANGLE`, are looked for as they are); a text with many looks for each
+    marker whose first two characters it holds (:data:`_MARKER_HEADS`). Either skips most of the fifty-odd
+    ``find`` s of looking for every marker (a Hermes reply: 12.6 µs of its 32 in ``auto`` at stop 39, then 10 µs
+    with the heads alone). Safe: every marker that starts with ``<`` is longer than four characters, and one found
+    at or after ``start`` starts at a ``<`` there (or has its first two characters there);
+    tests/parsing/test_parse_formats.py holds both ways to every marker looked for."""
     first: dict[str, int] = {}
     if table is not _MARKERS:  # a table of a few markers (detect_text's fast path: Mistral's alone)
         _find_each(text, start, table, first)
     elif text.count("<", start) <= _ANGLE_WALK_LIMIT:
         _angle_marker_hits(text, start, first)
-        _find_each(text, start, _MARKERS_WITHOUT_ANGLE, first)
+        _find_each(text, start, _MARKERS_NOT_AT_ANGLE, first)
     else:
         present = _heads_in(text, start)
         for name, markers in table:
@@ -496,8 +506,8 @@ def _detect_all(text: str, start: int) -> list[tuple[str, int]]:
             found.append(("lfm2", stray))
     call = text.find(chat_text.CALL_OPEN, start)
     stray = text.find(chat_text.CALL_CLOSE, start)
-    if any(n == "hunyuan" for n, _ in found):
-        pass  # Hy3's <tool_call>NAME<tool_sep>: Hunyuan's own tags, not a Hermes or GLM block
+    if any(n == "hunyuan" or n == "minimax-m3" for n, _ in found):
+        pass  # Hy3's <tool_call>NAME<tool_sep>, MiniMax-M3's ]<]minimax[>[<tool_call>: not a Hermes or GLM block
     elif call != -1:
         after = native._skip_space(text, call + len(chat_text.CALL_OPEN))
         if text.startswith(native.FUNCTION_OPEN, after):
@@ -591,8 +601,8 @@ def _shifted_plain(raw: str, start: int, limits: Limits) -> list[Step]:
 
 #: What ``auto`` tries on text with no format's marker, named in its error.
 _TRIED = ("python", "json", "hermes", "llama3", "mistral", "qwen3-coder", "deepseek", "granite", "phi4",
-          "harmony", "kimi-k2", "glm45", "hunyuan", "k2-horizon", "solar-open2", "kimi-k3", "minimax-m2", "step3",
-          "dots", "minicpm", "gemma4", "functiongemma", "plamo3", *wrapped.WRAPPERS,
+          "harmony", "kimi-k2", "glm45", "hunyuan", "k2-horizon", "solar-open2", "kimi-k3", "minimax-m2",
+          "minimax-m3", "step3", "dots", "minicpm", "gemma4", "functiongemma", "plamo3", *wrapped.WRAPPERS,
           "JSON or Python in ``` fences")
 
 
@@ -907,6 +917,8 @@ _SUMMARIES = {
     "glm45": "GLM-4.5/4.6/4.7 <tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>",
     "kimi-k3": 'Kimi-K3 XTML <|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument ... channels',
     "minimax-m2": 'MiniMax-M2/M2.x <minimax:tool_call><invoke name="f"><parameter name="k">v</parameter></invoke>',
+    "minimax-m3": 'MiniMax-M3 ]<]minimax[>[<tool_call>]<]minimax[>[<invoke name="f">]<]minimax[>[<k>v]<]minimax[>[</k>'
+                  '... (every tag after ]<]minimax[>[; values nest: <item> lists, key objects)',
     "step3": 'Step-3 <｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="f">'
              '<steptml:parameter name="k">v</steptml:parameter></steptml:invoke><｜tool_call_end｜>',
     "dots": 'dots.llm <dots_function_call><invoke name="f"><parameter name="k">v</parameter></invoke>, or {name, '
@@ -937,6 +949,7 @@ def _register_builtins() -> None:
                     "granite": native.read_granite, "phi4": native.read_phi4, "glm45": glm.read_glm45,
                     "harmony": harmony.read_harmony, "kimi-k2": kimi.read_kimi_k2,
                     "kimi-k3": kimi_k3.read_kimi_k3, "minimax-m2": minimax.read_minimax_m2,
+                    "minimax-m3": invoke.reader("minimax-m3"),
                     "step3": invoke.reader("step3"), "dots": invoke.reader("dots"),
                     "minicpm": invoke.reader("minicpm"), "gemma4": gemma.read_gemma4,
                     "functiongemma": gemma.read_functiongemma, "plamo3": plamo.read_plamo3,

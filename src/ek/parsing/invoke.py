@@ -1,6 +1,6 @@
 """One reader for the ``<invoke name="...">``/``<parameter name="...">`` family of tool-call markup.
 
-Four families write a call as an element named for the tool holding one element a parameter, its value bare
+Five families write a call as an element named for the tool holding one element a parameter, its value bare
 text, and differ only in the tags around and the tag names (:class:`Dialect`):
 
 * MiniMax-M2 (``minimax-m2``): ``<minimax:tool_call>`` blocks of ``<invoke name="f">`` elements holding
@@ -17,12 +17,28 @@ text, and differ only in the tags around and the tag names (:class:`Dialect`):
   the prose, no wrapper; a value may be a ``<![CDATA[...]]>`` section, and the tokenizer may drop the space in
   ``<functionname="f">``/``<paramname="k">`` or write it ``Ġ`` (U+0120) (vLLM's ``minicpm5xml_tool_parser.py``,
   SGLang's ``minicpm4_xml_detector.py`` and ``minicpm5_detector.py``).
+* MiniMax-M3 (``minimax-m3``): every tag of the call prefixed with the namespace token ``]<]minimax[>[``
+  (:data:`NS`): ``NS<tool_call>`` blocks of ``NS<invoke name="f">`` elements, each parameter an element named by
+  its own tag (``NS<city>Paris NS</city>``), whose value may hold child elements: an object's keys, or a list's
+  ``NS<item>`` elements (:func:`_tag_value`; vLLM's ``minimax_m3_tool_parser.py`` over its Rust crate's
+  ``minimax_m3.rs``, SGLang's ``minimax_m3.py``, and the ``to_xml`` macro of MiniMaxAI/MiniMax-M3's
+  ``chat_template.jinja``).
 
 Tags are found with ``str.find`` (linear, no regex). A value is stripped of surrounding whitespace (of line breaks
 only in Step-3 and MiniCPM: :attr:`Dialect.strip`), then typed by
 the ``types`` hint when given, else it is the JSON value when its text parses as JSON, else the text
 (:func:`ek.parsing.native.typed_text`); a CDATA section is its text, typed only by the hint. A tag of the format
 inside a value means the model left out the value's closing tag: an error at that tag, never a guess.
+
+MiniMax-M3's values nest. Its template writes a dict as one element a key, a list as one ``NS<item>`` element
+an item, ``True``/``False`` as ``true``/``false`` and any other scalar as Python prints it (a string as it is,
+nothing escaped). So an element whose children are all ``NS<item>`` is a list, any other element with children an
+object (a key written twice gathers its values in a list, as vLLM and SGLang gather them), and a leaf is typed as
+the other dialects' values are: by the hint (top-level parameters only: it names no nested type), else JSON when
+its text parses as JSON, else the text (``018956`` is not JSON: it stays the string). A hint of ``array`` or
+``object`` reads an empty element as ``[]`` or ``{}`` and an element's children as a list (names ignored) or as
+keys. Text beside child elements, a closing tag that closes nothing open, and elements nested past ``max_depth``
+are errors; the elements are read with an explicit stack, never by recursion.
 """
 
 from __future__ import annotations
@@ -76,14 +92,19 @@ class Dialect:
     #: line breaks where vLLM keeps a string's whitespace and SGLang strips it (Step-3, MiniCPM), so the layout a
     #: model writes between tags goes and the indentation of code in a value stays.
     strip: str = " \t\r\n"
+    #: MiniMax-M3: the token before every tag of a call (None: tags stand bare). A dialect with one names each
+    #: parameter by its own tag, and a value may hold child elements (:func:`_tag_value`).
+    ns: str | None = None
+    #: The reasoning blocks skipped before the calls (:func:`ek.parsing.chat_text.after_think`; empty: its own).
+    thinks: tuple[tuple[str, str], ...] = ()
 
     @property
     def invoke_open(self) -> str:
-        return f"<{self.invoke}"
+        return f"{self.ns or ''}<{self.invoke}"
 
     @property
     def invoke_close(self) -> str:
-        return f"</{self.invoke}>"
+        return f"{self.ns or ''}</{self.invoke}>"
 
     @property
     def param_open(self) -> str:
@@ -106,7 +127,10 @@ class Dialect:
 
     @property
     def markers(self) -> tuple[str, ...]:
-        """What makes a text this family's, for ``auto``: its block's tags, else its call's opening tags."""
+        """What makes a text this family's, for ``auto``: its namespace token (no other family writes it, so a tag
+        cut short is this family's too), else its block's tags, else its call's opening tags."""
+        if self.ns is not None:
+            return (self.ns,)
         if self.block_open is not None and self.block_close is not None:
             tokens = (self.block_open, self.block_close)
             if self.call_open is not None and self.call_close is not None:
@@ -133,7 +157,15 @@ STEP3 = Dialect("step3", "Step-3", "steptml:invoke", "steptml:parameter", "<｜t
 DOTS = Dialect("dots", "dots.llm", "invoke", "parameter", "<dots_function_call>", "</dots_function_call>",
                json_body=True)
 MINICPM = Dialect("minicpm", "MiniCPM", "function", "param", collapsed=True, cdata=True, strip="\r\n")
-DIALECTS = {d.fmt: d for d in (MINIMAX_M2, STEP3, DOTS, MINICPM)}
+#: MiniMax-M3's namespace token, written before every tag of a call (a single token of its vocabulary).
+NS = "]<]minimax[>["
+#: Values keep their spaces: vLLM keeps a leaf's whitespace, SGLang strips it (as for Step-3 and MiniCPM).
+MINIMAX_M3 = Dialect("minimax-m3", "MiniMax-M3", "invoke", "parameter", f"{NS}<tool_call>", f"{NS}</tool_call>",
+                     strip="\r\n", ns=NS, thinks=(("<mm:think>", "</mm:think>"), ("<think>", "</think>")))
+DIALECTS = {d.fmt: d for d in (MINIMAX_M2, STEP3, DOTS, MINICPM, MINIMAX_M3)}
+#: The declared types a hint names for a list and for an object (JSON Schema's and ek's grammar's words).
+_LIST_KINDS = frozenset({"array", "list", "tuple"})
+_OBJECT_KINDS = frozenset({"object", "dict"})
 
 
 def read_invokes(text: str, limits: Limits, types: TypeHint | None, dialect: Dialect) -> list[Step]:
@@ -155,7 +187,7 @@ def read_invokes(text: str, limits: Limits, types: TypeHint | None, dialect: Dia
     if len(text) > limits.max_size:
         check_text(text, limits, fmt)  # values are bare text: brackets in them are not nesting
     end = len(text)
-    pos = chat_text.after_think(text, fmt)
+    pos = chat_text.after_think(text, fmt, dialect.thinks)
     steps: list[Step] = []
     if dialect.block_open is None:
         return _bare_calls(text, pos, end, steps, limits, types, dialect)
@@ -176,6 +208,9 @@ def _strays(dialect: Dialect) -> tuple[tuple[str, str], ...]:
                   for o in dialect.openers(dialect.param_open)),
                 (dialect.invoke_close, f"{dialect.invoke_close} without an opening {opening}"))
     read_none = "(vLLM and SGLang read no call from it)"
+    if dialect.ns is not None:  # any tag of the format: each starts with the token
+        return ((dialect.ns, f"{dialect.ns} outside {dialect.block_open}: expected {dialect.block_open} before it "
+                             f"{read_none}"),)
     strays = [(o, f"an invoke outside {dialect.block_open}: expected {dialect.block_open} before it {read_none}")
               for o in dialect.openers(dialect.invoke_open)]
     if dialect.call_open is not None:
@@ -189,6 +224,9 @@ def _no_stray_tag(text: str, start: int, stop: int, dialect: Dialect) -> None:
     found = [(p, error) for needle, error in _strays(dialect) if (p := text.find(needle, start, stop)) != -1]
     if found:
         at, error = min(found)
+        if dialect.ns is not None and stop == len(text) and str(dialect.block_open).startswith(text[at:stop]):
+            raise ParseError(f"the output ends inside {dialect.block_open} (cut short?)", line_col(text, at),
+                             dialect.fmt, cut_short=True)
         raise ParseError(error, line_col(text, at), dialect.fmt)
 
 
@@ -266,7 +304,7 @@ def _block(text: str, opening: int, end: int, steps: list[Step], limits: Limits,
         else:
             body = ' or a JSON call {"name": ..., "arguments": {...}}' if dialect.json_body and not read else ""
             raise _expected(text, pos, end, (dialect.invoke_open, close),
-                            f'<{dialect.invoke} name="...">{body} or {close}', fmt)
+                            f'{dialect.invoke_open} name="...">{body} or {close}', fmt)
         steps.append(step)
         read += 1
 
@@ -328,6 +366,8 @@ def _invoke(text: str, at: int, end: int, limits: Limits, types: TypeHint | None
     """The ``<invoke name="...">...</invoke>`` at ``at``: its call and where it ends."""
     fmt, word = dialect.fmt, dialect.call_word
     name, pos = _name(text, at + len(dialect.invoke_open), end, at, dialect.invoke, dialect)
+    if dialect.ns is not None:
+        return _tag_invoke(text, name, at, pos, end, limits, types, dialect)
     args: dict[str, Any] = {}
     while True:
         pos = _skip_space(text, pos, end)
@@ -354,6 +394,183 @@ def _invoke(text: str, at: int, end: int, limits: Limits, types: TypeHint | None
         value_at = pos + len(raw) - len(raw.lstrip(dialect.strip))
         args[key] = typed_text(value, kind, limits, fmt, partial(line_col, text, value_at))
         pos = close + len(dialect.param_close)
+
+
+def tag_name_problem(name: str, ns: str = NS) -> str | None:
+    """Why ``name`` cannot be a MiniMax-M3 element's tag (``NS<name>``), or None: the template writes a key as it
+    is, so one that is empty, has surrounding spaces, or holds ``<``, ``>``, ``/`` first, a line break or the
+    token would not read back as itself. The reader and :func:`ek.parsing.render.to_minimax_m3` both ask here.
+
+    >>> tag_name_problem("city"), tag_name_problem(" city"), tag_name_problem("a>b")
+    (None, 'surrounding spaces', "'>' in it")
+    """
+    if not name:
+        return "an empty name"
+    if name != name.strip():
+        return "surrounding spaces"
+    if name[0] == "/":
+        return "'/' first"
+    bad = next((c for c in ("<", ">", "\n", "\r") if c in name), None)
+    if bad is not None:
+        return f"{bad!r} in it"
+    return f"{ns} in it" if ns in name else None
+
+
+@attrs.define
+class _Element:
+    """An element of a MiniMax-M3 value being read: its tag, where it opened, where its body starts, and the
+    children read so far (``(name, value)``; none: its value is its text)."""
+
+    name: str
+    opened: int
+    body: int
+    children: list[tuple[str, Any]] = attrs.Factory(list)
+
+
+def _tag_invoke(text: str, name: str, at: int, pos: int, end: int, limits: Limits, types: TypeHint | None,
+                dialect: Dialect) -> tuple[Step, int]:
+    """MiniMax-M3's ``NS<invoke name="...">`` at ``at`` (its tag ends at ``pos``): one ``NS<KEY>...NS</KEY>``
+    element a parameter until ``NS</invoke>``; its call and where it ends."""
+    fmt, ns = dialect.fmt, str(dialect.ns)
+    args: dict[str, Any] = {}
+    while True:
+        pos = _skip_space(text, pos, end)
+        if pos >= end:
+            raise ParseError(f"the invoke of {name!r} is not closed by {dialect.invoke_close} (output cut short?)",
+                             line_col(text, at), fmt, cut_short=True)
+        if text.startswith(dialect.invoke_close, pos):
+            return Step(name, args), pos + len(dialect.invoke_close)
+        if _starts_tag(text, pos, end, dialect.invoke_open, dialect):
+            raise _unclosed_at(text, pos, f"the invoke of {name!r}", at, dialect.invoke_close, fmt)
+        if not text.startswith(f"{ns}<", pos) or text.startswith(f"{ns}</", pos):
+            raise _expected(text, pos, end, (f"{ns}<", dialect.invoke_close),
+                            f"{ns}<KEY> (a parameter) or {dialect.invoke_close}", fmt)
+        key, after = _tag_name(text, pos, end, dialect)
+        if key in args:
+            raise ParseError(f"parameter {key!r} given twice", line_col(text, pos), fmt)
+        kind = types(name, key) if types is not None else None
+        args[key], pos = _tag_value(text, _Element(key, pos, after), end, kind, limits, dialect)
+
+
+def _tag_name(text: str, at: int, end: int, dialect: Dialect) -> tuple[str, int]:
+    """The name of the element whose ``NS<`` is at ``at``, and where its tag ends."""
+    fmt, ns = dialect.fmt, str(dialect.ns)
+    start = at + len(ns) + 1
+    close = text.find(">", start, end)
+    stop = end if close == -1 else close
+    broken = [p for p in (text.find(c, start, stop) for c in (ns, "<", "\n")) if p != -1]
+    if broken:
+        raise ParseError(f"an element's tag {ns}<... is not closed by '>'", line_col(text, min(broken)), fmt)
+    if close == -1:
+        raise ParseError(f"the output ends inside the tag {ns}<{text[start:end]} (cut short?)", line_col(text, at),
+                         fmt, cut_short=True)
+    name = text[start:close]
+    problem = tag_name_problem(name, ns)
+    if problem is not None:
+        raise ParseError(f"the element name {name!r} has {problem}", line_col(text, start), fmt)
+    return name, close + 1
+
+
+def _tag_value(text: str, top: _Element, end: int, kind: str | None, limits: Limits,
+               dialect: Dialect) -> tuple[Any, int]:
+    """The value of the parameter element ``top`` and where its closing tag ends: its text (typed as
+    :func:`_leaf` types it), or its child elements as a list or an object (:func:`_gathered`), read with an
+    explicit stack to any depth ``max_depth`` allows. Text beside child elements is an error: the template never
+    writes it (vLLM keeps it under a ``$text`` key, SGLang drops the call)."""
+    fmt, ns = dialect.fmt, str(dialect.ns)
+    stack = [top]
+    pos = top.body  # where the text of the innermost element goes on from
+    while True:
+        element = stack[-1]
+        tag = text.find(ns, pos, end)
+        closing = f"{ns}</{element.name}>"
+        if tag == -1 or end - tag < len(closing) and closing.startswith(text[tag:end]):
+            raise _not_closed(text, element, len(stack) == 1, closing, fmt)  # the output ends in it
+        if element.children and text[pos:tag].strip(_SPACE):
+            raise _mixed(text, pos, element, fmt)
+        if text.startswith(closing, tag):
+            stack.pop()
+            value = _gathered(element.children, kind if not stack else None) if element.children else \
+                _leaf(text, element.body, tag, kind if not stack else None, limits, dialect)
+            pos = tag + len(closing)
+            if not stack:
+                return value, pos
+            stack[-1].children.append((element.name, value))
+            continue
+        if text.startswith(f"{ns}</", tag) or _starts_tag(text, tag, end, dialect.invoke_open, dialect):
+            shown = text[tag:text.find(">", tag + len(ns), min(end, tag + 80)) + 1] or text[tag:tag + 20]
+            what = f"parameter {element.name!r}" if len(stack) == 1 else f"element {element.name!r}"
+            raise ParseError(f"{shown} inside {what} (opened at line {line_col(text, element.opened)[0]}, column "
+                             f"{line_col(text, element.opened)[1]}): expected {closing} before it",
+                             line_col(text, tag), fmt)
+        if not text.startswith(f"{ns}<", tag):
+            if end - tag <= len(ns):  # the output ends right after the token
+                raise _not_closed(text, element, len(stack) == 1, closing, fmt)
+            raise ParseError(f"{ns} not before a tag: expected {ns}<KEY> or {closing}", line_col(text, tag), fmt)
+        if not element.children and text[element.body:tag].strip(_SPACE):
+            raise _mixed(text, element.body, element, fmt)
+        if len(stack) >= limits.max_depth:
+            raise ParseError(f"elements nested deeper than {limits.max_depth} (limit max_depth={limits.max_depth})",
+                             line_col(text, tag), fmt)
+        name, pos = _tag_name(text, tag, end, dialect)
+        stack.append(_Element(name, tag, pos))
+
+
+def _leaf(text: str, start: int, stop: int, kind: str | None, limits: Limits, dialect: Dialect) -> Any:
+    """An element's text as its value: line breaks around it dropped, typed by ``kind`` (an empty one is ``[]``
+    or ``{}`` when ``kind`` names a list or an object, as vLLM and SGLang read it with a schema), else JSON when
+    it parses, else the text."""
+    raw = text[start:stop]
+    value = raw.strip(dialect.strip)
+    if not value and kind in _LIST_KINDS:
+        return []
+    if not value and kind in _OBJECT_KINDS:
+        return {}
+    at = start + len(raw) - len(raw.lstrip(dialect.strip))
+    return typed_text(value, kind, limits, dialect.fmt, partial(line_col, text, at))
+
+
+def _gathered(children: list[tuple[str, Any]], kind: str | None) -> Any:
+    """Child elements as one value: a list when ``kind`` names one, or (no hint naming an object) when every child
+    is an ``<item>`` (the template writes a list so); else an object, a key written more than once gathering its
+    values in a list (as vLLM and SGLang do; the template never writes one twice).
+
+    >>> _gathered([("item", 1), ("item", 2)], None), _gathered([("item", 1)], "object")
+    ([1, 2], {'item': 1})
+    >>> _gathered([("tag", "a"), ("tag", "b"), ("n", 1)], None)
+    {'tag': ['a', 'b'], 'n': 1}
+    """
+    if kind in _LIST_KINDS or (kind not in _OBJECT_KINDS and all(name == "item" for name, _ in children)):
+        return [value for _, value in children]
+    obj: dict[str, Any] = {}
+    gathered: set[str] = set()
+    for name, value in children:
+        if name not in obj:
+            obj[name] = value
+        elif name in gathered:
+            obj[name].append(value)
+        else:
+            obj[name] = [obj[name], value]
+            gathered.add(name)
+    return obj
+
+
+def _not_closed(text: str, element: _Element, top: bool, closing: str, fmt: str) -> ParseError:
+    what = "parameter" if top else "element"
+    return ParseError(f"{what} {element.name!r} is not closed by {closing} (output cut short?)",
+                      line_col(text, element.opened), fmt, cut_short=True)
+
+
+def _mixed(text: str, at: int, element: _Element, fmt: str) -> ParseError:
+    at = _skip_space(text, at, len(text))
+    return ParseError(f"text beside the child elements of {element.name!r}: a value is text or elements, not both",
+                      line_col(text, at), fmt)
+
+
+def _unclosed_at(text: str, at: int, what: str, opened: int, closing: str, fmt: str) -> ParseError:
+    line, column = line_col(text, opened)
+    return ParseError(f"a new invoke inside {what} (opened at line {line}, column {column}): expected {closing} "
+                      "before it", line_col(text, at), fmt)
 
 
 def _cdata(text: str, start: int, end: int, key: str, kind: str | None, limits: Limits,

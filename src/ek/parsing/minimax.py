@@ -15,7 +15,8 @@ The model thinks first (``<think>...</think>``, or only ``</think>`` when the pr
 before and after a block. Tags are found with ``str.find`` (linear, no regex); values are typed as Qwen3-Coder's
 and GLM's are (:func:`ek.parsing.native.typed_text`), after the whitespace around them is dropped (vLLM's parser
 and MiniMax's own guide strip it). The reader is :mod:`ek.parsing.invoke`'s, shared with Step-3, dots.llm and
-MiniCPM, in the :data:`ek.parsing.invoke.MINIMAX_M2` dialect.
+MiniCPM, in the :data:`ek.parsing.invoke.MINIMAX_M2` dialect. MiniMax-M3 (``minimax-m3``: every tag after the
+token ``]<]minimax[>[``, values nesting as elements) is read there too, in :data:`ek.parsing.invoke.MINIMAX_M3`.
 """
 
 from __future__ import annotations

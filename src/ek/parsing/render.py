@@ -332,6 +332,53 @@ def to_minimax_m2(calls: Iterable[Step]) -> str:
             f"{MINIMAX_M2.block_close}")
 
 
+def to_minimax_m3(calls: Iterable[Step]) -> str:
+    """MiniMax-M3's block, all calls in one, as its chat template writes them: ``]<]minimax[>[`` before every tag,
+    one ``<invoke>`` a line, each argument an element named by its key (no line breaks inside the invoke), a dict
+    as one element a key and a list as one ``<item>`` element an item (the template's ``to_xml``). A leaf is
+    written as :func:`ek.parsing.native.render_xml_value` writes it, so reading without a grammar gives it back;
+    so are the values the template's elements cannot give back (an empty list or dict, which it writes as nothing,
+    a dict of the one key ``item``, which reads as a list, and a dict with a key no tag can hold); a string that
+    would make another format's marker with the tokens around it (``[TOOL_CALLS`` before ``]<]``) is written as a
+    JSON string too, so ``auto`` reads the text as MiniMax-M3's.
+
+    >>> print(to_minimax_m3([Step("f", {"city": "Paris", "tags": ["a", "b"]})]).replace("]<]minimax[>[", "~"))
+    ~<tool_call>
+    ~<invoke name="f">~<city>Paris~</city>~<tags>~<item>a~</item>~<item>b~</item>~</tags>~</invoke>
+    ~</tool_call>
+    """
+    calls = list(calls)
+    if not calls:
+        return ""  # no calls: the model writes no tag at all
+    from ek.parsing.api import detect_text
+    from ek.parsing.invoke import MINIMAX_M3, NS, tag_name_problem
+    from ek.parsing.native import render_xml_value
+
+    def own(fragment: str) -> bool:  # no other format's marker, even across the tokens around it, for auto
+        return all(name == "minimax-m3" for name, _ in detect_text(f"{NS}{fragment}{NS}"))
+
+    def tag(key: str) -> bool:
+        return tag_name_problem(key) is None and own(f"<{key}>") and own(f"</{key}>")
+
+    def element(key: str, value: Any) -> str:
+        if not tag(key):
+            raise ValueError(f"the key {key!r} cannot be written as a MiniMax-M3 element")
+        return f"{NS}<{key}>{body(value)}{NS}</{key}>"
+
+    def body(value: Any) -> str:
+        if isinstance(value, list) and value:
+            return "".join(element("item", v) for v in value)
+        if isinstance(value, dict) and value and set(value) != {"item"} and all(tag(k) for k in value):
+            return "".join(element(k, v) for k, v in value.items())
+        text = render_xml_value(value)
+        return text if own(f">{text}") else json.dumps(text if isinstance(value, str) else value, ensure_ascii=False)
+
+    invokes = "\n".join(f'{MINIMAX_M3.invoke_open} name="{_attribute(c.name, "MiniMax")}">'
+                        + "".join(element(k, v) for k, v in c.args.items()) + MINIMAX_M3.invoke_close
+                        for c in calls)
+    return f"{MINIMAX_M3.block_open}\n{invokes}\n{MINIMAX_M3.block_close}"
+
+
 def _invoke_text(calls: list[Step], fmt: str, call_open: str, call_close: str, sep: str, family: str) -> str:
     """Each call as an ``invoke`` element of ``fmt``'s dialect (:mod:`ek.parsing.invoke`), wrapped in
     ``call_open``/``call_close``, joined by ``sep``; values as :func:`ek.parsing.native.render_xml_value` writes
@@ -521,6 +568,7 @@ RENDERERS: dict[str, Callable[[Iterable[Step]], Any]] = {
     "glm45": to_glm45,
     "kimi-k3": to_kimi_k3,
     "minimax-m2": to_minimax_m2,
+    "minimax-m3": to_minimax_m3,
     "step3": to_step3,
     "dots": to_dots,
     "minicpm": to_minicpm,
