@@ -364,21 +364,32 @@ def _plain_call_counts(metric: ToolCallMetric, pred: Sequence[Step],
         return None
     canon = metric.canonicalizer
     try:
-        pred_keys = Counter()
-        for step in pred:
-            keys = arg_keys(step.args, None, canon)
-            if keys is None:
-                return None
-            pred_keys[(step.name, key_of(keys))] += 1
-        gold_keys = Counter()
-        for step in gold:
-            keys = arg_keys(step.args, None, canon)
-            if keys is None:
-                return None
-            gold_keys[(step.name, key_of(keys))] += 1
+        pred_keys = _call_keys(pred, canon)
+        gold_keys = _call_keys(gold, canon) if pred_keys is not None else None
+        if gold_keys is None:
+            return None
+        counts = Counter(gold_keys)
+        exact = 0
+        for key in pred_keys:  # the size of the multisets' intersection
+            left = counts.get(key, 0)
+            if left:
+                counts[key] = left - 1
+                exact += 1
     except (RecursionError, TypeError):  # absurd nesting, unhashable leftovers: the metric says what is wrong
         return None
-    return sum((pred_keys & gold_keys).values()), len(pred), len(gold)
+    return exact, len(pred), len(gold)
+
+
+def _call_keys(calls: Sequence[Step], canon: Any) -> list[tuple[str, Any]] | None:
+    """Each call's name and argument normal forms (:func:`ek.scorer.agree.arg_keys`, no rules), or None when one
+    has none."""
+    out = []
+    for step in calls:
+        keys = arg_keys(step.args, None, canon)
+        if keys is None:
+            return None
+        out.append((step.name, key_of(keys)))
+    return out
 
 
 def _counts_f1(counts: tuple[int, int, int]) -> float:

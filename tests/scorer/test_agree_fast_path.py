@@ -207,3 +207,21 @@ def test_a_value_with_no_rule_has_the_normal_form_the_full_rules_give(value: Any
     # _value_key's fast path (a str or an int, no rule) against its general path, value for value.
     canon = CANONICALIZERS[canon_name]
     assert agree._value_key(value, None, canon) == agree._value_key_in_full(value, None, canon)
+
+
+_PLAIN_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=6)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(st.text(max_size=4), _PLAIN_VALUES, max_size=4), st.sampled_from(sorted(CANONICALIZERS)))
+def test_arg_keys_without_rules_are_what_the_rules_loops_give(args: dict, canon_name: str) -> None:
+    # arg_keys' fast path (no rules) against the general loops, run with a rule for an argument no call has.
+    canon = CANONICALIZERS[canon_name]
+    unrelated = {"\x00not an argument": ArgRule()}
+    fast, general = agree.arg_keys(args, None, canon), agree.arg_keys(args, unrelated, canon)
+    assert fast == general and agree.arg_keys(args, {}, canon) == fast
+    if fast is not None:  # key_of orders by name, never comparing values (None, tuples of any kind)
+        assert agree.key_of(fast) == tuple(sorted(fast.items(), key=lambda kv: kv[0]))

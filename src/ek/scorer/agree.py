@@ -618,7 +618,16 @@ def arg_keys(args: Mapping[str, Any], rules: Mapping[str, ArgRule] | None, canon
     ``OneOf``/``OMITTABLE`` gold values, ``tol`` tolerances, NaN, exotic types,
     and (BFCL mode) a required argument left out.
     """
-    rules = rules or {}
+    if not rules:
+        # Fast path: no rules (a reward's calls, a tool no grammar declares): no argument is ignored, none has a
+        # default, so each key is its value's normal form under no rule, as the loops below give it.
+        keys = {}
+        for name, value in args.items():
+            key = _value_key(value, None, canon)
+            if key is _NOT_PLAIN:
+                return None
+            keys[name] = key
+        return keys
     bfcl_mode = is_bfcl_mode(canon)
     keys: dict[str, Any] = {}
     for name in args:
@@ -651,8 +660,10 @@ def value_key(value: Any, rule: ArgRule | None, canon: Canonicalizer) -> Any:
 
 
 def key_of(keys: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
-    """The hashable form of :func:`arg_keys`' result."""
-    return tuple(sorted(keys.items(), key=lambda kv: kv[0]))
+    """The hashable form of :func:`arg_keys`' result: its items in the order of their names. (Sorting the items
+    themselves gives that order without a key function: the names are distinct strings, so no two items ever
+    get as far as comparing their values, which may not be comparable.)"""
+    return tuple(sorted(keys.items()))
 
 
 def _value_key(value: Any, rule: ArgRule | None, canon: Canonicalizer) -> Any:
