@@ -676,3 +676,96 @@ def test_the_fast_path_of_classify_is_taken_by_a_name_and_its_arguments(key: str
 
     obj = {"name": "f", key: {"x": 1}}
     assert classify(obj) == _classify_shape(obj) == "generic"
+
+
+# --------------------------------------------------------------------------- a <tool_call> block's fast path
+
+_BLOCK_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=8)
+_BLOCK_KEYS = st.sampled_from(["name", "arguments", "parameters", "args", "input", "function", "type", "id", "x"])
+
+
+@st.composite
+def _blocks(draw: st.DrawFn) -> str:
+    """A <tool_call> block's text: mostly {"name", "arguments"} objects, with near misses (another key, a name
+    that is no name, arguments as JSON text or not an object, a key twice, spaces, a fence, a list)."""
+    obj = {"name": draw(st.sampled_from(["f", "get_weather", "", 1, None, ["f"]]))}
+    key = draw(st.sampled_from(["arguments", "parameters", "args", "input", "x"]))
+    args = draw(st.dictionaries(st.text(max_size=4), _BLOCK_VALUES, max_size=4) | _BLOCK_VALUES)
+    obj[key] = json.dumps(args) if draw(st.integers(0, 4)) == 0 else args
+    obj.update(draw(st.dictionaries(_BLOCK_KEYS, _BLOCK_VALUES, max_size=1)))
+    text = json.dumps(obj, ensure_ascii=draw(st.booleans()))
+    kind = draw(st.integers(0, 9))
+    if kind == 0:
+        text = text.replace('"name"', '"name": "g", "name"', 1)  # a key given twice
+    elif kind == 1:
+        text = "```json\n" + text + "\n```"
+    elif kind == 2:
+        text = "[" + text + "]"
+    elif kind == 3:
+        text = text[:-1]  # cut short
+    return draw(st.sampled_from(["", "\n", " "])) + text + draw(st.sampled_from(["", "\n", " \n"]))
+
+
+def _read(fn: Any) -> Any:
+    try:
+        return fn()
+    except ParseError as error:
+        return error
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_blocks())
+def test_a_tool_call_blocks_fast_path_reads_as_the_reader_reads_it(block: str) -> None:
+    from ek.parsing import json_text
+    from ek.parsing.api import _plain_json_call, from_object
+    from ek.parsing.limits import DEFAULT_LIMITS
+
+    fast = _plain_json_call(block.strip(), DEFAULT_LIMITS)
+    if fast is not None:
+        for fmt, decoded_as in (("hermes", "auto"), ("auto", "auto"), ("json", "json")):  # the readers' ways
+            read = _read(lambda: from_object(json_text.loads(block, DEFAULT_LIMITS, fmt), decoded_as, DEFAULT_LIMITS))
+            assert repr(fast) == repr(read), (block, fmt)
+    # whole outputs, through whichever way each takes
+    for text, fmt in ((f"<tool_call>{block}</tool_call>", "auto"), (f"<tool_call>{block}</tool_call>", "hermes"),
+                      (block, "auto"), (block, "json"), (f"Sure: <tool_call>{block}</tool_call>", "auto")):
+        assert repr(_read(lambda: parse_calls(text, fmt))) == repr(_read(lambda: _without_json_fast_path(text, fmt)))
+
+
+def _without_json_fast_path(text: str, fmt: str) -> Any:
+    from unittest import mock
+
+    with mock.patch("ek.parsing.api._plain_json_call", lambda text, limits: None):
+        return parse_calls(text, fmt)
+
+
+@pytest.mark.parametrize("block", ['{"name": "f", "arguments": {"x": 1}}',
+                                   '\n{"name": "f", "parameters": "{\\"x\\": 1}"}\n',
+                                   '{"name": "f", "input": {"x": [1, {"y": null}]}}'])
+def test_plain_blocks_take_the_fast_path(block: str) -> None:
+    from ek.parsing.api import _plain_json_call
+    from ek.parsing.limits import DEFAULT_LIMITS
+
+    assert _plain_json_call(block.strip(), DEFAULT_LIMITS) == parse_calls(f"<tool_call>{block}</tool_call>") \
+        == parse_calls(block) == parse_calls(block, "json")
+
+
+@pytest.mark.parametrize("args", [{"x": {1, 2}}, {"x": float("nan")}, {1: "x"}, {"x": (1,)}, {"x": 10**5000}])
+def test_a_decoded_call_whose_arguments_are_not_plain_json_leaves_the_fast_path(args: dict) -> None:
+    from ek.parsing.limits import DEFAULT_LIMITS
+    from ek.parsing.shapes import plain_generic_call
+
+    assert plain_generic_call({"name": "f", "arguments": args}, DEFAULT_LIMITS) is None
+    assert plain_generic_call({"name": "f", "arguments": {"x": 1}}, DEFAULT_LIMITS) is not None
+
+
+@pytest.mark.parametrize("fmt", ["openai", "anthropic", "gemini", "mcp", "bedrock", "langchain", "ollama"])
+def test_a_named_api_format_refuses_a_bare_name_and_arguments_object(fmt: str) -> None:
+    # Only auto, json and hermes read {"name", "arguments"}; a format named for an API reads that API's shapes
+    # (the JSON call fast path is theirs alone).
+    with pytest.raises(ParseError, match=f"not an? {fmt} (tool )?call"):
+        parse_calls('{"name": "f", "arguments": {"x": 1}}', fmt)
+    assert parse_calls('{"name": "f", "arguments": {"x": 1}}', "json") == [Step("f", {"x": 1})]

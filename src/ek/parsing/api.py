@@ -256,7 +256,29 @@ def _chat_text(raw: str, fmt: str, limits: Limits) -> list[Step]:
 
 def _block(text: str, limits: Limits) -> list[Step]:
     """One Hermes ``<tool_call>`` block: JSON (any call shape, usually ``{"name", "arguments"}``)."""
+    plain = _plain_json_call(text.strip(), limits)
+    if plain is not None:
+        return plain
     return from_object(json_text.loads(text, limits, "hermes"), "auto", limits)
+
+
+def _plain_json_call(text: str, limits: Limits) -> list[Step] | None:
+    """Fast path of reading the stripped JSON text of one ``{"name": "f", "arguments": {...}}`` call (a Hermes
+    ``<tool_call>`` block's, or a reply that is one JSON call) in ``hermes``, ``auto`` and ``json``: its call, or
+    None to let the reader decide.
+
+    What it skips: the JSON error machinery, the search of every decoded shape and the JSON paths of the
+    reader's way (``json_text.loads``, then ``from_object``), half of reading a block. Safe: the same limits check
+    and strict decoder (:func:`ek.parsing.json_text.plain_object`, which gives what ``loads`` gives), and
+    :func:`ek.parsing.shapes.plain_generic_call` gives what ``from_object`` gives such an object in these three
+    formats; text that starts otherwise (a fence, a list, Python calls) or holds anything else takes the reader's
+    way (tests/parsing/test_parse_formats.py compares the two).
+    """
+    if not text.startswith("{"):
+        return None
+    obj = json_text.plain_object(text, limits)
+    step = shapes.plain_generic_call(obj, limits) if obj is not None else None
+    return None if step is None else [step]
 
 
 def _plain_text(raw: str, fmt: str, limits: Limits) -> list[Step]:
@@ -283,6 +305,10 @@ def _plain_stripped(text: str, raw: str, fmt: str, limits: Limits) -> list[Step]
             except ParseError:
                 pass
             raise  # the error of the text as written (its positions are the text's)
+    if (fmt == "auto" or fmt == "json") and text[:1] == "{":
+        plain = _plain_json_call(text, limits)  # fast path: see there
+        if plain is not None:
+            return plain
     if fmt != "auto":
         return from_object(json_text.loads(text, limits, fmt), fmt, limits)
     if not text:

@@ -238,16 +238,44 @@ def bfcl_plain_calls(items: list[Any], limits: Limits) -> list[Step] | None:
         if type(item) is not dict or not item:
             return None
         for name, args in item.items():
-            if type(name) is not str or not name:
-                return None
-            if type(args) is dict:
-                if not already_plain(args, limits):
-                    return None
-                args = dict(args)
-            elif type(args) is not str or (args := json_text.plain_object(args, limits)) is None:
+            if type(name) is not str or not name or (args := _plain_arguments(args, limits)) is None:
                 return None
             steps.append(step_of_plain(name, args))
     return steps
+
+
+def plain_generic_call(obj: Any, limits: Limits) -> Step | None:
+    """Fast path of :func:`classify` and :func:`generic_call` on a decoded ``{"name": "f", "arguments": {...}}``
+    (a Hermes block's call): its step when ``obj`` is a ``dict`` of exactly a non-empty string ``name`` and one
+    argument key (:data:`ARGUMENT_KEYS`) whose value :func:`_plain_arguments` takes; ``None`` for anything else,
+    which the general reader reads or refuses with the error at its path.
+
+    It gives what ``from_object`` gives on such an object (it is ``generic`` to :func:`classify`, and
+    :func:`generic_call` reads its one argument key as :func:`_plain_arguments` does), without the shape search,
+    the JSON paths and the checks that only errors need.
+
+    >>> plain_generic_call({"name": "f", "arguments": {"x": 1}}, Limits()), plain_generic_call({"name": "f"}, Limits())
+    (Step(name='f', args={'x': 1}), None)
+    """
+    if type(obj) is not dict or len(obj) != 2 or not obj.keys() <= _NAME_AND_ARGUMENTS:
+        return None
+    name = obj.get("name")
+    if type(name) is not str or not name:
+        return None
+    (key,) = (k for k in obj if k != "name")
+    args = _plain_arguments(obj[key], limits)
+    return None if args is None else step_of_plain(name, args)
+
+
+def _plain_arguments(args: Any, limits: Limits) -> dict[str, Any] | None:
+    """A call's arguments as the fast paths take them: a ``dict`` of plain JSON within ``limits``
+    (:func:`ek.parsing.values.already_plain`), copied at its top level as :func:`_arguments` copies it, or the JSON
+    text of an object (:func:`ek.parsing.json_text.plain_object`: the same strict decoder); else None."""
+    if type(args) is dict:
+        return dict(args) if already_plain(args, limits) else None
+    if type(args) is str:
+        return json_text.plain_object(args, limits)
+    return None
 
 
 def _json_kind(value: object) -> str:
