@@ -486,9 +486,13 @@ _ANGLE_WALK_LIMIT = 64
 def _find_each(text: str, start: int, table: tuple[tuple[str, tuple[str, ...]], ...], first: dict[str, int]) -> None:
     """Record in ``first`` where each format of ``table`` has its first marker in ``text[start:]``."""
     for name, markers in table:
-        hits = [p for p in (text.find(m, start) for m in markers) if p != -1]
-        if hits:
-            first[name] = min(hits)
+        best = -1
+        for marker in markers:
+            at = text.find(marker, start)
+            if at != -1 and (best == -1 or at < best):
+                best = at
+        if best != -1:
+            first[name] = best
 
 
 def _heads_in(text: str, start: int) -> frozenset[str]:
@@ -526,13 +530,15 @@ def _detect_all(text: str, start: int) -> list[tuple[str, int]]:
     """:func:`detect_text`'s general path: every format's markers looked for."""
     found = _marker_hits(text, start, _MARKERS)
     found.extend(wrapped.detect(text, start))
-    if not any(n in ("kimi-k2", "lfm2", "pangu") for n, _ in found):
+    names = {name for name, _ in found}  # kept as found grows: what the tests below ask
+    if names.isdisjoint(("kimi-k2", "lfm2", "pangu")):
         stray = text.find(wrapped.CALL_END, start)  # a close token alone: LFM2's reader says it was never opened
         if stray != -1:
             found.append(("lfm2", stray))
+            names.add("lfm2")
     call = text.find(chat_text.CALL_OPEN, start)
     stray = text.find(chat_text.CALL_CLOSE, start)
-    if any(n == "hunyuan" or n == "minimax-m3" for n, _ in found):
+    if "hunyuan" in names or "minimax-m3" in names:
         pass  # Hy3's <tool_call>NAME<tool_sep>, MiniMax-M3's ]<]minimax[>[<tool_call>: not a Hermes or GLM block
     elif call != -1:
         after = native._skip_space(text, call + len(chat_text.CALL_OPEN))
@@ -547,7 +553,7 @@ def _detect_all(text: str, start: int) -> list[tuple[str, int]]:
             found.append(("hunyuan" if in_section else "glm45", call))  # GLM never writes Hy4's <tool_calls>
         elif glm.bare_name_at(text, after) and text.find(glm.HY3.section_open, start, call) != -1:
             found.append(("hunyuan", call))  # Hy3 or Hy4 cut short after a name: no Hermes block starts so
-        elif stray == -1 and text.startswith("[", after) and not any(n == "granite" for n, _ in found):
+        elif stray == -1 and text.startswith("[", after) and "granite" not in names:
             found.append(("granite", call))
         else:
             found.append(("hermes", call))
@@ -555,9 +561,11 @@ def _detect_all(text: str, start: int) -> list[tuple[str, int]]:
         found.append(("hermes", stray))
     else:
         function = text.find(native.FUNCTION_OPEN, start)  # <function=NAME> with no <tool_call> around it
-        if function != -1 and not any(n == "llama3" for n, _ in found):
-            found.append((native.function_form(text, function), function))
-    if not any(n == "llama3" for n, _ in found):
+        if function != -1 and "llama3" not in names:
+            form = native.function_form(text, function)
+            found.append((form, function))
+            names.add(form)
+    if "llama3" not in names:
         tail = text.rstrip()
         for end in native.LLAMA_ENDS[:2]:
             if tail.endswith(end):
