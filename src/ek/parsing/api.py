@@ -37,6 +37,7 @@ from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import DEFAULT_LIMITS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_SIZE, Limits, check_text
 from ek.parsing.python_calls import _plain_calls, parse_python
 from ek.parsing.registry import Reading
+from ek.parsing.scan import skip_space
 
 #: The built-in format names (``registry.names()`` adds the registered ones).
 FORMATS = ("auto", "python", "openai", "anthropic", "json", "bfcl", "hermes", "llama3", "mistral", "qwen3-coder",
@@ -541,7 +542,7 @@ def _detect_all(text: str, start: int) -> list[tuple[str, int]]:
     if "hunyuan" in names or "minimax-m3" in names:
         pass  # Hy3's <tool_call>NAME<tool_sep>, MiniMax-M3's ]<]minimax[>[<tool_call>: not a Hermes or GLM block
     elif call != -1:
-        after = native._skip_space(text, call + len(chat_text.CALL_OPEN))
+        after = skip_space(text, call + len(chat_text.CALL_OPEN))
         if text.startswith(native.FUNCTION_OPEN, after):
             found.append(("qwen3-coder", call))
         elif text.startswith("{", after):

@@ -35,6 +35,7 @@ from ek.parsing.limits import Limits, check_text
 from ek.parsing.native import typed_text
 from ek.parsing.prose import where
 from ek.parsing.registry import TypeHint
+from ek.parsing.scan import skip_space
 
 DSML = "｜DSML｜"
 
@@ -128,7 +129,7 @@ def read_dsml(text: str, limits: Limits, types: TypeHint | None = None, fmt: str
     steps: list[Step] = []
     pos = opening + len(dialect.calls_open)
     while True:
-        pos = _skip_space(text, pos, end)
+        pos = skip_space(text, pos, end)
         if pos >= end:
             raise ParseError(f"the calls are not closed by {dialect.calls_close} (output cut short?)",
                              line_col(text, opening), fmt, cut_short=True)
@@ -159,12 +160,6 @@ def _body_end(text: str) -> int:
         if text.startswith(token, end - len(token)):
             end = len(text[: end - len(token)].rstrip())
     return end
-
-
-def _skip_space(text: str, pos: int, end: int) -> int:
-    while pos < end and text[pos] in " \t\r\n":
-        pos += 1
-    return pos
 
 
 def _ends_inside(text: str, pos: int, end: int, tags: tuple[str, ...]) -> bool:
@@ -206,12 +201,12 @@ def _invoke(text: str, at: int, end: int, limits: Limits, types: TypeHint | None
     name = attributes.get("name", "").strip()
     if not name:
         raise ParseError('an invoke without a tool name: expected name="..."', line_col(text, at), fmt)
-    pos = _skip_space(text, pos, end)
+    pos = skip_space(text, pos, end)
     if pos < end and text[pos] == "{":
         return _json_invoke(text, at, pos, end, name, limits, dialect, fmt)
     args: dict[str, Any] = {}
     while True:
-        pos = _skip_space(text, pos, end)
+        pos = skip_space(text, pos, end)
         if pos >= end:
             raise ParseError(f"the invoke of {name!r} is not closed by {dialect.invoke_close} (output cut short?)",
                              line_col(text, at), fmt, cut_short=True)
@@ -235,7 +230,7 @@ def _json_invoke(text: str, at: int, pos: int, end: int, name: str, limits: Limi
     value, after = json_text.decode_at(text, pos, limits, fmt)
     if not isinstance(value, dict):
         raise ParseError(f"arguments must be a JSON object, got {shapes.json_kind(value)}", line_col(text, pos), fmt)
-    after = _skip_space(text, after, end)
+    after = skip_space(text, after, end)
     _expect(text, after, end, (dialect.invoke_close,), f"{dialect.invoke_close} after the arguments", fmt)
     try:
         step = shapes.generic_call({"name": name, "arguments": value}, "$", limits, fmt)
@@ -271,7 +266,7 @@ def _attributes(text: str, pos: int, end: int, opened: int, allowed: tuple[str, 
     Each must be one of ``allowed`` and given once; values hold no ``"``, ``<``, ``>`` or line break."""
     attributes: dict[str, str] = {}
     while True:
-        start = _skip_space(text, pos, end)
+        start = skip_space(text, pos, end)
         if start >= end:
             raise ParseError("the output ends inside a DSML tag (cut short?)", line_col(text, opened), fmt,
                              cut_short=True)

@@ -32,6 +32,7 @@ from ek.parsing import chat_text
 from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import Limits, check_text
 from ek.parsing.registry import TypeHint
+from ek.parsing.scan import skip_space
 from ek.parsing.values import int_too_long, long_int_reason
 
 
@@ -66,7 +67,6 @@ _BARE = re.compile(r"[^\s,:{}\[\]<>]*+")
 #: A number as JSON writes one (Python's ``str`` of an int or a float, ``1e-05`` too): no backtracking.
 _NUMBER = re.compile(r"-?+(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?+(?:[eE][+-]?+[0-9]++)?+")
 _WORDS: dict[str, Any] = {"true": True, "false": False, "null": None, "None": None}
-_SPACE = " \t\r\n"
 
 
 def read_gemma4(text: str, limits: Limits, types: TypeHint | None = None, fmt: str = "gemma4") -> list[Step]:
@@ -161,10 +161,7 @@ class _Reader:
             pos = close + len(tok.thought_close)
 
     def _skip(self, pos: int) -> int:
-        text = self.text
-        while pos < len(text) and text[pos] in _SPACE:
-            pos += 1
-        return pos
+        return skip_space(self.text, pos)
 
     def _call(self, opening: int) -> tuple[Step, int]:
         """The call whose opening token is at ``opening``: its step and where reading goes on."""

@@ -56,8 +56,8 @@ from ek.parsing.limits import Limits, check_text
 from ek.parsing.native import typed_text
 from ek.parsing.prose import where
 from ek.parsing.registry import TypeHint
+from ek.parsing.scan import SPACE, skip_space
 
-_SPACE = " \t\r\n"
 #: The space some MiniCPM decoders write as ``Ġ`` (GPT-2 byte-level BPE's mark for a space).
 _BPE_SPACE = "\u0120"
 CDATA_OPEN, CDATA_CLOSE = "<![CDATA[", "]]>"
@@ -253,12 +253,6 @@ def _bare_calls(text: str, pos: int, end: int, steps: list[Step], limits: Limits
         steps.append(step)
 
 
-def _skip_space(text: str, pos: int, end: int) -> int:
-    while pos < end and text[pos] in _SPACE:
-        pos += 1
-    return pos
-
-
 def _expected(text: str, pos: int, end: int, tags: tuple[str, ...], what: str, fmt: str) -> ParseError:
     """The error for text at ``pos`` that starts none of ``tags``: cut short when the output ends inside one."""
     rest = text[pos:end]
@@ -274,7 +268,7 @@ def _starts_tag(text: str, pos: int, end: int, tag: str, dialect: Dialect) -> bo
     after = pos + len(tag)
     if not text.startswith(tag, pos):
         return False
-    if after >= end or text[after] in _SPACE:
+    if after >= end or text[after] in SPACE:
         return True
     return dialect.collapsed and (text[after] == _BPE_SPACE or "name=".startswith(text[after:after + 5]))
 
@@ -286,7 +280,7 @@ def _block(text: str, opening: int, end: int, steps: list[Step], limits: Limits,
     pos = opening + len(str(dialect.block_open))
     read = 0
     while True:
-        pos = _skip_space(text, pos, end)
+        pos = skip_space(text, pos, end)
         if pos >= end:
             raise ParseError(f"the block is not closed by {close} (output cut short?)", line_col(text, opening), fmt,
                              cut_short=True)
@@ -319,13 +313,13 @@ def _framed_call(text: str, pos: int, end: int, limits: Limits, types: TypeHint 
     if not text.startswith(call_open, pos):
         raise _expected(text, pos, end, (call_open, str(dialect.block_close)),
                         f"{call_open} or {dialect.block_close}", fmt)
-    pos = _skip_space(text, pos + len(call_open), end)
+    pos = skip_space(text, pos + len(call_open), end)
     lead, lead_at = "", pos
     if text.startswith(header, pos):
         pos += len(header)
         tag = text.find("<", pos, end)
-        lead_at = _skip_space(text, pos, end)
-        lead = text[pos:end if tag == -1 else tag].strip(_SPACE)
+        lead_at = skip_space(text, pos, end)
+        lead = text[pos:end if tag == -1 else tag].strip(SPACE)
         if tag == -1 or "\n" in lead or " " in lead:
             if tag == -1:
                 raise ParseError(f"the call is not closed by {call_close} (output cut short?)",
@@ -339,7 +333,7 @@ def _framed_call(text: str, pos: int, end: int, limits: Limits, types: TypeHint 
     if lead and lead != step.name:
         raise ParseError(f"the call's header names {lead!r} but its invoke {step.name!r}", line_col(text, lead_at),
                          fmt)
-    pos = _skip_space(text, pos, end)
+    pos = skip_space(text, pos, end)
     if not text.startswith(call_close, pos):
         raise _expected(text, pos, end, (call_close,), f"{call_close} after the invoke", fmt)
     return step, pos + len(call_close)
@@ -355,7 +349,7 @@ def _json_call(text: str, pos: int, end: int, limits: Limits, dialect: Dialect) 
         step = shapes.generic_call(value, "$", limits, fmt)
     except ParseError as error:
         raise error.moved(where(text, pos, error.position), fmt) from None
-    after = _skip_space(text, after, end)
+    after = skip_space(text, after, end)
     if not text.startswith(close, after):
         raise _expected(text, after, end, (close,), f"{close} after the JSON call (a block holds one)", fmt)
     return step, after
@@ -370,7 +364,7 @@ def _invoke(text: str, at: int, end: int, limits: Limits, types: TypeHint | None
         return _tag_invoke(text, name, at, pos, end, limits, types, dialect)
     args: dict[str, Any] = {}
     while True:
-        pos = _skip_space(text, pos, end)
+        pos = skip_space(text, pos, end)
         if pos >= end:
             raise ParseError(f"the {word} of {name!r} is not closed by {dialect.invoke_close} (output cut short?)",
                              line_col(text, at), fmt, cut_short=True)
@@ -384,7 +378,7 @@ def _invoke(text: str, at: int, end: int, limits: Limits, types: TypeHint | None
         if key in args:
             raise ParseError(f"parameter {key!r} given twice", line_col(text, param_at), fmt)
         kind = types(name, key) if types is not None else None
-        start = _skip_space(text, pos, end)
+        start = skip_space(text, pos, end)
         if dialect.cdata and text.startswith(CDATA_OPEN, start):
             args[key], pos = _cdata(text, start, end, key, kind, limits, dialect)
             continue
@@ -434,7 +428,7 @@ def _tag_invoke(text: str, name: str, at: int, pos: int, end: int, limits: Limit
     fmt, ns = dialect.fmt, str(dialect.ns)
     args: dict[str, Any] = {}
     while True:
-        pos = _skip_space(text, pos, end)
+        pos = skip_space(text, pos, end)
         if pos >= end:
             raise ParseError(f"the invoke of {name!r} is not closed by {dialect.invoke_close} (output cut short?)",
                              line_col(text, at), fmt, cut_short=True)
@@ -486,7 +480,7 @@ def _tag_value(text: str, top: _Element, end: int, kind: str | None, limits: Lim
         closing = f"{ns}</{element.name}>"
         if tag == -1 or end - tag < len(closing) and closing.startswith(text[tag:end]):
             raise _not_closed(text, element, len(stack) == 1, closing, fmt)  # the output ends in it
-        if element.children and text[pos:tag].strip(_SPACE):
+        if element.children and text[pos:tag].strip(SPACE):
             raise _mixed(text, pos, element, fmt)
         if text.startswith(closing, tag):
             stack.pop()
@@ -507,7 +501,7 @@ def _tag_value(text: str, top: _Element, end: int, kind: str | None, limits: Lim
             if end - tag <= len(ns):  # the output ends right after the token
                 raise _not_closed(text, element, len(stack) == 1, closing, fmt)
             raise ParseError(f"{ns} not before a tag: expected {ns}<KEY> or {closing}", line_col(text, tag), fmt)
-        if not element.children and text[element.body:tag].strip(_SPACE):
+        if not element.children and text[element.body:tag].strip(SPACE):
             raise _mixed(text, element.body, element, fmt)
         if len(stack) >= limits.max_depth:
             raise ParseError(f"elements nested deeper than {limits.max_depth} (limit max_depth={limits.max_depth})",
@@ -562,7 +556,7 @@ def _not_closed(text: str, element: _Element, top: bool, closing: str, fmt: str)
 
 
 def _mixed(text: str, at: int, element: _Element, fmt: str) -> ParseError:
-    at = _skip_space(text, at, len(text))
+    at = skip_space(text, at, len(text))
     return ParseError(f"text beside the child elements of {element.name!r}: a value is text or elements, not both",
                       line_col(text, at), fmt)
 
@@ -586,7 +580,7 @@ def _cdata(text: str, start: int, end: int, key: str, kind: str | None, limits: 
                          line_col(text, start), fmt, cut_short=True)
     raw = text[inner:stop]
     value = raw if kind is None else typed_text(raw, kind, limits, fmt, partial(line_col, text, inner))
-    pos = _skip_space(text, stop + len(CDATA_CLOSE), end)
+    pos = skip_space(text, stop + len(CDATA_CLOSE), end)
     if not text.startswith(dialect.param_close, pos):
         raise _expected(text, pos, end, (dialect.param_close,),
                         f"{dialect.param_close} after the CDATA value of parameter {key!r}", fmt)
@@ -623,7 +617,7 @@ def _name(text: str, pos: int, end: int, opened: int, what: str, dialect: Dialec
         return ParseError(f"the output ends inside the <{what}> tag (cut short?)", line_col(text, opened), fmt,
                           cut_short=True)
 
-    start = _skip_space(text, pos, end)
+    start = skip_space(text, pos, end)
     if dialect.collapsed and start == pos and text.startswith(_BPE_SPACE, start):
         start += 1
     if start >= end:
@@ -647,7 +641,7 @@ def _name(text: str, pos: int, end: int, opened: int, what: str, dialect: Dialec
         name, pos = text[pos + 1:close].strip(), close + 1
     else:
         stop = pos
-        while stop < end and text[stop] not in _SPACE and text[stop] not in "<>\"'/":
+        while stop < end and text[stop] not in SPACE and text[stop] not in "<>\"'/":
             stop += 1
         name = text[pos:stop]
         if stop < end and text[stop] in "<\"'/":
@@ -656,7 +650,7 @@ def _name(text: str, pos: int, end: int, opened: int, what: str, dialect: Dialec
     if not name:
         article = "an" if what[0] in "aeiou" else "a"
         raise ParseError(f"{article} {what} without a name", line_col(text, opened), fmt)
-    pos = _skip_space(text, pos, end)
+    pos = skip_space(text, pos, end)
     if pos >= end:
         raise cut()
     if text[pos] != ">":

@@ -18,6 +18,7 @@ from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import Limits, check_text
 from ek.parsing.prose import object_call
 from ek.parsing.registry import TypeHint
+from ek.parsing.scan import skip_space
 
 SECTION_BEGINS = ("<|tool_calls_section_begin|>", "<|tool_call_section_begin|>")
 SECTION_ENDS = ("<|tool_calls_section_end|>", "<|tool_call_section_end|>")
@@ -56,7 +57,7 @@ def read_kimi_k2(text: str, limits: Limits, types: TypeHint | None = None, fmt: 
     pos = body.find("|>", begin) + 2
     steps: list[Step] = []
     while True:
-        pos = _skip_space(body, pos)
+        pos = skip_space(body, pos)
         if body.startswith(SECTION_ENDS, pos):
             _prose_after(body, body.find("|>", pos) + 2, fmt)
             return steps
@@ -78,12 +79,6 @@ def _first(text: str, tokens: tuple[str, ...], begin: int, end: int) -> int:
     return min(found) if found else -1
 
 
-def _skip_space(text: str, pos: int) -> int:
-    while pos < len(text) and text[pos] in " \t\r\n":
-        pos += 1
-    return pos
-
-
 def _partial(text: str, pos: int) -> bool:
     """Whether ``text[pos:]`` is the start of a Kimi token cut off by the end of the output."""
     rest = len(text) - pos
@@ -100,8 +95,8 @@ def _call(text: str, start: int, limits: Limits, fmt: str) -> tuple[Step, int]:
                          cut_short=True)
     if not text.startswith(ARGUMENT_BEGIN, token):
         raise ParseError(f"expected {ARGUMENT_BEGIN} after the call id", line_col(text, token), fmt)
-    name = call_name(text[head:token].strip(), text, _skip_space(text, head), fmt)
-    args_at = _skip_space(text, token + len(ARGUMENT_BEGIN))
+    name = call_name(text[head:token].strip(), text, skip_space(text, head), fmt)
+    args_at = skip_space(text, token + len(ARGUMENT_BEGIN))
     if args_at >= len(text):
         raise ParseError(f"the output ends after {ARGUMENT_BEGIN} (cut short?)", line_col(text, args_at), fmt,
                          cut_short=True)
@@ -109,7 +104,7 @@ def _call(text: str, start: int, limits: Limits, fmt: str) -> tuple[Step, int]:
         raise ParseError("expected a JSON object of arguments", line_col(text, args_at), fmt)
     value, end = json_text.decode_at(text, args_at, limits, fmt)
     step = object_call(name, value, text, args_at, limits, fmt)
-    end = _skip_space(text, end)
+    end = skip_space(text, end)
     if text.startswith(CALL_END, end):
         return step, end + len(CALL_END)
     if end >= len(text) or text.startswith((CALL_BEGIN, *SECTION_ENDS), end):

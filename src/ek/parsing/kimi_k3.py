@@ -35,6 +35,7 @@ from ek.parsing.limits import Limits, check_text
 from ek.parsing.native import typed_text
 from ek.parsing.prose import where
 from ek.parsing.registry import TypeHint
+from ek.parsing.scan import SPACE, skip_space
 
 OPEN, CLOSE, SEP = "<|open|>", "<|close|>", "<|sep|>"
 THINK_OPEN, THINK_CLOSE = f"{OPEN}think{SEP}", f"{CLOSE}think{SEP}"
@@ -52,7 +53,6 @@ TAGS = (TOOLS_OPEN, TOOLS_CLOSE, f"{CALL_OPEN} ", CALL_CLOSE, f"{ARGUMENT_OPEN} 
 #: What ``auto`` takes for Kimi-K3: the two tokens every tag starts with (no other family writes them), so a tag
 #: cut short (``<|open|>to``) or spaced by a detokenizer (``<|open|> tools <|sep|>``) is read, or refused, as K3.
 MARKERS = (OPEN, CLOSE)
-_SPACE = " \t\r\n"
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
@@ -83,7 +83,7 @@ def read_kimi_k3(text: str, limits: Limits, types: TypeHint | None = None, fmt: 
     steps: list[Step] = []
     pos = tools + len(TOOLS_OPEN)
     while True:
-        pos = _skip_space(text, pos, end)
+        pos = skip_space(text, pos, end)
         if text.startswith(TOOLS_CLOSE, pos):
             _nothing_after(text, pos + len(TOOLS_CLOSE), end, fmt)
             return steps
@@ -115,7 +115,7 @@ def _body_end(text: str) -> int:
 def _after_think(text: str, end: int, fmt: str) -> int:
     """Where the output starts once its think channel is skipped: after ``<|close|>think<|sep|>`` when the
     output opens the channel or starts inside it (no ``<|open|>think<|sep|>`` before the close), else 0."""
-    start = _skip_space(text, 0, end)
+    start = skip_space(text, 0, end)
     if text.startswith(THINK_OPEN, start):
         close = text.find(THINK_CLOSE, start + len(THINK_OPEN), end)
         if close == -1:
@@ -126,12 +126,6 @@ def _after_think(text: str, end: int, fmt: str) -> int:
     if close != -1 and text.find(THINK_OPEN, 0, close) == -1:
         return close + len(THINK_CLOSE)
     return 0
-
-
-def _skip_space(text: str, pos: int, end: int) -> int:
-    while pos < end and text[pos] in _SPACE:
-        pos += 1
-    return pos
 
 
 def _context(text: str, start: int, end: int, fmt: str) -> None:
@@ -191,14 +185,14 @@ def _starts_tag(text: str, pos: int, end: int, tag: str) -> bool:
     """Whether ``tag`` (an opening tag's start, ``<|open|>call``) opens at ``pos``: followed by a space or
     ``<|sep|>``, so ``<|open|>caller`` is not it."""
     after = pos + len(tag)
-    return text.startswith(tag, pos) and after < end and (text[after] in _SPACE or text.startswith(SEP, after))
+    return text.startswith(tag, pos) and after < end and (text[after] in SPACE or text.startswith(SEP, after))
 
 
 def _expected(text: str, pos: int, end: int, tags: tuple[str, ...], what: str, fmt: str) -> None:
     """Raise: ``what`` was expected at ``pos``; cut short when the output ends inside one of ``tags``."""
     rest = text[pos:end]
     cut = _at_end(text, end) and (pos >= end or any(
-        tag.startswith(rest) or (rest.startswith(tag) and rest[len(tag):].strip(_SPACE) == "") for tag in tags))
+        tag.startswith(rest) or (rest.startswith(tag) and rest[len(tag):].strip(SPACE) == "") for tag in tags))
     raise ParseError(f"expected {what}" + (" (output cut short?)" if cut else ""), line_col(text, pos), fmt,
                      cut_short=cut)
 
@@ -225,7 +219,7 @@ def _call(text: str, at: int, end: int, limits: Limits, types: TypeHint | None, 
                          line_col(text, at), fmt)
     args: dict[str, Any] = {}
     while True:
-        pos = _skip_space(text, pos, end)
+        pos = skip_space(text, pos, end)
         if text.startswith(CALL_CLOSE, pos):
             return Step(name, args), pos + len(CALL_CLOSE)
         if pos >= end:
@@ -234,7 +228,7 @@ def _call(text: str, at: int, end: int, limits: Limits, types: TypeHint | None, 
                              else " before the end of the turn"), line_col(text, at), fmt, cut_short=cut)
         if not args and _starts_tag(text, pos, end, JSON_OPEN):
             value, pos = _json_block(text, pos, end, name, limits, fmt)
-            pos = _skip_space(text, pos, end)
+            pos = skip_space(text, pos, end)
             if not text.startswith(CALL_CLOSE, pos):
                 _expected(text, pos, end, (CALL_CLOSE,), f"{CALL_CLOSE} after the call's JSON arguments", fmt)
             return value, pos + len(CALL_CLOSE)
@@ -290,7 +284,7 @@ def _json_block(text: str, at: int, end: int, name: str, limits: Limits, fmt: st
     attributes, pos = _attributes(text, at + len(JSON_OPEN), end, at, "json", ("type",), fmt)
     if attributes.get("type", "object") != "object":
         raise ParseError(f'a json block must be type="object", got {attributes["type"]!r}', line_col(text, at), fmt)
-    pos = _skip_space(text, pos, end)
+    pos = skip_space(text, pos, end)
     if pos >= end:
         _expected(text, pos, end, (), "a JSON object of arguments", fmt)
     if text[pos] != "{":
@@ -300,7 +294,7 @@ def _json_block(text: str, at: int, end: int, name: str, limits: Limits, fmt: st
         step = shapes.generic_call({"name": name, "arguments": value}, "$", limits, fmt)
     except ParseError as error:
         raise error.moved(where(text, at, error.position), fmt) from None
-    after = _skip_space(text, after, end)
+    after = skip_space(text, after, end)
     if not text.startswith(JSON_CLOSE, after):
         _expected(text, after, end, (JSON_CLOSE,), f"{JSON_CLOSE} after the JSON arguments", fmt)
     return step, after + len(JSON_CLOSE)
@@ -313,7 +307,7 @@ def _attributes(text: str, pos: int, end: int, opened: int, tag: str, allowed: t
     ``allowed`` and given once; a value holds no ``"`` and no ``<|``."""
     attributes: dict[str, str] = {}
     while True:
-        start = _skip_space(text, pos, end)
+        start = skip_space(text, pos, end)
         if text.startswith(SEP, start):
             return attributes, start + len(SEP)
         if start >= end or (end - start < len(SEP) and SEP.startswith(text[start:end])):

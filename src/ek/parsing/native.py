@@ -24,6 +24,7 @@ from ek.parsing.limits import Limits, check_text
 from ek.parsing.prose import call_lists, calls_from_json, object_call, read_prose, tag_outside, where
 from ek.parsing.python_calls import parse_python
 from ek.parsing.registry import TypeHint
+from ek.parsing.scan import skip_space
 
 PYTHON_TAG, PYTHON_START, PYTHON_END = "<|python_tag|>", "<|python_start|>", "<|python_end|>"
 LLAMA_ENDS = ("<|eom_id|>", "<|eot_id|>", "<|end_of_text|>", "<|eot|>")
@@ -37,12 +38,6 @@ GRANITE_FC_TAG, GRANITE_END = "<function_call>", "<|endoftext|>"
 PHI4_TAG = "functools"
 FUNCTION_OPEN, FUNCTION_CLOSE = "<function=", "</function>"
 PARAMETER_OPEN, PARAMETER_CLOSE = "<parameter=", "</parameter>"
-
-
-def _skip_space(text: str, pos: int) -> int:
-    while pos < len(text) and text[pos] in " \t\r\n":
-        pos += 1
-    return pos
 
 
 def _strip_ends(text: str, ends: tuple[str, ...]) -> str:
@@ -60,7 +55,7 @@ def _strip_ends(text: str, ends: tuple[str, ...]) -> str:
 
 def _expect_end(text: str, pos: int, fmt: str, what: str) -> None:
     """Only whitespace may follow the last call; anything else is an error saying what was expected."""
-    pos = _skip_space(text, pos)
+    pos = skip_space(text, pos)
     if pos < len(text):
         raise ParseError(f"unexpected text after the calls: expected {what} or the end of the output",
                          line_col(text, pos), fmt)
@@ -87,14 +82,14 @@ def read_llama3(text: str, limits: Limits, types: TypeHint | None = None, fmt: s
         return _python_segments(body, start, limits, fmt)
     tag = body.find(PYTHON_TAG)
     if tag != -1:
-        pos = _skip_space(body, tag + len(PYTHON_TAG))
+        pos = skip_space(body, tag + len(PYTHON_TAG))
         if pos < len(body) and body[pos] != "{":
             return _shifted(lambda t: parse_python(t, limits), body, pos, len(body), fmt)
         return _json_sequence(body, pos, limits, fmt)
     function = body.find(FUNCTION_OPEN)
     if function != -1:
         return _llama_functions(body, function, limits, fmt)
-    first = _skip_space(body, 0)
+    first = skip_space(body, 0)
     if first < len(body) and body[first] == "[" and not body.startswith(("[{", "[ {"), first):
         try:
             return _shifted(lambda t: parse_python(t, limits), body, first, len(body), fmt)
@@ -114,10 +109,10 @@ def lists_in_prose(text: str, fmt: str) -> list[tuple[int, int]] | None:
     try:
         spans = call_lists(text, fmt)
     except ParseError as error:
-        if error.position == line_col(text, _skip_space(text, 0)):
+        if error.position == line_col(text, skip_space(text, 0)):
             return None
         raise
-    if not spans or (len(spans) == 1 and spans[0] == (_skip_space(text, 0), len(text.rstrip()))):
+    if not spans or (len(spans) == 1 and spans[0] == (skip_space(text, 0), len(text.rstrip()))):
         return None
     return spans
 
@@ -156,15 +151,15 @@ def _json_sequence(text: str, pos: int, limits: Limits, fmt: str) -> list[Step]:
     while True:
         value, end = json_text.decode_at(text, pos, limits, fmt)
         steps.extend(calls_from_json(value, text, pos, limits, fmt))
-        pos = _skip_space(text, end)
+        pos = skip_space(text, end)
         if pos >= len(text):
             return steps
         if text.startswith(PYTHON_TAG, pos):
-            pos = _skip_space(text, pos + len(PYTHON_TAG))  # a tag before each call, as SGLang reads it
+            pos = skip_space(text, pos + len(PYTHON_TAG))  # a tag before each call, as SGLang reads it
             continue
         if text[pos] != ";":
             raise ParseError("expected ';' between calls or the end of the output", line_col(text, pos), fmt)
-        pos = _skip_space(text, pos + 1)
+        pos = skip_space(text, pos + 1)
         if pos >= len(text):
             return steps
 
@@ -180,13 +175,13 @@ def _llama_functions(text: str, pos: int, limits: Limits, fmt: str) -> list[Step
         name = text[pos + len(FUNCTION_OPEN): name_end].strip()
         if not name:
             raise ParseError("the tool name is empty", line_col(text, pos), fmt)
-        args_at = _skip_space(text, name_end + 1)
+        args_at = skip_space(text, name_end + 1)
         if args_at >= len(text) or text[args_at] != "{":
             what = " (output cut short?)" if args_at >= len(text) else ""
             raise ParseError(f"expected a JSON object of arguments after <function={name}>{what}",
                              line_col(text, args_at), fmt, cut_short=bool(what))
         value, end = json_text.decode_at(text, args_at, limits, fmt)
-        end = _skip_space(text, end)
+        end = skip_space(text, end)
         if not text.startswith(FUNCTION_CLOSE, end):
             what = " (output cut short?)" if end >= len(text) else ""
             raise ParseError(f"expected {FUNCTION_CLOSE} after the arguments{what}", line_col(text, end), fmt,
@@ -195,7 +190,7 @@ def _llama_functions(text: str, pos: int, limits: Limits, fmt: str) -> list[Step
             steps.append(shapes.generic_call({"name": name, "arguments": value}, "$", limits, fmt))
         except ParseError as error:
             raise error.moved(where(text, pos, error.position), fmt) from None
-        pos = _skip_space(text, end + len(FUNCTION_CLOSE))
+        pos = skip_space(text, end + len(FUNCTION_CLOSE))
         if pos >= len(text):
             return steps
         if not text.startswith(FUNCTION_OPEN, pos):
@@ -210,7 +205,7 @@ def function_form(text: str, pos: int) -> str:
     ('llama3', 'qwen3-coder')
     """
     name_end = text.find(">", pos)
-    after = _skip_space(text, name_end + 1) if name_end != -1 else len(text)
+    after = skip_space(text, name_end + 1) if name_end != -1 else len(text)
     return "llama3" if text.startswith("{", after) else "qwen3-coder"
 
 
@@ -245,7 +240,7 @@ def read_mistral(text: str, limits: Limits, types: TypeHint | None = None, fmt: 
         return []
     steps: list[Step] = []
     while pos != -1:
-        pos = _skip_space(body, pos + len(TOOL_CALLS))
+        pos = skip_space(body, pos + len(TOOL_CALLS))
         if pos >= len(body):
             raise ParseError("[TOOL_CALLS] with nothing after it (cut short?)", line_col(body, pos), fmt,
                              cut_short=True)
@@ -255,7 +250,7 @@ def read_mistral(text: str, limits: Limits, types: TypeHint | None = None, fmt: 
         else:
             step, end = _mistral_compact(body, pos, limits, fmt)
             steps.append(step)
-        pos = _skip_space(body, end)
+        pos = skip_space(body, end)
         if pos >= len(body):
             return steps
         if not body.startswith(TOOL_CALLS, pos):
@@ -310,7 +305,7 @@ def read_deepseek(text: str, limits: Limits, types: TypeHint | None = None, fmt:
     pos = first if begin == -1 else begin + len(DS_CALLS_BEGIN)
     steps: list[Step] = []
     while True:
-        pos = _skip_space(body, pos)
+        pos = skip_space(body, pos)
         if body.startswith(DS_CALLS_END, pos):
             _prose_after_calls(body, pos + len(DS_CALLS_END), fmt)
             return steps
@@ -341,7 +336,7 @@ def _deepseek_call(text: str, start: int, limits: Limits, fmt: str) -> tuple[Ste
                          cut_short=True)
     before = text[head:sep].strip()
     after = sep + len(DS_SEP)
-    first = _skip_space(text, after)
+    first = skip_space(text, after)
     if first < len(text) and text[first] == "{":
         # V3.1: NAME<｜tool▁sep｜>{...}
         name, args_at = before, first
@@ -352,18 +347,18 @@ def _deepseek_call(text: str, start: int, limits: Limits, fmt: str) -> tuple[Ste
             raise ParseError(f"unsupported call type {before!r} (expected 'function')", line_col(text, head), fmt)
         line_end = _line_end(text, after)
         name = text[after:line_end].strip()
-        pos = _skip_space(text, line_end)
+        pos = skip_space(text, line_end)
         if not text.startswith("```", pos):
             what = " (output cut short?)" if "```".startswith(text[pos:].rstrip()) else ""
             raise ParseError(f"expected a ```json fence holding the arguments{what}", line_col(text, pos), fmt,
                              cut_short=bool(what))
         args_at = _line_end(text, pos)
         value, end = json_text.decode_at(text, args_at, limits, fmt)
-        end = _skip_space(text, end)
+        end = skip_space(text, end)
         if not text.startswith("```", end):
             raise ParseError("expected ``` closing the arguments' fence", line_col(text, end), fmt)
         end += 3
-    end = _skip_space(text, end)
+    end = skip_space(text, end)
     if not text.startswith(DS_CALL_END, end):
         what = "(output cut short?)" if end >= len(text) else ""
         raise ParseError(f"expected {DS_CALL_END} after the arguments {what}".rstrip(), line_col(text, end), fmt,
@@ -408,7 +403,7 @@ def _function_call_objects(text: str, pos: int, limits: Limits, fmt: str) -> lis
         if not text.startswith(GRANITE_FC_TAG, pos):
             raise ParseError(f"unexpected text after the calls: expected {GRANITE_FC_TAG} or the end of the output",
                              line_col(text, pos), fmt)
-        at = _skip_space(text, pos + len(GRANITE_FC_TAG))
+        at = skip_space(text, pos + len(GRANITE_FC_TAG))
         if at >= len(text):
             raise ParseError(f"{GRANITE_FC_TAG} with nothing after it (cut short?)", line_col(text, pos), fmt,
                              cut_short=True)
@@ -416,7 +411,7 @@ def _function_call_objects(text: str, pos: int, limits: Limits, fmt: str) -> lis
             raise ParseError(f"expected a JSON call object after {GRANITE_FC_TAG}", line_col(text, at), fmt)
         value, end = json_text.decode_at(text, at, limits, fmt)
         steps.extend(calls_from_json(value, text, at, limits, fmt))
-        pos = _skip_space(text, _strip_granite_end(text, _skip_space(text, end)))
+        pos = skip_space(text, _strip_granite_end(text, skip_space(text, end)))
     return steps
 
 
@@ -442,7 +437,7 @@ def find_phi4(text: str) -> int:
     """Where ``functools[`` starts (optional spaces before the bracket), or -1."""
     pos = text.find(PHI4_TAG)
     while pos != -1:
-        after = _skip_space(text, pos + len(PHI4_TAG))
+        after = skip_space(text, pos + len(PHI4_TAG))
         if after < len(text) and text[after] == "[":
             return pos
         pos = text.find(PHI4_TAG, pos + 1)
@@ -451,7 +446,7 @@ def find_phi4(text: str) -> int:
 
 def _tagged_list(text: str, pos: int, limits: Limits, fmt: str) -> list[Step]:
     """The JSON list (or one object) of calls after a tag; prose after it is allowed."""
-    pos = _skip_space(text, pos)
+    pos = skip_space(text, pos)
     if pos >= len(text):
         raise ParseError("a tool-call tag with nothing after it (cut short?)", line_col(text, pos), fmt,
                          cut_short=True)
@@ -515,7 +510,7 @@ def _bare_functions(text: str, start: int, fmt: str) -> list[tuple[int, int]]:
 
 
 def _xml_function(text: str, begin: int, end: int, limits: Limits, types: TypeHint | None, fmt: str) -> Step:
-    pos = _skip_space(text, begin)
+    pos = skip_space(text, begin)
     if not text.startswith(FUNCTION_OPEN, pos):
         raise ParseError("expected <function=NAME> inside <tool_call>", line_col(text, pos), fmt)
     name_end = text.find(">", pos, end)
@@ -533,7 +528,7 @@ def _xml_function(text: str, begin: int, end: int, limits: Limits, types: TypeHi
     args: dict[str, Any] = {}
     pos = name_end + 1
     while True:
-        pos = _skip_space(text, pos)
+        pos = skip_space(text, pos)
         if pos >= close:
             break
         if not text.startswith(PARAMETER_OPEN, pos):
@@ -582,7 +577,7 @@ def _parameter_end(text: str, start: int, close: int) -> tuple[int, int]:
 
 def _expect_blank(text: str, pos: int, end: int, fmt: str, what: str) -> None:
     if text[pos:end].strip():
-        raise ParseError(f"unexpected text: expected {what}", line_col(text, _skip_space(text, pos)), fmt)
+        raise ParseError(f"unexpected text: expected {what}", line_col(text, skip_space(text, pos)), fmt)
 
 
 _TEXT_KINDS = frozenset({"str", "string", "date", "datetime"})

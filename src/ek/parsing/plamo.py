@@ -30,6 +30,7 @@ from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import Limits, check_text
 from ek.parsing.prose import object_call
 from ek.parsing.registry import TypeHint
+from ek.parsing.scan import skip_space
 
 FORMAT = "plamo3"
 REQUESTS_OPEN, REQUESTS_CLOSE = "<|plamo:begin_tool_requests:plamo|>", "<|plamo:end_tool_requests:plamo|>"
@@ -105,12 +106,6 @@ def _prose(text: str, begin: int, end: int, fmt: str) -> None:
                              cut_short=True)
 
 
-def _skip_space(text: str, pos: int, end: int) -> int:
-    while pos < end and text[pos] in " \t\r\n":
-        pos += 1
-    return pos
-
-
 def _expect(text: str, pos: int, end: int, tags: Sequence[str], what: str, opened: int, fmt: str) -> str:
     """The tag of ``tags`` at ``pos`` (spaces before it skipped by the caller), or the error: cut short when the
     answer ends there or inside the tag, else what was expected there."""
@@ -129,7 +124,7 @@ def _block(text: str, at: int, end: int, limits: Limits, fmt: str) -> tuple[list
     pos = at + len(REQUESTS_OPEN)
     steps: list[Step] = []
     while True:
-        pos = _skip_space(text, pos, end)
+        pos = skip_space(text, pos, end)
         tag = _expect(text, pos, end, (REQUEST_OPEN, REQUESTS_CLOSE), f"{REQUEST_OPEN} or {REQUESTS_CLOSE}", at, fmt)
         if tag == REQUESTS_CLOSE:
             return steps, pos + len(REQUESTS_CLOSE)
@@ -139,7 +134,7 @@ def _block(text: str, at: int, end: int, limits: Limits, fmt: str) -> tuple[list
 
 def _request(text: str, pos: int, end: int, opened: int, limits: Limits, fmt: str) -> tuple[Step, int]:
     """One request after its open tag: the name, the arguments, and the tags that close them."""
-    pos = _skip_space(text, pos, end)
+    pos = skip_space(text, pos, end)
     pos += len(_expect(text, pos, end, (NAME_OPEN,), NAME_OPEN, opened, fmt))
     close = text.find("<|", pos, end)
     if close == -1:
@@ -148,9 +143,9 @@ def _request(text: str, pos: int, end: int, opened: int, limits: Limits, fmt: st
     name = text[pos:close].strip()
     if not name or any(c.isspace() for c in name):
         raise ParseError(f"a tool name must be one word, got {name!r}", line_col(text, pos), fmt)
-    pos = _skip_space(text, close + len(NAME_CLOSE), end)
+    pos = skip_space(text, close + len(NAME_CLOSE), end)
     pos += len(_expect(text, pos, end, (ARGS_OPEN,), ARGS_OPEN, opened, fmt))
-    pos = _constraint(text, _skip_space(text, pos, end), end, opened, fmt)
+    pos = _constraint(text, skip_space(text, pos, end), end, opened, fmt)
     if not text.startswith("{", pos, end):
         _expect(text, pos, end, (), "a JSON object of arguments", opened, fmt)  # cut short there, or an error
     value, after = json_text.decode_at(text, pos, limits, fmt)
@@ -158,7 +153,7 @@ def _request(text: str, pos: int, end: int, opened: int, limits: Limits, fmt: st
         raise ParseError(f"the turn ends ({EOT}) inside the arguments' JSON", line_col(text, end), fmt)
     step = object_call(name, value, text, pos, limits, fmt)
     for tag in (ARGS_CLOSE, REQUEST_CLOSE):
-        after = _skip_space(text, after, end)
+        after = skip_space(text, after, end)
         after += len(_expect(text, after, end, (tag,), f"{tag} after the arguments", opened, fmt))
     return step, after
 
@@ -177,7 +172,7 @@ def _constraint(text: str, pos: int, end: int, opened: int, fmt: str) -> int:
         pos += len(_expect(text, pos, end, (MSG,), f"{MSG} after {CONSTRAIN}json", opened, fmt))
     elif text.startswith(MSG, pos, end):
         pos += len(MSG)
-    return _skip_space(text, pos, end)
+    return skip_space(text, pos, end)
 
 
 # --------------------------------------------------------------------------- render

@@ -38,6 +38,7 @@ from ek.parsing.limits import Limits, check_text
 from ek.parsing.prose import call_lists, calls_from_json, json_objects, where
 from ek.parsing.python_calls import parse_python
 from ek.parsing.registry import TypeHint
+from ek.parsing.scan import skip_space
 
 
 @attrs.frozen
@@ -164,7 +165,7 @@ def _prose(text: str, begin: int, end: int, wrapper: Wrapper, fmt: str) -> None:
     calls = found[0][0] if found else -1
     line = _LINE_CALL.search(text, begin, end) if wrapper.body == "python-lines" else None
     if line is not None and (calls == -1 or line.start() < calls):
-        calls = _skip_space(text, line.start())
+        calls = skip_space(text, line.start())
     if stray != -1 and (calls == -1 or stray < calls):
         raise ParseError(f"{wrapper.close} without an opening {wrapper.open}", line_col(text, stray), fmt)
     if calls != -1:
@@ -172,15 +173,9 @@ def _prose(text: str, begin: int, end: int, wrapper: Wrapper, fmt: str) -> None:
                          line_col(text, calls), fmt)
 
 
-def _skip_space(text: str, pos: int) -> int:
-    while pos < len(text) and text[pos] in " \t\r\n":
-        pos += 1
-    return pos
-
-
 def _block(text: str, at: int, wrapper: Wrapper, limits: Limits, fmt: str) -> tuple[list[Step], int]:
     """The calls of the block whose open token is at ``at``, and where reading goes on."""
-    body = _skip_space(text, at + len(wrapper.open))
+    body = skip_space(text, at + len(wrapper.open))
     if body >= len(text):
         raise ParseError(f"a {wrapper.open} block with nothing after it (output cut short?)", line_col(text, at), fmt,
                          cut_short=True)
@@ -199,7 +194,7 @@ def is_json_body(text: str, pos: int) -> bool:
         return True
     if not text.startswith("[", pos):
         return False
-    after = _skip_space(text, pos + 1)
+    after = skip_space(text, pos + 1)
     return text.startswith(("{", "]"), after)
 
 
@@ -209,7 +204,7 @@ def _json_block(text: str, at: int, body: int, wrapper: Wrapper, limits: Limits,
         raise ParseError(f"expected {what} after {wrapper.open}", line_col(text, body), fmt)
     value, end = json_text.decode_at(text, body, limits, fmt)
     steps = _calls(value, text, body, wrapper, limits, fmt)
-    after = _skip_space(text, end)
+    after = skip_space(text, end)
     if text.startswith(wrapper.close, after):
         return steps, after + len(wrapper.close)
     if wrapper.unclosed == "optional":
@@ -265,14 +260,14 @@ def is_bare_calls(text: str, pos: int, wrapper: Wrapper) -> bool:
     >>> is_bare_calls("get_weather(city='Paris')", 0, WRAPPERS["olmo3"]), is_bare_calls("Sure.", 0, WRAPPERS["olmo3"])
     (True, False)
     """
-    start = _skip_space(text, pos)
+    start = skip_space(text, pos)
     return _BARE_CALL.match(text, start) is not None and text.find(wrapper.open, start) == -1 \
         and text.find(wrapper.close, start) == -1
 
 
 def _bare_calls(text: str, pos: int, limits: Limits, fmt: str) -> list[Step]:
     """The Python calls that are all of ``text[pos:]`` (one a line), or an error where they stop being calls."""
-    begin = _skip_space(text, pos)
+    begin = skip_space(text, pos)
     try:
         return parse_python(text[begin:].rstrip(), limits, json_words=True)
     except ParseError as error:
@@ -331,14 +326,14 @@ def detect(text: str, start: int) -> list[tuple[str, int]]:
     """
     found: list[tuple[str, int]] = []
     at = text.find(TOOL_CALLS_OPEN, start)
-    if at != -1 and text.startswith("[", _skip_space(text, at + len(TOOL_CALLS_OPEN))):
+    if at != -1 and text.startswith("[", skip_space(text, at + len(TOOL_CALLS_OPEN))):
         found.append(("jamba", at))
     at = text.find(TOOLCALL_OPEN, start)
     if at != -1:
         found.append(("nemotron", at))
     at = text.find(CALL_START, start)
     if at != -1:
-        found.append(("pangu" if is_json_body(text, _skip_space(text, at + len(CALL_START))) else "lfm2", at))
+        found.append(("pangu" if is_json_body(text, skip_space(text, at + len(CALL_START))) else "lfm2", at))
     at = text.find(TOOLS_PREFIX, start)
     if at != -1:
         found.append(("apertus", at))
@@ -347,11 +342,11 @@ def detect(text: str, start: int) -> list[tuple[str, int]]:
     if hits:
         found.append(("cohere", min(hits)))
     at = text.find(TOOLS_OPEN, start)
-    if at != -1 and text.startswith(("[", "{"), _skip_space(text, at + len(TOOLS_OPEN))):
+    if at != -1 and text.startswith(("[", "{"), skip_space(text, at + len(TOOLS_OPEN))):
         found.append(("qwen25-coder", at))
     at = text.find(FUNCTION_CALLS_OPEN, start)
     if at != -1:
-        body = _skip_space(text, at + len(FUNCTION_CALLS_OPEN))
+        body = skip_space(text, at + len(FUNCTION_CALLS_OPEN))
         if not text.startswith("<", body) or text.startswith(FUNCTION_CALLS_CLOSE, body):
             found.append(("olmo3", at))
     return found
