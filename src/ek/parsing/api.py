@@ -37,7 +37,7 @@ from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import DEFAULT_LIMITS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_SIZE, Limits, check_text
 from ek.parsing.python_calls import _plain_calls, parse_python
 from ek.parsing.registry import Reading
-from ek.parsing.scan import skip_space
+from ek.parsing.scan import first_of, skip_space
 
 #: The built-in format names (``registry.names()`` adds the registered ones).
 FORMATS = ("auto", "python", "openai", "anthropic", "json", "bfcl", "hermes", "llama3", "mistral", "qwen3-coder",
@@ -487,13 +487,9 @@ _ANGLE_WALK_LIMIT = 64
 def _find_each(text: str, start: int, table: tuple[tuple[str, tuple[str, ...]], ...], first: dict[str, int]) -> None:
     """Record in ``first`` where each format of ``table`` has its first marker in ``text[start:]``."""
     for name, markers in table:
-        best = -1
-        for marker in markers:
-            at = text.find(marker, start)
-            if at != -1 and (best == -1 or at < best):
-                best = at
-        if best != -1:
-            first[name] = best
+        at = first_of(text, markers, start, len(text))
+        if at != -1:
+            first[name] = at
 
 
 def _heads_in(text: str, start: int) -> frozenset[str]:

@@ -24,6 +24,7 @@ from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import Limits, check_text
 from ek.parsing.prose import object_call
 from ek.parsing.registry import TypeHint
+from ek.parsing.scan import cut_inside
 
 START, MESSAGE, CHANNEL, CONSTRAIN = "<|start|>", "<|message|>", "<|channel|>", "<|constrain|>"
 END, CALL, RETURN = "<|end|>", "<|call|>", "<|return|>"
@@ -116,12 +117,6 @@ def _first_header(text: str, first: int, fmt: str) -> tuple[int, str | None] | N
     return first, "assistant"
 
 
-def _partial(text: str, pos: int, tokens: tuple[str, ...] = _TOKENS) -> bool:
-    """Whether ``text[pos:]`` is the start of one of ``tokens`` cut off by the end of the output."""
-    rest = len(text) - pos
-    return any(rest < len(t) and t.startswith(text[pos:]) for t in tokens)
-
-
 def _no_message(text: str, pos: int, stray: int, fmt: str) -> ParseError:
     """The error for a header that ``<|message|>`` does not close: cut short at the end, else what came."""
     if stray == -1:
@@ -210,7 +205,7 @@ def _call(text: str, body: int, header: Header, ends: _Ends, limits: Limits, fmt
     while after < len(text) and text[after] in " \t\r\n":
         after += 1
     if after < len(text) and not text.startswith(ENDS, after):
-        cut = _partial(text, after, ENDS)
+        cut = cut_inside(text, after, ENDS)
         what = " (output cut short?)" if cut else ""
         raise ParseError(f"expected {CALL} after the arguments{what}", line_col(text, after), fmt, cut_short=cut)
     return step, after
@@ -277,7 +272,7 @@ def _next_message(text: str, end: int, fmt: str) -> int:
         return pos + len(START)
     if _next_token(text, pos, len(text)) == -1:
         tail = text.rfind("<|", pos)
-        if tail != -1 and _partial(text, tail):
+        if tail != -1 and cut_inside(text, tail, _TOKENS):
             raise ParseError("the output ends inside a token (cut short?)", line_col(text, tail), fmt,
                              cut_short=True)
         return -1

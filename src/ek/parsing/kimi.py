@@ -18,7 +18,7 @@ from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import Limits, check_text
 from ek.parsing.prose import object_call
 from ek.parsing.registry import TypeHint
-from ek.parsing.scan import skip_space
+from ek.parsing.scan import cut_inside, first_of, skip_space
 
 SECTION_BEGINS = ("<|tool_calls_section_begin|>", "<|tool_call_section_begin|>")
 SECTION_ENDS = ("<|tool_calls_section_end|>", "<|tool_call_section_end|>")
@@ -44,14 +44,14 @@ def read_kimi_k2(text: str, limits: Limits, types: TypeHint | None = None, fmt: 
     check_text(text, limits, fmt)
     body = text.rstrip()
     body = body[: -len(TURN_END)] if body.endswith(TURN_END) else text
-    begin = _first(body, SECTION_BEGINS, 0, len(body))
+    begin = first_of(body, SECTION_BEGINS, 0, len(body))
     if begin == -1:
-        stray = _first(body, MARKERS, 0, len(body))
+        stray = first_of(body, MARKERS, 0, len(body))
         if stray != -1:
             raise ParseError("a Kimi-K2 token outside a tool-call section (expected <|tool_calls_section_begin|> "
                              "first)", line_col(body, stray), fmt)
         return []
-    stray = _first(body, MARKERS, 0, begin)
+    stray = first_of(body, MARKERS, 0, begin)
     if stray != -1:
         raise ParseError("a Kimi-K2 token before the tool-call section", line_col(body, stray), fmt)
     pos = body.find("|>", begin) + 2
@@ -67,22 +67,11 @@ def read_kimi_k2(text: str, limits: Limits, types: TypeHint | None = None, fmt: 
             raise ParseError("the tool-call section holds no whole call (output cut short?)",
                              line_col(body, begin), fmt, cut_short=True)
         if not body.startswith(CALL_BEGIN, pos):
-            cut = _partial(body, pos)
+            cut = cut_inside(body, pos, MARKERS)
             raise ParseError(f"expected {CALL_BEGIN} or {SECTION_ENDS[0]}" + (" (output cut short?)" if cut else ""),
                              line_col(body, pos), fmt, cut_short=cut)
         step, pos = _call(body, pos, limits, fmt)
         steps.append(step)
-
-
-def _first(text: str, tokens: tuple[str, ...], begin: int, end: int) -> int:
-    found = [p for p in (text.find(t, begin, end) for t in tokens) if p != -1]
-    return min(found) if found else -1
-
-
-def _partial(text: str, pos: int) -> bool:
-    """Whether ``text[pos:]`` is the start of a Kimi token cut off by the end of the output."""
-    rest = len(text) - pos
-    return any(rest < len(t) and t.startswith(text[pos:]) for t in MARKERS)
 
 
 def _call(text: str, start: int, limits: Limits, fmt: str) -> tuple[Step, int]:
@@ -90,7 +79,7 @@ def _call(text: str, start: int, limits: Limits, fmt: str) -> tuple[Step, int]:
     and where reading goes on."""
     head = start + len(CALL_BEGIN)
     token = text.find("<|", head)
-    if token == -1 or _partial(text, token):
+    if token == -1 or cut_inside(text, token, MARKERS):
         raise ParseError(f"the output ends before {ARGUMENT_BEGIN} (cut short?)", line_col(text, start), fmt,
                          cut_short=True)
     if not text.startswith(ARGUMENT_BEGIN, token):
@@ -109,7 +98,7 @@ def _call(text: str, start: int, limits: Limits, fmt: str) -> tuple[Step, int]:
         return step, end + len(CALL_END)
     if end >= len(text) or text.startswith((CALL_BEGIN, *SECTION_ENDS), end):
         return step, end  # the call's end token left out after whole JSON, as vLLM reads it
-    cut = _partial(text, end)
+    cut = cut_inside(text, end, MARKERS)
     raise ParseError(f"expected {CALL_END} after the arguments" + (" (output cut short?)" if cut else ""),
                      line_col(text, end), fmt, cut_short=cut)
 
@@ -129,7 +118,7 @@ def call_name(call_id: str, text: str, at: int, fmt: str) -> str:
 
 def _prose_after(text: str, pos: int, fmt: str) -> None:
     """Text after the section is prose vLLM drops; skipping it is safe only while it holds no call."""
-    again = _first(text, MARKERS, pos, len(text))
+    again = first_of(text, MARKERS, pos, len(text))
     if again != -1:
         raise ParseError("a Kimi-K2 token after the tool-call section: expected one section of calls",
                          line_col(text, again), fmt)

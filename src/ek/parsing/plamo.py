@@ -30,7 +30,7 @@ from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import Limits, check_text
 from ek.parsing.prose import object_call
 from ek.parsing.registry import TypeHint
-from ek.parsing.scan import skip_space
+from ek.parsing.scan import first_of, skip_space
 
 FORMAT = "plamo3"
 REQUESTS_OPEN, REQUESTS_CLOSE = "<|plamo:begin_tool_requests:plamo|>", "<|plamo:end_tool_requests:plamo|>"
@@ -82,21 +82,16 @@ def _turn_end(text: str, pos: int, fmt: str) -> int:
     eot = text.find(EOT, pos)
     if eot == -1:
         return len(text)
-    stray = _first(text, TOOL_TAGS, eot, len(text))
+    stray = first_of(text, TOOL_TAGS, eot, len(text))
     if stray != -1:
         raise ParseError(f"a PLaMo tool tag after the end of the turn ({EOT})", line_col(text, stray), fmt)
     return eot
 
 
-def _first(text: str, tokens: Sequence[str], begin: int, end: int) -> int:
-    found = [p for p in (text.find(t, begin, end) for t in tokens) if p != -1]
-    return min(found) if found else -1
-
-
 def _prose(text: str, begin: int, end: int, fmt: str) -> None:
     """Text outside the blocks, which the stacks skip: refused when it holds a tool tag (a request with no block
     around it, a block closed twice), or ends in the first part of a block's open tag (cut short there)."""
-    stray = _first(text, TOOL_TAGS, begin, end)
+    stray = first_of(text, TOOL_TAGS, begin, end)
     if stray != -1:
         raise ParseError(f"a PLaMo tool tag outside a {REQUESTS_OPEN} block", line_col(text, stray), fmt)
     if end == len(text):
