@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -69,3 +70,35 @@ def test_integers_past_the_digit_limit_are_not_plain() -> None:
     assert already_plain({"x": 10**4299, "y": [-(10**4299)]}, Limits())
     for big in (10**4300, -(10**4300), 10**5000):
         assert not already_plain({"x": big}, Limits()) and not already_plain({"x": [{"y": big}]}, Limits())
+
+
+def _qwen3_coder(value: str) -> str:
+    return f"<tool_call>\n<function=f>\n<parameter=x>\n{value}\n</parameter>\n</function>\n</tool_call>"
+
+
+def _minimax_m3(value: str) -> str:
+    ns = "]<]minimax[>["
+    return f'{ns}<tool_call>\n{ns}<invoke name="f">{ns}<x>{value}{ns}</x>{ns}</invoke>\n{ns}</tool_call>'
+
+
+
+@pytest.mark.parametrize("write", [_qwen3_coder, _minimax_m3])
+@pytest.mark.parametrize("value", ["-Infinity", "Infinity", "NaN", "[1, NaN]", '{"a": -Infinity}'])
+def test_an_untyped_value_with_nan_or_an_infinity_is_its_text(write: Any, value: str) -> None:
+    # Not JSON (its grammar has no such numbers), so the text, as "NaN" always was: "-Infinity" raised, as if it
+    # were a limit, and a string "-Infinity" could not be written and read back.
+    from ek.calls import Step
+    from ek.parsing import parse_calls
+    from ek.parsing.render import to_minimax_m3, to_qwen3_coder
+
+    assert parse_calls(write(value)) == [Step("f", {"x": value})]
+    for render in (to_qwen3_coder, to_minimax_m3):
+        assert parse_calls(render([Step("f", {"x": value})])) == [Step("f", {"x": value})]
+
+
+@pytest.mark.parametrize("value", ["1e999", '{"a": 1, "a": 2}'])
+def test_an_untyped_value_of_json_syntax_that_ek_refuses_is_still_an_error(value: str) -> None:
+    from ek.parsing import parse_calls
+
+    with pytest.raises(ParseError, match="too large for a float|duplicate key"):
+        parse_calls(_qwen3_coder(value))

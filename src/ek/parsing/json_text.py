@@ -31,8 +31,31 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+#: How the reason for ``NaN``, ``Infinity`` or ``-Infinity`` in JSON text ends (:func:`not_json`).
+_NON_FINITE = "is not accepted: NaN and infinities are not JSON numbers"
+
+
 def _constant(name: str) -> Any:
-    raise _Rejected(f"{name} is not accepted: NaN and infinities are not JSON numbers")
+    raise _Rejected(f"{name} {_NON_FINITE}")
+
+
+def not_json(error: ParseError) -> bool:
+    """Whether ``error`` (from :func:`loads`) says the text is no JSON at all: its syntax, or ``NaN`` and the
+    infinities, which JSON's grammar has no words for; not a limit passed or content refused (a key twice).
+
+    >>> not_json(_error('[1, -Infinity]')), not_json(_error('{"a": 1, "a": 2}')), not_json(_error('[1,'))
+    (True, False, True)
+    """
+    return error.reason.startswith("invalid JSON") or error.reason.endswith(_NON_FINITE)
+
+
+def _error(text: str) -> ParseError:
+    """The error :func:`loads` raises on ``text`` (for the examples above)."""
+    try:
+        loads(text, Limits())
+    except ParseError as error:
+        return error
+    raise AssertionError(f"{text!r} is JSON")
 
 
 def _float(text: str) -> float:

@@ -603,6 +603,8 @@ def typed_text(raw: str, kind: str | None, limits: Limits, fmt: str,
     [3, '3', 3]
     >>> typed_text("Paris", None, Limits(), "qwen3-coder"), typed_text("True", "bool", Limits(), "qwen3-coder")
     ('Paris', True)
+    >>> typed_text("-Infinity", None, Limits(), "qwen3-coder"), typed_text("NaN", None, Limits(), "qwen3-coder")
+    ('-Infinity', 'NaN')
     """
     if kind in _TEXT_KINDS:
         return raw
@@ -625,7 +627,7 @@ def typed_text(raw: str, kind: str | None, limits: Limits, fmt: str,
     try:
         return json_text.loads(text, limits, fmt)
     except ParseError as error:
-        if error.reason.startswith("invalid JSON"):
+        if json_text.not_json(error):  # a NaN or an infinity too: "-Infinity" is text, as "NaN" is
             return raw
         raise error.moved(where() if callable(where) else where, fmt) from None
 
