@@ -293,3 +293,19 @@ def test_langchain_serialized_and_legacy_ai_messages_are_read(output: dict) -> N
     human = {"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", "HumanMessage"],
              "kwargs": {"content": "weather in Paris?", "type": "human"}}
     assert parse_calls({"messages": [human, output]}) == [Step("get_weather", {"city": "Paris"})]  # a transcript
+
+
+def test_auto_reads_an_unclosed_tool_call_list_as_granite_and_a_closed_block_as_hermes() -> None:
+    # Granite writes <tool_call>[...] with no </tool_call>; a closed block is Hermes', whatever it holds. Both read
+    # the same calls from a whole list, so only the format named (in detect_text and in errors) tells them apart.
+    from ek.parsing.api import detect_text
+
+    calls = '[{"name": "f", "arguments": {"x": 1}}, {"name": "g", "arguments": {}}]'
+    assert detect_text(f"<tool_call>{calls}") == [("granite", 0)]
+    assert detect_text(f"<tool_call>\n{calls}") == [("granite", 0)]
+    assert detect_text(f"<tool_call>{calls}</tool_call>") == [("hermes", 0)]
+    assert parse_calls(f"<tool_call>{calls}") == parse_calls(f"<tool_call>{calls}</tool_call>") == [
+        Step("f", {"x": 1}), Step("g", {})]
+    with pytest.raises(ParseError, match="^granite: line 1, column 12: .*cut short") as info:
+        parse_calls(f"<tool_call>{calls[:-3]}")
+    assert info.value.cut_short
