@@ -43,19 +43,15 @@ def not_json(error: ParseError) -> bool:
     """Whether ``error`` (from :func:`loads`) says the text is no JSON at all: its syntax, or ``NaN`` and the
     infinities, which JSON's grammar has no words for; not a limit passed or content refused (a key twice).
 
-    >>> not_json(_error('[1, -Infinity]')), not_json(_error('{"a": 1, "a": 2}')), not_json(_error('[1,'))
+    >>> def refused(text):
+    ...     try:
+    ...         loads(text, Limits())
+    ...     except ParseError as error:
+    ...         return not_json(error)
+    >>> refused('[1, -Infinity]'), refused('{"a": 1, "a": 2}'), refused('[1,')
     (True, False, True)
     """
     return error.reason.startswith("invalid JSON") or error.reason.endswith(_NON_FINITE)
-
-
-def _error(text: str) -> ParseError:
-    """The error :func:`loads` raises on ``text`` (for the examples above)."""
-    try:
-        loads(text, Limits())
-    except ParseError as error:
-        return error
-    raise AssertionError(f"{text!r} is JSON")
 
 
 def _float(text: str) -> float:
