@@ -82,9 +82,12 @@ def test_gold_order_keeps_the_best_pairs_that_respect_every_constraint(pred_raw,
     metric = ToolCallMetric(level, order="gold", optimal=optimal)
     explanation = metric.explain(pred, gold)
     assert respects([(p.pred_index, p.gold_index) for p in explanation.pairs])
-    best = _best(pred, gold, respects)
-    exact, agreement = _kept(metric, pred, gold)
-    assert exact == best[0] and agreement == pytest.approx(best[1])
+    if optimal or any(getattr(g, "after", ()) for g in gold):  # pairs kept exactly under the order
+        best = _best(pred, gold, respects)
+        exact, agreement = _kept(metric, pred, gold)
+        assert exact == best[0] and agreement == pytest.approx(best[1])
+    else:  # no after and not optimal: the multiset's greedy, which need not be the best (see below)
+        assert explanation == ToolCallMetric(level, order="any").explain(pred, gold)
     # every out-of-order pair is a same-tool pair of calls left unmatched, counted FP and FN
     for i, j in explanation.out_of_order:
         assert i in explanation.unmatched_pred and j in explanation.unmatched_gold
@@ -92,6 +95,21 @@ def test_gold_order_keeps_the_best_pairs_that_respect_every_constraint(pred_raw,
     late = [u for u in explanation.units if u.reason == "out_of_order"]
     assert {u.pred_index for u in late if u.kind == FP} == {i for i, _ in explanation.out_of_order}
     assert {u.gold_index for u in late if u.kind == FN} == {j for _, j in explanation.out_of_order}
+
+
+@pytest.mark.parametrize("order", ["any", "gold"])
+def test_with_no_after_the_greedy_may_keep_less_agreement_than_the_optimal_assignment(order: str) -> None:
+    # Hypothesis drew it: the greedy takes tied pairs by their content and has no look-ahead, so s(x=0, y=1) goes
+    # to the gold s(x=0, y=0) before s(x=0), and s(y=0) is left the gold it agrees with in nothing. The optimal
+    # assignment keeps one more argument (docs: the greedy is the default, optimal=True the exact answer).
+    pred = [Step("s", {"x": 0, "y": 1}), Step("s", {"y": 0})]
+    gold = [Step("s", {"x": 0}), Step("s", {"x": 0, "y": 0})]
+    greedy = ToolCallMetric("arg", order=order).explain(pred, gold)
+    optimal = ToolCallMetric("arg", order=order, optimal=True).explain(pred, gold)
+    assert [(p.pred_index, p.gold_index) for p in greedy.pairs] == [(1, 0), (0, 1)]
+    assert [(p.pred_index, p.gold_index) for p in optimal.pairs] == [(0, 0), (1, 1)]
+    assert _kept(ToolCallMetric("arg", order=order), pred, gold) == (0, 3.0)
+    assert _kept(ToolCallMetric("arg", order=order, optimal=True), pred, gold) == _best(pred, gold, lambda s: True)
 
 
 @SETTINGS
