@@ -35,7 +35,7 @@ from ek.parsing.limits import Limits, check_text
 from ek.parsing.native import typed_text
 from ek.parsing.prose import where
 from ek.parsing.registry import TypeHint
-from ek.parsing.scan import skip_space
+from ek.parsing.scan import next_in_element, skip_space
 
 DSML = "｜DSML｜"
 
@@ -206,11 +206,8 @@ def _invoke(text: str, at: int, end: int, limits: Limits, types: TypeHint | None
         return _json_invoke(text, at, pos, end, name, limits, dialect, fmt)
     args: dict[str, Any] = {}
     while True:
-        pos = skip_space(text, pos, end)
-        if pos >= end:
-            raise ParseError(f"the invoke of {name!r} is not closed by {dialect.invoke_close} (output cut short?)",
-                             line_col(text, at), fmt, cut_short=True)
-        if text.startswith(dialect.invoke_close, pos):
+        pos, closed = next_in_element(text, pos, end, dialect.invoke_close, at, "invoke", name, fmt)
+        if closed:
             return Step(name, args), pos + len(dialect.invoke_close)
         _expect(text, pos, end, (dialect.param_open, dialect.invoke_close),
                 f'{dialect.param_open} name="..." string="true|false"> or {dialect.invoke_close}', fmt)

@@ -56,7 +56,7 @@ from ek.parsing.limits import Limits, check_text
 from ek.parsing.native import typed_text
 from ek.parsing.prose import where
 from ek.parsing.registry import TypeHint
-from ek.parsing.scan import SPACE, skip_space
+from ek.parsing.scan import SPACE, next_in_element, skip_space
 
 #: The space some MiniCPM decoders write as ``Ġ`` (GPT-2 byte-level BPE's mark for a space).
 _BPE_SPACE = "\u0120"
@@ -364,11 +364,8 @@ def _invoke(text: str, at: int, end: int, limits: Limits, types: TypeHint | None
         return _tag_invoke(text, name, at, pos, end, limits, types, dialect)
     args: dict[str, Any] = {}
     while True:
-        pos = skip_space(text, pos, end)
-        if pos >= end:
-            raise ParseError(f"the {word} of {name!r} is not closed by {dialect.invoke_close} (output cut short?)",
-                             line_col(text, at), fmt, cut_short=True)
-        if text.startswith(dialect.invoke_close, pos):
+        pos, closed = next_in_element(text, pos, end, dialect.invoke_close, at, word, name, fmt)
+        if closed:
             return Step(name, args), pos + len(dialect.invoke_close)
         if not _starts_tag(text, pos, end, dialect.param_open, dialect):
             raise _expected(text, pos, end, (dialect.param_open, dialect.invoke_close),
@@ -428,11 +425,8 @@ def _tag_invoke(text: str, name: str, at: int, pos: int, end: int, limits: Limit
     fmt, ns = dialect.fmt, str(dialect.ns)
     args: dict[str, Any] = {}
     while True:
-        pos = skip_space(text, pos, end)
-        if pos >= end:
-            raise ParseError(f"the invoke of {name!r} is not closed by {dialect.invoke_close} (output cut short?)",
-                             line_col(text, at), fmt, cut_short=True)
-        if text.startswith(dialect.invoke_close, pos):
+        pos, closed = next_in_element(text, pos, end, dialect.invoke_close, at, "invoke", name, fmt)
+        if closed:
             return Step(name, args), pos + len(dialect.invoke_close)
         if _starts_tag(text, pos, end, dialect.invoke_open, dialect):
             raise _unclosed_at(text, pos, f"the invoke of {name!r}", at, dialect.invoke_close, fmt)

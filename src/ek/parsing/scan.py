@@ -1,9 +1,11 @@
 """What the text readers share to move through a model's output: skipping the whitespace between tags, finding
-the first of a format's tokens, and telling an output that stopped inside one."""
+the first of a format's tokens, telling an output that stopped inside one, and stepping through an element."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+
+from ek.parsing.errors import ParseError, line_col
 
 #: The whitespace templates and models write between tags and around values: spaces, tabs and line breaks.
 SPACE = " \t\r\n"
@@ -45,3 +47,23 @@ def cut_inside(text: str, pos: int, tokens: Sequence[str]) -> bool:
     """
     rest = text[pos:]
     return any(len(rest) < len(token) and token.startswith(rest) for token in tokens)
+
+
+def next_in_element(text: str, pos: int, end: int, close: str, opened: int, word: str, name: str,
+                    fmt: str) -> tuple[int, bool]:
+    """Inside the ``word`` of ``name`` opened at ``opened`` and ended by ``close``: where the next thing starts after
+    the whitespace from ``pos``, and whether it is ``close``. The output ending first is the error that the element
+    is not closed (cut short).
+
+    >>> next_in_element("<invoke name=f> </invoke>", 15, 25, "</invoke>", 0, "invoke", "f", "x")
+    (16, True)
+    >>> next_in_element("<invoke name=f> ", 15, 16, "</invoke>", 0, "invoke", "f", "x")
+    Traceback (most recent call last):
+    ...
+    ek.parsing.errors.ParseError: x: line 1, column 1: the invoke of 'f' is not closed by </invoke> (output cut short?)
+    """
+    pos = skip_space(text, pos, end)
+    if pos >= end:
+        raise ParseError(f"the {word} of {name!r} is not closed by {close} (output cut short?)", line_col(text, opened),
+                         fmt, cut_short=True)
+    return pos, text.startswith(close, pos)
