@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from ek.corpus import runner
 from ek.corpus.reading import LineError, _json_error, parse_episode
 from ek.corpus.runner import RunOptions, run, score_lines
+from ek.corpus.summary import Summary
 from ek.goldjson import MAX_DEPTH, gold_from_json
 
 
@@ -83,15 +84,53 @@ def test_one_process_builds_alignments_for_the_runs_worst_only(tmp_path: Path,
     assert all(d.detail is None for d in worst[options.keep_details:])
 
 
+def _turns_line(k: int) -> str:
+    """A two-turn episode: the first turn right or not by ``k``, the second calling nothing where gold has one
+    call, or three for the first three ``k`` (then the episode is among a run's worst)."""
+    search = {"name": "search_flights", "arguments": {"origin": "SFO", "destination": "JFK", "date": "2026-01-05"}}
+    pred = f'search_flights(origin="SFO", destination="JFK", date="2026-01-0{k % 9 + 1}")'
+    return json.dumps({"id": f"t{k}", "turns": [{"pred": pred, "gold": [search]},
+                                                {"pred": "No call.", "gold": [search] * (3 if k < 3 else 1)}]})
+
+
 @pytest.mark.slow
-def test_jobs_send_explanations_and_the_parent_attaches_the_same_alignments(tmp_path: Path,
-                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_jobs_send_no_explanations_and_the_parent_explains_the_same_worst(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``--jobs`` worker ranks its chunk's worst episodes but sends none of their explanations (pickling one
+    builds it); the parent scores the run's worst lines again to explain them. The worst episodes and their
+    alignments are those of one process, one-turn and multi-turn alike, and only the run's worst are scored
+    again."""
     corpus = synthetic_corpus(tmp_path / "c.jsonl", 400, accuracy=0.5)
-    options = RunOptions(grammar=str(SCHEMAS / "travel-v2.ek"), keep_worst=10, keep_details=4)
+    with open(corpus, "a", encoding="utf-8") as out:
+        out.write("".join(_turns_line(k) + "\n" for k in range(30)) + "not json\n")
+    options = RunOptions(grammar=str(SCHEMAS / "travel-v2.ek"), keep_worst=10, keep_details=6)
     monkeypatch.setattr(runner, "CHUNK_LINES", 25)
     monkeypatch.setattr(runner, "SCORE_WINDOW_LINES", 25)
-    one, two = run(str(corpus), options).summary, run(str(corpus), options, jobs=2).summary
-    assert one.worst() == two.worst() and two.worst()[0].detail is not None
+    merge, parts = Summary.merge, []
+
+    def merged(self: Summary, later: Summary) -> None:
+        parts.append((dict(later._pending), later.kept_lines()))
+        merge(self, later)
+
+    scored_again: list[int] = []
+    score_line = runner._score_line
+
+    def counted(options: Any, cache: Any, memo: Any, item: Any) -> Any:
+        scored_again.append(item.line)
+        return score_line(options, cache, memo, item)
+
+    one = run(str(corpus), options).summary
+    # the parent's own calls only: the workers' are in their processes
+    monkeypatch.setattr(runner, "_score_line", counted)
+    monkeypatch.setattr(Summary, "merge", merged)
+    two = run(str(corpus), options, jobs=2).summary
+    assert len(parts) > 2 and not any(pending for pending, _kept in parts)  # ranked, not explained
+    assert sum(bool(kept) for _pending, kept in parts) > 2
+    worst = one.worst()
+    assert two.worst() == worst and all(d.detail is not None for d in worst[:options.keep_details])
+    shown = {str(d.id)[0] for d in worst[:options.keep_details]}
+    assert shown == {"t", "e"}  # multi-turn episodes and one-turn ones ("ep-7") among them
+    assert sorted(scored_again) == sorted(d.line for d in worst[:options.keep_details])
 
 
 def test_a_gold_met_again_is_scored_prepared_with_the_same_report(tmp_path: Path, bfcl_data: Path,

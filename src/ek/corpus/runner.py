@@ -544,10 +544,50 @@ def _init_worker(options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] | None
 
 
 def _score_chunk(chunk: list[tuple[int, bytes]], floor: tuple[float, float, int] | None) -> Summary:
-    """A chunk's summary, its worst episodes' explanations sent unattached (they pickle: the parent builds
-    alignments once, for the run's worst, instead of each chunk building them for its own)."""
-    return score_lines(_WORKER["options"], _WORKER["cache"], chunk, _WORKER["gold"], floor, details=False,
-                       memo=_WORKER["memo"])
+    """A chunk's summary, its worst episodes ranked but not explained: the parent explains the run's worst
+    itself (:func:`_explain_kept`), once, instead of each chunk building and sending explanations for its own
+    (:meth:`Summary.drop_explanations` says what that cost)."""
+    summary = score_lines(_WORKER["options"], _WORKER["cache"], chunk, _WORKER["gold"], floor, details=False,
+                          memo=_WORKER["memo"])
+    summary.drop_explanations()
+    return summary
+
+
+class _KeptRaw:
+    """The raw lines of the episodes a ``--jobs`` run keeps among its worst so far (at most the summary's heap
+    size), taken from each chunk as its summary is merged, so that the parent can score them again to explain
+    them (:func:`_explain_kept`)."""
+
+    def __init__(self) -> None:
+        self.raw: dict[int, bytes] = {}
+
+    def note(self, total: Summary, part: Summary, chunk: list[tuple[int, bytes]]) -> None:
+        """After ``part`` (the summary of ``chunk``) was merged into ``total``: keep the raw lines of the chunk's
+        episodes that ``total`` keeps, and let go of those it dropped."""
+        kept = total.kept_lines()
+        self.raw = {line: raw for line, raw in self.raw.items() if line in kept}
+        if not kept.isdisjoint(part.kept_lines()):
+            self.raw.update((line, raw) for line, raw in chunk if line in kept)
+
+
+def _explain_kept(total: Summary, options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] | None,
+                  functions: Mapping[str, Any] | None, raw_of: Mapping[int, bytes]) -> None:
+    """Explain the worst episodes of a ``--jobs`` run that get a detail (:meth:`Summary.lines_to_explain`) by
+    scoring their lines again in this process, as a worker scored them: a line's score is a function of the
+    line and the options alone (a gold prepared in the worker gives the same score), so its explanation is
+    the one the worker's score held. A line that does not score again (which cannot happen) keeps no detail."""
+    lines = total.lines_to_explain()
+    if not lines:
+        return
+    cache, memo = options.metric_cache(functions), _GoldMemo()
+    for line in lines:
+        raw = raw_of.get(line)
+        if raw is None:
+            continue
+        outcome = _score_line(options, cache, memo, parse_episode(raw, line, gold_by_id,
+                                                                   shared_gold=options.shared_gold))
+        if type(outcome) is not LineError:
+            total.explain(line, outcome[2])
 
 
 def usable_cpus() -> int:
@@ -647,17 +687,24 @@ def _score_in_workers(options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] |
     from concurrent.futures.process import BrokenProcessPool
 
     pool = _process_pool(len(ahead), (options, gold_by_id, functions))
-    pending: deque[tuple[int, Future[Summary]]] = deque()
+    pending: deque[tuple[int, Future[Summary], list[tuple[int, bytes]]]] = deque()
+    kept = _KeptRaw()
+
+    def next_done() -> None:  # the oldest chunk merged (left in pending until it is: its line names a death)
+        part = pending[0][1].result()
+        _first, _future, chunk = pending.popleft()
+        absorb(part)
+        if total.keep_details:
+            kept.note(total, part, chunk)
+
     try:
         try:
             for chunk in chain(ahead, chunks):
-                pending.append((chunk[0][0], pool.submit(_score_chunk, chunk, total.worst_floor())))
+                pending.append((chunk[0][0], pool.submit(_score_chunk, chunk, total.worst_floor()), chunk))
                 while len(pending) >= 2 * jobs:
-                    absorb(pending[0][1].result())
-                    pending.popleft()
+                    next_done()
             while pending:
-                absorb(pending[0][1].result())
-                pending.popleft()
+                next_done()
         except BrokenProcessPool:
             first = pending[0][0] if pending else None
             where = f"; lines from {first} on were not scored" if first is not None else ""
@@ -666,6 +713,7 @@ def _score_in_workers(options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] |
                                   "memory") from None
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+    _explain_kept(total, options, gold_by_id, functions, kept.raw)
 
 
 def _chunks(lines: Iterator[tuple[int, bytes]], size: int, *, grow_every: int = 0,

@@ -503,6 +503,31 @@ class Summary:
         heapq.heapify(self._heap)
         self._pending.clear()
 
+    def drop_explanations(self) -> None:
+        """Let go of the explanations held for the worst episodes' details, keeping the episodes ranked.
+
+        A ``--jobs`` worker does this to its chunk's summary before sending it: pickling an explanation builds
+        it (its pairs and units), and a chunk holds one for each of its own worst (up to ``keep_details``),
+        most of which the run's worst leave out. The process that merges the chunks explains only the run's
+        worst, by scoring their lines again (:meth:`lines_to_explain`, :meth:`explain`)."""
+        self._pending.clear()
+
+    def kept_lines(self) -> set[int]:
+        """The lines of the episodes kept among the worst."""
+        return {entry[1].line for entry in self._heap}
+
+    def lines_to_explain(self) -> list[int]:
+        """The lines whose episodes :meth:`attach_details` gives a detail (the worst ``keep_details``) that have
+        none yet and whose explanation is not held (:meth:`drop_explanations`), worst first."""
+        ranked = sorted(self._heap, key=lambda e: e[0], reverse=True)[: self.keep_details]
+        return [d.line for _key, d in ranked
+                if d.line not in self._pending and (type(d) is _Candidate or d.detail is None)]
+
+    def explain(self, line: int, score: Score | EpisodeScore) -> None:
+        """Hold the explanation of the kept episode at ``line`` from ``score``, the same line scored again (the
+        same score, being a function of the line), as :meth:`add` would have held it."""
+        self._pending[line] = _explained(score) if type(score) is EpisodeScore else score.explanation
+
     def add_error(self, error: LineError) -> None:
         """Count an error line; keep it while fewer than ``keep_errors`` are kept (a wrong file stays cheap)."""
         self.error_count += 1
