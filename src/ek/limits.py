@@ -129,6 +129,11 @@ CHUNK_LINES = 512
 #: corpus never reaches the largest chunk), 4,096 x1.20.
 SCORE_WINDOW_LINES = 4096
 
+#: Fewest lines of a piece of a ``--jobs`` run's tail (its last full chunk and what follows, cut into pieces
+#: that shrink as they go, see :func:`ek.corpus.runner._run_chunks`): a few milliseconds of scoring, so that
+#: the hand-off of a piece stays small beside it.
+TAIL_CHUNK_LINES = 128
+
 #: Most pairs of calls the metric compares and ranks in one pairing of an episode's calls (one turn; with order
 #: constraints an episode is paired in up to three such steps), past the pairs its exact-match fast paths take:
 #: each is about a microsecond of comparison, then ranked, so a million is a second or two; real episodes rank

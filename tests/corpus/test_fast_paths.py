@@ -525,13 +525,24 @@ def test_by_id_groups_ids_in_first_seen_order_and_leaves_the_rest_alone() -> Non
 
 def test_run_chunks_start_small_and_double_every_jobs_chunks_up_to_the_window(
         monkeypatch: pytest.MonkeyPatch) -> None:
+    """In one process the chunks only grow. With workers, past the first ``jobs`` chunks, the last full chunk
+    and the lines after it come in pieces that shrink (a ``2 * jobs``-th of what is left, at least
+    ``TAIL_CHUNK_LINES``), so that no worker scores a large chunk alone at the end; every line comes once, in
+    order."""
     monkeypatch.setattr(runner, "CHUNK_LINES", 3)
     monkeypatch.setattr(runner, "SCORE_WINDOW_LINES", 10)
+    monkeypatch.setattr(runner, "TAIL_CHUNK_LINES", 2)
     lines = [(k, b"{}") for k in range(1, 60)]
-    sizes = [len(c) for c in runner._run_chunks(iter(lines), 2)]
-    assert sizes == [3, 3, 6, 6, 10, 10, 10, 10, 1]
     chunks = list(runner._run_chunks(iter(lines), 1))
     assert [len(c) for c in chunks] == [3, 6, 10, 10, 10, 10, 10] and sum(chunks, []) == lines
+    chunks = list(runner._run_chunks(iter(lines), 2))  # the tail: 10 + 1 lines, in quarters of what is left
+    assert [len(c) for c in chunks] == [3, 3, 6, 6, 10, 10, 10, 2, 2, 2, 2, 2, 1] and sum(chunks, []) == lines
+    # the first ``jobs`` chunks, which the workers start with, as they were (their count is the workers')
+    assert [len(c) for c in runner._run_chunks(iter(lines[:5]), 2)] == [3, 2]
+    assert [len(c) for c in runner._run_chunks(iter(lines[:14]), 2)] == [3, 3, 2, 2, 2, 2]
+    for n in range(0, 40):  # every length: each line once, in order, the tail's pieces never growing
+        chunks = list(runner._run_chunks(iter(lines[:n]), 3))
+        assert sum(chunks, []) == lines[:n] and all(chunks)
 
 
 def test_a_chunk_summed_in_grouped_order_is_put_back_in_line_order(

@@ -50,7 +50,14 @@ from ek.corpus.reading import (
 from ek.corpus.sources import FileSpan, open_corpus, run_label
 from ek.corpus.summary import Summary
 from ek.goldjson import gold_to_json
-from ek.limits import ALIGNMENT_VALUE_CHARS, CHUNK_LINES, ERROR_LINES_KEPT, GOLD_MEMO_ENTRIES, SCORE_WINDOW_LINES
+from ek.limits import (
+    ALIGNMENT_VALUE_CHARS,
+    CHUNK_LINES,
+    ERROR_LINES_KEPT,
+    GOLD_MEMO_ENTRIES,
+    SCORE_WINDOW_LINES,
+    TAIL_CHUNK_LINES,
+)
 from ek.parsing import ParseError, read_plain_bfcl
 from ek.parsing.limits import DEFAULT_MAX_SIZE
 from ek.runtime.violation import safe_repr
@@ -716,26 +723,50 @@ def _score_in_workers(options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] |
     _explain_kept(total, options, gold_by_id, functions, kept.raw)
 
 
-def _chunks(lines: Iterator[tuple[int, bytes]], size: int, *, grow_every: int = 0,
-            largest: int = 0) -> Iterator[list[tuple[int, bytes]]]:
+def _chunks(lines: Iterator[tuple[int, bytes]], size: int, *, grow_every: int = 0, largest: int = 0,
+            tail: int = 0) -> Iterator[list[tuple[int, bytes]]]:
     """``lines`` in lists of ``size`` (the last one shorter), each taken by ``islice`` in C, not line by line.
-    ``grow_every``: the size doubles after that many chunks, up to ``largest``."""
+    ``grow_every``: the size doubles after that many chunks, up to ``largest``. ``tail`` > 0: past the first
+    ``grow_every`` chunks (those a run starts its workers with, as it always did), each chunk is given once the
+    next one is read, so the end is seen a chunk early, and the last full chunk with the lines after it come as
+    :func:`_shrinking` pieces, ``tail`` of what is left each."""
     made = 0
-    while True:
-        chunk = list(islice(lines, size))
-        if not chunk:
-            return
-        yield chunk
+    chunk = list(islice(lines, size))
+    while chunk:
         made += 1
         if grow_every and made % grow_every == 0 and size < largest:
             size = min(2 * size, largest)
+        if not tail or made <= grow_every:
+            yield chunk
+            chunk = list(islice(lines, size))
+            continue
+        following = list(islice(lines, size))
+        if len(following) < size:  # the corpus ends in it: ``chunk`` and ``following`` are the run's last lines
+            yield from _shrinking(chunk + following, tail)
+            return
+        yield chunk
+        chunk = following
+
+
+def _shrinking(lines: list[tuple[int, bytes]], parts: int) -> Iterator[list[tuple[int, bytes]]]:
+    """``lines`` in pieces of a ``parts``-th of what is left each (at least :data:`TAIL_CHUNK_LINES`): a run's
+    tail, so that its workers end together. Its chunks are taken by whichever worker is free, and the last
+    ones are large: one worker could still score a full chunk while the others wait. Pieces that shrink as
+    they go (a "guided" schedule) keep every worker busy until the last, short, piece."""
+    start, n = 0, len(lines)
+    while start < n:
+        size = max(TAIL_CHUNK_LINES, (n - start) // parts)
+        yield lines[start : start + size]
+        start += size
 
 
 def _run_chunks(lines: Iterator[tuple[int, bytes]], jobs: int) -> Iterator[list[tuple[int, bytes]]]:
     """A run's chunks: :data:`CHUNK_LINES` lines first (``jobs`` of them: a small corpus keeps every worker
     busy), doubling every ``jobs`` chunks up to :data:`SCORE_WINDOW_LINES` (lines of one question met again
-    within a chunk are scored together: see :func:`_by_id`)."""
-    return _chunks(lines, CHUNK_LINES, grow_every=max(jobs, 1), largest=max(SCORE_WINDOW_LINES, CHUNK_LINES))
+    within a chunk are scored together: see :func:`_by_id`); with more than one job, its tail in pieces that
+    shrink (:func:`_shrinking`, ``2 * jobs`` parts: the chunks a run keeps in flight)."""
+    return _chunks(lines, CHUNK_LINES, grow_every=max(jobs, 1), largest=max(SCORE_WINDOW_LINES, CHUNK_LINES),
+                   tail=2 * jobs if jobs > 1 else 0)
 
 
 class _Metered:
