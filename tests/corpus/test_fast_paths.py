@@ -71,7 +71,7 @@ def test_one_process_builds_alignments_for_the_runs_worst_only(tmp_path: Path,
     monkeypatch.setattr(runner, "SCORE_WINDOW_LINES", 25)
     one = run(str(corpus), options).summary
     assert len(built) == options.keep_details
-    # what a Ray block does: each chunk attaches its own worst, and merging keeps the run's
+    # chunks that each attach their own worst (score_lines' default), merged: the run's worst are kept
     cache, total = options.metric_cache(), options.new_summary()
     with open(corpus, "rb") as lines:
         numbered = list(enumerate(lines, 1))

@@ -44,10 +44,13 @@ import attrs
 from ek.corpus.grammars import GrammarError, MetricCache, load_grammar
 from ek.corpus.reading import GoldEntry, LineCounts
 from ek.corpus.runner import (
+    ATTACH,
+    KeptRaw,
     RunInputs,
     RunOptions,
     RunResult,
     WorkerDiedError,
+    explain_kept,
     read_inputs,
     score_lines,
     usable_cpus,
@@ -288,6 +291,9 @@ class _Block:
     blank: int
     files: tuple[tuple[int, int, int], ...]
     size: int
+    #: the raw lines of the episodes the block keeps among its worst, ``(line, raw)``, which the driver
+    #: scores again to explain those of the run's worst (the block sends no explanation)
+    kept_raw: tuple[tuple[int, bytes], ...] = ()
 
 
 def _runs(files: list[int], lines: list[int]) -> tuple[tuple[int, int, int], ...]:
@@ -303,10 +309,18 @@ def _runs(files: list[int], lines: list[int]) -> tuple[tuple[int, int, int], ...
 
 
 def _score_block(plan: _Plan, raws: list[bytes], files: tuple[tuple[int, int, int], ...]) -> dict[str, list[bytes]]:
+    """A block's summary with its worst episodes ranked but not explained, and their raw lines: a block of
+    :data:`READ_BLOCK_ROWS` lines keeps as many worst as the run shows details for (``--html-episodes``), and
+    explaining them (the alignments each block built) cost more than scoring the block; the driver explains
+    the run's worst once (:func:`ek.corpus.runner.explain_kept`), as a ``--jobs`` run does."""
     cache, gold = _state(plan)
     counts = LineCounts()
-    summary = score_lines(plan.options, cache, numbered(raws, counts), gold)
-    block = _Block(summary, counts.read, counts.blank, files, sum(len(r) for r in raws))
+    lines = list(numbered(raws, counts))
+    summary = score_lines(plan.options, cache, lines, gold, details=False)
+    summary.drop_explanations()
+    kept = summary.kept_lines() if summary.keep_details else set()
+    block = _Block(summary, counts.read, counts.blank, files, sum(len(r) for r in raws),
+                   tuple((line, raw) for line, raw in lines if line in kept))
     return {"block": [pickle.dumps(block, protocol=pickle.HIGHEST_PROTOCOL)]}
 
 
@@ -414,6 +428,8 @@ class _Merger:
     blocks: int = 0
     size: int = 0
     _file: int = 0
+    #: the raw lines of the run's worst so far, to explain them at the end
+    kept: KeptRaw = attrs.Factory(KeptRaw)
 
     def add(self, block: _Block) -> None:
         for index, first, count in block.files:  # first 0: rows of a dataset, numbered by their place
@@ -423,8 +439,11 @@ class _Merger:
                                      "rather than misnumber lines: please report this")
             self._file = index
             self.file_lines[index] += count
-        block.summary.shift_lines(self.counts.read)
+        offset = self.counts.read
+        block.summary.shift_lines(offset)
         self.total.merge(block.summary)
+        if self.total.keep_details:
+            self.kept.note(self.total, block.summary, [(line + offset, raw) for line, raw in block.kept_raw])
         self.counts.read += block.read
         self.counts.blank += block.blank
         self.blocks += 1
@@ -527,6 +546,8 @@ def _run(dataset_of: Callable[[], Any], fn: Callable[..., Any], options: RunOpti
         _kill_quietly(ray, desk, step_seconds)
         raise
     _bounded("stopping the grammar desk actor", step_seconds, lambda: ray.kill(desk))
+    explain_kept(total, options, gold_by_id, functions, merger.kept.raw)
+    total.attach_details(ATTACH)
     return total, merger.counts, merger, gold_errors
 
 

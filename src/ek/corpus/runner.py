@@ -552,7 +552,7 @@ def _init_worker(options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] | None
 
 def _score_chunk(chunk: list[tuple[int, bytes]], floor: tuple[float, float, int] | None) -> Summary:
     """A chunk's summary, its worst episodes ranked but not explained: the parent explains the run's worst
-    itself (:func:`_explain_kept`), once, instead of each chunk building and sending explanations for its own
+    itself (:func:`explain_kept`), once, instead of each chunk building and sending explanations for its own
     (:meth:`Summary.drop_explanations` says what that cost)."""
     summary = score_lines(_WORKER["options"], _WORKER["cache"], chunk, _WORKER["gold"], floor, details=False,
                           memo=_WORKER["memo"])
@@ -560,10 +560,10 @@ def _score_chunk(chunk: list[tuple[int, bytes]], floor: tuple[float, float, int]
     return summary
 
 
-class _KeptRaw:
-    """The raw lines of the episodes a ``--jobs`` run keeps among its worst so far (at most the summary's heap
-    size), taken from each chunk as its summary is merged, so that the parent can score them again to explain
-    them (:func:`_explain_kept`)."""
+class KeptRaw:
+    """The raw lines of the episodes a run scored in parts (``--jobs`` chunks, Ray blocks) keeps among its
+    worst so far (at most the summary's heap size), taken from each part as its summary is merged, so that the
+    merging process can score them again to explain them (:func:`explain_kept`)."""
 
     def __init__(self) -> None:
         self.raw: dict[int, bytes] = {}
@@ -577,10 +577,10 @@ class _KeptRaw:
             self.raw.update((line, raw) for line, raw in chunk if line in kept)
 
 
-def _explain_kept(total: Summary, options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] | None,
-                  functions: Mapping[str, Any] | None, raw_of: Mapping[int, bytes]) -> None:
-    """Explain the worst episodes of a ``--jobs`` run that get a detail (:meth:`Summary.lines_to_explain`) by
-    scoring their lines again in this process, as a worker scored them: a line's score is a function of the
+def explain_kept(total: Summary, options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] | None,
+                 functions: Mapping[str, Any] | None, raw_of: Mapping[int, bytes]) -> None:
+    """Explain the worst episodes of a run scored in parts that get a detail (:meth:`Summary.lines_to_explain`)
+    by scoring their lines again in this process, as a worker scored them: a line's score is a function of the
     line and the options alone (a gold prepared in the worker gives the same score), so its explanation is
     the one the worker's score held. A line that does not score again (which cannot happen) keeps no detail."""
     lines = total.lines_to_explain()
@@ -695,7 +695,7 @@ def _score_in_workers(options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] |
 
     pool = _process_pool(len(ahead), (options, gold_by_id, functions))
     pending: deque[tuple[int, Future[Summary], list[tuple[int, bytes]]]] = deque()
-    kept = _KeptRaw()
+    kept = KeptRaw()
 
     def next_done() -> None:  # the oldest chunk merged (left in pending until it is: its line names a death)
         part = pending[0][1].result()
@@ -720,7 +720,7 @@ def _score_in_workers(options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] |
                                   "memory") from None
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-    _explain_kept(total, options, gold_by_id, functions, kept.raw)
+    explain_kept(total, options, gold_by_id, functions, kept.raw)
 
 
 def _chunks(lines: Iterator[tuple[int, bytes]], size: int, *, grow_every: int = 0, largest: int = 0,
@@ -837,5 +837,5 @@ def file_size(path: str) -> int | None:
         return None
 
 
-__all__ = ["CHUNK_LINES", "RunInputs", "RunOptions", "RunResult", "WorkerDiedError", "read_inputs", "run",
-           "score_episode", "score_lines"]
+__all__ = ["CHUNK_LINES", "KeptRaw", "RunInputs", "RunOptions", "RunResult", "WorkerDiedError", "explain_kept",
+           "read_inputs", "run", "score_episode", "score_lines"]

@@ -488,9 +488,9 @@ class Summary:
         """Turn the explanations of the episodes still kept into alignment dicts (``detail_of(explanation)``).
 
         Alignments are built only for episodes that made the cut: ``ek score`` attaches once, at the end,
-        for the run's worst (explanations not yet attached follow their episodes through :meth:`merge`, from
-        worker processes too, and leave with them: at most the heap's size are held); a Ray block attaches
-        its own before it is sent.
+        for the run's worst (explanations not yet attached follow their episodes through :meth:`merge`, and
+        leave with them: at most the heap's size are held). ``--jobs`` workers and Ray blocks send none
+        (:meth:`drop_explanations`): the merging process explains the run's worst itself first.
         """
         if not self._pending:
             return
