@@ -93,6 +93,23 @@ def _turns_line(k: int) -> str:
                                                 {"pred": "No call.", "gold": [search] * (3 if k < 3 else 1)}]})
 
 
+def test_kept_raw_holds_every_line_the_run_keeps_and_at_most_twice_its_heap(tmp_path: Path) -> None:
+    """The raw lines a run scored in parts holds to explain its worst at the end: each line the run keeps
+    among its worst (as it was read), and never more than twice as many lines as it keeps."""
+    corpus = synthetic_corpus(tmp_path / "c.jsonl", 600, accuracy=0.3)
+    options = RunOptions(grammar=str(SCHEMAS / "travel-v2.ek"), keep_worst=5, keep_details=5)
+    cache, total, kept = options.metric_cache(), options.new_summary(), runner.KeptRaw()
+    with open(corpus, "rb") as lines:
+        numbered = list(enumerate(lines, 1))
+    for start in range(0, len(numbered), 20):
+        chunk = numbered[start:start + 20]
+        part = score_lines(options, cache, chunk, None, None, details=False)  # no floor: each part offers its own
+        total.merge(part)
+        kept.note(total, part, chunk)
+        assert total.kept_lines() <= kept.raw.keys() and len(kept.raw) <= 2 * total.heap_size
+        assert all(kept.raw[line] == numbered[line - 1][1] for line in kept.raw)
+
+
 @pytest.mark.slow
 def test_jobs_send_no_explanations_and_the_parent_explains_the_same_worst(tmp_path: Path,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:

@@ -562,19 +562,23 @@ def _score_chunk(chunk: list[tuple[int, bytes]], floor: tuple[float, float, int]
 
 class KeptRaw:
     """The raw lines of the episodes a run scored in parts (``--jobs`` chunks, Ray blocks) keeps among its
-    worst so far (at most the summary's heap size), taken from each part as its summary is merged, so that the
-    merging process can score them again to explain them (:func:`explain_kept`)."""
+    worst so far, taken from each part as its summary is merged, so that the merging process can score them
+    again to explain them (:func:`explain_kept`). Every line the run still keeps is held; lines it dropped are
+    let go of once they are as many as it keeps (at most twice the summary's heap size are held, and the
+    pruning costs a look at the heap per heap's worth of lines, however large ``--worst`` is)."""
 
     def __init__(self) -> None:
         self.raw: dict[int, bytes] = {}
 
     def note(self, total: Summary, part: Summary, chunk: list[tuple[int, bytes]]) -> None:
-        """After ``part`` (the summary of ``chunk``) was merged into ``total``: keep the raw lines of the chunk's
-        episodes that ``total`` keeps, and let go of those it dropped."""
-        kept = total.kept_lines()
-        self.raw = {line: raw for line, raw in self.raw.items() if line in kept}
-        if not kept.isdisjoint(part.kept_lines()):
-            self.raw.update((line, raw) for line, raw in chunk if line in kept)
+        """After ``part`` (the summary of ``chunk``) was merged into ``total``: hold the raw lines of the chunk's
+        episodes ``part`` kept (``total`` may keep them), and let go of those ``total`` dropped when due."""
+        wanted = part.kept_lines()
+        if wanted:
+            self.raw.update((line, raw) for line, raw in chunk if line in wanted)
+        if len(self.raw) > 2 * total.heap_size:
+            kept = total.kept_lines()
+            self.raw = {line: raw for line, raw in self.raw.items() if line in kept}
 
 
 def explain_kept(total: Summary, options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] | None,
