@@ -683,7 +683,8 @@ def _process_pool(workers: int, initargs: tuple[Any, ...]) -> ProcessPoolExecuto
 def _score_in_workers(options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] | None,
                       functions: Mapping[str, Any] | None, chunks: Iterator[list[tuple[int, bytes]]],
                       total: Summary, jobs: int, absorb: Callable[[Summary], None] | None = None) -> None:
-    """Score ``chunks`` in ``jobs`` processes, merging their summaries into ``total`` in line order.
+    """Score ``chunks`` in ``jobs`` processes, merging their summaries into ``total`` in line order, then
+    explain the run's worst here (:func:`explain_kept`: the workers send their worst unexplained).
 
     A worker that dies (SIGKILL, the OOM killer) raises :class:`WorkerDiedError` at once: a
     ``multiprocessing.Pool`` would wait forever for the lost chunk, while this executor watches

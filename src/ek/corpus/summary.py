@@ -506,10 +506,11 @@ class Summary:
     def drop_explanations(self) -> None:
         """Let go of the explanations held for the worst episodes' details, keeping the episodes ranked.
 
-        A ``--jobs`` worker does this to its chunk's summary before sending it: pickling an explanation builds
-        it (its pairs and units), and a chunk holds one for each of its own worst (up to ``keep_details``),
-        most of which the run's worst leave out. The process that merges the chunks explains only the run's
-        worst, by scoring their lines again (:meth:`lines_to_explain`, :meth:`explain`)."""
+        A ``--jobs`` worker does this to its chunk's summary before sending it, and a Ray task to its block's:
+        pickling an explanation builds it (its pairs and units), and a part holds one for each of its own worst
+        (up to ``keep_details``), most of which the run's worst leave out. The process that merges the parts
+        explains only the run's worst, by scoring their lines again (:meth:`lines_to_explain`,
+        :meth:`explain`)."""
         self._pending.clear()
 
     def kept_lines(self) -> set[int]:
