@@ -134,3 +134,32 @@ def test_parse_cut_short_the_scorer_explanation_says_so() -> None:
     assert unit.reason == "unparseable_output" and "cut short" in unit.detail
     assert "cut short" not in garbled.explanation.errors()[0].detail
     assert cut.explanation.to_dict()["cut_short"] is True
+
+
+class _CountedSlices(str):
+    """Text that records the length of every slice taken of it."""
+
+    taken: list[int]
+
+    def __getitem__(self, key):  # type: ignore[no-untyped-def]
+        part = str.__getitem__(self, key)
+        if isinstance(key, slice):
+            self.taken.append(len(part))
+        return part
+
+
+def test_telling_a_token_cut_short_copies_no_more_than_a_token() -> None:
+    """``scan.cut_inside`` asks whether the output stopped inside a token at every call of Kimi-K2's reader: it
+    compares lengths first and slices the rest only when it is shorter than a token. Slicing the whole rest
+    each time made reading quadratic in the number of calls (Kimi-K2 took 8.7 times as long for four times the
+    calls, caught by test_reading_grows_linearly_with_the_number_of_calls)."""
+    from ek.parsing.scan import cut_inside
+
+    tokens = ("<|tool_call_begin|>", "<|tool_call_end|>")
+    text = _CountedSlices("<|tool_call_begin|>f" * 1000)
+    text.taken = []
+    assert not cut_inside(text, 0, tokens) and not cut_inside(text, 5, tokens)
+    assert text.taken == []  # the rest is longer than any token: nothing copied
+    end = _CountedSlices("ab<|tool_call_b")
+    end.taken = []
+    assert cut_inside(end, 2, tokens) and end.taken and max(end.taken) < len(tokens[0])
