@@ -23,6 +23,17 @@ from ek.grammar.formatter import format_source
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.mark.parametrize("doc", ["0\n ", "a  \nb", "x\n  y  ", "0\n \n1", "First line.\nSecond line.\n  indented"])
+def test_a_doc_with_spaces_at_line_ends_is_printed_so_that_it_reads_back(doc: str) -> None:
+    """A triple-quoted doc is cleaned when read (indentation, and spaces at line ends): a doc that is not clean
+    so is printed as one escaped string instead. Hypothesis drew ``"0\n "``, printed triple-quoted and read
+    back as ``"0"``: ``ek fmt`` changed the schema's meaning."""
+    g = GraphGrammar("a", 1, (ToolSpec("a", (), 1.0, doc),), ())
+    text = format_grammar(g)
+    assert parse(text) == g and format_source(text) == text
+    assert ('"""' in text) == (doc == "First line.\nSecond line.\n  indented")
+
+
 @pytest.mark.slow
 @SETTINGS
 @given(grammars())

@@ -184,7 +184,9 @@ def encode_doc(value: str, indent: str) -> str:
 
 
 def _long_ok(value: str) -> bool:
-    if '"""' in value or "\\" in value or value.endswith('"') or inspect.cleandoc(value) != value:
+    """Whether ``value`` reads back as itself from a triple-quoted literal: the decoder cleans a doc
+    (:func:`clean_doc`, which also drops spaces at line ends), so only a value already clean may be written so."""
+    if '"""' in value or "\\" in value or value.endswith('"') or clean_doc(value) != value:
         return False
     return _UNSHOWN.search(value.replace("\n", "")) is None
 
