@@ -84,7 +84,7 @@ def test_split_files_with_errors_blank_lines_gzip_and_parquet(tmp_path: Path, ra
 def test_the_worst_episodes_alignments_are_those_of_one_process(tmp_path: Path, ray_address: str) -> None:
     """Blocks send their worst episodes ranked but not explained, with their raw lines; the driver explains the
     run's worst by scoring those lines again. The alignments the HTML report shows are one process's, from
-    files and from a dataset of rows alike."""
+    files and from a dataset of rows alike (its gold calls Arrow structs)."""
     import ray
 
     paths = split_corpus(tmp_path, 3000)
@@ -93,9 +93,8 @@ def test_the_worst_episodes_alignments_are_those_of_one_process(tmp_path: Path, 
     assert all(d.detail is not None for d in local[:12]) and all(d.detail is None for d in local[12:])
     assert score_files(paths, options, block_lines=64).summary.worst() == local
     corpus = synthetic_corpus(tmp_path / "rows.jsonl", 2000)
-    # gold as JSON text, as Parquet datasets hold it (Arrow would give every gold call every call's keys)
-    rows = [{**row, "gold": json.dumps(row["gold"])}
-            for row in map(json.loads, corpus.read_text(encoding="utf-8").splitlines())]
+    # gold as lists of calls: Arrow structs, each call given every argument any call has (null: read as absent)
+    rows = [json.loads(line) for line in corpus.read_text(encoding="utf-8").splitlines()]
     local = run(str(corpus), options).summary.worst()
     got = score_dataset(ray.data.from_items(rows, override_num_blocks=5), options, block_lines=100).summary.worst()
     assert got == local and got[0].detail is not None

@@ -77,6 +77,72 @@ def test_parquet_rows_are_lines_with_the_columns_ek_reads(tmp_path: Path) -> Non
     assert [(e.line, e.id, e.reason[:22]) for e in got.summary.errors] == [(3, "p2", "'gold' is a string but")]
 
 
+def _travel_rows() -> list[dict[str, object]]:
+    """Episodes whose gold, decoded outputs and turns are nested values, of other shapes from row to row: as
+    Parquet they become struct columns, each struct with every field any row had (null elsewhere)."""
+    weather = {"name": "get_weather", "arguments": {"location": "Oslo"}}
+    flights = {"name": "search_flights", "arguments": {"origin": "SFO", "destination": "JFK", "date": "2026-01-05",
+                                                        "passengers": 2}}
+    return [
+        {"id": "a", "pred": 'get_weather(location="Oslo")', "gold": [weather]},
+        {"id": "b", "pred": 'search_flights(origin="SFO", destination="JFK", date="2026-01-05")',
+         "gold": [flights, weather]},
+        {"id": "c", "output": [{"type": "text", "text": "Checking."},
+                               {"type": "tool_use", "id": "t1", "name": "get_weather", "input": {"location": "Rome"}}],
+         "gold": [weather]},
+        {"id": "d", "turns": [{"pred": 'get_weather(location="Oslo")', "gold": [weather]},
+                              {"pred": "No call needed.", "gold": []}]},
+        {"id": "e", "pred": 'get_weather(location="Oslo", unit=None)', "gold": [weather]},
+    ]
+
+
+def test_parquet_struct_columns_read_as_the_json_they_were_made_from(tmp_path: Path) -> None:
+    """Gold calls, a decoded output and turns stored as structs (what ``Table.from_pylist`` or pandas write for
+    lists of dicts): the nulls Arrow fills in for the fields a row lacks are read as absent, so the run is the
+    one of the same episodes as JSON lines. Without that every gold call had every other call's arguments."""
+    from ek.corpus.sources import arrow_lines
+
+    rows = _travel_rows()
+    columns = [key for key in ("id", "pred", "output", "gold", "turns")]
+    table = pa.Table.from_pylist([{key: row.get(key) for key in columns} for row in rows])  # every column
+    assert pa.types.is_struct(table.schema.field("gold").type.value_type)  # really structs, unified
+    assert table.to_pylist()[0]["gold"][0]["arguments"]["origin"] is None
+    assert [json.loads(line) for line in arrow_lines(table)] == rows  # the JSON each row was made from
+    pq.write_table(table, tmp_path / "runs.parquet")
+    as_jsonl = _write(tmp_path / "runs.jsonl", [json.dumps(r) for r in rows])
+    options = RunOptions(grammar=str(Path(__file__).parents[2] / "schemas" / "travel-v2.ek"), level="arg")
+    got, want = run(str(tmp_path / "runs.parquet"), options), run(str(as_jsonl), options)
+    assert got.summary.error_count == 0 and got.summary.episodes == 5
+    got_report, want_report = build_report(got, options), build_report(want, options)
+    for report in (got_report, want_report):
+        del report["corpus"]["path"], report["corpus"]["files"]
+        for episode in report["worst_episodes"]:
+            del episode["file"]
+    assert got_report == want_report and got_report["worst_episodes"]
+
+
+def test_a_null_in_a_struct_is_absent_and_a_null_in_json_text_or_a_list_is_kept() -> None:
+    from ek.corpus.sources import arrow_lines
+
+    structs = pa.Table.from_pylist([{"id": 1, "gold": [{"name": "f", "arguments": {"x": None, "xs": [1, None]}}]}])
+    text = pa.Table.from_pylist([{"id": 2, "gold": json.dumps([{"name": "f", "arguments": {"x": None}}])}])
+    assert json.loads(arrow_lines(structs)[0])["gold"] == [{"name": "f", "arguments": {"xs": [1, None]}}]
+    assert json.loads(json.loads(arrow_lines(text)[0])["gold"]) == [{"name": "f", "arguments": {"x": None}}]
+
+
+def test_struct_nulls_are_dropped_without_recursion_however_deep_the_schema() -> None:
+    from ek.corpus.sources import _without_null_fields
+
+    deep: object = {"leaf": 1, "gone": None}
+    for _ in range(5000):
+        deep = {"k": deep, "gone": None}
+    cleaned = _without_null_fields([deep, None])
+    for _ in range(5000):
+        assert set(cleaned[0]) == {"k"}
+        cleaned = [cleaned[0]["k"]]
+    assert cleaned == [{"leaf": 1}]
+
+
 def test_parquet_binary_that_is_not_utf8_is_that_lines_error(tmp_path: Path) -> None:
     table = pa.table({"id": ["a", "b"], "pred": pa.array([b"f(x=1)", b"f(x=\xff)"], pa.binary()),
                       "gold": [json.dumps(G)] * 2})

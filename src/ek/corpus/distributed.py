@@ -58,10 +58,10 @@ from ek.corpus.runner import (
 from ek.corpus.sources import (
     PARQUET_COLUMNS,
     FileSpan,
+    arrow_lines,
     expand,
     file_lines,
     numbered,
-    row_line,
     run_label,
 )
 from ek.corpus.summary import Summary
@@ -334,9 +334,7 @@ def _score_lines_batch(batch: Any, plan: _Plan) -> dict[str, list[bytes]]:
 def _score_rows_batch(batch: Any, plan: _Plan) -> dict[str, list[bytes]]:
     """``map_batches`` over a dataset of episodes (columns as in a JSON lines corpus): each row is made the
     JSON line the reader would have read, so it is checked and scored exactly like one."""
-    wanted = [c for c in PARQUET_COLUMNS if c in batch.column_names]
-    rows = batch.select(wanted).to_pylist()
-    raws = [row_line({k: v for k, v in row.items() if v is not None}) for row in rows]
+    raws = arrow_lines(batch.select([c for c in PARQUET_COLUMNS if c in batch.column_names]))
     return _score_block(plan, raws, ((0, 0, len(raws)),) if raws else ())
 
 

@@ -9,8 +9,10 @@ lines are numbered through the whole run as if the files were concatenated (``ca
   (so ``ek score - < runs.jsonl.gz`` works too).
 * Parquet (``PAR1`` magic, a real file: Parquet cannot be read from a pipe): each row is one line, turned into
   the JSON object of the columns ``ek`` reads (:data:`PARQUET_COLUMNS`; other columns, such as a prompt, are
-  left unread). Needs pyarrow (``pip install 'ek[parquet]'``). Gold is safest stored as JSON text: a Parquet
-  struct has one field set for all rows, so an argument a row lacks comes back as null.
+  left unread). Needs pyarrow (``pip install 'ek[parquet]'``). A column of structs (gold calls, decoded
+  outputs, turns) has one field set for all its rows, the union of what the rows held, with null where a row
+  had none: a null field of a struct is read as absent (:func:`arrow_lines`), so gold that names an argument
+  null on purpose is stored as JSON text.
 """
 
 from __future__ import annotations
@@ -137,6 +139,55 @@ def row_line(row: dict[str, Any]) -> bytes:
     return text.encode("utf-8", "surrogateescape")
 
 
+def arrow_lines(batch: Any) -> list[bytes]:
+    """The corpus lines of a pyarrow ``RecordBatch`` or ``Table`` of episodes, one :func:`row_line` a row, its
+    null columns left out.
+
+    A column of nested values (structs, lists of them) has one type for all its rows: Arrow gives each struct
+    every field any row of the column has, null where the row had none (gold calls of ``get_weather`` get
+    ``search_flights``' arguments, null; a text block of a message gets a tool block's ``name``). So in such a
+    column a null field of a struct is read as absent, at every depth (:func:`_without_null_fields`), and the
+    row reads as the JSON it was made from; a null item of a list is kept (lists are not unified). A column of
+    JSON text is read as written: the way to name an argument null on purpose.
+    """
+    nested = [name for name, kind in zip(batch.schema.names, batch.schema.types) if _is_nested(kind)]
+    lines = []
+    for row in batch.to_pylist():
+        for name in nested:
+            value = row.get(name)
+            if value is not None:
+                row[name] = _without_null_fields(value)
+        lines.append(row_line({k: v for k, v in row.items() if v is not None}))
+    return lines
+
+
+def _is_nested(kind: Any) -> bool:
+    """Whether an Arrow type holds structs or lists (whose structs are unified across rows)."""
+    return bool(getattr(kind, "num_fields", 0)) and not str(kind).startswith(("dictionary", "extension"))
+
+
+def _without_null_fields(value: Any) -> Any:
+    """``value`` (what ``to_pylist`` gives for a nested Arrow value) with the keys whose value is None dropped
+    from every dict in it, at every depth; list items, None too, are kept. Iterative: Arrow's nesting is the
+    data's (a schema can nest deeper than Python's recursion limit)."""
+    top: list[Any] = [value]
+    stack: list[tuple[Any, Any, Any]] = [(top, 0, value)]  # (container, key, value to clean and put there)
+    while stack:
+        into, key, item = stack.pop()
+        if type(item) is dict:
+            clean: dict[Any, Any] = {}
+            into[key] = clean
+            for k, v in item.items():
+                if v is not None:
+                    clean[k] = v
+                    stack.append((clean, k, v))
+        elif type(item) is list:
+            copied = list(item)
+            into[key] = copied
+            stack.extend((copied, i, v) for i, v in enumerate(item))
+    return top[0]
+
+
 def _parquet_lines(stream: BinaryIO, name: str) -> Iterator[bytes]:
     pq = require_pyarrow()
     if not getattr(stream, "seekable", lambda: False)():
@@ -145,8 +196,7 @@ def _parquet_lines(stream: BinaryIO, name: str) -> Iterator[bytes]:
         table = pq.ParquetFile(stream)
         columns = [c for c in PARQUET_COLUMNS if c in table.schema_arrow.names]
         for batch in table.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=columns):
-            for row in batch.to_pylist():
-                yield row_line({k: v for k, v in row.items() if v is not None})
+            yield from arrow_lines(batch)
     except SourceError:
         raise
     except Exception as exc:  # noqa: BLE001 - pyarrow raises its own kinds for a corrupt file
