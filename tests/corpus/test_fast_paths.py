@@ -557,7 +557,7 @@ def test_run_chunks_start_small_and_double_every_jobs_chunks_up_to_the_window(
     # the first ``jobs`` chunks, which the workers start with, as they were (their count is the workers')
     assert [len(c) for c in runner._run_chunks(iter(lines[:5]), 2)] == [3, 2]
     assert [len(c) for c in runner._run_chunks(iter(lines[:14]), 2)] == [3, 3, 2, 2, 2, 2]
-    for n in range(0, 40):  # every length: each line once, in order, the tail's pieces never growing
+    for n in range(0, 40):  # every length: each line once, in order, and no empty chunk
         chunks = list(runner._run_chunks(iter(lines[:n]), 3))
         assert sum(chunks, []) == lines[:n] and all(chunks)
 
