@@ -24,7 +24,7 @@ from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import Limits, check_text
 from ek.parsing.prose import object_call
 from ek.parsing.registry import TypeHint
-from ek.parsing.scan import cut_inside
+from ek.parsing.scan import cut_inside, skip_space
 
 START, MESSAGE, CHANNEL, CONSTRAIN = "<|start|>", "<|message|>", "<|channel|>", "<|constrain|>"
 END, CALL, RETURN = "<|end|>", "<|call|>", "<|return|>"
@@ -192,18 +192,14 @@ def _call(text: str, body: int, header: Header, ends: _Ends, limits: Limits, fmt
         if _next_token(text, body, end, (START, MESSAGE, CHANNEL, CONSTRAIN)) != -1:
             raise _unclosed(text, body, end, fmt)
         return Step(name, {"code": code}), end
-    pos = body
-    while pos < len(text) and text[pos] in " \t\r\n":
-        pos += 1
+    pos = skip_space(text, body)
     if pos >= len(text) or text.startswith(ENDS, pos):
         return Step(name, {}), pos  # no arguments at all: {} (vLLM passes "", SGLang {})
     if text[pos] != "{":
         raise ParseError(f"expected a JSON object of arguments for {recipient}", line_col(text, pos), fmt)
     value, end = json_text.decode_at(text, pos, limits, fmt)
     step = object_call(name, value, text, pos, limits, fmt)
-    after = end
-    while after < len(text) and text[after] in " \t\r\n":
-        after += 1
+    after = skip_space(text, end)
     if after < len(text) and not text.startswith(ENDS, after):
         cut = cut_inside(text, after, ENDS)
         what = " (output cut short?)" if cut else ""
@@ -263,9 +259,7 @@ def _next_message(text: str, end: int, fmt: str) -> int:
         if text.startswith(token, end):
             end += len(token)
             break
-    pos = end
-    while pos < len(text) and text[pos] in " \t\r\n":
-        pos += 1
+    pos = skip_space(text, end)
     if pos >= len(text):
         return -1
     if text.startswith(START, pos):

@@ -45,8 +45,10 @@ def cut_inside(text: str, pos: int, tokens: Sequence[str]) -> bool:
     >>> cut_inside("x <|ca", 2, ("<|call|>",)), cut_inside("x <|call|>", 2, ("<|call|>",))
     (True, False)
     """
-    rest = len(text) - pos  # a length first: the rest is sliced only when it is shorter than a token (a copy of the
-    return any(rest < len(token) and token.startswith(text[pos:]) for token in tokens)  # whole rest per call is n²)
+    # lengths first: the rest is sliced only when it is shorter than a token (readers ask at every call, and a
+    # copy of the whole rest each time made reading quadratic)
+    rest = len(text) - pos
+    return any(rest < len(token) and token.startswith(text[pos:]) for token in tokens)
 
 
 def next_in_element(text: str, pos: int, end: int, close: str, opened: int, word: str, name: str,
