@@ -1,8 +1,9 @@
 """What a corpus run keeps: exact totals, tallies, compact per-episode rows, the worst episodes, every error.
 
-Memory stays flat as the corpus grows: per episode only three floats and one
-exact flag (for the bootstrap) and its line number are kept, plus a bounded
-heap of the worst episodes. Tallies per turn index, per category and per task
+Memory stays flat as the corpus grows: per episode only three counts and one
+exact flag (for the bootstrap), a byte each while they fit, and its line number
+(as runs of consecutive numbers) are kept, plus a bounded heap of the worst
+episodes. Tallies per turn index, per category and per task
 grow with the number of turn indices, categories and tasks, not episodes: a
 task keeps ``[n, bits]``, its sample count and its samples' exact flags as the
 bits of one integer (so per-sample accuracy needs no per-episode list).
@@ -24,6 +25,7 @@ from typing import Any
 import attrs
 
 from ek.bfcl.data import underscored_name
+from ek.corpus.linenumbers import LineNumbers
 from ek.corpus.reading import LineError
 from ek.limits import ERROR_LINES_KEPT
 from ek.scorer.accounting import FN, FP, TP, Exact, Score, TallyKey
@@ -168,39 +170,40 @@ def _add_tally(into: dict[TallyKey, list[Any]], items: Any) -> None:
             slot[1] += n
 
 
-#: Typecodes of the compact per-episode arrays: counts as unsigned 16-bit integers (2 bytes, not a double's
-#: 8) while every count is a whole number below 65,536; line numbers as unsigned 32-bit ones (4, not 8).
-_SMALL_COUNTS, _SMALL_LINES = "H", "I"
+#: Typecodes of the compact per-episode count arrays, narrowest first: a column starts as unsigned bytes (1 byte,
+#: not a double's 8) while every count is a whole number below 256, is widened to unsigned 16-bit integers below
+#: 65,536, and to doubles the first time a count is anything else.
+_COUNT_TYPES = ("B", "H", "d")
+_SMALL_COUNTS = _COUNT_TYPES[0]
+#: The largest whole count each compact typecode holds.
+_COUNT_LIMITS = {"B": 0xFF, "H": 0xFFFF}
 
 
 def _push_count(column: array[Any], value: float) -> array[Any]:
-    """Append one episode's count; the column, widened to doubles (same values) the first time one does not fit.
+    """Append one episode's count; the column, widened (same values) the first time one does not fit: to the
+    narrowest compact type that holds it, else to doubles.
 
     Fast path for memory: a compact column holds the same numbers as a double one (a whole number below
-    65,536 is exact in both), and its readers (``math.fsum``, the bootstrap's ``float()``) read them the same.
+    65,536 is exact in each), and its readers (``math.fsum``, the bootstrap's ``float()``) read them the same.
     """
-    if column.typecode == _SMALL_COUNTS:
-        if value.is_integer() and 0 <= value <= 0xFFFF:
-            column.append(int(value))
-            return column
-        column = array("d", column)
-    column.append(value)
+    limit = _COUNT_LIMITS.get(column.typecode)
+    if limit is None:
+        column.append(value)
+        return column
+    if value.is_integer() and 0 <= value <= limit:
+        column.append(int(value))
+        return column
+    wider = next((t for t in _COUNT_TYPES[1:-1] if value.is_integer() and 0 <= value <= _COUNT_LIMITS[t]), "d")
+    column = array(wider, column)
+    column.append(int(value) if wider != "d" else value)
     return column
 
 
-def _push_line(column: array[int], line: int) -> array[int]:
-    """Append a line number; the column, widened to 64 bits the first time one does not fit 32."""
-    try:
-        column.append(line)
-    except OverflowError:
-        column = array("q", column)
-        column.append(line)
-    return column
-
-
-def _joined(mine: array[Any], later: array[Any], wide: str) -> array[Any]:
-    """``mine`` extended by ``later`` (a chunk's column), both widened to ``wide`` when their types differ."""
+def _joined(mine: array[Any], later: array[Any]) -> array[Any]:
+    """``mine`` extended by ``later`` (a chunk's count column), both widened to the wider type of the two when
+    their types differ."""
     if mine.typecode != later.typecode:
+        wide = max(mine.typecode, later.typecode, key=_COUNT_TYPES.index)
         mine = mine if mine.typecode == wide else array(wide, mine)
         later = later if later.typecode == wide else array(wide, later)
     mine.extend(later)
@@ -219,12 +222,12 @@ class Summary:
     tp: Exact = 0
     fp: Exact = 0
     fn: Exact = 0
-    #: per episode its TP, FP, FN (the bootstrap's rows) and line: compact arrays while the values fit
-    #: (see _push_count, _push_line), so a long run's memory stays near flat
+    #: per episode its TP, FP, FN (the bootstrap's rows), compact arrays while the values fit (see _push_count),
+    #: and its line, as runs of consecutive numbers (LineNumbers): a long run's memory stays near flat
     rows_tp: array[float] = attrs.Factory(lambda: array(_SMALL_COUNTS))
     rows_fp: array[float] = attrs.Factory(lambda: array(_SMALL_COUNTS))
     rows_fn: array[float] = attrs.Factory(lambda: array(_SMALL_COUNTS))
-    lines: array[int] = attrs.Factory(lambda: array(_SMALL_LINES))
+    lines: LineNumbers = attrs.Factory(LineNumbers)
     ids: list[Any] = attrs.Factory(list)
     #: with ``keep_ids``: per episode, what it was scored against, ``(grammar identity, gold digest)``, so two
     #: runs can be checked to compare like with like (``ek compare``)
@@ -330,21 +333,23 @@ class Summary:
         self.tp += tp
         self.fp += fp
         self.fn += fn
-        # fast path of _push_rows: whole counts that fit go straight into the columns, whatever their type
-        # (a compact column takes them as they are; a widened one of doubles stores float(count), what
-        # _push_count would append). For ints, 0 <= a | b | c <= 0xFFFF is 0 <= each <= 0xFFFF: a negative
-        # one makes the "or" negative, and 0xFFFF is sixteen one bits, which the "or" stays within exactly
-        # when each does.
-        if type(tp) is int and type(fp) is int and type(fn) is int and 0 <= (tp | fp | fn) <= 0xFFFF:
+        # fast path of _push_rows: whole counts that fit the narrowest column go straight into the columns,
+        # whatever their type (a compact column takes them as they are; a widened one of doubles stores
+        # float(count), what _push_count would append). For ints, 0 <= a | b | c <= 0xFF is 0 <= each <= 0xFF:
+        # a negative one makes the "or" negative, and 0xFF is eight one bits, which the "or" stays within
+        # exactly when each does.
+        if type(tp) is int and type(fp) is int and type(fn) is int and 0 <= (tp | fp | fn) <= 0xFF:
             self.rows_tp.append(tp)
             self.rows_fp.append(fp)
             self.rows_fn.append(fn)
         else:
             self._push_rows(tp, fp, fn)
-        try:
-            self.lines.append(line)
-        except OverflowError:  # past the compact column's range: widened once (_push_line)
-            self.lines = _push_line(self.lines, line)
+        # fast path of LineNumbers.append: the line after the last one extends the open run (most lines)
+        lines = self.lines
+        if line == lines.next:
+            lines.next = line + 1
+        else:
+            lines.append(line)
         self.exact_rows.append(exact)
         self.exact_count += exact
         cat[1] += 1
@@ -402,7 +407,7 @@ class Summary:
         self.rows_tp = array(self.rows_tp.typecode, pick(self.rows_tp))
         self.rows_fp = array(self.rows_fp.typecode, pick(self.rows_fp))
         self.rows_fn = array(self.rows_fn.typecode, pick(self.rows_fn))
-        self.lines = array(self.lines.typecode, pick(self.lines))
+        self.lines = self.lines.picked(pick)
         self.exact_rows = array(self.exact_rows.typecode, pick(self.exact_rows))
         for name in ("ids", "task_ids", "sources", "export"):  # kept per episode, or not at all
             column = getattr(self, name)
@@ -547,10 +552,10 @@ class Summary:
         self.fp += later.fp
         self.fn += later.fn
         self.arg_failures.update(later.arg_failures)
-        self.rows_tp = _joined(self.rows_tp, later.rows_tp, "d")
-        self.rows_fp = _joined(self.rows_fp, later.rows_fp, "d")
-        self.rows_fn = _joined(self.rows_fn, later.rows_fn, "d")
-        self.lines = _joined(self.lines, later.lines, "q")
+        self.rows_tp = _joined(self.rows_tp, later.rows_tp)
+        self.rows_fp = _joined(self.rows_fp, later.rows_fp)
+        self.rows_fn = _joined(self.rows_fn, later.rows_fn)
+        self.lines.extend(later.lines)
         self.ids.extend(later.ids)
         self.sources.extend(later.sources)
         self.error_count += later.error_count
@@ -603,7 +608,7 @@ class Summary:
         """
         if not offset:
             return
-        self.lines = array("q", (line + offset for line in self.lines))
+        self.lines = self.lines.shifted(offset)
         self.errors = [attrs.evolve(e, line=e.line + offset) for e in self.errors]
         self.gold_warnings = [attrs.evolve(w, line=w.line + offset) for w in self.gold_warnings]
         self._heap = [((lost, f1, rank - offset), attrs.evolve(_digested(d), line=d.line + offset))
