@@ -470,3 +470,56 @@ def test_reading_grows_linearly_with_the_number_of_calls() -> None:
     ratios = dict(line.rsplit(" ", 1) for line in done.stdout.splitlines())
     assert len(ratios) == len(RENDERERS) + 3, done.stdout  # and to_deepseek_v32, _v41, to_hunyuan_hy3
     assert {name: ratio for name, ratio in ratios.items() if float(ratio) >= 9} == {}, ratios
+
+
+#: Shapes the readers accept besides ek's own rendering, each repeated: a documented variant of a format (a call
+#: without Mistral's [ARGS]; Qwen3-Coder blocks whose </tool_call> was left out; Command A's skipped blocks), or
+#: end-of-turn tokens piled at the end. Each read made a search to the end of the text, or a copy of it, per call
+#: or per token, until an audit found them quadratic (seconds on one output under the size limit).
+_VARIANT_SCALING = r'''
+import sys, time
+from ek.parsing import ParseError, parse_calls
+
+COHERE_CALL = '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "f", "parameters": {}}]<|END_ACTION|>'
+SHAPES = {
+    "mistral without [ARGS]": ("mistral", lambda n: '[TOOL_CALLS]f{"x": 1}' * n),
+    "auto, mistral without [ARGS]": ("auto", lambda n: '[TOOL_CALLS]f{"x": 1}' * n),
+    "qwen3-coder without </tool_call>": ("qwen3-coder", lambda n: "<tool_call><function=f></function>" * n),
+    "qwen3-coder lines without </tool_call>": (
+        "qwen3-coder", lambda n: "<tool_call>\n<function=f>\n<parameter=x>\n1\n</parameter>\n</function>\n" * n),
+    "cohere, skipped responses": ("cohere", lambda n: "<|START_RESPONSE|>x<|END_RESPONSE|>" * n + COHERE_CALL),
+    "cohere, skipped texts": ("cohere", lambda n: "<|START_TEXT|>x<|END_TEXT|>" * n),
+    "cohere, skipped thoughts": ("cohere", lambda n: "<|START_THINKING|>x<|END_THINKING|>" * n + COHERE_CALL),
+    "mistral, end tokens": ("mistral", lambda n: "[TOOL_CALLS]f[ARGS]{}" + "</s>" * (4 * n)),
+    "llama3, end tokens": ("llama3", lambda n: '{"name": "f", "parameters": {}}' + "<|eot_id|> " * (4 * n)),
+    "deepseek, end tokens": ("deepseek", lambda n: "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{}"
+                             "<｜tool▁call▁end｜><｜tool▁calls▁end｜>" + "<｜end▁of▁sentence｜>\n" * (4 * n)),
+}
+
+def cpu(text, fmt):
+    best = None
+    for _ in range(3):
+        started = time.process_time()
+        try:
+            parse_calls(text, fmt, max_size=len(text) + 1)
+        except ParseError:
+            pass
+        spent = time.process_time() - started
+        best = spent if best is None else min(best, spent)
+    return max(best, 1e-4)
+
+for name, (fmt, make) in SHAPES.items():
+    print(name + "|" + str(round(cpu(make(16000), fmt) / cpu(make(4000), fmt), 1)))
+'''
+
+
+@pytest.mark.slow
+def test_reading_variant_shapes_grows_linearly() -> None:
+    """The accepted variants of :data:`_VARIANT_SCALING` at 4,000 and 16,000 repeats: about four times the CPU
+    time, not sixteen (each measured at 11 to 15 before its fix)."""
+    done = subprocess.run([sys.executable, "-c", _VARIANT_SCALING], capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    ratios = dict(line.rsplit("|", 1) for line in done.stdout.splitlines())
+    assert len(ratios) == 10, done.stdout
+    assert {name: ratio for name, ratio in ratios.items() if float(ratio) >= 9} == {}, ratios

@@ -79,6 +79,9 @@ def blocks(text: str, start: int, fmt: str, *, open_end: bool = False,
     """
     spans: list[tuple[int, int]] = []
     pos = start
+    # the first </tool_call> at or after ``closing_from`` (-1: none): blocks whose </tool_call> was left out
+    # follow each other up to it, and each would otherwise search for it to the end of the text (quadratic)
+    closing_from, closing = len(text) + 1, -1
     while True:
         opening = text.find(CALL_OPEN, pos)
         stray = text.find(CALL_CLOSE, pos, len(text) if opening == -1 else opening)
@@ -87,7 +90,9 @@ def blocks(text: str, start: int, fmt: str, *, open_end: bool = False,
         if opening == -1:
             return spans
         begin = opening + len(CALL_OPEN)
-        end = text.find(CALL_CLOSE, begin)
+        if not closing_from <= begin <= (len(text) if closing == -1 else closing):
+            closing_from, closing = begin, text.find(CALL_CLOSE, begin)
+        end = closing  # (none between closing_from and it, so it is the first at or after begin too)
         inner = text.find(CALL_OPEN, begin, len(text) if end == -1 else end)
         if inner != -1 and whole_after is not None and _ends_with(text, begin, inner, whole_after):
             spans.append((begin, inner))  # a whole call whose </tool_call> was left out, as vLLM reads it

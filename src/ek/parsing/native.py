@@ -24,7 +24,7 @@ from ek.parsing.limits import Limits, check_text
 from ek.parsing.prose import call_lists, calls_from_json, object_call, read_prose, tag_outside, where
 from ek.parsing.python_calls import parse_python
 from ek.parsing.registry import TypeHint
-from ek.parsing.scan import skip_space
+from ek.parsing.scan import rstripped_end, skip_space
 
 PYTHON_TAG, PYTHON_START, PYTHON_END = "<|python_tag|>", "<|python_start|>", "<|python_end|>"
 LLAMA_ENDS = ("<|eom_id|>", "<|eot_id|>", "<|end_of_text|>", "<|eot|>")
@@ -41,16 +41,17 @@ PARAMETER_OPEN, PARAMETER_CLOSE = "<parameter=", "</parameter>"
 
 
 def _strip_ends(text: str, ends: tuple[str, ...]) -> str:
-    """``text`` without trailing end-of-turn tokens (and the whitespace around them)."""
-    stripped = text.rstrip()
+    """``text`` without trailing end-of-turn tokens (and the whitespace around them). The end moves back and the
+    text is copied once: a copy per token made an output ending in many of them quadratic."""
+    stop = rstripped_end(text, len(text))
     changed = True
     while changed:
         changed = False
         for end in ends:
-            if stripped.endswith(end):
-                stripped = stripped[: -len(end)].rstrip()
+            if text.endswith(end, 0, stop):
+                stop = rstripped_end(text, stop - len(end))
                 changed = True
-    return stripped
+    return text[:stop]
 
 
 def _expect_end(text: str, pos: int, fmt: str, what: str) -> None:
@@ -263,7 +264,9 @@ def _mistral_compact(text: str, pos: int, limits: Limits, fmt: str) -> tuple[Ste
     """``name[CALL_ID]id[ARGS]{...}`` at ``pos``: the call and where it ends."""
     brace = text.find("{", pos)
     args_at = text.find(ARGS, pos, len(text) if brace == -1 else brace)
-    id_at = text.find(CALL_ID, pos, len(text) if args_at == -1 else args_at)
+    # [CALL_ID] only ends the name before [ARGS], or before the brace when there is no [ARGS]: searched no further,
+    # so that calls written without [ARGS] are not each searched to the end of the output (quadratic)
+    id_at = text.find(CALL_ID, pos, args_at if args_at != -1 else len(text) if brace == -1 else brace)
     name_end = min(i for i in (brace, args_at, id_at, len(text)) if i != -1)
     name = text[pos:name_end].strip()
     if brace == -1 and args_at == -1 and id_at == -1 and not any(c in name for c in " \t\r\n{}\"'"):

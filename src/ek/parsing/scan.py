@@ -24,6 +24,18 @@ def skip_space(text: str, pos: int, end: int | None = None) -> int:
     return pos
 
 
+def rstripped_end(text: str, end: int) -> int:
+    """Where ``text[:end].rstrip()`` ends, without copying the text: ``end`` less the whitespace before it (any
+    that ``str.rstrip`` strips, not only :data:`SPACE`).
+
+    >>> rstripped_end("a \\u2028\\n b \\t", 7), rstripped_end("a  ", 2), rstripped_end("  ", 2)
+    (6, 1, 0)
+    """
+    while end > 0 and text[end - 1].isspace():
+        end -= 1
+    return end
+
+
 def first_of(text: str, tokens: Sequence[str], begin: int, end: int) -> int:
     """Where the first of ``tokens`` to occur in ``text[begin:end]`` starts (each whole within it), or -1.
 

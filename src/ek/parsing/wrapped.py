@@ -66,6 +66,11 @@ class Wrapper:
     #: Blocks (open, close) skipped whole wherever they stand: reasoning and answer text, never calls.
     skipped: tuple[tuple[str, str], ...] = ()
 
+    @property
+    def openings(self) -> tuple[str, ...]:
+        """The tokens that open a block: the calls' first, then the skipped blocks' in order."""
+        return (self.open, *(opening for opening, _ in self.skipped))
+
 
 TOOL_CALLS_OPEN, TOOL_CALLS_CLOSE = "<tool_calls>", "</tool_calls>"
 TOOLCALL_OPEN, TOOLCALL_CLOSE = "<TOOLCALL>", "</TOOLCALL>"
@@ -124,8 +129,9 @@ def read_wrapped(text: str, wrapper: Wrapper, limits: Limits, fmt: str | None = 
     if wrapper.body == "python-lines" and is_bare_calls(text, pos, wrapper):
         return _bare_calls(text, pos, limits, fmt)
     steps: list[Step] = []
+    ahead: dict[str, int] = {}
     while True:
-        at, opened = _next_open(text, pos, wrapper)
+        at, opened = _next_open(text, pos, wrapper, ahead)
         _prose(text, pos, len(text) if at == -1 else at, wrapper, fmt)
         if at == -1:
             return steps
@@ -136,12 +142,20 @@ def read_wrapped(text: str, wrapper: Wrapper, limits: Limits, fmt: str | None = 
         steps.extend(found)
 
 
-def _next_open(text: str, pos: int, wrapper: Wrapper) -> tuple[int, str]:
-    """Where the next block (of calls, or skipped) opens at or after ``pos``, and its token; -1 if none."""
-    best, token = text.find(wrapper.open, pos), wrapper.open
-    for opening, _ in wrapper.skipped:
-        at = text.find(opening, pos, len(text) if best == -1 else best)
-        if at != -1:
+def _next_open(text: str, pos: int, wrapper: Wrapper, ahead: dict[str, int]) -> tuple[int, str]:
+    """Where the next block (of calls, or skipped) opens at or after ``pos``, and its token; -1 if none (the
+    calls' token first, then the skipped ones in order, at one position).
+
+    ``ahead``: each token's first position at or after where it was last looked for (-1: none), kept by the
+    caller through one text, whose ``pos`` only grows. A token is looked for again only once reading has passed
+    it, so each stretch of text is searched once for each token: searching to the end for every block, a token
+    far away or absent made many skipped blocks quadratic."""
+    best, token = -1, wrapper.open
+    for opening in wrapper.openings:
+        at = ahead.get(opening, -2)
+        if at == -2 or -1 < at < pos:  # not looked for yet, or passed: the first position at or after pos
+            at = ahead[opening] = text.find(opening, pos)
+        if at != -1 and (best == -1 or at < best):
             best, token = at, opening
     return best, token
 
