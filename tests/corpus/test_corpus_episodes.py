@@ -44,6 +44,36 @@ def test_bad_multi_turn_lines_are_error_lines_with_their_reason(line: dict[str, 
     assert reason in item.reason
 
 
+_DUPLICATE = '[{"name": "f", "arguments": {"x": 1, "x": 2}}]'
+_SURROGATE = '[{"name": "f\\ud800", "arguments": {"x": 2}}]'
+_LONG_INT = '[{"name": "f", "arguments": {"x": %s}}]' % ("7" * 5000)
+
+
+@pytest.mark.parametrize(("gold", "reason"), [
+    (_DUPLICATE, "duplicate key 'x' in a JSON object"),
+    (_SURROGATE, "a lone UTF-16 surrogate (\\ud800) is not Unicode text"),
+    (_LONG_INT, "an integer of 5000 digits"),
+])
+@pytest.mark.parametrize("where", ["line", "turn"])
+def test_gold_as_json_text_is_read_as_strictly_as_gold_as_json(gold: str, reason: str, where: str) -> None:
+    """Gold stored as JSON text (a dataset column of strings) is refused for what the same gold written as JSON is
+    refused for: a key given twice (json.loads would keep the last, and score a wrong output exact), a lone
+    surrogate, an integer too long to read."""
+    fields = {"pred": "f(x=2)", "gold": gold}
+    as_text = parse_episode(json.dumps({"id": "t", **(fields if where == "line" else {"turns": [fields]})}), 2)
+    as_json = parse_episode('{"id": "j", "pred": "f(x=2)", "gold": %s}' % gold, 3)
+    assert isinstance(as_text, LineError) and reason in as_text.reason
+    assert "'gold' is a string holding" in as_text.reason
+    assert isinstance(as_json, LineError) and reason in as_json.reason
+
+
+def test_gold_as_json_text_reads_as_gold_as_json() -> None:
+    gold = ' \n[{"name": "f", "arguments": {"x": [1, {"y": null}]}}] '
+    text = parse_episode(json.dumps({"pred": "f()", "gold": gold}), 1)
+    plain = parse_episode(json.dumps({"pred": "f()", "gold": [{"name": "f", "arguments": {"x": [1, {"y": None}]}}]}), 1)
+    assert isinstance(text, Episode) and text.gold == plain.gold  # type: ignore[union-attr]
+
+
 def test_a_turn_output_of_no_readable_type_is_an_error_naming_its_turn(tmp_path: Path) -> None:
     """An output that is neither text nor JSON object/array is found when the turn is scored: the line's error
     names the turn, as every other error inside a turn does."""

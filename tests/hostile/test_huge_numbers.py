@@ -71,18 +71,30 @@ def test_huge_numbers_cost_one_line_each_and_every_report_is_written(tmp_path: P
 
 @pytest.mark.slow
 def test_a_huge_number_in_a_gold_file_is_that_gold_line_s_error(tmp_path: Path) -> None:
+    """The gold line is a gold file error, with its id; the corpus lines needing that id say why they have no
+    gold, as for gold JSON that ek refuses otherwise (a key given twice, a lone surrogate), while the line of an
+    id given twice names none."""
     gold_file = write_lines(tmp_path / "gold.jsonl", [
         '{"id": "a", "gold": [{"name": "get_weather", "arguments": {"location": %s}}]}' % DIGITS,
         {"id": "b", "gold": G},
+        '{"id": "c", "gold": [{"name": "get_weather", "arguments": {"location": "x", "location": "y"}}]}',
+        '{"id": "d", "gold": [{"name": "get_weather\\ud800", "arguments": {}}]}',
+        '{"id": "e", "id": "f", "gold": [{"name": "get_weather", "arguments": {"location": "x", "location": "y"}}]}',
     ])
-    corpus = write_lines(tmp_path / "corpus.jsonl", [{"id": "b", "pred": OK}])
+    corpus = write_lines(tmp_path / "corpus.jsonl", [{"id": k, "pred": OK} for k in "abcdef"])
     out = tmp_path / "r.json"
-    proc = run_ek("score", corpus, "--gold", gold_file, "--json", out)
-    assert "Traceback" not in proc.stderr and proc.returncode == 1, proc.stderr
+    proc = run_ek("score", corpus, "--gold", gold_file, "--json", out, "--allow-errors")
+    assert "Traceback" not in proc.stderr and proc.returncode == 0, proc.stderr
     report = json.loads(out.read_text(encoding="utf-8"))
     assert report["corpus"]["episodes_scored"] == 1 and report["overall"]["f1"] == 1.0
-    [error] = report["gold_file_errors"]
-    assert error["line"] == 1 and "an integer of 5000 digits" in error["reason"]
+    gold_errors = report["gold_file_errors"]
+    assert [(e["line"], e["id"]) for e in gold_errors] == [(1, "a"), (3, "c"), (4, "d"), (5, None)]
+    assert "an integer of 5000 digits" in gold_errors[0]["reason"]
+    reasons = {e["id"]: e["reason"] for e in report["errors"]}
+    assert "entry for id 'a' could not be read: line 1: an integer of 5000 digits" in reasons["a"]
+    assert "entry for id 'c' could not be read: line 3: duplicate key 'location'" in reasons["c"]
+    assert "entry for id 'd' could not be read: line 4: a lone UTF-16 surrogate" in reasons["d"]
+    assert "id 'e' is not in the gold file" in reasons["e"] and "id 'f' is not in the gold file" in reasons["f"]
 
 
 @pytest.mark.slow

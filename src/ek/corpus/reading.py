@@ -241,14 +241,18 @@ def _read_gold(value: Any) -> Any:
     if any_call_gold(value):
         return ANY_CALL
     if isinstance(value, str):  # gold stored as JSON text (common in datasets with a fixed column type)
+        # read as a line is (_decode_line): a key given twice, a lone surrogate or an integer too long to read are
+        # refused in it as they are in gold written as JSON
         try:
-            value = json.loads(value)
+            value = _decode_line(value)
         except json.JSONDecodeError as exc:
             raise ValueError(f"'gold' is a string but not JSON: {exc.msg} at column {exc.colno}") from None
         except RecursionError:
             raise ValueError("'gold' is a string holding JSON nested too deeply") from None
-        except ValueError as exc:
-            raise ValueError(f"'gold' is a string holding {long_int_reason(exc)}") from None
+        except NotUnicodeError as exc:
+            raise ValueError(f"'gold' is a string holding JSON that is not text: {exc}") from None
+        except LineDataError as exc:  # an integer too long to read, a key given twice
+            raise ValueError(f"'gold' is a string holding {exc}") from None
     try:
         return tuple(gold_from_json(value, "gold"))
     except RecursionError:
@@ -554,6 +558,45 @@ def _questions(path: str | Path | Sequence[Question]) -> Sequence[Question]:
     return read_questions(path) if isinstance(path, (str, Path)) else path
 
 
+class _TooLong:
+    """An integer too long to read, in :func:`_id_of_refused`'s lenient reading (no id can be one)."""
+
+
+def _int_or_too_long(digits: str) -> int | _TooLong:
+    try:
+        return int(digits)
+    except ValueError:  # past Python's int/str conversion limit
+        return _TooLong()
+
+
+def _id_of_refused(raw: bytes) -> str | int | None:
+    """The id of a gold file line whose JSON ek refuses (a key given twice, a lone surrogate, an integer too long to
+    read), read leniently: duplicate keys keep the last value, integers too long are no value. None when the line
+    is no object, or has no ``id``, an ``id`` given twice, or one that is no id.
+
+    >>> _id_of_refused(b'{"id": "q1", "gold": [{"name": "f", "arguments": {"x": 1, "x": 2}}]}')
+    'q1'
+    >>> _id_of_refused(b'{"id": 1, "id": 2, "gold": []}') is None
+    True
+    """
+    top: list[list[tuple[str, Any]]] = [[]]
+
+    def last_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        top[0] = pairs  # nested objects end first: the last one is the line's own
+        return dict(pairs)
+
+    try:
+        obj = json.loads(raw, object_pairs_hook=last_object, parse_int=_int_or_too_long)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(obj, dict) or [key for key, _ in top[0]].count("id") != 1:
+        return None
+    try:
+        return _read_id(obj)
+    except TypeError:
+        return None
+
+
 def load_gold_file(path: str | Path) -> tuple[dict[Any, GoldEntry], list[LineError], LineCounts]:
     """Read a gold file (JSON lines with ``id`` and ``gold``, optional ``grammar``) into a dict by id.
 
@@ -570,7 +613,11 @@ def load_gold_file(path: str | Path) -> tuple[dict[Any, GoldEntry], list[LineErr
             except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, LineDataError) as exc:
                 reason = (_json_error(exc) if isinstance(exc, json.JSONDecodeError) else str(exc)
                           if isinstance(exc, LineDataError) else f"unreadable: {exc}")
-                errors.append(LineError(number, None, reason))
+                # JSON that ek refuses but can read leniently: its id, so that the lines needing it say why
+                salvaged = _id_of_refused(raw) if isinstance(exc, LineDataError) else None
+                errors.append(LineError(number, salvaged, reason))
+                if salvaged is not None and salvaged not in entries:
+                    entries[salvaged] = GoldEntry((), unreadable=f"line {number}: {reason}")
                 continue
             episode_id = None
             try:
