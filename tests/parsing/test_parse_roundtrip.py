@@ -78,3 +78,26 @@ def test_values_python_cannot_write_are_named_with_their_call_and_argument() -> 
         to_python([Step("f", {}), Step("g", {"x": [1, {2}]})])
     with pytest.raises(ValueError, match=r"call 0 \('f'\), argument 'y'\['k'\]: nan has no literal form"):
         to_python([Step("f", {"y": {"k": float("nan")}})])
+
+
+#: Names made of pieces a format may not hold: each format's tokens, brackets, quotes, separators, spaces.
+_HOSTILE_PIECES = [*"ab_.:-/ \n\t\"'<>[]{}()=,|`&$@!#*+", "</parameter>", "[ARGS]", "[CALL_ID]", "</tool_call>",
+                   "```", "<|", "<｜", "\u2028", "\xa0", "é"]
+hostile_names = st.lists(st.sampled_from(_HOSTILE_PIECES), max_size=5).map("".join)
+
+
+@pytest.mark.slow
+@settings(max_examples=600, deadline=None)
+@given(hostile_names, hostile_names, st.sampled_from(sorted(RENDERERS)))
+def test_render_refuses_the_names_a_format_cannot_hold(tool: str, key: str, fmt: str) -> None:
+    """``render`` writes only what reads back as the same calls, and refuses the rest with a ValueError: a name that
+    would end early, lose its spaces, open a token or be empty (Qwen3-Coder wrote ``{"a>b": 1}`` as a call reading
+    back ``{"a": "b>\\n1"}``)."""
+    from ek.parsing import render
+
+    steps = [Step(tool, {key: 1})]
+    try:
+        rendered = render(steps, fmt)
+    except ValueError:
+        return
+    assert parse_calls(rendered if isinstance(rendered, str) else json.dumps(rendered), fmt) == steps

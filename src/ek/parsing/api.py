@@ -543,7 +543,7 @@ def _detect_all(text: str, start: int) -> list[tuple[str, int]]:
             found.append(("qwen3-coder", call))
         elif text.startswith("{", after):
             # Fast path: a JSON object, Hermes' call (most chat replies); skips the two looks for a bare name
-            # below, which a '{' never is (glm._NOT_IN_NAME), and Granite's list.
+            # below, which a '{' never is (glm.NOT_IN_NAME), and Granite's list.
             found.append(("hermes", call))
         elif glm.starts_glm_block(text, after):
             in_section = text.find(glm.HY3.section_open, start, call) != -1

@@ -125,7 +125,8 @@ VALUE_OPEN, VALUE_CLOSE = GLM45.value_open, GLM45.value_close
 LITERAL_NEWLINE = "\\n"
 #: Characters no tool name holds: the name ends at the first ``<`` or line break and may not hold these, so
 #: JSON, Python calls and Markdown fences in a ``<tool_call>`` block stay Hermes'.
-_NOT_IN_NAME = frozenset(" \t\r\n{}[]()\"'`=,;:<>")
+#: What a tool name cannot hold (the renderer refuses such names too: ek.parsing.render).
+NOT_IN_NAME = frozenset(" \t\r\n{}[]()\"'`=,;:<>")
 #: Hunyuan's tag names, each written ``<NAME>`` or ``<NAME:SUFFIX>`` (and closed ``</NAME...>``).
 _HY_TAGS = ("tool_calls", "tool_call", "tool_sep", "arg_key", "arg_value", "think")
 
@@ -282,7 +283,7 @@ def bare_name_at(text: str, after: int) -> bool:
     (True, False)
     """
     name = _strip_blank(text[after:_name_end(text, after, len(text))])
-    return bool(name) and not any(c in _NOT_IN_NAME for c in name)
+    return bool(name) and not any(c in NOT_IN_NAME for c in name)
 
 
 def _blocks(text: str, start: int, dialect: Dialect, fmt: str) -> list[tuple[int, int]]:
@@ -397,7 +398,7 @@ def _call(text: str, begin: int, end: int, limits: Limits, types: TypeHint | Non
     after_name = dialect.sep or f"{dialect.key_open} or {dialect.call_close}"
     if not name:
         raise ParseError(f"the tool name is empty: expected {dialect.call_open}NAME", line_col(text, pos), fmt)
-    bad = next((i for i in range(pos, pos + len(name)) if text[i] in _NOT_IN_NAME), None)
+    bad = next((i for i in range(pos, pos + len(name)) if text[i] in NOT_IN_NAME), None)
     if bad is not None:
         raise ParseError(f"expected the tool name then {after_name}, found {text[bad]!r} in the name",
                          line_col(text, bad), fmt)

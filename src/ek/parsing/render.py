@@ -132,8 +132,23 @@ def to_llama3(calls: Iterable[Step]) -> str:
 
 
 def to_mistral(calls: Iterable[Step]) -> str:
-    """Mistral (v11+ templates): ``[TOOL_CALLS]name[ARGS]{...}`` per call."""
-    return "".join(f"[TOOL_CALLS]{c.name}[ARGS]{_json(dict(c.args))}" for c in calls)
+    """Mistral (v11+ templates): ``[TOOL_CALLS]name[ARGS]{...}`` per call. A tool name is written bare, so one
+    holding a space, a quote, a bracket or a brace (which the reader refuses, or takes for [ARGS]) is refused."""
+    return "".join(f"[TOOL_CALLS]{_bare_name(c.name, 'tool name', 'Mistral', _MISTRAL_UNWRITABLE)}"
+                   f"[ARGS]{_json(dict(c.args))}" for c in calls)
+
+
+#: What a Mistral tool name cannot hold (its reader's rule: the name ends at a bracket or brace).
+_MISTRAL_UNWRITABLE = " \t\r\n[]{}\"'"
+
+
+def _bare_name(name: str, what: str, family: str, unwritable: str) -> str:
+    """A name written as it is between a format's tokens, which its reader strips of surrounding spaces: refused
+    (ValueError) when it is empty, has spaces at either end (it would read back without them) or holds one of
+    ``unwritable`` (it would end the name, or open a token)."""
+    if not name or name != name.strip() or any(c in name for c in unwritable):
+        raise ValueError(f"the {what} {name!r} cannot be written in {family}'s format")
+    return name
 
 
 def to_qwen3_coder(calls: Iterable[Step]) -> str:
@@ -142,10 +157,15 @@ def to_qwen3_coder(calls: Iterable[Step]) -> str:
     from ek.parsing.native import render_xml_value  # the reader owns the value convention it reads
 
     return "\n".join(
-        "<tool_call>\n<function=" + c.name + ">\n"
-        + "".join(f"<parameter={k}>\n{render_xml_value(v)}\n</parameter>\n" for k, v in c.args.items())
+        "<tool_call>\n<function=" + _bare_name(c.name, "tool name", "Qwen3-Coder", _QWEN3_UNWRITABLE) + ">\n"
+        + "".join(f"<parameter={_bare_name(k, 'parameter name', 'Qwen3-Coder', _QWEN3_UNWRITABLE)}>\n"
+                  f"{render_xml_value(v)}\n</parameter>\n" for k, v in c.args.items())
         + "</function>\n</tool_call>"
         for c in calls)
+
+
+#: What a Qwen3-Coder name cannot hold: ``>`` ends it, ``<`` could open a tag, and a line break is dropped.
+_QWEN3_UNWRITABLE = "<>\n"
 
 
 def to_deepseek(calls: Iterable[Step]) -> str:
@@ -153,9 +173,17 @@ def to_deepseek(calls: Iterable[Step]) -> str:
     calls = list(calls)
     if not calls:
         return ""  # no calls: the model writes no tag at all
-    body = "".join(f"<｜tool▁call▁begin｜>function<｜tool▁sep｜>{c.name}\n```json\n{_json(dict(c.args))}\n```"
-                   "<｜tool▁call▁end｜>" for c in calls)
+    body = "".join(f"<｜tool▁call▁begin｜>function<｜tool▁sep｜>{_deepseek_name(c.name)}\n```json\n"
+                   f"{_json(dict(c.args))}\n```<｜tool▁call▁end｜>" for c in calls)
     return f"<｜tool▁calls▁begin｜>{body}<｜tool▁calls▁end｜>"
+
+
+def _deepseek_name(name: str) -> str:
+    """A tool name on its line after ``<｜tool▁sep｜>``: no line break (the name ends at one), no spaces around it,
+    and no ``{`` first (the reader would take the line for V3.1's arguments)."""
+    if name.startswith("{"):
+        raise ValueError(f"the tool name {name!r} cannot be written in DeepSeek's format")
+    return _bare_name(name, "tool name", "DeepSeek", "\n")
 
 
 def to_deepseek_v32(calls: Iterable[Step]) -> str:
@@ -293,7 +321,7 @@ def _pairs(calls: Iterable[Step], dialect: Any) -> str:
     d = dialect
     mid = d.pair_sep if d.value_open else ""  # Solar Open 2's value starts right after its key's closing token
     blocks = d.call_sep.join(
-        f"{d.call_open}{_glm_name(c.name, 'tool name')}{d.sep}{d.name_sep}" + "".join(
+        f"{d.call_open}{_glm_tool_name(c.name)}{d.sep}{d.name_sep}" + "".join(
             f"{d.key_open}{_glm_name(k, 'parameter name')}{d.key_close}{mid}{d.value_open}{render_xml_value(v)}"
             f"{d.value_close}{d.pair_sep}" for k, v in c.args.items()) + d.call_close for c in calls)
     if not d.section_open:
@@ -303,9 +331,15 @@ def _pairs(calls: Iterable[Step], dialect: Any) -> str:
 
 def _glm_name(name: str, what: str) -> str:
     """A name GLM's format can hold: no ``<`` (it would start a tag) and no surrounding or inner line breaks."""
-    if not name or "<" in name or name != name.strip() or "\n" in name:
-        raise ValueError(f"the {what} {name!r} cannot be written in GLM's format")
-    return name
+    return _bare_name(name, what, "GLM", "<\n")
+
+
+def _glm_tool_name(name: str) -> str:
+    """A tool name of GLM's family of formats: none of the characters its reader refuses in one (spaces, brackets,
+    quotes and the like: :data:`ek.parsing.glm.NOT_IN_NAME`)."""
+    from ek.parsing.glm import NOT_IN_NAME  # the reader owns the rule
+
+    return _bare_name(name, "tool name", "GLM", "".join(sorted(NOT_IN_NAME)))
 
 
 def to_minimax_m2(calls: Iterable[Step]) -> str:
@@ -593,4 +627,9 @@ def render(calls: Iterable[Step], format: str) -> Any:
         renderer = RENDERERS[format]
     except KeyError:
         raise ValueError(f"no renderer for format {format!r}; formats with one: {', '.join(RENDERERS)}") from None
-    return renderer(list(calls))
+    calls = list(calls)
+    rendered = renderer(calls)  # (first: a format that refuses such a name says so in its own words)
+    empty = next((k for k, c in enumerate(calls) if not c.name), None)
+    if empty is not None:  # every reader refuses it ("the tool name is empty")
+        raise ValueError(f"call {empty}: an empty tool name cannot be written in any format (no reader takes one)")
+    return rendered
