@@ -111,3 +111,16 @@ def test_a_format_that_is_not_text_is_reported_not_a_crash() -> None:
     assert result.grammar.tool("f").field("a").type == PrimitiveType("str")
     assert [(i.path, i.message) for i in result.issues] == [
         ("$[0].parameters.properties.a.format", "format {'type': 'string'} cannot be expressed; read as str")]
+
+
+def test_a_pattern_holding_characters_a_terminal_acts_on_is_imported_with_their_escapes() -> None:
+    """A JSON Schema pattern holding a raw ESC, BEL or bidi override is imported as the same regex with those
+    characters as escapes (a .ek regex may not hold them raw: ek fmt and ek diff print regexes as they are)."""
+    from ek.grammar import format_grammar
+
+    result = _import({"m": {"type": "string", "pattern": "^a\x1b]0;x\x07b\u202ec$"}})
+    pattern = result.grammar.tool("t").field("m").constraints.pattern
+    assert pattern == "a\\x1b]0;x\\x07b\\u202ec" and re.fullmatch(pattern, "a\x1b]0;x\x07b\u202ec")
+    text = format_grammar(result.grammar)
+    assert not any(c in text for c in "\x1b\x07\u202e")
+    assert parse(text).tool("t").field("m").constraints.pattern == pattern

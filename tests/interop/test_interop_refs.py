@@ -84,3 +84,18 @@ def test_each_tool_carries_the_defs_it_uses_and_shared_defs_are_one_type() -> No
     assert [i.path for i in result.issues] == ["$[2].input_schema"] and "renamed 'Size_2'" in result.issues[0].message
     data, _ = export_tools(result.grammar, "anthropic")
     assert [sorted(t["input_schema"]["$defs"]) for t in data] == [["Size"], ["Size"], ["Size_2"]]
+
+
+@pytest.mark.parametrize(("ref", "key"), [("#/$defs/caf%C3%A9", "café"), ("#/%24defs/Code", "Code"),
+                                          ("#/$defs/Code%7E", "Code~"), ("#/$defs/a~1b", "a/b")])
+def test_a_ref_is_a_uri_fragment_percent_decoded_before_its_pointer_is_read(ref: str, key: str) -> None:
+    """RFC 6901, section 6: a ``$ref`` fragment is percent-encoded, so ``%C3%A9`` is ``é`` and ``%24`` is ``$``; the
+    pointer's ``~1`` and ``~0`` are read after. Such a $ref was refused (the argument read as any)."""
+    from ek.interop import import_tools
+
+    result = import_tools([{"type": "function", "function": {"name": "t", "parameters": {
+        "type": "object", "properties": {"n": {"$ref": ref}}, "$defs": {key: {"type": "string", "minLength": 2}}}}}],
+        "openai")
+    assert not any("$ref" in issue.message for issue in result.issues), result.issues
+    [alias] = result.grammar.types
+    assert alias.constraints.min == 2

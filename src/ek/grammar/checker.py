@@ -36,7 +36,14 @@ from ek.grammar.model import (
 )
 from ek.grammar.names import safe_identifier, unfit_character
 from ek.grammar.regexes import pattern_problem
-from ek.grammar.strings import format_number, shown_pattern, to_float
+from ek.grammar.strings import (
+    UNSHOWN_BUT_TAB,
+    escape_unshown,
+    format_number,
+    shown_pattern,
+    to_float,
+    unshown_description,
+)
 from ek.grammar.syntax import (
     ArgSyn,
     BodySyn,
@@ -270,6 +277,12 @@ class _Checker:
                     continue
                 seen_pattern = item
                 pattern = item.pattern
+                unshown = UNSHOWN_BUT_TAB.search(pattern)
+                if unshown is not None:  # ek fmt and ek diff print a regex as it is written
+                    self.error(item.loc, f"a regex cannot hold {unshown_description(unshown.group())} as itself: "
+                                         f"ek fmt and ek diff would write it to the terminal as it is; write "
+                                         f"{escape_unshown(unshown.group())} (the same pattern)")
+                    continue
                 try:
                     problem = pattern_problem(pattern)
                 except (re.error, RecursionError, OverflowError, ValueError) as err:

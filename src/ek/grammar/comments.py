@@ -9,7 +9,7 @@ from __future__ import annotations
 import attrs
 
 from ek.grammar.diagnostics import Diagnostic
-from ek.grammar.strings import UNSHOWN_BUT_TAB
+from ek.grammar.strings import UNSHOWN_BUT_TAB, unshown_description
 
 #: What a comment may not hold: :data:`ek.grammar.strings.UNSHOWN_BUT_TAB`. ``ek fmt`` and ``ek diff`` write
 #: comments out as they are, so an ESC sequence in one would reach the terminal (retitle it, clear it), and a
@@ -84,8 +84,7 @@ def comment_problems(text: str, filename: str) -> list[Diagnostic]:
         if bad is None:
             continue
         column = len(lines[comment.line - 1].rstrip()) - len(comment.text) + bad.start() + 1
-        code = ord(bad.group())
-        what = "bidi control" if 0x202A <= code <= 0x202E or 0x2066 <= code <= 0x2069 else "control character"
-        found.append(Diagnostic(filename, comment.line, column, f"a comment cannot hold the {what} U+{code:04X}: "
-                                "ek fmt and ek diff would write it to the terminal as it is"))
+        found.append(Diagnostic(filename, comment.line, column, f"a comment cannot hold "
+                                f"{unshown_description(bad.group())}: ek fmt and ek diff would write it to the "
+                                "terminal as it is"))
     return found

@@ -67,13 +67,18 @@ class Diagnostic:
         """Like :meth:`render`, from the source already split at ``\n`` (as the parser counts lines)."""
         if not 1 <= self.line <= len(lines):
             return self.header
-        text = _UNSHOWN.sub("\ufffd", lines[self.line - 1].removesuffix("\r"))  # one cell each: carets stay put
+        line = lines[self.line - 1]
+        size = len(line) - 1 if line.endswith("\r") else len(line)
         column = self.column
-        if len(text) > _SHOWN_WIDTH:  # show a window around the error, not a 100k-character line
+        # the shown part is cut from the line before anything else is done with it: many errors on one long line
+        # each made a cleaned copy of all of it, quadratic (a character replaced is one, so positions hold)
+        if size > _SHOWN_WIDTH:  # show a window around the error, not a 100k-character line
             start = max(0, column - 1 - _SHOWN_WIDTH // 3)
-            end = start + _SHOWN_WIDTH
-            text = ("..." if start else "") + text[start:end] + ("..." if end < len(text) else "")
+            end = min(start + _SHOWN_WIDTH, size)
+            text = ("..." if start else "") + _UNSHOWN.sub("\ufffd", line[start:end]) + ("..." if end < size else "")
             column = column - start + (3 if start else 0)
+        else:
+            text = _UNSHOWN.sub("\ufffd", line[:size])  # one cell each: carets stay put
         # Keep tabs as tabs so the caret lines up whatever the terminal's tab width; wide
         # characters (CJK, most emoji) take two cells, combining marks none.
         pad = "".join("\t" if ch == "\t" else " " * _cells(ch) for ch in text[: column - 1])

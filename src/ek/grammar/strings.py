@@ -216,7 +216,7 @@ def encode_pattern(pattern: str) -> str:
     >>> encode_pattern('a/b\\d')
     '/a\\/b\\d/'
     """
-    pattern = escape_line_breaks(pattern)
+    pattern = escape_unshown(pattern)
     out: list[str] = []
     i = 0
     while i < len(pattern):
@@ -240,27 +240,47 @@ def shown_pattern(pattern: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 4] + ".../"
 
 
-def escape_line_breaks(pattern: str) -> str:
-    r"""Raw CR/LF in a regex as ``\r``/``\n`` escapes (same meaning): a DSL ``/regex/`` must fit on one line.
+def escape_unshown(pattern: str) -> str:
+    r"""``pattern`` with each character a terminal would act on (:data:`UNSHOWN_BUT_TAB`: raw CR and LF, other
+    control characters, line separators, bidi controls) written as its regex escape, which ``re`` reads as the
+    same pattern: ``\r``, ``\n``, ``\xHH``, ``\uHHHH`` (a DSL ``/regex/`` fits on one line and shows as it reads).
 
-    >>> escape_line_breaks("a\rb"), escape_line_breaks("a\\\nb"), escape_line_breaks("a\\\\\n")
-    ('a\\rb', 'a\\nb', 'a\\\\\\n')
+    >>> escape_unshown("a\rb"), escape_unshown("a\\\nb"), escape_unshown("a\\\\\n"), escape_unshown("a\x1b\u202eb\t")
+    ('a\\rb', 'a\\nb', 'a\\\\\\n', 'a\\x1b\\u202eb\t')
     """
-    if "\r" not in pattern and "\n" not in pattern:
+    if UNSHOWN_BUT_TAB.search(pattern) is None:
         return pattern
-    escapes = {"\r": "\\r", "\n": "\\n"}
     out: list[str] = []
     i = 0
     while i < len(pattern):
         ch = pattern[i]
         if ch == "\\" and i + 1 < len(pattern):
-            nxt = pattern[i + 1]
-            out.append(escapes.get(nxt, ch + nxt))
+            nxt = pattern[i + 1]  # an escaped character: a backslash then a character means the character itself
+            out.append(_regex_escape(nxt) if UNSHOWN_BUT_TAB.match(nxt) else ch + nxt)
             i += 2
             continue
-        out.append(escapes.get(ch, ch))
+        out.append(_regex_escape(ch) if UNSHOWN_BUT_TAB.match(ch) else ch)
         i += 1
     return "".join(out)
+
+
+def _regex_escape(ch: str) -> str:
+    r"""The regex escape of one character: ``\r``, ``\n``, ``\xHH`` or ``\uHHHH``."""
+    code = ord(ch)
+    if ch in "\r\n":
+        return "\\r" if ch == "\r" else "\\n"
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def unshown_description(ch: str) -> str:
+    r"""How a message names a character of :data:`UNSHOWN_CHARACTERS`.
+
+    >>> unshown_description("\x1b"), unshown_description("\u202e")
+    ('the control character U+001B', 'the bidi control U+202E')
+    """
+    code = ord(ch)
+    what = "bidi control" if 0x202A <= code <= 0x202E or 0x2066 <= code <= 0x2069 else "control character"
+    return f"the {what} U+{code:04X}"
 
 
 def parse_number(text: str) -> int | float:

@@ -20,6 +20,7 @@ import math
 import re
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import unquote
 
 from ek.grammar.fits import violations
 from ek.grammar.model import (
@@ -40,7 +41,7 @@ from ek.grammar.model import (
 )
 from ek.grammar.names import is_own_safe_identifier, safe_identifier, unfit_character
 from ek.grammar.regexes import compile_pattern, pattern_problem, starts_with_repeat
-from ek.grammar.strings import escape_line_breaks, is_finite, reads_as_zero, to_float
+from ek.grammar.strings import escape_unshown, is_finite, reads_as_zero, to_float
 from ek.interop.formats import FORMAT_PATTERNS, format_of
 from ek.interop.issues import Issues, child
 from ek.limits import IMPORT_MAX_DEPTH, SCHEMA_MAX_DEFAULT_VALUES, SCHEMA_MAX_ENUM_MEMBERS, SCHEMA_MAX_NESTING
@@ -652,13 +653,13 @@ class Converter:
             return PrimitiveType("any"), NO_CONSTRAINTS
         name = self._alias_names.get(ref)
         if name is None:
-            name = self._alias_name(ref.rsplit("/", 1)[-1], path)
+            name = self._alias_name(_pointer_parts(ref)[-1], path)
             self._alias_names[ref] = name
             self._in_progress.append(ref)
             try:
                 def_path = self.root_path
-                for part in ref[2:].split("/"):
-                    def_path = child(def_path, part.replace("~1", "/").replace("~0", "~"))
+                for part in _pointer_parts(ref):
+                    def_path = child(def_path, part)
                 type_node, constraints = self.type_of(target, def_path)
             finally:
                 self._in_progress.pop()
@@ -687,8 +688,7 @@ class Converter:
             return None
         node: Any = self.root
         holds = _SCHEMA
-        for part in ref[2:].split("/"):
-            part = part.replace("~1", "/").replace("~0", "~")
+        for part in _pointer_parts(ref):
             if isinstance(node, Mapping) and part in node:
                 holds = _SCHEMA if holds is _MAP else _HOLDS.get(part, _OTHER) if holds is _SCHEMA else _OTHER
                 node = node[part]
@@ -1098,6 +1098,17 @@ _LEADING_REPEAT = re.compile(r"(\\[dDwWsS.\-/@#:,]|\[(?:\\.|[^\]\\\[])+\]|[^\\\[
                              r"(?:\*|\+|\{(\d{1,4})(?:,\d{0,4})?\})\??(?![+*?{])")
 
 
+def _pointer_parts(ref: str) -> list[str]:
+    """The keys of a local ``$ref`` (``#/...``): a URI fragment, so percent-decoded first (``#/$defs/a%20b`` is
+    ``a b``), then split into a JSON pointer's parts, each with ``~1`` and ``~0`` read as ``/`` and ``~``
+    (RFC 6901, sections 4 and 6).
+
+    >>> _pointer_parts("#/$defs/a%20b"), _pointer_parts("#/%24defs/caf%C3%A9"), _pointer_parts("#/$defs/a~1b~0c")
+    (['$defs', 'a b'], ['$defs', 'café'], ['$defs', 'a/b~c'])
+    """
+    return [part.replace("~1", "/").replace("~0", "~") for part in unquote(ref[2:]).split("/")]
+
+
 def _full_match_pattern(pattern: object) -> str | None:
     """A JSON Schema ``pattern`` (matches anywhere) as a full-match regex, or None if unusable.
 
@@ -1108,7 +1119,7 @@ def _full_match_pattern(pattern: object) -> str | None:
     """
     if not isinstance(pattern, str) or not pattern:
         return None
-    pattern = escape_line_breaks(pattern)
+    pattern = escape_unshown(pattern)
     try:
         compile_pattern(pattern)
     except (re.error, OverflowError, RecursionError, ValueError):  # a bad regex, a count past re's, ...
