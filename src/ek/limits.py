@@ -72,6 +72,11 @@ SCHEMA_MAX_DEFAULT_VALUES = 10_000
 #: module at n = 14 and ran out of memory at n = 16 (n = 30 took 23 GB before it was killed).
 SCHEMA_MAX_TYPE_NODES = 100_000
 
+#: Bytes of one schema file (``.ek``) or tool-definition file (``ek import``) read: a file or stream past it is
+#: refused before more is read. A 10,000-tool schema is a few megabytes; ``/dev/zero`` or an endless pipe, read
+#: whole, would take the machine's memory.
+SCHEMA_FILE_MAX_BYTES = 64 * 1024 * 1024
+
 #: Syntax errors reported per schema file before the parser stops resuming: past a few dozen, the rest are
 #: echoes of the first ones.
 SYNTAX_ERRORS_REPORTED = 50

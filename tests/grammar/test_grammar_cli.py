@@ -132,3 +132,30 @@ def test_fmt_reports_unreadable_files_like_lint(work):
         assert f"{work / name}{expected}" in lint.stderr
         assert f"{work / name}{expected}" in fmt.stderr
         assert "Errno" not in fmt.stderr and "codec" not in fmt.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+@pytest.mark.parametrize("args", [("lint", "/dev/zero"), ("fmt", "--check", "/dev/zero"), ("gen", "/dev/zero"),
+                                  ("diff", "/dev/zero", "/dev/zero"), ("import", "--from", "openai", "/dev/zero")])
+def test_an_endless_input_is_refused_at_the_size_limit_not_read_to_the_end(args: tuple[str, ...], tmp_path: Path
+                                                                           ) -> None:
+    """/dev/zero (or an endless pipe) is read no further than ek.limits.SCHEMA_FILE_MAX_BYTES: a located error,
+    where reading it whole ended in a MemoryError traceback (or took the machine's memory)."""
+    extra = ("-o", str(tmp_path / "out")) if args[0] == "gen" else ()
+    proc = ek(*args, *extra, timeout=60)
+    assert proc.returncode in (1, 2) and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert "larger than ek reads" in proc.stderr, proc.stderr[-2000:]
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_read_at_most_reads_one_byte_past_the_limit_and_no_more() -> None:
+    import io
+
+    from ek.boundedread import TooLargeError, read_at_most
+
+    stream = io.BytesIO(b"x" * 100)
+    with pytest.raises(TooLargeError):
+        read_at_most(stream, 10, "the schema")
+    assert stream.tell() == 11
+    assert read_at_most(io.BytesIO(b"x" * 10), 10, "the schema") == b"x" * 10

@@ -8,7 +8,7 @@ import sys
 
 from ek.atomicfile import write_text_atomic
 from ek.grammar import SchemaError
-from ek.grammar.api import decode_utf8, read_bytes
+from ek.grammar.api import decode_utf8, read_bytes, read_schema_stream
 from ek.grammar.formatter import format_source
 
 
@@ -53,4 +53,4 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _read_stdin() -> str:
-    return decode_utf8(sys.stdin.buffer.read(), "<stdin>")
+    return decode_utf8(read_schema_stream(sys.stdin.buffer, "<stdin>"), "<stdin>")

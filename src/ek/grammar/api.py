@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import hashlib
 import os
+from typing import BinaryIO
 
 import attrs
 
+from ek.boundedread import TooLargeError, read_at_most
 from ek.grammar.checker import check
 from ek.grammar.comments import comment_problems
 from ek.grammar.diagnostics import Diagnostic, SchemaError
 from ek.grammar.model import GraphGrammar
 from ek.grammar.parser import gc_paused, normalize, parse_syntax, too_deep
 from ek.grammar.strings import lone_surrogate
+from ek.limits import SCHEMA_FILE_MAX_BYTES
 
 
 def refuse_surrogates(source: str, filename: str) -> None:
@@ -71,12 +74,22 @@ def load(path: str | os.PathLike[str]) -> GraphGrammar:
 
 
 def read_bytes(name: str) -> bytes:
-    """A schema file's bytes; a file that cannot be read is a :class:`SchemaError` naming it."""
+    """A schema file's bytes; a file that cannot be read, or holds more than :data:`ek.limits.SCHEMA_FILE_MAX_BYTES`
+    (``/dev/zero``: it is not read to its end), is a :class:`SchemaError` naming it."""
     try:
         with open(name, "rb") as handle:
-            return handle.read()
+            return read_schema_stream(handle, name)
     except OSError as err:
         raise SchemaError([Diagnostic(name, 1, 1, f"cannot read schema: {err.strerror or err}")]) from err
+
+
+def read_schema_stream(stream: BinaryIO, name: str) -> bytes:
+    """The bytes of a schema ``stream`` (a file, stdin) named ``name``, at most
+    :data:`ek.limits.SCHEMA_FILE_MAX_BYTES`; more is a :class:`SchemaError`."""
+    try:
+        return read_at_most(stream, SCHEMA_FILE_MAX_BYTES, "the schema")
+    except TooLargeError as err:
+        raise SchemaError([Diagnostic(name, 1, 1, f"cannot read schema: {err}")]) from None
 
 
 def decode_utf8(data: bytes, name: str) -> str:

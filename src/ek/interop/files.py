@@ -13,12 +13,13 @@ import json
 import os
 import re
 import sys
-from pathlib import Path
 from typing import Any
 
 from ek.atomicfile import write_text_atomic
+from ek.boundedread import TooLargeError, read_at_most
 from ek.grammar.strings import lone_surrogate
 from ek.interop.issues import child
+from ek.limits import SCHEMA_FILE_MAX_BYTES
 from ek.parsing.json_text import duplicate_position
 
 
@@ -118,13 +119,19 @@ def read_json_or_lines(text: str, where: str) -> Any:
 
 
 def read_text(path: str) -> str:
-    """The UTF-8 text of ``path`` (``-``: stdin); unreadable files are a ``ValueError`` naming them."""
-    if path == "-":
-        return sys.stdin.read()
+    """The UTF-8 text of ``path`` (``-``: stdin); unreadable files, and files or streams of more than
+    :data:`ek.limits.SCHEMA_FILE_MAX_BYTES` (read no further), are a ``ValueError`` naming them."""
     try:
-        return Path(path).read_bytes().decode("utf-8")
+        if path == "-":
+            data = read_at_most(sys.stdin.buffer, SCHEMA_FILE_MAX_BYTES, "the input")
+        else:
+            with open(path, "rb") as stream:
+                data = read_at_most(stream, SCHEMA_FILE_MAX_BYTES, "the file")
+        return data.decode("utf-8")
     except OSError as exc:
         raise ValueError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except TooLargeError as exc:
+        raise ValueError(f"{path}: cannot read: {exc}") from None
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path}: not UTF-8: {exc.reason} at byte {exc.start}") from None
 
