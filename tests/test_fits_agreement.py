@@ -394,3 +394,53 @@ def test_the_plan_of_a_grammar_built_in_code_defers_what_the_walk_would_meet_at_
     assert check({"e": "a", "ghosts": []}) == []  # an empty list never resolves its item type
     with pytest.raises(KeyError, match="Nowhere"):
         check({"e": "a", "ghosts": [1]})
+
+
+class _EqStr(str):
+    """A str subclass that defines ``__eq__``: Python then gives it no ``__hash__``, so no set lookup can take it."""
+
+    def __eq__(self, other: object) -> bool:
+        return str.__eq__(self, other)
+
+
+class _EqInt(int):
+    def __eq__(self, other: object) -> bool:
+        return int.__eq__(self, other)
+
+
+_ENUMS = "grammar u 1\ntool w {\n    unit: enum(celsius, fahrenheit)?\n    mixed: enum(auto, 0)?\n" \
+         "    level: enum(1, 2)?\n    tags: list[enum(a, b)]?\n}\n"
+
+
+@pytest.mark.parametrize("args", [
+    {"unit": _EqStr("celsius")}, {"unit": _EqStr("kelvin")}, {"mixed": _EqStr("auto")}, {"mixed": _EqInt(0)},
+    {"mixed": _EqStr("0")}, {"level": _EqInt(2)}, {"level": _EqInt(3)}, {"level": True}, {"tags": [_EqStr("a")]},
+    {"tags": [_EqStr("a"), _EqStr("z")]}, {"unit": ["celsius"]}, {"mixed": {"auto": 1}}, {"tags": [["a"]]},
+], ids=repr)
+def test_enum_values_no_set_can_hold_get_the_verdict_of_fits_everywhere(args: dict[str, Any]) -> None:
+    """A value that cannot be hashed (a list, a str or int subclass defining ``__eq__``) is checked against an enum
+    as fits checks it, by every validator: the generated module's raised TypeError (mixed and list enums) or called
+    an equal member a miss, and a lazy validator changed its verdict once compiled."""
+    from ek.limits import INTERPRETED_CALLS
+    from ek.runtime import validator_for
+
+    grammar = parse(_ENUMS, filename="u.ek")
+    tool = grammar.tool("w")
+    assert tool is not None
+    want = arguments_violations(args, tool.fields, grammar.resolve)
+    module = compile_grammar(grammar)
+    check = validator_for(grammar)
+    interpreted = check("w", args)
+    for _ in range(INTERPRETED_CALLS):
+        check("w", {})
+    compiled = check("w", args)
+    assert [(v.path, v.reason) for v in module.validate("w", args)] == want
+    assert [(v.path, v.reason) for v in interpreted] == want == [(v.path, v.reason) for v in compiled]
+
+
+
+@pytest.mark.parametrize("name", [["w"], {"w": 1}, {"w"}])
+def test_a_tool_name_that_cannot_be_hashed_is_an_unknown_tool_not_an_exception(name: Any) -> None:
+    grammar = parse(_ENUMS, filename="u.ek")
+    [violation] = compile_grammar(grammar).validate(name, {})
+    assert violation.path == "$" and violation.reason.startswith("unknown tool")

@@ -124,15 +124,17 @@ class Tables:
         return f"_E{self._index(self.enums, frozenset(members))}"
 
     def enum_bad(self, var: str, members: tuple[str | int, ...]) -> str:
-        """True iff ``var`` is not a member: its type first (a list is unhashable, ``True == 1``), then the set."""
+        """True iff ``var`` is not a member. A value of exactly a member's type (never a list, which cannot be
+        hashed, nor ``True``, which equals ``1``) is looked up in the set; any other, and a value the set lacks,
+        is decided as ``ek.grammar.fits`` decides it (``_enum_miss``: a subclass of ``str`` that defines
+        ``__eq__`` cannot be hashed, and made a set lookup raise)."""
         kinds = {type(m) for m in members}
-        if kinds == {str}:
-            test = f"not isinstance({var}, str)"
-        elif kinds == {int}:
-            test = f"(type({var}) is not int and (type({var}) is bool or not isinstance({var}, int)))"
+        if len(kinds) == 1:
+            test = f"type({var}) is not {next(iter(kinds)).__name__}"
         else:
-            test = f"not (isinstance({var}, str) or (isinstance({var}, int) and type({var}) is not bool))"
-        return f"{test} or {var} not in {self.enum(members)}"
+            test = f"(type({var}) is not str and type({var}) is not int)"
+        table = self.enum(members)
+        return f"({test} or {var} not in {table}) and _enum_miss({var}, {table})"
 
     def keyset(self, names: tuple[str, ...]) -> str:
         return f"_K{self._index(self.keysets, frozenset(names))}"
@@ -425,13 +427,15 @@ class ValidatorEmitter:
             reason = f"expected one of {members}, got "
             if all(type(m) is str for m in node.members):
                 # A set lookup alone (no isinstance first: 20 ns of a 2-argument tool's 160): only a str
-                # equals a str member, and an unhashable value (a list) raises TypeError, the rare path.
+                # equals a str member, and an unhashable value (a list, a str subclass that defines __eq__)
+                # raises TypeError, the rare path, decided as ek.grammar.fits decides it (_enum_miss).
                 # (Not ``raise`` on a miss: raising and catching costs more than the whole check.)
                 ok = code.fresh("ok")
+                table = self._name(self.tables.enum(node.members))
                 with code.block("try:"):
-                    code.line(f"{ok} = {var} in {self._name(self.tables.enum(node.members))}")
+                    code.line(f"{ok} = {var} in {table}")
                 with code.block("except TypeError:"):
-                    code.line(f"{ok} = False")
+                    code.line(f"{ok} = not _enum_miss({var}, {table})")
                 with code.block(f"if not {ok}:"):
                     self._fail(code, path, reason, "_repr80", var, any_type=True)
             else:

@@ -22,6 +22,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ek.grammar.reprs import safe_repr
 from ek.runtime.support import lazy_attributes
 from ek.runtime.violation import ArgumentsError
 
@@ -156,8 +157,16 @@ def build_class(name: str, row: list[Any], namespace: Mapping[str, Any], cls_of:
         if function is not None:
             inner = getattr(function, "__func__", function)
             inner.__name__, inner.__qualname__ = method, f"{name}.{method}"
-    cls: type = attrs.frozen(kw_only=True)(type(name, (), body))
+    body["__repr__"] = _repr
+    cls: type = attrs.frozen(kw_only=True, repr=False)(type(name, (), body))
     return cls
+
+
+def _repr(self: Any) -> str:
+    """attrs' ``Name(field=value, ...)``, each value by :func:`ek.grammar.reprs.safe_repr`: an ``any`` argument may
+    hold an int past Python's 4300-digit limit, which ``repr`` refuses (attrs' own ``__repr__`` raised)."""
+    fields = ", ".join(f"{a.name}={safe_repr(getattr(self, a.name))}" for a in type(self).__attrs_attrs__)
+    return f"{type(self).__name__}({fields})"
 
 
 def lazy_classes(namespace: dict[str, Any], table: str | Mapping[str, Any],

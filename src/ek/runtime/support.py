@@ -31,6 +31,22 @@ datetime_fromisoformat = _dt.datetime.fromisoformat
 #: or digits (``TypeError`` for anything but a ``str``; called on a ``str`` subclass, it is ``str``'s own test).
 str_isascii = str.isascii
 
+def enum_miss(value: object, members: frozenset[str | int]) -> bool:
+    """Whether ``value`` is no member of an enum of ``members``, as :mod:`ek.grammar.fits` decides it (a ``str`` or
+    an ``int``, never a ``bool``, equal to a member): the rare path of a generated check, for a value that is not
+    exactly a ``str`` or an ``int`` (a subclass that defines ``__eq__`` cannot be hashed, so no set lookup can
+    answer for it) or that the set lookup did not find.
+
+    >>> class Word(str):
+    ...     def __eq__(self, other): return str.__eq__(self, other)
+    >>> enum_miss(Word("celsius"), frozenset({"celsius"})), enum_miss(True, frozenset({1})), enum_miss([1], frozenset())
+    (False, True, True)
+    """
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        return True
+    return not any(member == value for member in members)
+
+
 #: A table a module (generator 5 on) holds as JSON text: cost weights, importances, compare policies.
 json_table = json.loads
 
