@@ -109,3 +109,16 @@ def test_grammar_names_are_checked_and_file_names_made_usable(tmp_path: Path) ->
     assert result.returncode == 0, result.stderr
     assert out.read_text().startswith("grammar my_tools_v2 1\n")
     assert ek("lint", str(out)).returncode == 0
+
+
+def test_a_tool_file_starting_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    """Windows tools save JSON with a BOM; it was reported as 'not JSON: Expecting value' at 1:1."""
+    tools = [{"type": "function", "function": {"name": "t", "parameters": {"type": "object",
+                                                                          "properties": {"x": {"type": "string"}}}}}]
+    path = tmp_path / "tools.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(tools).encode("utf-8"))
+    proc = ek("import", "--from", "openai", path)
+    assert proc.returncode == 0, proc.stderr
+    assert parse(proc.stdout).tool("t") is not None
+    proc = ek("import", "--from", "openai", "-", stdin="\ufeff" + json.dumps(tools))
+    assert proc.returncode == 0 and parse(proc.stdout).tool("t") is not None, proc.stderr

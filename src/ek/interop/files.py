@@ -127,7 +127,7 @@ def read_text(path: str) -> str:
         else:
             with open(path, "rb") as stream:
                 data = read_at_most(stream, SCHEMA_FILE_MAX_BYTES, "the file")
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")  # (a byte order mark, as Windows tools write one, is no part of the JSON)
     except OSError as exc:
         raise ValueError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except TooLargeError as exc:
