@@ -17,10 +17,11 @@ file here is created with mode ``0o666`` minus the process umask, as
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
@@ -88,6 +89,57 @@ def open_text_atomic(path: str | os.PathLike[str], *, errors: str = "strict") ->
         tmp.unlink(missing_ok=True)
         raise
     _sync_folder(target.parent)
+
+
+def write_texts_atomic(files: Mapping[str | os.PathLike[str], str]) -> None:
+    """Write several text files as :func:`write_text_atomic` writes one, and replace none of them unless every one
+    could be written: each is written to a sibling temp file and synced first, then each is renamed over its
+    target (``ek gen``'s modules and their index: an unwritable one left the others replaced before).
+
+    An error while writing (a target that is a folder or no regular file, a full disk) removes every temp file and
+    leaves every target as it was; it is an ``OSError`` whose ``filename`` is the target. The renames that follow
+    are each atomic, and only a crash between two of them can leave some files new and some old.
+    """
+    staged: list[tuple[Path, Path, int | None]] = []
+    try:
+        for path, text in files.items():
+            try:
+                _stage(path, text, staged)
+            except OSError as exc:  # named by the target, not by a temp file or a folder on its way
+                raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
+        for tmp, target, _mode in staged:
+            os.replace(tmp, target)
+    except BaseException:
+        for tmp, _target, _mode in staged:
+            tmp.unlink(missing_ok=True)
+        raise
+    for folder in dict.fromkeys(target.parent for _tmp, target, _mode in staged):
+        _sync_folder(folder)
+
+
+def _stage(path: str | os.PathLike[str], text: str, staged: list[tuple[Path, Path, int | None]]) -> None:
+    """Write ``text`` to a synced sibling temp file of ``path``'s target, and add ``(temp, target, mode to keep)``
+    to ``staged`` as soon as the temp file exists (so that the caller removes it whatever happens next)."""
+    target = Path(os.path.realpath(path))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        status = os.stat(target)
+    except FileNotFoundError:
+        keep_mode: int | None = None
+    else:
+        if not stat.S_ISREG(status.st_mode):
+            what = "a folder" if stat.S_ISDIR(status.st_mode) else "not a regular file"
+            raise OSError(errno.EISDIR if stat.S_ISDIR(status.st_mode) else errno.EINVAL,
+                          f"{what}, which ek does not replace", str(path))
+        keep_mode = status.st_mode & 0o7777
+    fd, tmp = _create_sibling(target)
+    staged.append((tmp, target, keep_mode))
+    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    if keep_mode is not None:
+        os.chmod(tmp, keep_mode)
 
 
 def write_json_atomic(path: str | os.PathLike[str], payload: Any) -> None:

@@ -204,3 +204,33 @@ def test_codegen_cli_refuses_two_grammars_that_share_a_module_file(tmp_path: Pat
     assert later.returncode == 1, later.stderr
     assert f"grammar a.b@1 would overwrite {out / 'a_b_v1.py'}, the module of a-b@1" in later.stderr
     assert (out / "a_b_v1.py").read_bytes() == module
+
+
+def test_codegen_cli_replaces_no_file_when_one_cannot_be_written(tmp_path: Path) -> None:
+    """Every changed file is written, or none is: with the index unwritable (a folder named ``__init__.py``), the
+    module written before it stayed replaced and the folder was left half updated."""
+    out = tmp_path / "pkg"
+    (out / "__init__.py").mkdir(parents=True)
+    module = out / "travel_v2.py"
+    module.write_text("# an older module\n", encoding="utf-8")
+    proc = ek("gen", SCHEMAS / "travel-v2.ek", "-o", out)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert "cannot write" in proc.stderr and "__init__.py" in proc.stderr and "nothing was written" in proc.stderr
+    assert "wrote:" not in proc.stdout
+    assert module.read_text(encoding="utf-8") == "# an older module\n"
+    assert sorted(p.name for p in out.iterdir()) == ["__init__.py", "travel_v2.py"]  # no temp file left
+
+
+def test_write_texts_atomic_writes_every_file_or_none(tmp_path: Path) -> None:
+    from ek.atomicfile import write_texts_atomic
+
+    (tmp_path / "b.txt").mkdir()
+    (tmp_path / "a.txt").write_text("old", encoding="utf-8")
+    with pytest.raises(OSError) as caught:
+        write_texts_atomic({tmp_path / "a.txt": "new", tmp_path / "b.txt": "x", tmp_path / "c" / "d.txt": "y"})
+    assert caught.value.filename == str(tmp_path / "b.txt")
+    assert (tmp_path / "a.txt").read_text(encoding="utf-8") == "old" and not (tmp_path / "c").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.txt"]
+    write_texts_atomic({tmp_path / "a.txt": "new", tmp_path / "c" / "d.txt": "y"})
+    assert (tmp_path / "a.txt").read_text(encoding="utf-8") == "new"
+    assert (tmp_path / "c" / "d.txt").read_text(encoding="utf-8") == "y"

@@ -14,6 +14,7 @@ import os
 import sys
 from pathlib import Path
 
+from ek.atomicfile import write_texts_atomic
 from ek.codegen import (
     GenerationError,
     compile_checked,
@@ -21,7 +22,6 @@ from ek.codegen import (
     module_filename,
     module_stem,
     render,
-    write_atomic,
 )
 from ek.grammar.model import GraphGrammar
 from ek.runtime.stamps import Stamps, generated_modules
@@ -187,14 +187,12 @@ def _generate(args: argparse.Namespace) -> int:
     except GenerationError as err:  # a generator bug; say so instead of writing anything
         print(f"ek gen: {err}", file=sys.stderr)
         return 1
-    for path, text in files.items():
-        if path not in changed:
-            print(f"unchanged: {path}")
-            continue
-        try:
-            write_atomic(path, text)
-        except OSError as err:
-            print(f"ek gen: cannot write {path}: {err.strerror or err}", file=sys.stderr)
-            return 1
-        print(f"wrote: {path}")
+    try:  # every changed file, or none of them (an unwritable one leaves the folder as it was)
+        write_texts_atomic({path: text for path, text in files.items() if path in changed})
+    except OSError as err:
+        print(f"ek gen: cannot write {err.filename or args.out}: {err.strerror or err}; nothing was written",
+              file=sys.stderr)
+        return 1
+    for path in files:
+        print(f"wrote: {path}" if path in changed else f"unchanged: {path}")
     return 0
