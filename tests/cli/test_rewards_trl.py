@@ -123,3 +123,21 @@ def test_rewards_explicit_format_and_grammar_types() -> None:
     assert _trl_call(python_only, ['[TOOL_CALLS]f[ARGS]{}'], gold_calls=["[]"]) == [-1.0]
     with pytest.raises(ValueError, match="unknown format"):
         make_tool_call_reward(format="nope")
+
+
+def test_gold_json_giving_a_key_twice_is_an_error_in_every_reward() -> None:
+    """``json.loads`` keeps the last of two values of one key, so gold JSON text naming ``location`` twice scored the
+    completion that wrote the second as exact; the gold is ambiguous: an error, as in a corpus line, for the TRL
+    reward, verl's ``compute_score`` and OpenRLHF's ``reward_func``."""
+    from ek.rl.openrlhf import LabelError, reward_func
+    from ek.rl.verl import compute_score
+
+    gold = '[{"name": "get_weather", "arguments": {"location": "Paris", "location": "Rome"}}]'
+    completion = 'get_weather(location="Rome")'
+    with pytest.raises(ValueError, match="duplicate key 'location'"):
+        tool_call_reward([completion], gold_calls=[gold])
+    with pytest.raises(ValueError, match="duplicate key 'location'"):
+        compute_score("tools", completion, gold)
+    with pytest.raises(LabelError, match="duplicate key 'location'"):
+        reward_func(["q " + completion], ["q "], [gold])
+    assert tool_call_reward([completion], gold_calls=[gold.replace('"Paris", "location": ', "")]) == [1.0]
