@@ -64,18 +64,13 @@ def open_text_atomic(path: str | os.PathLike[str], *, errors: str = "strict") ->
     """A text handle whose whole content replaces ``path`` when the block ends without an error, as
     :func:`write_text_atomic` does; for files written piece by piece (``--episodes-out``, chunk by chunk).
     An exception in the block removes the temp file and leaves ``path`` as it was."""
-    target = Path(os.path.realpath(path))  # through a symlink: the file it names is replaced, the link kept
-    target.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        status = os.stat(target)
-    except FileNotFoundError:
-        keep_mode: int | None = None
-    else:
-        if not stat.S_ISREG(status.st_mode):  # /dev/stdout, a pipe, a device: written in place, never replaced
-            with open(target, "w", encoding="utf-8", errors=errors, newline="\n") as handle:
-                yield handle
-            return
-        keep_mode = status.st_mode & 0o7777
+    target, status = _target(path)
+    if status is not None and not stat.S_ISREG(status.st_mode):
+        # /dev/stdout, a pipe, a device: written in place, never replaced
+        with open(target, "w", encoding="utf-8", errors=errors, newline="\n") as handle:
+            yield handle
+        return
+    keep_mode = None if status is None else status.st_mode & 0o7777
     fd, tmp = _create_sibling(target)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", errors=errors, newline="\n") as handle:
@@ -120,18 +115,12 @@ def write_texts_atomic(files: Mapping[str | os.PathLike[str], str]) -> None:
 def _stage(path: str | os.PathLike[str], text: str, staged: list[tuple[Path, Path, int | None]]) -> None:
     """Write ``text`` to a synced sibling temp file of ``path``'s target, and add ``(temp, target, mode to keep)``
     to ``staged`` as soon as the temp file exists (so that the caller removes it whatever happens next)."""
-    target = Path(os.path.realpath(path))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        status = os.stat(target)
-    except FileNotFoundError:
-        keep_mode: int | None = None
-    else:
-        if not stat.S_ISREG(status.st_mode):
-            what = "a folder" if stat.S_ISDIR(status.st_mode) else "not a regular file"
-            raise OSError(errno.EISDIR if stat.S_ISDIR(status.st_mode) else errno.EINVAL,
-                          f"{what}, which ek does not replace", str(path))
-        keep_mode = status.st_mode & 0o7777
+    target, status = _target(path)
+    if status is not None and not stat.S_ISREG(status.st_mode):
+        folder = stat.S_ISDIR(status.st_mode)
+        raise OSError(errno.EISDIR if folder else errno.EINVAL,
+                      f"{'a folder' if folder else 'not a regular file'}, which ek does not replace", str(path))
+    keep_mode = None if status is None else status.st_mode & 0o7777
     fd, tmp = _create_sibling(target)
     staged.append((tmp, target, keep_mode))
     with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
@@ -165,6 +154,17 @@ def _sync_folder(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def _target(path: str | os.PathLike[str]) -> tuple[Path, os.stat_result | None]:
+    """The file ``path`` names (through a symlink: the file it points at is replaced, the link kept), its folder
+    created when missing, and its status (None when it does not exist yet)."""
+    target = Path(os.path.realpath(path))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        return target, os.stat(target)
+    except FileNotFoundError:
+        return target, None
 
 
 def _create_sibling(target: Path) -> tuple[int, Path]:

@@ -39,6 +39,7 @@ from ek.scorer.agree import arg_keys, is_bfcl_mode, key_of
 from ek.scorer.assign import OrderTooComplex
 from ek.scorer.metric import ToolCallMetric, TooManyPairs
 from ek.scorer.turns import is_exact
+from ek.strictjson import DuplicateKeyError, unique_keys
 
 RewardFunction = Callable[..., list[float | None]]
 
@@ -485,29 +486,15 @@ def _gold_from_text(text: str) -> tuple[Step, ...]:
     return _cached_gold(text) if len(text) <= _GOLD_CACHE_MAX_CHARS else _decode_gold(text)
 
 
-class _DuplicateKey(ValueError):
-    """Gold JSON giving one key twice in an object: which value is meant is ambiguous (``json.loads`` keeps the last,
-    which could make a wrong completion score as exact)."""
-
-
-def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        seen: set[str] = set()
-        twice = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
-        raise _DuplicateKey(f"duplicate key {twice!r:.80} in a JSON object: which value is meant is ambiguous")
-    return obj
-
-
 #: Gold JSON text's decoder: ``json.loads``', refusing a key given twice (built once: ``json.loads`` with a hook
 #: builds a decoder per call).
-_GOLD_DECODER = json.JSONDecoder(object_pairs_hook=_unique_pairs)
+_GOLD_DECODER = json.JSONDecoder(object_pairs_hook=unique_keys)
 
 
 def _decode_gold(text: str) -> tuple[Step, ...]:
     try:
         value = _GOLD_DECODER.decode(text)
-    except (json.JSONDecodeError, _DuplicateKey):
+    except (json.JSONDecodeError, DuplicateKeyError):
         raise
     except ValueError as exc:  # the only other ValueError json.loads raises: the int/str conversion limit
         raise _UnreadableNumber(long_int_reason(exc)) from None
@@ -533,7 +520,7 @@ def _label_text(text: str, where: str) -> Any:
         raise ValueError(f"{where}: a string but not JSON: {exc}") from None
     except _UnreadableNumber as exc:
         raise _UnreadableNumber(f"{where}: {exc}") from None
-    except (_TooDeep, _DuplicateKey) as exc:
+    except (_TooDeep, DuplicateKeyError) as exc:
         raise ValueError(f"{where}: {exc}") from None
     except (TypeError, ValueError):
         return json.loads(text)  # decodes (it did above); the caller's gold_from_json names the bad call

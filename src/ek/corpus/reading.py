@@ -36,6 +36,7 @@ from ek.calls import ANY_CALL, Step
 from ek.goldjson import any_call_gold, gold_from_json
 from ek.parsing import get_format
 from ek.parsing.values import long_int_reason
+from ek.strictjson import DuplicateKeyError, unique_keys
 
 #: Keys a predicted output may be stored under, in the order they are looked up (``result``: BFCL result files).
 PRED_KEYS = ("pred", "output", "prediction", "completion", "result")
@@ -132,20 +133,10 @@ class NotUnicodeError(LineDataError):
     """A JSON line whose strings hold a lone UTF-16 surrogate: valid JSON syntax, but not text."""
 
 
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``object_pairs_hook`` refusing a key given twice (json would silently keep the last one)."""
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        seen: set[str] = set()
-        twice = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
-        raise LineDataError(f"duplicate key {twice!r} in a JSON object: which value is meant is ambiguous")
-    return obj
-
-
-#: Fast path of ``json.loads(text, object_pairs_hook=_unique_keys)``, which builds this same decoder for
+#: Fast path of ``json.loads(text, object_pairs_hook=unique_keys)``, which builds this same decoder for
 #: every call (``json.loads`` with a keyword makes a new ``JSONDecoder``): one decoder, built once. The only
 #: other thing ``json.loads`` does for a ``str`` is refuse a leading BOM, which the caller sends its way.
-_LINE_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys)
+_LINE_DECODER = json.JSONDecoder(object_pairs_hook=unique_keys)
 
 
 def _check_unicode(text: str, obj: Any) -> None:
@@ -186,9 +177,11 @@ def _decode_line(raw: bytes | str) -> Any:
     text = text.strip().removeprefix("\ufeff")
     try:
         obj = _scan_line(text) if not text.startswith("\ufeff") else \
-            json.loads(text, object_pairs_hook=_unique_keys)
+            json.loads(text, object_pairs_hook=unique_keys)
     except (json.JSONDecodeError, LineDataError):
         raise
+    except DuplicateKeyError as exc:
+        raise LineDataError(str(exc)) from None
     except ValueError as exc:  # the only other one json raises: an integer past Python's int/str limit
         raise LineDataError(long_int_reason(exc)) from None
     if "\\u" in text:  # only a \u escape can smuggle in a lone surrogate: a line without one is not scanned
