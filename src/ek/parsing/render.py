@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import keyword
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
 from ek.calls import Step
@@ -142,7 +142,7 @@ def to_mistral(calls: Iterable[Step]) -> str:
 _MISTRAL_UNWRITABLE = " \t\r\n[]{}\"'"
 
 
-def _bare_name(name: str, what: str, family: str, unwritable: str) -> str:
+def _bare_name(name: str, what: str, family: str, unwritable: Collection[str]) -> str:
     """A name written as it is between a format's tokens, which its reader strips of surrounding spaces: refused
     (ValueError) when it is empty, has spaces at either end (it would read back without them) or holds one of
     ``unwritable`` (it would end the name, or open a token)."""
@@ -339,7 +339,7 @@ def _glm_tool_name(name: str) -> str:
     quotes and the like: :data:`ek.parsing.glm.NOT_IN_NAME`)."""
     from ek.parsing.glm import NOT_IN_NAME  # the reader owns the rule
 
-    return _bare_name(name, "tool name", "GLM", "".join(sorted(NOT_IN_NAME)))
+    return _bare_name(name, "tool name", "GLM", NOT_IN_NAME)
 
 
 def to_minimax_m2(calls: Iterable[Step]) -> str:
