@@ -10,7 +10,12 @@ from typing import Any
 
 
 class DuplicateKeyError(ValueError):
-    """A JSON object giving one key twice: which value is meant is ambiguous."""
+    """A JSON object giving one key twice: which value is meant is ambiguous. ``key`` is the key; callers
+    that know where the text came from locate it (:func:`ek.parsing.json_text.duplicate_position`)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"duplicate key {key!r:.80} in a JSON object: which value is meant is ambiguous")
+        self.key = key
 
 
 def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -28,7 +33,7 @@ def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     if len(obj) != len(pairs):
         seen: set[str] = set()
         twice = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
-        raise DuplicateKeyError(f"duplicate key {twice!r:.80} in a JSON object: which value is meant is ambiguous")
+        raise DuplicateKeyError(twice)
     return obj
 
 

@@ -94,3 +94,30 @@ def test_export_issues_name_the_json_path_in_the_output(target: str, path: str) 
     for part in path.removeprefix("$").replace("[", ".").replace("]", "").strip(".").split("."):
         node = node[int(part)] if part.isdigit() else node[part]  # type: ignore[index]
     assert node == "math.hypot"
+
+
+UNSORTED_TYPES = '''grammar demo 1
+
+type Zeta = str [1..5]
+type Alpha = int [0..9]
+
+tool f {
+    a: Zeta
+    b: Alpha
+}
+'''
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_named_types_come_back_in_name_order_as_documented(target: str) -> None:
+    """docs/interop.md: types come back in name order; equal once sorted; ek diff sees no change; digest differs."""
+    from ek.codegen import grammar_sha256
+    from ek.grammar.diff import diff
+
+    grammar = parse(UNSORTED_TYPES)
+    data, _ = export_tools(grammar, target)
+    back = import_tools(json.loads(json.dumps(data)), target, name="demo", version=1).grammar
+    assert [t.name for t in back.types] == ["Alpha", "Zeta"]
+    assert back != grammar and back == _sorted_types(grammar)
+    assert diff(grammar, back).changes == ()
+    assert grammar_sha256(back) != grammar_sha256(grammar)

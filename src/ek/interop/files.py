@@ -21,22 +21,9 @@ from ek.grammar.strings import lone_surrogate
 from ek.interop.issues import child
 from ek.limits import SCHEMA_FILE_MAX_BYTES
 from ek.parsing.json_text import duplicate_position
+from ek.strictjson import DuplicateKeyError, unique_keys
 
-
-class _DuplicateKey(Exception):
-    """Raised by the decoder hook; the caller finds the key's line and column."""
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _DuplicateKey(key)
-        out[key] = value
-    return out
-
-
-_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicates)
+_DECODER = json.JSONDecoder(object_pairs_hook=unique_keys)
 
 
 #: A ``\\uD800``-``\\uDFFF`` escape: the only way JSON text can smuggle in a string that is not Unicode.
@@ -55,6 +42,11 @@ def _loads(text: str, where: str, line: int | None = None) -> Any:
         data = _DECODER.decode(text)
     except RecursionError:
         raise ValueError(f"{at}: JSON nests too deeply to read") from None
+    except DuplicateKeyError as exc:
+        row, col = duplicate_position(text) or (1, 1)
+        place = f"{where}:{line}:{col}" if line is not None else f"{where}:{row}:{col}"
+        raise ValueError(f"{place}: duplicate key {exc.key!r:.80} in a JSON object (one of its values "
+                         f"would be dropped silently)") from None
     except ValueError as exc:
         long_number = next((m for m in _DIGITS.finditer(text) if len(m.group()) > _MAX_DIGITS), None)
         if isinstance(exc, json.JSONDecodeError) or long_number is None:
@@ -64,11 +56,6 @@ def _loads(text: str, where: str, line: int | None = None) -> Any:
         place = f"{where}:{line}:{col}" if line is not None else f"{where}:{row}:{col}"
         raise ValueError(f"{place}: a number of {len(long_number.group())} digits is more than ek reads "
                          f"({_MAX_DIGITS})") from None
-    except _DuplicateKey as exc:
-        row, col = duplicate_position(text) or (1, 1)
-        place = f"{where}:{line}:{col}" if line is not None else f"{where}:{row}:{col}"
-        raise ValueError(f"{place}: duplicate key {exc.args[0]!r:.80} in a JSON object (one of its values "
-                         f"would be dropped silently)") from None
     if _SURROGATE_ESCAPE.search(text) is not None:  # the common case costs one scan
         path = _surrogate_path(data)
         if path is not None:

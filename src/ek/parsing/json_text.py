@@ -16,19 +16,15 @@ from typing import Any
 from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import Limits, check_text
 from ek.parsing.values import long_int_reason
+from ek.strictjson import DuplicateKeyError, unique_keys
 
 
 class _Rejected(Exception):
     """Raised inside ``json`` hooks, which know no position; turned into a ParseError."""
 
 
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _Rejected(f"duplicate key {key!r:.80} in a JSON object")
-        out[key] = value
-    return out
+def _duplicate(exc: DuplicateKeyError) -> str:
+    return f"duplicate key {exc.key!r:.80} in a JSON object"
 
 
 #: How the reason for ``NaN``, ``Infinity`` or ``-Infinity`` in JSON text ends (:func:`not_json`).
@@ -62,7 +58,7 @@ def _float(text: str) -> float:
 
 
 # One decoder, built once: json.loads would build a new one per call when given hooks.
-_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float)
+_DECODER = json.JSONDecoder(object_pairs_hook=unique_keys, parse_constant=_constant, parse_float=_float)
 #: Its scanner (C), called directly by :func:`plain_object`.
 _SCAN_ONCE = _DECODER.scan_once
 
@@ -86,11 +82,13 @@ def loads(text: str, limits: Limits, fmt: str = "json", path: str | None = None)
         raise exc.moved(f"{path}{inner}", fmt) from None
     try:
         return _DECODER.decode(text)
-    except _Rejected as exc:
-        found = duplicate_position(text) if str(exc).startswith("duplicate key") else None
+    except DuplicateKeyError as exc:
+        found = duplicate_position(text)
         if found is not None and path:
-            raise ParseError(str(exc), f"{path} (line {found[0]}, column {found[1]})", fmt) from None
-        raise ParseError(str(exc), found or path, fmt) from None
+            raise ParseError(_duplicate(exc), f"{path} (line {found[0]}, column {found[1]})", fmt) from None
+        raise ParseError(_duplicate(exc), found or path, fmt) from None
+    except _Rejected as exc:
+        raise ParseError(str(exc), path, fmt) from None
     except json.JSONDecodeError as exc:
         where = f"{path} (line {exc.lineno}, column {exc.colno})" if path else (exc.lineno, exc.colno)
         if ends_inside(text, exc):
@@ -197,6 +195,8 @@ def decode_at(text: str, start: int, limits: Limits, fmt: str) -> tuple[Any, int
         pos += 1
     try:
         return _DECODER.raw_decode(text, pos)
+    except DuplicateKeyError as exc:
+        raise ParseError(_duplicate(exc), line_col(text, pos), fmt) from None
     except _Rejected as exc:
         raise ParseError(str(exc), line_col(text, pos), fmt) from None
     except json.JSONDecodeError as exc:
