@@ -67,3 +67,18 @@ def test_an_unknown_format_is_a_usage_error_or_that_lines_error(tmp_path: Path) 
     reasons = {e["id"]: e["reason"] for e in report["errors"]}
     assert "unknown format 'klingon'" in reasons["bad"] and "llama3" in reasons["bad"]
     assert "'format' must be a string" in reasons["worse"]
+
+
+def test_a_null_or_empty_output_is_an_abstention_in_every_format(tmp_path: Path) -> None:
+    """cli.md: `null` or `""` means no call; with gold `[]` that is the right answer, in JSON formats too."""
+    corpus = write_lines(tmp_path / "c.jsonl", [
+        {"id": "1", "format": "openai", "pred": None, "gold": []},
+        {"id": "2", "pred": "", "gold": []},
+        {"id": "3", "format": "anthropic", "pred": "", "gold": [_gold("f")]},
+    ])
+    for fmt in ("auto", "openai", "anthropic", "json", "gemini", "mcp"):
+        proc = run_ek("score", corpus, "--format", fmt, "--json", tmp_path / "r.json")
+        assert proc.returncode == 0, proc.stderr
+        corpus_figures = _report(tmp_path / "r.json")["corpus"]
+        assert corpus_figures["unparseable_outputs"] == 0, (fmt, corpus_figures)
+        assert _report(tmp_path / "r.json")["accuracy"]["exact"] == 2, fmt

@@ -97,6 +97,30 @@ def test_strict_formats_keep_their_errors_on_prose() -> None:
             parse_calls("Sure. The answer is 42.", fmt)
 
 
+@pytest.mark.parametrize("fmt", ek.parsing.format_names())
+@pytest.mark.parametrize("text", ["", "  \n\t", "```\n```"])
+def test_empty_text_is_no_call_in_every_format(fmt: str, text: str) -> None:
+    assert parse_calls(text, fmt) == []
+
+
+API_SHAPES = ("openai", "anthropic", "gemini", "bedrock", "langchain", "ollama", "mcp")
+
+
+@pytest.mark.parametrize("fmt", API_SHAPES)
+@pytest.mark.parametrize("text", ["null", "I can't do that (it is not supported).", "42"])
+def test_prose_where_an_api_message_is_expected_is_no_call(fmt: str, text: str) -> None:
+    """A log keeps a chat model's reply text when it called nothing: an abstention, as SCORING.md says."""
+    assert parse_calls(text, fmt) == []
+    assert ek.ToolCallMetric(format=fmt)(text, []).f1 == 1.0
+
+
+@pytest.mark.parametrize("fmt", API_SHAPES)
+@pytest.mark.parametrize("text", ['{"tool_calls": [', '"{\\"tool_calls\\": []}"', "[1, 2"])
+def test_broken_json_in_an_api_format_stays_an_error(fmt: str, text: str) -> None:
+    with pytest.raises(ParseError):
+        parse_calls(text, fmt)
+
+
 def test_transcripts_read_assistant_calls_in_order_and_never_user_or_tool_messages() -> None:
     transcript = [
         {"role": "system", "content": "be brief"},

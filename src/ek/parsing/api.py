@@ -311,6 +311,8 @@ def _plain_stripped(text: str, raw: str, fmt: str, limits: Limits) -> list[Step]
         if plain is not None:
             return plain
     if fmt != "auto":
+        if not text or (text[0] not in _JSON_OUTPUT_START and fmt != "json"):
+            return []  # empty text; prose (``null`` too) where an API's message is expected: no call
         return from_object(json_text.loads(text, limits, fmt), fmt, limits)
     if not text:
         return []
@@ -411,6 +413,12 @@ _MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 # A call's start (``name(`` at the very beginning) and call syntax anywhere (``x(``, ``[``, ``{``). Possessive
 # runs and no nested quantifiers: linear on any text.
 _CALL_START = re.compile(r"""[^\s()\[\]{}.,;:!?"'#][^\s()]*+[ \t]*+\(""")
+#: How the text of an output in an API's JSON format (``openai``, ``anthropic``, the SDK shapes) can start: an
+#: object, a list, or a string (a message encoded twice, which reads as the error it is). Other text (prose,
+#: ``null``) is the reply of a chat model that called nothing (SCORING.md's abstention), where a log keeps the
+#: message's text rather than the message. Format ``json`` stays strict: prose there is a model that did not
+#: write the JSON it was asked for. Empty text is no call in every format.
+_JSON_OUTPUT_START = ("{", "[", '"')
 _CALL_SYNTAX = re.compile(r"""[^\s()\[\]{}.,;:!?"'][(]|[\[{]""")
 
 
