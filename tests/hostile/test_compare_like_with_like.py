@@ -43,7 +43,7 @@ def test_different_gold_for_a_paired_id_is_refused_naming_it(tmp_path: Path) -> 
             "of 40 paired ids, 2 have different gold and 0 a different grammar") in proc.stderr
     assert "pass one shared --gold" in proc.stderr and "F1" not in proc.stdout
     assert report is not None and report["verdict"] is None
-    assert report["unlike"] == {"first_id": "e7", "differs_in": "gold", "a_line": 8, "b_line": 8, "a_grammar": "none",
+    assert report["unlike"] == {"unit": "id", "first_id": "e7", "differs_in": "gold", "a_line": 8, "b_line": 8, "a_grammar": "none",
                                 "b_grammar": "none", "ids_with_different_gold": 2, "ids_with_different_grammar": 0,
                                 "paired_ids": 40}
 
@@ -79,3 +79,31 @@ def test_one_shared_gold_file_is_the_gold_and_grammar_of_both_runs(tmp_path: Pat
     proc, report = _compare(tmp_path, a, b, "--gold", shared)
     assert proc.returncode == 0, proc.stderr
     assert report is not None and report["f1_a"] == report["f1_b"] == 1.0  # e7 is scored against Paris in B too
+
+
+def _samples(tasks: int = 20, runs: int = 2, **gold_of: str) -> list[dict[str, Any]]:
+    """``runs`` samples of tasks t0..t{tasks-1}, each asking for Paris' weather; ``gold_of`` maps
+    ``t{k}_{run}`` to the city that sample's gold names instead."""
+    return [{"task": f"t{t}", "pred": "get_weather(location='Paris')",
+             "gold": [gold("get_weather", location=gold_of.get(f"t{t}_{r}", "Paris"))]}
+            for t in range(tasks) for r in range(runs)]
+
+
+def test_a_tasks_samples_scored_against_different_gold_are_refused(tmp_path: Path) -> None:
+    """Only each task's first sample was compared: B's second sample of t3, against other gold, went unseen."""
+    proc, report = _compare(tmp_path, _samples(), _samples(t3_1="Rome"), "--allow-errors")
+    assert proc.returncode == 1, proc.stderr
+    assert ("not comparing: B scores the samples of task 't3' against different gold (lines 7 and 8); "
+            "a task's samples must share one answer key") in proc.stderr
+    assert "F1" not in proc.stdout
+    assert report is not None and report["verdict"] is None
+    assert report["mixed_samples"] == {"run": "B", "task": "t3", "differs_in": "gold", "first_line": 7, "line": 8}
+    proc, _ = _compare(tmp_path, _samples(t0_1="Rome"), _samples())
+    assert proc.returncode == 1 and "A scores the samples of task 't0'" in proc.stderr
+
+
+def test_tasks_scored_against_different_gold_in_a_and_b_are_named_by_task(tmp_path: Path) -> None:
+    proc, report = _compare(tmp_path, _samples(), _samples(t5_0="Rome", t5_1="Rome"))
+    assert proc.returncode == 1, proc.stderr
+    assert "A and B score task 't5' (A line 11, B line 11) against different gold; of 20 paired tasks" in proc.stderr
+    assert report is not None and report["unlike"]["unit"] == "task" and report["unlike"]["first_id"] == "t5"

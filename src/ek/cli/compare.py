@@ -85,32 +85,58 @@ def _pair(ids_a: list[Any], ids_b: list[Any]) -> tuple[list[int], list[int], lis
     return idx_a, idx_b, only_a, only_b, dup
 
 
-def _unlike(sa: Any, sb: Any, idx_a: list[int], idx_b: list[int]) -> dict[str, Any] | None:
-    """Paired ids scored against different gold or a different grammar in A and B: how many, and the
-    first one (in A's order) with its lines and grammars; None when the runs compare like with like."""
+def _unlike(sa: Any, sb: Any, idx_a: list[int], idx_b: list[int], unit: str = "id") -> dict[str, Any] | None:
+    """Paired ids (``unit="task"``: tasks) scored against different gold or a different grammar in A and B: how
+    many, and the first one (in A's order) with its lines and grammars; None when the runs compare like with
+    like."""
     first: tuple[int, int, str] | None = None
     counts = {"gold": 0, "grammar": 0}
     for i, j in zip(idx_a, idx_b, strict=True):
-        (grammar_a, gold_a), (grammar_b, gold_b) = sa.sources[i], sb.sources[j]
-        what = "grammar" if grammar_a != grammar_b else "gold" if gold_a != gold_b else None
+        what = _differs_in(sa.sources[i], sb.sources[j])
         if what is not None:
             counts[what] += 1
             first = first or (i, j, what)
     if first is None:
         return None
     i, j, what = first
-    return {"first_id": sa.ids[i], "differs_in": what, "a_line": sa.lines[i], "b_line": sb.lines[j],
+    return {"unit": unit, "first_id": (sa.task_ids if unit == "task" else sa.ids)[i], "differs_in": what,
+            "a_line": sa.lines[i], "b_line": sb.lines[j],
             "a_grammar": sa.sources[i][0], "b_grammar": sb.sources[j][0],
             "ids_with_different_gold": counts["gold"], "ids_with_different_grammar": counts["grammar"],
             "paired_ids": len(idx_a)}
+
+
+def _differs_in(source_a: tuple[Any, Any], source_b: tuple[Any, Any]) -> str | None:
+    """What two episodes' answer keys differ in: ``grammar``, ``gold`` (gold JSON, key order ignored) or None."""
+    (grammar_a, gold_a), (grammar_b, gold_b) = source_a, source_b
+    return "grammar" if grammar_a != grammar_b else "gold" if gold_a != gold_b else None
+
+
+def _mixed_key(name: str, summary: Any, groups: list[list[int]]) -> dict[str, Any] | None:
+    """The first task whose samples in one run are scored against different answer keys (its pass rates would
+    mix two questions), with the two lines; None when each task's samples share one."""
+    for group in groups:
+        first = summary.sources[group[0]]
+        for k in group[1:]:
+            what = _differs_in(first, summary.sources[k])
+            if what is not None:
+                return {"run": name, "task": summary.task_ids[k], "differs_in": what,
+                        "first_line": summary.lines[group[0]], "line": summary.lines[k]}
+    return None
+
+
+def _mixed_message(mixed: dict[str, Any]) -> str:
+    return (f"not comparing: {mixed['run']} scores the samples of task {_shown_id(mixed['task'])} against "
+            f"different {mixed['differs_in']} (lines {mixed['first_line']} and {mixed['line']}); a task's samples "
+            "must share one answer key: pass one shared --gold")
 
 
 def _unlike_message(unlike: dict[str, Any]) -> str:
     u = unlike
     what = (f"different grammars ({u['a_grammar']} vs {u['b_grammar']})" if u["differs_in"] == "grammar"
             else "different gold")
-    return (f"not comparing: A and B score id {_shown_id(u['first_id'])} (A line {u['a_line']}, B line {u['b_line']}) "
-            f"against {what}; of {u['paired_ids']} paired ids, "
+    return (f"not comparing: A and B score {u['unit']} {_shown_id(u['first_id'])} (A line {u['a_line']}, B line "
+            f"{u['b_line']}) against {what}; of {u['paired_ids']} paired {u['unit']}s, "
             f"{u['ids_with_different_gold']} have different gold and {u['ids_with_different_grammar']} a "
             "different grammar. Scores against different answer keys are not comparable: pass one shared "
             "--gold (it is then the gold and grammar of both runs)")
@@ -223,7 +249,14 @@ def run(args: argparse.Namespace) -> int:
         if untasked:
             print(f"{untasked} episode(s) name no task, so they cannot be paired by task", file=sys.stderr)
             problems += untasked
-        first_a, first_b = [g[0] for g in groups_a], [g[0] for g in groups_b]
+        mixed = _mixed_key("A", sa, groups_a) or _mixed_key("B", sb, groups_b)
+        if mixed is not None:  # as different answer keys in A and B: not even --allow-errors compares them
+            print(_mixed_message(mixed), file=sys.stderr)
+            if args.json:
+                payload = {**_header(args), "verdict": None, "significant": None, "mixed_samples": mixed}
+                write_report("compare", "--json", args.json, lambda: write_json_atomic(args.json, payload))
+            return 1
+        first_a, first_b = [g[0] for g in groups_a], [g[0] for g in groups_b]  # each task's samples share a key
         unit = "task"
     else:
         idx_a, idx_b, only_a, only_b, dup = _pair(sa.ids, sb.ids)
@@ -235,7 +268,7 @@ def run(args: argparse.Namespace) -> int:
             if ids:
                 print(_listing(label, ids), file=sys.stderr)
         problems += len(only_a) + len(only_b) + len(dup)
-    unlike = _unlike(sa, sb, first_a, first_b)
+    unlike = _unlike(sa, sb, first_a, first_b, "task" if by_task else "id")
     if unlike:  # not even --allow-errors compares different answer keys
         print(_unlike_message(unlike), file=sys.stderr)
         if args.json:
