@@ -151,3 +151,24 @@ def test_multi_turn_questions_list_no_schemas_and_score_as_without_the_questions
     assert first.summary.error_count == second.summary.error_count == 0
     assert len(with_questions) == len(results) and with_questions == alone
     assert sum(row["exact"] for row in alone) > len(results) // 2
+
+
+def test_a_multi_turn_result_cut_short_is_never_exact(tmp_path: Path, bfcl_data: Path) -> None:
+    """BFCL fails a result with fewer turns than the answer (``multi_turn:force_terminated``): the turns it lacks
+    are unreadable outputs, even where their gold is ``[]``, so the entry is not exact; its calls still count."""
+    answers = read_possible_answers(bfcl_data / "possible_answer" / "BFCL_v4_multi_turn_base.json")
+    answer = next(a for a in answers if "('" not in repr(a.ground_truth))  # no positional value: a model's reads
+    right = [[f"[{', '.join(turn)}]"] for turn in answer.ground_truth]
+    answer_path = tmp_path / "possible_answer.json"  # the answer with a last turn of gold []: nothing to miss
+    answer_path.write_text(json.dumps({"id": answer.id, "ground_truth": [*answer.ground_truth, []]}) + "\n")
+    corpus = tmp_path / "multi_turn.jsonl"
+    corpus.write_text(json.dumps({"id": answer.id, "result": right}) + "\n", encoding="utf-8")
+    rows: list[dict[str, Any]] = []
+    result = run(str(corpus), RunOptions(level="call", canonicalizer="bfcl", format="bfcl", keep_export=True,
+                                         bfcl_answers=str(answer_path)), export=rows.extend)
+    assert result.summary.error_count == 0
+    (row,) = rows
+    assert row["fp"] == row["fn"] == 0 and row["tp"] == sum(len(turn) for turn in answer.ground_truth)
+    assert row["exact"] is False and row["first_failing_turn"] == len(right)
+    assert f"ends after {len(right)} of the answer's {len(right) + 1} turns" in row["parse_error"]
+    assert "force_terminated" in row["parse_error"]

@@ -34,7 +34,7 @@ from ek.bfcl.signatures import Signatures, load_signatures
 from ek.bfcl.variation import prompt_variation
 from ek.calls import ANY_CALL, Step
 from ek.goldjson import any_call_gold, gold_from_json
-from ek.parsing import get_format
+from ek.parsing import ParseError, get_format
 from ek.parsing.values import long_int_reason
 from ek.strictjson import DuplicateKeyError, unique_keys
 
@@ -315,7 +315,9 @@ def _read_turns(value: Any) -> tuple[Turn, ...]:
 def _join_turns(pred: Any, gold_turns: tuple[tuple[Step, ...], ...]) -> tuple[Turn, ...]:
     """A BFCL multi-turn result (one output per turn) joined with per-turn gold.
 
-    Turns the output lacks (a run cut short) are scored as turns with no call; more turns than gold is an error.
+    Turns the output lacks (a run cut short) are scored as unreadable outputs, so the episode is never exact,
+    whatever their gold (BFCL fails such an entry: ``multi_turn:force_terminated``); more turns than gold is an
+    error.
     """
     if not isinstance(pred, list):
         raise TypeError(f"the gold of this id has {len(gold_turns)} turns, so the output must be a list with one "
@@ -323,7 +325,10 @@ def _join_turns(pred: Any, gold_turns: tuple[tuple[Step, ...], ...]) -> tuple[Tu
     if len(pred) > len(gold_turns):
         raise ValueError(f"the output has {len(pred)} turns, the gold only {len(gold_turns)}")
     turns = [Turn(item, gold, steps=is_steps(item)) for item, gold in zip(pred, gold_turns)]
-    turns.extend(Turn([], gold, steps=True) for gold in gold_turns[len(pred):])
+    if len(pred) < len(gold_turns):
+        missing = ParseError(f"the output ends after {len(pred)} of the answer's {len(gold_turns)} turns (a run "
+                             "cut short; BFCL fails the entry: multi_turn:force_terminated)", None, "bfcl")
+        turns.extend(Turn(missing, gold) for gold in gold_turns[len(pred):])
     return tuple(turns)
 
 

@@ -279,6 +279,8 @@ def invalid_gold_reason(metric: ToolCallMetric, problems: tuple[str, ...]) -> st
 def _turn_pred(turn: Turn, index: int) -> Any:
     """A turn's output as the metric takes it: BFCL step outputs become the calls of all steps, in order.
     An output of no readable type is the line's error, naming the turn (``index``)."""
+    if isinstance(turn.pred, ParseError):  # a turn the output lacks (reading.py's _join_turns): unreadable
+        return turn.pred
     try:
         return turn_calls(turn.pred) if turn.steps else _prepare_pred(turn.pred)
     except TypeError as exc:
