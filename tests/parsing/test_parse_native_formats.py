@@ -333,3 +333,16 @@ def test_auto_reads_an_unclosed_tool_call_list_as_granite_and_a_closed_block_as_
     with pytest.raises(ParseError, match="^granite: line 1, column 12: .*cut short") as info:
         parse_calls(f"<tool_call>{calls[:-3]}")
     assert info.value.cut_short
+
+
+@pytest.mark.parametrize("text", ["Done (no changes needed).", "Sure (see below).", "Weather (today) is unknown."])
+def test_prose_starting_with_a_word_and_a_parenthesis_is_no_call(text: str) -> None:
+    """A word, a space and "(" starts a call only if the text reads as one; otherwise it is the reply's prose."""
+    assert parse_calls(text) == []
+    assert ek.ToolCallMetric()(text, []).f1 == 1.0
+
+
+def test_a_call_written_with_a_space_is_still_read_and_a_broken_one_still_refused() -> None:
+    assert parse_calls('get_weather (location="Paris")') == [Step("get_weather", {"location": "Paris"})]
+    with pytest.raises(ParseError):
+        parse_calls('get_weather (location="Par')

@@ -662,8 +662,16 @@ def _auto_plain(raw: str, limits: Limits) -> list[Step]:
             if spans is None:
                 raise
             return _lists_in_prose(raw, spans, limits)
-    elif not text or text[0] == "#" or _CALL_START.match(text):
+    elif not text or text[0] == "#":
         return _plain_stripped(text, raw, "auto", limits)
+    elif (start := _CALL_START.match(text)) is not None:
+        if not start.group()[-2].isspace():
+            return _plain_stripped(text, raw, "auto", limits)
+        try:  # a word, a space, then "(": a call written with a space (rare), or prose ("Done (no changes).")
+            return _plain_stripped(text, raw, "auto", limits)
+        except ParseError as error:
+            if error.cut_short:
+                raise  # a call that breaks off stays unreadable
     check_text(raw, limits, "auto")
     blocks = [b for b in prose.fenced_blocks(raw, "auto") if b[0] in prose.CALL_FENCES]
     if blocks:
