@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -523,3 +524,23 @@ def test_reading_variant_shapes_grows_linearly() -> None:
     ratios = dict(line.rsplit("|", 1) for line in done.stdout.splitlines())
     assert len(ratios) == 10, done.stdout
     assert {name: ratio for name, ratio in ratios.items() if float(ratio) >= 9} == {}, ratios
+
+
+def _with_stack_used(frames: int, fn: Any) -> Any:
+    """``fn()`` called ``frames`` Python frames deep, as a worker process or a Ray task calls a reader."""
+    return fn() if frames == 0 else _with_stack_used(frames - 1, fn)
+
+
+@pytest.mark.parametrize("dots", [300, 450, 700, 1_500])
+@pytest.mark.parametrize("fmt", ["python", "auto", "bfcl"])
+def test_a_long_dotted_name_cut_short_is_a_parse_error_however_deep_the_caller(fmt: str, dots: int) -> None:
+    """The message named the tool with ast.unparse, which recurses per dot: a RecursionError whose depth
+    depended on the caller's stack, so --jobs 1, --jobs 2 and Ray counted different error lines."""
+    text = "a" + ".b" * dots
+    for frames in (0, 600):
+        try:
+            steps = _with_stack_used(frames, lambda: parse_calls(text, fmt))
+        except ParseError as exc:
+            assert "nests too deeply" in str(exc) or "ends after the tool name 'a.b.b" in str(exc)
+        else:
+            assert fmt in ("auto", "bfcl") and steps == []  # prose to auto and BFCL: no call

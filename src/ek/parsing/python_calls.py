@@ -113,7 +113,8 @@ def _from_ast(text: str, params: ParamOrder | None = None, json_words: bool = Fa
         elif isinstance(value, ast.Call):
             steps.append(_call(value, params))
         elif isinstance(value, (ast.Name, ast.Attribute)) and _at_end(text, value):
-            raise ParseError(f"the output ends after the tool name {ast.unparse(value)!r}, before its arguments "
+            name = ast.get_source_segment(text, value) or ""  # the text itself: ast.unparse recurses per dot
+            raise ParseError(f"the output ends after the tool name {name!r:.80}, before its arguments "
                              "(cut short?)", _pos(value), FORMAT, cut_short=True)
         else:
             raise _fail("expected a call like f(x=1) or a list of calls", value)
