@@ -184,3 +184,23 @@ def test_jobs_read_a_piped_gold_file_once(tmp_path: Path) -> None:
                            str(tmp_path / "r.json")], check=False, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout[-2000:]
     assert json.loads((tmp_path / "r.json").read_text())["corpus"]["episodes_scored"] == 1200
+
+
+def test_a_report_never_overwrites_an_input_or_another_report(tmp_path: Path) -> None:
+    """Exit 2 before scoring: --episodes-out naming the corpus (or, on a second run over a glob, the previous
+    run's episodes file), two reports to one file, and '-' for a file read whole (gold)."""
+    corpus = tmp_path / "run.jsonl"
+    line = json.dumps({"id": "1", "pred": OK, "gold": G}) + "\n"
+    corpus.write_text(line, encoding="utf-8")
+    previous = tmp_path / "episodes.jsonl"
+    previous.write_text(line, encoding="utf-8")
+    cases = [
+        (("--episodes-out", corpus), "is also an input of this run"),
+        ((str(tmp_path / "*.jsonl"), "--episodes-out", previous), "is also an input of this run"),
+        (("--json", tmp_path / "r", "--html", tmp_path / "." / "r"), "both write"),
+        (("--gold", "-"), "'-' (stdin) is for the corpus"),
+    ]
+    for args, message in cases:
+        proc = run_ek("score", *(args if str(args[0]).endswith("*.jsonl") else (corpus, *args)))
+        assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr, (args, proc.stderr)
+        assert corpus.read_text(encoding="utf-8") == previous.read_text(encoding="utf-8") == line

@@ -233,6 +233,28 @@ def output_problem(path: str) -> str | None:
     return None
 
 
+def output_clash(outputs: list[tuple[str, str]], inputs: list[str]) -> str | None:
+    """Why writing the reports would destroy an input or another report (an output that is an input file, as
+    a second run over ``'out/*.jsonl'`` with ``--episodes-out out/ep.jsonl`` makes it; two reports to one file),
+    or None."""
+    def same(a: str, b: str) -> bool:
+        if a == "-" or b == "-":
+            return False
+        try:
+            return os.path.samefile(a, b)
+        except OSError:  # one does not exist (yet): the same path is the same file
+            return os.path.abspath(a) == os.path.abspath(b)
+
+    for k, (option, out) in enumerate(outputs):
+        for path in inputs:
+            if same(out, path):
+                return f"{option} {out}: is also an input of this run ({path}); writing it would replace it"
+        for other, second in outputs[k + 1:]:
+            if same(out, second):
+                return f"{option} and {other} both write {out}: give each report its own file"
+    return None
+
+
 def write_report(command: str, option: str, path: str, write: Any) -> int | None:
     """Run ``write()``; exit status 2 with a message when the file cannot be written, else None."""
     try:
@@ -252,6 +274,11 @@ def check_inputs(command: str, args: argparse.Namespace, paths: list[str]) -> in
         return usage_error(command, "--underscore-to-dot renames BFCL's functions: it needs --bfcl-questions or "
                                     "--bfcl-answers")
     bfcl_data = [p for p in (args.bfcl_answers, args.bfcl_questions) if p]
+    for option, path in (("--gold", args.gold), ("--bfcl-answers", args.bfcl_answers),
+                         ("--bfcl-questions", args.bfcl_questions)):
+        if path == "-":
+            return usage_error(command, f"{option} -: the gold and BFCL data are read from files; '-' (stdin) is "
+                                        "for the corpus")
     for path in paths + [p for p in (args.gold, *bfcl_data) if p]:
         if path != "-" and not os.path.exists(path):  # pipes (<(zcat ...), /dev/stdin) are fine
             return usage_error(command, f"no such file: {path}")
@@ -260,11 +287,16 @@ def check_inputs(command: str, args: argparse.Namespace, paths: list[str]) -> in
     for option, path in (("--bfcl-answers", args.bfcl_answers), ("--bfcl-questions", args.bfcl_questions)):
         if path and not (os.path.isfile(path) or os.path.isdir(path)):  # signatures are looked for beside them
             return usage_error(command, f"{option} {path}: must be a regular file or a folder, not a pipe")
-    for option in ("json", "html", "episodes_out"):
-        out = getattr(args, option, None)
-        problem = output_problem(out) if out else None
+    outputs = [(f"--{option.replace('_', '-')}", out) for option in ("json", "html", "episodes_out")
+               if (out := getattr(args, option, None))]
+    for option, out in outputs:
+        problem = output_problem(out)
         if problem:
-            return usage_error(command, f"--{option.replace('_', '-')} {out}: {problem}")
+            return usage_error(command, f"{option} {out}: {problem}")
+    inputs = [*paths, *(p for p in (args.gold, *bfcl_data, args.grammar) if p)]
+    clash = output_clash(outputs, inputs)
+    if clash:
+        return usage_error(command, clash)
     for folder in args.search_path:
         if not os.path.isdir(folder):
             return usage_error(command, f"--search-path {folder}: not a folder")
