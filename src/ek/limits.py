@@ -26,6 +26,11 @@ OUTPUT_MAX_DEPTH = 64
 #: reader of ek refuses it (a hex literal can still spell it) and every renderer shows it without ``str``.
 MAX_INT_DIGITS = sys.get_int_max_str_digits() or 4300
 
+#: Longest corpus or gold-file line read, in bytes (a JSON line, a gzip one decompressed). A line holds a few
+#: outputs of at most :data:`OUTPUT_MAX_SIZE` each and their gold; past this it is one error line, and the rest
+#: of it is skipped in pieces, so a file with no line break (``/dev/zero``) costs this much memory, not the file.
+CORPUS_LINE_MAX_BYTES = 64 * 1024 * 1024
+
 #: Deepest nesting of a gold value (gold JSON, ``OneOf`` alternatives included): the same as model output,
 #: so every gold value is one a prediction could equal.
 GOLD_MAX_DEPTH = OUTPUT_MAX_DEPTH

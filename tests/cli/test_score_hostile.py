@@ -204,3 +204,21 @@ def test_a_report_never_overwrites_an_input_or_another_report(tmp_path: Path) ->
         proc = run_ek("score", *(args if str(args[0]).endswith("*.jsonl") else (corpus, *args)))
         assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr, (args, proc.stderr)
         assert corpus.read_text(encoding="utf-8") == previous.read_text(encoding="utf-8") == line
+
+
+def test_a_line_past_the_size_limit_is_one_error_line_and_the_next_lines_are_scored(tmp_path: Path) -> None:
+    """A corpus line is read no further than ek.limits.CORPUS_LINE_MAX_BYTES: one error line, in one process and
+    in workers, and the file's other lines scored (a line with no end no longer fills the memory)."""
+    from ek.limits import CORPUS_LINE_MAX_BYTES
+
+    good = dump({"id": "ok", "pred": OK, "gold": G}) + b"\n"
+    corpus = tmp_path / "c.jsonl"
+    with open(corpus, "wb") as out:
+        out.write(good + b'{"id": "huge", "pred": "' + b"x" * (CORPUS_LINE_MAX_BYTES + 5) + b'"}\n' + good * 3)
+    for jobs in ("1", "2"):
+        proc = run_ek("score", corpus, "--allow-errors", "--jobs", jobs, "--json", tmp_path / "r.json")
+        assert proc.returncode == 0, proc.stderr
+        report = json.loads((tmp_path / "r.json").read_text())
+        assert report["corpus"]["episodes_scored"] == 4 and report["corpus"]["error_lines"] == 1
+        (error,) = report["errors"]
+        assert error["line"] == 2 and "longer than ek reads" in error["reason"], error

@@ -9,6 +9,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ek.corpus.reading import LineCounts
 from ek.corpus.runner import RunOptions, run, score_lines
@@ -187,3 +189,27 @@ def test_a_block_shifted_to_its_place_merges_into_what_one_pass_builds() -> None
     assert merged.errors == whole.errors and merged.export == whole.export
     assert [d.line for d in merged.worst()] == [d.line for d in whole.worst()]
     assert [d.detail is not None for d in merged.worst()] == [d.detail is not None for d in whole.worst()]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 12), st.sampled_from([b"a", b" ", b"\xff"])), max_size=12),
+       st.booleans(), st.integers(1, 8))
+def test_bounded_lines_are_the_files_lines_with_the_long_ones_named_by_size(
+        shape: list[tuple[int, bytes]], last_ends: bool, limit: int) -> None:
+    """Each line as iterating the file gives it; one longer than ``limit`` an OversizedLine of its size."""
+    import io
+
+    from ek.corpus.reading import OversizedLine, bounded_lines
+
+    lines = [byte * n + b"\n" for n, byte in shape]
+    if lines and not last_ends:
+        lines[-1] = lines[-1][:-1]
+    data = b"".join(lines)
+    expected = [raw if len(raw) <= limit or raw.endswith(b"\n") and len(raw) == limit + 1 else len(raw)
+                for raw in io.BytesIO(data)]
+    got = [raw.size if type(raw) is OversizedLine else bytes(raw) for raw in bounded_lines(io.BytesIO(data), limit)]
+    assert got == expected
+    from ek.corpus.sources import physical_lines  # plain and gzip files, under the real limit: as iterated
+
+    for stored in (data, gzip.compress(data)):
+        assert [bytes(raw) for raw in physical_lines(io.BytesIO(stored), "x")] == list(io.BytesIO(data))

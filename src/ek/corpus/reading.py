@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -34,6 +35,7 @@ from ek.bfcl.signatures import Signatures, load_signatures
 from ek.bfcl.variation import prompt_variation
 from ek.calls import ANY_CALL, Step
 from ek.goldjson import any_call_gold, gold_from_json
+from ek.limits import CORPUS_LINE_MAX_BYTES
 from ek.parsing import ParseError, get_format
 from ek.parsing.values import long_int_reason
 from ek.strictjson import DuplicateKeyError, unique_keys
@@ -171,7 +173,49 @@ def _scan_line(text: str) -> Any:
     return obj
 
 
+class OversizedLine(bytes):
+    """What :func:`bounded_lines` gives in place of a line longer than the limit: ``size``, the bytes it held
+    (up to its line break); reading it as a line is a :class:`LineDataError` saying so. Never blank, so it is
+    counted as a line, and it pickles (a ``--jobs`` worker or a Ray task reads it)."""
+
+    size: int
+
+    def __new__(cls, size: int) -> OversizedLine:
+        line = super().__new__(cls, b"?")
+        line.size = size
+        return line
+
+    def __reduce__(self) -> tuple[type[OversizedLine], tuple[int]]:
+        return OversizedLine, (self.size,)
+
+    def reason(self) -> str:
+        return (f"a line of {self.size:,} bytes, longer than ek reads ({CORPUS_LINE_MAX_BYTES:,} bytes, "
+                "ek.limits.CORPUS_LINE_MAX_BYTES)")
+
+
+def bounded_lines(stream: BinaryIO, limit: int = CORPUS_LINE_MAX_BYTES) -> Iterator[bytes]:
+    """The physical lines of ``stream``, each with its line break, as iterating it gives them, except that a
+    line longer than ``limit`` bytes is an :class:`OversizedLine` and is skipped ``limit`` bytes at a time: a
+    file with no line break (``/dev/zero``) holds at most that much in memory, and its next lines are read.
+
+    >>> import io
+    >>> [bytes(x) if type(x) is bytes else x.size for x in bounded_lines(io.BytesIO(b'ab\\n' + b'x' * 9 + b'\\nc'), 5)]
+    [b'ab\\n', 10, b'c']
+    """
+    readline = stream.readline
+    for raw in iter(partial(readline, limit + 1), b""):  # C-level iteration: the usual line costs one check
+        if len(raw) <= limit or raw[-1] == 10:  # 10: b"\n"
+            yield raw
+            continue
+        size = len(raw)
+        while (piece := readline(limit)) and piece[-1] != 10:
+            size += len(piece)
+        yield OversizedLine(size + len(piece))
+
+
 def _decode_line(raw: bytes | str) -> Any:
+    if type(raw) is OversizedLine:
+        raise LineDataError(raw.reason())
     text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
     # a byte order mark (Windows editors, concatenated files) is not part of the JSON text
     text = text.strip().removeprefix("\ufeff")
@@ -605,7 +649,7 @@ def load_gold_file(path: str | Path) -> tuple[dict[Any, GoldEntry], list[LineErr
     errors: list[LineError] = []
     counts = LineCounts()
     with open(path, "rb") as stream:
-        for number, raw in iter_raw_lines(stream, counts):
+        for number, raw in iter_raw_lines(bounded_lines(stream), counts):  # type: ignore[arg-type]
             try:
                 obj = _decode_line(raw)
             except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, LineDataError) as exc:
@@ -648,7 +692,9 @@ __all__ = [
     "LineDataError",
     "LineError",
     "NotUnicodeError",
+    "OversizedLine",
     "Turn",
+    "bounded_lines",
     "iter_raw_lines",
     "load_bfcl_abstentions",
     "load_bfcl_answers",

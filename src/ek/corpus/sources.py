@@ -31,7 +31,7 @@ from typing import Any, BinaryIO
 
 import attrs
 
-from ek.corpus.reading import PRED_KEYS, LineCounts, iter_raw_lines
+from ek.corpus.reading import PRED_KEYS, LineCounts, bounded_lines, iter_raw_lines
 from ek.extras import import_failure
 
 #: The columns of a Parquet row that become its line (what :func:`ek.corpus.reading.parse_episode` reads).
@@ -206,7 +206,7 @@ def _parquet_lines(stream: BinaryIO, name: str) -> Iterator[bytes]:
 def _gzip_lines(stream: BinaryIO, name: str) -> Iterator[bytes]:
     done = 0
     try:
-        for raw in gzip.GzipFile(fileobj=stream, mode="rb"):
+        for raw in bounded_lines(gzip.GzipFile(fileobj=stream, mode="rb")):  # type: ignore[arg-type]
             done += 1
             yield raw
     except (OSError, EOFError, zlib.error) as exc:
@@ -221,7 +221,7 @@ def physical_lines(stream: BinaryIO, name: str) -> Iterator[bytes]:
         return _gzip_lines(stream, name)
     if kind == "parquet":
         return _parquet_lines(stream, name)
-    return iter(stream)
+    return bounded_lines(stream)
 
 
 @contextmanager
