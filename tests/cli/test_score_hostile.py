@@ -6,6 +6,7 @@ import json
 import os
 from pathlib import Path
 
+import pytest
 from ekcli import gold, run_ek
 
 from ek.corpus.reading import load_gold_file, parse_episode
@@ -222,3 +223,30 @@ def test_a_line_past_the_size_limit_is_one_error_line_and_the_next_lines_are_sco
         assert report["corpus"]["episodes_scored"] == 4 and report["corpus"]["error_lines"] == 1
         (error,) = report["errors"]
         assert error["line"] == 2 and "longer than ek reads" in error["reason"], error
+
+
+@pytest.mark.parametrize("command", ["score", "compare"])
+def test_a_reader_that_has_gone_does_not_cost_the_reports(tmp_path: Path, command: str) -> None:
+    """`ek score ... --json r.json | head -1`: the table's pipe closes early; the reports are still written, and
+    the exit status is the run's (it was 0 with no report written, or 120 when the pipe broke at exit)."""
+    import subprocess
+    import sys
+
+    from ekcli import EXAMPLE
+
+    corpus = EXAMPLE / "corpus.jsonl"
+    args = [corpus, corpus] if command == "compare" else [corpus, "--html", tmp_path / "r.html"]
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before ek prints a line
+    try:
+        proc = subprocess.run([sys.executable, "-m", "ek", command, *map(str, args), "--grammar",
+                               str(EXAMPLE / "travel-v2.ek"), "--json", str(tmp_path / "r.json")],
+                              stdout=write_end, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+                              timeout=120, check=False)
+    finally:
+        os.close(write_end)
+    assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr, proc.stderr
+    assert json.loads((tmp_path / "r.json").read_text())
+    assert proc.returncode == 0  # as with a reader: every line scored; A and B the same file, no difference
+    if command == "score":
+        assert (tmp_path / "r.html").stat().st_size > 1000

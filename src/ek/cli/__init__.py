@@ -11,8 +11,10 @@ from __future__ import annotations
 import argparse
 import difflib
 import importlib
+import os
 import sys
 from collections.abc import Sequence
+from typing import Any, TextIO
 
 from ek.batchgc import collect_less
 
@@ -27,6 +29,39 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "import": ("ek.cli.import_", "convert OpenAI/Anthropic/MCP/JSON Schema/BFCL tool definitions to .ek"),
     "export": ("ek.cli.export", "convert an .ek schema to OpenAI/Anthropic/MCP/JSON Schema tool definitions"),
 }
+
+
+class ReaderGoneSafe:
+    """The process's stdout, for a command run as its own process: once the reader of a pipe has gone
+    (``ek score ... | head -1``), what is still printed goes to ``/dev/null``, so the command carries on, writes
+    the reports it was asked for and exits as it would have (a BrokenPipeError out of ``print`` skipped them and
+    exited 0; one at exit made it 120). Everything else is the stream's own."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._to_devnull()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._to_devnull()
+
+    def _to_devnull(self) -> None:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, self._stream.fileno())  # what the stream still holds goes there too
+        finally:
+            os.close(devnull)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 def _top_parser() -> argparse.ArgumentParser:
@@ -75,6 +110,8 @@ def main(argv: Sequence[str] | None = None, *, own_process: bool | None = None) 
     args = parser.parse_args(rest)
     if own_process:
         collect_less()
+        if not isinstance(sys.stdout, ReaderGoneSafe):
+            sys.stdout = ReaderGoneSafe(sys.stdout)
     try:
         return int(module.run(args) or 0)
     except BrokenPipeError:  # `ek ... | head` is not an error
