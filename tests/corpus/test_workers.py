@@ -69,3 +69,61 @@ def test_usable_cpus_follow_an_affinity_narrower_than_the_machine() -> None:
             "print(usable_cpus(), resolve_jobs('auto'), resolve_jobs('auto', 'ray'), resolve_jobs(3))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert done.stdout.split() == ["1", "1", "None", "3"]
+
+
+def _children(pid: int) -> set[int]:
+    """The processes ``pid`` started that are alive (Linux: /proc)."""
+    found: set[int] = set()
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/children") as listing:
+            found.update(int(child) for child in listing.read().split())
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has ended
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc; the parent-death signal is Linux's")
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGKILL"])
+def test_workers_end_with_a_parent_stopped_alone(tmp_path: Path, sig: str) -> None:
+    """`kill PID` of ek alone (a supervisor), or SIGKILL: no worker is left waiting for ever. SIGTERM ends the run
+    as Ctrl-C does (status 143, no report, no temporary file)."""
+    import signal
+    import time
+
+    corpus = synthetic_corpus(tmp_path / "c.jsonl", 60_000)
+    out = tmp_path / "out"
+    out.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "ek", "score", str(corpus), "--jobs", "2", "--grammar",
+                             str(SCHEMAS / "travel-v2.ek"), "--episodes-out", str(out / "ep.jsonl"),
+                             "--json", str(out / "r.json")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(workers := _children(proc.pid)) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        assert len(workers) == 2, "the run's two workers did not start"
+        os.kill(proc.pid, getattr(signal, sig))  # the parent alone, not its process group
+        status = proc.wait(timeout=60)
+        deadline = time.monotonic() + 30
+        while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(_alive(w) for w in workers), "a worker outlived its parent"
+        if sig == "SIGTERM":
+            assert status == 143 and "ek: terminated" in proc.stderr.read().decode(), status
+            assert sorted(p.name for p in out.iterdir()) == []
+        else:
+            assert status == -signal.SIGKILL
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, 9)
+            proc.wait()
+        for worker in workers if "workers" in locals() else ():
+            if _alive(worker):
+                os.kill(worker, 9)

@@ -12,6 +12,7 @@ import argparse
 import difflib
 import importlib
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
@@ -29,6 +30,16 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "import": ("ek.cli.import_", "convert OpenAI/Anthropic/MCP/JSON Schema/BFCL tool definitions to .ek"),
     "export": ("ek.cli.export", "convert an .ek schema to OpenAI/Anthropic/MCP/JSON Schema tool definitions"),
 }
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill PID``, a supervisor stopping the job) to a command run as its own process: it ends as
+    Ctrl-C ends it, through the same cleanup (``--jobs`` workers stopped, no report or temporary file left),
+    with status 143 instead of the kernel's kill of this process alone."""
+
+
+def _terminate(_signum: int, _frame: Any) -> None:
+    raise Terminated
 
 
 class ReaderGoneSafe:
@@ -112,10 +123,14 @@ def main(argv: Sequence[str] | None = None, *, own_process: bool | None = None) 
         collect_less()
         if not isinstance(sys.stdout, ReaderGoneSafe):
             sys.stdout = ReaderGoneSafe(sys.stdout)
+        signal.signal(signal.SIGTERM, _terminate)
     try:
         return int(module.run(args) or 0)
     except BrokenPipeError:  # `ek ... | head` is not an error
         return 0
+    except Terminated:
+        print("ek: terminated", file=sys.stderr)
+        return 128 + signal.SIGTERM
     except KeyboardInterrupt:
         print("ek: interrupted", file=sys.stderr)
         return 130

@@ -544,12 +544,34 @@ def _init_worker(options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] | None
 
     A worker is a process of ek's own, started for this run: it collects garbage as :mod:`ek.batchgc` says
     (a forked worker inherits its parent's settings; a spawned one, or the fork of a library caller's
-    process, would not have them)."""
+    process, would not have them). It ends with its parent (:func:`_die_with_parent`), and SIGTERM ends it at
+    once, as the executor means when it stops its workers (a fork inherits the CLI's own SIGTERM handler)."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _die_with_parent()
     collect_less()
     _WORKER["options"] = options
     _WORKER["cache"] = options.metric_cache(functions)
     _WORKER["gold"] = gold_by_id
     _WORKER["memo"] = _GoldMemo()
+
+
+def _die_with_parent() -> None:
+    """Linux: the kernel sends this worker SIGKILL when the process that started it ends, however it ends
+    (``kill`` of the parent alone, SIGKILL, a crash). A worker waits on its queue, whose write end other workers
+    hold too, so it would never see its parent go: re-parented to init, it waited for ever, holding its memory.
+    Elsewhere (no ``prctl``), nothing changes."""
+    if sys.platform != "linux":
+        return
+    import ctypes
+    import multiprocessing
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # no C library to call (a static or unusual build): as elsewhere
+        return
+    parent = multiprocessing.parent_process()
+    if parent is not None and os.getppid() != parent.pid:  # it ended before the prctl took effect
+        os._exit(1)
 
 
 def _score_chunk(chunk: list[tuple[int, bytes]], floor: tuple[float, float, int] | None) -> Summary:
