@@ -127,3 +127,23 @@ def test_workers_end_with_a_parent_stopped_alone(tmp_path: Path, sig: str) -> No
         for worker in workers if "workers" in locals() else ():
             if _alive(worker):
                 os.kill(worker, 9)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform != "linux", reason="the file-descriptor limit stops a fork of the pool on Linux")
+def test_a_worker_the_system_refuses_to_start_ends_the_run_with_its_reason(tmp_path: Path) -> None:
+    """With too few file descriptors for 20 workers the pool's start failed with a traceback, and the exit then
+    waited for ever on the workers already started: now exit 3, one line saying why, nothing left running."""
+    import resource
+
+    corpus = synthetic_corpus(tmp_path / "c.jsonl", 20 * CHUNK_LINES + 1)
+
+    def few_descriptors() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (30, 30))
+
+    proc = subprocess.run([sys.executable, "-m", "ek", "score", str(corpus), "--jobs", "20", "--grammar",
+                           str(SCHEMAS / "travel-v2.ek")], capture_output=True, text=True, timeout=120,
+                          preexec_fn=few_descriptors, check=False)
+    assert proc.returncode == 3, proc.stderr
+    assert "a worker process could not be started (Too many open files)" in proc.stderr
+    assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr, proc.stderr

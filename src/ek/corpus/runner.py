@@ -736,7 +736,7 @@ def _score_in_workers(options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] |
     try:
         try:
             for chunk in chain(ahead, chunks):
-                pending.append((chunk[0][0], pool.submit(_score_chunk, chunk, total.worst_floor()), chunk))
+                pending.append((chunk[0][0], _submit(pool, chunk, total.worst_floor()), chunk))
                 while len(pending) >= 2 * jobs:
                     next_done()
             while pending:
@@ -750,6 +750,23 @@ def _score_in_workers(options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] |
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
     explain_kept(total, options, gold_by_id, functions, kept.raw)
+
+
+def _submit(pool: ProcessPoolExecutor, chunk: list[tuple[int, bytes]],
+            floor: tuple[float, float, int] | None) -> Future[Summary]:
+    """``pool.submit`` of a chunk. The first one starts the workers (with fork, all of them): when the system
+    refuses one (no file descriptors or processes left: ``ulimit -n``, ``ulimit -u``), the workers already
+    started are stopped here, since the executor would never stop them (its manager thread is not running yet
+    and the interpreter's exit waits for them), and the run ends as with a dead worker (exit 3), saying why."""
+    try:
+        return pool.submit(_score_chunk, chunk, floor)
+    except OSError as exc:
+        for process in list((getattr(pool, "_processes", None) or {}).values()):  # no public way to reach them
+            process.kill()  # not SIGTERM: a worker not yet through _init_worker still has the CLI's handler
+            process.join()
+        raise WorkerDiedError(f"a worker process could not be started ({exc.strerror or exc}); no line was "
+                              "scored and no report was written; try fewer --jobs, or raise the limit the "
+                              "system named (ulimit -n for open files, ulimit -u for processes)") from None
 
 
 def _chunks(lines: Iterator[tuple[int, bytes]], size: int, *, grow_every: int = 0, largest: int = 0,
