@@ -48,6 +48,13 @@ ORDER_MAX_WORK = 20_000_000
 
 # --- schemas ----------------------------------------------------------------------------------------------------
 
+#: Smallest and largest tool weight and argument importance. They are relative costs, so a million to one is far
+#: past any real ratio; past the bounds sums stop being what they mean: a weight of 1e308 made a corpus report's
+#: float totals overflow (a crash of the whole run), and weight 1e-300 times importance 1e-300 rounds to 0, so a
+#: mistake cost nothing and F1 showed 1.0.
+COST_WEIGHT_MIN = 1e-6
+COST_WEIGHT_MAX = 1e6
+
 #: Deepest nesting of ``list[...]`` and ``{ ... }`` in an argument's type, counted through named types, and of
 #: ``[...]``/``{...}`` in a default. Generated validators indent about two levels per object level and Python's
 #: tokenizer refuses more than 100 indentation levels, so 32 is what the generator can always write; real tool

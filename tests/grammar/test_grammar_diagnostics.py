@@ -62,6 +62,10 @@ CASES = [
     ("policy arguments", HEAD + "tool t {\n    x: str compare exact(1)\n}\n", 3, 20, "compare policy 'exact' takes no arguments"),
     ("zero weight", HEAD + "tool t weight 0 {\n}\n", 2, 15, "weight must be a positive number, got 0"),
     ("negative importance", HEAD + "tool t {\n    x: str importance -1\n}\n", 3, 23, "importance must be a positive number, got -1"),
+    ("huge weight", HEAD + "tool t weight 1e308 {\n}\n", 2, 15,
+     "weight 1e+308 is out of range: ek takes costs from 1e-06 to 1e+06 (relative costs; past them sums overflow or round to 0)"),
+    ("tiny importance", HEAD + "tool t {\n    x: str importance 1e-300\n}\n", 3, 23,
+     "importance 1e-300 is out of range: ek takes costs from 1e-06 to 1e+06 (relative costs; past them sums overflow or round to 0)"),
     ("importance on an object field", HEAD + "tool t {\n    x: {\n        a: int importance 2\n    }\n}\n", 4, 16,
      "importance applies to a tool's arguments, not to object field 'a': each argument is scored as one unit, so put "
      "the importance on the argument that holds the object"),

@@ -121,3 +121,18 @@ def test_named_types_come_back_in_name_order_as_documented(target: str) -> None:
     assert back != grammar and back == _sorted_types(grammar)
     assert diff(grammar, back).changes == ()
     assert grammar_sha256(back) != grammar_sha256(grammar)
+
+
+@pytest.mark.parametrize(("weight", "importance"), [(1e300, 2.0), (2.0, 1e-300), (-1, 2.0), (2.0, 0)])
+def test_imported_costs_outside_the_dsls_bounds_warn_and_fall_back_to_1(weight: float, importance: float) -> None:
+    """x-ek-weight and x-ek-importance follow the DSL's rule (ek.grammar.model.cost_weight_problem), so an
+    imported grammar always lints and its sums stay finite."""
+    tool = {"type": "function", "function": {"name": "t", "parameters": {
+        "type": "object", "properties": {"x": {"type": "string", "x-ek-importance": importance}},
+        "required": ["x"], "x-ek-weight": weight}}}
+    result = import_tools([tool], "openai", name="g", version=1)
+    (spec,) = result.grammar.tools
+    assert (spec.weight, spec.fields[0].importance) == (1.0 if weight != 2.0 else 2.0, 1.0 if importance != 2.0 else 2.0)
+    (issue,) = result.issues
+    assert issue.message.endswith("; 1 used") and ("out of range" in issue.message or "positive" in issue.message)
+    assert parse(format_grammar(result.grammar)) == result.grammar

@@ -31,6 +31,7 @@ from ek.grammar.model import (
     ToolSpec,
     TypeAlias,
     TypeNode,
+    cost_weight_problem,
     kind_of,
     nested_importance_message,
 )
@@ -415,6 +416,9 @@ class _Checker:
             return 1.0
         if not value > 0:
             self.error(num.loc, f"{what} must be a positive number, got {num.text}")
+        elif (problem := cost_weight_problem(value, what)) is not None:
+            self.error(num.loc, problem)
+            return 1.0
         return value
 
     def body_doc(self, body: BodySyn) -> str | None:

@@ -11,6 +11,7 @@ from typing import Any, Union
 
 import attrs
 
+from ek.limits import COST_WEIGHT_MAX, COST_WEIGHT_MIN
 from ek.sentinel import Sentinel
 
 #: Names of the built-in scalar types.
@@ -117,6 +118,22 @@ class ListType:
 
     def __str__(self) -> str:
         return f"list[{self.item}]"
+
+
+def cost_weight_problem(value: float, what: str) -> str | None:
+    """Why ``value`` cannot be a tool's weight or an argument's importance (``what`` names which), or None: it
+    must be a number within :data:`ek.limits.COST_WEIGHT_MIN` and :data:`ek.limits.COST_WEIGHT_MAX`. The one rule
+    of the DSL's checker and of ``ek import`` (``x-ek-weight``, ``x-ek-importance``).
+
+    >>> cost_weight_problem(2.5, "weight"), cost_weight_problem(1e308, "importance")
+    (None, 'importance 1e+308 is out of range: ek takes costs from 1e-06 to 1e+06 (relative costs; past them sums overflow or round to 0)')
+    """
+    if not value > 0:
+        return f"{what} must be a positive number"
+    if not COST_WEIGHT_MIN <= value <= COST_WEIGHT_MAX:
+        return (f"{what} {value:g} is out of range: ek takes costs from {COST_WEIGHT_MIN:g} to {COST_WEIGHT_MAX:g} "
+                "(relative costs; past them sums overflow or round to 0)")
+    return None
 
 
 def nested_importance_message(field: str) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,6 +19,7 @@ from ek.grammar.model import (
     ToolSpec,
     TypeAlias,
     TypeNode,
+    cost_weight_problem,
 )
 from ek.grammar.names import safe_identifier, unfit_character
 from ek.grammar.strings import to_float
@@ -260,9 +260,10 @@ def _weight(value: Any, path: str, issues: Issues) -> float:
     if value is None:
         return 1.0
     number = to_float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-    if number is not None and number > 0 and math.isfinite(number):
-        return number
-    issues.warn(child(path, "x-ek-weight"), f"weight must be a positive number, got {value!r}; 1 used")
+    problem = "weight must be a number" if number is None else cost_weight_problem(number, "weight")
+    if problem is None:
+        return number  # type: ignore[return-value]  # (a number: no problem)
+    issues.warn(child(path, "x-ek-weight"), f"{problem}, got {value!r}; 1 used")
     return 1.0
 
 

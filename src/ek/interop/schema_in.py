@@ -36,6 +36,7 @@ from ek.grammar.model import (
     PrimitiveType,
     TypeAlias,
     TypeNode,
+    cost_weight_problem,
     kind_of,
     nested_importance_message,
 )
@@ -180,10 +181,11 @@ class Converter:
         elif "x-ek-importance" in schema:
             value = schema["x-ek-importance"]
             number = to_float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-            if number is not None and number > 0 and math.isfinite(number):
-                importance = number
+            problem = "importance must be a number" if number is None else cost_weight_problem(number, "importance")
+            if problem is None:
+                importance = number  # type: ignore[assignment]  # (a number: no problem)
             else:
-                self.issues.warn(child(path, "x-ek-importance"), f"importance must be a positive number, got {value!r}")
+                self.issues.warn(child(path, "x-ek-importance"), f"{problem}, got {value!r}; 1 used")
         compare = None
         if "x-ek-compare" in schema:
             compare = self.compare(schema["x-ek-compare"], type_node, child(path, "x-ek-compare"))
