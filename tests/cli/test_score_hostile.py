@@ -250,3 +250,17 @@ def test_a_reader_that_has_gone_does_not_cost_the_reports(tmp_path: Path, comman
     assert proc.returncode == 0  # as with a reader: every line scored; A and B the same file, no difference
     if command == "score":
         assert (tmp_path / "r.html").stat().st_size > 1000
+
+
+def test_file_names_reach_the_terminal_escaped(tmp_path: Path) -> None:
+    """A file name is data too: a glob-expanded `b\\x1b]0;pwned\\a\\x1b[2J.jsonl` printed raw would retitle and
+    clear the terminal; every path ek prints (header, reports, errors) is escaped as cells are."""
+    hostile = "b\x1b]0;pwned\x07\x1b[2J\u202e"
+    (tmp_path / f"{hostile}.jsonl").write_text(json.dumps({"id": "1", "pred": OK, "gold": G}) + "\n")
+    runs = [run_ek("score", tmp_path / "*.jsonl", "--json", tmp_path / f"r{hostile}.json"),
+            run_ek("score", tmp_path / f"missing{hostile}*.jsonl"),
+            run_ek("compare", tmp_path / f"{hostile}.jsonl", tmp_path / f"{hostile}.jsonl")]
+    for proc in runs:
+        for text in (proc.stdout, proc.stderr):
+            assert not any(ch in text for ch in "\x1b\x07\u202e"), text
+    assert "\\x1b]0;pwned\\x07" in runs[0].stdout and "\\x1b[2J" in runs[1].stderr

@@ -209,6 +209,7 @@ def run(args: argparse.Namespace) -> int:
     failed = check_inputs("compare", args, [args.a, args.b])
     if failed is not None:
         return failed
+    from ek.report.table import printable
     from ek.stats import paired_bootstrap
 
     # with --gold, that one file is the gold (and grammar) of both runs, whatever their lines hold
@@ -232,7 +233,7 @@ def run(args: argparse.Namespace) -> int:
         missing_id = [] if by_task else [line for line, i in zip(result.summary.lines, result.summary.ids)
                                          if i is None]
         if failed or missing_id:
-            print(f"{name} ({result.path}): {failed} line(s) not scored" +
+            print(f"{name} ({printable(result.path)}): {failed} line(s) not scored" +
                   (f", {len(missing_id)} episode(s) without an id" if missing_id else ""), file=sys.stderr)
             for e in errors[:20]:
                 print(f"  {e}", file=sys.stderr)
@@ -240,7 +241,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"  lines without an id: {', '.join(map(str, missing_id[:20]))}", file=sys.stderr)
         problems += failed + len(missing_id)
         if result.summary.episodes == 0:
-            print(f"{name} ({result.path}): nothing was scored", file=sys.stderr)
+            print(f"{name} ({printable(result.path)}): nothing was scored", file=sys.stderr)
     if by_task:  # samples of one task: pair tasks, each the sum of its samples
         groups_a, groups_b, only_a, only_b, untasked = _pair_tasks(sa, sb)
         dup = []
@@ -294,8 +295,8 @@ def run(args: argparse.Namespace) -> int:
     result = paired_bootstrap(_columns(sa.rows(), idx_a), _columns(sb.rows(), idx_b), replicates=args.bootstrap,
                               seed=args.seed, confidence=args.confidence)
     d = result.delta
-    print(f"A {args.a}: F1 {result.f1_a:.4f}")
-    print(f"B {args.b}: F1 {result.f1_b:.4f}")
+    print(f"A {printable(args.a)}: F1 {result.f1_a:.4f}")
+    print(f"B {printable(args.b)}: F1 {result.f1_b:.4f}")
     print(f"{result.episodes} paired {'tasks (samples summed per task)' if by_task else 'episodes'}; paired bootstrap, {d.replicates} replicates, seed {d.seed}, "
           f"{d.confidence:.0%} CI")
     print(result.verdict(args.alpha))

@@ -213,7 +213,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def usage_error(command: str, message: str) -> int:
-    print(f"ek {command}: error: {message}", file=sys.stderr)
+    """Say what is wrong with the command line (paths and names in ``message`` printed escaped) and return 2."""
+    from ek.report.table import printable
+
+    print(f"ek {command}: error: " + "\n".join(map(printable, message.split("\n"))), file=sys.stderr)
     return 2
 
 
@@ -347,7 +350,10 @@ def run_options(args: argparse.Namespace, **keep: Any) -> Any:
 def aborted(command: str, error: Exception) -> int:
     """Say why a run could not finish (a worker process died) and return :data:`ABORTED`; what followed
     from it (the error's notes: a local Ray that did not stop either) on the next lines."""
-    print(f"ek {command}: error: {error}", *getattr(error, "__notes__", ()), sep="\n", file=sys.stderr)
+    from ek.report.table import printable
+
+    print(f"ek {command}: error: {printable(str(error))}", *map(printable, getattr(error, "__notes__", ())), sep="\n",
+          file=sys.stderr)
     return ABORTED
 
 
@@ -482,7 +488,7 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(paths, int):
         return paths
     from ek.report.jsonreport import build_report, write_json
-    from ek.report.table import render_report
+    from ek.report.table import printable, render_report
 
     keep_details = args.html_episodes if args.html else 0
     options = run_options(args, keep_worst=args.worst, keep_details=keep_details,
@@ -528,9 +534,9 @@ def run(args: argparse.Namespace) -> int:
         failed = write_report("score", "--json", args.json, lambda: write_json(report, args.json))
         if failed is not None:
             return failed
-        print(f"\nJSON report: {args.json}")
+        print(f"\nJSON report: {printable(args.json)}")
     if args.episodes_out:
-        print(f"Episodes: {args.episodes_out}")
+        print(f"Episodes: {printable(args.episodes_out)}")
     if args.html:
         from ek.report.html import write_html
 
@@ -538,7 +544,7 @@ def run(args: argparse.Namespace) -> int:
                               lambda: write_html(report, result.summary.worst(keep_details), args.html))
         if failed is not None:
             return failed
-        print(f"HTML report: {args.html}")
+        print(f"HTML report: {printable(args.html)}")
     if result.summary.episodes == 0:  # not even --allow-errors makes "no result" a success
         c = result.counts
         print(f"\nek score: error: nothing was scored ({c.read} lines read: {result.summary.error_count} error "

@@ -23,8 +23,8 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, align
       search       1.000
       book_flight    0.5
     """
-    cells = [[_clip(_printable(str(c)), max_width) for c in row] for row in rows]
-    head = [_printable(h) for h in headers]
+    cells = [[_clip(printable(str(c)), max_width) for c in row] for row in rows]
+    head = [printable(h) for h in headers]
     widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(head)]
     align = align.ljust(len(widths), "l")
 
@@ -35,8 +35,9 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, align
     return "\n".join([line(head), *(line(r) for r in cells)])
 
 
-def _printable(text: str) -> str:
-    """``text`` with every character that is not printable escaped (``\\x1b``, ``\\u202e``).
+def printable(text: str) -> str:
+    """``text`` with every character that is not printable escaped (``\\x1b``, ``\\u202e``): what ek prints of
+    data it did not write (a cell, a file name), so no escape sequence or bidi override reaches a terminal.
 
     Fast path: a text whose every character is printable (``str.isprintable`` of the whole, what each cell
     of a report is) is returned as it is, without the walk character by character that would keep each.
@@ -134,7 +135,7 @@ def render_report(report: dict[str, Any], *, max_errors: int = 20) -> str:
     c, o, opts = report["corpus"], report["overall"], report["options"]
     out: list[str] = []
     grammar = opts["grammar"] or "none"
-    out.append(f"ek score {c['path']}")
+    out.append(f"ek score {printable(c['path'])}")
     out.append(f"  level {opts['level']}, canonicalizer {opts['canonicalizer']}, "
                f"{'optimal' if opts['optimal'] else 'greedy'} matching, order {opts.get('order', 'gold')}, "
                f"format {opts.get('format', 'auto')}, grammar {grammar}")
@@ -143,7 +144,7 @@ def render_report(report: dict[str, Any], *, max_errors: int = 20) -> str:
                + ("" if c["accounted"] else "  (ACCOUNTING MISMATCH: please report this)"))
     used = report.get("grammars") or []
     if len(used) > 1:  # some lines name their own NAME@VERSION
-        out.append("  grammars used: " + ", ".join(f"{_printable(g['grammar'] or 'none')} ({g['episodes']} episodes)"
+        out.append("  grammars used: " + ", ".join(f"{printable(g['grammar'] or 'none')} ({g['episodes']} episodes)"
                                                    for g in used))
     if c["unparseable_outputs"]:
         out.append(f"  {c['unparseable_outputs']} output(s) could not be parsed (scored as zero predicted calls)")
@@ -212,7 +213,7 @@ def render_report(report: dict[str, Any], *, max_errors: int = 20) -> str:
         out.append(f"{title}: {total}")
         for e in errors[:max_errors]:
             who = f" (id {e['id']!r})" if e["id"] is not None else ""
-            out.append(f"  {_place(e, len(c.get('files') or ()))}{who}: {_printable(e['reason'])}")
+            out.append(f"  {_place(e, len(c.get('files') or ()))}{who}: {printable(e['reason'])}")
         if total > max_errors:
             where = "all of them" if total == len(errors) else f"the first {len(errors):,}"
             out.append(f"  ... and {total - max_errors:,} more ({where} are in --json)")
