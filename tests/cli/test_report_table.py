@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ek.report.table import _printable, format_table
+from ek.report.table import format_table, printable
 
 
 def test_report_table_aligns_columns() -> None:
@@ -26,9 +26,9 @@ def test_report_table_escapes_control_characters_and_clips() -> None:
 @given(st.text(alphabet=st.characters(codec="utf-8") | st.sampled_from("\x1b\n\t\u202e\u200b\x7f\xa0 "),
                max_size=12))
 def test_a_printable_cell_is_kept_whole_and_any_other_escaped_as_before(text: str) -> None:
-    """_printable's fast path (a text whose every character is printable, returned as it is) gives what
+    """printable's fast path (a text whose every character is printable, returned as it is) gives what
     escaping character by character gave."""
-    assert _printable(text) == "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+    assert printable(text) == "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
 def test_report_header_names_every_grammar_used() -> None:
