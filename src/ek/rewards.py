@@ -22,6 +22,7 @@ import functools
 import json
 import math
 import threading
+import types
 import warnings
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -40,8 +41,6 @@ from ek.scorer.assign import OrderTooComplex
 from ek.scorer.metric import ToolCallMetric, TooManyPairs
 from ek.scorer.turns import is_exact
 from ek.strictjson import DuplicateKeyError, unique_keys
-
-RewardFunction = Callable[..., list[float | None]]
 
 #: How a completion's raw pieces are read: ``(output, format) -> calls`` (the reward passes its metric's).
 Reader = Callable[[Any, str], Sequence[Step]]
@@ -169,6 +168,13 @@ class RewardOptions:
         """The lowest and highest reward these options can give."""
         return min(0.0, self.unparseable), 1.0
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickled as the constructor's arguments; a generated module given as the grammar travels as its
+        ``GRAMMAR`` (a module cannot be pickled, and one loaded by path has no importable name elsewhere)."""
+        grammar = self.grammar.GRAMMAR if isinstance(self.grammar, types.ModuleType) else self.grammar
+        return RewardOptions, (self.level, grammar, self.canonicalizer, self.optimal, self.order, self.format,
+                               self.unparseable, self.partial_weights)
+
 
 #: The option names the adapters accept as keyword arguments (verl's ``reward_kwargs``).
 OPTION_NAMES = tuple(a.name for a in attrs.fields(RewardOptions))
@@ -210,6 +216,9 @@ class RewardScorer:
 
     ``ToolCallMetric`` resolves the grammar when it is built (loading a schema file), so
     building one per sample would dominate a verl run that passes options per call.
+    A scorer pickles as its options and is rebuilt (by :func:`scorer_for`) where it is
+    unpickled: its lock and metrics stay behind, so a reward holding one can travel to a
+    Ray worker or a process pool.
     """
 
     def __init__(self, options: RewardOptions) -> None:
@@ -217,6 +226,12 @@ class RewardScorer:
         self.call = self._metric("call")
         self._arg: ToolCallMetric | None = None
         self._lock = threading.Lock()
+
+    def __reduce__(self) -> tuple[Any, tuple[RewardOptions]]:
+        return scorer_for, (self.options,)
+
+    def __repr__(self) -> str:
+        return f"RewardScorer({self.options!r})"
 
     def _metric(self, level: str) -> ToolCallMetric:
         o = self.options
@@ -595,10 +610,51 @@ def _row_gold(value: Any, index: int) -> tuple[Step, ...] | None:
     return tuple(gold_from_json(_without_arrays(value, where), where))
 
 
+@attrs.frozen
+class ToolCallReward:
+    """A GRPO reward function: what :func:`make_tool_call_reward` builds, called as TRL calls it.
+
+    It pickles (``pickle`` and cloudpickle alike) as its options and gold column: the scorer
+    is rebuilt, and shared, wherever it is unpickled. ``__name__`` is what TRL logs it under.
+    """
+
+    scorer: RewardScorer
+    gold_column: str = "gold_calls"
+
+    @property
+    def __name__(self) -> str:  # noqa: A003 - TRL names a reward function by its __name__
+        level = self.scorer.options.level
+        return f"tool_call_{level}_f1" if level in ("call", "arg") else f"tool_call_{level}"
+
+    def __call__(self, completions: Sequence[Any], **kwargs: Any) -> list[float | None]:
+        gold_column = self.gold_column
+        if gold_column not in kwargs:
+            names = ", ".join(sorted(k for k in kwargs if k not in ("prompts", "completion_ids", "trainer_state")))
+            raise KeyError(f"no {gold_column!r} column among the reward kwargs (got: {names or 'none'}); "
+                           f"add it to the dataset or pass gold_column=...")
+        golds = kwargs[gold_column]
+        if len(golds) != len(completions):
+            raise ValueError(f"{len(completions)} completions but {len(golds)} values in {gold_column!r}")
+        scorer = self.scorer
+        rewards: list[float | None] = []
+        for i, (completion, gold_value) in enumerate(zip(completions, golds)):
+            gold = _row_gold(gold_value, i)
+            if gold is None:
+                rewards.append(None)
+                continue
+            try:
+                calls = scorer.calls(completion)
+            except ParseError:
+                rewards.append(scorer.options.unparseable)
+                continue
+            rewards.append(scorer.reward(calls, gold))
+        return rewards
+
+
 def make_tool_call_reward(level: str = "call", grammar: Any = None, gold_column: str = "gold_calls", *,
                           canonicalizer: str | None = None, optimal: bool = False,
                           unparseable: float = 0.0, order: str = "gold", format: str = "auto",
-                          partial_weights: Sequence[float] = PARTIAL_WEIGHTS) -> RewardFunction:
+                          partial_weights: Sequence[float] = PARTIAL_WEIGHTS) -> ToolCallReward:
     """A GRPO reward function: each completion's reward against the row's gold calls.
 
     ``level``: ``"call"`` (cost-weighted F1, credit for exactly right calls), ``"arg"`` (partial
@@ -615,39 +671,23 @@ def make_tool_call_reward(level: str = "call", grammar: Any = None, gold_column:
     """
     options = RewardOptions(level, grammar, canonicalizer, optimal, order, format, unparseable,
                             tuple(partial_weights))  # type: ignore[arg-type]
-    scorer = scorer_for(options)  # builds the metric now: a bad grammar or format fails here
-
-    def reward(completions: Sequence[Any], **kwargs: Any) -> list[float | None]:
-        if gold_column not in kwargs:
-            names = ", ".join(sorted(k for k in kwargs if k not in ("prompts", "completion_ids", "trainer_state")))
-            raise KeyError(f"no {gold_column!r} column among the reward kwargs (got: {names or 'none'}); "
-                           f"add it to the dataset or pass gold_column=...")
-        golds = kwargs[gold_column]
-        if len(golds) != len(completions):
-            raise ValueError(f"{len(completions)} completions but {len(golds)} values in {gold_column!r}")
-        rewards: list[float | None] = []
-        for i, (completion, gold_value) in enumerate(zip(completions, golds)):
-            gold = _row_gold(gold_value, i)
-            if gold is None:
-                rewards.append(None)
-                continue
-            try:
-                calls = scorer.calls(completion)
-            except ParseError:
-                rewards.append(options.unparseable)
-                continue
-            rewards.append(scorer.reward(calls, gold))
-        return rewards
-
-    reward.__name__ = f"tool_call_{level}_f1" if level in ("call", "arg") else f"tool_call_{level}"
-    reward.__qualname__ = reward.__name__
-    return reward
+    return ToolCallReward(scorer_for(options), gold_column)  # builds the metric now: a bad grammar fails here
 
 
-#: The default reward: call-level F1 against the ``gold_calls`` column.
-tool_call_reward: RewardFunction = make_tool_call_reward()
+_DEFAULT_REWARD = make_tool_call_reward()
+
+
+def tool_call_reward(completions: Sequence[Any], **kwargs: Any) -> list[float | None]:
+    """The default reward, ``make_tool_call_reward()``: call-level F1 against the ``gold_calls`` column.
+
+    A module-level function, so it pickles by reference; TRL logs it as ``tool_call_call_f1``.
+    """
+    return _DEFAULT_REWARD(completions, **kwargs)
+
+
+tool_call_reward.__name__ = _DEFAULT_REWARD.__name__  # what TRL logs it under; its __qualname__ stays, for pickle
 
 __all__ = ["EXTRA_KEYS", "OPTION_NAMES", "PARTIAL_WEIGHTS", "REWARD_LEVELS", "RewardOptions", "RewardScore",
            "RewardScorer",
-           "completion_calls", "gold_calls", "make_tool_call_reward", "score_calls", "scorer_for", "text_calls",
+           "ToolCallReward", "completion_calls", "gold_calls", "make_tool_call_reward", "score_calls", "scorer_for", "text_calls",
            "tool_call_reward"]

@@ -36,7 +36,7 @@ a malformed ground truth or an unknown keyword raises ``ValueError``/``TypeError
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
@@ -50,24 +50,34 @@ GRAMMAR_KEY = "ek_grammar"
 VERL_KWARGS = frozenset({"reward_router_address", "reward_model_tokenizer"})
 
 
-def make_compute_score(**defaults: Any) -> Callable[..., float | dict[str, float]]:
-    """A ``compute_score`` whose default options are ``defaults`` (:class:`~ek.rewards.RewardOptions` fields).
+@attrs.frozen
+class ComputeScore:
+    """A ``compute_score`` with default options: what :func:`make_compute_score` builds.
 
-    For a config-free setup, a file of your own holding
-    ``compute_score = make_compute_score(level="arg", grammar="/abs/schemas/travel.ek")``.
+    Calling it is :func:`compute_score` with its options as the defaults. It pickles (``pickle``
+    and cloudpickle alike) as its options: the scorer is rebuilt, and shared, wherever it is
+    unpickled, so verl may hand it to a Ray actor (``reward_manager.name=remote``) or a process pool.
     """
-    base = scorer_for(RewardOptions(**defaults))  # a bad grammar or format fails when verl loads the function
 
-    def compute_score(data_source: Any = None, solution_str: Any = None, ground_truth: Any = None,
-                      extra_info: Mapping[str, Any] | None = None, **kwargs: Any) -> float | dict[str, float]:
-        scorer = _scorer(base, kwargs, extra_info)
+    scorer: RewardScorer
+
+    def __call__(self, data_source: Any = None, solution_str: Any = None, ground_truth: Any = None,
+                 extra_info: Mapping[str, Any] | None = None, **kwargs: Any) -> float | dict[str, float]:
+        scorer = _scorer(self.scorer, kwargs, extra_info)
         gold = gold_calls(ground_truth, f"ground_truth (data_source {data_source!r})")
         result = scorer.score(solution_str, gold, details=True)
         if extra_info is None:
             return result.score  # main_eval's positional call: it averages plain numbers
         return {"score": result.score, **result.extras()}
 
-    return compute_score
+
+def make_compute_score(**defaults: Any) -> ComputeScore:
+    """A ``compute_score`` whose default options are ``defaults`` (:class:`~ek.rewards.RewardOptions` fields).
+
+    For a config-free setup, a file of your own holding
+    ``compute_score = make_compute_score(level="arg", grammar="/abs/schemas/travel.ek")``.
+    """
+    return ComputeScore(scorer_for(RewardOptions(**defaults)))  # a bad grammar or format fails when verl loads it
 
 
 def _scorer(base: RewardScorer, kwargs: Mapping[str, Any], extra_info: Mapping[str, Any] | None) -> RewardScorer:
@@ -82,15 +92,24 @@ def _scorer(base: RewardScorer, kwargs: Mapping[str, Any], extra_info: Mapping[s
     return scorer_for(attrs.evolve(base.options, **changes)) if changes else base
 
 
-#: The function verl's config names: ``name: compute_score``.
-compute_score = make_compute_score()
+_DEFAULT = make_compute_score()
+
+
+def compute_score(data_source: Any = None, solution_str: Any = None, ground_truth: Any = None,
+                  extra_info: Mapping[str, Any] | None = None, **kwargs: Any) -> float | dict[str, float]:
+    """The function verl's config names (``name: compute_score``): one sample's reward, default options.
+
+    A module-level function, so it pickles by reference.
+    """
+    return _DEFAULT(data_source, solution_str, ground_truth, extra_info, **kwargs)
+
 
 if __name__ not in ("ek.rl.verl", "__main__"):
     # Loaded by file path (verl names the module custom_module_<hash>): hand out the package's own objects,
     # so every copy shares one function and pickles by reference.
-    from ek.rl.verl import compute_score, make_compute_score  # noqa: F811
+    from ek.rl.verl import ComputeScore, compute_score, make_compute_score  # noqa: F811
 
-__all__ = ["GRAMMAR_KEY", "VERL_KWARGS", "compute_score", "make_compute_score"]
+__all__ = ["GRAMMAR_KEY", "VERL_KWARGS", "ComputeScore", "compute_score", "make_compute_score"]
 
 if __name__ == "__main__":
     from ek.rl import main
