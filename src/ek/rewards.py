@@ -592,22 +592,16 @@ def _without_arrays(value: Any, where: str, depth: int = 0) -> Any:
 
 
 def _row_gold(value: Any, index: int) -> tuple[Step, ...] | None:
-    """The row's gold calls; None when there are none, or when they hold a number Python cannot read (the
-    row is skipped with a warning: one broken row must not stop a training run)."""
+    """The row's gold calls, as :func:`gold_calls` reads them (a malformed label raises its ``ValueError``, named
+    ``gold[index]``); None when there are none, or when they hold a number Python cannot read: valid JSON past
+    Python's int/str limit, the one broken label that skips its row (with a warning) instead (docs/rl.md)."""
     if value is None:
         return None
-    if any_call_gold(value):
-        return ANY_CALL
-    if isinstance(value, str):
-        try:
-            value = _label_text(value, f"gold calls of completion {index}")
-        except _UnreadableNumber as exc:
-            warnings.warn(f"{exc}; its reward is None", RuntimeWarning, stacklevel=3)
-            return None
-        if type(value) is tuple:
-            return value
-    where = f"gold[{index}]"
-    return tuple(gold_from_json(_without_arrays(value, where), where))
+    try:
+        return gold_calls(value, f"gold[{index}]")
+    except _UnreadableNumber as exc:
+        warnings.warn(f"{exc}; its reward is None", RuntimeWarning, stacklevel=3)
+        return None
 
 
 @attrs.frozen

@@ -141,3 +141,31 @@ def test_gold_json_giving_a_key_twice_is_an_error_in_every_reward() -> None:
     with pytest.raises(LabelError, match="duplicate key 'location'"):
         reward_func(["q " + completion], ["q "], [gold])
     assert tool_call_reward([completion], gold_calls=[gold.replace('"Paris", "location": ', "")]) == [1.0]
+
+
+MALFORMED_GOLD = [
+    '{"name": "f", "arguments": {}}', {"name": "f", "arguments": {}}, "null", "12", "[1]", ["f"],  # not a list of calls
+    '[{"arguments": {}}]', '[{"name": 3, "arguments": {}}]',  # no tool name
+    '[{"name": "f", "arguments": null}]', [{"name": "f", "arguments": [1]}],  # arguments not an object
+    '[{"name": "f", "arguments": {}, "after": ["0"]}]', '[{"name": "f", "arguments": {}, "after": [3]}]',
+    "not json", '[{"name": "f", "arguments": {"x": 1, "x": 2}}]', '[{"name": "f", "arguments": {"x": NaN}}]',
+    '[{"name": "f", "arguments": {"x": {"$oneOf": []}}}]', '[{"name": "f", "arguments": {"x": {"$omit": 1}}}]',
+    '[{"name": "f", "arguments": {"x": ' + "[" * 200 + "]" * 200 + "}}]",  # past the gold's depth limit
+]
+
+
+@pytest.mark.parametrize("gold", MALFORMED_GOLD)
+def test_a_malformed_gold_row_is_a_value_error_naming_the_row(gold: object) -> None:
+    """One error type for every malformed gold, whatever its shape (``gold_from_json`` raised ``TypeError`` for
+    some), named ``gold[ROW]``; verl's ``compute_score`` and OpenRLHF's ``reward_func`` say ``ValueError`` and
+    ``LabelError`` (a ``ValueError``) for the same labels. A broken label is the dataset's fault: it stops the
+    run at the first batch that holds it."""
+    from ek.rl.openrlhf import LabelError, reward_func
+    from ek.rl.verl import compute_score
+
+    with pytest.raises(ValueError, match=r"^gold\[1\][:\[ ]"):
+        _trl_call(tool_call_reward, ["f()", "f()"], gold_calls=["[]", gold])
+    with pytest.raises(ValueError, match=r"^ground_truth \(data_source 't'\)"):
+        compute_score("t", "f()", gold, {})
+    with pytest.raises(LabelError, match=r"^label 0"):
+        reward_func(["q f()"], ["q "], [gold])
