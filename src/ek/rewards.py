@@ -553,13 +553,13 @@ def gold_calls(value: Any, where: str = "gold") -> tuple[Step, ...]:
     >>> gold_calls("any_call")  # some call, whichever, is right
     ANY_CALL
     """
+    value = _without_arrays(value, where)  # NumPy's strings and numbers as Python's: np.str_("any_call") too
     if any_call_gold(value):
         return ANY_CALL
-    if isinstance(value, str):
+    if type(value) is str:
         value = _label_text(value, where)
         if type(value) is tuple:
             return value
-    value = _without_arrays(value, where)
     if not isinstance(value, list):
         raise ValueError(f"{where}: expected the gold calls as a JSON string or a list of "
                          f'{{"name", "arguments"}} objects, got {type(value).__name__}: {value!r:.80}')
@@ -569,21 +569,37 @@ def gold_calls(value: Any, where: str = "gold") -> tuple[Step, ...]:
         raise ValueError(str(exc)) from None
 
 
+#: Python's own types of the values a label holds that hold no other value: taken as they are.
+_PLAIN = frozenset({str, int, float, bool, bytes, type(None)})
+
+
 def _without_arrays(value: Any, where: str, depth: int = 0) -> Any:
-    """``value`` with NumPy arrays and scalars as lists and Python numbers, at any depth.
+    """``value`` with NumPy arrays, scalars and strings as Python's lists, numbers and strings, at any depth.
 
     pandas hands a Parquet list-of-structs column over (verl's ground truth) as an array of
     dicts whose list fields are arrays too; read as they are, an array never equals a list.
+    Every value comes out of Python's own type, so the gold's checks see it as they see JSON:
+    ``np.str_("any_call")`` is the marker, an ``np.float64`` NaN is refused as ``float("nan")``
+    is, and a float32 (or float16) is the shortest decimal that reads back as it, as NumPy
+    prints it: ``np.float32(0.1)`` is ``0.1``, not the ``0.10000000149011612`` it widens to.
     """
+    if type(value) in _PLAIN:
+        return value
     if depth > GOLD_MAX_DEPTH:
         raise ValueError(f"{where}: gold value nested too deeply (more than {GOLD_MAX_DEPTH} levels)")
-    if isinstance(value, str | bytes | bool | int | float) or value is None:
-        return value
     if isinstance(value, Mapping):
-        return {k: _without_arrays(v, where, depth + 1) for k, v in value.items()}
+        return {_without_arrays(k, where, depth + 1): _without_arrays(v, where, depth + 1) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_without_arrays(v, where, depth + 1) for v in value]
-    if hasattr(value, "tolist"):  # a NumPy array or scalar
+    for plain in (str, bytes, float, int):  # subclasses: np.str_, np.bytes_, np.float64
+        if isinstance(value, plain):
+            return plain(value)
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None and hasattr(value, "tolist"):  # a NumPy array or scalar
+        if getattr(value, "ndim", 0):
+            return [_without_arrays(v, where, depth + 1) for v in value]  # its items, as NumPy scalars (tolist widens)
+        if dtype.kind == "f" and dtype.itemsize != 8:
+            return float(str(value))  # float32, float16, longdouble: their shortest decimal, as JSON would hold it
         return _without_arrays(value.tolist(), where, depth + 1)
     return value
 
