@@ -232,3 +232,23 @@ def test_verls_batch_manager_scores_with_compute_score_batch() -> None:
         compute_score_batch(**dict(batch, solution_strs=RESPONSES[:4]))
     with pytest.raises(ValueError, match=r"ground_truths\[1\] \(data_source 'tools'\): a string but not JSON"):
         compute_score_batch(**dict(batch, ground_truths=[gold[0], "nope"] + gold[2:]))
+
+
+@pytest.mark.parametrize(("grammar", "why"), [
+    ("", "is empty"), ("  ", "is empty"), (float("nan"), "must be the path .*got float: nan"),
+    (3, "must be the path .*got int"), ("/no/such/schema.ek", "cannot be used: .*cannot read schema"),
+    ("/no/such/module.py", "cannot be used: no generated module at"), ("no_such_grammar_module", "cannot be used"),
+])
+def test_a_bad_ek_grammar_is_one_value_error_naming_it(grammar: Any, why: str) -> None:
+    """A sample's grammar that cannot be used raised whatever the loader did (``ValueError: Empty module name``,
+    ``TypeError``, ``SchemaError``, ``FileNotFoundError``); now one ``ValueError`` naming ``extra_info['ek_grammar']``
+    and what is wrong, from every entry point."""
+    extra = {"num_turns": 1, "ek_grammar": grammar}
+    match = r"^extra_info\['ek_grammar'\] (= .* )?" + why
+    with pytest.raises(ValueError, match=match) as caught:
+        compute_score("t", "f()", "[]", extra)
+    assert type(caught.value) is ValueError
+    with pytest.raises(ValueError, match=match):
+        compute_score_prime("t", "f()", "[]", extra)
+    with pytest.raises(ValueError, match=match):
+        compute_score_batch(data_sources=["t"], solution_strs=["f()"], ground_truths=["[]"], extra_infos=[extra])

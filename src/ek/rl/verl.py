@@ -44,6 +44,7 @@ a malformed ground truth or an unknown keyword raises ``ValueError``/``TypeError
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -143,9 +144,27 @@ def _scorer(base: RewardScorer, kwargs: Mapping[str, Any], extra_info: Mapping[s
         raise TypeError(f"compute_score got unknown option(s) {', '.join(map(repr, unknown))} "
                         f"(reward.custom_reward_function.reward_kwargs); options are {', '.join(OPTION_NAMES)}")
     changes = {k: v for k, v in kwargs.items() if k in OPTION_NAMES}
-    if isinstance(extra_info, Mapping) and extra_info.get(GRAMMAR_KEY) is not None:
-        changes["grammar"] = extra_info[GRAMMAR_KEY]
-    return scorer_for(attrs.evolve(base.options, **changes)) if changes else base
+    options = attrs.evolve(base.options, **changes) if changes else base.options  # a bad option fails here
+    grammar = extra_info.get(GRAMMAR_KEY) if isinstance(extra_info, Mapping) else None
+    if grammar is not None:
+        return _with_sample_grammar(options, grammar)
+    return scorer_for(options) if changes else base
+
+
+def _with_sample_grammar(options: RewardOptions, grammar: Any) -> RewardScorer:
+    """The scorer of ``options`` with a sample's ``extra_info["ek_grammar"]``; what is wrong with it is one
+    ``ValueError`` naming it (the dataset's fault, as a malformed ground truth is), whatever the loader raised."""
+    where = f"extra_info[{GRAMMAR_KEY!r}]"
+    if not isinstance(grammar, (str, os.PathLike)):
+        raise ValueError(f"{where} must be the path of an .ek schema or of a generated module, "
+                         f"got {type(grammar).__name__}: {grammar!r:.80}")
+    if not os.fspath(grammar).strip():
+        raise ValueError(f"{where} is empty: give the path of an .ek schema or of a generated module, or leave "
+                         "it out (None) for the grammar of the options")
+    try:
+        return scorer_for(attrs.evolve(options, grammar=grammar))
+    except (OSError, ImportError, ValueError, TypeError) as exc:  # a SchemaError is a ValueError
+        raise ValueError(f"{where} = {grammar!r:.200} cannot be used: {exc}") from exc
 
 
 _DEFAULT = make_compute_score()
