@@ -35,7 +35,7 @@ from ek.goldjson import any_call_gold, gold_from_json
 from ek.limits import GOLD_MAX_DEPTH
 from ek.parsing import ParseError, parse_calls
 from ek.parsing.values import long_int_reason
-from ek.scorer.accounting import Score
+from ek.scorer.accounting import Score, weights_past_float
 from ek.scorer.agree import arg_keys, is_bfcl_mode, key_of
 from ek.scorer.assign import OrderTooComplex
 from ek.scorer.metric import ToolCallMetric, TooManyPairs
@@ -224,6 +224,10 @@ class RewardScorer:
     def __init__(self, options: RewardOptions) -> None:
         self.options = options
         self.call = self._metric("call")
+        grammar = self.call.grammar
+        reason = weights_past_float(grammar) if grammar is not None else None
+        if reason is not None:  # every sample would raise: the options are bad, and fail when built
+            raise ValueError(f"grammar {grammar.key}: {reason}")
         self._arg: ToolCallMetric | None = None
         self._lock = threading.Lock()
 
@@ -469,13 +473,17 @@ def _partial_credit(score: Score, weights: tuple[float, float, float]) -> float:
     total = sum(pred_w.values()) + sum(gold_w.values())
     if not total:
         return 1.0  # nothing that weighs: as the metric's F1 (nothing expected, nothing predicted is right)
+    scale = 1.0
+    if math.isinf(total):  # calls of weights near a float's limit: every weight scaled down by the same power
+        scale = 2.0 ** -(len(pred_w) + len(gold_w)).bit_length()  # of two (exact), so the sums fit and the
+        total = sum(w * scale for w in pred_w.values()) + sum(w * scale for w in gold_w.values())  # ratio holds
     earned = 0.0
-    for pair in explanation.pairs:
+    for pair in explanation.pairs:  # a pair's importances sum to a finite float (RewardScorer checks the grammar)
         counted = [check for check in pair.checks if check.status != "ignored"]
         weight = sum(check.weight for check in counted)
         names = sum(ch.weight for ch in counted if ch.status in _NAMED) / weight if weight else 1.0
         values = sum(ch.weight for ch in counted if ch.status == "match") / weight if weight else 1.0
-        earned += gold_w[pair.gold_index] * (a + b * names + c * values) / (a + b + c)
+        earned += gold_w[pair.gold_index] * scale * (a + b * names + c * values) / (a + b + c)
     return min(1.0, 2 * earned / total)
 
 
