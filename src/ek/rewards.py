@@ -640,7 +640,7 @@ class ToolCallReward:
     gold_column: str = "gold_calls"
 
     @property
-    def __name__(self) -> str:  # noqa: A003 - TRL names a reward function by its __name__
+    def __name__(self) -> str:  # TRL names a reward function by its __name__
         level = self.scorer.options.level
         return f"tool_call_{level}_f1" if level in ("call", "arg") else f"tool_call_{level}"
 
@@ -706,6 +706,6 @@ def tool_call_reward(completions: Sequence[Any], **kwargs: Any) -> list[float | 
 tool_call_reward.__name__ = _DEFAULT_REWARD.__name__  # what TRL logs it under; its __qualname__ stays, for pickle
 
 __all__ = ["EXTRA_KEYS", "OPTION_NAMES", "PARTIAL_WEIGHTS", "REWARD_LEVELS", "RewardOptions", "RewardScore",
-           "RewardScorer",
-           "ToolCallReward", "completion_calls", "gold_calls", "make_tool_call_reward", "score_calls", "scorer_for", "text_calls",
+           "RewardScorer", "ToolCallReward",
+           "completion_calls", "gold_calls", "make_tool_call_reward", "score_calls", "scorer_for", "text_calls",
            "tool_call_reward"]
