@@ -20,7 +20,7 @@ always passes it) the result is a dict, ``{"score", "call_f1", "arg_f1", "format
 "exact"}`` with the same keys and numbers only on every call (verl indexes every
 sample by the first one's keys); without it, the bare score.
 
-verl's legacy reward managers (``verl/workers/reward_manager/``, the default up to 0.8)
+verl's legacy reward managers (``verl/workers/reward_manager/``, those of 0.8 and earlier)
 call differently, and each has its own function here: ``batch`` calls once per batch
 with ``data_sources=``, ``solution_strs=``, ``ground_truths=``, ``extra_infos=``
 (:func:`compute_score_batch`: a list of those dicts), and ``prime`` calls
