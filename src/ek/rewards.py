@@ -22,6 +22,7 @@ import functools
 import json
 import math
 import threading
+import types
 import warnings
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -34,14 +35,12 @@ from ek.goldjson import any_call_gold, gold_from_json
 from ek.limits import GOLD_MAX_DEPTH
 from ek.parsing import ParseError, parse_calls
 from ek.parsing.values import long_int_reason
-from ek.scorer.accounting import Score
+from ek.scorer.accounting import Score, weights_past_float
 from ek.scorer.agree import arg_keys, is_bfcl_mode, key_of
 from ek.scorer.assign import OrderTooComplex
 from ek.scorer.metric import ToolCallMetric, TooManyPairs
 from ek.scorer.turns import is_exact
 from ek.strictjson import DuplicateKeyError, unique_keys
-
-RewardFunction = Callable[..., list[float | None]]
 
 #: How a completion's raw pieces are read: ``(output, format) -> calls`` (the reward passes its metric's).
 Reader = Callable[[Any, str], Sequence[Step]]
@@ -169,6 +168,13 @@ class RewardOptions:
         """The lowest and highest reward these options can give."""
         return min(0.0, self.unparseable), 1.0
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickled as the constructor's arguments; a generated module given as the grammar travels as its
+        ``GRAMMAR`` (a module cannot be pickled, and one loaded by path has no importable name elsewhere)."""
+        grammar = self.grammar.GRAMMAR if isinstance(self.grammar, types.ModuleType) else self.grammar
+        return RewardOptions, (self.level, grammar, self.canonicalizer, self.optimal, self.order, self.format,
+                               self.unparseable, self.partial_weights)
+
 
 #: The option names the adapters accept as keyword arguments (verl's ``reward_kwargs``).
 OPTION_NAMES = tuple(a.name for a in attrs.fields(RewardOptions))
@@ -210,13 +216,26 @@ class RewardScorer:
 
     ``ToolCallMetric`` resolves the grammar when it is built (loading a schema file), so
     building one per sample would dominate a verl run that passes options per call.
+    A scorer pickles as its options and is rebuilt (by :func:`scorer_for`) where it is
+    unpickled: its lock and metrics stay behind, so a reward holding one can travel to a
+    Ray worker or a process pool.
     """
 
     def __init__(self, options: RewardOptions) -> None:
         self.options = options
         self.call = self._metric("call")
+        grammar = self.call.grammar
+        reason = weights_past_float(grammar) if grammar is not None else None
+        if reason is not None:  # every sample would raise: the options are bad, and fail when built
+            raise ValueError(f"grammar {grammar.key}: {reason}")
         self._arg: ToolCallMetric | None = None
         self._lock = threading.Lock()
+
+    def __reduce__(self) -> tuple[Any, tuple[RewardOptions]]:
+        return scorer_for, (self.options,)
+
+    def __repr__(self) -> str:
+        return f"RewardScorer({self.options!r})"
 
     def _metric(self, level: str) -> ToolCallMetric:
         o = self.options
@@ -454,13 +473,17 @@ def _partial_credit(score: Score, weights: tuple[float, float, float]) -> float:
     total = sum(pred_w.values()) + sum(gold_w.values())
     if not total:
         return 1.0  # nothing that weighs: as the metric's F1 (nothing expected, nothing predicted is right)
+    scale = 1.0
+    if math.isinf(total):  # calls of weights near a float's limit: every weight scaled down by the same power
+        scale = 2.0 ** -(len(pred_w) + len(gold_w)).bit_length()  # of two (exact), so the sums fit and the
+        total = sum(w * scale for w in pred_w.values()) + sum(w * scale for w in gold_w.values())  # ratio holds
     earned = 0.0
-    for pair in explanation.pairs:
+    for pair in explanation.pairs:  # a pair's importances sum to a finite float (RewardScorer checks the grammar)
         counted = [check for check in pair.checks if check.status != "ignored"]
         weight = sum(check.weight for check in counted)
         names = sum(ch.weight for ch in counted if ch.status in _NAMED) / weight if weight else 1.0
         values = sum(ch.weight for ch in counted if ch.status == "match") / weight if weight else 1.0
-        earned += gold_w[pair.gold_index] * (a + b * names + c * values) / (a + b + c)
+        earned += gold_w[pair.gold_index] * scale * (a + b * names + c * values) / (a + b + c)
     return min(1.0, 2 * earned / total)
 
 
@@ -538,13 +561,13 @@ def gold_calls(value: Any, where: str = "gold") -> tuple[Step, ...]:
     >>> gold_calls("any_call")  # some call, whichever, is right
     ANY_CALL
     """
+    value = _without_arrays(value, where)  # NumPy's strings and numbers as Python's: np.str_("any_call") too
     if any_call_gold(value):
         return ANY_CALL
-    if isinstance(value, str):
+    if type(value) is str:
         value = _label_text(value, where)
         if type(value) is tuple:
             return value
-    value = _without_arrays(value, where)
     if not isinstance(value, list):
         raise ValueError(f"{where}: expected the gold calls as a JSON string or a list of "
                          f'{{"name", "arguments"}} objects, got {type(value).__name__}: {value!r:.80}')
@@ -554,21 +577,37 @@ def gold_calls(value: Any, where: str = "gold") -> tuple[Step, ...]:
         raise ValueError(str(exc)) from None
 
 
+#: Python's own types of the values a label holds that hold no other value: taken as they are.
+_PLAIN = frozenset({str, int, float, bool, bytes, type(None)})
+
+
 def _without_arrays(value: Any, where: str, depth: int = 0) -> Any:
-    """``value`` with NumPy arrays and scalars as lists and Python numbers, at any depth.
+    """``value`` with NumPy arrays, scalars and strings as Python's lists, numbers and strings, at any depth.
 
     pandas hands a Parquet list-of-structs column over (verl's ground truth) as an array of
     dicts whose list fields are arrays too; read as they are, an array never equals a list.
+    Every value comes out of Python's own type, so the gold's checks see it as they see JSON:
+    ``np.str_("any_call")`` is the marker, an ``np.float64`` NaN is refused as ``float("nan")``
+    is, and a float32 (or float16) is the shortest decimal that reads back as it, as NumPy
+    prints it: ``np.float32(0.1)`` is ``0.1``, not the ``0.10000000149011612`` it widens to.
     """
+    if type(value) in _PLAIN:
+        return value
     if depth > GOLD_MAX_DEPTH:
         raise ValueError(f"{where}: gold value nested too deeply (more than {GOLD_MAX_DEPTH} levels)")
-    if isinstance(value, str | bytes | bool | int | float) or value is None:
-        return value
     if isinstance(value, Mapping):
-        return {k: _without_arrays(v, where, depth + 1) for k, v in value.items()}
+        return {_without_arrays(k, where, depth + 1): _without_arrays(v, where, depth + 1) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_without_arrays(v, where, depth + 1) for v in value]
-    if hasattr(value, "tolist"):  # a NumPy array or scalar
+    for plain in (str, bytes, float, int):  # subclasses: np.str_, np.bytes_, np.float64
+        if isinstance(value, plain):
+            return plain(value)
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None and hasattr(value, "tolist"):  # a NumPy array or scalar
+        if getattr(value, "ndim", 0):
+            return [_without_arrays(v, where, depth + 1) for v in value]  # its items, as NumPy scalars (tolist widens)
+        if dtype.kind == "f" and dtype.itemsize != 8:
+            return float(str(value))  # float32, float16, longdouble: their shortest decimal, as JSON would hold it
         return _without_arrays(value.tolist(), where, depth + 1)
     return value
 
@@ -577,28 +616,63 @@ def _without_arrays(value: Any, where: str, depth: int = 0) -> Any:
 
 
 def _row_gold(value: Any, index: int) -> tuple[Step, ...] | None:
-    """The row's gold calls; None when there are none, or when they hold a number Python cannot read (the
-    row is skipped with a warning: one broken row must not stop a training run)."""
+    """The row's gold calls, as :func:`gold_calls` reads them (a malformed label raises its ``ValueError``, named
+    ``gold[index]``); None when there are none, or when they hold a number Python cannot read: valid JSON past
+    Python's int/str limit, the one broken label that skips its row (with a warning) instead (docs/rl.md)."""
     if value is None:
         return None
-    if any_call_gold(value):
-        return ANY_CALL
-    if isinstance(value, str):
-        try:
-            value = _label_text(value, f"gold calls of completion {index}")
-        except _UnreadableNumber as exc:
-            warnings.warn(f"{exc}; its reward is None", RuntimeWarning, stacklevel=3)
-            return None
-        if type(value) is tuple:
-            return value
-    where = f"gold[{index}]"
-    return tuple(gold_from_json(_without_arrays(value, where), where))
+    try:
+        return gold_calls(value, f"gold[{index}]")
+    except _UnreadableNumber as exc:
+        warnings.warn(f"{exc}; its reward is None", RuntimeWarning, stacklevel=3)
+        return None
+
+
+@attrs.frozen
+class ToolCallReward:
+    """A GRPO reward function: what :func:`make_tool_call_reward` builds, called as TRL calls it.
+
+    It pickles (``pickle`` and cloudpickle alike) as its options and gold column: the scorer
+    is rebuilt, and shared, wherever it is unpickled. ``__name__`` is what TRL logs it under.
+    """
+
+    scorer: RewardScorer
+    gold_column: str = "gold_calls"
+
+    @property
+    def __name__(self) -> str:  # TRL names a reward function by its __name__
+        level = self.scorer.options.level
+        return f"tool_call_{level}_f1" if level in ("call", "arg") else f"tool_call_{level}"
+
+    def __call__(self, completions: Sequence[Any], **kwargs: Any) -> list[float | None]:
+        gold_column = self.gold_column
+        if gold_column not in kwargs:
+            names = ", ".join(sorted(k for k in kwargs if k not in ("prompts", "completion_ids", "trainer_state")))
+            raise KeyError(f"no {gold_column!r} column among the reward kwargs (got: {names or 'none'}); "
+                           f"add it to the dataset or pass gold_column=...")
+        golds = kwargs[gold_column]
+        if len(golds) != len(completions):
+            raise ValueError(f"{len(completions)} completions but {len(golds)} values in {gold_column!r}")
+        scorer = self.scorer
+        rewards: list[float | None] = []
+        for i, (completion, gold_value) in enumerate(zip(completions, golds)):
+            gold = _row_gold(gold_value, i)
+            if gold is None:
+                rewards.append(None)
+                continue
+            try:
+                calls = scorer.calls(completion)
+            except ParseError:
+                rewards.append(scorer.options.unparseable)
+                continue
+            rewards.append(scorer.reward(calls, gold))
+        return rewards
 
 
 def make_tool_call_reward(level: str = "call", grammar: Any = None, gold_column: str = "gold_calls", *,
                           canonicalizer: str | None = None, optimal: bool = False,
                           unparseable: float = 0.0, order: str = "gold", format: str = "auto",
-                          partial_weights: Sequence[float] = PARTIAL_WEIGHTS) -> RewardFunction:
+                          partial_weights: Sequence[float] = PARTIAL_WEIGHTS) -> ToolCallReward:
     """A GRPO reward function: each completion's reward against the row's gold calls.
 
     ``level``: ``"call"`` (cost-weighted F1, credit for exactly right calls), ``"arg"`` (partial
@@ -615,39 +689,23 @@ def make_tool_call_reward(level: str = "call", grammar: Any = None, gold_column:
     """
     options = RewardOptions(level, grammar, canonicalizer, optimal, order, format, unparseable,
                             tuple(partial_weights))  # type: ignore[arg-type]
-    scorer = scorer_for(options)  # builds the metric now: a bad grammar or format fails here
-
-    def reward(completions: Sequence[Any], **kwargs: Any) -> list[float | None]:
-        if gold_column not in kwargs:
-            names = ", ".join(sorted(k for k in kwargs if k not in ("prompts", "completion_ids", "trainer_state")))
-            raise KeyError(f"no {gold_column!r} column among the reward kwargs (got: {names or 'none'}); "
-                           f"add it to the dataset or pass gold_column=...")
-        golds = kwargs[gold_column]
-        if len(golds) != len(completions):
-            raise ValueError(f"{len(completions)} completions but {len(golds)} values in {gold_column!r}")
-        rewards: list[float | None] = []
-        for i, (completion, gold_value) in enumerate(zip(completions, golds)):
-            gold = _row_gold(gold_value, i)
-            if gold is None:
-                rewards.append(None)
-                continue
-            try:
-                calls = scorer.calls(completion)
-            except ParseError:
-                rewards.append(options.unparseable)
-                continue
-            rewards.append(scorer.reward(calls, gold))
-        return rewards
-
-    reward.__name__ = f"tool_call_{level}_f1" if level in ("call", "arg") else f"tool_call_{level}"
-    reward.__qualname__ = reward.__name__
-    return reward
+    return ToolCallReward(scorer_for(options), gold_column)  # builds the metric now: a bad grammar fails here
 
 
-#: The default reward: call-level F1 against the ``gold_calls`` column.
-tool_call_reward: RewardFunction = make_tool_call_reward()
+_DEFAULT_REWARD = make_tool_call_reward()
+
+
+def tool_call_reward(completions: Sequence[Any], **kwargs: Any) -> list[float | None]:
+    """The default reward, ``make_tool_call_reward()``: call-level F1 against the ``gold_calls`` column.
+
+    A module-level function, so it pickles by reference; TRL logs it as ``tool_call_call_f1``.
+    """
+    return _DEFAULT_REWARD(completions, **kwargs)
+
+
+tool_call_reward.__name__ = _DEFAULT_REWARD.__name__  # what TRL logs it under; its __qualname__ stays, for pickle
 
 __all__ = ["EXTRA_KEYS", "OPTION_NAMES", "PARTIAL_WEIGHTS", "REWARD_LEVELS", "RewardOptions", "RewardScore",
-           "RewardScorer",
+           "RewardScorer", "ToolCallReward",
            "completion_calls", "gold_calls", "make_tool_call_reward", "score_calls", "scorer_for", "text_calls",
            "tool_call_reward"]

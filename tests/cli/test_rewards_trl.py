@@ -53,6 +53,32 @@ def test_rewards_gold_column_of_numpy_arrays_reads_as_lists() -> None:
     assert _trl_call(tool_call_reward, [right, wrong], gold_calls=[gold, gold]) == [1.0, 0.0]
 
 
+def test_numpy_values_in_gold_are_the_python_values_they_stand_for() -> None:
+    """A NumPy string, number or array in a gold label reads as the Python value it holds, of Python's own type:
+    ``np.str_("any_call")`` is the marker (a ``str`` subclass, which the marker's exact-type test missed); an
+    ``np.float64`` NaN is refused as ``float("nan")`` is (a ``float`` subclass, which got past the NaN check and
+    could never match); a float32 is its shortest decimal (``np.float32(0.1)`` widened to 0.10000000149011612)."""
+    np = pytest.importorskip("numpy", reason="numpy is not installed")
+    from ek.rl.openrlhf import LabelError, reward_func
+    from ek.rl.verl import compute_score
+
+    column = np.array(["any_call", "[]"])  # a string column as NumPy hands it over: np.str_ items
+    assert _trl_call(tool_call_reward, ["f()", "f()"], gold_calls=column) == [1.0, 0.0]
+    assert compute_score("t", "f()", np.str_("any_call")) == 1.0
+    tenth = [{"name": "f", "arguments": {"x": np.float32(0.1), "y": np.array([0.1, 2.5], dtype=np.float32),
+                                         "z": np.float16(0.3)}}]
+    assert _trl_call(tool_call_reward, ["f(x=0.1, y=[0.1, 2.5], z=0.3)"], gold_calls=[tenth]) == [1.0]
+    assert compute_score("t", "f(x=0.1, y=[0.1, 2.5], z=0.3)", tenth) == 1.0
+    for nan in (float("nan"), np.float64("nan"), np.float32("nan"), np.float32("inf")):
+        gold = [{"name": "f", "arguments": {"x": nan}}]
+        with pytest.raises(ValueError, match=r"^gold\[0\]\[0\]\.arguments\.x: (nan|inf) is not a JSON number"):
+            _trl_call(tool_call_reward, ["f(x=1)"], gold_calls=[gold])
+        with pytest.raises(ValueError, match="is not a JSON number"):
+            compute_score("t", "f(x=1)", gold)
+        with pytest.raises(LabelError, match="is not a JSON number"):
+            reward_func(["q f(x=1)"], ["q "], [gold])
+
+
 def test_rewards_unparseable_and_missing_gold() -> None:
     reward = make_tool_call_reward(unparseable=-1.0)
     assert _trl_call(reward, ["f(", "f()"], gold_calls=["[]", None]) == [-1.0, None]
@@ -141,3 +167,31 @@ def test_gold_json_giving_a_key_twice_is_an_error_in_every_reward() -> None:
     with pytest.raises(LabelError, match="duplicate key 'location'"):
         reward_func(["q " + completion], ["q "], [gold])
     assert tool_call_reward([completion], gold_calls=[gold.replace('"Paris", "location": ', "")]) == [1.0]
+
+
+MALFORMED_GOLD = [
+    '{"name": "f", "arguments": {}}', {"name": "f", "arguments": {}}, "null", "12", "[1]", ["f"],  # not a list of calls
+    '[{"arguments": {}}]', '[{"name": 3, "arguments": {}}]',  # no tool name
+    '[{"name": "f", "arguments": null}]', [{"name": "f", "arguments": [1]}],  # arguments not an object
+    '[{"name": "f", "arguments": {}, "after": ["0"]}]', '[{"name": "f", "arguments": {}, "after": [3]}]',
+    "not json", '[{"name": "f", "arguments": {"x": 1, "x": 2}}]', '[{"name": "f", "arguments": {"x": NaN}}]',
+    '[{"name": "f", "arguments": {"x": {"$oneOf": []}}}]', '[{"name": "f", "arguments": {"x": {"$omit": 1}}}]',
+    '[{"name": "f", "arguments": {"x": ' + "[" * 200 + "]" * 200 + "}}]",  # past the gold's depth limit
+]
+
+
+@pytest.mark.parametrize("gold", MALFORMED_GOLD)
+def test_a_malformed_gold_row_is_a_value_error_naming_the_row(gold: object) -> None:
+    """One error type for every malformed gold, whatever its shape (``gold_from_json`` raised ``TypeError`` for
+    some), named ``gold[ROW]``; verl's ``compute_score`` and OpenRLHF's ``reward_func`` say ``ValueError`` and
+    ``LabelError`` (a ``ValueError``) for the same labels. A broken label is the dataset's fault: it stops the
+    run at the first batch that holds it."""
+    from ek.rl.openrlhf import LabelError, reward_func
+    from ek.rl.verl import compute_score
+
+    with pytest.raises(ValueError, match=r"^gold\[1\][:\[ ]"):
+        _trl_call(tool_call_reward, ["f()", "f()"], gold_calls=["[]", gold])
+    with pytest.raises(ValueError, match=r"^ground_truth \(data_source 't'\)"):
+        compute_score("t", "f()", gold, {})
+    with pytest.raises(LabelError, match=r"^label 0"):
+        reward_func(["q f()"], ["q "], [gold])

@@ -157,5 +157,5 @@ def test_rewards_never_raise_on_huge_numbers() -> None:
                                  [{"name": "f", "arguments": {"x": 1}}]])
     assert got == [0.0, None, 0.5, 0.0]  # unparseable, unreadable gold, a wrong value, unparseable
     assert [str(w.message) for w in caught] == [
-        "gold calls of completion 1: an integer of 5000 digits, more than Python's int/str conversion limit "
+        "gold[1]: an integer of 5000 digits, more than Python's int/str conversion limit "
         "(4300 digits); its reward is None"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 from ekcli import SCHEMAS
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 
 from ek.rewards import RewardOptions, gold_calls, make_tool_call_reward, score_calls, scorer_for, tool_call_reward
 from ek.rl.openrlhf import make_reward_func
-from ek.rl.verl import compute_score
+from ek.rl.verl import compute_score, make_compute_score
 
 GOLD = json.dumps([{"name": "f", "arguments": {"a": 1, "b": "x", "c": True, "d": None}},
                    {"name": "g", "arguments": {}}])
@@ -210,3 +211,40 @@ def test_optimal_must_be_a_bool_and_fails_when_the_reward_is_built(optimal: obje
     with pytest.raises(ValueError, match="optimal must be True or False"):
         make_tool_call_reward(optimal=optimal)  # type: ignore[arg-type]
 
+
+
+def _schema(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / f"{name}.ek"
+    path.write_text(f"grammar {name} 1\n\n{text}\n", encoding="utf-8")
+    return str(path)
+
+
+def test_weights_past_a_floats_range_fail_when_the_reward_is_built(tmp_path: Path) -> None:
+    """A tool weight times its arguments' importance past 1.8e308 made every sample raise (``score counts must be
+    finite``), after the reward was built; the docs promise bad options fail when it is built."""
+    huge = _schema(tmp_path, "huge", "tool f weight 1e308 {\n    x: int importance 1e308\n}")
+    why = r"grammar huge@1: tool 'f': its weight \(1e\+308\) times 1 plus its arguments' importance .* float's range"
+    for build in (lambda: make_tool_call_reward(level="arg", grammar=huge), lambda: make_compute_score(grammar=huge),
+                  lambda: make_reward_func(grammar=huge)):
+        with pytest.raises(ValueError, match=why):
+            build()
+    with pytest.raises(ValueError, match=r"^extra_info\['ek_grammar'\] = .* cannot be used: " + why):
+        compute_score("t", "f(x=1)", '[{"name": "f", "arguments": {"x": 1}}]', {"ek_grammar": huge})
+    near = _schema(tmp_path, "near", "tool f weight 1e300 {\n    x: int importance 1e7\n}")  # 1e307: it fits
+    assert make_tool_call_reward(level="arg", grammar=near)(["f(x=1)"], gold_calls=['[{"name": "f", '
+                                                                                    '"arguments": {"x": 1}}]']) == [1.0]
+
+
+def test_partial_credit_of_weights_near_a_floats_limit_is_that_of_small_ones(tmp_path: Path) -> None:
+    """``partial`` summed the calls' weights as floats: calls of weight 1e308 summed to infinity, and the reward
+    was NaN clipped to 1.0, or 0.0, for any answer. The weights' scale does not change a ratio of them."""
+    tools = "tool h weight {h} {{\n}}\ntool k weight {k} {{\n    x: int importance 0.5\n    y: int\n}}"
+    big = _schema(tmp_path, "big", tools.format(h=repr(2.0 ** 1023), k=repr(2.0 ** 1022)))  # powers of two:
+    small = _schema(tmp_path, "small", tools.format(h="2", k="1"))  # the same ratios, exactly
+    golds = [json.dumps([{"name": "h", "arguments": {}}] * 3), json.dumps([{"name": "k", "arguments": {"x": 2, "y": 1}}]),
+             json.dumps([{"name": "h", "arguments": {}}, {"name": "k", "arguments": {"x": 3, "y": 1}}])]
+    completions = ["[h(), h()]", "[k(x=1, y=1)]", "[h(), k(x=2, y=1)]"]
+    credit = 0.2 + 0.3 + 0.5 * 1 / 1.5  # names right, y right and x (importance 0.5) wrong
+    expected = make_tool_call_reward(level="partial", grammar=small)(completions, gold_calls=golds)
+    assert expected == [0.8, pytest.approx(credit), pytest.approx((2 + credit) / 3)]
+    assert make_tool_call_reward(level="partial", grammar=big)(completions, gold_calls=golds) == expected

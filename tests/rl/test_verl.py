@@ -10,6 +10,10 @@ What verl does, from its source (verl 0.9.1):
   ``rollout_reward_scores``; a dict result is split into the score and ``reward_extra_info``, and
   ``reward_loop.py`` indexes every sample's extras by the first sample's keys.
 - ``verl/trainer/main_eval.py`` ``process_item``: ``reward_fn(data_source, r, ground_truth)``, then ``np.mean``.
+- the legacy managers (``verl/workers/reward_manager/``): ``batch.py`` calls once per batch with plural keywords
+  (read from its source here) and splits each dict; ``prime.py`` runs ``evaluation_func(task, completion,
+  reference, extra_info)`` in a process pool and reads ``float(result[0])`` of a non-number (its functions run
+  here as verl wrote them, :mod:`verlsource`).
 """
 
 from __future__ import annotations
@@ -19,17 +23,20 @@ import importlib.util
 import inspect
 import json
 import statistics
+import types
+from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 from ekcli import SCHEMAS
+from verlsource import keyword_names_of_call, verl_defs
 
 import ek.rl.verl
 from ek.rewards import tool_call_reward
 from ek.rl import adapter_path
-from ek.rl.verl import compute_score, make_compute_score
+from ek.rl.verl import compute_score, compute_score_batch, compute_score_prime, make_compute_score
 
 GOLD = [{"name": "get_weather", "arguments": {"location": "Paris"}}, {"name": "search", "arguments": {"q": "cats"}}]
 RESPONSES = [
@@ -165,3 +172,83 @@ def test_ground_truth_as_pandas_reads_a_parquet_list_column() -> None:
     right = "[book_flight(flight_id='UA1', passenger_names=['Ann', 'Bo'], seats=2)]"
     got = compute_score(data_source="t", solution_str=right, ground_truth=ground_truth, extra_info=extra)
     assert got["score"] == 1.0 and got["exact"] == 1.0
+
+
+def _prime_scoring() -> Any:
+    """verl's ``run_reward_scoring`` (``verl/workers/reward_manager/prime.py``), as written there; psutil (only used
+    to stop the pool's processes afterwards) is not installed, so a stand-in that finds none."""
+
+    def no_process(pid: int) -> Any:
+        raise RuntimeError("psutil is not installed for the tests")
+
+    psutil = types.SimpleNamespace(Process=no_process, TimeoutExpired=TimeoutError)
+    loop_ns = verl_defs("utils/ray_utils.py", ("get_event_loop",), {"asyncio": asyncio})
+    ns = verl_defs("workers/reward_manager/prime.py",
+                   ("single_compute_score", "parallel_compute_score_async", "run_reward_scoring"),
+                   {"asyncio": asyncio, "ProcessPoolExecutor": ProcessPoolExecutor, "partial": partial,
+                    "psutil": psutil, "get_event_loop": loop_ns["get_event_loop"]})
+    return ns["run_reward_scoring"]
+
+
+def test_verls_prime_manager_scores_with_compute_score_prime() -> None:
+    run_reward_scoring = _prime_scoring()
+    gold = [json.dumps(GOLD)] * len(RESPONSES)
+    extra = [{"index": i} for i in range(len(RESPONSES))]
+    expected = tool_call_reward(RESPONSES, gold_calls=gold)
+    for fn in (partial(_call_with_kwargs, compute_score_prime, {}),  # what get_custom_reward_fn hands prime
+               make_compute_score().prime):  # a file of your own: compute_score_prime = make_compute_score(...).prime
+        for extra_info in (extra, None):
+            got = run_reward_scoring(fn, RESPONSES, gold, ["tools"] * len(RESPONSES), extra_info=extra_info,
+                                     num_processes=2)
+            assert got == expected
+    # why prime has its own function: compute_score's dict has no item 0, and PrimeRewardManager.verify catches
+    # what run_reward_scoring raises and scores every sample of the batch 0.0
+    with pytest.raises(KeyError):
+        run_reward_scoring(partial(_call_with_kwargs, compute_score, {}), RESPONSES, gold,
+                           ["tools"] * len(RESPONSES), extra_info=extra, num_processes=2)
+    arg = run_reward_scoring(partial(_call_with_kwargs, compute_score_prime, {"level": "arg"}), RESPONSES, gold,
+                             ["tools"] * len(RESPONSES), extra_info=extra, num_processes=2)
+    assert arg == [compute_score("tools", r, gold[0], {}, level="arg")["arg_f1"] for r in RESPONSES]
+
+
+def test_verls_batch_manager_scores_with_compute_score_batch() -> None:
+    np = pytest.importorskip("numpy", reason="numpy is not installed (verl passes its batch as arrays)")
+    keywords = keyword_names_of_call("workers/reward_manager/batch.py", "verify", "self.compute_score")
+    assert keywords == {"data_sources", "solution_strs", "ground_truths", "extra_infos", "**self.reward_kwargs"}
+    gold = [json.dumps(GOLD)] * len(RESPONSES)
+    extras = np.array([{"index": i, "rollout_reward_scores": {}} for i in range(len(RESPONSES))], dtype=object)
+    batch = dict(data_sources=np.array(["tools"] * len(RESPONSES), dtype=object), solution_strs=RESPONSES,
+                 ground_truths=gold, extra_infos=extras)
+    scores = partial(_call_with_kwargs, compute_score_batch, {"level": "partial"})(**batch)
+    single = [compute_score("tools", r, g, {}, level="partial") for r, g in zip(RESPONSES, gold)]
+    assert scores == single  # batch.py: a dict's "score" is the reward, every key logged per sample
+    own = make_compute_score(level="partial").batch  # a file of your own: compute_score_batch = ....batch
+    assert own(**batch) == single
+    with pytest.raises(TypeError, match="batch reward manager's keywords .*name to compute_score_batch"):
+        partial(_call_with_kwargs, compute_score, {"level": "arg"})(**batch)
+    with pytest.raises(TypeError, match="one sample's keywords .*name to compute_score "):
+        compute_score_batch(data_source="tools", solution_str="f()", ground_truth="[]", extra_info={})
+    with pytest.raises(ValueError, match="5 data_sources, 4 solution_strs"):
+        compute_score_batch(**dict(batch, solution_strs=RESPONSES[:4]))
+    with pytest.raises(ValueError, match=r"ground_truths\[1\] \(data_source 'tools'\): a string but not JSON"):
+        compute_score_batch(**dict(batch, ground_truths=[gold[0], "nope"] + gold[2:]))
+
+
+@pytest.mark.parametrize(("grammar", "why"), [
+    ("", "is empty"), ("  ", "is empty"), (float("nan"), "must be the path .*got float: nan"),
+    (3, "must be the path .*got int"), ("/no/such/schema.ek", "cannot be used: .*cannot read schema"),
+    ("/no/such/module.py", "cannot be used: no generated module at"), ("no_such_grammar_module", "cannot be used"),
+])
+def test_a_bad_ek_grammar_is_one_value_error_naming_it(grammar: Any, why: str) -> None:
+    """A sample's grammar that cannot be used raised whatever the loader did (``ValueError: Empty module name``,
+    ``TypeError``, ``SchemaError``, ``FileNotFoundError``); now one ``ValueError`` naming ``extra_info['ek_grammar']``
+    and what is wrong, from every entry point."""
+    extra = {"num_turns": 1, "ek_grammar": grammar}
+    match = r"^extra_info\['ek_grammar'\] (= .* )?" + why
+    with pytest.raises(ValueError, match=match) as caught:
+        compute_score("t", "f()", "[]", extra)
+    assert type(caught.value) is ValueError
+    with pytest.raises(ValueError, match=match):
+        compute_score_prime("t", "f()", "[]", extra)
+    with pytest.raises(ValueError, match=match):
+        compute_score_batch(data_sources=["t"], solution_strs=["f()"], ground_truths=["[]"], extra_infos=[extra])

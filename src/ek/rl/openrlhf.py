@@ -37,7 +37,7 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ek.rewards import EXTRA_KEYS, RewardOptions, RewardScore, gold_calls, scorer_for
+from ek.rewards import EXTRA_KEYS, RewardOptions, RewardScore, RewardScorer, gold_calls, scorer_for
 
 logger = logging.getLogger(__name__ if __name__.startswith("ek.") else "ek.rl.openrlhf")
 
@@ -171,30 +171,48 @@ def make_reward_func(end_tokens: Sequence[str] = END_OF_TURN, **options: Any) ->
 
         from ek.rl.openrlhf import make_reward_func
         reward_func = make_reward_func(level="arg", grammar="/abs/path/schemas/travel-v2.ek")
+
+    It is a function (OpenRLHF 0.7-0.9 wrap it in ``ray.remote``, which takes only functions and
+    classes), so it pickles by value with cloudpickle, as Ray does: its scorer travels as its options
+    and is rebuilt in the worker. Python's own ``pickle`` cannot pickle a function by value.
     """
     scorer = scorer_for(RewardOptions(**options))  # a bad grammar or format fails when OpenRLHF loads the file
     tokens = tuple(end_tokens)
 
     def reward_func(queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any],
                     **_unused: Any) -> dict[str, Any]:
-        if not len(queries) == len(prompts) == len(labels):
-            raise _loud(LabelError(f"{len(queries)} queries, {len(prompts)} prompts and {len(labels)} labels; "
-                                   "OpenRLHF passes one of each per sample"))
-        results = []
-        for i, (query, prompt, label) in enumerate(zip(queries, prompts, labels)):
-            gold = _gold(label, i)
-            try:
-                response = response_of(query, prompt, tokens)
-            except LabelError as exc:
-                raise _loud(exc) from None
-            results.append(scorer.score(response, gold, details=True))
-        return pack(results)
+        return _rewards(scorer, tokens, queries, prompts, labels)
 
     return reward_func
 
 
-#: The attribute OpenRLHF takes from this file.
-reward_func = make_reward_func()
+def _rewards(scorer: RewardScorer, tokens: Sequence[str], queries: Sequence[str], prompts: Sequence[str],
+             labels: Sequence[Any]) -> dict[str, Any]:
+    if not len(queries) == len(prompts) == len(labels):
+        raise _loud(LabelError(f"{len(queries)} queries, {len(prompts)} prompts and {len(labels)} labels; "
+                               "OpenRLHF passes one of each per sample"))
+    results = []
+    for i, (query, prompt, label) in enumerate(zip(queries, prompts, labels)):
+        gold = _gold(label, i)
+        try:
+            response = response_of(query, prompt, tokens)
+        except LabelError as exc:
+            raise _loud(exc) from None
+        results.append(scorer.score(response, gold, details=True))
+    return pack(results)
+
+
+_DEFAULT_SCORER = scorer_for(RewardOptions())
+
+
+def reward_func(queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any],
+                **_unused: Any) -> dict[str, Any]:
+    """The attribute OpenRLHF takes from this file: the default options' rewards of a batch of samples.
+
+    A module-level function, so it pickles by reference.
+    """
+    return _rewards(_DEFAULT_SCORER, END_OF_TURN, queries, prompts, labels)
+
 
 if __name__ not in ("ek.rl.openrlhf", "__main__"):
     # Loaded by file path (OpenRLHF names the module reward_func): hand out the package's own objects, so every

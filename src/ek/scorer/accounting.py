@@ -8,6 +8,7 @@ any order gives bit-identical totals.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from types import MappingProxyType
@@ -590,6 +591,23 @@ def _freeze_tally(value: Mapping[TallyKey, tuple[Any, int]] | None) -> Mapping[T
 
 
 _WEIGHT_CACHE: dict[float, Exact] = {}
+
+
+def weights_past_float(grammar: Any) -> str | None:
+    """Why a grammar's weights cannot be counted, or None when they can.
+
+    A tool's call weighs at most ``weight * (1 + the sum of its arguments' importance)``: its own
+    unit and each argument's (``weight * importance``), and a pair's agreement. Those are floats;
+    past a float's range (a weight and an importance near 1e308) they are infinite, and every
+    score of such a call would raise. The exact sums of :class:`Score` never overflow.
+    """
+    for tool in grammar.tools:
+        reach = 1.0 + sum(field.importance for field in tool.fields)
+        if not math.isfinite(tool.weight * reach):
+            return (f"tool {tool.name!r}: its weight ({tool.weight:g}) times 1 plus its arguments' importance "
+                    f"({reach:g}) is past a float's range (about 1.8e308), so its calls could not be counted; "
+                    "make the weights smaller")
+    return None
 
 
 def weight_exact(weight: float) -> Exact:
