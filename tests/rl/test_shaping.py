@@ -7,6 +7,7 @@ import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 from ekcli import SCHEMAS
@@ -219,28 +220,47 @@ def _schema(tmp_path: Path, name: str, text: str) -> str:
     return str(path)
 
 
+def _weighted(name: str, text: str, weights: dict[str, float], importance: dict[str, float] | None = None) -> Any:
+    """A grammar built in code (the DSL keeps costs within 1e-6..1e6; a GraphGrammar made by hand does not):
+    ``text``'s tools with the weights, and arguments with the importance, given."""
+    import attrs
+
+    from ek.grammar import parse
+
+    grammar = parse(f"grammar {name} 1\n\n{text}\n")
+    tools = []
+    for tool in grammar.tools:
+        fields = tuple(attrs.evolve(f, importance=(importance or {}).get(f"{tool.name}.{f.name}", f.importance))
+                       for f in tool.fields)
+        tools.append(attrs.evolve(tool, weight=weights.get(tool.name, tool.weight), fields=fields))
+    return attrs.evolve(grammar, tools=tuple(tools))
+
+
 def test_weights_past_a_floats_range_fail_when_the_reward_is_built(tmp_path: Path) -> None:
     """A tool weight times its arguments' importance past 1.8e308 made every sample raise (``score counts must be
-    finite``), after the reward was built; the docs promise bad options fail when it is built."""
-    huge = _schema(tmp_path, "huge", "tool f weight 1e308 {\n    x: int importance 1e308\n}")
+    finite``), after the reward was built; the docs promise bad options fail when it is built. A schema file
+    cannot hold such costs (the DSL's bounds); a grammar built in code can."""
+    huge = _weighted("huge", "tool f {\n    x: int\n}", {"f": 1e308}, {"f.x": 1e308})
     why = r"grammar huge@1: tool 'f': its weight \(1e\+308\) times 1 plus its arguments' importance .* float's range"
     for build in (lambda: make_tool_call_reward(level="arg", grammar=huge), lambda: make_compute_score(grammar=huge),
                   lambda: make_reward_func(grammar=huge)):
         with pytest.raises(ValueError, match=why):
             build()
-    with pytest.raises(ValueError, match=r"^extra_info\['ek_grammar'\] = .* cannot be used: " + why):
-        compute_score("t", "f(x=1)", '[{"name": "f", "arguments": {"x": 1}}]', {"ek_grammar": huge})
-    near = _schema(tmp_path, "near", "tool f weight 1e300 {\n    x: int importance 1e7\n}")  # 1e307: it fits
+    in_file = _schema(tmp_path, "huge", "tool f weight 1e308 {\n    x: int importance 1e308\n}")
+    with pytest.raises(ValueError, match=r"^extra_info\['ek_grammar'\] = .* cannot be used: .*weight 1e\+308 is out of "
+                                         "range"):
+        compute_score("t", "f(x=1)", '[{"name": "f", "arguments": {"x": 1}}]', {"ek_grammar": in_file})
+    near = _weighted("near", "tool f {\n    x: int\n}", {"f": 1e300}, {"f.x": 1e7})  # 1e307: it fits
     assert make_tool_call_reward(level="arg", grammar=near)(["f(x=1)"], gold_calls=['[{"name": "f", '
                                                                                     '"arguments": {"x": 1}}]']) == [1.0]
 
 
-def test_partial_credit_of_weights_near_a_floats_limit_is_that_of_small_ones(tmp_path: Path) -> None:
+def test_partial_credit_of_weights_near_a_floats_limit_is_that_of_small_ones() -> None:
     """``partial`` summed the calls' weights as floats: calls of weight 1e308 summed to infinity, and the reward
     was NaN clipped to 1.0, or 0.0, for any answer. The weights' scale does not change a ratio of them."""
-    tools = "tool h weight {h} {{\n}}\ntool k weight {k} {{\n    x: int importance 0.5\n    y: int\n}}"
-    big = _schema(tmp_path, "big", tools.format(h=repr(2.0 ** 1023), k=repr(2.0 ** 1022)))  # powers of two:
-    small = _schema(tmp_path, "small", tools.format(h="2", k="1"))  # the same ratios, exactly
+    tools = "tool h {\n}\ntool k {\n    x: int importance 0.5\n    y: int\n}"
+    big = _weighted("big", tools, {"h": 2.0 ** 1023, "k": 2.0 ** 1022})  # powers of two:
+    small = _weighted("small", tools, {"h": 2.0, "k": 1.0})  # the same ratios, exactly
     golds = [json.dumps([{"name": "h", "arguments": {}}] * 3), json.dumps([{"name": "k", "arguments": {"x": 2, "y": 1}}]),
              json.dumps([{"name": "h", "arguments": {}}, {"name": "k", "arguments": {"x": 3, "y": 1}}])]
     completions = ["[h(), h()]", "[k(x=1, y=1)]", "[h(), k(x=2, y=1)]"]
