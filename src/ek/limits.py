@@ -134,6 +134,11 @@ ERROR_LINES_KEPT = 10_000
 #: Characters of a value kept in an alignment shown for the worst episodes (a window around the difference).
 ALIGNMENT_VALUE_CHARS = 300
 
+#: Steps (and FP/FN units) of one episode's alignment the HTML report shows: the wrong ones first, then matches,
+#: in order. An episode of 200,000 gold calls wrote a 49 MB page; a person reads a few hundred rows, and the JSON
+#: report and ``--episodes-out`` keep the counts of everything.
+ALIGNMENT_ROWS_SHOWN = 500
+
 #: Corpus lines of a run's first chunks (each scored into a summary, in-process or by a ``--jobs`` worker):
 #: large enough to amortise the hand-off, small enough that a small corpus keeps every worker busy.
 CHUNK_LINES = 512

@@ -210,3 +210,21 @@ def test_report_environment_reads_attributes_as_jinja2_does() -> None:
     assert ours == stock == "1|True|1|True|class attribute|2|3|dict|False|key named items"
     with pytest.raises(jinja2.UndefinedError):
         _environment().from_string("{{ d.missing }}").render(d={"a": 1})
+
+
+def test_report_html_stays_small_when_an_episode_has_many_calls(tmp_path: Path) -> None:
+    """An episode of 200,000 gold calls wrote a 49 MB page: an alignment shows at most ALIGNMENT_ROWS_SHOWN steps
+    (the wrong ones first, then matches, in step order) and says how many more there are."""
+    from ek.limits import ALIGNMENT_ROWS_SHOWN
+
+    calls = 4 * ALIGNMENT_ROWS_SHOWN
+    gold = [{"name": "f", "arguments": {"n": i}} for i in range(calls)]
+    pred = "[" + ", ".join(f"f(n={-i if i % 100 == 7 else i})" for i in range(calls)) + "]"  # 20 wrong
+    corpus = write_lines(tmp_path / "c.jsonl", [{"id": "many", "pred": pred, "gold": gold}])
+    html = tmp_path / "r.html"
+    assert run_ek("score", corpus, "--html", html).returncode == 0
+    text = html.read_text(encoding="utf-8")
+    assert len(text) < 300_000, len(text)
+    assert text.count('<tr class="row-') == ALIGNMENT_ROWS_SHOWN
+    assert text.count('<tr class="row-fp"') == calls // 100  # every wrong step is among those shown
+    assert f"{calls - ALIGNMENT_ROWS_SHOWN:,} more steps not shown (0 of them wrong)" in text

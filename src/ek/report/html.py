@@ -27,6 +27,7 @@ from markupsafe import Markup, escape
 
 from ek.atomicfile import write_text_atomic
 from ek.corpus.summary import EpisodeDigest
+from ek.limits import ALIGNMENT_ROWS_SHOWN
 from ek.report.svg import KIND_COLOURS, find_escaped, grouped_bars, hbar_chart, visible
 from ek.scorer.alignment import show_plain
 from ek.templatecache import CompiledTemplates, cache_folder
@@ -130,6 +131,17 @@ def _alignment_rows(detail: dict[str, Any]) -> list[dict[str, Any]]:
     for step, row in enumerate(rows, 1):
         row["step"] = step
     return rows
+
+
+def _rows_shown(rows: list[dict[str, Any]], limit: int = ALIGNMENT_ROWS_SHOWN) -> list[dict[str, Any]]:
+    """At most ``limit`` of an alignment's rows, in step order: every row that is not a match while they fit,
+    then the first matches. All of them when they are that few (the usual episode)."""
+    if len(rows) <= limit:
+        return rows
+    wrong = [row for row in rows if row["status"] != "tp"][:limit]
+    room = limit - len(wrong)
+    matches = [row for row in rows if row["status"] == "tp"][:room] if room else []
+    return sorted(wrong + matches, key=lambda row: row["step"])
 
 
 def _filters(report: dict[str, Any], episodes: Sequence[EpisodeDigest]) -> dict[str, list[str]]:
@@ -261,12 +273,22 @@ def _episode_block(d: EpisodeDigest) -> Markup:
                      '</code></p>')
     parts.append('<table class="alignment">\n<thead><tr><th>step</th><th>gold call</th><th>predicted call</th>'
                  '<th>verdict</th></tr></thead>\n<tbody>\n')
-    for row in _alignment_rows(detail):
+    rows = _alignment_rows(detail)
+    shown = _rows_shown(rows)
+    for row in shown:
         parts.append(_alignment_row(row))
         parts.append("\n")
+    if len(shown) < len(rows):
+        wrong = sum(row["status"] != "tp" for row in rows) - sum(row["status"] != "tp" for row in shown)
+        parts.append(f'<tr class="more"><td colspan="4">{len(rows) - len(shown):,} more steps not shown '
+                     f'({wrong:,} of them wrong): the page shows {ALIGNMENT_ROWS_SHOWN:,} of an episode, wrong '
+                     'ones first</td></tr>\n')
     parts.append('</tbody>\n</table>\n<ul class="units">\n')
-    for u in detail["errors"]:
+    units = detail["errors"]
+    for u in units[:ALIGNMENT_ROWS_SHOWN]:
         parts.append(f'<li class="{_shown(u["kind"])}">{_shown(u["text"])}</li>')
+    if len(units) > ALIGNMENT_ROWS_SHOWN:
+        parts.append(f'<li class="more">and {len(units) - ALIGNMENT_ROWS_SHOWN:,} more</li>')
     parts.append("</ul>\n</div>")
     return Markup("".join(parts))
 
