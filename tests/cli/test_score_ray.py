@@ -115,3 +115,20 @@ def test_usage_errors_of_the_inputs(tmp_path: Path) -> None:
     (tmp_path / "cut.jsonl.gz").write_bytes(data[: len(data) // 2])
     cut = run_ek("score", tmp_path / "cut.jsonl.gz")
     assert cut.returncode == 3 and "cut.jsonl.gz: gzip stream broken after line" in cut.stderr
+
+
+def test_a_gzip_input_broken_off_on_ray_is_one_line_as_in_one_process(tmp_path: Path, ray_address: str) -> None:
+    """On Ray the error came wrapped in the task's traceback (with Ray's colour codes), after Ray Data's own
+    logged copy and retry advice: now the one line `ek score` prints in one process, exit status 3."""
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text("".join(json.dumps({"id": f"e{i}", "pred": "get_weather(location='Paris')",
+                                          "gold": [{"name": "get_weather", "arguments": {"location": "Paris"}}]}) + "\n"
+                              for i in range(5000)), encoding="utf-8")
+    data = gzip.compress(corpus.read_bytes())
+    (tmp_path / "cut.jsonl.gz").write_bytes(data[: len(data) // 2])
+    local = run_ek("score", tmp_path / "cut.jsonl.gz")
+    ray = run_ek("score", tmp_path / "cut.jsonl.gz", "--engine", "ray", "--address", ray_address)
+    assert local.returncode == ray.returncode == 3, ray.stderr
+    (message,) = [line for line in local.stderr.splitlines() if line.startswith("ek score: error:")]
+    errors = [line for line in ray.stderr.splitlines() if "Traceback" in line or "ERROR" in line or "\x1b" in line]
+    assert errors == [] and ray.stderr.rstrip().endswith(message), ray.stderr

@@ -58,6 +58,7 @@ from ek.corpus.runner import (
 from ek.corpus.sources import (
     PARQUET_COLUMNS,
     FileSpan,
+    SourceError,
     arrow_lines,
     expand,
     file_lines,
@@ -482,12 +483,16 @@ def _ray_data_settings(context: Any) -> Iterator[None]:
     wanted = {"enable_progress_bars": False, "print_on_execution_start": False}
     before = {k: getattr(context, k) for k in wanted if hasattr(context, k)}
     order = context.execution_options.preserve_order
-    # Ray Data logs each run's plan and timing, and warns that its bars are off (ek draws its own)
-    loggers = [logging.getLogger(name) for name in ("ray.data", "ray.data._internal.progress")]
+    # Ray Data logs each run's plan and timing, and warns that its bars are off (ek draws its own); its executor
+    # logs a failed task's whole traceback as an error, where the run raises that task's error, which ek reports
+    quiet = {"ray.data": logging.ERROR, "ray.data._internal.progress": logging.ERROR,
+             "ray.data._internal.execution.streaming_executor_state": logging.CRITICAL,
+             "ray.data.exceptions": logging.CRITICAL}
+    loggers = [logging.getLogger(name) for name in quiet]
     levels = [logger.level for logger in loggers]
     try:
         for logger in loggers:
-            logger.setLevel(logging.ERROR)
+            logger.setLevel(quiet[logger.name])
         for key in before:
             setattr(context, key, wanted[key])
         context.execution_options.preserve_order = True
@@ -535,6 +540,9 @@ def _run(dataset_of: Callable[[], Any], fn: Callable[..., Any], options: RunOpti
         raise
     except Exception as exc:
         _kill_quietly(ray, desk, step_seconds)
+        cause = getattr(exc, "cause", None)  # a task's own error, which Ray wraps with the task's traceback
+        if isinstance(cause, SourceError):  # an input that broke off: its one line, as in one process (Ray Data
+            raise SourceError(str(cause).partition("\n")[0]) from None  # adds lines of retry advice to it)
         if _died(exc):
             raise WorkerDiedError(f"a Ray worker died while scoring and its block failed {TASK_RETRIES + 1} "
                                   f"times ({type(exc).__name__}); lines after {merger.counts.read} were not "
