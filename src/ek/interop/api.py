@@ -260,7 +260,7 @@ def _weight(value: Any, path: str, issues: Issues) -> float:
     if value is None:
         return 1.0
     number = to_float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-    problem = "weight must be a number" if number is None else cost_weight_problem(number, "weight")
+    problem = "weight must be a positive number" if number is None else cost_weight_problem(number, "weight")
     if problem is None:
         return number  # type: ignore[return-value]  # (a number: no problem)
     issues.warn(child(path, "x-ek-weight"), f"{problem}, got {value!r}; 1 used")

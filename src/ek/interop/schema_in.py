@@ -181,7 +181,7 @@ class Converter:
         elif "x-ek-importance" in schema:
             value = schema["x-ek-importance"]
             number = to_float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-            problem = "importance must be a number" if number is None else cost_weight_problem(number, "importance")
+            problem = "importance must be a positive number" if number is None else cost_weight_problem(number, "importance")
             if problem is None:
                 importance = number  # type: ignore[assignment]  # (a number: no problem)
             else:
