@@ -119,6 +119,13 @@ BFCL_SOURCE_MAX_BYTES = 4_000_000
 #: Error lines a corpus report keeps in full; all are counted, so memory stays flat on the wrong file.
 ERROR_LINES_KEPT = 10_000
 
+#: Largest k at which a report (``ek score``'s ``repeats``) gives pass@k and pass^k for every k, in exact arithmetic;
+#: past it only at the powers of two and of ten and at the smallest sample count, each in floating point
+#: (:func:`ek.stats.pass_k_values`). tau-bench reports k = 1 to its trial count (a handful), Chen et al. 2021
+#: pass@1, @10 and @100. Every k up to n, exactly, was n rows and n big-integer binomials of up to n digits:
+#: one task of 10,000 samples took 20 s and printed a 10,000-row table.
+PASS_K_EVERY = 16
+
 #: Characters of a value kept in an alignment shown for the worst episodes (a window around the difference).
 ALIGNMENT_VALUE_CHARS = 300
 
