@@ -6,13 +6,13 @@ import itertools
 import json
 import math
 import random
-import time
 from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cputime import growth
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -214,29 +214,14 @@ def test_one_task_of_many_samples_gives_pass_at_k_at_a_bounded_set_of_k() -> Non
     assert list(_repeats_of_one_task(16)["pass_at_k"]) == [str(k) for k in range(1, 17)]
 
 
-def _cpu_per_call(fn: Callable[[], object]) -> float:
-    """Least CPU time of one call over three rounds, each of as many calls as fill a tenth of a second."""
-    best = math.inf
-    for _ in range(3):
-        calls, started = 0, time.process_time()
-        while True:
-            fn()
-            calls += 1
-            took = time.process_time() - started
-            if took >= 0.1:
-                break
-        best = min(best, took / calls)
-    return best
-
-
+@pytest.mark.slow
 def test_the_repeats_of_one_task_grow_linearly_with_its_samples() -> None:
     """Four times the samples of one task, about four times the CPU time (a bar of nine): every k worked out
     with exact binomials made it 35 times (1,000 samples: 0.04 s; 4,000: 1.5 s)."""
-    small = _cpu_per_call(lambda: _repeats_of_one_task(1000))
-    large = _cpu_per_call(lambda: _repeats_of_one_task(4000))
-    assert large / small < 9, (small, large)
+    assert growth(lambda: _repeats_of_one_task(1000), lambda: _repeats_of_one_task(4000)) < 9
 
 
+@pytest.mark.slow
 def test_the_sample_accuracy_of_one_task_grows_linearly_with_its_samples() -> None:
     """Eight times the samples of one task, about eight times the CPU time (a bar of twenty): a shift of the
     task's flags per sample copied the rest of them each time, 50 times (100,000 samples: 0.12 s; 800,000: 6 s)."""
@@ -245,8 +230,7 @@ def test_the_sample_accuracy_of_one_task_grows_linearly_with_its_samples() -> No
         summary.tasks = {"t": [samples, int("110" * (samples // 3), 2)]}
         return lambda: summary.sample_accuracy(samples)
 
-    small, large = _cpu_per_call(accuracy(99_999)), _cpu_per_call(accuracy(799_998))
-    assert large / small < 20, (small, large)
+    assert growth(accuracy(99_999), accuracy(799_998)) < 20
 
 
 @settings(max_examples=300, deadline=None)
