@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ek.calls import must_precede
+from ek.calls import Precedence, must_precede
+from ek.scorer import assign
 from ek.scorer.assign import OrderTooComplex, ordered_assignment, weighted_lcs
 
 Edge = tuple[int, int]
@@ -28,15 +29,21 @@ def instances(draw: st.DrawFn, max_rows: int = 5, max_cols: int = 5) -> tuple[in
 
 
 @st.composite
-def posets(draw: st.DrawFn, cols: int) -> tuple[frozenset[int], ...]:
-    """A random acyclic ``after`` relation (edges follow a random linear order), transitively closed."""
+def direct_orders(draw: st.DrawFn, cols: int) -> list[list[int]]:
+    """A random acyclic ``after`` relation (edges follow a random linear order), as given: not closed."""
     rank = draw(st.permutations(range(cols)))
     after: list[list[int]] = [[] for _ in range(cols)]
     for a, b in itertools.combinations(range(cols), 2):
         if draw(st.booleans()) and draw(st.booleans()):
             lo, hi = (a, b) if rank.index(a) < rank.index(b) else (b, a)
             after[hi].append(lo)
-    return must_precede(after)
+    return after
+
+
+@st.composite
+def posets(draw: st.DrawFn, cols: int) -> tuple[frozenset[int], ...]:
+    """A random acyclic ``after`` relation, transitively closed."""
+    return must_precede(draw(direct_orders(cols)))
 
 
 def _matchings(values: dict[Edge, float]) -> list[tuple[Edge, ...]]:
@@ -101,6 +108,53 @@ def test_ordered_assignment_is_the_brute_force_optimum(case: tuple[tuple[int, in
 
 
 @pytest.mark.slow
+@settings(max_examples=300, deadline=None)
+@given(instances(4, 5).flatmap(lambda inst: st.tuples(st.just(inst), direct_orders(inst[1]))))
+def test_ordered_assignment_reads_the_order_from_the_direct_constraints(
+        case: tuple[tuple[int, int, dict[Edge, float]], list[list[int]]]) -> None:
+    """``after`` as written (b after a, c after b) is the order its closure is (c after a too), asked without
+    building the closure: the same pairs as from the closure, and the brute-force optimum under it."""
+    (rows, cols, values), after = case
+    closure = must_precede(after)
+    pairs = ordered_assignment(values, after)
+    assert pairs == ordered_assignment(values, closure)
+    assert _respects(pairs, closure)
+    assert sum(values[e] for e in pairs) == max(sum(values[e] for e in m) for m in _matchings(values)
+                                                if _respects(m, closure))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 8).flatmap(direct_orders), st.data())
+def test_precedence_answers_as_the_transitive_closure(after: list[list[int]], data: st.DataObject) -> None:
+    order = Precedence(after)
+    closure = must_precede(after)
+    size = len(after)
+    assert [order.ancestors(j) for j in range(size)] == [set(c) for c in closure]
+    assert [order.descendants(k) for k in range(size)] == [{j for j in range(size) if k in closure[j]}
+                                                           for k in range(size)]
+    rows = data.draw(st.dictionaries(st.integers(0, max(size - 1, 0)), st.integers(0, 5))) if size else {}
+    latest, earliest = order.latest_before(rows), order.earliest_after(rows)
+    for j in range(size):
+        before = [(rows[k], -k) for k in closure[j] if k in rows]
+        later = [(rows[k], k) for k in range(size) if j in closure[k] and k in rows]
+        assert latest[j] == (None if not before else (max(before)[0], -max(before)[1]))
+        assert earliest[j] == (min(later) if later else None)
+
+
+def test_each_search_node_counts_the_pairs_and_constraints_it_reads() -> None:
+    """A node reads every candidate pair, gold call and constraint (its blocks, the walk that finds a broken
+    constraint): that counts towards ORDER_MAX_WORK, or a long chain of distinct tools, reversed, was one
+    1x1 assignment a node and ran its 2,000 nodes (seconds, each reading thousands of pairs)."""
+    n = 100
+    values = {(n - 1 - j, j): 2.0 for j in range(n)}  # one call per tool, the prediction the chain reversed
+    chain = [[j - 1] if j else [] for j in range(n)]
+    scan = assign._SCAN_COST * (len(values) + n + n - 1)
+    with pytest.raises(OrderTooComplex, match="steps of search work"):
+        ordered_assignment(values, chain, max_work=10 * scan)
+    assert len(ordered_assignment(values, chain)) == 1  # within the default limit it is solved
+
+
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(instances(4, 4).flatmap(lambda inst: st.tuples(st.just(inst), posets(inst[1]), st.permutations(range(inst[1])))))
 def test_ordered_assignment_total_does_not_depend_on_gold_numbering(case: tuple) -> None:
@@ -141,5 +195,5 @@ def test_a_large_entangled_group_is_refused_by_work_not_after_minutes() -> None:
     n = 12
     values = {(i, j): 1.0 + (i + j == n - 1) for i in range(n) for j in range(n)}
     chain = tuple(frozenset(range(j)) for j in range(n))
-    with pytest.raises(OrderTooComplex, match="steps of assignment work"):
+    with pytest.raises(OrderTooComplex, match="steps of search work"):
         ordered_assignment(values, chain, max_work=n ** 3 * 3)

@@ -855,17 +855,15 @@ def _align(
         pairs, up, ug = _assign(pred, gold, ctx, optimal, invalid)  # no order to honour: today's path, as it was
         return pairs, up, ug, []
     after = after_of(gold)
-    before: tuple[frozenset[int], ...] | None
     if order == "strict":
-        before, tools = None, {s.name for s in gold}
+        tools = {s.name for s in gold}
         values = _pair_values(pred, gold, ctx, invalid, None)
         kept = weighted_lcs(len(pred), len(gold), lambda i, j: values.get((i, j)))
         free: list[tuple[int, int]] = []
     else:
-        before = must_precede(after)
         tied = {j for j, a in enumerate(after) if a} | {k for a in after for k in a}
         tools = {gold[j].name for j in tied}
-        kept = ordered_assignment(_pair_values(pred, gold, ctx, invalid, tools), before)
+        kept = ordered_assignment(_pair_values(pred, gold, ctx, invalid, tools), after)
         free = _pair_up(pred, gold, ctx, optimal, invalid,
                         [i for i, s in enumerate(pred) if s.name not in tools],
                         [j for j, s in enumerate(gold) if s.name not in tools])
@@ -873,7 +871,10 @@ def _align(
     late_pairs = _pair_up(pred, gold, ctx, optimal, invalid,
                           [i for i, s in enumerate(pred) if i not in used_p and s.name in tools],
                           [j for j, s in enumerate(gold) if j not in used_g and s.name in tools])
-    late = [_Late(i, j, _broken(i, j, kept, gold, after, before)) for i, j in sorted(late_pairs)]
+    late = []
+    if late_pairs:  # the closure of the constraints, to name the one each breaks
+        before = None if order == "strict" else must_precede(after)
+        late = [_Late(i, j, _broken(i, j, kept, gold, after, before)) for i, j in sorted(late_pairs)]
     pairs, up, ug = _finish(pred, gold, ctx, invalid, list(kept) + free)
     return pairs, up, ug, late
 
