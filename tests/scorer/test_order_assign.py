@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 from functools import lru_cache
 
 import pytest
@@ -83,15 +84,71 @@ def _textbook_lcs(rows: int, cols: int, values: dict[Edge, float]) -> float:
 @given(instances(6, 6))
 def test_weighted_lcs_is_the_textbook_optimum(instance: tuple[int, int, dict[Edge, float]]) -> None:
     rows, cols, values = instance
-    pairs = weighted_lcs(rows, cols, lambda i, j: values.get((i, j)))
+    pairs = weighted_lcs(rows, cols, values)
     assert _is_matching(pairs, values)
     assert all(r1 < r2 and c1 < c2 for (r1, c1), (r2, c2) in zip(pairs, pairs[1:]))
     assert sum(values[e] for e in pairs) == _textbook_lcs(rows, cols, values)
 
 
+def _table_lcs(rows: int, cols: int, values: dict[Edge, float]) -> list[Edge]:
+    """The textbook programme over the whole table, as ek ran it before it visited candidates only: among equal
+    totals the traceback from the end keeps a pair, then drops a row, then a column."""
+    best = [[0.0] * (cols + 1) for _ in range(rows + 1)]
+    step = [[0] * (cols + 1) for _ in range(rows + 1)]
+    for i in range(1, rows + 1):
+        for j in range(1, cols + 1):
+            v = values.get((i - 1, j - 1))
+            take = best[i - 1][j - 1] + v if v is not None else None
+            drop_row, drop_col = best[i - 1][j], best[i][j - 1]
+            if take is not None and take >= drop_row and take >= drop_col:
+                best[i][j], step[i][j] = take, 1
+            elif drop_row >= drop_col:
+                best[i][j], step[i][j] = drop_row, 2
+            else:
+                best[i][j], step[i][j] = drop_col, 3
+    pairs, i, j = [], rows, cols
+    while i and j:
+        if step[i][j] == 1:
+            pairs.append((i - 1, j - 1))
+            i, j = i - 1, j - 1
+        elif step[i][j] == 2:
+            i -= 1
+        else:
+            j -= 1
+    return pairs[::-1]
+
+
+@st.composite
+def tied_instances(draw: st.DrawFn) -> tuple[int, int, dict[Edge, float]]:
+    """Tables with many equal totals: few weights, zero among them; some negative or NaN (never kept)."""
+    rows, cols = draw(st.integers(0, 9)), draw(st.integers(0, 9))
+    weights = draw(st.sampled_from([[1.0], [1.0, 2.0], [0.0, 1.0], [0.0, 1.0, 2.0, 3.0], [0.5, 0.25, 0.1],
+                                    [-1.0, 0.0, 1.0, math.nan]]))
+    density = draw(st.sampled_from([0.1, 0.3, 0.7, 1.0]))
+    cells = draw(st.lists(st.tuples(st.floats(0, 1), st.sampled_from(weights)), min_size=rows * cols,
+                          max_size=rows * cols))
+    return rows, cols, {(c // cols, c % cols): v for c, (p, v) in enumerate(cells) if p < density}
+
+
+@pytest.mark.slow
+@settings(max_examples=1500, deadline=None)
+@given(tied_instances(), st.sampled_from([0, 10 ** 9]))
+def test_weighted_lcs_gives_the_tables_answer_visiting_only_its_candidates(
+        instance: tuple[int, int, dict[Edge, float]], dense: int) -> None:
+    """Candidate by candidate (or the table read whole, when it is mostly candidates) the same pairs as the
+    table's programme, ties included: the explanations of strict order stay as they were."""
+    rows, cols, values = instance
+    kept = assign._DENSE
+    assign._DENSE = dense  # 0: candidates only; 10**9: the table whenever it has a candidate
+    try:
+        assert weighted_lcs(rows, cols, values) == _table_lcs(rows, cols, values)
+    finally:
+        assign._DENSE = kept
+
+
 def test_weighted_lcs_prefers_weight_over_length() -> None:
     values = {(0, 2): 10.0, (1, 0): 1.0, (2, 1): 1.0}
-    assert weighted_lcs(3, 3, lambda i, j: values.get((i, j))) == [(0, 2)]
+    assert weighted_lcs(3, 3, values) == [(0, 2)]
 
 
 @pytest.mark.slow
@@ -174,7 +231,7 @@ def test_a_total_order_is_the_weighted_lcs(instance: tuple[int, int, dict[Edge, 
     rows, cols, values = instance
     chain = tuple(frozenset(range(j)) for j in range(cols))
     assert (sum(values[e] for e in ordered_assignment(values, chain))
-            == sum(values[e] for e in weighted_lcs(rows, cols, lambda i, j: values.get((i, j)))))
+            == sum(values[e] for e in weighted_lcs(rows, cols, values)))
 
 
 def test_no_order_is_the_unordered_optimum() -> None:

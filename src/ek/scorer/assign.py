@@ -587,24 +587,87 @@ def _rotate(r: int, path: list[int], match: list[int], owner: list[int], m: int)
         owner[col] = q
 
 
-def weighted_lcs(rows: int, cols: int, value: Callable[[int, int], float | None]) -> list[tuple[int, int]]:
+def weighted_lcs(rows: int, cols: int, values: Mapping[Edge, float]) -> list[Edge]:
     """Pairs ``(row, col)`` increasing in both, of the largest total ``value``: a weighted longest common subsequence.
 
-    ``value(row, col)`` is a pair's weight, or ``None`` when the two cannot pair. Dynamic programming over
-    the ``rows x cols`` table: O(rows·cols) time and memory, each ``value`` asked once. Among equal totals
-    the traceback (from the end) keeps a pair first, then drops a row, then a column, so it is deterministic.
+    ``values[(row, col)]`` is a candidate pair's weight (``row < rows``, ``col < cols``); other pairs cannot pair.
+    The answer is the one the textbook dynamic programme over the ``rows x cols`` table gives, tracing back from
+    the end and keeping a pair first, then dropping a row, then a column among equal totals; but only the r
+    candidates are visited: O(r log r) time and O(r) memory, where the table cost rows x cols whatever r (a
+    correct 10,000-call sequence of distinct tools: 100 million cells, 40 s and 900 MB, for 10,000 candidates).
 
-    >>> weighted_lcs(2, 2, lambda i, j: 1.0)
+    Forward, each candidate's best total ending at it, ``F``, is its weight plus the best ``F`` above and to the
+    left of it (a prefix maximum over columns, row by row). The traceback from a state (rows below ``i``,
+    columns below ``j``) whose best total is ``T`` then goes, in the table, up column ``j`` while the total stays
+    ``T`` and takes the first diagonal candidate of total ``T`` it meets, or else turns left at the lowest row
+    holding such a candidate and takes that row's last one: :func:`_lcs_traceback`.
+
+    >>> weighted_lcs(2, 2, {(0, 0): 1.0, (0, 1): 1.0, (1, 0): 1.0, (1, 1): 1.0})
     [(0, 0), (1, 1)]
-    >>> weighted_lcs(2, 2, lambda i, j: {(0, 1): 5.0, (1, 0): 1.0, (1, 1): 1.0}.get((i, j)))
+    >>> weighted_lcs(2, 2, {(0, 1): 5.0, (1, 0): 1.0, (1, 1): 1.0})
     [(0, 1)]
     """
-    best = [[0.0] * (cols + 1) for _ in range(rows + 1)]
-    step = [bytearray(cols + 1) for _ in range(rows + 1)]  # 1: pair, 2: drop the row, 3: drop the column
-    for i in range(1, rows + 1):
-        above, here, moves = best[i - 1], best[i], step[i]
+    if rows * cols <= _DENSE * len(values):
+        return _lcs_table(rows, cols, values)
+    # A pair of negative (or NaN) weight is never kept by the table, nor does it raise a total: left out.
+    candidates = sorted((e, v) for e, v in values.items() if v >= 0)
+    columns = sorted({j for (_i, j), _v in candidates})
+    at = {j: x + 1 for x, j in enumerate(columns)}  # 1-based, for the Fenwick tree of prefix maxima
+    size = len(columns)
+    tree = [0.0] * (size + 1)
+    prefix: dict[Edge, float] = {}  # each candidate's best total strictly above and left of it
+    ends: dict[float, list[Edge]] = {}  # candidates by their F
+    row: list[tuple[Edge, float]] = []
+
+    def flush() -> None:
+        for (i, j), v in row:  # a row's prefixes read before any of its F goes in
+            x, best = at[j] - 1, 0.0
+            while x:
+                if tree[x] > best:
+                    best = tree[x]
+                x &= x - 1
+            prefix[(i, j)] = best
+        for (i, j), v in row:
+            total = prefix[(i, j)] + v
+            ends.setdefault(total, []).append((i, j))
+            x = at[j]
+            while x <= size:
+                if tree[x] < total:
+                    tree[x] = total
+                x += x & -x
+        row.clear()
+
+    for e, v in candidates:
+        if row and row[0][0][0] != e[0]:
+            flush()
+        row.append((e, v))
+    flush()
+    best = max(ends, default=0.0)
+    return _lcs_traceback(rows, cols, max(best, 0.0), prefix, ends)
+
+
+#: A table at most this many times larger than its candidates is read whole (:func:`_lcs_table`): a cell of it
+#: costs 70 to 250 ns, a candidate visited alone about 1.5 µs (1,000 x 1,000 candidates: 0.25 s against 1.7 s;
+#: one in ten of them: 0.08 s against 0.14 s). So at most 16 bytes of moves a candidate.
+_DENSE = 16
+
+
+def _lcs_table(rows: int, cols: int, values: Mapping[Edge, float]) -> list[Edge]:
+    """:func:`weighted_lcs` by its dynamic programme over the whole table, row by row: the same answer, quicker
+    when most cells are candidates. O(rows·cols) time, one byte a cell (the moves) and two rows of totals."""
+    by_row: dict[int, list[tuple[int, float]]] = {}
+    for (i, j), v in values.items():
+        by_row.setdefault(i, []).append((j, v))
+    above = [0.0] * (cols + 1)
+    step = [bytearray(cols + 1)]  # 1: pair, 2: drop the row, 3: drop the column
+    for i in range(rows):
+        row: list[float | None] = [None] * (cols + 1)
+        for j, v in by_row.get(i, ()):
+            row[j + 1] = v
+        here = [0.0] * (cols + 1)
+        moves = bytearray(cols + 1)
         for j in range(1, cols + 1):
-            v = value(i - 1, j - 1)
+            v = row[j]
             take = above[j - 1] + v if v is not None else None
             drop_row, drop_col = above[j], here[j - 1]
             if take is not None and take >= drop_row and take >= drop_col:
@@ -613,6 +676,8 @@ def weighted_lcs(rows: int, cols: int, value: Callable[[int, int], float | None]
                 here[j], moves[j] = drop_row, 2
             else:
                 here[j], moves[j] = drop_col, 3
+        step.append(moves)
+        above = here
     pairs = []
     i, j = rows, cols
     while i and j:
@@ -624,6 +689,54 @@ def weighted_lcs(rows: int, cols: int, value: Callable[[int, int], float | None]
             i -= 1
         else:
             j -= 1
+    return pairs[::-1]
+
+
+def _lcs_traceback(rows: int, cols: int, total: float, prefix: Mapping[Edge, float],
+                   ends: Mapping[float, list[Edge]]) -> list[Edge]:
+    """The textbook traceback of :func:`weighted_lcs`, candidate by candidate (``ends``: candidates by their best
+    total ending at them, each list in increasing order; ``prefix``: each one's best total before it).
+
+    From the state (``i``, ``j``) of best total ``T``, the candidates that can be taken next are those of
+    ``F == T`` above and left of it. The table's traceback goes up column ``j`` (the cell ``(i, j)`` looks at the
+    candidate ``(i - 1, j - 1)``) as long as the total above is still ``T``, that is down to the lowest row
+    holding one of them: it takes the last of them in column ``j - 1`` if there is one; otherwise it turns left
+    at that lowest row and walks it to the last of them in it (at ``T == 0`` no row holds it: the walk ends at
+    the border). ``T`` never grows along the way and ``i`` and
+    ``j`` only shrink, so each group of equal ``F`` is read in one stretch, each of its candidates passed over
+    once.
+    """
+    pairs: list[Edge] = []
+    i, j = rows, cols
+    loaded: float | None = None
+    by_col: dict[int, list[int]] = {}
+    by_row: dict[int, list[int]] = {}
+    queue: list[Edge] = []
+    head = 0
+    while True:
+        if loaded is None or loaded != total:
+            queue, head, loaded = ends.get(total, []), 0, total
+            by_col, by_row = {}, {}
+            for a, b in queue:  # in increasing order: each list sorted
+                by_col.setdefault(b, []).append(a)
+                by_row.setdefault(a, []).append(b)
+        in_col = by_col.get(j - 1, [])
+        k = bisect.bisect_left(in_col, i) - 1
+        if k >= 0:
+            a, b = in_col[k], j - 1
+        elif not total:  # a total of 0 is the border's too: the table goes up column j to row 0 and stops there
+            break
+        else:
+            while head < len(queue) and queue[head][1] >= j:  # out of reach for good: j only shrinks
+                head += 1
+            if head == len(queue) or queue[head][0] >= i:
+                break
+            a = queue[head][0]
+            in_row = by_row[a]
+            b = in_row[bisect.bisect_left(in_row, j) - 1]
+        pairs.append((a, b))
+        i, j = a, b
+        total = prefix[(a, b)]
     return pairs[::-1]
 
 
