@@ -9,6 +9,9 @@ Run: ``python benchmarks/order.py [--quick]``
    probability 0.3, the prediction shuffled and partly wrong: episodes per second and refusals.
 3. ``order="gold"``, adversarial: one tool, a chain of n identical-name calls with distinct arguments, the
    prediction reversed (every unordered optimum breaks every constraint).
+4. Long trajectories of n calls to distinct tools (n = 1,000 and 10,000, or 1,000 with --quick): strict order
+   right and with its halves swapped, gold order on a chain of ``after`` right and reversed (growth per x10:
+   ~x10 means linear; the reversed chain is refused by ``ek.limits.ORDER_MAX_WORK`` past a thousand or so).
 """
 
 from __future__ import annotations
@@ -77,6 +80,34 @@ def _gold_chain(sizes: list[int]) -> None:
         print(f"  gold chain n={n:3d}: {time.perf_counter() - start:8.3f} s  {verdict}")
 
 
+def _distinct(sizes: list[int]) -> None:
+    def calls(n: int) -> list[Step]:
+        return [Step(f"t{i}", {"x": i}) for i in range(n)]
+
+    def chain(n: int) -> list[Step]:
+        return [GoldCall(f"t{i}", {"x": i}, after=[i - 1]) if i else Step("t0", {"x": 0}) for i in range(n)]
+
+    shapes = [("strict, right", "strict", calls, calls),
+              ("strict, halves swapped", "strict", calls, lambda n: calls(n)[n // 2:] + calls(n)[:n // 2]),
+              ("gold chain, right", "gold", chain, calls),
+              ("gold chain, reversed", "gold", chain, lambda n: calls(n)[::-1])]
+    for label, order, gold_of, pred_of in shapes:
+        metric = ToolCallMetric(order=order)
+        last = None
+        for n in sizes:
+            gold, pred = gold_of(n), pred_of(n)
+            start = time.perf_counter()
+            try:
+                metric(pred, gold)
+                verdict = "scored"
+            except ValueError as exc:
+                verdict = f"refused ({str(exc)[:60]}...)"
+            took = time.perf_counter() - start
+            growth = f"  x{took / last:.0f}" if last else ""
+            print(f"  {label:24s} n={n:6d}: {took:8.3f} s{growth}  {verdict}")
+            last = took
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
@@ -87,6 +118,8 @@ def main() -> None:
     _gold_random(300 if quick else 3000)
     print("3. gold order, adversarial chains")
     _gold_chain([5, 10, 20] if quick else [5, 10, 20, 40, 80])
+    print("4. long trajectories of distinct tools")
+    _distinct([1000] if quick else [1000, 10_000])
 
 
 if __name__ == "__main__":

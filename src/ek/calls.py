@@ -114,20 +114,29 @@ def after_of(gold: Sequence[Step], where: str = "gold") -> tuple[tuple[int, ...]
     return tuple(out)
 
 
-def _find_cycle(after: Sequence[Sequence[int]]) -> list[int]:
-    """One cycle of the "comes after" graph as a closed walk (first node repeated last), or ``[]``."""
+def _peel(after: Sequence[Sequence[int]]) -> tuple[list[int], list[list[int]], list[int]]:
+    """Kahn's algorithm on the "comes after" graph: the calls in an order that puts every call after those it
+    comes after, each call's followers, and how many calls each one still waits for (all 0 unless a cycle)."""
     pending = [len(a) for a in after]
     followers: list[list[int]] = [[] for _ in after]
     for j, before in enumerate(after):
         for k in before:
             followers[k].append(j)
     ready = [j for j, n in enumerate(pending) if n == 0]
+    order = []
     while ready:
         k = ready.pop()
+        order.append(k)
         for j in followers[k]:
             pending[j] -= 1
             if pending[j] == 0:
                 ready.append(j)
+    return order, followers, pending
+
+
+def _find_cycle(after: Sequence[Sequence[int]]) -> list[int]:
+    """One cycle of the "comes after" graph as a closed walk (first node repeated last), or ``[]``."""
+    _order, _followers, pending = _peel(after)
     if not any(pending):
         return []
     node = min(j for j, n in enumerate(pending) if n)  # every node left sits on or behind a cycle: walk back
@@ -143,7 +152,8 @@ def _find_cycle(after: Sequence[Sequence[int]]) -> list[int]:
 def must_precede(after: Sequence[Sequence[int]]) -> tuple[frozenset[int], ...]:
     """For each gold call, every gold call that must come before it: the transitive closure of ``after``.
 
-    ``after`` must be acyclic (as :func:`after_of` returns it).
+    ``after`` must be acyclic (as :func:`after_of` returns it). The closure of a chain of n calls holds n²/2
+    entries (5,000 calls: 600 MB): the scorer asks :class:`Precedence` instead, which never builds it.
 
     >>> must_precede([(), (0,), (1,)])
     (frozenset(), frozenset({0}), frozenset({0, 1}))
@@ -161,6 +171,77 @@ def must_precede(after: Sequence[Sequence[int]]) -> tuple[frozenset[int], ...]:
             if closure[j] is None:
                 closure[j] = frozenset(after[j]).union(*(closure[k] for k in after[j]))  # type: ignore[misc]
     return tuple(c or frozenset() for c in closure)
+
+
+Row = tuple[int, int]  # (predicted index, gold index): a gold call's place in a prediction
+
+
+class Precedence:
+    """Which gold calls must come before which (the transitive closure of their ``after`` lists), answered
+    without building that closure: each question walks the direct constraints, O(n + e) for n calls and e
+    constraints (:attr:`size`), however long their chains.
+
+    >>> order = Precedence([(), (0,), (1,), ()])         # 0, then 1, then 2; 3 free
+    >>> sorted(order.ancestors(2)), sorted(order.descendants(0)), sorted(order.ancestors(3))
+    ([0, 1], [1, 2], [])
+    >>> order.latest_before({0: 5, 1: 2}), order.earliest_after({1: 2, 2: 0})
+    ([None, (5, 0), (5, 0), None], [(0, 2), (0, 2), None, None])
+    """
+
+    def __init__(self, after: Sequence[Sequence[int]]) -> None:
+        """``after``: each call's direct constraints, acyclic (as :func:`after_of` returns them); a relation
+        already closed works too, at the cost of its size."""
+        self.after = after
+        self.order, self.followers, pending = _peel(after)
+        if any(pending):
+            raise ValueError("the after constraints form a cycle")
+        #: what one walk over all the calls and constraints costs
+        self.size = len(after) + sum(len(a) for a in after)
+
+    def ancestors(self, col: int) -> set[int]:
+        """Every call that must come before ``col``."""
+        return self._reach(col, self.after)
+
+    def descendants(self, col: int) -> set[int]:
+        """Every call that must come after ``col``."""
+        return self._reach(col, self.followers)
+
+    @staticmethod
+    def _reach(col: int, edges: Sequence[Sequence[int]]) -> set[int]:
+        seen: set[int] = set()
+        todo = [col]
+        while todo:
+            for k in edges[todo.pop()]:
+                if k not in seen:
+                    seen.add(k)
+                    todo.append(k)
+        return seen
+
+    def latest_before(self, rows: Mapping[int, int]) -> list[Row | None]:
+        """For each call, among the calls that must come before it and have a row in ``rows`` (call -> row), the
+        one of the largest row (ties: the lowest call), as ``(row, call)``; None when there is none."""
+        best: list[tuple[int, int] | None] = [None] * len(self.after)  # (row, -call): the max is the one
+        for j in self.order:
+            top = None
+            for k in self.after[j]:
+                for key in (best[k], (rows[k], -k) if k in rows else None):
+                    if key is not None and (top is None or key > top):
+                        top = key
+            best[j] = top
+        return [None if key is None else (key[0], -key[1]) for key in best]
+
+    def earliest_after(self, rows: Mapping[int, int]) -> list[Row | None]:
+        """For each call, among the calls that must come after it and have a row in ``rows``, the one of the
+        smallest row (ties: the lowest call), as ``(row, call)``; None when there is none."""
+        best: list[tuple[int, int] | None] = [None] * len(self.after)
+        for k in reversed(self.order):
+            low = None
+            for j in self.followers[k]:
+                for key in (best[j], (rows[j], j) if j in rows else None):
+                    if key is not None and (low is None or key < low):
+                        low = key
+            best[k] = low
+        return best
 
 
 class _AnyCall(Sentinel):

@@ -42,8 +42,10 @@ GOLD_MAX_DEPTH = OUTPUT_MAX_DEPTH
 #: tool's assignment; real trajectories (a few constraints, a few conflicts) need a handful of nodes.
 ORDER_MAX_NODES = 2_000
 
-#: Most assignment work (the sum of k²·l over the k x l tool assignments the search solves) for one episode's
-#: ``after`` constraints: about a second of pure Python, so a large tool group refuses in a second, not minutes.
+#: Most search work for one episode's ``after`` constraints: the sum of k²·l over the k x l tool assignments the
+#: search solves, plus, at each node, 5 for each candidate pair and each gold call and constraint it reads
+#: (``ek.scorer.assign._SCAN_COST``: 350 ns where a step of assignment is 60 to 90). About a second of pure
+#: Python, so a large tool group, or a long chain whose every pair clashes, refuses in a second, not minutes.
 ORDER_MAX_WORK = 20_000_000
 
 # --- schemas ----------------------------------------------------------------------------------------------------
@@ -130,6 +132,13 @@ BFCL_SOURCE_MAX_BYTES = 4_000_000
 
 #: Error lines a corpus report keeps in full; all are counted, so memory stays flat on the wrong file.
 ERROR_LINES_KEPT = 10_000
+
+#: Largest k at which a report (``ek score``'s ``repeats``) gives pass@k and pass^k for every k, in exact arithmetic;
+#: past it only at the powers of two and of ten and at the smallest sample count, each in floating point
+#: (:func:`ek.stats.pass_k_values`). tau-bench reports k = 1 to its trial count (a handful), Chen et al. 2021
+#: pass@1, @10 and @100. Every k up to n, exactly, was n rows and n big-integer binomials of up to n digits:
+#: one task of 10,000 samples took 20 s and printed a 10,000-row table.
+PASS_K_EVERY = 16
 
 #: Characters of a value kept in an alignment shown for the worst episodes (a window around the difference).
 ALIGNMENT_VALUE_CHARS = 300

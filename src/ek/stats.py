@@ -14,12 +14,12 @@ from __future__ import annotations
 import bisect
 import math
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from fractions import Fraction
 
 import attrs
 
-from ek.limits import BOOTSTRAP_MAX_REPLICATES
+from ek.limits import BOOTSTRAP_MAX_REPLICATES, PASS_K_EVERY
 
 
 def micro_f1(tp: float, fp: float, fn: float) -> float:
@@ -199,6 +199,75 @@ def mean_over_tasks(estimator: Callable[[int, int, int], Fraction], counts: Iter
     return float(sum(values, Fraction(0)) / len(values)) if values else 0.0
 
 
+def pass_k_values(samples: int) -> list[int]:
+    """The k at which a report gives pass@k and pass^k when every task has at least ``samples`` samples: each k
+    up to :data:`ek.limits.PASS_K_EVERY` (16), then the powers of two and of ten, and ``samples`` itself.
+
+    >>> pass_k_values(4), pass_k_values(100)[14:]
+    ([1, 2, 3, 4], [15, 16, 32, 64, 100])
+    >>> pass_k_values(10_000)[16:]
+    [32, 64, 100, 128, 256, 512, 1000, 1024, 2048, 4096, 8192, 10000]
+    """
+    ks = set(range(1, min(samples, PASS_K_EVERY) + 1))
+    for base in (2, 10):
+        k = base
+        while k <= samples:
+            ks.add(k)
+            k *= base
+    if samples >= 1:
+        ks.add(samples)
+    return sorted(ks)
+
+
+def mean_pass_rates(counts: Collection[tuple[int, int]], ks: Iterable[int]) -> dict[int, tuple[float, float]]:
+    """Per k: pass@k and pass^k (:func:`pass_at_k`, :func:`pass_hat_k`) averaged over tasks' ``(n, c)``.
+
+    Up to :data:`ek.limits.PASS_K_EVERY` each is :func:`mean_over_tasks` of the exact fractions. Past it, where
+    binomials of thousands of digits made a k cost O(k²) and more, each task's value is a running product over
+    ``i < k`` (one pass up to the largest k for all of them, O(k) a task), summed with :func:`math.fsum`:
+    pass^k = ``prod (c-i)/(n-i)``, within about ``2k`` roundings of the exact value; pass@k =
+    ``1 - prod (n-c-i)/(n-i)``, taken as ``-expm1`` of a sum of logarithms so that a small pass@k keeps its
+    relative precision too (``1 -`` a product near 1 would lose it).
+
+    >>> mean_pass_rates([(40, 30), (60, 2)], [1, 20])
+    {1: (0.39166666666666666, 0.39166666666666666), 20: (0.7796610169491526, 0.0001089799476896251)}
+    """
+    ks = sorted(set(ks))
+    rates = {k: (mean_over_tasks(pass_at_k, counts, k), mean_over_tasks(pass_hat_k, counts, k))
+             for k in ks if k <= PASS_K_EVERY}
+    large = [k for k in ks if k > PASS_K_EVERY]
+    if large:
+        columns = [_pass_products(n, c, large) for n, c in counts]
+        for at, k in enumerate(large):
+            some = [column[at][0] for column in columns]
+            every = [column[at][1] for column in columns]
+            rates[k] = (math.fsum(some) / len(some), math.fsum(every) / len(every)) if columns else (0.0, 0.0)
+    return rates
+
+
+def _pass_products(n: int, c: int, ks: Sequence[int]) -> list[tuple[float, float]]:
+    """pass@k and pass^k of one task at each of the increasing ``ks``, in floating point (:func:`mean_pass_rates`)."""
+    out = []
+    # over the i so far: the logarithm of prod (n-c-i)/(n-i), and prod (c-i)/(n-i) as a mantissa and a power of two
+    # (so that a product past the smallest float is rounded once, at the end, not stuck at it: 5e-324 * 0.6 is 5e-324)
+    log_miss, hit, scale, i = 0.0, 1.0, 0, 0
+    for k in ks:
+        _check_k(n, c, k)
+        while i < k and (hit or log_miss > -math.inf):
+            left = n - i
+            if c >= left:  # no more than i samples are not exact: i + 1 drawn hold an exact one for sure
+                log_miss = -math.inf
+            elif 2 * c < left:  # c/(n-i) < 1/2: log1p keeps its precision
+                log_miss += math.log1p(-c / left)
+            else:  # (n-c-i)/(n-i) <= 1/2: its logarithm is far from 0, log keeps it
+                log_miss += math.log((left - c) / left)
+            hit, shift = math.frexp(hit * (c - i) / left) if c > i else (0.0, 0)
+            scale += shift
+            i += 1
+        out.append((0.0 - math.expm1(log_miss), math.ldexp(hit, scale)))
+    return out
+
+
 @attrs.frozen
 class PairedResult:
     """B minus A: the F1 of each, the difference with its interval, and a two-sided bootstrap p-value."""
@@ -267,5 +336,5 @@ def paired_bootstrap(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]],
     return PairedResult(f1_a, f1_b, _interval(estimate, deltas, confidence, replicates, seed), p_value, n)
 
 
-__all__ = ["Interval", "PairedResult", "bootstrap_f1", "bootstrap_mean", "mean_over_tasks", "micro_f1",
-           "paired_bootstrap", "pass_at_k", "pass_hat_k", "percentile"]
+__all__ = ["Interval", "PairedResult", "bootstrap_f1", "bootstrap_mean", "mean_over_tasks", "mean_pass_rates",
+           "micro_f1", "paired_bootstrap", "pass_at_k", "pass_hat_k", "pass_k_values", "percentile"]

@@ -52,6 +52,44 @@ def test_ek_score_order_flag_and_report(tmp_path: Path, order: str, tp: int, lat
     assert "after index 4 is out of range" in proc.stdout
 
 
+def _tools(n: int, chained: bool = False) -> list[dict]:
+    return [{"name": f"t{i}", "arguments": {"x": i}, **({"after": [i - 1]} if chained and i else {})}
+            for i in range(n)]
+
+
+@pytest.mark.slow
+def test_ek_score_scores_long_ordered_lines_and_refuses_an_entangled_one_as_an_error_line(tmp_path: Path) -> None:
+    """Gold order: a right chain of 5,000 calls is scored (it took 15 s and 600 MB), a chain of 3,000 calls made
+    in reverse is an error line with its reason once the search has read its limit of pairs and constraints."""
+    chain = _tools(5000, chained=True)
+    corpus = write_lines(tmp_path / "c.jsonl", [
+        {"id": "right", "pred": [{"name": c["name"], "arguments": c["arguments"]} for c in chain], "gold": chain},
+        {"id": "reversed", "pred": _tools(3000)[::-1], "gold": _tools(3000, chained=True)},
+        {"id": "ok", "pred": "[search_flights(to='NYC'), book_flight(id=7)]", "gold": [SEARCH, BOOK]}])
+    proc = run_ek("score", corpus, "--order", "gold", "--json", tmp_path / "r.json", "--allow-errors", timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert (report["corpus"]["episodes_scored"], report["overall"]["tp"]) == (2, 5002)
+    (error,) = report["errors"]
+    assert error["id"] == "reversed" and "too entangled to score exactly" in error["reason"]
+
+
+@pytest.mark.slow
+def test_ek_score_strict_scores_a_right_sequence_of_one_tool_and_a_long_output_that_matches_nothing(
+        tmp_path: Path) -> None:
+    """Strict order: 10,000 right calls of one tool are kept call for call (100 million pairs: refused), and
+    200 gold calls against 200,000 calls of another tool (an 800 kB line) build no table of 40 million cells."""
+    calls = [{"name": "read", "arguments": {"path": f"/f{i}"}} for i in range(10_000)]
+    corpus = write_lines(tmp_path / "c.jsonl", [
+        {"id": "right", "pred": calls, "gold": calls},
+        {"id": "other", "pred": "[" + ",".join(["q()"] * 200_000) + "]", "gold": _tools(200)}])
+    proc = run_ek("score", corpus, "--order", "strict", "--json", tmp_path / "r.json", timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["corpus"]["episodes_scored"] == 2 and report["errors"] == []
+    assert (report["overall"]["tp"], report["overall"]["fp"], report["overall"]["fn"]) == (10_000, 200_000, 200)
+
+
 @pytest.mark.slow
 def test_ek_score_rejects_an_unknown_order(tmp_path: Path) -> None:
     proc = run_ek("score", _corpus(tmp_path), "--order", "sorted")

@@ -25,7 +25,7 @@ from ek.corpus.sources import FileSpan, locate
 from ek.corpus.summary import EpisodeDigest, reason_kinds, unit_counts_by_tool
 from ek.scorer.accounting import FN, FP, REASONS, TP, Score
 from ek.scorer.turns import ABSTENTION_OUTCOMES
-from ek.stats import Interval, mean_over_tasks, pass_at_k, pass_hat_k
+from ek.stats import Interval, mean_pass_rates, pass_k_values
 
 #: Version of the JSON layout below.
 SCHEMA_VERSION = 1
@@ -129,7 +129,7 @@ def _repeats(summary: Any) -> dict[str, Any] | None:
     if not counts:
         return None
     samples_min = min(n for n, _c in counts.values())
-    ks = range(1, samples_min + 1)
+    rates = mean_pass_rates(list(counts.values()), pass_k_values(samples_min))
     values = summary.sample_accuracy(samples_min)
     mean = sum(values) / len(values)
     return {
@@ -137,8 +137,8 @@ def _repeats(summary: Any) -> dict[str, Any] | None:
         "samples": sum(n for n, _c in counts.values()),
         "samples_min": samples_min,
         "samples_max": max(n for n, _c in counts.values()),
-        "pass_at_k": {str(k): mean_over_tasks(pass_at_k, counts.values(), k) for k in ks},
-        "pass_hat_k": {str(k): mean_over_tasks(pass_hat_k, counts.values(), k) for k in ks},
+        "pass_at_k": {str(k): some for k, (some, _every) in rates.items()},
+        "pass_hat_k": {str(k): every for k, (_some, every) in rates.items()},
         "sample_accuracy": {"values": values, "min": min(values), "max": max(values), "mean": mean,
                             "stdev": (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5},
     }

@@ -13,6 +13,7 @@ each matched pair is then compared argument by argument
 
 from __future__ import annotations
 
+import bisect
 import re
 import sys
 from collections import deque
@@ -23,7 +24,7 @@ from typing import Any
 import attrs
 
 import ek.runtime
-from ek.calls import ANY_CALL, Step, after_of, must_precede
+from ek.calls import ANY_CALL, Precedence, Step, after_of
 from ek.canon import Canonicalizer, get_canonicalizer
 from ek.grammar.model import GraphGrammar
 from ek.limits import EXACT_PAIRWISE_CALLS, MATCH_MAX_PAIRS
@@ -814,21 +815,77 @@ def _pair_values(
     return {ij: agreement + (bonus if exact else 0.0) for ij, (exact, agreement) in ranks.items()}
 
 
-def _broken(i: int, j: int, kept: Sequence[tuple[int, int]], gold: Sequence[Step],
-            after: Sequence[Sequence[int]], before: Sequence[frozenset[int]] | None) -> str:
-    """Which constraint pairing predicted #i with gold #j breaks, against which kept pair (``before``: None = strict)."""
-    clashes = []
-    for i2, j2 in kept:
-        if (j2 < j if before is None else j2 in before[j]) and i2 > i:
-            clashes.append((not (before is None or j2 in after[j]), j2, i2, "after", "before"))
-        elif (j < j2 if before is None else j in before[j2]) and i > i2:
-            clashes.append((not (before is None or j in after[j2]), j2, i2, "before", "after"))
-    if not clashes:  # cannot happen with positive pair weights and an optimal choice; said plainly if it did
-        return "not kept: a pair of more weight holds its place in the order"
-    indirect, j2, i2, must, came = min(clashes)
-    how = " (strict order)" if before is None else " (through other after constraints)" if indirect else ""
-    return (f"gold #{j} {gold[j].name} must come {must} gold #{j2} {gold[j2].name}{how}; "
-            f"predicted #{i} came {came} predicted #{i2}")
+class _Clashes:
+    """Which constraint a same-tool pair left over breaks against the kept pairs, and against which (the
+    ``detail`` of its ``out_of_order`` units), found without trying every kept pair for every late one.
+
+    A constraint named directly (in ``strict`` order every one is) comes first, the lowest-numbered gold call
+    first. Else (``gold`` order, through other constraints) the kept call, among those that must come before it,
+    predicted last, or among those that must come after it, predicted first (the lower-numbered of the two).
+    """
+
+    def __init__(self, kept: Sequence[tuple[int, int]], gold: Sequence[Step], after: Sequence[Sequence[int]],
+                 strict: bool) -> None:
+        self.gold = gold
+        self.strict = strict
+        chain = sorted(kept, key=lambda ij: ij[1])
+        self.kept_rows = [i for i, _ in chain]  # strict: kept pairs increase on both sides
+        self.kept_cols = [j for _, j in chain]
+        self.row_of = {j: i for i, j in kept}
+        if not strict:
+            self.order = Precedence(after)
+            self.latest = self.order.latest_before(self.row_of)
+            self.earliest = self.order.earliest_after(self.row_of)
+
+    def why(self, i: int, j: int) -> str:
+        """Why predicted #i could not be kept for gold #j."""
+        clashes = []
+        if self.strict:
+            at = bisect.bisect_right(self.kept_rows, i)  # the first kept pair predicted after i ...
+            if at < len(self.kept_rows) and self.kept_cols[at] < j:  # ... is the lowest such gold call before j
+                clashes.append((False, self.kept_cols[at], self.kept_rows[at], "after", "before"))
+            at = bisect.bisect_right(self.kept_cols, j)  # the first kept gold call after j ...
+            if at < len(self.kept_cols) and self.kept_rows[at] < i:  # ... predicted before i
+                clashes.append((False, self.kept_cols[at], self.kept_rows[at], "before", "after"))
+        else:
+            row_of = self.row_of
+            for k in self.order.after[j]:
+                if k in row_of and row_of[k] > i:
+                    clashes.append((False, k, row_of[k], "after", "before"))
+            for k in self.order.followers[j]:
+                if k in row_of and row_of[k] < i:
+                    clashes.append((False, k, row_of[k], "before", "after"))
+            if not clashes:
+                latest, earliest = self.latest[j], self.earliest[j]
+                if latest is not None and latest[0] > i:
+                    clashes.append((True, latest[1], latest[0], "after", "before"))
+                if earliest is not None and earliest[0] < i:
+                    clashes.append((True, earliest[1], earliest[0], "before", "after"))
+        if not clashes:  # cannot happen with positive pair weights and an optimal choice; said plainly if it did
+            return "not kept: a pair of more weight holds its place in the order"
+        indirect, j2, i2, must, came = min(clashes)
+        how = " (strict order)" if self.strict else " (through other after constraints)" if indirect else ""
+        gold = self.gold
+        return (f"gold #{j} {gold[j].name} must come {must} gold #{j2} {gold[j2].name}{how}; "
+                f"predicted #{i} came {came} predicted #{i2}")
+
+
+def _in_sequence(pred: Sequence[Step], gold: Sequence[Step], ctx: _Context,
+                 invalid: Sequence[Mapping[str, str]]) -> list[tuple[int, int]] | None:
+    """Fast path of ``strict`` order: a prediction that is the gold sequence call for call, each an exact match
+    (equal normal forms, as the multiset's buckets pair them), keeps every pair ``(i, i)``: it is the only common
+    subsequence of that many exact pairs, so the weighted LCS keeps it; found in linear time, without ranking
+    the pairs of a tool called many times (10,000 correct calls of one tool are 100 million pairs)."""
+    if len(pred) != len(gold):
+        return None
+    for p, g, bad in zip(pred, gold, invalid):
+        if p.name != g.name or bad:
+            return None
+        rules = ctx.rules(g.name)
+        keys = arg_keys(g.args, rules, ctx.canon)
+        if keys is None or arg_keys(p.args, rules, ctx.canon) != keys:
+            return None
+    return [(i, i) for i in range(len(gold))]
 
 
 def _has_after(gold: Sequence[Step]) -> bool:
@@ -855,17 +912,16 @@ def _align(
         pairs, up, ug = _assign(pred, gold, ctx, optimal, invalid)  # no order to honour: today's path, as it was
         return pairs, up, ug, []
     after = after_of(gold)
-    before: tuple[frozenset[int], ...] | None
     if order == "strict":
-        before, tools = None, {s.name for s in gold}
-        values = _pair_values(pred, gold, ctx, invalid, None)
-        kept = weighted_lcs(len(pred), len(gold), lambda i, j: values.get((i, j)))
+        tools = {s.name for s in gold}
+        kept = _in_sequence(pred, gold, ctx, invalid)
+        if kept is None:
+            kept = weighted_lcs(len(pred), len(gold), _pair_values(pred, gold, ctx, invalid, None))
         free: list[tuple[int, int]] = []
     else:
-        before = must_precede(after)
         tied = {j for j, a in enumerate(after) if a} | {k for a in after for k in a}
         tools = {gold[j].name for j in tied}
-        kept = ordered_assignment(_pair_values(pred, gold, ctx, invalid, tools), before)
+        kept = ordered_assignment(_pair_values(pred, gold, ctx, invalid, tools), after)
         free = _pair_up(pred, gold, ctx, optimal, invalid,
                         [i for i, s in enumerate(pred) if s.name not in tools],
                         [j for j, s in enumerate(gold) if s.name not in tools])
@@ -873,7 +929,11 @@ def _align(
     late_pairs = _pair_up(pred, gold, ctx, optimal, invalid,
                           [i for i, s in enumerate(pred) if i not in used_p and s.name in tools],
                           [j for j, s in enumerate(gold) if j not in used_g and s.name in tools])
-    late = [_Late(i, j, _broken(i, j, kept, gold, after, before)) for i, j in sorted(late_pairs)]
+    if late_pairs:
+        clashes = _Clashes(kept, gold, after, order == "strict")
+        late = [_Late(i, j, clashes.why(i, j)) for i, j in sorted(late_pairs)]
+    else:
+        late = []
     pairs, up, ug = _finish(pred, gold, ctx, invalid, list(kept) + free)
     return pairs, up, ug, late
 
