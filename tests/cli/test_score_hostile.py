@@ -30,6 +30,8 @@ def _hostile_lines() -> list[tuple[bytes, str | None]]:
     """(raw line, words of its error reason, or None when the line must be scored)."""
     return [
         (b"\xef\xbb\xbf" + dump({"id": "bom", "pred": OK, "gold": G}), None),      # BOM of a Windows editor
+        (b"\xef\xbb\xbf", "no JSON on the line: only a byte order mark"),       # not "cut short?"
+        ("\u2028\x1c".encode(), "no JSON on the line: only a byte order mark or Unicode spaces"),
         (dump({"id": "crlf", "pred": OK, "gold": G}) + b"\r", None),
         (os.urandom(64).replace(b"\n", b"-") + b"\xff", "not UTF-8"),
         (b'{"id": "raw-nul\x00", "pred": "", "gold": []}', "a raw control character (U+0000) inside a string"),

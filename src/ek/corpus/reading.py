@@ -234,6 +234,8 @@ def _decode_line(raw: bytes | str) -> Any:
 
 
 def _json_error(exc: json.JSONDecodeError) -> str:
+    if not exc.doc:  # a line of characters Python counts as space but a blank line has none of (BOM, U+2028)
+        return "no JSON on the line: only a byte order mark or Unicode spaces (U+2028, U+0085, ...)"
     if exc.msg.startswith("Invalid control character") and exc.pos < len(exc.doc):
         return (f"invalid JSON at column {exc.colno}: a raw control character (U+{ord(exc.doc[exc.pos]):04X}) "
                 "inside a string; JSON needs it escaped (\\t, \\n, \\u0000)")
