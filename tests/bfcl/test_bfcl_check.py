@@ -505,3 +505,46 @@ def test_a_dict_argument_is_read_as_a_dict_whatever_its_values() -> None:
     assert check(funcs, text, answer, "simple") == Verdict(True)
     assert check(funcs, '[f(headers={"auth": {"key": "yyy"}, "host": "covid-193.p.rapidapi.com"})]', answer,
                  "simple").error_type == "value_error:dict_value"
+
+
+def _bfcl_entry(category: str, entry_id: str) -> tuple[Any, Any]:
+    """One entry of BFCL's full data (functions, ground truth), from the installed bfcl-eval (else skipped)."""
+    import importlib.util
+
+    from ek.bfcl import load_category
+
+    spec = importlib.util.find_spec("bfcl_eval")
+    if spec is None or spec.origin is None:
+        pytest.skip("bfcl-eval is not installed (pip install --no-deps bfcl-eval)")
+    path = Path(spec.origin).parent / "data" / f"BFCL_v4_{category}.json"
+    episode = next(e for e in load_category(path) if e.id == entry_id)
+    return list(episode.functions), list(episode.ground_truth)
+
+
+_BODY = [{"name": "f", "parameters": {"type": "dict", "required": ["body"], "properties": {"body": {
+    "type": "dict", "properties": {"mode": {"type": "string"}, "wind": {"type": "string"}}}}}}]
+
+
+@pytest.mark.parametrize(("body", "error_type"), [
+    ({"mode": "COOL"}, "value_error:dict_key"),                 # a wrong value, and a key left out: BFCL's last error
+    ({"mode": "AIR_CLEAN", "x": 1}, "value_error:dict_key"),    # an unexpected key, and a key left out
+    ({"mode": "COOL", "wind": "HIGH"}, "value_error:dict_value"),
+])
+def test_a_dict_key_left_out_is_the_verdict_even_after_a_wrong_value(body: Any, error_type: str) -> None:
+    answer = [{"f": {"body": [{"mode": ["AIR_CLEAN"], "wind": ["HIGH"]}]}}]
+    assert check(_BODY, [{"f": {"body": body}}], answer, "simple_python").error_type == error_type
+    assert prepare(_BODY, answer, "simple_python").check([{"f": {"body": body}}]).error_type == error_type
+    oracle = load_bfcl_checker()
+    if oracle is not None:
+        assert oracle(_BODY, [{"f": {"body": body}}], answer, "simple_python")["error_type"] == error_type
+
+
+def test_a_dict_key_left_out_after_a_wrong_value_on_the_real_entry() -> None:
+    # live_simple_40-17-0: airConJobMode wrong (COOL for AIR_CLEAN) and windStrength left out
+    functions, truth = _bfcl_entry("live_simple", "live_simple_40-17-0")
+    output = [{"ThinQ_Connect": {"body": {"airConJobMode": "COOL", "monitoringEnabled": True,
+                                          "airCleanOperationMode": "POWER_ON"}}}]
+    verdict = check(functions, output, truth, "live_simple")
+    assert verdict.error_type == "value_error:dict_key" and "windStrength" in verdict.message
+    oracle = load_bfcl_checker()
+    assert oracle is not None and oracle(functions, output, truth, "live_simple")["error_type"] == verdict.error_type

@@ -1456,19 +1456,28 @@ def _dict_checker(param: str, value: Mapping[str, Any], possible: list[Any]) -> 
 
 
 def _one_dict(value: Mapping[str, Any], answer: Mapping[str, Any]) -> Verdict:
+    """BFCL's ``dict_checker`` against one answer dict: the given keys and values first, then the keys left out.
+
+    A key the answer requires and the value leaves out is the verdict even after a wrong key or value: BFCL
+    checks the missing keys whatever the first loop found, and its last error sets the error type
+    (``live_simple_40-17-0``: a wrong ``airConJobMode`` with ``windStrength`` left out is ``dict_key``).
+    """
     if not isinstance(answer, Mapping):
         return _failed("dict_checker:unclear", "Possible answer {0!r} is not a dict.", answer)
+    verdict = OK
     for key, item in value.items():
         if key not in answer:
-            return _failed("value_error:dict_key", "Unexpected dict key parameter: {0!r}.", key)
+            verdict = _failed("value_error:dict_key", "Unexpected dict key parameter: {0!r}.", key)
+            break
         options = [_std(a) for a in _listed(answer[key])]
         if not _contains(options, _std(item)):
-            return _failed("value_error:dict_value",
-                           "Invalid value for parameter {0!r}: {1!v}. Expected one of {2!v}.", key, item, options)
+            verdict = _failed("value_error:dict_value",
+                              "Invalid value for parameter {0!r}: {1!v}. Expected one of {2!v}.", key, item, options)
+            break
     for key, options in answer.items():
         if key not in value and "" not in _listed(options):
             return _failed("value_error:dict_key", "Missing dict key parameter: {0!r}.", key)
-    return OK
+    return verdict
 
 
 def _listed(options: Any) -> list[Any]:
