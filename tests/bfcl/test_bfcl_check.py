@@ -548,3 +548,21 @@ def test_a_dict_key_left_out_after_a_wrong_value_on_the_real_entry() -> None:
     assert verdict.error_type == "value_error:dict_key" and "windStrength" in verdict.message
     oracle = load_bfcl_checker()
     assert oracle is not None and oracle(functions, output, truth, "live_simple")["error_type"] == verdict.error_type
+
+
+def test_a_nested_answer_value_given_bare_is_required_where_bfcl_makes_it_optional() -> None:
+    # BFCL's missing-key test `"" not in value` is a substring test on a bare string: the key becomes optional,
+    # so leaving it out passes BFCL; ek requires the one acceptable value (docs/bfcl.md, difference 5)
+    funcs = [{"name": "make", "parameters": {"type": "dict", "properties": {"meta": {"type": "dict"}},
+                                             "required": ["meta"]}}]
+    answer = [{"make": {"meta": [{"format": "epoch_millis"}]}}]
+    assert check(funcs, [{"make": {"meta": {}}}], answer, "simple").error_type == "value_error:dict_key"
+    oracle = load_bfcl_checker()
+    if oracle is not None:
+        assert oracle(funcs, [{"make": {"meta": {}}}], answer, "simple")["valid"]
+    functions, truth = _bfcl_entry("simple_java", "simple_java_64")
+    output = [{"DateScriptFieldType.createFieldType": {
+        "name": "timestamp", "factory": "dateFactory", "script": "dateScript",
+        "meta": "new HashMap<String, Object>() {{ }}", "onScriptError": "FAIL"}}]
+    assert check(functions, output, truth, "simple_java").error_type == "value_error:dict_key"
+    assert oracle is not None and oracle(functions, output, truth, "simple_java")["valid"]
