@@ -103,3 +103,18 @@ def test_a_decoded_scalar_keeps_its_whitespace_as_in_bfcl(language: str, type_na
         theirs = oracle(funcs, [{"f": {"c": value}}], answer, category)
         assert (theirs["valid"] if verdict is True else theirs["error_type"]) == verdict
 
+
+@pytest.mark.parametrize("text", ["new HashMap<>()", "new HashMap<String, Object>()", "new HashMap<>() {}",
+                                  "new HashMap<String, Object>() {{ }}", " new HashMap<>() "])
+def test_an_empty_java_hashmap_is_an_empty_dict_as_in_bfcl(text: str) -> None:
+    from ek.bfcl.oracle import load_bfcl_checker
+
+    assert convert_java(text, "HashMap") == {}
+    funcs = [{"name": "f", "parameters": {"type": "dict", "required": ["m"], "properties": {"m": {"type": "HashMap"}}}}]
+    answer = [{"f": {"m": [{"limit": ["", 50]}]}}]  # every key optional: {} is right
+    assert check(funcs, [{"f": {"m": text}}], answer, "simple_java").valid
+    assert check(funcs, f"[f(m={text.strip()})]", answer, "simple_java").valid
+    oracle = load_bfcl_checker()
+    if oracle is not None:
+        assert oracle(funcs, [{"f": {"m": text}}], answer, "simple_java")["valid"]
+    assert convert_java("new HashMap<>() {{ put(\"a\", 1); }", "HashMap") == 'new HashMap<>() {{ put("a", 1); }'

@@ -218,6 +218,11 @@ def _java_collection_items(text: str) -> list[str] | None:
 
 
 def _java_map(text: str) -> Any:
+    """A ``HashMap`` written as Java source: ``new HashMap<...>() {{ put(k, v); ... }}`` (double-brace
+    initializer), ``Map.of(k, v, ...)``, or empty: ``new HashMap<...>()`` with no initializer, or an empty
+    body (``{}``, ``{{ }}``), as BFCL reads them (its ``parse_hashmap``); else the text itself."""
+    if re.fullmatch(r"new\s+HashMap<[^>]*>\s*\(\s*\)(?:\s*\{\s*\})?", text):
+        return {}
     match = re.fullmatch(r"new\s+HashMap<[^>]*>\s*\(\s*\)\s*\{\{(.*)\}\}", text, re.S)
     if match:
         entries = [m.group(1) for s in split_top_level(match.group(1), ";")
