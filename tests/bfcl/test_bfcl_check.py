@@ -566,3 +566,17 @@ def test_a_nested_answer_value_given_bare_is_required_where_bfcl_makes_it_option
         "meta": "new HashMap<String, Object>() {{ }}", "onScriptError": "FAIL"}}]
     assert check(functions, output, truth, "simple_java").error_type == "value_error:dict_key"
     assert oracle is not None and oracle(functions, output, truth, "simple_java")["valid"]
+
+
+def test_difference_a_decoded_tuple_is_a_list_as_the_same_text_is() -> None:
+    # docs/bfcl.md, difference 6: BFCL's decoder makes a tuple of `p=(1, 2)`; ek reads text and decoding alike
+    funcs = [{"name": "f", "parameters": {"type": "dict", "required": [], "properties": {
+        "p": {"type": "array", "items": {"type": "integer"}}, "d": {"type": "dict", "properties": {}}}}}]
+    for args, answer, theirs in (({"p": (1, 2)}, {"p": [[1, 2]]}, "type_error:simple"),
+                                 ({"d": {"k": (1, 2)}}, {"d": [{"k": [[1, 2]]}]}, "value_error:dict_value")):
+        truth = [{"f": answer}]
+        assert check(funcs, [{"f": args}], truth, "simple_python").valid
+        assert check(funcs, f"[f({next(iter(args))}={next(iter(args.values()))!r})]", truth, "simple_python").valid
+        oracle = load_bfcl_checker()
+        if oracle is not None:
+            assert oracle(funcs, [{"f": args}], truth, "simple_python")["error_type"] == theirs
