@@ -580,3 +580,18 @@ def test_difference_a_decoded_tuple_is_a_list_as_the_same_text_is() -> None:
         oracle = load_bfcl_checker()
         if oracle is not None:
             assert oracle(funcs, [{"f": args}], truth, "simple_python")["error_type"] == theirs
+
+
+@pytest.mark.parametrize("text", ["(f(i=16))", "[(f(i=16))]", "[((f(i=(16))))]", "```\n(f(i=16))\n```"])
+def test_a_call_in_redundant_parentheses_is_the_call_as_in_bfcls_decoder(text: str) -> None:
+    from ek.bfcl.oracle import load_bfcl_decoder
+
+    funcs = [{"name": "f", "parameters": {"type": "dict", "required": ["i"], "properties": {"i": {"type": "integer"}}}}]
+    answer = [{"f": {"i": [16]}}]
+    assert check(funcs, text, answer, "simple_python") == Verdict(True)
+    assert prepare(funcs, answer, "simple_python").check(text) == Verdict(True)
+    decode, oracle = load_bfcl_decoder(), load_bfcl_checker()
+    if decode is not None and oracle is not None:
+        assert oracle(funcs, decode(text), answer, "simple_python")["valid"]
+    wrong = check(funcs, text.replace("f(i=", "f(i=(1,"), answer, "simple_python")  # unclosed: Python's error
+    assert wrong.error_type == "ast_decoder:decoder_failed" and "JSON" not in wrong.message, wrong.message
