@@ -595,3 +595,62 @@ def test_a_call_in_redundant_parentheses_is_the_call_as_in_bfcls_decoder(text: s
         assert oracle(funcs, decode(text), answer, "simple_python")["valid"]
     wrong = check(funcs, text.replace("f(i=", "f(i=(1,"), answer, "simple_python")  # unclosed: Python's error
     assert wrong.error_type == "ast_decoder:decoder_failed" and "JSON" not in wrong.message, wrong.message
+
+
+def _kuhn_reference(funcs: Any, output: list[Any], answers: list[Any]) -> tuple[bool, str, str]:
+    """A parallel output's verdict by the plain reading: every (answer, call) pair checked by _call_checker,
+    Kuhn's matching in order, the first unmatched answer's row of verdicts in the message."""
+    from ek.bfcl import checker
+    from ek.scorer.assign import max_matching
+
+    calls = [next(iter(item.items())) for item in output]
+    ctx = checker._CONTEXTS[False]["python"]
+    table = [[checker._call_checker(funcs[0], answer, ctx, call) for call in calls] for answer in answers]
+    assignment = max_matching(len(answers), len(calls), lambda i, j: table[i][j].valid)
+    first = next((i for i, matched in enumerate(assignment) if matched is None), None)
+    if first is None:
+        return True, "", ""
+    verdict = checker._no_match(first, answers, table[first])
+    return False, verdict.error_type, verdict.message
+
+
+_SAME = [{"name": "f", "parameters": {"type": "dict", "required": ["s"], "properties": {
+    "s": {"type": "string"}, "n": {"type": "integer"}}}}]
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_many_interchangeable_parallel_calls_get_the_plain_matchings_verdict(seed: int) -> None:
+    # answers and calls drawn from a few contents, so that many are alike (the case the matching's shortcuts
+    # are for), shuffled: check and a prepared entry give the verdict and the message of Kuhn's matching in order
+    import random
+
+    rng = random.Random(seed)
+    n = rng.randint(2, 12)
+    answers = [{"f": {"s": [rng.choice(["a", "b"])], **({"n": [rng.choice([1, 2]), ""]} if rng.random() < .5 else {})}}
+               for _ in range(n)]
+    output = [{"f": {"s": rng.choice(["a", "b", "c"]), **({"n": rng.choice([1, 2, 1.0, True])} if rng.random() < .4
+                                                           else {})}} for _ in range(n)]
+    expected = _kuhn_reference(_SAME, output, answers)
+    for verdict in (check(_SAME, output, answers, "parallel"), prepare(_SAME, answers, "parallel").check(output)):
+        assert (verdict.valid, verdict.error_type, verdict.message) == expected
+
+
+@pytest.mark.slow
+def test_interchangeable_parallel_answers_and_a_call_fitting_none_cost_the_square_not_the_cube() -> None:
+    # n answers alike, n - 1 calls that fit them and one that fits none (the audit's repro/r8_perf.py): four
+    # times n cost about sixteen times the CPU time (1.9 s for n = 400, the cube's growth, before)
+    import time
+
+    def cpu(n: int) -> float:
+        answers = [{"f": {"s": ["a"]}} for _ in range(n)]
+        output = [{"f": {"s": "b"}}] + [{"f": {"s": "a"}} for _ in range(n - 1)]
+        best = 1e9
+        for _ in range(3):
+            started = time.process_time()
+            verdict = check(_SAME, output, answers, "parallel")
+            best = min(best, time.process_time() - started)
+        assert verdict.error_type == "parallel_function_checker_no_order:cannot_find_match"
+        return max(best, 1e-4)
+
+    small, large = cpu(150), cpu(600)
+    assert large / small < 40, (small, large)  # (about 22 measured; the cube's 64)

@@ -807,10 +807,30 @@ def _parallel(checkers: list[_CallCheck], fast: bool, calls: list[_Call],
 
 def _matched(checkers: list[_CallCheck], fast: bool, calls: list[_Call], answers: list[Mapping[str, Any]],
              verdicts: dict[tuple[int, int], Verdict]) -> Verdict:
-    """The general path of :func:`_parallel`: a maximum matching (``verdicts``: pairs already checked)."""
+    """The general path of :func:`_parallel`: a maximum matching (``verdicts``: pairs already checked).
+
+    Fast path (well-formed entries, ``fast``): calls of the same content are checked once per answer
+    (:func:`_call_classes`), and the matching may ask pairs in any order (``max_matching``'s ``any_order``),
+    so that many interchangeable answers and calls cost the square of their number, not its cube (an output
+    of n - 1 right calls and one fitting no answer, for n answers alike: for n = 400, 1.9 s before, 0.03 s
+    after, BFCL's first fit 0.08 s). Safe: a
+    check is a pure function of the answer and the call's content (a call's values are plain JSON data, told
+    apart by ``repr``, which writes each type its own way), and of a well-formed entry it never raises; the
+    matching leaves the same answers unmatched in any order, and the no-match row holds the verdicts of
+    calls of the same content, whose messages read the same.
+    """
+    classes = _call_classes(calls) if fast else None
+    by_class: dict[tuple[int, Any], Verdict] = {}
 
     def verdict(i: int, j: int) -> Verdict:
         """Answer ``i`` against call ``j``, checked once (the matching and the message both ask)."""
+        if classes is not None:
+            key = (i, classes[j])
+            found = by_class.get(key)
+            if found is None:
+                found = verdicts.get((i, j))  # (a pair checked before the matching)
+                by_class[key] = found = checkers[i](calls[j]) if found is None else found
+            return found
         found = verdicts.get((i, j))
         if found is None:
             found = verdicts[i, j] = checkers[i](calls[j])
@@ -819,11 +839,21 @@ def _matched(checkers: list[_CallCheck], fast: bool, calls: list[_Call], answers
     size = len(calls)
     unmatched = _first_without_fit(size, verdict) if fast else None
     before = len(answers) if unmatched is None else unmatched
-    assignment = max_matching(before, size, lambda i, j: verdict(i, j).valid) if before else []
+    assignment = max_matching(before, size, lambda i, j: verdict(i, j).valid, any_order=fast) if before else []
     first = next((i for i, matched in enumerate(assignment) if matched is None), unmatched)
     if first is None:
         return OK
     return _no_match(first, answers, [verdict(first, j) for j in range(size)])
+
+
+def _call_classes(calls: list[_Call]) -> list[Any]:
+    """Each call's class: calls of the same content (name and plain arguments, their ``repr``, which tells
+    each JSON type apart: ``1``, ``1.0`` and ``True``) share one; a call whose arguments are not plain data
+    has a class of its own (its position)."""
+    classes: list[Any] = []
+    for j, (name, args) in enumerate(calls):
+        classes.append(repr((name, args)) if type(args) is dict and already_plain(args, DEFAULT_LIMITS) else j)
+    return classes
 
 
 def _no_match(first: int, answers: list[Mapping[str, Any]], row: list[Any]) -> Verdict:
