@@ -350,6 +350,13 @@ def test_bfcl_reads_calls_in_redundant_parentheses_as_pythons_parser_does(text: 
     assert parse_calls(text, "python") == calls
 
 
+def test_redundant_parentheses_nest_within_the_depth_limit_as_brackets_do() -> None:
+    deep = 100_000
+    with pytest.raises(ParseError, match="nesting deeper than 64 brackets"):
+        parse_calls("[" + "(" * deep + "f(x=1)" + ")" * deep + "]", "bfcl")
+    assert parse_calls("[" + "(" * 60 + "f(x=1)" + ")" * 60 + "]", "bfcl") == [Step("f", {"x": 1})]
+
+
 @pytest.mark.parametrize(("text", "reason"), [
     ("[(get_weather(city='Paris')]", "invalid Python: closing parenthesis ']' does not match"),
     ("[(1, 2)]", "this item is not a call"),
