@@ -57,3 +57,64 @@ def test_check_reads_side_by_side_arrays_as_text_not_as_a_broken_array() -> None
     assert check(functions, '[rotate(v="[1.0, 2.0]")]', answer, "simple_javascript").valid
     verdict = check(functions, '[rotate(v="[1.0, 2.0], [3.0, 4.0]")]', answer, "simple_javascript")
     assert not verdict.valid and "'[1.0, 2.0], [3.0, 4.0]'" in verdict.message
+
+
+# A function-calling model's decoded Java/JavaScript values are converted as BFCL converts them: a scalar as
+# given (no whitespace stripped; BFCL's `re.match("^...$")` takes one line break at the end of a number),
+# a collection stripped (BFCL searches the text for it).
+_PADDED = [
+    ("java", "String", "mapController\n", "value_error:string"),
+    ("java", "String", " mapController", True),            # BFCL's standardisation drops spaces, not line breaks
+    ("java", "integer", " 5", "type_error:simple"),
+    ("java", "integer", "5 ", "type_error:simple"),
+    ("java", "integer", "5\n", True),                       # Python's `$` matches before a final line break
+    ("java", "integer", "5\n\n", "type_error:simple"),
+    ("java", "long", "5L\n", True),
+    ("java", "double", "\t5.0", "type_error:simple"),
+    ("java", "boolean", "true ", "type_error:simple"),
+    ("java", "any", "mapController\t", "value_error:string"),
+    ("java", "Array", " new int[]{5} ", True),
+    ("javascript", "String", "userInputField\t", "value_error:string"),
+    ("javascript", "String", "'userInputField' ", "value_error:string"),
+    ("javascript", "integer", " 5", "type_error:simple"),
+    ("javascript", "float", "5\n", True),
+    ("javascript", "any", "listElement\xa0", "value_error:string"),
+    ("javascript", "array", " [5] ", True),
+]
+
+
+@pytest.mark.parametrize(("language", "type_name", "value", "verdict"), _PADDED)
+def test_a_decoded_scalar_keeps_its_whitespace_as_in_bfcl(language: str, type_name: str, value: str,
+                                                          verdict: object) -> None:
+    from ek.bfcl.oracle import load_bfcl_checker
+
+    text = type_name in ("String", "any")
+    items = {"items": {"type": "integer"}} if type_name in ("Array", "array") else {}
+    funcs = [{"name": "f", "parameters": {"type": "dict", "required": ["c"],
+                                          "properties": {"c": {"type": type_name, **items}}}}]
+    right = ("mapController" if "map" in value else "userInputField" if "user" in value else "listElement") \
+        if text else [5] if items else True if type_name == "boolean" else 5
+    answer = [{"f": {"c": [right]}}]
+    category = f"simple_{language}"
+    got = check(funcs, [{"f": {"c": value}}], answer, category)
+    assert (got.valid if verdict is True else got.error_type) == verdict
+    oracle = load_bfcl_checker()
+    if oracle is not None:
+        theirs = oracle(funcs, [{"f": {"c": value}}], answer, category)
+        assert (theirs["valid"] if verdict is True else theirs["error_type"]) == verdict
+
+
+@pytest.mark.parametrize("text", ["new HashMap<>()", "new HashMap<String, Object>()", "new HashMap<>() {}",
+                                  "new HashMap<String, Object>() {{ }}", " new HashMap<>() "])
+def test_an_empty_java_hashmap_is_an_empty_dict_as_in_bfcl(text: str) -> None:
+    from ek.bfcl.oracle import load_bfcl_checker
+
+    assert convert_java(text, "HashMap") == {}
+    funcs = [{"name": "f", "parameters": {"type": "dict", "required": ["m"], "properties": {"m": {"type": "HashMap"}}}}]
+    answer = [{"f": {"m": [{"limit": ["", 50]}]}}]  # every key optional: {} is right
+    assert check(funcs, [{"f": {"m": text}}], answer, "simple_java").valid
+    assert check(funcs, f"[f(m={text.strip()})]", answer, "simple_java").valid
+    oracle = load_bfcl_checker()
+    if oracle is not None:
+        assert oracle(funcs, [{"f": {"m": text}}], answer, "simple_java")["valid"]
+    assert convert_java("new HashMap<>() {{ put(\"a\", 1); }", "HashMap") == 'new HashMap<>() {{ put("a", 1); }'

@@ -337,6 +337,39 @@ def test_bfcl_reads_text_as_bfcls_decoder_cleans_it(text: str, calls: list[Step]
             parse_calls(text, "python")
 
 
+@pytest.mark.parametrize(("text", "calls"), [
+    ("[(get_weather(city='Paris'))]", [Step("get_weather", {"city": "Paris"})]),
+    ("(get_weather(city='Paris'))", [Step("get_weather", {"city": "Paris"})]),    # BFCL's decoder adds [ and ]
+    ("[ ((a(x=(1)))), b(y=(1,))]", [Step("a", {"x": 1}), Step("b", {"y": [1]})]),
+    ("[# the calls\n a(x=1)]", [Step("a", {"x": 1})]),
+])
+def test_bfcl_reads_calls_in_redundant_parentheses_as_pythons_parser_does(text: str, calls: list[Step]) -> None:
+    """Python's parser drops parentheses around an expression, and so BFCL's decoder: ``[(f(x=1))]`` is a call.
+    A parenthesis is never JSON, so such text goes straight to the Python reader."""
+    assert parse_calls(text, "bfcl") == calls
+    assert parse_calls(text, "python") == calls
+
+
+def test_redundant_parentheses_nest_within_the_depth_limit_as_brackets_do() -> None:
+    deep = 100_000
+    with pytest.raises(ParseError, match="nesting deeper than 64 brackets"):
+        parse_calls("[" + "(" * deep + "f(x=1)" + ")" * deep + "]", "bfcl")
+    assert parse_calls("[" + "(" * 60 + "f(x=1)" + ")" * 60 + "]", "bfcl") == [Step("f", {"x": 1})]
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("[(get_weather(city='Paris')]", "invalid Python: closing parenthesis ']' does not match"),
+    ("[(1, 2)]", "this item is not a call"),
+    ("['f'(x=1)]", "neither JSON (line 1, column 2: invalid JSON: Expecting value) nor Python calls "
+                   "(line 1, column 2: the called function must be a name"),
+])
+def test_bfcl_says_why_python_looking_text_is_no_call_without_only_blaming_json(text: str, reason: str) -> None:
+    with pytest.raises(ParseError) as info:
+        parse_calls(text, "bfcl")
+    assert reason in str(info.value)
+    assert not str(info.value).partition(": ")[2].startswith("line 1, column 2: invalid JSON")
+
+
 def test_bfcl_text_cut_inside_a_call_is_still_cut_short_with_its_own_position() -> None:
     with pytest.raises(ParseError) as info:
         parse_calls("[a(x=1), b(y=", "bfcl")

@@ -97,10 +97,11 @@ SCALARS = (st.sampled_from(["a", "A", " a", "", "b", "2024-01-02", "1"]) | st.in
        st.none() | st.builds(_rule, POLICIES, KINDS), st.sampled_from([fold, bfcl]), st.booleans())
 def test_a_one_of_decided_inline_is_the_full_rules_verdict(alternatives: list[Any], pred: Any,
                                                           rule: ArgRule | None, canon: Any, top: bool) -> None:
-    """compare_rows' verdict on a OneOf gold (agree._one_of_agree), when it gives one, is values_agree's."""
+    """compare_rows' verdict on a OneOf gold (agree._one_of_agree), when it gives one, is values_agree's, wherever
+    it is asked (BFCL mode's top-level values with a rule are judged by BFCL's rules instead)."""
     gold = OneOf(*alternatives) if len(alternatives) > 1 else OneOf(alternatives[0], "zz")
     verdict = agree._one_of_agree(gold, pred, rule, canon, top)
-    if verdict is not None:
+    if verdict is not None and not (top and canon is bfcl and agree.bfcl_judges(rule)):
         assert verdict == values_agree(gold, pred, rule, canon, top=top)
 
 
@@ -178,10 +179,11 @@ NUMBERS = st.sampled_from([0.0, -0.0, 0.5, 1.0, 2.25, 1e300, float("inf"), float
        st.none() | st.builds(_rule, POLICIES, KINDS), st.sampled_from([fold, bfcl]), st.booleans())
 def test_same_plain_values_agree_as_the_full_rules_say(pair: tuple[Any, Any], rule: ArgRule | None, canon: Any,
                                                       top: bool) -> None:
-    """``_same_plain_agree``'s verdict on two scalars (two floats too), when it gives one, is the full rules'."""
+    """``_same_plain_agree``'s verdict on two scalars (two floats too), when it gives one, is the full rules',
+    wherever it is asked (BFCL mode's top-level values with a rule are judged by BFCL's rules instead)."""
     gold, pred = pair
     verdict = agree._same_plain_agree(gold, pred, rule, canon)
-    if verdict is not None:
+    if verdict is not None and not (top and canon is bfcl and agree.bfcl_judges(rule)):
         with mock.patch.object(agree, "_same_plain_agree", lambda _g, _p, _r, _c: None):
             assert verdict == values_agree(gold, pred, rule, canon, top=top)
     if type(gold) is float and type(pred) is float and (rule is None or (rule.policy is None
@@ -225,3 +227,64 @@ def test_arg_keys_without_rules_are_what_the_rules_loops_give(args: dict, canon_
     assert fast == general and agree.arg_keys(args, {}, canon) == fast
     if fast is not None:  # key_of orders by name, never comparing values (None, tuples of any kind)
         assert agree.key_of(fast) == tuple(sorted(fast.items(), key=lambda kv: kv[0]))
+
+
+# ---------------------------------------------------------------- BFCL mode: BFCL's rules, and their fast paths
+
+BFCL_KINDS = st.sampled_from(["str", "int", "float", "bool", "enum", "any", "date", "object", "list"])
+BFCL_SCALARS = (st.sampled_from(["a", "A", "a-", " a", "a\t", "", "2", "x'"]) | st.integers(-1, 2) | st.booleans()
+                | st.sampled_from([2.0, 0.5, -0.0, float("nan")]))
+BFCL_VALUES = st.recursive(BFCL_SCALARS, lambda inner: st.lists(inner, max_size=2)
+                           | st.dictionaries(st.sampled_from(["k", "j"]), inner, max_size=2), max_leaves=4)
+
+
+@st.composite
+def bfcl_rules(draw: Any) -> ArgRule:
+    kind = draw(BFCL_KINDS)
+    item = ArgRule(kind=draw(BFCL_KINDS)) if kind == "list" and draw(st.booleans()) else None
+    return ArgRule(kind=kind, item=item)
+
+
+@st.composite
+def bfcl_golds(draw: Any) -> Any:
+    values = draw(st.lists(BFCL_VALUES, min_size=1, max_size=3))
+    if draw(st.booleans()):
+        values.append(OMITTABLE)
+    return values[0] if len(values) == 1 else OneOf(*values)
+
+
+def _bfcl_general(alternatives: tuple[Any, ...], pred: Any, rule: ArgRule) -> bool:
+    """:func:`agree.bfcl_agrees` without its fast path (an alternative equal in type and value): BFCL's rules."""
+    from ek.bfclvalues import value_failure
+
+    expected = agree._bfcl_expected(rule.kind, alternatives)  # type: ignore[arg-type]
+    nested = None
+    if expected is list and rule.item is not None:
+        nested = agree._bfcl_expected(rule.item.kind, agree._first_items(alternatives))  # type: ignore[arg-type]
+    if expected is float and type(pred) is int:
+        pred = float(pred)
+    answers = [agree._bfcl_answer(alt) for alt in alternatives]
+    return value_failure("", pred, answers, rule.kind, expected, nested, lambda *_: "rejected") is None
+
+
+@settings(max_examples=3000, deadline=None)
+@given(gold=bfcl_golds(), pred=BFCL_VALUES, rule=bfcl_rules(), equal=st.booleans())
+def test_bfcl_mode_s_fast_path_is_bfcl_s_rules_verdict(gold: Any, pred: Any, rule: ArgRule, equal: bool) -> None:
+    alternatives = gold.alternatives if type(gold) is OneOf else (gold,)
+    if equal and alternatives[0] is not OMITTABLE:
+        pred = alternatives[0]  # the fast path's case: an equal value
+    assert agree.bfcl_agrees(gold, pred, rule) == _bfcl_general(alternatives, pred, rule)
+    assert values_agree(gold, pred, rule, bfcl, top=True) == agree.bfcl_agrees(gold, pred, rule)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(gold=BFCL_VALUES, pred=BFCL_VALUES, rule=bfcl_rules(), equal=st.booleans())
+def test_bfcl_mode_s_normal_forms_are_equal_exactly_when_bfcl_s_rules_agree(gold: Any, pred: Any, rule: ArgRule,
+                                                                          equal: bool) -> None:
+    """Two values that both have a normal form (of the declared type) agree exactly when their forms are equal
+    (the metric pairs calls by these forms: ek.scorer.metric's buckets, ek.scorer.exact.group_index)."""
+    if equal:
+        pred = gold
+    gold_key, pred_key = agree.value_key(gold, rule, bfcl), agree.value_key(pred, rule, bfcl)
+    if gold_key is not None and pred_key is not None:
+        assert (gold_key == pred_key) == agree.bfcl_agrees(gold, pred, rule), (gold_key, pred_key)

@@ -43,6 +43,27 @@ def test_matching_is_valid_and_maximum(graph: tuple[int, list[list[int]]]) -> No
     assert len(used) == _best(adjacency, m)
 
 
+@settings(max_examples=400, deadline=None)
+@given(graphs)
+def test_a_matching_in_any_order_leaves_the_same_left_nodes_unmatched(graph: tuple[int, list[list[int]]]) -> None:
+    # any_order lists each left node's fits and takes a free one first: another maximum matching, with the
+    # unmatched left nodes of Kuhn's in order (what ek.bfcl.check reports: the first unmatched answer)
+    m, adjacency = graph
+    sets = [set(options) for options in adjacency]
+    asked: list[tuple[int, int]] = []
+
+    def fits(i: int, j: int) -> bool:
+        asked.append((i, j))
+        return j in sets[i]
+
+    kuhn = max_matching(len(adjacency), m, lambda i, j: j in sets[i])
+    listed = max_matching(len(adjacency), m, fits, any_order=True)
+    assert [r is None for r in listed] == [r is None for r in kuhn]
+    used = [r for r in listed if r is not None]
+    assert len(used) == len(set(used)) and all(r is None or r in sets[i] for i, r in enumerate(listed))
+    assert len(asked) == len(set(asked))  # each pair asked once
+
+
 def test_each_pair_is_asked_at_most_once_and_first_fit_cases_stay_cheap() -> None:
     asked: list[tuple[int, int]] = []
 

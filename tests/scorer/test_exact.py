@@ -681,5 +681,7 @@ def test_a_wrong_plain_string_or_int_is_the_general_comparisons_verdict(tool, g_
     for name, gold in g_args.items():
         if type(gold) is OneOf and name in p_args:
             pred, rule = p_args[name], rules.get(name)
+            if canon is bfcl and rule is not None and rule.policy is None and rule.kind is not None:
+                continue  # BFCL mode's top-level values with a rule: BFCL's rules judge them, never _one_of_agree
             fast = _one_of_agree(gold, pred, rule, canon, True)
             assert fast is None or fast == values_agree(gold, pred, rule, canon, top=True)

@@ -140,8 +140,26 @@ def _js_object(text: str) -> Any:
     return out
 
 
+def _number(text: str, pattern: re.Pattern[str]) -> str | None:
+    """A scalar's source text as the number ``pattern`` reads, as BFCL's converters test it, else None.
+
+    BFCL tests ``re.match("^<pattern>$", value)`` on the value as given: no whitespace is stripped (a decoded
+    ``" 5"`` stays text), but Python's ``$`` also matches before one line break that ends the text, so
+    ``"5\n"`` reads as 5. The number's text is returned without that line break.
+
+    >>> _number("5", _INT), _number("5\\n", _INT), _number(" 5", _INT), _number("5\\n\\n", _INT)
+    ('5', '5', None, None)
+    """
+    body = text[:-1] if text.endswith("\n") else text
+    return body if pattern.fullmatch(body) else None
+
+
 def convert_java(text: str, type_name: str, item_type: str | None = None) -> Any:
     """A Java argument string as a value of ``type_name`` (the text itself if it does not read as one).
+
+    Scalars are read from the text as given, as BFCL does (:func:`_number`): a function-calling model's
+    ``"mapController\\n"`` for a ``String`` keeps its line break, and ``" 5"`` is no ``integer``. A
+    collection is read from the text stripped (BFCL searches the text for it).
 
     >>> convert_java("5", "integer"), convert_java("2.5f", "float"), convert_java("7L", "long")
     (5, 2.5, 7)
@@ -150,24 +168,28 @@ def convert_java(text: str, type_name: str, item_type: str | None = None) -> Any
     >>> convert_java("new int[]{1, 2}", "Array", "integer")
     [1, 2]
     """
-    text = text.strip()
     if type_name in ("byte", "short", "integer"):
-        return int(text) if _INT.fullmatch(text) else text
+        number = _number(text, _INT)
+        return text if number is None else int(number)
     if type_name == "long":
-        return int(text[:-1]) if _JAVA_LONG.fullmatch(text) else text
+        number = _number(text, _JAVA_LONG)
+        return text if number is None else int(number[:-1])
     if type_name == "float":
-        return float(text[:-1]) if _JAVA_FLOAT.fullmatch(text) else text
+        number = _number(text, _JAVA_FLOAT)
+        return text if number is None else float(number[:-1])
     if type_name == "double":
-        return float(text) if _JAVA_DOUBLE.fullmatch(text) else text
+        number = _number(text, _JAVA_DOUBLE)
+        return text if number is None else float(number)
     if type_name == "boolean":
         return text == "true" if text in ("true", "false") else text
     if type_name in ("Array", "ArrayList", "Queue", "Stack"):
-        items = _java_collection_items(text)
+        items = _java_collection_items(text.strip())
         if items is None:
             return text
         return [_java_item(i, item_type) for i in items]
     if type_name in ("HashMap", "Hashtable"):
-        return _java_map(text)
+        converted = _java_map(text.strip())
+        return text if type(converted) is str else converted
     return text  # String, char, any: the text as written
 
 
@@ -196,6 +218,11 @@ def _java_collection_items(text: str) -> list[str] | None:
 
 
 def _java_map(text: str) -> Any:
+    """A ``HashMap`` written as Java source: ``new HashMap<...>() {{ put(k, v); ... }}`` (double-brace
+    initializer), ``Map.of(k, v, ...)``, or empty: ``new HashMap<...>()`` with no initializer, or an empty
+    body (``{}``, ``{{ }}``), as BFCL reads them (its ``parse_hashmap``); else the text itself."""
+    if re.fullmatch(r"new\s+HashMap<[^>]*>\s*\(\s*\)(?:\s*\{\s*\})?", text):
+        return {}
     match = re.fullmatch(r"new\s+HashMap<[^>]*>\s*\(\s*\)\s*\{\{(.*)\}\}", text, re.S)
     if match:
         entries = [m.group(1) for s in split_top_level(match.group(1), ";")
@@ -218,29 +245,34 @@ def _java_map(text: str) -> Any:
 def convert_js(text: str, type_name: str, item_type: str | None = None) -> Any:
     """A JavaScript argument string as a value of ``type_name`` (the text itself if it does not read as one).
 
+    Scalars are read from the text as given, collections from the text stripped, as in :func:`convert_java`.
+
     >>> convert_js("'hi'", "String"), convert_js("10n", "Bigint"), convert_js("[1, 'a']", "array")
     ('hi', 10, [1, 'a'])
     """
-    text = text.strip()
     if type_name == "String":
         return _unquote(text) if _QUOTED.match(text) else text
     if type_name == "integer":
-        return int(text) if _INT.fullmatch(text) else text
+        number = _number(text, _INT)
+        return text if number is None else int(number)
     if type_name == "float":
-        return float(text) if _JS_FLOAT.fullmatch(text) else text
+        number = _number(text, _JS_FLOAT)
+        return text if number is None else float(number)
     if type_name == "Bigint":
-        return int(text[:-1]) if _BIGINT.fullmatch(text) else text
+        number = _number(text, _BIGINT)
+        return text if number is None else int(number[:-1])
     if type_name == "Boolean":
         return text == "true" if text in ("true", "false") else text
+    if type_name != "array" and type_name != "dict":
+        return text  # any: the text as written
+    text = text.strip()  # a collection: BFCL reads it stripped
     if type_name == "array":
         match = re.fullmatch(r"\[(.*)\]|new\s+Array\((.*)\)", text, re.S)
         if not match or not enclosed(text, match.start(1) - 1 if match.group(1) is not None else match.start(2) - 1):
             return text  # not one array (``"[1, 2], [3, 4]"``: two, side by side): the text as written
         body = match.group(1) if match.group(1) is not None else match.group(2)
         return [js_value(p) for p in split_top_level(body)]
-    if type_name == "dict":
-        return _js_object(text) if text.startswith("{") and enclosed(text) else text
-    return text
+    return _js_object(text) if text.startswith("{") and enclosed(text) else text
 
 
 def source_value(text: str, detail: Mapping[str, Any], language: str) -> Any:

@@ -310,7 +310,7 @@ def _plain_stripped(text: str, raw: str, fmt: str, limits: Limits) -> list[Step]
         plain = _plain_json_call(text, limits)  # fast path: see there
         if plain is not None:
             return plain
-    if fmt != "auto":
+    if fmt != "auto" and (fmt != "bfcl" or text[0] != "["):
         if not text or (text[0] not in _JSON_OUTPUT_START and fmt != "json"):
             return []  # empty text; prose (``null`` too) where an API's message is expected: no call
         return from_object(json_text.loads(text, limits, fmt), fmt, limits)
@@ -318,8 +318,9 @@ def _plain_stripped(text: str, raw: str, fmt: str, limits: Limits) -> list[Step]
         return []
     if text[0] not in "[{" or _python_list(text):
         return _python(text, raw, limits)
+    # auto, and a bfcl list not plainly Python: JSON, else Python calls (a comment before the first), else both errors
     try:
-        decoded = json_text.loads(text, limits, "json")
+        decoded = json_text.loads(text, limits, "json" if fmt == "auto" else fmt)
     except ParseError as json_error:
         if text[0] == "{" or not json_error.reason.startswith("invalid JSON"):
             raise  # valid JSON syntax with rejected content (duplicates, NaN), or a limit: not Python
@@ -327,10 +328,10 @@ def _plain_stripped(text: str, raw: str, fmt: str, limits: Limits) -> list[Step]
             return _python(text, raw, limits)
         except ParseError as python_error:
             raise ParseError(
-                f"neither JSON ({_short(json_error)}) nor Python calls ({_short(python_error)})", None, "auto",
+                f"neither JSON ({_short(json_error)}) nor Python calls ({_short(python_error)})", None, fmt,
                 cut_short=json_error.cut_short or python_error.cut_short,
             ) from None
-    return from_object(decoded, "auto", limits)
+    return from_object(decoded, fmt, limits)
 
 
 def bfcl_cleaned(text: str, *, fence_word: bool = False) -> str:
@@ -367,11 +368,13 @@ _FENCE_LANGUAGE = re.compile(r"`{3}[A-Za-z][\w+#.-]{0,31}[ \t]*\n")
 
 
 def _python_list(text: str) -> bool:
-    """``[name(...`` cannot be JSON: skip the JSON attempt (``[true]``/``[null]`` still go to JSON)."""
+    """``[name(...`` and ``[(...`` cannot be JSON: skip the JSON attempt (``[true]``/``[null]`` still go to
+    JSON). A parenthesis is Python's (``[(f(x=1))]``: a call in redundant parentheses, which Python's parser
+    reads as the call, as BFCL's decoder does); JSON has none."""
     if text[0] != "[":
         return False
     rest = text[1:].lstrip()
-    return rest[:1].isidentifier() and not rest.startswith(_JSON_WORDS)
+    return rest[:1] == "(" or rest[:1].isidentifier() and not rest.startswith(_JSON_WORDS)
 
 
 #: JSON's words, which :func:`_python_list` leaves to JSON after ``[``.

@@ -13,8 +13,10 @@ The rules (see docs/scoring.md):
   when omitted) is compared on both sides; a bare ``OMITTABLE`` gold value
   counts exactly as if gold left the argument out;
 - in BFCL mode (the metric's canonicalizer is :func:`ek.canon.bfcl`) schema
-  defaults play no part, a required argument must be given, and BFCL's
-  omission marker ``""`` is also a value, as in BFCL's AST checker.
+  defaults play no part, a required argument must be given, BFCL's
+  omission marker ``""`` is also a value, and a call's argument is judged by
+  BFCL's rules for its declared type and depth (:mod:`ek.bfclvalues`, which
+  :func:`ek.bfcl.check` asks too: :func:`bfcl_agrees`), as in BFCL's AST checker.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any
 
 import attrs
 
+from ek.bfclvalues import value_failure
 from ek.canon import CANONICALIZERS, Canonicalizer, bfcl
 from ek.grammar.model import (
     NO_DEFAULT,
@@ -42,6 +45,7 @@ from ek.grammar.model import (
 from ek.parsing.values import int_too_long
 from ek.scorer.accounting import ABSENT, OK_STATUSES, ArgCheck, CheckRow
 from ek.scorer.assign import has_perfect_matching
+from ek.sentinel import Sentinel
 from ek.values import OMITTABLE, OneOf, is_omittable
 
 
@@ -155,6 +159,10 @@ class ToolRules(dict):  # type: ignore[type-arg]
         self.declared_first = all(rule.order < len(rules) for rule in rules.values())
         #: (gold's names, pred's names, with required) -> the names in declared order (see _declared_order)
         self.orders: dict[tuple[tuple[str, ...], tuple[str, ...], bool], list[str] | None] = {}
+        #: BFCL mode: each argument BFCL's rules judge (:func:`bfcl_judges`) -> its declared scalar type, or
+        #: None for another kind (list, object, any)
+        self.bfcl_judged = {name: _BFCL_SCALARS.get(rule.kind) for name, rule in rules.items()  # type: ignore[arg-type]
+                            if bfcl_judges(rule)}
 
 
 def rules_for_tool(grammar: GraphGrammar, tool: ToolSpec) -> dict[str, ArgRule]:
@@ -198,6 +206,8 @@ def values_agree(gold: Any, pred: Any, rule: ArgRule | None, canon: Canonicalize
     >>> values_agree(OneOf("NYC", "New York"), "nyc", None, fold)
     True
     """
+    if top and canon is bfcl and rule is not None and rule.policy is None and rule.kind is not None:
+        return bfcl_agrees(gold, pred, rule)  # BFCL mode, an argument BFCL's rules judge (bfcl_judges, inline)
     same = _same_plain_agree(gold, pred, rule, canon)
     if same is not None:
         return same
@@ -304,6 +314,264 @@ _BFCL_TYPES: Mapping[str, type] = {
 }
 
 
+def bfcl_judges(rule: ArgRule | None) -> bool:
+    """Whether BFCL mode judges a call's argument with this rule by BFCL's rules (:func:`bfcl_agrees`): it has
+    a declared type and no ``compare`` policy (which, given, decides)."""
+    return rule is not None and rule.policy is None and rule.kind is not None
+
+
+def bfcl_agrees(gold: Any, pred: Any, rule: ArgRule) -> bool:
+    """BFCL mode: whether ``pred``, given for a call's argument, is among ``gold``'s acceptable values by BFCL's
+    rules for its declared type (:func:`ek.bfclvalues.value_failure`, which :func:`ek.bfcl.check` asks too),
+    the type read from ``rule`` (its kind and its items' kind; ``rule`` has no compare policy).
+
+    ``gold`` is written back as BFCL writes an answer (a ``OneOf``'s alternatives, ``""`` for ``OMITTABLE``,
+    :func:`_bfcl_answer` each), so the value is judged as ``check`` judges it against BFCL's own answer: by
+    its depth (the value's type, or the answers' for a "variable", compared as written; strings standardised
+    at the first level only; anything deeper by ``==``).
+
+    A grammar reads BFCL's ``dict`` without properties as ``any``: such an argument (or list item) is a dict
+    where the answer holds one (:func:`_bfcl_expected`).
+
+    >>> bfcl_agrees(OneOf("New York", "NYC"), "new-york", ArgRule(kind="str"))
+    True
+    >>> bfcl_agrees("Data['Sales']", "data['sales']", ArgRule(kind="list", item=ArgRule(kind="float")))
+    False
+    >>> bfcl_agrees(2, 2.0, ArgRule(kind="enum")), bfcl_agrees({"w": 20}, {"w": 20.0}, ArgRule(kind="object"))
+    (False, True)
+    """
+    alternatives = gold.alternatives if type(gold) is OneOf else (gold,)
+    kind = type(pred)
+    declared = _BFCL_SCALARS.get(rule.kind)  # type: ignore[arg-type]
+    if declared is not None and (kind is declared or kind is int and declared is float):
+        fast = _bfcl_scalar_agrees(alternatives, pred, kind, declared)
+        if fast is not None:
+            return fast
+    elif kind is list and rule.kind == "list" and _bfcl_flat_list_agrees(alternatives, pred, rule.item):
+        return True
+    elif kind is dict and type(gold) is dict and (rule.kind == "object" or rule.kind == "any") \
+            and _same_dict(gold, pred):
+        # Fast path: a dict equal to gold's one dict, key for key, each value of the same type. Safe: it is a
+        # dict where a dict is declared, and BFCL's dict_checker finds each of its values among the one
+        # acceptable value of its key (a string standardised, anything else by ``==``) and no key left out.
+        return True
+    expected = _BFCL_TYPES[rule.kind]  # type: ignore[index]
+    if expected is str and rule.kind == "any":
+        expected = _bfcl_expected("any", alternatives)
+    if kind is not expected and not (kind is int and expected is float) and kind is not answer_kind(alternatives):
+        return False  # Fast path: BFCL's type check fails (neither the declared type nor the answers')
+    nested = None
+    if expected is list and rule.item is not None and rule.item.kind is not None:
+        nested = _bfcl_expected(rule.item.kind, _first_items(alternatives))
+    if expected is float and kind is int:
+        pred = float(pred)  # BFCL: Python's int for a float (top level only)
+    answers = [_bfcl_answer(alt) for alt in alternatives]
+    return value_failure("", pred, answers, rule.kind, expected, nested, _rejected) is None
+
+
+def answer_kind(alternatives: tuple[Any, ...]) -> type | None:
+    """The type of gold's first alternative that is not ``OMITTABLE`` (nor ``""``): BFCL's answers' type
+    (:func:`ek.bfclvalues.answer_type`, BFCL's ``""`` being ``OMITTABLE``)."""
+    for alt in alternatives:
+        if alt is not OMITTABLE and alt != "":
+            return type(alt)
+    return None
+
+
+#: The kinds BFCL checks as a scalar type, and that type (``any`` is left out: it may be read as a dict).
+_BFCL_SCALARS: Mapping[str, type] = {"str": str, "enum": str, "date": str, "datetime": str, "int": int,
+                                     "float": float, "bool": bool}
+
+
+def _bfcl_scalar_agrees(alternatives: tuple[Any, ...], pred: Any, kind: type, declared: type) -> bool | None:
+    """Fast path of :func:`bfcl_agrees` for a str, int, float or bool ``pred`` of its declared scalar type
+    (``declared``; an int for a float): True when an alternative equals it, False when none can (every
+    alternative a str for a str, an int for an int, or ``OMITTABLE``); None: the general path decides.
+
+    Safe: such a value passes BFCL's type check (its type is the declared one; an int for a float is first
+    made a float). An equal alternative of its type (for a number, an int or a float: ``2 == 2.0``) is then
+    found whatever the comparison is (the standardised one of strings, or ``in``), as the value is not a
+    variable or is compared by ``in``, which finds it. When every alternative is a str (or ``OMITTABLE``, BFCL's
+    ``""``), a str is no variable and is compared standardised: among them or not; when every alternative is
+    an int (or ``OMITTABLE``, which equals no int), an int is compared by ``in``: one of them or not.
+    """
+    numeric = declared is int or declared is float
+    only_own = True  # every alternative of the value's own type (or OMITTABLE): the verdict is known below
+    for alt in alternatives:
+        alt_kind = type(alt)
+        if alt == pred and (alt_kind is kind or numeric and (alt_kind is int or alt_kind is float)):
+            return True
+        if alt_kind is not kind and alt is not OMITTABLE:
+            only_own = False
+    if not only_own or (kind is not str and kind is not int) or kind is not declared:
+        return None
+    if kind is int:
+        return False  # an int equal to none of the ints
+    form = bfcl(pred)
+    for alt in alternatives:
+        if (bfcl(alt) if alt is not OMITTABLE else "") == form:
+            return True
+    return False
+
+
+def _bfcl_flat_list_agrees(alternatives: tuple[Any, ...], pred: list[Any], item: ArgRule | None) -> bool:
+    """Fast path of :func:`bfcl_agrees` for a list argument whose items are of a scalar type: True when
+    ``pred``'s every item has that type (an int for a float) and some alternative is a list equal to it item
+    for item, each of the same type; False: the general path decides.
+
+    Safe: such a list passes BFCL's type check (a list, each item of the declared item type, whatever the
+    answers), and is then compared by ``in`` (a variable) or item by item (standardised strings, ``==``):
+    either finds the equal alternative.
+    """
+    declared = _BFCL_SCALARS.get(item.kind) if item is not None else None  # type: ignore[arg-type]
+    if declared is None:
+        return False
+    for value in pred:
+        kind = type(value)
+        if kind is not declared and not (kind is int and declared is float):
+            return False
+    for alt in alternatives:
+        if type(alt) is list and len(alt) == len(pred):
+            for a, value in zip(alt, pred):
+                if type(a) is not type(value) or a != value:
+                    break
+            else:
+                return True
+    return False
+
+
+def _same_dict(gold: dict[str, Any], pred: dict[str, Any]) -> bool:
+    """The same keys, each value of the same type and ``==`` (so no gold marker among gold's values)."""
+    if len(gold) != len(pred):
+        return False
+    for key, value in pred.items():
+        expected = gold.get(key, ABSENT)
+        if type(expected) is not type(value) or expected != value:
+            return False
+    return True
+
+
+def _bfcl_expected(kind: str, alternatives: Any) -> type:
+    """BFCL's Python type of an argument of this kind (``any``: a dict where the answers' first value is one)."""
+    expected = _BFCL_TYPES[kind]
+    if kind == "any":
+        for alt in alternatives:
+            if alt is not OMITTABLE and alt != "":
+                if type(alt) is dict:
+                    expected = dict
+                break
+    return expected
+
+
+def _first_items(alternatives: tuple[Any, ...]) -> list[Any]:
+    """The items of the first list among the alternatives (what a list's item type is read by, for ``any``)."""
+    for alt in alternatives:
+        if type(alt) is list:
+            return alt
+    return []
+
+
+def _bfcl_answer(value: Any) -> Any:
+    """One acceptable value of an argument as BFCL writes it (:func:`ek.bfcl.gold.gold_calls` read backwards):
+    ``OMITTABLE`` is ``""``; a dict is a nested answer, its values lists of acceptable values (which BFCL compares
+    by ``==``: :func:`_bfcl_raw`); a list's dict items are nested answers too (a list of dicts), its other items
+    as they are."""
+    kind = type(value)
+    if kind is str or kind is int or kind is float or kind is bool or value is None:
+        return value
+    if value is OMITTABLE:
+        return ""
+    if kind is dict or isinstance(value, Mapping):
+        return {key: _bfcl_nested(item) for key, item in value.items()}
+    if kind is list or kind is tuple:
+        return [{key: _bfcl_nested(v) for key, v in item.items()} if type(item) is dict or isinstance(item, Mapping)
+                else _bfcl_raw(item) for item in value]
+    return value
+
+
+def _bfcl_nested(value: Any) -> list[Any]:
+    """A nested answer's value as BFCL's list of acceptable values, each compared by ``==``."""
+    if value is OMITTABLE:
+        return [""]
+    if type(value) is OneOf:
+        return [_bfcl_raw(alt) for alt in value.alternatives]
+    return [_bfcl_raw(value)]
+
+
+def _bfcl_raw(value: Any) -> Any:
+    """A value BFCL compares by ``==`` (inside a nested answer), as its answers write one: a dict's values bare
+    (BFCL's data writes them so, the one form an output can equal), several alternatives as their list."""
+    kind = type(value)
+    if kind is str or kind is int or kind is float or kind is bool or value is None:
+        return value
+    if value is OMITTABLE:
+        return ""
+    if kind is dict or isinstance(value, Mapping):
+        return {key: [_bfcl_raw(alt) for alt in item.alternatives] if type(item) is OneOf else _bfcl_raw(item)
+                for key, item in value.items()}
+    if kind is list or kind is tuple:
+        return [_bfcl_raw(item) for item in value]
+    return value
+
+
+class _Rejected(Sentinel):
+    """What :func:`bfcl_agrees` keeps of a failure of BFCL's rules: only that there was one."""
+
+    NAME = "REJECTED"
+
+
+_REJECTED = _Rejected()
+
+
+def _rejected(*_: Any) -> Any:
+    """The ``fail`` of :func:`ek.bfclvalues.value_failure` for the metric: no message is ever read."""
+    return _REJECTED
+
+
+def _bfcl_key(value: Any, rule: ArgRule) -> Any:
+    """BFCL mode: the normal form of a call's argument value (a rule with no compare policy), or ``_NOT_PLAIN``.
+
+    Only a value of its declared type has one (a list: every item of its declared item type, an int for a
+    float): a string standardised, a number by value (an int and an equal float share one, unless the
+    argument is an ``int``), a bool as it is, a list as its items'. Two such values agree by BFCL's rules
+    (:func:`bfcl_agrees`, the gold one plain) exactly when their forms are equal: neither is a "variable",
+    both pass the type check, and the comparison BFCL then makes (standardised strings, ``in``, a list item by
+    item, ``True`` never ``1``) is equality of these forms. Anything else (a "variable", a dict, a ``OneOf``)
+    has none, and is compared by :func:`bfcl_agrees`.
+    """
+    kind = type(value)
+    expected = _BFCL_TYPES[rule.kind]  # type: ignore[index]
+    if kind is not expected and not (kind is int and expected is float):
+        return _NOT_PLAIN
+    if kind is list:
+        item = rule.item
+        nested = _BFCL_SCALARS.get(item.kind) if item is not None else None  # type: ignore[arg-type]
+        if nested is None:  # items of no scalar type (lists, dicts, any: a dict where the answer holds one)
+            return _NOT_PLAIN
+        keys = []
+        for x in value:
+            key = _bfcl_scalar_key(x, nested)
+            if key is _NOT_PLAIN:
+                return _NOT_PLAIN
+            keys.append(key)
+        return ("list", tuple(keys))
+    return _bfcl_scalar_key(value, expected)
+
+
+def _bfcl_scalar_key(value: Any, expected: type) -> Any:
+    """:func:`_bfcl_key` of a str, int, float or bool of the type ``expected`` (an int for a float)."""
+    kind = type(value)
+    if kind is str:
+        return ("str", bfcl(value)) if expected is str else _NOT_PLAIN
+    if kind is bool:
+        return ("bool", value) if expected is bool else _NOT_PLAIN
+    if kind is int:
+        return ("num", value) if expected is int or expected is float else _NOT_PLAIN
+    if kind is float and expected is float and not math.isnan(value):
+        return ("num", value)
+    return _NOT_PLAIN
+
+
 def _omission_accepts(gold: Any, pred: Any, rule: ArgRule | None, canon: Canonicalizer, *, top: bool) -> bool:
     """Whether a *given* value ``pred`` satisfies the ``OMITTABLE`` alternative of ``gold``.
 
@@ -321,6 +589,8 @@ def _omission_accepts(gold: Any, pred: Any, rule: ArgRule | None, canon: Canonic
         if rule is None or rule.default is NO_DEFAULT or rule.policy == "ignore":
             return False
         return values_agree(rule.default, pred, rule, canon)
+    if top and bfcl_judges(rule):
+        return bfcl_agrees(OMITTABLE, pred, rule)  # BFCL's "" as a value of the declared type
     if not top:  # BFCL's dict_checker: standardised value among the standardised alternatives
         return isinstance(pred, str) and _canon_for(rule, canon)(pred) == _canon_for(rule, canon)("")
     present = gold.values if isinstance(gold, OneOf) else ()
@@ -417,7 +687,7 @@ def compare_rows(
     rules = rules or {}
     bfcl_mode = canon is bfcl  # is_bfcl_mode, inline
     checks: list[CheckRow] = []
-    enforce_required = bfcl_mode and not nested
+    enforce_required = bfcl_top = bfcl_mode and not nested
     rule_of, gold_value, pred_value = rules.get, gold.get, pred.get
     for name in _ordered_names(pred, gold, rules, with_required=enforce_required):
         rule = rule_of(name)
@@ -435,7 +705,14 @@ def compare_rows(
         # OMITTABLE and the predicted one breaks no schema rule. _compare_arg would then only compare the two
         # values (defaults and ``required`` play no part), which is done here without the call.
         if g is not ABSENT and p is not ABSENT and violation is None and g is not OMITTABLE:
-            if type(g) is OneOf:  # BFCL's possible answers: decided inline when every alternative is
+            if bfcl_top and rule is not None and rule.policy is None and rule.kind is not None:  # bfcl_judges
+                # BFCL mode: BFCL's rules for the declared type. A str, int, float or bool equal to gold's plain
+                # value of its type agrees without the call (bfcl_agrees' first test: the answers' type is the
+                # value's, so it passes the type check and the comparison finds the equal answer).
+                kind = type(p)
+                agree = True if type(g) is kind and g == p and (kind is str or kind is int or kind is float
+                                                               or kind is bool) else bfcl_agrees(g, p, rule)
+            elif type(g) is OneOf:  # BFCL's possible answers: decided inline when every alternative is
                 # (a string equal to an alternative agrees: _one_of_agree's first test, made without the call)
                 agree = True if type(p) is str and p in g.alternatives else _one_of_agree(g, p, rule, canon,
                                                                                           not nested)
@@ -618,6 +895,13 @@ def arg_keys(args: Mapping[str, Any], rules: Mapping[str, ArgRule] | None, canon
     ``OneOf``/``OMITTABLE`` gold values, ``tol`` tolerances, NaN, exotic types,
     and (BFCL mode) a required argument left out.
     """
+    return _arg_keys(args, rules, canon, True)
+
+
+def _arg_keys(args: Mapping[str, Any], rules: Mapping[str, ArgRule] | None, canon: Canonicalizer,
+              top: bool) -> dict[str, Any] | None:
+    """:func:`arg_keys`; ``top``: ``args`` are a call's arguments (not a dict value's fields), whose values BFCL
+    mode keys by BFCL's rules (:func:`_bfcl_key`)."""
     if not rules:
         # Fast path: no rules (a reward's calls, a tool no grammar declares): no argument is ignored, none has a
         # default, so each key is its value's normal form under no rule, as the loops below give it.
@@ -629,12 +913,16 @@ def arg_keys(args: Mapping[str, Any], rules: Mapping[str, ArgRule] | None, canon
             keys[name] = key
         return keys
     bfcl_mode = is_bfcl_mode(canon)
+    bfcl_top = bfcl_mode and top
     keys: dict[str, Any] = {}
     for name in args:
         rule = rules.get(name)
         if rule is not None and rule.policy == "ignore":
             continue
-        key = _value_key(args[name], rule, canon)
+        if bfcl_top and bfcl_judges(rule):
+            key = _bfcl_key(args[name], rule)
+        else:
+            key = _value_key(args[name], rule, canon)
         if key is _NOT_PLAIN:
             return None
         keys[name] = key
@@ -654,8 +942,12 @@ def arg_keys(args: Mapping[str, Any], rules: Mapping[str, ArgRule] | None, canon
 
 
 def value_key(value: Any, rule: ArgRule | None, canon: Canonicalizer) -> Any:
-    """The normal form of one plain value under ``rule`` (see :func:`arg_keys`), or None when it has none."""
-    key = _value_key(value, rule, canon)
+    """The normal form of one plain value of a call's argument under ``rule`` (see :func:`arg_keys`), or None
+    when it has none."""
+    if canon is bfcl and bfcl_judges(rule):
+        key = _bfcl_key(value, rule)
+    else:
+        key = _value_key(value, rule, canon)
     return None if key is _NOT_PLAIN else key
 
 
@@ -713,7 +1005,7 @@ def _value_key_in_full(value: Any, rule: ArgRule | None, canon: Canonicalizer) -
     if isinstance(value, Mapping):
         if not all(isinstance(k, str) for k in value):
             return _NOT_PLAIN
-        sub = arg_keys(value, rule.fields if rule is not None else None, canon)
+        sub = _arg_keys(value, rule.fields if rule is not None else None, canon, False)
         return _NOT_PLAIN if sub is None else ("dict", key_of(sub))
     return _NOT_PLAIN
 

@@ -64,16 +64,31 @@ def augment(root: int, neighbours: Neighbours, match_left: dict[int, int], match
     return False
 
 
-def max_matching(left_size: int, right_size: int, fits: Callable[[int, int], bool]) -> list[int | None]:
+def max_matching(left_size: int, right_size: int, fits: Callable[[int, int], bool], *,
+                 any_order: bool = False) -> list[int | None]:
     """For each left node, its right node (``None``: unmatched) in a maximum matching.
 
+    Left nodes are taken in order (Kuhn's), each matched when an alternating path reaches a free right
+    node, and never unmatched after; so a left node is left unmatched exactly when it and the left nodes
+    before it cannot all be matched, whichever paths are taken (given a matching of a set S of left nodes,
+    a path from k exists iff S and k can all be matched: a property of S, not of the matching).
+
     ``fits(left, right)`` is asked lazily and at most once per pair, so when the
-    first fitting right node is free this costs what first-fit costs.
+    first fitting right node is free this costs what first-fit costs. With ``any_order`` (``fits`` is pure
+    and may be asked about any pair, in any order, as it cannot raise), each left node's fitting right nodes
+    are listed once and a free one is taken before any path is searched: many interchangeable nodes, most of
+    whose fitting rights are taken, then cost a scan each, where searching paths through the owners of
+    those rights costs the cube of the size. The same left nodes are matched; the right nodes they get may
+    differ.
 
     >>> edges = {(0, 0), (0, 1), (1, 0)}
     >>> max_matching(2, 2, lambda i, j: (i, j) in edges)   # first-fit would strand left 1
     [1, 0]
+    >>> max_matching(3, 2, lambda i, j: (i, j) in edges | {(2, 1)}, any_order=True)  # left 2 takes none
+    [1, 0, None]
     """
+    if any_order:
+        return _listed_matching(left_size, right_size, fits)
     memo: dict[tuple[int, int], bool] = {}
 
     def neighbours(left: int) -> Iterable[int]:
@@ -88,6 +103,29 @@ def max_matching(left_size: int, right_size: int, fits: Callable[[int, int], boo
     match_right: dict[int, int] = {}
     for left in range(left_size):
         augment(left, neighbours, match_left, match_right)
+    return [match_left.get(left) for left in range(left_size)]
+
+
+def _listed_matching(left_size: int, right_size: int, fits: Callable[[int, int], bool]) -> list[int | None]:
+    """:func:`max_matching` with ``any_order``: each left node's fitting right nodes listed once, a free one
+    taken first, else an alternating path searched (:func:`augment`) over the lists."""
+    adjacency: list[list[int] | None] = [None] * left_size
+
+    def listed(left: int) -> list[int]:
+        rights = adjacency[left]
+        if rights is None:
+            rights = adjacency[left] = [right for right in range(right_size) if fits(left, right)]
+        return rights
+
+    match_left: dict[int, int] = {}
+    match_right: dict[int, int] = {}
+    for left in range(left_size):
+        for right in listed(left):
+            if right not in match_right:
+                match_left[left], match_right[right] = right, left
+                break
+        else:
+            augment(left, listed, match_left, match_right)
     return [match_left.get(left) for left in range(left_size)]
 
 

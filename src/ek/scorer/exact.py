@@ -36,7 +36,19 @@ from ek.canon import Canonicalizer, bfcl
 from ek.grammar.model import NO_DEFAULT
 from ek.limits import EXACT_PAIRWISE_CALLS
 from ek.scorer.accounting import ABSENT, FN, TP, Exact, TallyKey, tally_add, weight_exact
-from ek.scorer.agree import _TEMPORAL, ArgRule, ToolRules, _one_of_agree, value_key, values_agree
+from ek.scorer.agree import (
+    _BFCL_SCALARS,
+    _TEMPORAL,
+    ArgRule,
+    ToolRules,
+    _bfcl_scalar_agrees,
+    _one_of_agree,
+    answer_kind,
+    bfcl_agrees,
+    bfcl_judges,
+    value_key,
+    values_agree,
+)
 from ek.sentinel import Sentinel
 from ek.values import OMITTABLE, OneOf
 
@@ -167,6 +179,9 @@ def exact_verdict(args: Mapping[str, Any], gold: Mapping[str, Any], rules: Mappi
             for name in required:
                 if name not in gold and rules[name].policy != "ignore":
                     return False  # BFCL: missing_arg left out, hallucinated_arg given
+    # BFCL mode: each argument BFCL's rules judge -> its declared scalar type (None: list, object, any)
+    judged = (rules.bfcl_judged if type(rules) is ToolRules
+              else {n: _BFCL_SCALARS.get(r.kind) for n, r in rules.items() if bfcl_judges(r)}) if bfcl_mode else None
     for name, value in gold.items():
         pred = args.get(name, ABSENT)
         kind = type(pred)
@@ -177,17 +192,49 @@ def exact_verdict(args: Mapping[str, Any], gold: Mapping[str, Any], rules: Mappi
         # ints too (a tolerance holds a difference of 0; int refuses floats only), and two equal bools
         # (decided before any policy). A str equals only a str; an int may equal a bool or a float and a
         # bool an int, hence the type test. Two equal floats agree too, but for an argument declared int (a
-        # float there is a type error, equal or not); NaN equals nothing.
+        # float there is a type error, equal or not); NaN equals nothing. In BFCL mode (``judged`` not None)
+        # BFCL's rules agree too where the first of gold's alternatives (BFCL's answers' type) has the
+        # value's type, whatever the declared type: the value passes the type check (a "variable" if that is
+        # not the declared type) and is compared standardised or by ``in``, either of which finds the equal
+        # alternative (:func:`ek.scorer.agree.answer_kind`; a plain gold value is its own first). A float,
+        # where the rules above ask the declared kind, asks whether BFCL's rules judge the argument.
         if kind is str:
-            if pred in value.alternatives if type(value) is OneOf else pred == value:
+            if type(value) is OneOf:
+                alternatives = value.alternatives
+                if pred in alternatives and (judged is None or type(alternatives[0]) is str and alternatives[0] != ""
+                                             or answer_kind(alternatives) is str):
+                    continue
+            elif pred == value:
                 continue
-        elif (kind is int or kind is bool) and (_has_equal(value.alternatives, pred, kind) if type(value) is OneOf
-                                                else type(value) is kind and value == pred):
+        elif (kind is int or kind is bool) and (
+                _has_equal(value.alternatives, pred, kind) and (judged is None
+                                                                 or answer_kind(value.alternatives) is kind)
+                if type(value) is OneOf else type(value) is kind and value == pred):
             continue
         elif kind is float and (_has_equal(value.alternatives, pred, float) if type(value) is OneOf
                                 else type(value) is float and value == pred):
             rule = rules.get(name)
-            if rule is None or rule.kind != "int":
+            if judged is not None and bfcl_judges(rule):
+                if type(value) is not OneOf or answer_kind(value.alternatives) is float:
+                    continue
+            elif rule is None or rule.kind != "int":
+                continue
+        if judged is not None and pred is not ABSENT and value is not OMITTABLE:
+            declared = judged.get(name, _UNJUDGED)
+            if declared is not _UNJUDGED:
+                # BFCL mode: BFCL's rules for the declared type, as compare_rows asks them (an equal value of
+                # another type than the declared one may be a type error there, a string that is not equal
+                # but standardises alike a "variable" compared as written). A str, int, float or bool of its
+                # declared scalar type is judged by bfcl_agrees' own fast path, without its call.
+                if declared is kind:
+                    verdict = _bfcl_scalar_agrees(value.alternatives if type(value) is OneOf else (value,), pred,
+                                                  kind, declared)
+                    if verdict is not None:
+                        if not verdict:
+                            return False
+                        continue
+                if not bfcl_agrees(value, pred, rules[name]):
+                    return False
                 continue
         rule = rules.get(name)
         if (kind is str or kind is int) and type(value) is kind and (
@@ -217,6 +264,10 @@ def exact_verdict(args: Mapping[str, Any], gold: Mapping[str, Any], rules: Mappi
         if not (values_agree(value, pred, rule, canon, top=True) if agree is None else agree):
             return False
     return True
+
+
+#: :func:`exact_verdict`'s mark of an argument BFCL's rules do not judge (no declared type, or a compare policy).
+_UNJUDGED = object()
 
 
 def _has_equal(alternatives: tuple[Any, ...], value: int, kind: type) -> bool:
