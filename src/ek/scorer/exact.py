@@ -213,12 +213,13 @@ def exact_verdict(args: Mapping[str, Any], gold: Mapping[str, Any], rules: Mappi
             continue
         elif kind is float and (_has_equal(value.alternatives, pred, float) if type(value) is OneOf
                                 else type(value) is float and value == pred):
-            rule = rules.get(name)
-            if judged is not None and bfcl_judges(rule):
+            if judged is not None and name in judged:
                 if type(value) is not OneOf or answer_kind(value.alternatives) is float:
                     continue
-            elif rule is None or rule.kind != "int":
-                continue
+            else:
+                rule = rules.get(name)
+                if rule is None or rule.kind != "int":
+                    continue
         if judged is not None and pred is not ABSENT and value is not OMITTABLE:
             declared = judged.get(name, _UNJUDGED)
             if declared is not _UNJUDGED:
