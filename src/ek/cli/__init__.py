@@ -14,7 +14,7 @@ import importlib
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
 from ek.batchgc import collect_less
@@ -57,6 +57,10 @@ class ReaderGoneSafe:
         except BrokenPipeError:
             self._to_devnull()
             return len(text)
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
 
     def flush(self) -> None:
         try:
