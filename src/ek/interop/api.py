@@ -19,12 +19,10 @@ from ek.grammar.model import (
     ToolSpec,
     TypeAlias,
     TypeNode,
-    cost_weight_problem,
 )
 from ek.grammar.names import safe_identifier, unfit_character
-from ek.grammar.strings import to_float
 from ek.interop.issues import Issue, Issues, child
-from ek.interop.schema_in import Converter, plain_fields
+from ek.interop.schema_in import Converter, imported_cost, plain_fields
 from ek.interop.sources import READERS, SOURCES
 from ek.interop.targets import TARGETS, export
 from ek.limits import SCHEMA_MAX_LIST_NESTING, SCHEMA_MAX_NESTING, SCHEMA_MAX_TYPE_NODES
@@ -259,12 +257,7 @@ def _holds_too_long_int(data: Any) -> bool:
 def _weight(value: Any, path: str, issues: Issues) -> float:
     if value is None:
         return 1.0
-    number = to_float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-    problem = "weight must be a positive number" if number is None else cost_weight_problem(number, "weight")
-    if problem is None:
-        return number  # type: ignore[return-value]  # (a number: no problem)
-    issues.warn(child(path, "x-ek-weight"), f"{problem}, got {value!r}; 1 used")
-    return 1.0
+    return imported_cost(value, child(path, "x-ek-weight"), "weight", issues)
 
 
 def _merge_aliases(local: dict[str, TypeAlias], shared: dict[str, TypeAlias], fields: tuple[FieldSpec, ...],

@@ -86,6 +86,17 @@ MAX_DEPTH = IMPORT_MAX_DEPTH  # deeper is reported and read as ``any``
 #: The warning for ``"enum": []``: JSON Schema's "no value is valid", which no .ek type says.
 _EMPTY_ENUM = "an empty enum allows no value, which .ek cannot express; read as its type"
 
+def imported_cost(value: Any, path: str, what: str, issues: Issues) -> float:
+    """An ``x-ek-weight`` or ``x-ek-importance`` (``what``: ``weight`` or ``importance``) at ``path``: the number,
+    or 1 with a warning where the DSL would refuse it (:func:`ek.grammar.model.cost_weight_problem`)."""
+    number = to_float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    problem = f"{what} must be a positive number" if number is None else cost_weight_problem(number, what)
+    if problem is None:
+        return number  # type: ignore[return-value]  # (a number: no problem)
+    issues.warn(path, f"{problem}, got {value!r}; 1 used")
+    return 1.0
+
+
 class Converter:
     """Converts schemas of one document, sharing its ``$defs`` as named types."""
 
@@ -179,13 +190,8 @@ class Converter:
         if "x-ek-importance" in schema and nested:
             self.issues.warn(child(path, "x-ek-importance"), nested_importance_message(name) + "; dropped")
         elif "x-ek-importance" in schema:
-            value = schema["x-ek-importance"]
-            number = to_float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-            problem = "importance must be a positive number" if number is None else cost_weight_problem(number, "importance")
-            if problem is None:
-                importance = number  # type: ignore[assignment]  # (a number: no problem)
-            else:
-                self.issues.warn(child(path, "x-ek-importance"), f"{problem}, got {value!r}; 1 used")
+            importance = imported_cost(schema["x-ek-importance"], child(path, "x-ek-importance"), "importance",
+                                       self.issues)
         compare = None
         if "x-ek-compare" in schema:
             compare = self.compare(schema["x-ek-compare"], type_node, child(path, "x-ek-compare"))
