@@ -162,6 +162,31 @@ def bootstrap_mean(values: Sequence[float], *, replicates: int = 1000, seed: int
     return _interval(estimate, replicate_means, confidence, replicates, seed)
 
 
+def bootstrap_ratio(numerators: Sequence[float], denominators: Sequence[float], *, replicates: int = 1000,
+                    seed: int = 0, confidence: float = 0.95) -> Interval:
+    """Percentile bootstrap CI of a ratio of sums over units drawn whole (a cluster bootstrap): each replicate
+    draws the units with replacement and divides the sum of their numerators by the sum of their denominators.
+    Episode accuracy over tasks: per task its exact samples and its samples. Every denominator must be positive.
+
+    >>> ci = bootstrap_ratio([2, 0, 3, 1], [3, 2, 3, 1], replicates=200, seed=7)
+    >>> ci.estimate, ci.low <= ci.estimate <= ci.high
+    (0.6666666666666666, True)
+    """
+    _check(replicates, confidence)
+    n = len(numerators)
+    if n != len(denominators):
+        raise ValueError("numerators and denominators must have the same length")
+    if not all(d > 0 for d in denominators):
+        raise ValueError("every denominator must be positive")
+    if n == 0:
+        return Interval(0.0, 0.0, 0.0, confidence, replicates, seed)
+    estimate = math.fsum(numerators) / math.fsum(denominators)
+    rng = random.Random(seed)
+    resampler = _Resampler((numerators, denominators))
+    ratios = sorted(num / den for num, den in (resampler.sums(rng) for _ in range(replicates)))
+    return _interval(estimate, ratios, confidence, replicates, seed)
+
+
 def pass_at_k(n: int, c: int, k: int) -> Fraction:
     """Unbiased pass@k of one task with ``c`` exact samples out of ``n``: the chance that ``k`` samples drawn
     without replacement hold at least one exact one, ``1 - C(n-c, k) / C(n, k)`` (Chen et al. 2021).
@@ -336,5 +361,5 @@ def paired_bootstrap(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]],
     return PairedResult(f1_a, f1_b, _interval(estimate, deltas, confidence, replicates, seed), p_value, n)
 
 
-__all__ = ["Interval", "PairedResult", "bootstrap_f1", "bootstrap_mean", "mean_over_tasks", "mean_pass_rates",
-           "micro_f1", "paired_bootstrap", "pass_at_k", "pass_hat_k", "pass_k_values", "percentile"]
+__all__ = ["Interval", "PairedResult", "bootstrap_f1", "bootstrap_mean", "bootstrap_ratio", "mean_over_tasks",
+           "mean_pass_rates", "micro_f1", "paired_bootstrap", "pass_at_k", "pass_hat_k", "pass_k_values", "percentile"]

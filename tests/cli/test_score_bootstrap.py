@@ -6,13 +6,14 @@ import json
 import math
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from ekcli import run_ek, write_lines
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ek.stats import bootstrap_f1, micro_f1, paired_bootstrap, percentile
+from ek.stats import bootstrap_f1, bootstrap_mean, bootstrap_ratio, micro_f1, paired_bootstrap, percentile
 
 
 def _rows(n: int, seed: int) -> tuple[list[float], list[float], list[float]]:
@@ -90,3 +91,87 @@ def test_score_bootstrap_needs_two_episodes_and_says_so(tmp_path: Path, lines: i
     assert f"no confidence interval: a bootstrap needs at least 2 scored episodes, got {lines}" in proc.stderr
     assert "CI [" not in proc.stdout
     assert json.loads(out.read_text())["confidence_interval"] is None
+
+
+def _task_lines(tasks: int, samples: int, *, named: bool, seed: int = 5) -> list[dict[str, Any]]:
+    """``samples`` identical samples of each of ``tasks`` tasks (a model that answers a task the same way every
+    time), with the task named on each line or not at all."""
+    rng = random.Random(seed)
+    lines = []
+    for t in range(tasks):
+        said = rng.choice(["Paris", "Paris", "Rome"])
+        extra = ", get_weather(city='Oslo')" if rng.random() < 0.3 else ""
+        for s in range(samples):
+            line = {"id": f"{t}-{s}", "pred": f"[get_weather(city={said!r}){extra}]",
+                    "gold": [{"name": "get_weather", "arguments": {"city": "Paris"}}]}
+            if named:
+                line["task"] = f"task-{t}"
+            lines.append(line)
+    return lines
+
+
+def _intervals(tmp_path: Path, name: str, lines: list[dict[str, Any]], *extra: str) -> dict[str, Any]:
+    corpus = write_lines(tmp_path / f"{name}.jsonl", lines)
+    out = tmp_path / f"{name}.json"
+    proc = run_ek("score", corpus, "--bootstrap", "500", "--seed", "3", "--json", out, *extra)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(out.read_text())
+    return {"f1": report["confidence_interval"], "accuracy": report["accuracy"]["interval"], "stdout": proc.stdout}
+
+
+@pytest.mark.slow
+def test_samples_of_a_task_are_drawn_together(tmp_path: Path) -> None:
+    """Five identical samples of each task carry the information of one: drawn together (a cluster bootstrap),
+    they give exactly the interval of one sample per task; drawn one by one they would give a narrower one."""
+    five = _intervals(tmp_path, "five", _task_lines(40, 5, named=True))
+    one = _intervals(tmp_path, "one", _task_lines(40, 1, named=False))
+    for figure in ("f1", "accuracy"):
+        assert five[figure]["unit"] == "task" and five[figure]["units"] == 40
+        assert one[figure]["unit"] == "episode" and one[figure]["units"] == 40
+        assert (five[figure]["low"], five[figure]["high"]) == (one[figure]["low"], one[figure]["high"])
+        assert five[figure]["low"] < five[figure]["high"]
+    assert "percentile bootstrap over 40 tasks, each task's samples drawn together" in five["stdout"]
+    assert "percentile bootstrap over episodes" in one["stdout"]
+
+
+@pytest.mark.slow
+def test_episodes_naming_no_task_are_units_of_their_own(tmp_path: Path) -> None:
+    lines = _task_lines(10, 3, named=True) + _task_lines(7, 1, named=False, seed=8)
+    both = _intervals(tmp_path, "mixed", lines)
+    assert both["f1"]["unit"] == "task" and both["f1"]["units"] == 17
+    # tasks named once each are plain episodes: the episodes are the units, as before
+    alone = _intervals(tmp_path, "alone", _task_lines(12, 1, named=True))
+    assert alone["f1"]["unit"] == "episode" and alone["f1"]["units"] == 12
+
+
+@pytest.mark.slow
+def test_one_task_sampled_many_times_has_no_interval(tmp_path: Path) -> None:
+    corpus = write_lines(tmp_path / "c.jsonl", _task_lines(1, 6, named=True))
+    out = tmp_path / "r.json"
+    proc = run_ek("score", corpus, "--bootstrap", "100", "--json", out)
+    assert proc.returncode == 0, proc.stderr
+    assert "no confidence interval: a bootstrap needs at least 2 tasks (or episodes naming none), got 1" in proc.stderr
+    report = json.loads(out.read_text())
+    assert report["confidence_interval"] is None and "interval" not in report["accuracy"]
+
+
+def test_a_ratio_over_units_of_one_episode_is_the_mean() -> None:
+    values = [float(random.Random(k).random() < 0.6) for k in range(300)]
+    mean = bootstrap_mean(values, replicates=300, seed=2)
+    assert bootstrap_ratio(values, [1.0] * len(values), replicates=300, seed=2) == mean
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(1, 5)), min_size=1, max_size=30), st.integers(0, 10_000))
+def test_a_ratio_interval_holds_its_estimate(units: list[tuple[int, int]], seed: int) -> None:
+    exact, samples = ([float(min(c, n)) for c, n in units], [float(n) for _c, n in units])
+    ci = bootstrap_ratio(exact, samples, replicates=40, seed=seed)
+    assert 0.0 <= ci.low <= ci.estimate <= ci.high <= 1.0
+    assert ci.estimate == math.fsum(exact) / math.fsum(samples)
+
+
+def test_a_ratio_needs_positive_denominators() -> None:
+    with pytest.raises(ValueError, match="positive"):
+        bootstrap_ratio([1.0, 0.0], [1.0, 0.0], replicates=10)
+    with pytest.raises(ValueError, match="same length"):
+        bootstrap_ratio([1.0], [1.0, 1.0], replicates=10)

@@ -263,3 +263,27 @@ def test_no_task_no_repeats(tmp_path: Path) -> None:
     assert report["per_turn"] == [{"turn": 0, "tp": 1.0, "fp": 0.0, "fn": 0.0, "f1": 1.0, "exact": 1,
                                    "episodes": 1}]
     assert report["per_category"][0]["category"] is None
+
+
+@pytest.mark.slow
+def test_the_bootstrap_units_are_the_same_in_chunks_and_jobs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bootstrap over tasks draws the same units (tasks summed, lines naming no task alone) however the run
+    was split: one process, two workers, many small chunks that cut tasks apart."""
+    corpus = _corpus(tmp_path / "c.jsonl", 1400)
+    lines = [json.loads(line) for line in corpus.read_text(encoding="utf-8").splitlines()]
+    for k, line in enumerate(lines):
+        if k % 5 == 2:
+            del line["task"]
+    corpus.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+
+    def units(jobs: int) -> tuple[list[float], ...] | None:
+        return run(str(corpus), RunOptions(), jobs=jobs).summary.bootstrap_units()
+
+    one, two = units(1), units(2)
+    monkeypatch.setattr(runner, "CHUNK_LINES", 7)
+    monkeypatch.setattr(runner, "SCORE_WINDOW_LINES", 7)
+    small = units(1)
+    assert one is not None and one == two == small
+    tasks = {line["task"] for line in lines if "task" in line}
+    assert len(one[0]) == len(tasks) + sum(1 for line in lines if "task" not in line)
+    assert sum(one[4]) == 1400

@@ -149,16 +149,6 @@ def _columns(rows: tuple[array[float], array[float], array[float]], idx: list[An
     return tuple([col[k] for k in idx] for col in rows)
 
 
-def _repeats(summary: Any) -> bool:
-    """Some task has more than one sample in this run."""
-    seen: set[Any] = set()
-    for task in summary.task_ids:
-        if task is not None and task in seen:
-            return True
-        seen.add(task)
-    return False
-
-
 def _pair_tasks(sa: Any, sb: Any) -> tuple[list[list[int]], list[list[int]], list[Any], list[Any], int]:
     """Episode indices of each task present in both runs (in A's order of first appearance), tasks only in A /
     only in B, and how many episodes name no task (they cannot be paired)."""
@@ -226,7 +216,7 @@ def run(args: argparse.Namespace) -> int:
         return aborted("compare", exc)
     problems = 0
     sa, sb = results["A"].summary, results["B"].summary
-    by_task = _repeats(sa) or _repeats(sb)
+    by_task = sa.tasks_repeat() or sb.tasks_repeat()
     for name, result in results.items():
         errors = list(result.summary.errors) + list(result.gold_errors)
         failed = result.summary.error_count + len(result.gold_errors)

@@ -15,12 +15,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from ek.canon import CANONICALIZERS
 from ek.limits import BOOTSTRAP_MAX_REPLICATES
 from ek.parsing import get_format
 from ek.scorer.metric import LEVELS, ORDERS
+
+if TYPE_CHECKING:
+    from ek.corpus.summary import Summary
+    from ek.stats import Interval
 
 #: How many worst episodes keep their full alignment for the HTML report.
 HTML_EPISODES = 200
@@ -483,6 +487,36 @@ def ray_errors(engine: str) -> tuple[tuple[type[Exception], ...], tuple[type[Exc
     return (RayStallError,), (RayEngineError,)
 
 
+def run_intervals(summary: Summary, replicates: int, seed: int,
+                  confidence: float) -> tuple[Interval | None, Interval | None, dict[str, Any] | None]:
+    """The bootstrap intervals of a run's micro F1 and episode accuracy, and what they resampled
+    (``{"unit": "episode" | "task", "units": N}``); ``(None, None, None)``, with a note on stderr, when there are
+    fewer than two units to draw from.
+
+    Episodes are the units, unless some task has two samples or more: then each task is drawn whole, its
+    samples together (a cluster bootstrap, :meth:`ek.corpus.summary.Summary.bootstrap_units`), and each episode
+    that names no task is drawn on its own.
+    """
+    from ek.stats import bootstrap_f1, bootstrap_mean, bootstrap_ratio
+
+    clustered = summary.bootstrap_units()
+    unit, units = ("episode", summary.episodes) if clustered is None else ("task", len(clustered[0]))
+    if units < MIN_BOOTSTRAP_EPISODES:
+        print(f"ek score: note: no confidence interval: a bootstrap needs at least {MIN_BOOTSTRAP_EPISODES} "
+              f"{'scored episodes' if unit == 'episode' else 'tasks (or episodes naming none)'}, got {units}",
+              file=sys.stderr)
+        return None, None, None
+    settings = {"replicates": replicates, "seed": seed, "confidence": confidence}
+    if clustered is None:
+        interval = bootstrap_f1(*summary.rows(), **settings)
+        accuracy_interval = bootstrap_mean(summary.exact_rows, **settings)
+    else:
+        tp, fp, fn, exact, episodes = clustered
+        interval = bootstrap_f1(tp, fp, fn, **settings)
+        accuracy_interval = bootstrap_ratio(exact, episodes, **settings)
+    return interval, accuracy_interval, {"unit": unit, "units": units}
+
+
 def run(args: argparse.Namespace) -> int:
     paths = corpus_paths(args)
     if isinstance(paths, int):
@@ -515,18 +549,12 @@ def run(args: argparse.Namespace) -> int:
         if not args.episodes_out:
             raise
         return usage_error("score", f"cannot write --episodes-out {args.episodes_out}: {exc.strerror or exc}")
-    interval = accuracy_interval = None
-    if args.bootstrap and result.summary.episodes < MIN_BOOTSTRAP_EPISODES:
-        print(f"ek score: note: no confidence interval: a bootstrap needs at least {MIN_BOOTSTRAP_EPISODES} "
-              f"scored episodes, got {result.summary.episodes}", file=sys.stderr)
-    elif args.bootstrap:
-        from ek.stats import bootstrap_f1, bootstrap_mean
-
-        interval = bootstrap_f1(*result.summary.rows(), replicates=args.bootstrap, seed=args.seed,
-                                confidence=args.confidence)
-        accuracy_interval = bootstrap_mean(result.summary.exact_rows, replicates=args.bootstrap, seed=args.seed,
-                                           confidence=args.confidence)
-    report = build_report(result, options, interval=interval, worst=args.worst, accuracy_interval=accuracy_interval)
+    interval = accuracy_interval = resampled = None
+    if args.bootstrap:
+        interval, accuracy_interval, resampled = run_intervals(result.summary, args.bootstrap, args.seed,
+                                                               args.confidence)
+    report = build_report(result, options, interval=interval, worst=args.worst, accuracy_interval=accuracy_interval,
+                          resampled=resampled)
     report["options"]["engine"] = args.engine
     print(render_report(report))
     note_underscored_names(report, options)

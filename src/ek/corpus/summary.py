@@ -5,8 +5,10 @@ exact flag (for the bootstrap), a byte each while they fit, and its line number
 (as runs of consecutive numbers) are kept, plus a bounded heap of the worst
 episodes. Tallies per turn index, per category and per task
 grow with the number of turn indices, categories and tasks, not episodes: a
-task keeps ``[n, bits]``, its sample count and its samples' exact flags as the
-bits of one integer (so per-sample accuracy needs no per-episode list).
+task keeps ``[n, bits, tp, fp, fn]``, its sample count, its samples' exact flags
+as the bits of one integer (so per-sample accuracy needs no per-episode list)
+and its samples' exact sums (the units of a bootstrap over tasks), and which
+episodes name a task is kept as runs of positions, like line numbers.
 Rows for ``--episodes-out`` are kept only until the runner writes them, one
 chunk at a time. Summaries of consecutive chunks merge (:meth:`Summary.merge`)
 into exactly what one pass would have produced, so ``--jobs N`` gives
@@ -260,8 +262,12 @@ class Summary:
     categories: dict[str, list[Any]] = attrs.Factory(dict)
     #: abstention outcome of each turn (ek.scorer.turns.abstention) -> how many turns had it
     abstention: Counter[str] = attrs.Factory(Counter)
-    #: task -> [samples n, exact flags as bits in line order] (lines without a task are not counted)
-    tasks: dict[Any, list[int]] = attrs.Factory(dict)
+    #: task -> [samples n, exact flags as bits in line order, tp, fp, fn (exact sums over its samples)] (lines
+    #: without a task are not counted)
+    tasks: dict[Any, list[Any]] = attrs.Factory(dict)
+    #: the positions (0 for the first episode) of the episodes that name a task, as runs of consecutive numbers:
+    #: the others are units of their own in a bootstrap over tasks (:meth:`bootstrap_units`)
+    tasked: LineNumbers = attrs.Factory(LineNumbers)
     #: per episode its task (with ``keep_ids``: ``ek compare`` pairs by task when tasks repeat)
     task_ids: list[Any] = attrs.Factory(list)
     #: ``--episodes-out`` rows not yet written (the runner writes and clears them after each chunk); None: off
@@ -355,7 +361,14 @@ class Summary:
         cat[1] += 1
         cat[2] += exact
         if task is not None:
-            self._count_sample(task, exact)
+            self._count_sample(task, exact, tp, fp, fn)
+            # fast path of LineNumbers.append, as for the line above: this episode's position
+            position = len(self.exact_rows) - 1
+            tasked = self.tasked
+            if position == tasked.next:
+                tasked.next = position + 1
+            else:
+                tasked.append(position)
         if self.keep_ids:
             self.ids.append(episode_id)
             self.task_ids.append(task)
@@ -379,13 +392,17 @@ class Summary:
             if floor is None or lost >= floor[0]:
                 self._offer(line, episode_id, episode or score, category, total, lost)
 
-    def _count_sample(self, task: Any, exact: bool) -> None:
-        """Count one more sample of ``task`` (its exact flag the next bit, in the order samples are counted)."""
-        n_bits = self.tasks.get(task)
-        if n_bits is None:
-            n_bits = self.tasks[task] = [0, 0]
-        n_bits[1] |= int(exact) << n_bits[0]
-        n_bits[0] += 1
+    def _count_sample(self, task: Any, exact: bool, tp: Exact, fp: Exact, fn: Exact) -> None:
+        """Count one more sample of ``task`` (its exact flag the next bit, in the order samples are counted; its
+        counts added to the task's exact sums)."""
+        entry = self.tasks.get(task)
+        if entry is None:
+            entry = self.tasks[task] = [0, 0, 0, 0, 0]
+        entry[1] |= int(exact) << entry[0]
+        entry[0] += 1
+        entry[2] += tp
+        entry[3] += fp
+        entry[4] += fn
 
     def restore_line_order(self, positions: Sequence[int], tasks: Sequence[Any]) -> None:
         """Put the episodes of this summary, added in another order, back in line order: the ``i``-th episode
@@ -416,10 +433,16 @@ class Summary:
                     raise ValueError(f"restore_line_order: {name} holds {len(column)} entries for {n} episodes")
                 setattr(self, name, list(pick(column)))
         if self.tasks:
-            self.tasks = {}
-            for task, exact in zip(pick(tasks), self.exact_rows, strict=True):
+            # a task's sums are the same in any order; its bits, the tasks' order and the positions are not
+            counted, self.tasks, self.tasked = self.tasks, {}, LineNumbers()
+            for position, (task, exact) in enumerate(zip(pick(tasks), self.exact_rows, strict=True)):
                 if task is not None:
-                    self._count_sample(task, bool(exact))
+                    entry = self.tasks.get(task)
+                    if entry is None:
+                        entry = self.tasks[task] = [0, 0, *counted[task][2:]]
+                    entry[1] |= int(bool(exact)) << entry[0]
+                    entry[0] += 1
+                    self.tasked.append(position)
 
     def _count_turn(self, index: int, turn: Score, tp: Exact, fp: Exact, fn: Exact, exact: bool) -> None:
         """Add one turn's counts to the per-turn table (at its position) and its abstention outcome."""
@@ -548,6 +571,7 @@ class Summary:
 
     def merge(self, later: Summary) -> None:
         """Append the summary of the lines that come *after* this one's (order keeps rows aligned)."""
+        before = len(self.exact_rows)  # episodes of ours: later's positions come after them
         self.tp += later.tp
         self.fp += later.fp
         self.fn += later.fn
@@ -580,10 +604,14 @@ class Summary:
             _add_tally(mine[0], tally.items())
             mine[1] += episodes
             mine[2] += exact
-        for task, (n, bits) in later.tasks.items():  # later samples come after ours: their bits shift past ours
-            mine = self.tasks.setdefault(task, [0, 0])
+        for task, (n, bits, tp, fp, fn) in later.tasks.items():  # later samples come after ours: their bits
+            mine = self.tasks.setdefault(task, [0, 0, 0, 0, 0])     # shift past ours
             mine[1] |= bits << mine[0]
             mine[0] += n
+            mine[2] += tp
+            mine[3] += fp
+            mine[4] += fn
+        self.tasked.extend(later.tasked.shifted(before))
         self.task_ids.extend(later.task_ids)
         if self.export is not None and later.export is not None:
             self.export.extend(later.export)
@@ -682,9 +710,50 @@ class Summary:
     def rows(self) -> tuple[array[float], array[float], array[float]]:
         return self.rows_tp, self.rows_fp, self.rows_fn
 
+    def tasks_repeat(self) -> bool:
+        """Some task has two samples or more in this run (its samples are then its unit: ``ek compare`` pairs
+        tasks, and a bootstrap draws them whole)."""
+        return any(entry[0] > 1 for entry in self.tasks.values())
+
+    def bootstrap_units(self) -> tuple[list[float], ...] | None:
+        """The units a bootstrap resamples when some task has two samples or more: each task with its samples
+        summed, and each episode that names no task on its own; as five columns, TP, FP, FN, exact episodes and
+        episodes (the tasks in order of first appearance, then the other episodes in line order). None when no
+        task repeats: the episodes are the units (:meth:`rows`, :attr:`exact_rows`).
+
+        Samples of one task are not independent draws (a model that fails a task tends to fail each sample of
+        it), so resampling them one by one understates the spread. Resampling whole tasks is the cluster
+        bootstrap, the unit ``ek compare`` pairs by when tasks repeat. The sums are exact, so the units are the
+        same however the run was split into chunks.
+        """
+        if not self.tasks_repeat():
+            return None
+        tp: list[float] = []
+        fp: list[float] = []
+        fn: list[float] = []
+        exact: list[float] = []
+        episodes: list[float] = []
+        for samples, bits, task_tp, task_fp, task_fn in self.tasks.values():
+            tp.append(float(task_tp))
+            fp.append(float(task_fp))
+            fn.append(float(task_fn))
+            exact.append(float(bits.bit_count()))
+            episodes.append(float(samples))
+        alone_from = 0
+        end_of_run = len(self.exact_rows)
+        for tasked_from, tasked_to in [*self.tasked.runs(), (end_of_run, end_of_run)]:
+            for position in range(alone_from, tasked_from):  # the episodes between two runs of tasked ones
+                tp.append(float(self.rows_tp[position]))
+                fp.append(float(self.rows_fp[position]))
+                fn.append(float(self.rows_fn[position]))
+                exact.append(float(self.exact_rows[position]))
+                episodes.append(1.0)
+            alone_from = tasked_to
+        return tp, fp, fn, exact, episodes
+
     def task_counts(self) -> dict[Any, tuple[int, int]]:
         """Per task, ``(samples n, exact samples c)``."""
-        return {task: (n, bits.bit_count()) for task, (n, bits) in self.tasks.items()}
+        return {task: (entry[0], entry[1].bit_count()) for task, entry in self.tasks.items()}
 
     def sample_accuracy(self, samples: int) -> list[float]:
         """Accuracy of the r-th sample of every task (r < ``samples``, in line order): one figure per run when
@@ -692,7 +761,7 @@ class Summary:
         if not self.tasks:
             return []
         exact = [0] * samples
-        for _n, bits in self.tasks.values():
+        for _n, bits, *_sums in self.tasks.values():
             # each task's first flags read as one string, once: a shift per sample (bits >> r) copied the rest
             # of the integer each time, quadratic in one task's samples (20 s at a million)
             flags = format(bits & ((1 << samples) - 1), f"0{samples}b")[::-1]

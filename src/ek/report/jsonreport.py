@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import statistics
+from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -69,10 +70,11 @@ def _episode(d: EpisodeDigest, files: tuple[FileSpan, ...] = ()) -> dict[str, An
             "turns": d.turns, "first_failing_turn": d.first_failing_turn, "category": d.category}
 
 
-def _accuracy(episodes: int, exact: int, interval: Interval | None = None) -> dict[str, Any]:
+def _accuracy(episodes: int, exact: int, interval: Interval | None = None,
+              resampled: Mapping[str, Any] | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {"episodes": episodes, "exact": exact, "value": exact / episodes if episodes else None}
     if interval is not None:
-        out["interval"] = interval.to_dict()
+        out["interval"] = {**interval.to_dict(), **(resampled or {})}
     return out
 
 
@@ -145,8 +147,10 @@ def _repeats(summary: Any) -> dict[str, Any] | None:
 
 
 def build_report(result: RunResult, options: RunOptions, *, interval: Interval | None = None,
-                 worst: int = 10, accuracy_interval: Interval | None = None) -> dict[str, Any]:
-    """The report dict of a finished run (see ``docs/report-json.md``)."""
+                 worst: int = 10, accuracy_interval: Interval | None = None,
+                 resampled: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The report dict of a finished run (see ``docs/report-json.md``); ``resampled``: what the bootstrap of the
+    intervals resampled (``{"unit": "task", "units": 40}``), written into each interval."""
     summary = result.summary
     files = result.files
     shown_files = _shown_spans(files)  # where the worst episodes and the lines not scored are located
@@ -196,8 +200,9 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
         },
         "overall": {**overall,
                     "exact": {"tp": _fraction(tp), "fp": _fraction(fp), "fn": _fraction(fn)}},
-        "confidence_interval": None if interval is None else {"metric": "micro_f1", **interval.to_dict()},
-        "accuracy": _accuracy(summary.episodes, summary.exact_count, accuracy_interval),
+        "confidence_interval": (None if interval is None
+                                else {"metric": "micro_f1", **interval.to_dict(), **(resampled or {})}),
+        "accuracy": _accuracy(summary.episodes, summary.exact_count, accuracy_interval, resampled),
         "per_turn": _per_turn(summary),
         "first_failing_turn": [{"turn": t, "episodes": n} for t, n in sorted(summary.first_failing.items())],
         "per_category": categories,

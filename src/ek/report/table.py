@@ -63,6 +63,13 @@ def _accuracy_text(acc: dict[str, Any]) -> str:
     return text
 
 
+def _resampled(ci: dict[str, Any]) -> str:
+    """What a bootstrap interval resampled, in words."""
+    if ci.get("unit") == "task":
+        return f"{ci['units']} tasks, each task's samples drawn together"
+    return "episodes"
+
+
 def _abstention_rows(ab: dict[str, int] | None) -> list[str]:
     """Abstention as its own rows, when some turn expected no call or some output made none wrongly."""
     if not ab or not (ab["no_call_expected"] or ab["missed_call"]):
@@ -162,7 +169,7 @@ def render_report(report: dict[str, Any], *, max_errors: int = 20) -> str:
     ci = report.get("confidence_interval")
     if ci:
         out.append(f"  F1 {ci['confidence']:.0%} CI [{ci['low']:.4f}, {ci['high']:.4f}] "
-                   f"(percentile bootstrap over episodes, {ci['replicates']} replicates, seed {ci['seed']})")
+                   f"(percentile bootstrap over {_resampled(ci)}, {ci['replicates']} replicates, seed {ci['seed']})")
     out.extend(_episode_sections(report))
     if report["per_tool"]:
         out.append("")
