@@ -108,8 +108,11 @@ def gold_from_json(calls: Any, where: str = "gold") -> list[Step]:
     constrained = False
     for i, call in enumerate(calls):
         here = f"{where}[{i}]"
+        if type(call) is list and len(call) == 2 and type(call[0]) is str:  # a (name, args) pair, as the API takes
+            call = {"name": call[0], "arguments": call[1]}                 # it, written out as JSON
         if not (type(call) is dict or isinstance(call, Mapping)) or not isinstance(call.get("name"), str):
-            raise TypeError(f'{here}: expected {{"name": TOOL, "arguments": {{...}}}}, got {call!r:.80}')
+            raise TypeError(f'{here}: expected {{"name": TOOL, "arguments": {{...}}}} or [TOOL, {{...}}], '
+                            f'got {call!r:.80}')
         args = call["arguments"] if "arguments" in call else call.get("args", {})
         if not (type(args) is dict or isinstance(args, Mapping)):
             raise TypeError(f"{here} {call['name']!r}: arguments must be an object, got {type(args).__name__}")
