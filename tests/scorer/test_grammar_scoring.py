@@ -162,3 +162,34 @@ def test_each_argument_s_rule_says_its_kind_policy_weight_default_and_parts():
         "y": ArgRule(kind="list", item=ArgRule(kind="float"), order=1, required=False)})
     assert rules["d"] == ArgRule(policy="tol", tolerance=0.25, kind="float", default=1.5, order=3)
     assert rules["e"] == ArgRule(kind="int", default=NO_DEFAULT, order=4)
+
+
+DECIMAL_WEIGHTS = """grammar decimals 1
+
+tool get_weather weight 0.1 {
+    city: str importance 0.7
+    days: int importance 0.3
+}
+"""
+
+
+@pytest.mark.parametrize("optimal", [False, True])
+def test_an_arguments_unit_weighs_its_decimal_product(optimal: bool) -> None:
+    """weight 0.1 x importance 0.7 is a unit of 0.07, so thirty of them sum to 2.1, as a user works it out, on
+    every path that weighs a unit: a wrong value in a matched pair (fast and general), calls left unmatched
+    (explained or not), and the exact parts of a right output."""
+    grammar = ek.grammar.parse(DECIMAL_WEIGHTS)
+    metric = ToolCallMetric("arg", grammar=grammar, optimal=optimal)
+    gold = [("get_weather", {"city": "Paris", "days": 3})]
+    wrong_city = [("get_weather", {"city": "Rome", "days": 3})]
+    total = sum((metric(wrong_city, gold) for _ in range(30)), start=metric([], []))
+    assert (total.fp, total.fn) == (2.1, 2.1) and total.tp == pytest.approx(3.9)
+    explained = sum((metric(wrong_city, gold, explain_now=True) for _ in range(30)), start=metric([], []))
+    assert (explained.fp, explained.fn) == (2.1, 2.1)
+    missed = sum((metric([("other", {})], gold, explain_now=explain) for explain in (False, True) * 15),
+                 start=metric([], []))
+    assert missed.fn == 6.0 and missed.fp == 30.0  # each missed call: 0.1 + 0.07 + 0.03; "other" weighs 1
+    right = sum((metric(gold, gold) for _ in range(30)), start=metric([], []))
+    assert right.tp == 6.0 and (right.fp, right.fn) == (0.0, 0.0)
+    units_of_days = sum((metric([("get_weather", {"city": "Paris"})], gold) for _ in range(30)), start=metric([], []))
+    assert units_of_days.fn == 0.9  # 0.1 x 0.3: 0.03 a unit, not 0.030000000000000002

@@ -435,7 +435,8 @@ def unit_rows_from_checks(
     units: list[UnitRow] = [] if into is None else into
     for arg, status, weight, expected, got, detail in checks:
         for kind in _unit_kinds(status, expected):
-            units.append((kind, status, scale * weight, tool, arg, expected, got, pred_index, gold_index, detail))
+            units.append((kind, status, unit_weight(scale, weight), tool, arg, expected, got, pred_index, gold_index,
+                          detail))
     return units
 
 
@@ -445,16 +446,17 @@ def tally_check_rows(checks: Iterable[CheckRow], tool: str, scale: float,
     :func:`unit_rows_from_checks` then :func:`tally_unit_rows` count, without making the unit rows.
 
     A fast path for scoring, which needs only the counts of a pair whose explanation is built later: it
-    skips the ten-field unit tuple per unit (the row's kinds, key and weight ``scale * weight`` are the
-    same, so the same exact weights are added under the same keys; sums of exact numbers do not depend
-    on their order)."""
+    skips the ten-field unit tuple per unit (the row's kinds, key and weight ``unit_weight(scale, weight)``
+    are the same, so the same exact weights are added under the same keys; sums of exact numbers do not
+    depend on their order)."""
     known = _WEIGHT_CACHE
     for row in checks:
         status = row[1]
         kinds = _unit_kinds(status, row[3])
         if not kinds:
             continue
-        weight = scale * row[2]
+        importance = row[2]
+        weight = scale if importance == 1.0 else unit_weight(scale, importance)
         exact = known.get(weight)
         if exact is None:
             exact = weight_exact(weight)
@@ -535,7 +537,7 @@ def one_pair_parts(checks: Sequence[CheckRow], tool: str, scale: float) -> PairP
     kinds = _unit_kinds(status, other[3])
     if TP in kinds:
         return None  # a match of another importance: counted under the call's key, the general way
-    exact = weight_exact(scale * other[2])
+    exact = weight_exact(unit_weight(scale, other[2]))
     tally: dict[TallyKey, tuple[Exact, int]] = {}
     fp: Exact = 0
     fn: Exact = 0
@@ -566,12 +568,16 @@ def units_from_checks(
 
 
 def _exact(value: Any) -> Exact:
+    """A count as an exact number: an int, or a Fraction. A float is read as the decimal it prints as (its
+    shortest repr, which reads back as the same float): ``0.1`` is 1/10, the weight a grammar wrote, not the
+    binary fraction nearest it, so sums of decimal weights are the decimal sums (thirty units of 0.03: 9/10,
+    which prints as 0.9), rounded once, when read as a float."""
     if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)):
         raise TypeError(f"score counts must be numbers, got {value!r}")
     if isinstance(value, float):
         if value != value or value in (float("inf"), float("-inf")):
             raise ValueError(f"score counts must be finite and non-negative, got {value!r}")
-        value = int(value) if value.is_integer() else Fraction(value)
+        value = int(value) if value.is_integer() else Fraction(repr(value))
     if value < 0:
         raise ValueError(f"score counts must be finite and non-negative, got {value!r}")
     if isinstance(value, Fraction) and value.denominator == 1:
@@ -608,6 +614,33 @@ def weights_past_float(grammar: Any) -> str | None:
                     f"({reach:g}) is past a float's range (about 1.8e308), so its calls could not be counted; "
                     "make the weights smaller")
     return None
+
+
+_UNIT_WEIGHTS: dict[tuple[float, float], float] = {}
+
+
+def unit_weight(weight: float, importance: float) -> float:
+    """The weight of one argument's unit: its call's weight times its importance, multiplied as the decimal
+    numbers a grammar writes them (``0.1`` and ``0.7``: 0.07) and rounded once to the nearest float, where
+    the float product multiplies their binary approximations (0.06999999999999999). Summed over a corpus,
+    the units then read as the numbers a user works out by hand (30 of them: 2.1, not 2.0999999999999996).
+    Every place that weighs an argument's unit asks here, so fast and general paths count the same weight.
+    The decimal of a float is its shortest repr, the number the grammar gave when it gave at most 17 digits.
+    """
+    if importance == 1.0:
+        return weight
+    if weight == 1.0:
+        return importance
+    key = (weight, importance)
+    product = _UNIT_WEIGHTS.get(key)
+    if product is None:
+        try:
+            product = float(Fraction(repr(weight)) * Fraction(repr(importance)))
+        except (ValueError, OverflowError):  # inf or nan, or a product past a float (a grammar built in code):
+            product = weight * importance      # the float product, inf or nan as before
+        if len(_UNIT_WEIGHTS) < 4096:
+            _UNIT_WEIGHTS[key] = product
+    return product
 
 
 def weight_exact(weight: float) -> Exact:

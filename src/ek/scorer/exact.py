@@ -35,7 +35,7 @@ from ek.calls import Step
 from ek.canon import Canonicalizer, bfcl
 from ek.grammar.model import NO_DEFAULT
 from ek.limits import EXACT_PAIRWISE_CALLS
-from ek.scorer.accounting import ABSENT, FN, TP, Exact, TallyKey, tally_add, weight_exact
+from ek.scorer.accounting import ABSENT, FN, TP, Exact, TallyKey, tally_add, unit_weight, weight_exact
 from ek.scorer.agree import (
     _BFCL_SCALARS,
     _TEMPORAL,
@@ -147,7 +147,7 @@ def call_parts(call: Step, rules_of: Callable[[str], Mapping[str, ArgRule] | Non
             if rule is None or rule.importance == 1.0:
                 at_w += 1
             else:
-                other += weight_exact(w * rule.importance)
+                other += weight_exact(unit_weight(w, rule.importance))
                 n_other += 1
     total = weight_exact(w) * at_w + other
     return (total if type(total) is int else _normal(total)), at_w + n_other

@@ -51,6 +51,7 @@ from ek.scorer.accounting import (
     tally_add,
     tally_pair_rows,
     unit_rows_from_checks,
+    unit_weight,
     weight_exact,
 )
 from ek.scorer.agree import (
@@ -1334,7 +1335,7 @@ class ToolCallMetric:
                     continue
                 imp = rule.importance if rule is not None else 1.0
                 expected, got = (ABSENT, value) if kind == FP else (value, ABSENT)
-                units.append((kind, reason, w * imp, step.name, arg, expected, got, i, j, detail))
+                units.append((kind, reason, unit_weight(w, imp), step.name, arg, expected, got, i, j, detail))
 
     def score_turns(self, turns: Iterable[tuple[Any, Any]], *, grammar: Any = None) -> EpisodeScore:
         """Score a multi-turn episode: each ``(pred, gold)`` turn is its own multiset match (matches never
