@@ -17,6 +17,7 @@ import math
 import random
 from collections.abc import Callable, Collection, Iterable, Sequence
 from fractions import Fraction
+from typing import Any
 
 import attrs
 
@@ -151,20 +152,25 @@ class _Resampler:
 
     def __init__(self, columns: Sequence[Sequence[float]]) -> None:
         self.n = len(columns[0])
-        self.columns = [list(map(float, c)) for c in columns]
-        groups: dict[tuple[float, ...], int] = {}
-        for row in zip(*self.columns):
+        self.width = len(columns)
+        groups: dict[tuple[Any, ...], int] = {}
+        for row in zip(*columns):  # the columns as given (a run's compact arrays): no copy of a million floats
             groups[row] = groups.get(row, 0) + 1
-        self.rows = sorted(groups)
-        self.sizes = [groups[row] for row in self.rows]
+        # equal numbers are one key whatever their type (1 == 1.0 == Fraction(1)), so the keys stay distinct as
+        # floats
+        floated = {tuple(map(float, row)): size for row, size in groups.items()}
+        self.rows = sorted(floated)
+        self.sizes = [floated[row] for row in self.rows]
         self.grouped = len(self.rows) * 8 <= self.n
+        #: the rows as floats, for drawing units one by one (only when almost every row is distinct)
+        self.columns = [] if self.grouped else [list(map(float, c)) for c in columns]
 
     def sums(self, rng: random.Random) -> list[float]:
         n, rnd = self.n, rng.random
         if not self.grouped:
             idx = [int(rnd() * n) for _ in range(n)]
             return [math.fsum(map(col.__getitem__, idx)) for col in self.columns]
-        totals = [0.0] * len(self.columns)
+        totals = [0.0] * self.width
         draws_left, units_left = n, n
         for row, size in zip(self.rows, self.sizes, strict=True):
             # given the draws that fell in the groups before, each of the rest falls in this group with
