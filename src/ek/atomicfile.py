@@ -6,7 +6,9 @@ written and flushed to disk (``fsync``), then renamed over the target, and the
 folder is synced so the rename survives a crash. A run killed at any moment
 leaves the previous file or the complete new one, never a truncated one.
 Only regular files are replaced: a device or a pipe (``--json /dev/stdout``)
-is written in place, and a symlink keeps pointing where it pointed.
+is written in place, and a symlink keeps pointing where it pointed. A symlink
+that points at nothing is refused, naming it: writing through it would create
+a file (and folders) wherever it happens to point.
 
 ``tempfile.mkstemp`` creates its file readable by the owner only, so a file
 renamed from it would be unreadable to everyone else (a generated package
@@ -44,8 +46,7 @@ def write_text_atomic(path: str | os.PathLike[str], text: str, *, errors: str = 
 def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to ``path`` as :func:`write_text_atomic` writes text: a sibling temp file, synced,
     then renamed over ``path``; an error removes the temp file and leaves ``path`` as it was."""
-    target = Path(os.path.realpath(path))
-    target.parent.mkdir(parents=True, exist_ok=True)
+    target, _status = _target(path)
     fd, tmp = _create_sibling(target)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -158,13 +159,32 @@ def _sync_folder(folder: Path) -> None:
 
 def _target(path: str | os.PathLike[str]) -> tuple[Path, os.stat_result | None]:
     """The file ``path`` names (through a symlink: the file it points at is replaced, the link kept), its folder
-    created when missing, and its status (None when it does not exist yet)."""
+    created when missing, and its status (None when it does not exist yet).
+
+    A new file is never created through a symlink that points at nothing (``path`` itself, or a folder on its
+    way): that would write, and create folders, wherever the link happens to point. It is an ``OSError``
+    naming the link and where it points, before anything is written."""
     target = Path(os.path.realpath(path))
-    target.parent.mkdir(parents=True, exist_ok=True)
     try:
         return target, os.stat(target)
     except FileNotFoundError:
-        return target, None
+        pass
+    link = _dangling_link(path)
+    if link is not None:
+        what = "a symlink" if link == os.path.abspath(path) else f"on the way, {link} is a symlink"
+        raise OSError(errno.ENOENT, f"{what} to {os.readlink(link)}, which does not exist: ek creates no file "
+                                    "through a link", link)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return target, None
+
+
+def _dangling_link(path: str | os.PathLike[str]) -> str | None:
+    """``path``, or the first folder on its way up, that is a symlink to nothing; None if there is none."""
+    here = Path(os.path.abspath(path))
+    for candidate in (here, *here.parents):
+        if candidate.is_symlink() and not candidate.exists():
+            return str(candidate)
+    return None
 
 
 def _create_sibling(target: Path) -> tuple[int, Path]:

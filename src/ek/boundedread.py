@@ -1,15 +1,81 @@
-"""Reading a file or a stream whole, but no further than a limit: a file past it is refused, never read to the end.
+"""Opening and reading an input file: never left waiting on a pipe nobody writes to, never reading past a limit.
 
-``ek lint /dev/zero``, ``ek fmt - < /dev/zero`` or an endless pipe would otherwise take all the memory there is.
+``ek lint /dev/zero``, ``ek fmt - < /dev/zero`` or an endless pipe would otherwise take all the memory there is;
+``mkfifo f.ek; ek lint f.ek`` would wait forever, as opening a named pipe to read it waits for a writer.
+:func:`open_input` is the one way ek opens a file it reads (a schema, a grammar, a tool-definition file, a
+corpus, a gold file), and :func:`read_at_most` reads one whole, within a limit.
 """
 
 from __future__ import annotations
 
+import errno
+import os
+import re
+import stat
 from typing import BinaryIO
 
 
 class TooLargeError(ValueError):
     """A file or stream holding more than the bytes its reader takes."""
+
+
+class NotAFileError(OSError):
+    """A path naming a named pipe (FIFO), a socket or a device where a file is read; ``strerror`` says which."""
+
+
+#: Paths of a descriptor already open (stdin; ``/dev/fd/N``, what ``<(zcat ...)`` gives): opening one again never
+#: waits for a writer (the pipe behind it has one, or had one), and reading it ends when its writer is done.
+DESCRIPTOR_PATH = re.compile(r"/dev/stdin|/dev/fd/[0-9]+|/proc/(?:self|thread-self|[0-9]+)/fd/[0-9]+")
+
+
+def not_a_file(mode: int, streams: bool) -> str | None:
+    """What a path of this ``st_mode`` is, when :func:`open_input` refuses it (``streams``: named pipes and
+    devices are read); None when it is read (a regular file; a folder, which ``open`` refuses by itself)."""
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    if stat.S_ISSOCK(mode):
+        return "a socket, not a file"
+    if streams:
+        return None
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO), not a file: opening it would wait for a writer"
+    return "a device, not a file"
+
+
+def open_input(path: str | os.PathLike[str], *, streams: bool = False) -> BinaryIO:
+    """``path`` opened to read its bytes, or an ``OSError`` naming it (:class:`NotAFileError` for what is refused).
+
+    Read: a regular file, and a descriptor path (:data:`DESCRIPTOR_PATH`: ``/dev/stdin``, ``/dev/fd/N``), which
+    is open already. Refused before it is opened: a socket, and unless ``streams`` a named pipe (FIFO) or a
+    device (``/dev/zero``, a terminal). ``streams`` is for a corpus or gold file the user names: a named pipe
+    is then opened as ``cat`` opens it, waiting for its writer. A regular file is opened without waiting, then
+    checked again, so a pipe put in its place in between is refused too.
+
+    >>> open_input("/dev/null")
+    Traceback (most recent call last):
+    ...
+    ek.boundedread.NotAFileError: [Errno 22] a device, not a file: '/dev/null'
+    """
+    name = os.fspath(path)
+    if DESCRIPTOR_PATH.fullmatch(name):
+        return open(name, "rb")
+    mode = os.stat(name).st_mode
+    kind = not_a_file(mode, streams)
+    if kind is not None:
+        raise NotAFileError(errno.EINVAL, kind, name)
+    if not stat.S_ISREG(mode):
+        return open(name, "rb")  # a folder (open's own error), or a pipe or device named by the user: as cat
+    fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):  # put in the file's place since the stat above
+            raise NotAFileError(errno.EINVAL, not_a_file(mode, False) or "not a regular file", name)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return open(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def read_at_most(stream: BinaryIO, limit: int, what: str) -> bytes:
@@ -30,4 +96,4 @@ def read_at_most(stream: BinaryIO, limit: int, what: str) -> bytes:
     return data
 
 
-__all__ = ["TooLargeError", "read_at_most"]
+__all__ = ["DESCRIPTOR_PATH", "NotAFileError", "TooLargeError", "open_input", "read_at_most"]

@@ -174,6 +174,42 @@ def test_a_pipe_path_is_a_corpus_and_a_folder_is_not(tmp_path: Path) -> None:
     assert folder.returncode == 2 and f"{tmp_path}: is a folder" in folder.stderr
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_named_pipe_is_read_when_named_and_refused_when_a_glob_finds_it(tmp_path: Path) -> None:
+    """A named pipe the user names is a corpus (or a gold file), read as cat reads it, once its writer comes. One a
+    glob matched (a pipe left in a results folder) has no writer coming: opening it waited for ever; now the
+    run stops before it starts, naming it. Sockets are refused either way."""
+    import socket
+    import threading
+
+    line = json.dumps({"id": "1", "pred": OK, "gold": G}) + "\n"
+    named = tmp_path / "named.jsonl"
+    os.mkfifo(named)
+
+    def write() -> None:
+        with open(named, "w", encoding="utf-8") as pipe:  # waits for ek to open it for reading
+            pipe.write(line)
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    proc = run_ek("score", named, timeout=60)
+    writer.join(10)
+    assert proc.returncode == 0 and "1 episodes scored" in proc.stdout, proc.stderr
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "a.jsonl").write_text(line, encoding="utf-8")
+    os.mkfifo(runs / "b.jsonl")
+    proc = run_ek("score", str(runs / "*.jsonl"), timeout=30)
+    assert proc.returncode == 2, proc.stderr
+    assert f"{runs / 'b.jsonl'} (matched by {runs / '*.jsonl'}): a named pipe (FIFO), not a file" in proc.stderr
+
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(tmp_path / "s.jsonl"))
+        proc = run_ek("score", tmp_path / "s.jsonl", timeout=30)
+        assert proc.returncode == 2 and f"{tmp_path / 's.jsonl'}: a socket, not a file" in proc.stderr, proc.stderr
+
+
 def test_jobs_read_a_piped_gold_file_once(tmp_path: Path) -> None:
     import subprocess
     import sys

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -134,16 +137,59 @@ def test_fmt_reports_unreadable_files_like_lint(work):
         assert "Errno" not in fmt.stderr and "codec" not in fmt.stderr
 
 
+SCHEMA_READERS = [("lint",), ("fmt", "--check"), ("gen",), ("diff",), ("export", "--to", "openai"),
+                  ("import", "--from", "openai")]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+@pytest.mark.parametrize("command", SCHEMA_READERS, ids=lambda c: c[0])
+def test_a_named_pipe_or_a_device_is_refused_as_a_schema_not_waited_on(command: tuple[str, ...], tmp_path: Path
+                                                                       ) -> None:
+    """Opening a named pipe to read it waits for a writer: `mkfifo f.ek; ek lint f.ek` hung for ever. Every reader
+    of a schema or tool-definition file refuses one (and a device) before it opens it, naming it."""
+    ok = tmp_path / "ok.ek"
+    ok.write_text("grammar demo 1\ntool ping {\n    host: str\n}\n", encoding="utf-8")
+    fifo = tmp_path / "f.ek"
+    os.mkfifo(fifo)
+    extra = ("-o", str(tmp_path / "out")) if command[0] == "gen" else ()
+    for path, what in [(fifo, "a named pipe (FIFO), not a file"), (Path("/dev/null"), "a device, not a file")]:
+        args = ("diff", path, ok) if command[0] == "diff" else (*command, path)
+        proc = ek(*args, *extra, timeout=30)
+        assert proc.returncode in (1, 2) and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+        assert f"{path}" in proc.stderr and what in proc.stderr, proc.stderr[-2000:]
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def _bash(script: str, *args: str | Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """``bash -c script`` with ``$1`` the Python running the tests and ``$2``... ``args``: for ``<(...)``."""
+    return subprocess.run(["bash", "-c", script, "-", sys.executable, *map(str, args)], check=False,
+                          capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.skipif(shutil.which("bash") is None or not Path("/dev/fd").exists(), reason="needs bash and /dev/fd")
+def test_a_schema_through_a_pipe_path_or_stdin_is_still_read(tmp_path: Path) -> None:
+    """/dev/fd/N (what `<(cmd)` gives) and /dev/stdin are descriptors already open: they never wait for a writer,
+    and are read as before (ek.boundedread.DESCRIPTOR_PATH)."""
+    ok = tmp_path / "ok.ek"
+    ok.write_text("grammar demo 1\ntool ping {\n    host: str\n}\n", encoding="utf-8")
+    for script in ['"$1" -m ek lint <(cat "$2")', '"$1" -m ek lint /dev/stdin < "$2"',
+                   '"$1" -m ek export --to openai <(cat "$2")']:
+        proc = _bash(script, ok)
+        assert proc.returncode == 0, (script, proc.stderr)
+
+
 @pytest.mark.slow
-@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
-@pytest.mark.parametrize("args", [("lint", "/dev/zero"), ("fmt", "--check", "/dev/zero"), ("gen", "/dev/zero"),
-                                  ("diff", "/dev/zero", "/dev/zero"), ("import", "--from", "openai", "/dev/zero")])
-def test_an_endless_input_is_refused_at_the_size_limit_not_read_to_the_end(args: tuple[str, ...], tmp_path: Path
+@pytest.mark.skipif(shutil.which("bash") is None or not Path("/dev/fd").exists(), reason="needs bash and /dev/fd")
+@pytest.mark.parametrize("command", SCHEMA_READERS, ids=lambda c: c[0])
+def test_an_endless_input_is_refused_at_the_size_limit_not_read_to_the_end(command: tuple[str, ...], tmp_path: Path
                                                                            ) -> None:
-    """/dev/zero (or an endless pipe) is read no further than ek.limits.SCHEMA_FILE_MAX_BYTES: a located error,
-    where reading it whole ended in a MemoryError traceback (or took the machine's memory)."""
-    extra = ("-o", str(tmp_path / "out")) if args[0] == "gen" else ()
-    proc = ek(*args, *extra, timeout=60)
+    """An endless pipe (`<(cat /dev/zero)`) is read no further than ek.limits.SCHEMA_FILE_MAX_BYTES: a located
+    error, where reading it whole ended in a MemoryError traceback (or took the machine's memory)."""
+    ok = tmp_path / "ok.ek"
+    ok.write_text("grammar demo 1\ntool ping {\n    host: str\n}\n", encoding="utf-8")
+    extra = ' -o "$3"' if command[0] == "gen" else ' "$2"' if command[0] == "diff" else ""
+    script = f'"$1" -m ek {" ".join(command)} <(cat /dev/zero){extra}'
+    proc = _bash(script, ok, tmp_path / "out")
     assert proc.returncode in (1, 2) and "Traceback" not in proc.stderr, proc.stderr[-2000:]
     assert "larger than ek reads" in proc.stderr, proc.stderr[-2000:]
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())

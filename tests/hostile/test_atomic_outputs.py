@@ -46,6 +46,50 @@ def test_a_symlink_keeps_pointing_and_its_file_gets_the_new_text(tmp_path: Path)
     assert "\\udfff" in real.read_text()  # UTF-8 cannot hold a lone surrogate: its JSON escape is written
 
 
+def test_a_symlink_to_nothing_is_refused_naming_it_and_nothing_is_written_through_it(tmp_path: Path) -> None:
+    """A link to a file that does not exist (or a folder on the way that is one) was written through: the file,
+    and every folder on the way to it, appeared wherever the link pointed. Every writer now refuses it, naming
+    the link, and writes nothing anywhere."""
+    from ek.atomicfile import open_text_atomic, write_bytes_atomic, write_texts_atomic
+
+    elsewhere = tmp_path / "elsewhere"
+    out = tmp_path / "out"
+    out.mkdir()
+    link = out / "report.json"
+    link.symlink_to(elsewhere / "deep" / "report.json")
+    folder_link = out / "runs"
+    folder_link.symlink_to(elsewhere / "runs")
+
+    def with_handle(path: Path) -> None:
+        with open_text_atomic(path) as handle:
+            handle.write("new")
+
+    writers = [lambda p: write_text_atomic(p, "new"), lambda p: write_json_atomic(p, {}), with_handle,
+               lambda p: write_bytes_atomic(p, b"new"), lambda p: write_texts_atomic({out / "other.json": "x", p: "x"})]
+    for write in writers:
+        for path, named in [(link, link), (folder_link / "a" / "report.json", folder_link)]:
+            with pytest.raises(OSError, match="a symlink to .*which does not exist") as caught:
+                write(path)
+            assert str(named) in f"{caught.value.filename} {caught.value.strerror}"  # what a CLI prints
+    assert not elsewhere.exists()
+    assert sorted(p.name for p in out.iterdir()) == ["report.json", "runs"]  # no temp file, no other.json
+    assert link.is_symlink() and folder_link.is_symlink()
+
+
+def test_ek_gen_refuses_to_write_a_module_through_a_symlink_to_nothing(tmp_path: Path) -> None:
+    from ekcli import run_ek
+
+    schema = tmp_path / "demo.ek"
+    schema.write_text("grammar demo 1\ntool ping {\n    host: str\n}\n", encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "demo_v1.py").symlink_to(tmp_path / "elsewhere" / "deep" / "x.py")
+    proc = run_ek("gen", schema, "-o", out)
+    assert proc.returncode == 1, proc.stderr
+    assert f"cannot write {out / 'demo_v1.py'}: a symlink to {tmp_path / 'elsewhere' / 'deep' / 'x.py'}" in proc.stderr
+    assert not (tmp_path / "elsewhere").exists() and sorted(p.name for p in out.iterdir()) == ["demo_v1.py"]
+
+
 def test_missing_folders_of_a_target_are_created(tmp_path: Path) -> None:
     target = tmp_path / "runs" / "2026-12-05" / "report.json"
     write_json_atomic(target, {"f1": 1.0})

@@ -195,3 +195,20 @@ def test_runtime_still_reads_a_module_written_by_generator_4(tmp_path: Path) -> 
     event = module.CreateEvent.from_args(args)
     assert event.metadata == module.CreateEventMetadata(priority=2) and event.to_args() == current.CreateEvent.from_args(args).to_args()
     assert list(module.TOOLS) == list(current.TOOLS)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="needs named pipes")
+def test_a_named_pipe_in_a_search_folder_is_passed_over_not_waited_on(tmp_path: Path) -> None:
+    # Resolving NAME@VERSION reads the header of every .ek file in the search path: a named pipe among them
+    # (opening one waits for a writer) hung the lookup for ever; it is not a schema, and the lookup goes on.
+    import os
+    import threading
+
+    shutil.copy(SCHEMAS / "travel-v2.ek", tmp_path / "travel-v2.ek")
+    os.mkfifo(tmp_path / "a-pipe.ek")
+    found: list[object] = []
+    lookup = threading.Thread(target=lambda: found.append(resolve_grammar("travel@2", search_path=[tmp_path])),
+                              daemon=True)  # a daemon: a lookup stuck in open() must fail the test, not hang it
+    lookup.start()
+    lookup.join(30)
+    assert found == [ek.grammar.load(SCHEMAS / "travel-v2.ek")]

@@ -18,6 +18,7 @@ from typing import Any
 import attrs
 
 from ek.bfcl.multiturn import is_multi_turn_answer
+from ek.boundedread import open_input
 from ek.parsing.values import long_int_reason
 
 
@@ -126,7 +127,7 @@ def _lines(path: str | Path) -> Iterator[tuple[Path, int, dict[str, Any]]]:
 
 
 def _file_lines(path: Path) -> Iterator[tuple[Path, int, dict[str, Any]]]:
-    with open(path, "rb") as handle:
+    with open_input(path) as handle:
         for number, raw in enumerate(handle, 1):
             try:
                 line = raw.decode("utf-8")

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import attrs
 
+from ek.boundedread import open_input, read_at_most
 from ek.limits import BFCL_SOURCE_MAX_BYTES
 
 #: Where BFCL keeps the source of its multi-turn APIs, inside the ``bfcl_eval`` package folder.
@@ -90,7 +91,11 @@ def _methods(path: Path) -> Iterable[tuple[str, tuple[str, ...]]]:
         raise SignatureError(f"{path}: {size:,} bytes, more than BFCL's API source could be "
                              f"({BFCL_SOURCE_MAX_BYTES:,})")
     try:
-        tree = ast.parse(path.read_bytes(), filename=str(path))
+        with open_input(path) as handle:
+            source = read_at_most(handle, BFCL_SOURCE_MAX_BYTES, str(path))
+        tree = ast.parse(source, filename=str(path))
+    except OSError as exc:
+        raise SignatureError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         raise SignatureError(f"{path}: not Python source BFCL ships: {exc}") from None
     for node in tree.body:

@@ -271,6 +271,17 @@ def write_report(command: str, option: str, path: str, write: Any) -> int | None
     return None
 
 
+def _not_readable(path: str) -> str | None:
+    """What an input path is when ek cannot read it at all (a socket: ``ek.boundedread.not_a_file``), else None;
+    a named pipe is read as ``cat`` reads it (docs/guarantees.md, "Inputs that are not files")."""
+    from ek.boundedread import not_a_file
+
+    try:
+        return not_a_file(os.stat(path).st_mode, streams=True)
+    except OSError:
+        return None  # opening it says why
+
+
 def check_inputs(command: str, args: argparse.Namespace, paths: list[str]) -> int | None:
     """Exit status 2 with a message when an input file or the default grammar is unusable, else None."""
     if args.gold and args.bfcl_answers:
@@ -291,6 +302,8 @@ def check_inputs(command: str, args: argparse.Namespace, paths: list[str]) -> in
             return usage_error(command, f"no such file: {path}")
         if os.path.isdir(path) and path not in bfcl_data:
             return usage_error(command, f"{path}: is a folder, not a file")
+        if path != "-" and (kind := _not_readable(path)):
+            return usage_error(command, f"{path}: {kind}")
     for option, path in (("--bfcl-answers", args.bfcl_answers), ("--bfcl-questions", args.bfcl_questions)):
         if path and not (os.path.isfile(path) or os.path.isdir(path)):  # signatures are looked for beside them
             return usage_error(command, f"{option} {path}: must be a regular file or a folder, not a pipe")

@@ -33,6 +33,7 @@ from ek.bfcl.gold import expects_no_call, expects_some_call, gold_calls
 from ek.bfcl.multiturn import category_of_id, ground_truth_turns, is_steps
 from ek.bfcl.signatures import Signatures, load_signatures
 from ek.bfcl.variation import prompt_variation
+from ek.boundedread import open_input
 from ek.calls import ANY_CALL, Step
 from ek.goldjson import any_call_gold, gold_from_json
 from ek.limits import CORPUS_LINE_MAX_BYTES
@@ -650,7 +651,7 @@ def load_gold_file(path: str | Path) -> tuple[dict[Any, GoldEntry], list[LineErr
     first_line: dict[Any, int] = {}
     errors: list[LineError] = []
     counts = LineCounts()
-    with open(path, "rb") as stream:
+    with open_input(path, streams=True) as stream:
         for number, raw in iter_raw_lines(bounded_lines(stream), counts):  # type: ignore[arg-type]
             try:
                 obj = _decode_line(raw)

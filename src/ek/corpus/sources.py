@@ -31,6 +31,7 @@ from typing import Any, BinaryIO
 
 import attrs
 
+from ek.boundedread import not_a_file, open_input
 from ek.corpus.reading import PRED_KEYS, LineCounts, bounded_lines, iter_raw_lines
 from ek.extras import import_failure
 
@@ -68,7 +69,9 @@ def expand(paths: str | Sequence[str]) -> list[str]:
     """The input files, in order: each path as given, a pattern (``*``, ``?``, ``[``) expanded, sorted.
 
     A path that exists is taken as is even if its name holds a pattern character; a pattern that matches
-    nothing raises :class:`SourceError`.
+    nothing raises :class:`SourceError`, and so does one that matches a named pipe, a socket or a device: a
+    pipe named by the user is read (its writer is the user's), one that a pattern found (left in a results
+    folder) has no writer coming, and opening it would wait forever.
 
     >>> expand("-")
     ['-']
@@ -81,8 +84,20 @@ def expand(paths: str | Sequence[str]) -> list[str]:
         matches = sorted(glob.glob(path, recursive=True))
         if not matches:
             raise SourceError(f"no file matches {path}")
+        for match in matches:
+            kind = _not_a_file(match)
+            if kind is not None:
+                raise SourceError(f"{match} (matched by {path}): {kind}")
         out.extend(matches)
     return out
+
+
+def _not_a_file(path: str) -> str | None:
+    """What ``path`` is when it is neither a file nor a folder (:func:`ek.boundedread.not_a_file`), else None."""
+    try:
+        return not_a_file(os.stat(path).st_mode, streams=False)
+    except OSError:
+        return None  # gone, or unreadable: opening it says why
 
 
 def kind_of(head: bytes) -> str:
@@ -230,7 +245,7 @@ def _opened(path: str) -> Iterator[BinaryIO]:
         yield sys.stdin.buffer
         return
     try:
-        stream = open(path, "rb")  # noqa: SIM115 - closed below; opening apart says which step failed
+        stream = open_input(path, streams=True)  # closed below; opening apart says which step failed
     except OSError as exc:
         raise SourceError(f"{path}: {exc.strerror or exc}") from None
     with stream:

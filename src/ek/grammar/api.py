@@ -8,7 +8,7 @@ from typing import BinaryIO
 
 import attrs
 
-from ek.boundedread import TooLargeError, read_at_most
+from ek.boundedread import TooLargeError, open_input, read_at_most
 from ek.grammar.checker import check
 from ek.grammar.comments import comment_problems
 from ek.grammar.diagnostics import Diagnostic, SchemaError
@@ -74,10 +74,11 @@ def load(path: str | os.PathLike[str]) -> GraphGrammar:
 
 
 def read_bytes(name: str) -> bytes:
-    """A schema file's bytes; a file that cannot be read, or holds more than :data:`ek.limits.SCHEMA_FILE_MAX_BYTES`
-    (``/dev/zero``: it is not read to its end), is a :class:`SchemaError` naming it."""
+    """A schema file's bytes; a file that cannot be read, is not a file (a named pipe, a device:
+    :func:`ek.boundedread.open_input`), or holds more than :data:`ek.limits.SCHEMA_FILE_MAX_BYTES` (an endless
+    pipe is not read to its end) is a :class:`SchemaError` naming it."""
     try:
-        with open(name, "rb") as handle:
+        with open_input(name) as handle:
             return read_schema_stream(handle, name)
     except OSError as err:
         raise SchemaError([Diagnostic(name, 1, 1, f"cannot read schema: {err.strerror or err}")]) from err

@@ -16,7 +16,7 @@ import sys
 from typing import Any
 
 from ek.atomicfile import write_text_atomic
-from ek.boundedread import TooLargeError, read_at_most
+from ek.boundedread import TooLargeError, open_input, read_at_most
 from ek.grammar.strings import lone_surrogate
 from ek.interop.issues import child
 from ek.limits import SCHEMA_FILE_MAX_BYTES
@@ -106,13 +106,14 @@ def read_json_or_lines(text: str, where: str) -> Any:
 
 
 def read_text(path: str) -> str:
-    """The UTF-8 text of ``path`` (``-``: stdin); unreadable files, and files or streams of more than
+    """The UTF-8 text of ``path`` (``-``: stdin); unreadable files, what is not a file (a named pipe, a device:
+    :func:`ek.boundedread.open_input`), and files or streams of more than
     :data:`ek.limits.SCHEMA_FILE_MAX_BYTES` (read no further), are a ``ValueError`` naming them."""
     try:
         if path == "-":
             data = read_at_most(sys.stdin.buffer, SCHEMA_FILE_MAX_BYTES, "the input")
         else:
-            with open(path, "rb") as stream:
+            with open_input(path) as stream:
                 data = read_at_most(stream, SCHEMA_FILE_MAX_BYTES, "the file")
         return data.decode("utf-8-sig")  # (a byte order mark, as Windows tools write one, is no part of the JSON)
     except OSError as exc:

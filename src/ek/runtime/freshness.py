@@ -22,6 +22,7 @@ import threading
 import types
 from pathlib import Path
 
+from ek.boundedread import open_input
 from ek.codegen import grammar_sha256
 from ek.grammar import SchemaError, load
 from ek.runtime.errors import GeneratedModuleError, StaleModuleError
@@ -93,7 +94,8 @@ def _digest(kind: str, schema: Path, st: os.stat_result | None = None) -> tuple[
     if hit is not None:
         return hit
     if kind == "bytes":
-        digest: tuple[str, str | None] = (hashlib.sha256(schema.read_bytes()).hexdigest(), None)
+        with open_input(schema) as handle:  # a schema path: never left waiting on a named pipe
+            digest: tuple[str, str | None] = (hashlib.sha256(handle.read()).hexdigest(), None)
     else:
         grammar = load(schema)
         digest = (grammar_sha256(grammar), grammar.key)

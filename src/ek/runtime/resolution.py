@@ -16,8 +16,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
+from ek.boundedread import TooLargeError, open_input, read_at_most
 from ek.grammar.model import GraphGrammar
 from ek.grammar.names import safe_identifier
+from ek.limits import SCHEMA_FILE_MAX_BYTES
 from ek.runtime.errors import GrammarNotFoundError, StaleModuleError
 from ek.runtime.freshness import check_fresh, recorded_schema
 from ek.runtime.loader import compile_grammar, import_generated, load_schema
@@ -39,10 +41,12 @@ def parse_key(key: str) -> tuple[str, int]:
 
 
 def schema_key(path: Path) -> tuple[str, int] | None:
-    """``(NAME, VERSION)`` from a schema's ``grammar`` header, read without a full parse."""
+    """``(NAME, VERSION)`` from a schema's ``grammar`` header, read without a full parse; None for a file that
+    is not a schema, or not a file (a named pipe in a search folder is passed over, never waited on)."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        with open_input(path) as handle:
+            text = read_at_most(handle, SCHEMA_FILE_MAX_BYTES, "the schema").decode("utf-8")
+    except (OSError, UnicodeDecodeError, TooLargeError):
         return None
     for line in text.splitlines():
         stripped = line.strip()

@@ -23,6 +23,8 @@ import bisect
 import math
 import numbers
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from itertools import repeat
+from operator import add, sub
 from typing import Any
 
 from ek.calls import Precedence
@@ -307,63 +309,74 @@ def _ratio(x: Any, r: int, c: int) -> tuple[int, int]:
     return int(num), int(den)
 
 
-def _exact_costs(scores: Sequence[Sequence[Any]], flip: bool) -> list[list[int]]:
-    """The min-cost table as integers: minus each score times the least common denominator (transposed if ``flip``)."""
-    ratios = [[_ratio(x, r, c) for c, x in enumerate(row)] for r, row in enumerate(scores)]
-    scale = math.lcm(*{den for row in ratios for _, den in row})
-    costs = [[-(num * (scale // den)) for num, den in row] for row in ratios]
+def _exact_costs(scores: Sequence[Sequence[Any]], flip: bool, times: int = 1) -> list[list[int]]:
+    """The min-cost table as integers: minus each score times the least common denominator, times ``times``
+    (transposed if ``flip``).
+
+    A table of a few distinct scores (a scorer's) converts each of them once: 1,000 x 1,000 cells of three
+    scores took 1 s one by one, 0.05 s so. A table with something that is not a finite number is read cell by
+    cell, for the error that names its row and column."""
+    try:
+        distinct: set[Any] | None = set().union(*map(set, scores))
+    except TypeError:  # not hashable: not a number either, and the error below names the cell
+        distinct = None
+    ratios = None
+    if distinct is not None and len(distinct) * _DISTINCT_SHARE <= len(scores) * len(scores[0]):
+        try:
+            ratios = {x: _ratio(x, 0, 0) for x in distinct}
+        except (TypeError, ValueError):
+            ratios = None
+    if ratios is None:
+        cells = [[_ratio(x, r, c) for c, x in enumerate(row)] for r, row in enumerate(scores)]
+        scale = math.lcm(*{den for row in cells for _, den in row}) * times
+        costs = [[-(num * (scale // den)) for num, den in row] for row in cells]
+    else:  # equal scores are equal numbers (Python compares ints, floats, Fractions and Decimals exactly)
+        scale = math.lcm(*{den for _, den in ratios.values()}) * times
+        cost_of = {x: -(num * (scale // den)) for x, (num, den) in ratios.items()}
+        costs = [list(map(cost_of.__getitem__, row)) for row in scores]
     return [list(col) for col in zip(*costs)] if flip else costs
 
 
+#: A table converts its distinct scores once when it has at least this many cells per distinct score (else
+#: the set and the mapping cost more than they save).
+_DISTINCT_SHARE = 8
+
+
 def _solve_python(scores: Sequence[Sequence[Any]], flip: bool) -> _Optimum:
-    """ek's own solver: shortest augmenting paths with potentials (the Hungarian method), O(n^2 m), in exact
-    integers. Rows are added one at a time; each finds the cheapest way in through the columns taken so far."""
-    cost = _exact_costs(scores, flip)
-    n, m = len(cost), len(cost[0])
-    inf = math.inf
-    u = [0] * (n + 1)
-    v = [0] * (m + 1)
-    p = [0] * (m + 1)  # p[col] = row (1-based) assigned to col; 0 = none
-    way = [0] * (m + 1)
-    for row in range(1, n + 1):
-        p[0] = row
-        col0 = 0
-        minv: list[Any] = [inf] * (m + 1)
-        used = [False] * (m + 1)
-        while True:
-            used[col0] = True
-            r0 = p[col0]
-            crow = cost[r0 - 1]
-            ur0 = u[r0]
-            delta: Any = inf
-            col1 = 0
-            for col in range(1, m + 1):
-                if not used[col]:
-                    cur = crow[col - 1] - ur0 - v[col]
-                    if cur < minv[col]:
-                        minv[col] = cur
-                        way[col] = col0
-                    if minv[col] < delta:
-                        delta = minv[col]
-                        col1 = col
-            for col in range(m + 1):
-                if used[col]:
-                    u[p[col]] += delta
-                    v[col] -= delta
-                else:
-                    minv[col] -= delta
-            col0 = col1
-            if p[col0] == 0:
+    """ek's own solver, in exact integers: shortest augmenting paths with potentials (the Hungarian method, as
+    SciPy's ``linear_sum_assignment`` runs it), O(n^2 m) at worst.
+
+    Each row starts at its cheapest cost as potential and takes the lowest free column at that cost, if one is
+    free (on a scorer's table of a few distinct scores, most rows do). Each row left is then added by
+    :func:`_add_row`. Invariants (what :func:`_canonical` needs): reduced costs ``cost - u - v`` are never
+    negative, assigned cells have zero, ``v <= 0``, and a free column has ``v == 0``.
+
+    Costs and potentials are held times ``2 * (n + 1)``, so that below that unit a search's distance can
+    carry whether a column is free and which row reached it (:func:`_add_row`).
+    """
+    n = min(len(scores), len(scores[0]))
+    rank_unit = n + 1  # more than any rank of a row in a search
+    cost = _exact_costs(scores, flip, 2 * rank_unit)
+    m = len(cost[0])
+    u = [min(row) for row in cost]
+    v = [0] * m
+    col_of = [-1] * n
+    row_of = [-1] * m
+    for r in range(n):  # the lowest free column at the row's cheapest cost, if one is free: no search needed
+        crow, low = cost[r], u[r]
+        c = crow.index(low)
+        while row_of[c] >= 0:
+            try:
+                c = crow.index(low, c + 1)
+            except ValueError:
                 break
-        while col0:
-            col1 = way[col0]
-            p[col0] = p[col1]
-            col0 = col1
-    match = [0] * n
-    for col in range(1, m + 1):
-        if p[col]:
-            match[p[col] - 1] = col - 1
-    pot_u, pot_v = u[1:], v[1:]
+        else:
+            col_of[r], row_of[c] = c, r
+    col_term = [-rank_unit if row_of[c] >= 0 else 0 for c in range(m)]  # v, less the unit if taken
+    for root in range(n):
+        if col_of[root] < 0:
+            _add_row(root, cost, u, v, col_term, col_of, row_of, rank_unit)
+    pot_u, pot_v = u, v
 
     def tight_cols(r: int) -> list[int]:
         crow, ur = cost[r], pot_u[r]
@@ -373,7 +386,54 @@ def _solve_python(scores: Sequence[Sequence[Any]], flip: bool) -> _Optimum:
         vc = pot_v[c]
         return [r for r in range(n) if cost[r][c] - pot_u[r] == vc]
 
-    return _Optimum(n, m, match, [x == 0 for x in pot_v], tight_cols, tight_rows)
+    return _Optimum(n, m, col_of, [x == 0 for x in pot_v], tight_cols, tight_rows)
+
+
+def _add_row(root: int, cost: list[list[int]], u: list[int], v: list[int], col_term: list[int], col_of: list[int],
+             row_of: list[int], rank_unit: int) -> None:
+    """Assign the free row ``root`` along a shortest augmenting path, then move the potentials of the rows and
+    columns the search reached so that the invariants of :func:`_solve_python` hold again.
+
+    Dijkstra's search over reduced costs (never negative) from ``root``, the potentials held until it ends. Each
+    step reads one row in C (``map`` over it; the textbook loop, column by column in Python, also moved every
+    potential at every step). A column's key is its distance (a multiple of ``2 * rank_unit``), plus
+    ``rank_unit`` if it is taken, plus the rank of the row that reached it first at that distance: so the
+    least key is the nearest column, a free one first (where a taken one would only lead on, on tied tables),
+    and says where the path came from.
+    """
+    unit = 2 * rank_unit
+    keys = list(map(sub, cost[root], col_term))
+    ur = u[root]
+    keys = [k - ur for k in keys]
+    done = max(keys) + 1  # above every key still to come: marks the columns reached
+    masked = list(col_term)  # col_term less ``done`` at the columns reached: their keys never come below it
+    rows_reached = [(root, 0)]  # (row, its distance), by rank
+    cols_reached: dict[int, tuple[int, int]] = {}  # col -> (its distance, the rank of the row it came from)
+    while True:
+        low = min(keys)
+        col = keys.index(low)
+        dist = low - low % unit
+        cols_reached[col] = (dist, low % rank_unit)
+        row = row_of[col]
+        if row < 0:
+            break
+        keys[col] = done
+        masked[col] -= done
+        step = dist - u[row] + len(rows_reached)
+        rows_reached.append((row, dist))
+        keys = [k if k < c else c for k, c in zip(keys, map(add, map(sub, cost[row], masked), repeat(step)))]
+    while True:  # back along the path, each row taking the column it reached
+        row = rows_reached[cols_reached[col][1]][0]
+        before = col_of[row]
+        col_of[row], row_of[col] = col, row
+        if row == root:
+            break
+        col = before
+    for r, d in rows_reached:
+        u[r] += dist - d
+    for c, (d, _rank) in cols_reached.items():
+        v[c] -= dist - d
+        col_term[c] = v[c] - rank_unit  # taken now, the sink too
 
 
 def _solve_scipy(scores: Sequence[Sequence[Any]], flip: bool) -> _Optimum | None:
