@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import importlib
+import io
 import os
 import signal
 import sys
@@ -42,6 +43,16 @@ def _terminate(_signum: int, _frame: Any) -> None:
     raise Terminated
 
 
+class _Nowhere(io.TextIOBase):
+    """The stream behind a closed stdout: takes text and keeps none (not a terminal, no file descriptor)."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+
 class ReaderGoneSafe:
     """The process's stdout, for a command run as its own process: once the reader of a pipe has gone
     (``ek score ... | head -1``), what is still printed goes to ``/dev/null``, so the command carries on, writes
@@ -56,8 +67,8 @@ class ReaderGoneSafe:
 
     def __init__(self, stream: TextIO | None) -> None:
         self._closed = stream is None
-        # a closed stdout (``>&-``) is None in Python; what is printed then goes to /dev/null, and is a failure
-        self._stream = stream if stream is not None else open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
+        # a closed stdout (``>&-``) is None in Python; what is printed then goes nowhere, and is a failure
+        self._stream = stream if stream is not None else _Nowhere()
         self.failure: str | None = None
 
     def write(self, text: str) -> int:
