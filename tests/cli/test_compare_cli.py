@@ -171,3 +171,17 @@ def test_bootstrap_replicates_are_bounded(tmp_path: Path) -> None:
         paired_bootstrap(rows, rows, replicates=BOOTSTRAP_MAX_REPLICATES + 1)
     with pytest.raises(ValueError, match="replicates must be between"):
         bootstrap_f1(*rows, replicates=BOOTSTRAP_MAX_REPLICATES + 1)
+
+
+def test_a_report_over_the_file_redirected_to_stdin_is_refused(tmp_path: Path) -> None:
+    """`ek compare - B.jsonl --json A.jsonl < A.jsonl` replaced run A's file with the report: '-' was never
+    compared with the report paths. Now the file behind stdin counts as an input (ek score too)."""
+    a = synthetic_corpus(tmp_path / "a.jsonl", 40, seed=1)
+    b = synthetic_corpus(tmp_path / "b.jsonl", 40, seed=2)
+    before = a.read_text()
+    for command in (["compare", "-", b], ["score", "-"]):
+        proc = run_ek(*command, "--json", a, stdin_file=a)
+        assert proc.returncode == 2 and "is also an input of this run (-)" in proc.stderr, proc.stderr
+        assert a.read_text() == before
+    piped = run_ek("compare", "-", b, "--json", tmp_path / "r.json", stdin=before)  # a pipe is no file: no clash
+    assert piped.returncode == 0, piped.stderr

@@ -43,6 +43,6 @@ def run(args: argparse.Namespace) -> int:
     for issue in issues:
         print(f"{args.schema}: {issue}", file=sys.stderr)
     text = json_shown(json.dumps(data, indent=args.indent or None, ensure_ascii=False)) + "\n"
-    if not write_output(text, args.output, "export"):
+    if not write_output(text, args.output, "export", args.schema):
         return 2
     return 1 if args.strict and issues else 0

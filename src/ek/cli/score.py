@@ -17,6 +17,7 @@ import os
 import sys
 from typing import Any, NoReturn
 
+from ek.atomicfile import writes_over
 from ek.canon import CANONICALIZERS
 from ek.limits import BOOTSTRAP_MAX_REPLICATES
 from ek.parsing import get_format
@@ -240,20 +241,12 @@ def output_clash(outputs: list[tuple[str, str]], inputs: list[str]) -> str | Non
     """Why writing the reports would destroy an input or another report (an output that is an input file, as
     a second run over ``'out/*.jsonl'`` with ``--episodes-out out/ep.jsonl`` makes it; two reports to one file),
     or None."""
-    def same(a: str, b: str) -> bool:
-        if a == "-" or b == "-":
-            return False
-        try:
-            return os.path.samefile(a, b)
-        except OSError:  # one does not exist (yet): the same path is the same file
-            return os.path.abspath(a) == os.path.abspath(b)
-
     for k, (option, out) in enumerate(outputs):
         for path in inputs:
-            if same(out, path):
+            if writes_over(out, path):
                 return f"{option} {out}: is also an input of this run ({path}); writing it would replace it"
         for other, second in outputs[k + 1:]:
-            if same(out, second):
+            if writes_over(out, os.path.join(".", second)):  # (a report named '-' is a file so named)
                 return f"{option} and {other} both write {out}: give each report its own file"
     return None
 
