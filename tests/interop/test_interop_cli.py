@@ -142,3 +142,18 @@ def test_an_output_that_is_the_input_is_refused_and_the_input_kept(tmp_path: Pat
         assert "is also the input" in proc.stderr and "Traceback" not in proc.stderr
     assert "(stdin)" in runs[-1].stderr
     assert (schema.read_text(), tools.read_text()) == before
+
+
+def test_export_indent_is_bounded() -> None:
+    """`--indent 1000000` wrote a gigabyte for the travel schema and `--indent 1000000000` died of a MemoryError
+    traceback; a negative indent was taken as 'newlines, no indent'. Now 0 to EXPORT_MAX_INDENT, else exit 2."""
+    from ek.limits import EXPORT_MAX_INDENT
+
+    schema = ROOT / "schemas" / "travel-v1.ek"
+    for bad in ("1000000000", str(EXPORT_MAX_INDENT + 1), "-1", "two"):
+        proc = ek("export", "--to", "openai", schema, "--indent", bad)
+        assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+        assert f"--indent: expected a whole number from 0 to {EXPORT_MAX_INDENT}" in proc.stderr
+    widest = ek("export", "--to", "openai", schema, "--indent", str(EXPORT_MAX_INDENT))
+    assert widest.returncode == 0 and "\n" + " " * EXPORT_MAX_INDENT + "{" in widest.stdout
+    assert "\n" not in ek("export", "--to", "openai", schema, "--indent", "0").stdout.rstrip("\n")
