@@ -72,7 +72,10 @@ def _interval(estimate: float, values: Sequence[float], confidence: float, repli
     return Interval(estimate, min(low, estimate), max(high, estimate), confidence, replicates, seed)
 
 
-def _check(replicates: int, confidence: float) -> None:
+def _check(replicates: int, confidence: float, seed: int) -> None:
+    # random.Random seeds with an int's absolute value: -7 would silently be 7, two "independent" runs one
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"seed must be a whole number of at least 0, got {seed!r}")
     if not 1 <= replicates <= BOOTSTRAP_MAX_REPLICATES:
         raise ValueError(f"replicates must be between 1 and {BOOTSTRAP_MAX_REPLICATES:,}, got {replicates}")
     if not 0 < confidence < 1:
@@ -130,7 +133,7 @@ def bootstrap_f1(tp: Sequence[float], fp: Sequence[float], fn: Sequence[float], 
     >>> ci.low <= ci.estimate <= ci.high, round(ci.estimate, 4)
     (True, 0.6667)
     """
-    _check(replicates, confidence)
+    _check(replicates, confidence, seed)
     n = len(tp)
     if not (n == len(fp) == len(fn)):
         raise ValueError("tp, fp and fn rows must have the same length")
@@ -151,7 +154,7 @@ def bootstrap_mean(values: Sequence[float], *, replicates: int = 1000, seed: int
     >>> ci.estimate, ci.low <= 0.75 <= ci.high, ci == bootstrap_mean([1, 1, 0, 1], replicates=200, seed=7)
     (0.75, True, True)
     """
-    _check(replicates, confidence)
+    _check(replicates, confidence, seed)
     n = len(values)
     estimate = math.fsum(values) / n if n else 0.0
     if n == 0:
@@ -314,7 +317,7 @@ def paired_bootstrap(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]],
     >>> r.delta.estimate, r.p_value
     (0.0, 1.0)
     """
-    _check(replicates, confidence)
+    _check(replicates, confidence, seed)
     n = len(a[0])
     if any(len(col) != n for col in (*a, *b)):
         raise ValueError("both systems need one row per episode, in the same order")

@@ -185,3 +185,25 @@ def test_a_report_over_the_file_redirected_to_stdin_is_refused(tmp_path: Path) -
         assert a.read_text() == before
     piped = run_ek("compare", "-", b, "--json", tmp_path / "r.json", stdin=before)  # a pipe is no file: no clash
     assert piped.returncode == 0, piped.stderr
+
+
+@pytest.mark.parametrize("command", ["compare", "score"])
+def test_a_negative_seed_is_refused_not_taken_as_its_absolute_value(tmp_path: Path, command: str) -> None:
+    """random.Random(-7) is random.Random(7): `--seed -7` gave exactly the interval of `--seed 7`, so two runs
+    meant to be independent were one. A seed is now 0 or more (as NumPy's), and huge ones still work."""
+    a = synthetic_corpus(tmp_path / "a.jsonl", 40, seed=1)
+    files = [a, synthetic_corpus(tmp_path / "b.jsonl", 40, seed=2)] if command == "compare" else [a]
+    extra = [] if command == "compare" else ["--bootstrap", "200"]
+    proc = run_ek(command, *files, *extra, "--seed", "-7")
+    assert proc.returncode == 2 and "--seed: expected a whole number 0 or more, got -7" in proc.stderr
+    assert run_ek(command, *files, *extra, "--seed", str(10**30)).returncode == 0
+
+
+@pytest.mark.parametrize("seed", [-7, True, 1.5])
+def test_the_bootstrap_functions_refuse_a_seed_random_would_misread(seed: object) -> None:
+    """The library's own check (ek.stats owns the seed): -7 was 7 to random.Random."""
+    rows = ([1, 0, 1], [0, 1, 0], [0, 1, 0])
+    for call in (lambda: bootstrap_f1(*rows, replicates=10, seed=seed),
+                 lambda: paired_bootstrap(rows, rows, replicates=10, seed=seed)):
+        with pytest.raises(ValueError, match="seed must be a whole number of at least 0"):
+            call()

@@ -32,6 +32,7 @@ from ek.cli.score import (
     resolve_jobs,
     run_options,
     score_file,
+    seed,
     write_report,
 )
 
@@ -51,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_metric_arguments(parser)
     parser.add_argument("--bootstrap", type=replicates, default=2000, metavar="N",
                         help="paired bootstrap replicates (default 2000)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    parser.add_argument("--seed", type=seed, default=0, help="seed of the bootstrap, 0 or more (default 0)")
     parser.add_argument("--confidence", type=fraction, default=0.95, help="CI level (default 0.95)")
     parser.add_argument("--alpha", type=fraction, default=0.05,
                         help="significance level of the verdict (default 0.05)")

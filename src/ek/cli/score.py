@@ -86,6 +86,13 @@ def replicates(text: str) -> int:
     return _whole(text, 1, f"from 1 to {BOOTSTRAP_MAX_REPLICATES}", BOOTSTRAP_MAX_REPLICATES)
 
 
+def seed(text: str) -> int:
+    """argparse type of ``--seed``: a whole number of at least 0. Python's ``random.Random`` seeds with the
+    absolute value of an int, so ``--seed -7`` gave the very numbers of ``--seed 7`` (NumPy refuses a negative
+    seed for the same reason)."""
+    return _whole(text, 0, "0 or more")
+
+
 def replicates_or_off(text: str) -> int:
     """argparse type of ``ek score --bootstrap``: :func:`replicates`, or 0 for no bootstrap."""
     return _whole(text, 0, f"from 0 (off) to {BOOTSTRAP_MAX_REPLICATES}", BOOTSTRAP_MAX_REPLICATES)
@@ -205,7 +212,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bootstrap", type=replicates_or_off, default=0, metavar="N",
                         help="percentile bootstrap CIs of micro F1 and of episode accuracy with N replicates "
                              "(0: off)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    parser.add_argument("--seed", type=seed, default=0, help="seed of the bootstrap, 0 or more (default 0)")
     parser.add_argument("--confidence", type=fraction, default=0.95, help="CI level (default 0.95)")
     parser.add_argument("--worst", type=non_negative, default=10, metavar="K",
                         help="how many worst episodes to list (default 10)")
