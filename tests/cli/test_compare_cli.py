@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from ekcli import gold_file_for, run_ek, synthetic_corpus
+from ekcli import gold_file_for, run_ek, synthetic_corpus, write_lines
 
 from ek.limits import BOOTSTRAP_MAX_REPLICATES
 from ek.stats import bootstrap_f1, paired_bootstrap
@@ -207,3 +207,16 @@ def test_the_bootstrap_functions_refuse_a_seed_random_would_misread(seed: object
                  lambda: paired_bootstrap(rows, rows, replicates=10, seed=seed)):
         with pytest.raises(ValueError, match="seed must be a whole number of at least 0"):
             call()
+
+
+def test_runs_paired_by_task_are_counted_in_tasks(tmp_path: Path) -> None:
+    """Paired by task, the caution and the refusal said 'paired episodes' of what were tasks (3 samples each)."""
+    def run(path: Path, tasks: int, samples: int) -> Path:
+        gold = [{"name": "f", "arguments": {"x": 1}}]
+        return write_lines(path, [{"id": f"{t}-{s}", "task": t, "pred": "f(x=1)", "gold": gold}
+                                  for t in range(tasks) for s in range(samples)])
+
+    few = run_ek("compare", run(tmp_path / "a.jsonl", 5, 3), run(tmp_path / "b.jsonl", 5, 1))
+    assert few.returncode == 0 and "note: only 5 paired tasks;" in few.stdout, few.stdout
+    one = run_ek("compare", run(tmp_path / "a1.jsonl", 1, 3), run(tmp_path / "b1.jsonl", 1, 1))
+    assert one.returncode == 1 and "needs at least 2 paired tasks, got 1" in one.stderr, one.stderr

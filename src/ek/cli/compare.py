@@ -286,11 +286,11 @@ def run(args: argparse.Namespace) -> int:
             write_report("compare", "--json", args.json, lambda: write_json_atomic(args.json, payload))
         return 1
     if not idx_a:
-        print("not comparing: A and B have no episode in common", file=sys.stderr)
+        print(f"not comparing: A and B have no {unit} in common", file=sys.stderr)
         return 1
     if len(idx_a) < MIN_PAIRED:
-        print(f"not comparing: a paired bootstrap needs at least {MIN_PAIRED} paired episodes, got {len(idx_a)} "
-              "(one episode resampled is the same episode every time, so any difference would look certain)",
+        print(f"not comparing: a paired bootstrap needs at least {MIN_PAIRED} paired {unit}s, got {len(idx_a)} "
+              f"(one {unit} resampled is the same {unit} every time, so any difference would look certain)",
               file=sys.stderr)
         return 1
     result = paired_bootstrap(_columns(sa.rows(), idx_a), _columns(sb.rows(), idx_b), replicates=args.bootstrap,
@@ -302,7 +302,7 @@ def run(args: argparse.Namespace) -> int:
           f"{d.confidence:.0%} CI")
     print(result.verdict(args.alpha))
     if result.episodes < FEW_PAIRED:
-        print(f"note: only {result.episodes} paired episodes; on so few the bootstrap understates the spread, "
+        print(f"note: only {result.episodes} paired {unit}s; on so few the bootstrap understates the spread, "
               "so treat the p-value as optimistic")
     tools = _per_tool(sa, sb)
     if tools:
