@@ -220,3 +220,14 @@ def test_runs_paired_by_task_are_counted_in_tasks(tmp_path: Path) -> None:
     assert few.returncode == 0 and "note: only 5 paired tasks;" in few.stdout, few.stdout
     one = run_ek("compare", run(tmp_path / "a1.jsonl", 1, 3), run(tmp_path / "b1.jsonl", 1, 1))
     assert one.returncode == 1 and "needs at least 2 paired tasks, got 1" in one.stderr, one.stderr
+
+
+def test_unscored_lines_counts_lines_not_unmatched_ids(tmp_path: Path) -> None:
+    """`--json`'s unscored_lines added the ids only in A or B and the duplicated ids to the lines that could not
+    be scored: 30 ids only in B (every line scored) read as 30 unscored lines. Ids have their own lists."""
+    a = synthetic_corpus(tmp_path / "a.jsonl", 40, seed=1, corrupt_every=10)  # 4 broken lines
+    b = synthetic_corpus(tmp_path / "b.jsonl", 70, seed=2)
+    for extra in ([], ["--allow-errors"]):
+        run_ek("compare", a, b, "--json", tmp_path / "r.json", *extra)
+        report = json.loads((tmp_path / "r.json").read_text())
+        assert report["unscored_lines"] == 4 and len(report["only_in_b"]) == 30 + 4, report

@@ -225,7 +225,7 @@ def run(args: argparse.Namespace) -> int:
                    for name, path in (("A", args.a), ("B", args.b))}
     except WorkerDiedError as exc:
         return aborted("compare", exc)
-    problems = 0
+    unscored = 0  # lines of A and B that count in no pair: not scored, or without an id (a task)
     sa, sb = results["A"].summary, results["B"].summary
     by_task = _repeats(sa) or _repeats(sb)
     for name, result in results.items():
@@ -240,7 +240,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"  {e}", file=sys.stderr)
             if missing_id:
                 print(f"  lines without an id: {', '.join(map(str, missing_id[:20]))}", file=sys.stderr)
-        problems += failed + len(missing_id)
+        unscored += failed + len(missing_id)
         if result.summary.episodes == 0:
             print(f"{name} ({printable(result.path)}): nothing was scored", file=sys.stderr)
     if by_task:  # samples of one task: pair tasks, each the sum of its samples
@@ -250,7 +250,7 @@ def run(args: argparse.Namespace) -> int:
         idx_b: list[Any] = groups_b
         if untasked:
             print(f"{untasked} episode(s) name no task, so they cannot be paired by task", file=sys.stderr)
-            problems += untasked
+            unscored += untasked
         mixed = _mixed_key("A", sa, groups_a) or _mixed_key("B", sb, groups_b)
         if mixed is not None:  # as different answer keys in A and B: not even --allow-errors compares them
             print(_mixed_message(mixed), file=sys.stderr)
@@ -269,7 +269,6 @@ def run(args: argparse.Namespace) -> int:
         for label, ids in (("only in A", only_a), ("only in B", only_b), ("duplicated", dup)):
             if ids:
                 print(_listing(label, ids), file=sys.stderr)
-        problems += len(only_a) + len(only_b) + len(dup)
     unlike = _unlike(sa, sb, first_a, first_b, "task" if by_task else "id")
     if unlike:  # not even --allow-errors compares different answer keys
         print(_unlike_message(unlike), file=sys.stderr)
@@ -277,12 +276,12 @@ def run(args: argparse.Namespace) -> int:
             payload = {**_header(args), "verdict": None, "significant": None, "unlike": unlike}
             write_report("compare", "--json", args.json, lambda: write_json_atomic(args.json, payload))
         return 1
-    if problems and not args.allow_errors:
+    if (unscored or only_a or only_b or dup) and not args.allow_errors:
         print("not comparing: fix the lines above, or pass --allow-errors to compare the common episodes only",
               file=sys.stderr)
         if args.json:  # CI still gets the mismatches, with no verdict
             payload = {**_header(args), "verdict": None, "significant": None, "only_in_a": only_a,
-                       "only_in_b": only_b, "duplicated": dup, "unscored_lines": problems}
+                       "only_in_b": only_b, "duplicated": dup, "unscored_lines": unscored}
             write_report("compare", "--json", args.json, lambda: write_json_atomic(args.json, payload))
         return 1
     if not idx_a:
@@ -316,7 +315,7 @@ def run(args: argparse.Namespace) -> int:
         payload = {**_header(args), **result.to_dict(args.alpha), "paired_by": unit,
                    "verdict": result.verdict(args.alpha),
                    "per_tool": tools, "only_in_a": only_a, "only_in_b": only_b, "duplicated": dup,
-                   "unscored_lines": problems}
+                   "unscored_lines": unscored}
         failed = write_report("compare", "--json", args.json, lambda: write_json_atomic(args.json, payload))
         if failed is not None:
             return failed
