@@ -299,8 +299,29 @@ class PairedResult:
                 "episodes": self.episodes, "alpha": alpha, "significant": self.significant(alpha)}
 
 
+def p_floor(replicates: int) -> float:
+    """The smallest two-sided p a paired bootstrap of ``replicates`` can give, ``2 / (replicates + 1)`` (at most 1).
+
+    >>> p_floor(2000) < 0.001, p_floor(39) == 0.05, p_floor(1)
+    (True, True, 1.0)
+    """
+    return min(1.0, 2 / (replicates + 1))
+
+
+def replicates_to_reach(alpha: float) -> int:
+    """The fewest replicates whose :func:`p_floor` is below ``alpha``: with fewer, nothing can be significant.
+
+    >>> replicates_to_reach(0.05), replicates_to_reach(0.1), p_floor(replicates_to_reach(0.05)) < 0.05
+    (40, 20, True)
+    """
+    n = max(1, math.floor(2 / alpha - 1) + 1)
+    while p_floor(n) >= alpha:  # (a rounding of 2 / alpha)
+        n += 1
+    return n
+
+
 def _p(p: float, replicates: int) -> str:
-    floor = 2 / (replicates + 1)  # the smallest two-sided p the bootstrap can give
+    floor = p_floor(replicates)
     return f"< {floor:.4f}" if p <= floor else f"= {p:.3f}"
 
 

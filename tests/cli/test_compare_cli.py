@@ -231,3 +231,16 @@ def test_unscored_lines_counts_lines_not_unmatched_ids(tmp_path: Path) -> None:
         run_ek("compare", a, b, "--json", tmp_path / "r.json", *extra)
         report = json.loads((tmp_path / "r.json").read_text())
         assert report["unscored_lines"] == 4 and len(report["only_in_b"]) == 30 + 4, report
+
+
+def test_too_few_replicates_to_reach_alpha_are_named(tmp_path: Path) -> None:
+    """With 19 replicates the smallest p is 2/20 = 0.1: at --alpha 0.1 the run printed `p < 0.1000` beside `no
+    significant difference`, a contradiction no one could resolve from the output. A note now says why."""
+    a = synthetic_corpus(tmp_path / "a.jsonl", 60, seed=1, accuracy=0.3)
+    b = synthetic_corpus(tmp_path / "b.jsonl", 60, seed=2, accuracy=0.95)
+    few = run_ek("compare", a, b, "--bootstrap", "19", "--alpha", "0.1")
+    assert few.returncode == 0 and "no significant difference" in few.stdout, few.stdout
+    assert ("note: 19 replicates give no p below 0.1000, so nothing can be significant at --alpha 0.1; use "
+            "--bootstrap 20 or more") in few.stdout
+    enough = run_ek("compare", a, b, "--bootstrap", "20", "--alpha", "0.1")
+    assert "B is better than A" in enough.stdout and "note:" not in enough.stdout, enough.stdout

@@ -211,7 +211,7 @@ def run(args: argparse.Namespace) -> int:
     if failed is not None:
         return failed
     from ek.report.table import printable
-    from ek.stats import paired_bootstrap
+    from ek.stats import p_floor, paired_bootstrap, replicates_to_reach
 
     # with --gold, that one file is the gold (and grammar) of both runs, whatever their lines hold
     options = run_options(args, keep_worst=0, keep_details=0, keep_ids=True, shared_gold=bool(args.gold))
@@ -300,6 +300,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"{result.episodes} paired {'tasks (samples summed per task)' if by_task else 'episodes'}; paired bootstrap, {d.replicates} replicates, seed {d.seed}, "
           f"{d.confidence:.0%} CI")
     print(result.verdict(args.alpha))
+    if p_floor(args.bootstrap) >= args.alpha:  # "p < 0.1000" beside "no significant difference" at --alpha 0.1
+        print(f"note: {args.bootstrap} replicates give no p below {p_floor(args.bootstrap):.4f}, so nothing can be "
+              f"significant at --alpha {args.alpha:g}; use --bootstrap {replicates_to_reach(args.alpha)} or more")
     if result.episodes < FEW_PAIRED:
         print(f"note: only {result.episodes} paired {unit}s; on so few the bootstrap understates the spread, "
               "so treat the p-value as optimistic")
