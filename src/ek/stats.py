@@ -308,16 +308,25 @@ def p_floor(replicates: int) -> float:
     return min(1.0, 2 / (replicates + 1))
 
 
-def replicates_to_reach(alpha: float) -> int:
+def replicates_to_reach(alpha: float) -> int | None:
     """The fewest replicates whose :func:`p_floor` is below ``alpha``: with fewer, nothing can be significant.
+    None when it takes more than :data:`ek.limits.BOOTSTRAP_MAX_REPLICATES` (``alpha`` 1e-300).
 
     >>> replicates_to_reach(0.05), replicates_to_reach(0.1), p_floor(replicates_to_reach(0.05)) < 0.05
     (40, 20, True)
+    >>> replicates_to_reach(1e-300) is None
+    True
     """
-    n = max(1, math.floor(2 / alpha - 1) + 1)
-    while p_floor(n) >= alpha:  # (a rounding of 2 / alpha)
-        n += 1
-    return n
+    if p_floor(BOOTSTRAP_MAX_REPLICATES) >= alpha:
+        return None
+    low, high = 1, BOOTSTRAP_MAX_REPLICATES  # p_floor falls as replicates grow: the first one below alpha
+    while low < high:
+        middle = (low + high) // 2
+        if p_floor(middle) < alpha:
+            high = middle
+        else:
+            low = middle + 1
+    return low
 
 
 def _p(p: float, replicates: int) -> str:

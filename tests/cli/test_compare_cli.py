@@ -244,3 +244,5 @@ def test_too_few_replicates_to_reach_alpha_are_named(tmp_path: Path) -> None:
             "--bootstrap 20 or more") in few.stdout
     enough = run_ek("compare", a, b, "--bootstrap", "20", "--alpha", "0.1")
     assert "B is better than A" in enough.stdout and "note:" not in enough.stdout, enough.stdout
+    unreachable = run_ek("compare", a, b, "--alpha", "1e-300", timeout=60)
+    assert unreachable.returncode == 0 and "no --bootstrap can reach it (at most 100,000" in unreachable.stdout

@@ -35,6 +35,7 @@ from ek.cli.score import (
     seed,
     write_report,
 )
+from ek.limits import BOOTSTRAP_MAX_REPLICATES
 
 #: Fewest paired episodes a verdict is given on.
 MIN_PAIRED = MIN_BOOTSTRAP_EPISODES
@@ -301,8 +302,11 @@ def run(args: argparse.Namespace) -> int:
           f"{d.confidence:.0%} CI")
     print(result.verdict(args.alpha))
     if p_floor(args.bootstrap) >= args.alpha:  # "p < 0.1000" beside "no significant difference" at --alpha 0.1
+        needed = replicates_to_reach(args.alpha)
         print(f"note: {args.bootstrap} replicates give no p below {p_floor(args.bootstrap):.4f}, so nothing can be "
-              f"significant at --alpha {args.alpha:g}; use --bootstrap {replicates_to_reach(args.alpha)} or more")
+              f"significant at --alpha {args.alpha:g}; " + (f"use --bootstrap {needed}" + (" or more" if needed < BOOTSTRAP_MAX_REPLICATES else "") if needed else
+              f"no --bootstrap can reach it (at most {BOOTSTRAP_MAX_REPLICATES:,}: p >= "
+              f"{p_floor(BOOTSTRAP_MAX_REPLICATES):.1e})"))
     if result.episodes < FEW_PAIRED:
         print(f"note: only {result.episodes} paired {unit}s; on so few the bootstrap understates the spread, "
               "so treat the p-value as optimistic")
