@@ -222,3 +222,11 @@ def test_schema_file_names_reach_the_terminal_escaped(work: Path) -> None:
         for text in (proc.stdout, proc.stderr):
             assert not any(ch in text for ch in "\x1b\x07\u202e"), (proc.args, text)
     assert "\\x1b]0;pwned\\x07\\u202e.ek" in runs[0].stderr and "\\x1b[2J.ek:3:8: error" in runs[3].stderr
+
+
+def test_fmt_write_with_stdin_is_a_usage_error(work: Path) -> None:
+    """`ek fmt --write -` printed the text to stdout as if --write had not been given, exit 0: a script that
+    meant to rewrite something was told it had. gofmt refuses it too."""
+    result = ek("fmt", "--write", work / "messy.ek", "-", stdin=MESSY)
+    assert result.returncode == 2 and "--write rewrites files, and '-' (stdin) is none" in result.stderr
+    assert result.stdout == "" and (work / "messy.ek").read_text() == MESSY

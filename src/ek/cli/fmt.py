@@ -19,7 +19,7 @@ from ek.grammar.formatter import format_source
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = ("exit status: 0 on success; 1 when a file cannot be read or parsed, (--check) is not formatted, "
                      "or (--write) cannot be replaced as it is (not a regular file, read-only, hard-linked); "
-                     "2 when standard output cannot be written")
+                     "2 for --write with '-', or when standard output cannot be written")
     parser.add_argument("files", nargs="+", metavar="FILE", help=".ek schema files ('-' reads stdin)")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--write", "-w", action="store_true", help="rewrite files in place when they change")
@@ -28,9 +28,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.write and "-" in args.files:  # it printed the text instead, as if --write had not been given (gofmt too)
+        print("ek fmt: error: --write rewrites files, and '-' (stdin) is none: drop --write to print the formatted "
+              "text", file=sys.stderr)
+        return 2
     status = 0
     for path in args.files:
-        rewrite = args.write and path != "-"
+        rewrite = args.write
         problem = _not_a_file(path) if rewrite else None
         if problem is not None:  # refused before it is read: reading a pipe would take its text from its reader
             print(f"ek fmt: error: cannot rewrite {shown(path)}: {problem}", file=sys.stderr)
