@@ -173,3 +173,14 @@ def test_defaults_are_shown_as_a_schema_writes_them() -> None:
                      ("f.z", "default-removed"): ("{k: [1, null]}", None), ("f.w", "default-changed"): ("a", "b")}
     assert "f.x: default changed from true to false" in report.render()
     assert "default {k: [1, null]} removed" in report.render()
+
+
+@pytest.mark.parametrize("type_", ["str", "list[int]", "Name", "list[Name]"])
+def test_a_length_range_from_0_bounds_nothing(type_: str) -> None:
+    """No length is below 0, so `str` -> `str [0..]` (what an imported `minLength: 0` reads as) excludes
+    nothing; it was reported as a tightened range, breaking, and `ek diff` exited 1 in CI."""
+    types = "type Name = str\n"
+    assert kinds(f"    x: {type_}\n", f"    x: {type_} [0..]\n", types, types) == []
+    assert kinds(f"    x: {type_} [0..]\n", f"    x: {type_}\n", types, types) == []
+    assert kinds(f"    x: {type_} [0..]\n", f"    x: {type_} [1..]\n", types, types)[0][2] is True
+    assert kinds("    x: int\n", "    x: int [0..]\n") == [("range-tightened", "f.x", True)]  # a value can be < 0

@@ -262,10 +262,13 @@ def _constraints(
     path: str, old_type: TypeNode, new_type: TypeNode, old: Constraints, new: Constraints
 ) -> Iterator[Change]:
     what = "length range" if isinstance(new_type, (ListType,)) or str(new_type) == "str" else "range"
-    if (old.min, old.max) != (new.min, new.max):
+    # no length is below 0: a length range [0..] bounds nothing (it was reported as tightened, so breaking)
+    old_min = None if what == "length range" and old.min == 0 else old.min
+    new_min = None if what == "length range" and new.min == 0 else new.min
+    if (old_min, old.max) != (new_min, new.max):
         before, after = _range_text(old), _range_text(new)
-        tighter = _tighter(old.min, new.min, lower=True) or _tighter(old.max, new.max, lower=False)
-        looser = _tighter(new.min, old.min, lower=True) or _tighter(new.max, old.max, lower=False)
+        tighter = _tighter(old_min, new_min, lower=True) or _tighter(old.max, new.max, lower=False)
+        looser = _tighter(new_min, old_min, lower=True) or _tighter(new.max, old.max, lower=False)
         if tighter and looser:
             kind = f"{what.replace(' ', '-')}-changed"
             yield Change(kind, path, f"{what} changed from {before} to {after} (excludes values allowed before)", True, before, after)
