@@ -9,7 +9,7 @@ from typing import Any
 
 import attrs
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ek.grammar import GraphGrammar, ListType, ObjectType, format_grammar, load, parse
@@ -181,11 +181,13 @@ def _without_empty_docs(g: GraphGrammar) -> GraphGrammar:
 def test_any_grammar_survives_export_then_import(g: GraphGrammar, target: str) -> None:
     """The documented round trip on generated grammars, through JSON text as `ek export | ek import` passes it:
     equal once types are in name order, with empty docs read back as none (a tool definition's `""`
-    description is no description). Types no tool uses have no place in tool definitions: those are left out."""
+    description is no description). Types no tool uses have no place in tool definitions: they are left out."""
     grammar = parse(format_grammar(g))
     data, issues = export_tools(grammar, target)
-    assume(not any("used by no tool" in i.message for i in issues))
+    unused = {i.path.removeprefix("types.") for i in issues if "used by no tool" in i.message}
     result = import_tools(json.loads(json_shown(json.dumps(data, ensure_ascii=False))), target, name=grammar.name,
                           version=grammar.version)
     assert result.issues == ()
-    assert _without_empty_docs(result.grammar) == _without_empty_docs(_sorted_types(grammar))
+    expected = _sorted_types(grammar)
+    expected = attrs.evolve(expected, types=tuple(t for t in expected.types if t.name not in unused))
+    assert _without_empty_docs(result.grammar) == _without_empty_docs(expected)
