@@ -16,10 +16,17 @@ SCHEMAS = REPO / "schemas"
 
 
 def run_ek(*args: str | Path, stdin: str | None = None, cwd: Path | None = None,
-           timeout: float = 120, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+           timeout: float = 120, env: dict[str, str] | None = None,
+           stdin_file: Path | None = None) -> subprocess.CompletedProcess[str]:
     """``python -m ek ARGS``: the one way tests run the real CLI, with captured text output (stderr is not a
     TTY, so no progress bar), ``stdin`` as text (no stdin at all when None) and a timeout, so a hang fails;
-    ``env``: variables set on top of this process's environment."""
+    ``env``: variables set on top of this process's environment; ``stdin_file``: a file redirected to stdin, as
+    the shell's ``< FILE`` does (the process can tell which file that is)."""
+    if stdin_file is not None:
+        with open(stdin_file, "rb") as handle:
+            return subprocess.run([sys.executable, "-m", "ek", *map(str, args)], cwd=cwd, check=False,
+                                  capture_output=True, text=True, stdin=handle, timeout=timeout,
+                                  env=None if env is None else {**os.environ, **env})
     return subprocess.run([sys.executable, "-m", "ek", *map(str, args)], cwd=cwd, check=False, capture_output=True,
                           text=True, input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL,
                           timeout=timeout, env=None if env is None else {**os.environ, **env})

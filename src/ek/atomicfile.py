@@ -143,6 +143,36 @@ def write_json_atomic(path: str | os.PathLike[str], payload: Any) -> None:
     write_text_atomic(path, text, errors="backslashreplace")
 
 
+def writes_over(output: str | os.PathLike[str], source: str | os.PathLike[str]) -> bool:
+    """Whether writing the file ``output`` would replace what ``source`` is read from: the same file through
+    links and spellings, and for ``source`` ``-`` (stdin) the file the shell redirected into it
+    (``ek compare - B.jsonl --json A.jsonl < A.jsonl``). A path that does not exist yet is the same as
+    another spelled the same.
+
+    The one answer to "is this output an input?" for every command that writes a file (``ek score`` and
+    ``ek compare`` reports, ``ek export -o``, ``ek import -o``)."""
+    def identity(status: os.stat_result) -> tuple[int, int]:
+        return status.st_dev, status.st_ino
+
+    try:
+        written = identity(os.stat(output))
+    except OSError:
+        written = None
+    if os.fspath(source) == "-":
+        try:
+            status = os.fstat(0)
+        except OSError:  # no stdin at all
+            return False
+        return written is not None and stat.S_ISREG(status.st_mode) and identity(status) == written
+    try:
+        read = identity(os.stat(source))
+    except OSError:
+        read = None
+    if written is not None and read is not None:
+        return written == read
+    return os.path.abspath(output) == os.path.abspath(source)
+
+
 def _sync_folder(folder: Path) -> None:
     """Make a rename in ``folder`` durable (POSIX); a file system that cannot sync a folder is left as it is."""
     try:

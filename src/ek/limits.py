@@ -72,6 +72,10 @@ SCHEMA_MAX_LIST_NESTING = 9
 #: and read as ``any``, so an imported schema always fits :data:`SCHEMA_MAX_NESTING`.
 IMPORT_MAX_DEPTH = SCHEMA_MAX_NESTING
 
+#: Widest ``ek export --indent``: each level of the JSON repeats the indent, so ``--indent 1000000`` wrote a
+#: gigabyte for a small schema and ``--indent 1000000000`` died of a MemoryError; jq stops at 7.
+EXPORT_MAX_INDENT = 16
+
 #: Members of one enum, and values in one default (list items and object fields, through any nesting).
 #: Real tool schemas list a few dozen (OpenAI caps a whole strict schema at a thousand enum values). A
 #: generated module spells each member out more than once, and CPython needs about a hundred times a

@@ -74,7 +74,10 @@ def _interval(estimate: float, values: Sequence[float], confidence: float, repli
     return Interval(estimate, min(low, estimate), max(high, estimate), confidence, replicates, seed)
 
 
-def _check(replicates: int, confidence: float) -> None:
+def _check(replicates: int, confidence: float, seed: int) -> None:
+    # random.Random seeds with an int's absolute value: -7 would silently be 7, two "independent" runs one
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"seed must be a whole number of at least 0, got {seed!r}")
     if not 1 <= replicates <= BOOTSTRAP_MAX_REPLICATES:
         raise ValueError(f"replicates must be between 1 and {BOOTSTRAP_MAX_REPLICATES:,}, got {replicates}")
     if not 0 < confidence < 1:
@@ -196,7 +199,7 @@ def bootstrap_f1(tp: Sequence[float], fp: Sequence[float], fn: Sequence[float], 
     >>> ci.low <= ci.estimate <= ci.high, round(ci.estimate, 4)
     (True, 0.6667)
     """
-    _check(replicates, confidence)
+    _check(replicates, confidence, seed)
     n = len(tp)
     if not (n == len(fp) == len(fn)):
         raise ValueError("tp, fp and fn rows must have the same length")
@@ -217,7 +220,7 @@ def bootstrap_mean(values: Sequence[float], *, replicates: int = 1000, seed: int
     >>> ci.estimate, ci.low <= 0.75 <= ci.high, ci == bootstrap_mean([1, 1, 0, 1], replicates=200, seed=7)
     (0.75, True, True)
     """
-    _check(replicates, confidence)
+    _check(replicates, confidence, seed)
     n = len(values)
     estimate = math.fsum(values) / n if n else 0.0
     if n == 0:
@@ -387,8 +390,38 @@ class PairedResult:
                 "episodes": self.episodes, "alpha": alpha, "significant": self.significant(alpha)}
 
 
+def p_floor(replicates: int) -> float:
+    """The smallest two-sided p a paired bootstrap of ``replicates`` can give, ``2 / (replicates + 1)`` (at most 1).
+
+    >>> p_floor(2000) < 0.001, p_floor(39) == 0.05, p_floor(1)
+    (True, True, 1.0)
+    """
+    return min(1.0, 2 / (replicates + 1))
+
+
+def replicates_to_reach(alpha: float) -> int | None:
+    """The fewest replicates whose :func:`p_floor` is below ``alpha``: with fewer, nothing can be significant.
+    None when it takes more than :data:`ek.limits.BOOTSTRAP_MAX_REPLICATES` (``alpha`` 1e-300).
+
+    >>> replicates_to_reach(0.05), replicates_to_reach(0.1), p_floor(replicates_to_reach(0.05)) < 0.05
+    (40, 20, True)
+    >>> replicates_to_reach(1e-300) is None
+    True
+    """
+    if p_floor(BOOTSTRAP_MAX_REPLICATES) >= alpha:
+        return None
+    low, high = 1, BOOTSTRAP_MAX_REPLICATES  # p_floor falls as replicates grow: the first one below alpha
+    while low < high:
+        middle = (low + high) // 2
+        if p_floor(middle) < alpha:
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
 def _p(p: float, replicates: int) -> str:
-    floor = 2 / (replicates + 1)  # the smallest two-sided p the bootstrap can give
+    floor = p_floor(replicates)
     return f"< {floor:.4f}" if p <= floor else f"= {p:.3f}"
 
 
@@ -405,7 +438,7 @@ def paired_bootstrap(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]],
     >>> r.delta.estimate, r.p_value
     (0.0, 1.0)
     """
-    _check(replicates, confidence)
+    _check(replicates, confidence, seed)
     n = len(a[0])
     if any(len(col) != n for col in (*a, *b)):
         raise ValueError("both systems need one row per episode, in the same order")

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from ekcli import gold_file_for, run_ek, synthetic_corpus
+from ekcli import gold_file_for, run_ek, synthetic_corpus, write_lines
 
 from ek.limits import BOOTSTRAP_MAX_REPLICATES
 from ek.stats import bootstrap_f1, paired_bootstrap
@@ -171,3 +171,78 @@ def test_bootstrap_replicates_are_bounded(tmp_path: Path) -> None:
         paired_bootstrap(rows, rows, replicates=BOOTSTRAP_MAX_REPLICATES + 1)
     with pytest.raises(ValueError, match="replicates must be between"):
         bootstrap_f1(*rows, replicates=BOOTSTRAP_MAX_REPLICATES + 1)
+
+
+def test_a_report_over_the_file_redirected_to_stdin_is_refused(tmp_path: Path) -> None:
+    """`ek compare - B.jsonl --json A.jsonl < A.jsonl` replaced run A's file with the report: '-' was never
+    compared with the report paths. Now the file behind stdin counts as an input (ek score too)."""
+    a = synthetic_corpus(tmp_path / "a.jsonl", 40, seed=1)
+    b = synthetic_corpus(tmp_path / "b.jsonl", 40, seed=2)
+    before = a.read_text()
+    for command in (["compare", "-", b], ["score", "-"]):
+        proc = run_ek(*command, "--json", a, stdin_file=a)
+        assert proc.returncode == 2 and "is also an input of this run (-)" in proc.stderr, proc.stderr
+        assert a.read_text() == before
+    piped = run_ek("compare", "-", b, "--json", tmp_path / "r.json", stdin=before)  # a pipe is no file: no clash
+    assert piped.returncode == 0, piped.stderr
+
+
+@pytest.mark.parametrize("command", ["compare", "score"])
+def test_a_negative_seed_is_refused_not_taken_as_its_absolute_value(tmp_path: Path, command: str) -> None:
+    """random.Random(-7) is random.Random(7): `--seed -7` gave exactly the interval of `--seed 7`, so two runs
+    meant to be independent were one. A seed is now 0 or more (as NumPy's), and huge ones still work."""
+    a = synthetic_corpus(tmp_path / "a.jsonl", 40, seed=1)
+    files = [a, synthetic_corpus(tmp_path / "b.jsonl", 40, seed=2)] if command == "compare" else [a]
+    extra = [] if command == "compare" else ["--bootstrap", "200"]
+    proc = run_ek(command, *files, *extra, "--seed", "-7")
+    assert proc.returncode == 2 and "--seed: expected a whole number 0 or more, got -7" in proc.stderr
+    assert run_ek(command, *files, *extra, "--seed", str(10**30)).returncode == 0
+
+
+@pytest.mark.parametrize("seed", [-7, True, 1.5])
+def test_the_bootstrap_functions_refuse_a_seed_random_would_misread(seed: object) -> None:
+    """The library's own check (ek.stats owns the seed): -7 was 7 to random.Random."""
+    rows = ([1, 0, 1], [0, 1, 0], [0, 1, 0])
+    for call in (lambda: bootstrap_f1(*rows, replicates=10, seed=seed),
+                 lambda: paired_bootstrap(rows, rows, replicates=10, seed=seed)):
+        with pytest.raises(ValueError, match="seed must be a whole number of at least 0"):
+            call()
+
+
+def test_runs_paired_by_task_are_counted_in_tasks(tmp_path: Path) -> None:
+    """Paired by task, the caution and the refusal said 'paired episodes' of what were tasks (3 samples each)."""
+    def run(path: Path, tasks: int, samples: int) -> Path:
+        gold = [{"name": "f", "arguments": {"x": 1}}]
+        return write_lines(path, [{"id": f"{t}-{s}", "task": t, "pred": "f(x=1)", "gold": gold}
+                                  for t in range(tasks) for s in range(samples)])
+
+    few = run_ek("compare", run(tmp_path / "a.jsonl", 5, 3), run(tmp_path / "b.jsonl", 5, 1))
+    assert few.returncode == 0 and "note: only 5 paired tasks;" in few.stdout, few.stdout
+    one = run_ek("compare", run(tmp_path / "a1.jsonl", 1, 3), run(tmp_path / "b1.jsonl", 1, 1))
+    assert one.returncode == 1 and "needs at least 2 paired tasks, got 1" in one.stderr, one.stderr
+
+
+def test_unscored_lines_counts_lines_not_unmatched_ids(tmp_path: Path) -> None:
+    """`--json`'s unscored_lines added the ids only in A or B and the duplicated ids to the lines that could not
+    be scored: 30 ids only in B (every line scored) read as 30 unscored lines. Ids have their own lists."""
+    a = synthetic_corpus(tmp_path / "a.jsonl", 40, seed=1, corrupt_every=10)  # 4 broken lines
+    b = synthetic_corpus(tmp_path / "b.jsonl", 70, seed=2)
+    for extra in ([], ["--allow-errors"]):
+        run_ek("compare", a, b, "--json", tmp_path / "r.json", *extra)
+        report = json.loads((tmp_path / "r.json").read_text())
+        assert report["unscored_lines"] == 4 and len(report["only_in_b"]) == 30 + 4, report
+
+
+def test_too_few_replicates_to_reach_alpha_are_named(tmp_path: Path) -> None:
+    """With 19 replicates the smallest p is 2/20 = 0.1: at --alpha 0.1 the run printed `p < 0.1000` beside `no
+    significant difference`, a contradiction no one could resolve from the output. A note now says why."""
+    a = synthetic_corpus(tmp_path / "a.jsonl", 60, seed=1, accuracy=0.3)
+    b = synthetic_corpus(tmp_path / "b.jsonl", 60, seed=2, accuracy=0.95)
+    few = run_ek("compare", a, b, "--bootstrap", "19", "--alpha", "0.1")
+    assert few.returncode == 0 and "no significant difference" in few.stdout, few.stdout
+    assert ("note: 19 replicates give no p below 0.1000, so nothing can be significant at --alpha 0.1; use "
+            "--bootstrap 20 or more") in few.stdout
+    enough = run_ek("compare", a, b, "--bootstrap", "20", "--alpha", "0.1")
+    assert "B is better than A" in enough.stdout and "note:" not in enough.stdout, enough.stdout
+    unreachable = run_ek("compare", a, b, "--alpha", "1e-300", timeout=60)
+    assert unreachable.returncode == 0 and "no --bootstrap can reach it (at most 100,000" in unreachable.stdout

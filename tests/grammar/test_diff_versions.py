@@ -161,3 +161,26 @@ def test_the_report_shows_enum_members_escaped_and_tells_numbers_from_text() -> 
     assert 'f.x: enum member "\\u001b[2J" added' in text
     assert "f.x: enum member 1 removed" in text and 'f.x: enum member "1" added' in text
     assert 'f.y: type widened from enum("\\u202eb", c) to str' in text
+
+
+def test_defaults_are_shown_as_a_schema_writes_them() -> None:
+    """The report (and `ek diff --json`'s old/new) showed defaults by Python's repr: `True`, `None`, `'x'`,
+    `{'k': [1]}`, none of which a schema can hold. They are shown as the DSL writes them now, as patterns are."""
+    report = diff(g('    x: bool = true\n    y: str = "a"\n    z: any = {k: [1, null]}\n    w: enum(a, b) = a\n'),
+                  g('    x: bool = false\n    y: str = "b"\n    z: any\n    w: enum(a, b) = b\n', 2))
+    shown = {(c.path, c.kind): (c.old, c.new) for c in report.changes if c.kind.startswith("default")}
+    assert shown == {("f.x", "default-changed"): ("true", "false"), ("f.y", "default-changed"): ('"a"', '"b"'),
+                     ("f.z", "default-removed"): ("{k: [1, null]}", None), ("f.w", "default-changed"): ("a", "b")}
+    assert "f.x: default changed from true to false" in report.render()
+    assert "default {k: [1, null]} removed" in report.render()
+
+
+@pytest.mark.parametrize("type_", ["str", "list[int]", "Name", "list[Name]"])
+def test_a_length_range_from_0_bounds_nothing(type_: str) -> None:
+    """No length is below 0, so `str` -> `str [0..]` (what an imported `minLength: 0` reads as) excludes
+    nothing; it was reported as a tightened range, breaking, and `ek diff` exited 1 in CI."""
+    types = "type Name = str\n"
+    assert kinds(f"    x: {type_}\n", f"    x: {type_} [0..]\n", types, types) == []
+    assert kinds(f"    x: {type_} [0..]\n", f"    x: {type_}\n", types, types) == []
+    assert kinds(f"    x: {type_} [0..]\n", f"    x: {type_} [1..]\n", types, types)[0][2] is True
+    assert kinds("    x: int\n", "    x: int [0..]\n") == [("range-tightened", "f.x", True)]  # a value can be < 0

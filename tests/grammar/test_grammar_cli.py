@@ -205,3 +205,74 @@ def test_read_at_most_reads_one_byte_past_the_limit_and_no_more() -> None:
         read_at_most(stream, 10, "the schema")
     assert stream.tell() == 11
     assert read_at_most(io.BytesIO(b"x" * 10), 10, "the schema") == b"x" * 10
+
+
+@pytest.mark.skipif(shutil.which("patch") is None, reason="needs patch(1)")
+@pytest.mark.parametrize("text", ["grammar g 1\ntool t {x: int}",  # no newline at the end
+                                  "grammar g 1\n\ntool\ft {\n    x: int\n}\n",  # a form feed between tokens
+                                  "grammar g 1\r\ntool t {\r\n    x: int\r\n}\r\n"])
+def test_fmt_diff_is_a_patch_that_applies(work: Path, text: str) -> None:
+    """`ek fmt --diff` split lines with str.splitlines (at a form feed, which the DSL reads as a space, too) and
+    glued a last line without its newline to the next line of the diff: `patch` refused it as malformed."""
+    import subprocess
+    import sys
+
+    schema = work / "s.ek"
+    schema.write_bytes(text.encode())
+    result = subprocess.run([sys.executable, "-m", "ek", "fmt", "--diff", str(schema)], capture_output=True,
+                            check=False, timeout=60)  # bytes: the diff's CR LF line ends as written
+    assert result.returncode == 0 and result.stdout, result.stderr
+    applied = subprocess.run(["patch", "--quiet", str(schema)], input=result.stdout, capture_output=True,
+                             check=False, timeout=60)
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    assert schema.read_text() == ek("fmt", "-", stdin=text).stdout
+
+
+def test_fmt_write_refuses_what_a_replaced_file_would_not_keep(work: Path) -> None:
+    """`ek fmt --write` renames a new file over the old one: a hard link's other name kept the old text, a
+    read-only file was replaced all the same, and a FIFO was read (taking its writer's text) then blocked on
+    writing. Each is refused, says why, exits 1 and is left as it was; the other files are still formatted."""
+    import os
+
+    linked, other = work / "linked.ek", work / "other-name.ek"
+    linked.write_text(MESSY)
+    os.link(linked, other)
+    readonly = work / "readonly.ek"
+    readonly.write_text(MESSY)
+    readonly.chmod(0o444)
+    fifo = work / "pipe.ek"
+    os.mkfifo(fifo)
+    result = ek("fmt", "--write", linked, readonly, fifo, work / "messy.ek", timeout=60)
+    assert result.returncode == 1, result.stderr
+    assert f"cannot rewrite {linked}: it has 2 hard links" in result.stderr
+    assert f"cannot rewrite {readonly}: it is read-only" in result.stderr
+    assert f"cannot rewrite {fifo}: not a regular file" in result.stderr
+    assert linked.read_text() == other.read_text() == MESSY and readonly.read_text() == MESSY
+    assert os.stat(linked).st_nlink == 2 and readonly.stat().st_mode & 0o777 == 0o444
+    assert (work / "messy.ek").read_text() == "grammar g 1\n\ntool t {\n    x: int  # keep me\n}\n"
+    assert ek("fmt", "--write", work / "travel-v1.ek").returncode == 0  # formatted already: nothing to refuse
+    readonly.chmod(0o644)
+
+
+def test_schema_file_names_reach_the_terminal_escaped(work: Path) -> None:
+    """A schema found by a glob is named by whoever made it: `x\\x1b]0;pwned\\x07.ek` printed raw by fmt's
+    messages, its --diff header and every diagnostic (lint, fmt, diff, export) retitled the terminal."""
+    hostile = work / "x\x1b]0;pwned\x07\u202e.ek"
+    hostile.write_text(MESSY)
+    broken = work / "y\x1b[2J.ek"
+    broken.write_text(BAD)
+    runs = [ek("fmt", "--check", hostile), ek("fmt", "--diff", hostile), ek("fmt", "--write", hostile),
+            ek("fmt", broken), ek("lint", broken), ek("diff", broken, hostile),
+            ek("export", "--to", "openai", broken), ek("export", "--to", "openai", hostile, "-o", hostile)]
+    for proc in runs:
+        for text in (proc.stdout, proc.stderr):
+            assert not any(ch in text for ch in "\x1b\x07\u202e"), (proc.args, text)
+    assert "\\x1b]0;pwned\\x07\\u202e.ek" in runs[0].stderr and "\\x1b[2J.ek:3:8: error" in runs[3].stderr
+
+
+def test_fmt_write_with_stdin_is_a_usage_error(work: Path) -> None:
+    """`ek fmt --write -` printed the text to stdout as if --write had not been given, exit 0: a script that
+    meant to rewrite something was told it had. gofmt refuses it too."""
+    result = ek("fmt", "--write", work / "messy.ek", "-", stdin=MESSY)
+    assert result.returncode == 2 and "--write rewrites files, and '-' (stdin) is none" in result.stderr
+    assert result.stdout == "" and (work / "messy.ek").read_text() == MESSY

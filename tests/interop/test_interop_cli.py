@@ -122,3 +122,38 @@ def test_a_tool_file_starting_with_a_byte_order_mark_is_read(tmp_path: Path) -> 
     assert parse(proc.stdout).tool("t") is not None
     proc = ek("import", "--from", "openai", "-", stdin="\ufeff" + json.dumps(tools))
     assert proc.returncode == 0 and parse(proc.stdout).tool("t") is not None, proc.stderr
+
+
+def test_an_output_that_is_the_input_is_refused_and_the_input_kept(tmp_path: Path) -> None:
+    """`ek export s.ek -o s.ek` replaced the schema with JSON (and `ek import t.json -o t.json` the tool file with
+    .ek text), exit 0: the one copy of the input was gone. Through a symlink and through stdin's redirect too."""
+    schema = tmp_path / "s.ek"
+    schema.write_text((ROOT / "schemas" / "travel-v1.ek").read_text())
+    (tmp_path / "link.ek").symlink_to(schema)
+    tools = tmp_path / "t.json"
+    tools.write_text(ek("export", "--to", "openai", schema).stdout)
+    before = schema.read_text(), tools.read_text()
+    runs = [ek("export", "--to", "openai", schema, "-o", schema),
+            ek("export", "--to", "openai", schema, "-o", tmp_path / "link.ek"),
+            ek("import", "--from", "openai", tools, "-o", tools),
+            ek("import", "--from", "openai", "-", "-o", tools, stdin_file=tools)]
+    for proc in runs:
+        assert proc.returncode == 2, proc.stderr
+        assert "is also the input" in proc.stderr and "Traceback" not in proc.stderr
+    assert "(stdin)" in runs[-1].stderr
+    assert (schema.read_text(), tools.read_text()) == before
+
+
+def test_export_indent_is_bounded() -> None:
+    """`--indent 1000000` wrote a gigabyte for the travel schema and `--indent 1000000000` died of a MemoryError
+    traceback; a negative indent was taken as 'newlines, no indent'. Now 0 to EXPORT_MAX_INDENT, else exit 2."""
+    from ek.limits import EXPORT_MAX_INDENT
+
+    schema = ROOT / "schemas" / "travel-v1.ek"
+    for bad in ("1000000000", str(EXPORT_MAX_INDENT + 1), "-1", "two"):
+        proc = ek("export", "--to", "openai", schema, "--indent", bad)
+        assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+        assert f"--indent: expected a whole number from 0 to {EXPORT_MAX_INDENT}" in proc.stderr
+    widest = ek("export", "--to", "openai", schema, "--indent", str(EXPORT_MAX_INDENT))
+    assert widest.returncode == 0 and "\n" + " " * EXPORT_MAX_INDENT + "{" in widest.stdout
+    assert "\n" not in ek("export", "--to", "openai", schema, "--indent", "0").stdout.rstrip("\n")

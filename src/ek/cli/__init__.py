@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import importlib
+import io
 import os
 import signal
 import sys
@@ -42,20 +43,44 @@ def _terminate(_signum: int, _frame: Any) -> None:
     raise Terminated
 
 
+class _Nowhere(io.TextIOBase):
+    """The stream behind a closed stdout: takes text and keeps none (not a terminal, no file descriptor)."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+
 class ReaderGoneSafe:
     """The process's stdout, for a command run as its own process: once the reader of a pipe has gone
     (``ek score ... | head -1``), what is still printed goes to ``/dev/null``, so the command carries on, writes
     the reports it was asked for and exits as it would have (a BrokenPipeError out of ``print`` skipped them and
-    exited 0; one at exit made it 120). Everything else is the stream's own."""
+    exited 0; one at exit made it 120). Everything else is the stream's own.
 
-    def __init__(self, stream: TextIO) -> None:
-        self._stream = stream
+    A console that cannot be written for another reason (a full disk behind ``> out.json``, an I/O error, a
+    stdout closed with ``>&-``) is a failure, not a reader's choice: the command carries on the same way, and
+    :attr:`failure` says why, for :func:`main` to report and exit with :data:`CONSOLE_FAILED` (it was a
+    traceback and status 1, which ``ek diff`` and ``ek fmt --check`` give for a finding; a closed stdout was an
+    ``AttributeError`` and status 120)."""
+
+    def __init__(self, stream: TextIO | None) -> None:
+        self._closed = stream is None
+        # a closed stdout (``>&-``) is None in Python; what is printed then goes nowhere, and is a failure
+        self._stream = stream if stream is not None else _Nowhere()
+        self.failure: str | None = None
 
     def write(self, text: str) -> int:
+        if self._closed and text:
+            self.failure = self.failure or "it is closed"
         try:
             return self._stream.write(text)
         except BrokenPipeError:
             self._to_devnull()
+            return len(text)
+        except OSError as exc:
+            self._failed(exc)
             return len(text)
 
     def writelines(self, lines: Iterable[str]) -> None:
@@ -67,6 +92,12 @@ class ReaderGoneSafe:
             self._stream.flush()
         except BrokenPipeError:
             self._to_devnull()
+        except OSError as exc:
+            self._failed(exc)
+
+    def _failed(self, exc: OSError) -> None:
+        self.failure = self.failure or (exc.strerror or str(exc))
+        self._to_devnull()
 
     def _to_devnull(self) -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -77,6 +108,11 @@ class ReaderGoneSafe:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
+
+
+#: Exit status of a command whose standard output could not be written (a full disk, a closed stdout): what it
+#: printed is lost, whatever it found.
+CONSOLE_FAILED = 2
 
 
 def _top_parser() -> argparse.ArgumentParser:
@@ -129,7 +165,7 @@ def main(argv: Sequence[str] | None = None, *, own_process: bool | None = None) 
             sys.stdout = ReaderGoneSafe(sys.stdout)
         signal.signal(signal.SIGTERM, _terminate)
     try:
-        return int(module.run(args) or 0)
+        status = int(module.run(args) or 0)
     except BrokenPipeError:  # `ek ... | head` is not an error
         return 0
     except Terminated:
@@ -138,3 +174,10 @@ def main(argv: Sequence[str] | None = None, *, own_process: bool | None = None) 
     except KeyboardInterrupt:
         print("ek: interrupted", file=sys.stderr)
         return 130
+    console = sys.stdout
+    if own_process and isinstance(console, ReaderGoneSafe):
+        console.flush()  # what is still buffered fails now, not at exit where it would be a traceback
+        if console.failure is not None:
+            print(f"ek {name}: error: cannot write to standard output: {console.failure}", file=sys.stderr)
+            return max(status, CONSOLE_FAILED)
+    return status

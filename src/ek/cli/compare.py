@@ -32,8 +32,10 @@ from ek.cli.score import (
     resolve_jobs,
     run_options,
     score_file,
+    seed,
     write_report,
 )
+from ek.limits import BOOTSTRAP_MAX_REPLICATES
 
 #: Fewest paired episodes a verdict is given on.
 MIN_PAIRED = MIN_BOOTSTRAP_EPISODES
@@ -51,7 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_metric_arguments(parser)
     parser.add_argument("--bootstrap", type=replicates, default=2000, metavar="N",
                         help="paired bootstrap replicates (default 2000)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    parser.add_argument("--seed", type=seed, default=0, help="seed of the bootstrap, 0 or more (default 0)")
     parser.add_argument("--confidence", type=fraction, default=0.95, help="CI level (default 0.95)")
     parser.add_argument("--alpha", type=fraction, default=0.05,
                         help="significance level of the verdict (default 0.05)")
@@ -200,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
     if failed is not None:
         return failed
     from ek.report.table import printable
-    from ek.stats import paired_bootstrap
+    from ek.stats import p_floor, paired_bootstrap, replicates_to_reach
 
     # with --gold, that one file is the gold (and grammar) of both runs, whatever their lines hold
     options = run_options(args, keep_worst=0, keep_details=0, keep_ids=True, shared_gold=bool(args.gold))
@@ -214,7 +216,7 @@ def run(args: argparse.Namespace) -> int:
                    for name, path in (("A", args.a), ("B", args.b))}
     except WorkerDiedError as exc:
         return aborted("compare", exc)
-    problems = 0
+    unscored = 0  # lines of A and B that count in no pair: not scored, or without an id (a task)
     sa, sb = results["A"].summary, results["B"].summary
     by_task = sa.tasks_repeat() or sb.tasks_repeat()
     for name, result in results.items():
@@ -229,7 +231,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"  {e}", file=sys.stderr)
             if missing_id:
                 print(f"  lines without an id: {', '.join(map(str, missing_id[:20]))}", file=sys.stderr)
-        problems += failed + len(missing_id)
+        unscored += failed + len(missing_id)
         if result.summary.episodes == 0:
             print(f"{name} ({printable(result.path)}): nothing was scored", file=sys.stderr)
     if by_task:  # samples of one task: pair tasks, each the sum of its samples
@@ -239,7 +241,7 @@ def run(args: argparse.Namespace) -> int:
         idx_b: list[Any] = groups_b
         if untasked:
             print(f"{untasked} episode(s) name no task, so they cannot be paired by task", file=sys.stderr)
-            problems += untasked
+            unscored += untasked
         mixed = _mixed_key("A", sa, groups_a) or _mixed_key("B", sb, groups_b)
         if mixed is not None:  # as different answer keys in A and B: not even --allow-errors compares them
             print(_mixed_message(mixed), file=sys.stderr)
@@ -258,7 +260,6 @@ def run(args: argparse.Namespace) -> int:
         for label, ids in (("only in A", only_a), ("only in B", only_b), ("duplicated", dup)):
             if ids:
                 print(_listing(label, ids), file=sys.stderr)
-        problems += len(only_a) + len(only_b) + len(dup)
     unlike = _unlike(sa, sb, first_a, first_b, "task" if by_task else "id")
     if unlike:  # not even --allow-errors compares different answer keys
         print(_unlike_message(unlike), file=sys.stderr)
@@ -266,20 +267,20 @@ def run(args: argparse.Namespace) -> int:
             payload = {**_header(args), "verdict": None, "significant": None, "unlike": unlike}
             write_report("compare", "--json", args.json, lambda: write_json_atomic(args.json, payload))
         return 1
-    if problems and not args.allow_errors:
+    if (unscored or only_a or only_b or dup) and not args.allow_errors:
         print("not comparing: fix the lines above, or pass --allow-errors to compare the common episodes only",
               file=sys.stderr)
         if args.json:  # CI still gets the mismatches, with no verdict
             payload = {**_header(args), "verdict": None, "significant": None, "only_in_a": only_a,
-                       "only_in_b": only_b, "duplicated": dup, "unscored_lines": problems}
+                       "only_in_b": only_b, "duplicated": dup, "unscored_lines": unscored}
             write_report("compare", "--json", args.json, lambda: write_json_atomic(args.json, payload))
         return 1
     if not idx_a:
-        print("not comparing: A and B have no episode in common", file=sys.stderr)
+        print(f"not comparing: A and B have no {unit} in common", file=sys.stderr)
         return 1
     if len(idx_a) < MIN_PAIRED:
-        print(f"not comparing: a paired bootstrap needs at least {MIN_PAIRED} paired episodes, got {len(idx_a)} "
-              "(one episode resampled is the same episode every time, so any difference would look certain)",
+        print(f"not comparing: a paired bootstrap needs at least {MIN_PAIRED} paired {unit}s, got {len(idx_a)} "
+              f"(one {unit} resampled is the same {unit} every time, so any difference would look certain)",
               file=sys.stderr)
         return 1
     result = paired_bootstrap(_columns(sa.rows(), idx_a), _columns(sb.rows(), idx_b), replicates=args.bootstrap,
@@ -290,8 +291,14 @@ def run(args: argparse.Namespace) -> int:
     print(f"{result.episodes} paired {'tasks (samples summed per task)' if by_task else 'episodes'}; paired bootstrap, {d.replicates} replicates, seed {d.seed}, "
           f"{d.confidence:.0%} CI")
     print(result.verdict(args.alpha))
+    if p_floor(args.bootstrap) >= args.alpha:  # "p < 0.1000" beside "no significant difference" at --alpha 0.1
+        needed = replicates_to_reach(args.alpha)
+        print(f"note: {args.bootstrap} replicates give no p below {p_floor(args.bootstrap):.4f}, so nothing can be "
+              f"significant at --alpha {args.alpha:g}; " + (f"use --bootstrap {needed}" + (" or more" if needed < BOOTSTRAP_MAX_REPLICATES else "") if needed else
+              f"no --bootstrap can reach it (at most {BOOTSTRAP_MAX_REPLICATES:,}: p >= "
+              f"{p_floor(BOOTSTRAP_MAX_REPLICATES):.1e})"))
     if result.episodes < FEW_PAIRED:
-        print(f"note: only {result.episodes} paired episodes; on so few the bootstrap understates the spread, "
+        print(f"note: only {result.episodes} paired {unit}s; on so few the bootstrap understates the spread, "
               "so treat the p-value as optimistic")
     tools = _per_tool(sa, sb)
     if tools:
@@ -305,7 +312,7 @@ def run(args: argparse.Namespace) -> int:
         payload = {**_header(args), **result.to_dict(args.alpha), "paired_by": unit,
                    "verdict": result.verdict(args.alpha),
                    "per_tool": tools, "only_in_a": only_a, "only_in_b": only_b, "duplicated": dup,
-                   "unscored_lines": problems}
+                   "unscored_lines": unscored}
         failed = write_report("compare", "--json", args.json, lambda: write_json_atomic(args.json, payload))
         if failed is not None:
             return failed

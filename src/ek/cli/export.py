@@ -14,17 +14,30 @@ import sys
 from ek.grammar.strings import json_shown
 from ek.interop.files import write_output
 from ek.interop.targets import TARGETS
+from ek.limits import EXPORT_MAX_INDENT
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--to", dest="target", required=True, choices=TARGETS, help="format to write")
     parser.add_argument("schema", metavar="SCHEMA", help=".ek schema file")
     parser.add_argument("-o", "--output", metavar="PATH", help="write the JSON here instead of stdout")
-    parser.add_argument("--indent", type=int, default=2, help="JSON indentation (default 2; 0 for one line)")
+    parser.add_argument("--indent", type=_indent, default=2,
+                        help=f"JSON indentation, 0 to {EXPORT_MAX_INDENT} (default 2; 0 for one line)")
     parser.add_argument("--strict", action="store_true", help="exit 1 if anything at all was dropped")
     parser.add_argument("--openai-strict", action="store_true",
                         help='with --to openai: OpenAI strict mode ("strict": true, every property required, '
                              'optional ones typed ["T", "null"])')
+
+
+def _indent(text: str) -> int:
+    """argparse type of ``--indent``: a whole number from 0 to :data:`ek.limits.EXPORT_MAX_INDENT`."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= EXPORT_MAX_INDENT:
+        raise argparse.ArgumentTypeError(f"expected a whole number from 0 to {EXPORT_MAX_INDENT}, got {text!r}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
@@ -43,6 +56,6 @@ def run(args: argparse.Namespace) -> int:
     for issue in issues:
         print(f"{args.schema}: {issue}", file=sys.stderr)
     text = json_shown(json.dumps(data, indent=args.indent or None, ensure_ascii=False)) + "\n"
-    if not write_output(text, args.output, "export"):
+    if not write_output(text, args.output, "export", args.schema):
         return 2
     return 1 if args.strict and issues else 0

@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     result = import_tools(data, args.source, name=args.name or _default_name(args.file), version=args.version)
     for issue in result.issues:
         print(f"{where}: {issue}", file=sys.stderr)
-    if not write_output(format_grammar(result.grammar), args.output, "import"):
+    if not write_output(format_grammar(result.grammar), args.output, "import", args.file):
         return 2
     if result.errors or (args.strict and result.issues):
         return 1

@@ -17,6 +17,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from ek.atomicfile import writes_over
 from ek.canon import CANONICALIZERS
 from ek.limits import BOOTSTRAP_MAX_REPLICATES
 from ek.parsing import get_format
@@ -87,6 +88,13 @@ def non_negative(text: str) -> int:
 def replicates(text: str) -> int:
     """argparse type of ``ek compare --bootstrap``: 1 to :data:`ek.limits.BOOTSTRAP_MAX_REPLICATES` replicates."""
     return _whole(text, 1, f"from 1 to {BOOTSTRAP_MAX_REPLICATES}", BOOTSTRAP_MAX_REPLICATES)
+
+
+def seed(text: str) -> int:
+    """argparse type of ``--seed``: a whole number of at least 0. Python's ``random.Random`` seeds with the
+    absolute value of an int, so ``--seed -7`` gave the very numbers of ``--seed 7`` (NumPy refuses a negative
+    seed for the same reason)."""
+    return _whole(text, 0, "0 or more")
 
 
 def replicates_or_off(text: str) -> int:
@@ -208,7 +216,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bootstrap", type=replicates_or_off, default=0, metavar="N",
                         help="percentile bootstrap CIs of micro F1 and of episode accuracy with N replicates "
                              "(0: off)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    parser.add_argument("--seed", type=seed, default=0, help="seed of the bootstrap, 0 or more (default 0)")
     parser.add_argument("--confidence", type=fraction, default=0.95, help="CI level (default 0.95)")
     parser.add_argument("--worst", type=non_negative, default=10, metavar="K",
                         help="how many worst episodes to list (default 10)")
@@ -244,20 +252,12 @@ def output_clash(outputs: list[tuple[str, str]], inputs: list[str]) -> str | Non
     """Why writing the reports would destroy an input or another report (an output that is an input file, as
     a second run over ``'out/*.jsonl'`` with ``--episodes-out out/ep.jsonl`` makes it; two reports to one file),
     or None."""
-    def same(a: str, b: str) -> bool:
-        if a == "-" or b == "-":
-            return False
-        try:
-            return os.path.samefile(a, b)
-        except OSError:  # one does not exist (yet): the same path is the same file
-            return os.path.abspath(a) == os.path.abspath(b)
-
     for k, (option, out) in enumerate(outputs):
         for path in inputs:
-            if same(out, path):
+            if writes_over(out, path):
                 return f"{option} {out}: is also an input of this run ({path}); writing it would replace it"
         for other, second in outputs[k + 1:]:
-            if same(out, second):
+            if writes_over(out, os.path.join(".", second)):  # (a report named '-' is a file so named)
                 return f"{option} and {other} both write {out}: give each report its own file"
     return None
 

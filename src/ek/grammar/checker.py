@@ -511,14 +511,28 @@ class _Checker:
             base, _ = self.resolve(type_node)
         except Unresolved:
             return policy
-        kind = kind_of(base)
-        if syn.name == "tol" and kind not in ("int", "float"):
-            self.error(syn.loc, f"compare tol applies to int and float, not {describe(base)}")
-        elif syn.name == "unordered" and kind != "list":
-            self.error(syn.loc, f"compare unordered applies to lists, not {describe(base)}")
-        elif syn.name in _TEXT_POLICIES and kind in ("int", "float", "bool"):
-            self.error(syn.loc, f"compare {syn.name} folds text and does not apply to {describe(base)}")
+        misfit = compare_misfit(syn.name, base)
+        if misfit is not None:
+            self.error(syn.loc, misfit)
         return policy
+
+
+def compare_misfit(policy: str, base: TypeNode) -> str | None:
+    """Why compare ``policy`` does not apply to the (resolved) type ``base``, or None when it does: the one rule,
+    for lint and ``ek import`` alike (the importer's own copy dropped ``exact`` on numbers and booleans, which the
+    DSL takes, so ``ek export`` then ``ek import`` lost it).
+
+    >>> compare_misfit("tol", PrimitiveType("str")), compare_misfit("exact", PrimitiveType("float"))
+    ('compare tol applies to int and float, not str', None)
+    """
+    kind = kind_of(base)
+    if policy == "tol" and kind not in ("int", "float"):
+        return f"compare tol applies to int and float, not {describe(base)}"
+    if policy == "unordered" and kind != "list":
+        return f"compare unordered applies to lists, not {describe(base)}"
+    if policy in _TEXT_POLICIES and kind in ("int", "float", "bool"):
+        return f"compare {policy} folds text and does not apply to {describe(base)}"
+    return None
 
 
 def _is_scalar(node: TypeNode) -> bool:

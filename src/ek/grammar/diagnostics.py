@@ -48,7 +48,8 @@ class Diagnostic:
     @property
     def header(self) -> str:
         """The first line of the report: ``FILE:LINE:COL: error: MESSAGE``."""
-        return f"{self.file}:{self.line}:{self.column}: {self.severity}: {_shown(self.message)}"
+        # the file name too: a schema found by a glob may be named with an ESC sequence (`ek fmt --check *.ek`)
+        return f"{shown(self.file)}:{self.line}:{self.column}: {self.severity}: {shown(self.message)}"
 
     def render(self, source: str | None = None) -> str:
         """The header, plus the source line and a caret when ``source`` is given.
@@ -93,8 +94,9 @@ class Diagnostic:
 _UNSHOWN = UNSHOWN_BUT_TAB
 
 
-def _shown(message: str) -> str:
-    """``message`` with the characters of :data:`_UNSHOWN` written as escapes (``\\x1b``)."""
+def shown(message: str) -> str:
+    """``message`` (or a file name) with the characters of :data:`_UNSHOWN` written as escapes (``\\x1b``): what
+    the schema commands print of text they did not write, so it cannot drive the terminal."""
     return _UNSHOWN.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), message)
 
 

@@ -26,6 +26,7 @@ from ek.grammar.model import (
     PrimitiveType,
     TypeNode,
 )
+from ek.grammar.printer import Printer
 from ek.grammar.strings import encode_pattern, format_member, format_number, format_weight
 
 # A value of the first type is always a valid value of the second (JSON-wise).
@@ -176,7 +177,9 @@ class _Differ:
         yield from self.types(path, old_type, new_type)
         yield from _constraints(path, old_type, new_type, old_c, new_c)
         if old.has_default or new.has_default:
-            yield from _defaults(path, old, new)
+            old_text = Printer(self.old).value_text(old.default, old.type) if old.has_default else None
+            new_text = Printer(self.new).value_text(new.default, new.type) if new.has_default else None
+            yield from _defaults(path, old, new, old_text, new_text)
         if old.importance != new.importance:
             yield Change(
                 "importance-changed",
@@ -259,10 +262,13 @@ def _constraints(
     path: str, old_type: TypeNode, new_type: TypeNode, old: Constraints, new: Constraints
 ) -> Iterator[Change]:
     what = "length range" if isinstance(new_type, (ListType,)) or str(new_type) == "str" else "range"
-    if (old.min, old.max) != (new.min, new.max):
+    # no length is below 0: a length range [0..] bounds nothing (it was reported as tightened, so breaking)
+    old_min = None if what == "length range" and old.min == 0 else old.min
+    new_min = None if what == "length range" and new.min == 0 else new.min
+    if (old_min, old.max) != (new_min, new.max):
         before, after = _range_text(old), _range_text(new)
-        tighter = _tighter(old.min, new.min, lower=True) or _tighter(old.max, new.max, lower=False)
-        looser = _tighter(new.min, old.min, lower=True) or _tighter(new.max, old.max, lower=False)
+        tighter = _tighter(old_min, new_min, lower=True) or _tighter(old.max, new.max, lower=False)
+        looser = _tighter(new_min, old_min, lower=True) or _tighter(new.max, old.max, lower=False)
         if tighter and looser:
             kind = f"{what.replace(' ', '-')}-changed"
             yield Change(kind, path, f"{what} changed from {before} to {after} (excludes values allowed before)", True, before, after)
@@ -315,25 +321,28 @@ def _same_value(a: Any, b: Any) -> bool:
     return type(a) is type(b) or (isinstance(a, (int, float)) and isinstance(b, (int, float)))
 
 
-def _defaults(path: str, old: FieldSpec, new: FieldSpec) -> Iterator[Change]:
+def _defaults(path: str, old: FieldSpec, new: FieldSpec, old_text: str | None, new_text: str | None
+              ) -> Iterator[Change]:
+    """Default changes, each value shown as a schema writes it (``_text``: ``true``, ``null``, ``"x"``, ``[1, 2]``;
+    they were Python's ``repr``, ``True``, ``None``, ``'x'``, in the report and in its JSON)."""
     if old.has_default and new.has_default:
         if not _same_value(old.default, new.default):
             yield Change(
                 "default-changed",
                 path,
-                f"default changed from {old.default!r} to {new.default!r} (gold that omits it meant the old default)",
+                f"default changed from {old_text} to {new_text} (gold that omits it meant the old default)",
                 True,
-                repr(old.default),
-                repr(new.default),
+                old_text,
+                new_text,
             )
     elif old.has_default:
         yield Change(
             "default-removed",
             path,
-            f"default {old.default!r} removed (gold that omits it meant that default)",
+            f"default {old_text} removed (gold that omits it meant that default)",
             True,
-            repr(old.default),
+            old_text,
             None,
         )
     else:
-        yield Change("default-added", path, f"default {new.default!r} added", False, None, repr(new.default))
+        yield Change("default-added", path, f"default {new_text} added", False, None, new_text)

@@ -15,8 +15,9 @@ import re
 import sys
 from typing import Any
 
-from ek.atomicfile import write_text_atomic
+from ek.atomicfile import write_text_atomic, writes_over
 from ek.boundedread import TooLargeError, open_input, read_at_most
+from ek.grammar.diagnostics import shown
 from ek.grammar.strings import lone_surrogate
 from ek.interop.issues import child
 from ek.limits import SCHEMA_FILE_MAX_BYTES
@@ -124,16 +125,22 @@ def read_text(path: str) -> str:
         raise ValueError(f"{path}: not UTF-8: {exc.reason} at byte {exc.start}") from None
 
 
-def write_output(text: str, path: str | None, command: str) -> bool:
-    """Write ``text`` to ``path`` (stdout if None); False, with the reason on stderr, if it cannot be written."""
+def write_output(text: str, path: str | None, command: str, source: str) -> bool:
+    """Write ``text`` to ``path`` (stdout if None); False, with the reason on stderr, if it cannot be written or
+    is the file ``source`` the text was made from (``ek export s.ek -o s.ek`` replaced the schema with JSON)."""
     if path is None:
         sys.stdout.write(text)
         return True
+    if writes_over(path, source):
+        read = "stdin" if source == "-" else shown(source)
+        print(f"ek {command}: error: -o {shown(path)}: is also the input ({read}); writing it would replace it",
+              file=sys.stderr)
+        return False
     try:
         if not os.path.isdir(os.path.dirname(os.path.abspath(path))):  # -o names a file, never creates folders
             raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
         write_text_atomic(path, text)
     except OSError as exc:
-        print(f"ek {command}: error: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"ek {command}: error: cannot write {shown(path)}: {exc.strerror or exc}", file=sys.stderr)
         return False
     return True

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
 
+from ek.grammar.checker import compare_misfit
 from ek.grammar.fits import violations
 from ek.grammar.model import (
     NO_CONSTRAINTS,
@@ -204,12 +205,8 @@ class Converter:
 
     def compare(self, text: object, type_node: TypeNode, path: str) -> ComparePolicy | None:
         base = self.base(type_node)
-        kind = kind_of(base)
         match = re.fullmatch(r"(fold|exact|bfcl|unordered|ignore)|tol\(([0-9.eE+-]+)\)", text) \
             if isinstance(text, str) else None
-        fits = {"tol": kind in ("int", "float"), "unordered": kind == "list",
-                "fold": kind not in ("int", "float", "bool"), "exact": kind not in ("int", "float", "bool"),
-                "bfcl": kind not in ("int", "float", "bool"), "ignore": True}
         if match is None:
             self.issues.warn(path, f"unknown compare policy {text!r}; dropped")
             return None
@@ -228,8 +225,9 @@ class Converter:
                                        "as 0); dropped")
                 return None
             policy = ComparePolicy("tol", tolerance)
-        if not fits[policy.kind]:
-            self.issues.warn(path, f"compare {text} does not apply to {kind}; dropped")
+        misfit = compare_misfit(policy.kind, base)
+        if misfit is not None:
+            self.issues.warn(path, f"{misfit}; dropped")
             return None
         return policy
 
