@@ -241,7 +241,7 @@ def bootstrap_ratio(numerators: Sequence[float], denominators: Sequence[float], 
     >>> ci.estimate, ci.low <= ci.estimate <= ci.high
     (0.6666666666666666, True)
     """
-    _check(replicates, confidence)
+    _check(replicates, confidence, seed)
     n = len(numerators)
     if n != len(denominators):
         raise ValueError("numerators and denominators must have the same length")

@@ -175,3 +175,8 @@ def test_a_ratio_needs_positive_denominators() -> None:
         bootstrap_ratio([1.0, 0.0], [1.0, 0.0], replicates=10)
     with pytest.raises(ValueError, match="same length"):
         bootstrap_ratio([1.0], [1.0, 1.0], replicates=10)
+
+
+def test_a_ratio_refuses_a_negative_seed_as_the_other_intervals_do() -> None:
+    with pytest.raises(ValueError, match="seed must be a whole number of at least 0"):
+        bootstrap_ratio([1.0, 0.0], [1.0, 1.0], replicates=10, seed=-7)
