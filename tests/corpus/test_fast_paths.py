@@ -686,10 +686,10 @@ def test_saved_function_calls_at_the_size_limit_are_read_as_their_json_text_is(f
 def _question_lines(bfcl_data: Path, tmp_path: Path) -> tuple[list[str], RunOptions, RunOptions]:
     """Lines that a line of the same question may follow, each a case the fast path of a question met again in a
     row (``runner._same_question``) must leave alone or read alike: right, wrong and saved-call outputs of
-    ``parallel_0``; the same id with its own format, gold, or grammar (unknown, or a schema); a format-sensitivity id of that question
-    (the same gold object, another id, its output read in its prompt's format); a Java question (its output
-    read by its declared types); another question; and a question whose gold its function rejects. Run
-    options for ``--invalid-gold error`` and ``warn``."""
+    ``parallel_0``; the same id with its own format, gold, or grammar (unknown, or a schema); a
+    format-sensitivity id of that question (the same gold object, another id, its output read in its prompt's
+    format); a Java question (its output read by its declared types); another question; and a question whose
+    gold its function rejects. Run options for ``--invalid-gold error`` and ``warn``."""
     fs_id = "format_sensitivity_1:ret_fmt=json&tool_call_tag=False&func_doc_fmt=json&prompt_fmt=plaintext" \
             "&style=classic:parallel_0"
     play = '{{"function": "spotify.play", "parameters": {{"artist": "{}", "duration": {}}}}}'

@@ -363,7 +363,8 @@ def _same_question(memo: _GoldMemo, episode: Episode) -> tuple[Any, Any, ToolCal
     scores alike, and its prepared gold is its own); the problems and the prepared gold of that metric and this
     very gold object (held, so its id is not another's); and no output converted by id, since the last line
     stored it only if :func:`_reads_its_own_output` (one-turn, no grammar, an id of no converted category), and
-    this line names no grammar or format of its own either. Any other line takes the general path, and stores its question when it qualifies.
+    this line names no grammar or format of its own either. Any other line takes the general path, and stores
+    its question when it qualifies.
     """
     last = memo.last
     if (last is None or episode.gold is not last[0] or episode.id != last[1] or type(episode.id) is not type(last[1])
