@@ -688,8 +688,9 @@ def _question_lines(bfcl_data: Path, tmp_path: Path) -> tuple[list[str], RunOpti
     row (``runner._same_question``) must leave alone or read alike: right, wrong and saved-call outputs of
     ``parallel_0``; the same id with its own format, gold, or grammar (unknown, or a schema); a
     format-sensitivity id of that question (the same gold object, another id, its output read in its prompt's
-    format); a Java question (its output read by its declared types); another question; and a question whose
-    gold its function rejects. Run options for ``--invalid-gold error`` and ``warn``."""
+    format); a Java question (its output read by its declared types); another question; a question whose gold
+    its function rejects; and an irrelevance question, in one turn and in turns. Run options for
+    ``--invalid-gold error`` and ``warn``."""
     fs_id = "format_sensitivity_1:ret_fmt=json&tool_call_tag=False&func_doc_fmt=json&prompt_fmt=plaintext" \
             "&style=classic:parallel_0"
     play = '{{"function": "spotify.play", "parameters": {{"artist": "{}", "duration": {}}}}}'
@@ -710,6 +711,9 @@ def _question_lines(bfcl_data: Path, tmp_path: Path) -> tuple[list[str], RunOpti
                                           "parent=mapArea)]"},
         {"id": "simple_python_0", "result": "[calculate_triangle_area(base=10, height=5)]"},
         {"id": "simple_python_bad", "result": "[f(x=1)]"},
+        {"id": "irrelevance_0", "result": "[]"},
+        {"id": "irrelevance_0", "turns": [{"pred": "[determine_body_mass_index(weight=70, height=180)]",
+                                           "gold": []}]},  # its gold, (), the very object too
     ]
     questions, answers = tmp_path / "q.json", tmp_path / "a.json"
     bad_question = {"id": "simple_python_bad", "question": [[{"role": "user", "content": "x"}]], "function": [
@@ -717,6 +721,7 @@ def _question_lines(bfcl_data: Path, tmp_path: Path) -> tuple[list[str], RunOpti
             "x": {"type": "integer", "description": ""}}, "required": ["x"]}}]}
     bad_answer = {"id": "simple_python_bad", "ground_truth": [{"f": {"x": ["one"]}}]}
     with open(questions, "w", encoding="utf-8") as q, open(answers, "w", encoding="utf-8") as a:
+        q.writelines((bfcl_data / "BFCL_v4_irrelevance.json").read_text(encoding="utf-8").splitlines(True)[:1])
         for category, k in (("parallel", 1), ("simple_java", 1), ("simple_python", 1)):
             q.writelines((bfcl_data / f"BFCL_v4_{category}.json").read_text(encoding="utf-8").splitlines(True)[:k])
             a.writelines((bfcl_data / "possible_answer" / f"BFCL_v4_{category}.json").read_text(encoding="utf-8")
@@ -731,8 +736,9 @@ def _question_lines(bfcl_data: Path, tmp_path: Path) -> tuple[list[str], RunOpti
 
 
 @settings(max_examples=60, deadline=None)
-@given(picks=st.lists(st.integers(0, 11), min_size=2, max_size=14), warn=st.booleans())
+@given(picks=st.lists(st.integers(0, 13), min_size=2, max_size=14), warn=st.booleans())
 @example(picks=[5, 5, 0, 1], warn=True)  # a question's gold prepared under a schema the line names, then none
+@example(picks=[12, 12, 13], warn=False)  # a multi-turn line of a question met in a row, its gold the same ()
 def test_a_question_met_again_in_a_row_is_scored_as_the_general_path_scores_it(
         picks: list[int], warn: bool, bfcl_data: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     """Each line of a sequence of lines (a question met again in a row, or after another one, or the same id with
@@ -751,7 +757,7 @@ def test_a_question_met_again_in_a_row_is_scored_as_the_general_path_scores_it(
             memo = _NoLast(memo)
         summary = score_lines(options, cache, lines, inputs.gold_by_id, memo=memo)  # type: ignore[arg-type]
         return (summary.export, [str(e) for e in summary.errors], [str(w) for w in summary.gold_warnings],
-                repr(summary.categories))
+                repr(summary.categories), repr(summary.turns_given))
 
     assert outcome(fast=True) == outcome(fast=False)
 
