@@ -12,7 +12,7 @@ from typing import Any
 import attrs
 import pytest
 from ekcli import SCHEMAS, synthetic_corpus
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ek.corpus import runner
@@ -179,15 +179,16 @@ def test_a_gold_met_again_is_scored_prepared_with_the_same_report(tmp_path: Path
     a.write_text("\n".join(answers) + "\n", encoding="utf-8")
     options = RunOptions(level="arg", canonicalizer="bfcl", format="bfcl", bfcl_answers=str(a),
                          bfcl_questions=str(q), keep_details=20)
-    prepared: list[Any] = []
-    gold = runner._GoldMemo.gold
+    from ek.scorer.metric import PreparedGold, ToolCallMetric
 
-    def counted(self: Any, metric: Any, episode: Any) -> Any:
-        found = gold(self, metric, episode)
-        prepared.append(found)
-        return found
+    prepared: list[Any] = []  # the gold of each line scored (from the memo, or the line before's: _same_question)
+    score = ToolCallMetric.__call__
 
-    monkeypatch.setattr(runner._GoldMemo, "gold", counted)
+    def counted(self: Any, pred: Any, gold: Any, **kwargs: Any) -> Any:
+        prepared.append(gold if type(gold) is PreparedGold else None)
+        return score(self, pred, gold, **kwargs)
+
+    monkeypatch.setattr(ToolCallMetric, "__call__", counted)
     with_memo = run(str(corpus), options)
     assert sum(p is not None for p in prepared) > len(lines) // 2
     monkeypatch.setattr(runner._GoldMemo, "gold", lambda self, metric, episode: None)  # every line on its own
@@ -274,6 +275,8 @@ def test_a_gold_met_again_chunks_later_is_checked_once_and_scored_prepared(
 
 class _Forgetful:
     """A gold memo that remembers nothing: every line checked and scored on its own."""
+
+    last = None  # (nor the question of the line before: see runner._same_question)
 
     def problems(self, metric: Any, episode: Any) -> Any:
         return runner.episode_gold_problems(metric, episode)
@@ -678,3 +681,120 @@ def test_saved_function_calls_at_the_size_limit_are_read_as_their_json_text_is(f
     else:
         assert type(fast) is tuple and fast == ToolCallMetric(format="bfcl").read(text)
         assert fast[0].args["x"].startswith(filler)
+
+
+def _question_lines(bfcl_data: Path, tmp_path: Path) -> tuple[list[str], RunOptions, RunOptions]:
+    """Lines that a line of the same question may follow, each a case the fast path of a question met again in a
+    row (``runner._same_question``) must leave alone or read alike: right, wrong and saved-call outputs of
+    ``parallel_0``; the same id with its own format, gold, or grammar (unknown, or a schema); a
+    format-sensitivity id of that question (the same gold object, another id, its output read in its prompt's
+    format); a Java question (its output read by its declared types); another question; a question whose gold
+    its function rejects; and an irrelevance question, in one turn and in turns. Run options for
+    ``--invalid-gold error`` and ``warn``."""
+    fs_id = "format_sensitivity_1:ret_fmt=json&tool_call_tag=False&func_doc_fmt=json&prompt_fmt=plaintext" \
+            "&style=classic:parallel_0"
+    play = '{{"function": "spotify.play", "parameters": {{"artist": "{}", "duration": {}}}}}'
+    right = "[spotify.play(artist='Taylor Swift', duration=20), spotify.play(artist='Maroon 5', duration=15)]"
+    lines = [
+        {"id": "parallel_0", "result": right},
+        {"id": "parallel_0", "result": right.replace("20", "21")},
+        {"id": "parallel_0", "result": [{"spotify.play": '{"artist": "Maroon 5", "duration": 15}'},
+                                        {"spotify.play": '{"artist": "Taylor Swift", "duration": 20}'}]},
+        {"id": "parallel_0", "result": right, "format": "json"},
+        {"id": "parallel_0", "result": right, "grammar": "no_such_grammar@1"},
+        {"id": "parallel_0", "result": right, "grammar": "travel@2"},
+        {"id": "parallel_0", "result": right, "gold": [{"name": "spotify.play", "arguments": {"artist": "Maroon 5",
+                                                                                            "duration": 15}}]},
+        {"id": fs_id, "result": f"[{play.format('Taylor Swift', 20)}, {play.format('Maroon 5', 15)}]"},
+        {"id": fs_id, "result": right},
+        {"id": "simple_java_0", "result": "[GeometryPresentation.createPresentation(controller=mapController, "
+                                          "parent=mapArea)]"},
+        {"id": "simple_python_0", "result": "[calculate_triangle_area(base=10, height=5)]"},
+        {"id": "simple_python_bad", "result": "[f(x=1)]"},
+        {"id": "irrelevance_0", "result": "[]"},
+        {"id": "irrelevance_0", "turns": [{"pred": "[determine_body_mass_index(weight=70, height=180)]",
+                                           "gold": []}]},  # its gold, (), the very object too
+    ]
+    questions, answers = tmp_path / "q.json", tmp_path / "a.json"
+    bad_question = {"id": "simple_python_bad", "question": [[{"role": "user", "content": "x"}]], "function": [
+        {"name": "f", "description": "", "parameters": {"type": "dict", "properties": {
+            "x": {"type": "integer", "description": ""}}, "required": ["x"]}}]}
+    bad_answer = {"id": "simple_python_bad", "ground_truth": [{"f": {"x": ["one"]}}]}
+    with open(questions, "w", encoding="utf-8") as q, open(answers, "w", encoding="utf-8") as a:
+        q.writelines((bfcl_data / "BFCL_v4_irrelevance.json").read_text(encoding="utf-8").splitlines(True)[:1])
+        for category, k in (("parallel", 1), ("simple_java", 1), ("simple_python", 1)):
+            q.writelines((bfcl_data / f"BFCL_v4_{category}.json").read_text(encoding="utf-8").splitlines(True)[:k])
+            a.writelines((bfcl_data / "possible_answer" / f"BFCL_v4_{category}.json").read_text(encoding="utf-8")
+                         .splitlines(True)[:k])
+        q.write(json.dumps(bad_question) + "\n")
+        a.write(json.dumps(bad_answer) + "\n")
+    options = [RunOptions(level="arg", canonicalizer="bfcl", format="bfcl", bfcl_answers=str(answers),
+                          bfcl_questions=str(questions), keep_export=True, keep_worst=50, invalid_gold=invalid,
+                          search_path=(str(SCHEMAS),))
+               for invalid in ("error", "warn")]
+    return [json.dumps(line) for line in lines], options[0], options[1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(picks=st.lists(st.integers(0, 13), min_size=2, max_size=14), warn=st.booleans())
+@example(picks=[5, 5, 0, 1], warn=True)  # a question's gold prepared under a schema the line names, then none
+@example(picks=[12, 12, 13], warn=False)  # a multi-turn line of a question met in a row, its gold the same ()
+def test_a_question_met_again_in_a_row_is_scored_as_the_general_path_scores_it(
+        picks: list[int], warn: bool, bfcl_data: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Each line of a sequence of lines (a question met again in a row, or after another one, or the same id with
+    its own format, grammar or gold, a format-sensitivity id of the same question) gets the score, error or
+    warning the general path gives it: the fast path (``runner._same_question``) reads the question of the line
+    before only where nothing tells the lines apart."""
+    pool, error_options, warn_options = _question_lines(bfcl_data, tmp_path_factory.mktemp("q"))
+    options = warn_options if warn else error_options
+    inputs = runner.read_inputs(options)
+    lines = [(k + 1, pool[p].encode()) for k, p in enumerate(picks)]
+
+    def outcome(fast: bool) -> Any:
+        cache = options.metric_cache(inputs.functions)
+        memo = runner._GoldMemo()
+        if not fast:
+            memo = _NoLast(memo)
+        summary = score_lines(options, cache, lines, inputs.gold_by_id, memo=memo)  # type: ignore[arg-type]
+        return (summary.export, [str(e) for e in summary.errors], [str(w) for w in summary.gold_warnings],
+                repr(summary.categories), repr(summary.turns_given))
+
+    assert outcome(fast=True) == outcome(fast=False)
+
+
+class _NoLast:
+    """A gold memo whose last question is never kept: every line takes the general path."""
+
+    def __init__(self, memo: Any) -> None:
+        self._memo = memo
+
+    def problems(self, metric: Any, episode: Any) -> Any:
+        return self._memo.problems(metric, episode)
+
+    def gold(self, metric: Any, episode: Any) -> Any:
+        return self._memo.gold(metric, episode)
+
+    @property
+    def last(self) -> None:
+        return None
+
+    @last.setter
+    def last(self, value: Any) -> None:
+        pass
+
+
+def test_a_question_met_again_in_a_row_skips_the_metric_lookup(bfcl_data: Path, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """From the third line of a question in a row (the second prepares its gold), the line before's metric,
+    gold problems and prepared gold are taken as they are: the cache and memo are not asked again."""
+    pool, options, _warn = _question_lines(bfcl_data, tmp_path)
+    inputs = runner.read_inputs(options)
+    cache = options.metric_cache(inputs.functions)
+    asked: list[Any] = []
+    for_episode = cache.for_episode
+    monkeypatch.setattr(cache, "for_episode", lambda ref, episode_id: asked.append(episode_id) or
+                        for_episode(ref, episode_id))
+    lines = [(k + 1, pool[p].encode()) for k, p in enumerate([0, 1, 2, 0, 1, 10, 10, 10, 0])]
+    summary = score_lines(options, cache, lines, inputs.gold_by_id)  # (scored grouped by id: _by_id)
+    assert summary.episodes == 9
+    assert asked == ["parallel_0", "parallel_0", "simple_python_0", "simple_python_0"]

@@ -184,3 +184,24 @@ def test_one_pairs_explanation_is_the_general_paths(tool, pred_args, gold_args, 
     fast, general = metric(pred, metric.prepare(gold) if prepared else gold), _general(metric, pred, gold)
     _same(fast, general)
     assert fast.explanation == general.explanation and str(fast.explanation) == str(general.explanation)
+
+
+def test_calls_already_read_as_a_tuple_skip_the_mapping_check(monkeypatch) -> None:
+    """A tuple of calls (what ``ek score`` hands over for BFCL's saved calls) is scored as coerce_calls reads it,
+    the score a list of the same calls gets, without asking whether it is a Mapping (an ABC check in Python)."""
+    import ek.scorer.metric as metric_module
+
+    asked = []
+
+    class Counting(type):
+        def __instancecheck__(cls, obj):
+            asked.append(type(obj))
+            return False
+
+    monkeypatch.setattr(metric_module, "Mapping", Counting("Mapping", (), {}))
+    metric = ToolCallMetric("arg")
+    pred = (Step("f", {"x": 1}), Step("g", {"y": "a"}))
+    gold = [Step("f", {"x": 1}), Step("g", {"y": "b"})]
+    assert metric(pred, gold) == metric(list(pred), gold)
+    assert metric(pred, gold).f1 == metric(list(pred), gold).f1 < 1
+    assert tuple not in asked

@@ -339,6 +339,40 @@ def _source_pred(cache: MetricCache, metric: ToolCallMetric, episode: Episode) -
     return typed_calls(steps, functions, language)
 
 
+def _reads_its_own_output(cache: MetricCache, episode: Episode) -> bool:
+    """Whether this one-turn line, which names no grammar, is scored with its BFCL question's metric (or the
+    default one) reading its output as it is, whatever the output: :func:`_source_pred` gives None for every
+    output of a line with this id (a question of no Java, JavaScript or format-sensitivity category, or no BFCL
+    questions at all)."""
+    if episode.grammar is not None:
+        return False
+    if cache.bfcl_functions is None or type(episode.id) is not str:
+        return True
+    return source_language(episode.id) is None and not episode.id.startswith(VARIATION_PREFIX)
+
+
+def _same_question(memo: _GoldMemo, episode: Episode) -> tuple[Any, Any, ToolCallMetric, tuple[str, ...], Any] | None:
+    """Fast path of :func:`_score_line` for a line of the same question as the last one it scored against a
+    prepared gold (samples of one question in a row, or a chunk's lines grouped by id): that line's metric,
+    gold problems and prepared gold (:attr:`_GoldMemo.last`), or None.
+
+    What it skips: finding the metric (:meth:`MetricCache.for_episode`), the memo's two lookups
+    (:meth:`_GoldMemo.problems`, :meth:`_GoldMemo.gold`) and :func:`_source_pred`'s tests. Safe because each is a
+    function of what is compared here: the metric of the line's grammar (none) and id, which the cache gives
+    again for the same id (built again only after the LRU dropped it, then from the same schemas, so the kept one
+    scores alike, and its prepared gold is its own); the problems and the prepared gold of that metric and this
+    very gold object (held, so its id is not another's); and no output converted by id, since the last line
+    stored it only if :func:`_reads_its_own_output` (one-turn, no grammar, an id of no converted category), and
+    this line names no grammar or format of its own either. Any other line takes the general path, and stores
+    its question when it qualifies.
+    """
+    last = memo.last
+    if (last is None or episode.gold is not last[0] or episode.id != last[1] or type(episode.id) is not type(last[1])
+            or episode.turns is not None or episode.grammar is not None or episode.format is not None):
+        return None
+    return last
+
+
 def _variation_pred(metric: ToolCallMetric, episode: Episode) -> Any:
     """The output of a BFCL format-sensitivity line (:mod:`ek.bfcl.variation`), text in the ``bfcl`` format, read
     in the return format its prompt asked for (:func:`ek.bfcl.variation.decode_variation`), or its
@@ -377,6 +411,9 @@ class _GoldMemo:
         #: (metric id, gold id) -> [gold, metric, problems, lines seen, prepared gold or None], oldest first
         self._seen: dict[tuple[int, int], list[Any]] = {}
         self._limit = limit
+        #: the question of the last line that :func:`_score_line` scored against a prepared gold, when
+        #: :func:`_same_question` may reuse it: (gold, id, metric, problems, prepared gold), else None
+        self.last: tuple[Any, Any, ToolCallMetric, tuple[str, ...], Any] | None = None
 
     def problems(self, metric: ToolCallMetric, episode: Episode) -> tuple[str, ...]:
         if episode.turns is not None:
@@ -514,13 +551,21 @@ def _score_line(options: RunOptions, cache: MetricCache, memo: _GoldMemo,
         return item
     number = item.line
     try:
+        last = _same_question(memo, item)
+        if last is not None:  # (never a gold with problems under "error": the line returns before it is prepared)
+            _gold, _id, metric, problems, prepared = last
+            return metric, problems, metric(_prepare_pred(item.pred, metric.format), prepared)
         metric = cache.for_episode(item.grammar, item.id)
         problems = memo.problems(metric, item)
         if problems and options.invalid_gold == "error":
             return LineError(number, item.id, invalid_gold_reason(metric, problems))
-        score: Score | EpisodeScore = (_score_one_turn(metric, item, memo.gold(metric, item),
-                                                       _source_pred(cache, metric, item))
-                                       if item.turns is None else _score_with(metric, item))
+        if item.turns is None:
+            prepared = memo.gold(metric, item)
+            score: Score | EpisodeScore = _score_one_turn(metric, item, prepared, _source_pred(cache, metric, item))
+            if prepared is not None and _reads_its_own_output(cache, item):
+                memo.last = (item.gold, item.id, metric, problems, prepared)
+        else:
+            score = _score_with(metric, item)
     except GrammarError as exc:
         return LineError(number, item.id, f"unknown grammar: {exc}")
     except (TypeError, ValueError, KeyError) as exc:

@@ -1097,6 +1097,11 @@ class ToolCallMetric:
         plain = read_plain_bfcl(pred) if type(pred) is list and (format or self.format) == "bfcl" else None
         if plain is not None:
             p_steps = tuple(plain)
+        elif type(pred) is tuple:
+            # Fast path: calls already read (what ek score hands over for a BFCL list of saved calls) go to
+            # coerce_calls, where the branches below send a tuple too; spared the Mapping ABC check of the next
+            # one (a Python-level __instancecheck__ per output), which no tuple passes
+            p_steps = coerce_calls(pred, "pred")
         elif _is_decoded_output(pred) if type(pred) is list else isinstance(pred, (str, bytes, bytearray, Mapping)):
             try:
                 p_steps = self._read(pred, ctx, format)
