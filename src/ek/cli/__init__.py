@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
 from ek.batchgc import collect_less
+from ek.termination import Terminated, install_sigterm, stop_if_asked
 
 #: command -> (module, one-line help). The order is the order of ``ek --help``.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -31,16 +32,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "import": ("ek.cli.import_", "convert OpenAI/Anthropic/MCP/JSON Schema/BFCL tool definitions to .ek"),
     "export": ("ek.cli.export", "convert an .ek schema to OpenAI/Anthropic/MCP/JSON Schema tool definitions"),
 }
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM (``kill PID``, a supervisor stopping the job) to a command run as its own process: it ends as
-    Ctrl-C ends it, through the same cleanup (``--jobs`` workers stopped, no report or temporary file left),
-    with status 143 instead of the kernel's kill of this process alone."""
-
-
-def _terminate(_signum: int, _frame: Any) -> None:
-    raise Terminated
 
 
 class _Nowhere(io.TextIOBase):
@@ -163,9 +154,11 @@ def main(argv: Sequence[str] | None = None, *, own_process: bool | None = None) 
         collect_less()
         if not isinstance(sys.stdout, ReaderGoneSafe):
             sys.stdout = ReaderGoneSafe(sys.stdout)
-        signal.signal(signal.SIGTERM, _terminate)
+        install_sigterm()
     try:
         status = int(module.run(args) or 0)
+        if own_process:
+            stop_if_asked()  # a SIGTERM swallowed where it landed, after the last place the run asks
     except BrokenPipeError:  # `ek ... | head` is not an error
         return 0
     except Terminated:

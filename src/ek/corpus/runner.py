@@ -65,6 +65,7 @@ from ek.scorer.accounting import Score
 from ek.scorer.alignment import alignment_dict
 from ek.scorer.metric import ToolCallMetric
 from ek.scorer.turns import EpisodeScore, score_turns
+from ek.termination import stop_if_asked
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -772,6 +773,7 @@ def _score_in_workers(options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] |
     kept = KeptRaw()
 
     def next_done() -> None:  # the oldest chunk merged (left in pending until it is: its line names a death)
+        stop_if_asked()  # a SIGTERM swallowed where it landed (a fork's callbacks) ends the run here
         part = pending[0][1].result()
         _first, _future, chunk = pending.popleft()
         absorb(part)
