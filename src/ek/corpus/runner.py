@@ -65,7 +65,7 @@ from ek.scorer.accounting import Score
 from ek.scorer.alignment import alignment_dict
 from ek.scorer.metric import ToolCallMetric
 from ek.scorer.turns import EpisodeScore, score_turns
-from ek.termination import stop_if_asked
+from ek.termination import asked, deferred, stop_if_asked
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -593,6 +593,8 @@ def _init_worker(options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] | None
     process, would not have them). It ends with its parent (:func:`_die_with_parent`), and SIGTERM ends it at
     once, as the executor means when it stops its workers (a fork inherits the CLI's own SIGTERM handler)."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if asked():  # SIGTERM came to the parent while it was starting this worker (deferred), or to this worker
+        os.kill(os.getpid(), signal.SIGTERM)  # before this point: it ends as SIGTERM ends it
     _die_with_parent()
     collect_less()
     _WORKER["options"] = options
@@ -806,7 +808,8 @@ def _submit(pool: ProcessPoolExecutor, chunk: list[tuple[int, bytes]],
     started are stopped here, since the executor would never stop them (its manager thread is not running yet
     and the interpreter's exit waits for them), and the run ends as with a dead worker (exit 3), saying why."""
     try:
-        return pool.submit(_score_chunk, chunk, floor)
+        with deferred():  # the first one starts the workers: a raise amid that leaves a pool shutdown cannot end
+            return pool.submit(_score_chunk, chunk, floor)
     except OSError as exc:
         for process in list((getattr(pool, "_processes", None) or {}).values()):  # no public way to reach them
             process.kill()  # not SIGTERM: a worker not yet through _init_worker still has the CLI's handler
