@@ -23,8 +23,9 @@ import bisect
 import math
 import numbers
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from itertools import repeat
-from operator import add, sub
+from functools import reduce
+from itertools import compress, repeat
+from operator import add, itemgetter, mul, or_, rshift, sub
 from typing import Any
 
 from ek.calls import Precedence
@@ -314,27 +315,72 @@ def _exact_costs(scores: Sequence[Sequence[Any]], flip: bool, times: int = 1) ->
     (transposed if ``flip``).
 
     A table of a few distinct scores (a scorer's) converts each of them once: 1,000 x 1,000 cells of three
-    scores took 1 s one by one, 0.05 s so. A table with something that is not a finite number is read cell by
-    cell, for the error that names its row and column."""
-    try:
-        distinct: set[Any] | None = set().union(*map(set, scores))
-    except TypeError:  # not hashable: not a number either, and the error below names the cell
-        distinct = None
-    ratios = None
-    if distinct is not None and len(distinct) * _DISTINCT_SHARE <= len(scores) * len(scores[0]):
-        try:
-            ratios = {x: _ratio(x, 0, 0) for x in distinct}
-        except (TypeError, ValueError):
-            ratios = None
-    if ratios is None:
-        cells = [[_ratio(x, r, c) for c, x in enumerate(row)] for r, row in enumerate(scores)]
-        scale = math.lcm(*{den for row in cells for _, den in row}) * times
-        costs = [[-(num * (scale // den)) for num, den in row] for row in cells]
-    else:  # equal scores are equal numbers (Python compares ints, floats, Fractions and Decimals exactly)
+    scores took 1 s one by one, 0.05 s so. A table of many distinct floats, or of ints, is converted row by row
+    in C (:func:`_float_costs`; 1.5 s one by one for a million random floats, 0.3 s so). A table with something
+    that is not a finite number is read cell by cell, for the error that names its row and column."""
+    costs = None
+    ratios = _distinct_ratios(scores)
+    if ratios is not None:  # equal scores are equal numbers (Python compares ints, floats, Fractions and Decimals exactly)
         scale = math.lcm(*{den for _, den in ratios.values()}) * times
         cost_of = {x: -(num * (scale // den)) for x, (num, den) in ratios.items()}
         costs = [list(map(cost_of.__getitem__, row)) for row in scores]
+    else:
+        types = set().union(*(map(type, row) for row in scores))
+        if types <= {int, bool}:
+            costs = [list(map(mul, row, repeat(-times))) for row in scores]
+        elif types == {float}:
+            costs = _float_costs(scores, times)
+    if costs is None:
+        cells = [[_ratio(x, r, c) for c, x in enumerate(row)] for r, row in enumerate(scores)]
+        scale = math.lcm(*{den for row in cells for _, den in row}) * times
+        costs = [[-(num * (scale // den)) for num, den in row] for row in cells]
     return [list(col) for col in zip(*costs)] if flip else costs
+
+
+def _distinct_ratios(scores: Sequence[Sequence[Any]]) -> dict[Any, tuple[int, int]] | None:
+    """Each distinct score as an exact fraction, when the table holds few of them (at least
+    :data:`_DISTINCT_SHARE` cells each); else None (also when one is not a finite number: the caller names the cell).
+
+    The distinct scores are gathered row by row and given up on as soon as there are too many: a table of a
+    million distinct floats spent 0.3 s building the whole set for nothing."""
+    limit = len(scores) * len(scores[0]) // _DISTINCT_SHARE
+    distinct: set[Any] = set()
+    try:
+        for row in scores:
+            distinct.update(row)
+            if len(distinct) > limit:
+                return None
+    except TypeError:  # not hashable: not a number either
+        return None
+    try:
+        return {x: _ratio(x, 0, 0) for x in distinct}
+    except (TypeError, ValueError):
+        return None
+
+
+def _float_costs(scores: Sequence[Sequence[float]], times: int) -> list[list[int]] | None:
+    """:func:`_exact_costs` of a table of floats, each row in C, or None when a float is not finite or the
+    table's range is too wide for float scaling (then the caller converts cell by cell).
+
+    A finite float is an integer times its ulp, so every float of the table times ``2**k`` is an integer once
+    ``2**-k`` is at most the ulp of the smallest nonzero magnitude; scaling by a power of two is exact
+    (``math.ldexp``, unless it overflows). The common factors of two left over are then divided out, so that
+    the integers are those of the least common denominator, as for any other table."""
+    if not all(all(map(math.isfinite, row)) for row in scores):
+        return None
+    smallest = min((min(filter(None, map(abs, row)), default=math.inf) for row in scores), default=math.inf)
+    if smallest == math.inf:  # every score is zero
+        return [[0] * len(row) for row in scores]
+    k = max(0, 1 - math.frexp(math.ulp(smallest))[1])
+    try:
+        scaled = [list(map(int, map(math.ldexp, row, repeat(k)))) for row in scores]
+    except OverflowError:
+        return None
+    bits = reduce(or_, (reduce(or_, row) for row in scaled))
+    spare = min(k, (bits & -bits).bit_length() - 1)  # factors of two every integer has: the scale was too large
+    if spare:
+        return [list(map(mul, map(rshift, row, repeat(spare)), repeat(-times))) for row in scaled]
+    return [list(map(mul, row, repeat(-times))) for row in scaled]
 
 
 #: A table converts its distinct scores once when it has at least this many cells per distinct score (else
@@ -347,12 +393,14 @@ def _solve_python(scores: Sequence[Sequence[Any]], flip: bool) -> _Optimum:
     SciPy's ``linear_sum_assignment`` runs it), O(n^2 m) at worst.
 
     Each row starts at its cheapest cost as potential and takes the lowest free column at that cost, if one is
-    free (on a scorer's table of a few distinct scores, most rows do). Each row left is then added by
-    :func:`_add_row`. Invariants (what :func:`_canonical` needs): reduced costs ``cost - u - v`` are never
-    negative, assigned cells have zero, ``v <= 0``, and a free column has ``v == 0``.
+    free (on a scorer's table of a few distinct scores, most rows do). The rows left bid for columns
+    (:func:`_auction`, Jonker and Volgenant's augmenting row reduction: on a table of many distinct scores most
+    of them end there), and each row still left is added by :func:`_add_row`.
+    Invariants (what :func:`_canonical` needs): reduced costs ``cost - u - v`` are never negative, assigned
+    cells have zero, ``v <= 0``, and a free column has ``v == 0``.
 
-    Costs and potentials are held times ``2 * (n + 1)``, so that below that unit a search's distance can
-    carry whether a column is free and which row reached it (:func:`_add_row`).
+    Costs and potentials are held times ``2 * (n + 1)``, so that below that unit a search's
+    distance can carry whether a column is free and which row reached it (:func:`_add_row`).
     """
     n = min(len(scores), len(scores[0]))
     rank_unit = n + 1  # more than any rank of a row in a search
@@ -372,10 +420,15 @@ def _solve_python(scores: Sequence[Sequence[Any]], flip: bool) -> _Optimum:
                 break
         else:
             col_of[r], row_of[c] = c, r
-    col_term = [-rank_unit if row_of[c] >= 0 else 0 for c in range(m)]  # v, less the unit if taken
-    for root in range(n):
-        if col_of[root] < 0:
-            _add_row(root, cost, u, v, col_term, col_of, row_of, rank_unit)
+    free = [r for r in range(n) if col_of[r] < 0]
+    if free and m > 1:
+        free = _auction(free, cost, v, col_of, row_of, _AUCTION_BIDS * n)
+        for r in range(n):
+            c = col_of[r]
+            u[r] = cost[r][c] - v[c] if c >= 0 else min(map(sub, cost[r], v))
+    col_term = [x - rank_unit if row_of[c] >= 0 else x for c, x in enumerate(v)]  # v, less the unit if taken
+    for root in free:
+        _add_row(root, cost, u, v, col_term, col_of, row_of, rank_unit)
     pot_u, pot_v = u, v
 
     def tight_cols(r: int) -> list[int]:
@@ -389,6 +442,52 @@ def _solve_python(scores: Sequence[Sequence[Any]], flip: bool) -> _Optimum:
     return _Optimum(n, m, col_of, [x == 0 for x in pot_v], tight_cols, tight_rows)
 
 
+#: Bids a row of :func:`_auction` may make, on average, before the rows still free are left to shortest paths.
+_AUCTION_BIDS = 4
+
+
+def _auction(free: list[int], cost: list[list[int]], v: list[int], col_of: list[int], row_of: list[int],
+             bids: int) -> list[int]:
+    """Jonker and Volgenant's augmenting row reduction: each free row takes its cheapest column (cost less
+    ``v``), lowering that column's ``v`` by the gap to its second cheapest, so that it stays the row's cheapest
+    while others' move away; the row it takes the column from bids next. The rows left free (two rounds, at
+    most ``bids`` bids in all): a bidding war over a few columns gains a unit at a time.
+
+    Keeps what :func:`_solve_python` needs: an assigned row's column is its cheapest (``v`` only falls, and only
+    at a column that changes hands), and ``v`` falls only at a column taken from then on (a free one keeps 0).
+    """
+    for _round in range(2):
+        later: list[int] = []
+        k = 0
+        while k < len(free):
+            if bids <= 0:
+                return later + free[k:]
+            bids -= 1
+            row = free[k]
+            k += 1
+            reduced = list(map(sub, cost[row], v))
+            low = min(reduced)
+            col = reduced.index(low)
+            reduced[col] = math.inf
+            second = min(reduced)
+            other = row_of[col]
+            if low < second:
+                v[col] -= second - low
+            elif other >= 0:
+                col = reduced.index(second)
+                other = row_of[col]
+            col_of[row], row_of[col] = col, row
+            if other >= 0:
+                col_of[other] = -1
+                if low < second:
+                    k -= 1
+                    free[k] = other
+                else:
+                    later.append(other)
+        free = later
+    return free
+
+
 def _add_row(root: int, cost: list[list[int]], u: list[int], v: list[int], col_term: list[int], col_of: list[int],
              row_of: list[int], rank_unit: int) -> None:
     """Assign the free row ``root`` along a shortest augmenting path, then move the potentials of the rows and
@@ -399,29 +498,40 @@ def _add_row(root: int, cost: list[list[int]], u: list[int], v: list[int], col_t
     potential at every step). A column's key is its distance (a multiple of ``2 * rank_unit``), plus
     ``rank_unit`` if it is taken, plus the rank of the row that reached it first at that distance: so the
     least key is the nearest column, a free one first (where a taken one would only lead on, on tied tables),
-    and says where the path came from.
+    and says where the path came from. A long search drops the columns it has reached from the lists it reads
+    (an eighth of them reached: about what one step's reading then wastes).
     """
     unit = 2 * rank_unit
-    keys = list(map(sub, cost[root], col_term))
     ur = u[root]
-    keys = [k - ur for k in keys]
+    keys = list(map(sub, map(sub, cost[root], col_term), repeat(ur)))
     done = max(keys) + 1  # above every key still to come: marks the columns reached
-    masked = list(col_term)  # col_term less ``done`` at the columns reached: their keys never come below it
+    cols: list[int] | None = None  # the columns the lists hold (None: all, in order)
+    term = list(col_term)  # col_term less ``done`` at the columns reached: their keys never come below it
+    pick: Callable[[list[int]], Sequence[int]] | None = None  # a row's costs at ``cols``
+    marked = 0  # columns reached still in the lists
     rows_reached = [(root, 0)]  # (row, its distance), by rank
     cols_reached: dict[int, tuple[int, int]] = {}  # col -> (its distance, the rank of the row it came from)
     while True:
         low = min(keys)
-        col = keys.index(low)
+        at = keys.index(low)
+        col = at if cols is None else cols[at]
         dist = low - low % unit
         cols_reached[col] = (dist, low % rank_unit)
         row = row_of[col]
         if row < 0:
             break
-        keys[col] = done
-        masked[col] -= done
+        keys[at] = done
+        term[at] -= done
+        marked += 1
+        if marked * 8 > len(keys) and len(keys) > 64:
+            live = [k != done for k in keys]
+            cols = list(compress(range(len(keys)) if cols is None else cols, live))
+            keys, term = list(compress(keys, live)), list(compress(term, live))
+            pick, marked = itemgetter(*cols), 0
         step = dist - u[row] + len(rows_reached)
         rows_reached.append((row, dist))
-        keys = [k if k < c else c for k, c in zip(keys, map(add, map(sub, cost[row], masked), repeat(step)))]
+        crow = cost[row] if pick is None else pick(cost[row])
+        keys = [k if k < c else c for k, c in zip(keys, map(add, map(sub, crow, term), repeat(step)))]
     while True:  # back along the path, each row taking the column it reached
         row = rows_reached[cols_reached[col][1]][0]
         before = col_of[row]
