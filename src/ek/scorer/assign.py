@@ -24,8 +24,9 @@ import math
 import numbers
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from functools import reduce
+from heapq import heappop, heappush
 from itertools import compress, repeat
-from operator import add, itemgetter, mul, or_, rshift, sub
+from operator import add, itemgetter, lt, mul, or_, rshift, sub
 from typing import Any
 
 from ek.calls import Precedence
@@ -393,9 +394,11 @@ def _solve_python(scores: Sequence[Sequence[Any]], flip: bool) -> _Optimum:
     SciPy's ``linear_sum_assignment`` runs it), O(n^2 m) at worst.
 
     Each row starts at its cheapest cost as potential and takes the lowest free column at that cost, if one is
-    free (on a scorer's table of a few distinct scores, most rows do). The rows left bid for columns
-    (:func:`_auction`, Jonker and Volgenant's augmenting row reduction: on a table of many distinct scores most
-    of them end there), and each row still left is added by :func:`_add_row`.
+    free (on a scorer's table of a few distinct scores, most rows do). Each row left is then added along a
+    shortest augmenting path: by :func:`_add_row_near` when rows hold mostly distinct costs (random scores: a
+    search there reaches most rows, each again in search after search, and needs only each row's few cheapest
+    columns), else by :func:`_add_row`, which reads whole rows; also once :func:`_add_row_near` has had to read
+    a quarter of its rows whole (``i * j``: every row's cheapest columns are the same few).
     Invariants (what :func:`_canonical` needs): reduced costs ``cost - u - v`` are never negative, assigned
     cells have zero, ``v <= 0``, and a free column has ``v == 0``.
 
@@ -420,14 +423,21 @@ def _solve_python(scores: Sequence[Sequence[Any]], flip: bool) -> _Optimum:
                 break
         else:
             col_of[r], row_of[c] = c, r
-    free = [r for r in range(n) if col_of[r] < 0]
-    if free and m > 1:
-        free = _auction(free, cost, v, col_of, row_of, _AUCTION_BIDS * n)
-        for r in range(n):
-            c = col_of[r]
-            u[r] = cost[r][c] - v[c] if c >= 0 else min(map(sub, cost[r], v))
-    col_term = [x - rank_unit if row_of[c] >= 0 else x for c, x in enumerate(v)]  # v, less the unit if taken
-    for root in free:
+    # rows of mostly distinct costs (not a scorer's few scores, where a row's cheapest columns tie by the hundred)
+    untied = m > _NEAR and len(set(cost[0])) * 2 > m
+    near: list[tuple[list[int], list[int], int] | None] | None = [None] * n if untied else None
+    col_term: list[int] | None = None
+    rows_read = rows_whole = 0
+    for root in range(n):
+        if col_of[root] >= 0:
+            continue
+        if near is not None and rows_whole * 4 <= rows_read + 8:  # few rows read whole: the lists pay
+            read, whole = _add_row_near(root, cost, u, v, col_of, row_of, near)
+            rows_read, rows_whole = rows_read + read, rows_whole + whole
+            continue
+        near = None  # from here on, every search reads whole rows (as a row's list would, most of the time)
+        if col_term is None:
+            col_term = [x - rank_unit if row_of[c] >= 0 else x for c, x in enumerate(v)]  # v, less the unit if taken
         _add_row(root, cost, u, v, col_term, col_of, row_of, rank_unit)
     pot_u, pot_v = u, v
 
@@ -440,52 +450,6 @@ def _solve_python(scores: Sequence[Sequence[Any]], flip: bool) -> _Optimum:
         return [r for r in range(n) if cost[r][c] - pot_u[r] == vc]
 
     return _Optimum(n, m, col_of, [x == 0 for x in pot_v], tight_cols, tight_rows)
-
-
-#: Bids a row of :func:`_auction` may make, on average, before the rows still free are left to shortest paths.
-_AUCTION_BIDS = 4
-
-
-def _auction(free: list[int], cost: list[list[int]], v: list[int], col_of: list[int], row_of: list[int],
-             bids: int) -> list[int]:
-    """Jonker and Volgenant's augmenting row reduction: each free row takes its cheapest column (cost less
-    ``v``), lowering that column's ``v`` by the gap to its second cheapest, so that it stays the row's cheapest
-    while others' move away; the row it takes the column from bids next. The rows left free (two rounds, at
-    most ``bids`` bids in all): a bidding war over a few columns gains a unit at a time.
-
-    Keeps what :func:`_solve_python` needs: an assigned row's column is its cheapest (``v`` only falls, and only
-    at a column that changes hands), and ``v`` falls only at a column taken from then on (a free one keeps 0).
-    """
-    for _round in range(2):
-        later: list[int] = []
-        k = 0
-        while k < len(free):
-            if bids <= 0:
-                return later + free[k:]
-            bids -= 1
-            row = free[k]
-            k += 1
-            reduced = list(map(sub, cost[row], v))
-            low = min(reduced)
-            col = reduced.index(low)
-            reduced[col] = math.inf
-            second = min(reduced)
-            other = row_of[col]
-            if low < second:
-                v[col] -= second - low
-            elif other >= 0:
-                col = reduced.index(second)
-                other = row_of[col]
-            col_of[row], row_of[col] = col, row
-            if other >= 0:
-                col_of[other] = -1
-                if low < second:
-                    k -= 1
-                    free[k] = other
-                else:
-                    later.append(other)
-        free = later
-    return free
 
 
 def _add_row(root: int, cost: list[list[int]], u: list[int], v: list[int], col_term: list[int], col_of: list[int],
@@ -544,6 +508,86 @@ def _add_row(root: int, cost: list[list[int]], u: list[int], v: list[int], col_t
     for c, (d, _rank) in cols_reached.items():
         v[c] -= dist - d
         col_term[c] = v[c] - rank_unit  # taken now, the sink too
+
+
+#: Columns a row lists for :func:`_add_row_near`: its cheapest (cost less ``v``) when it is first read.
+_NEAR = 16
+
+
+def _listed(row: int, cost: list[list[int]], v: list[int]) -> tuple[list[int], list[int], int]:
+    """The columns ``row`` lists (its :data:`_NEAR` cheapest, cost less ``v``, or fewer on a tie), their costs,
+    and the least cost less ``v`` of the columns it does not list: a floor that holds from then on, as ``v``
+    only falls."""
+    crow = cost[row]
+    reduced = list(map(sub, crow, v))
+    floor = sorted(reduced)[_NEAR]
+    cols = list(compress(range(len(v)), map(lt, reduced, repeat(floor))))
+    return cols, [crow[c] for c in cols], floor
+
+
+def _add_row_near(root: int, cost: list[list[int]], u: list[int], v: list[int], col_of: list[int],
+                  row_of: list[int], near: list[tuple[list[int], list[int], int] | None]) -> tuple[int, int]:
+    """:func:`_add_row` reading only each row's cheapest columns (``near[row]``, :func:`_listed`), for tables
+    of many distinct scores, where a search reads most rows, each again in search after search.
+
+    The same search, exactly: a row's unlisted columns are all at least its floor away, so a row is read
+    whole (and listed anew) only when that floor comes nearer than the next column the search would reach.
+    Keys sit in a heap, a free column before a taken one at the same distance.
+    """
+    best: dict[int, int] = {}  # col -> its least key so far; -1 once reached
+    heap: list[tuple[int, bool, int, int]] = []  # (key, taken, col, the row that reached it)
+    floors: list[tuple[int, int, int]] = []  # (least key a row's unlisted columns can give, row, its distance)
+    rows_reached = {root: 0}
+    cols_reached: dict[int, tuple[int, int]] = {}  # col -> (its distance, the row it came from)
+
+    def push(row: int, cols: Iterable[int], keys: Iterable[int]) -> None:
+        for c, key in zip(cols, keys):
+            was = best.get(c)
+            if was is None or key < was:
+                best[c] = key
+                heappush(heap, (key, row_of[c] >= 0, c, row))
+
+    def scan(row: int, dist: int) -> None:
+        listed = near[row]
+        if listed is None:
+            listed = near[row] = _listed(row, cost, v)
+        cols, costs, floor = listed
+        base = dist - u[row]
+        push(row, cols, [w - v[c] + base for c, w in zip(cols, costs)])
+        heappush(floors, (floor + base, row, dist))
+
+    scan(root, 0)
+    whole = 0
+    while True:
+        if floors and (not heap or floors[0][0] < heap[0][0]):  # an unlisted column may be nearer: read it whole
+            _, row, dist = heappop(floors)
+            whole += 1
+            push(row, range(len(v)), map(add, map(sub, cost[row], v), repeat(dist - u[row])))
+            near[row] = _listed(row, cost, v)
+            continue
+        key, _taken, col, row = heappop(heap)
+        if best[col] != key:
+            continue  # a stale entry: the col was reached, or got nearer
+        best[col] = -1
+        cols_reached[col] = (key, row)
+        owner = row_of[col]
+        if owner < 0:
+            break
+        rows_reached[owner] = key
+        scan(owner, key)
+    dist = key
+    while True:  # back along the path, each row taking the column it reached
+        row = cols_reached[col][1]
+        before = col_of[row]
+        col_of[row], row_of[col] = col, row
+        if row == root:
+            break
+        col = before
+    for r, d in rows_reached.items():
+        u[r] += dist - d
+    for c, (d, _row) in cols_reached.items():
+        v[c] -= dist - d
+    return len(rows_reached), whole
 
 
 def _solve_scipy(scores: Sequence[Sequence[Any]], flip: bool) -> _Optimum | None:
