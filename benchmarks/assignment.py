@@ -10,7 +10,8 @@ ek's time includes what SciPy's does not: the exact proof of optimality and the 
 
 Runs without SciPy (``pip install 'ek[fast]'`` or ``.[test]`` for it): then only ek's own solver is
 timed, and the lines say so. Then ek's own solver alone (``backend='python'``, what runs without SciPy) on the
-same tables: O(n^3) at worst, far less on tables of a few distinct scores, as a scorer's are.
+same tables: O(n^3) at worst, far less on tables of a few distinct scores, as a scorer's are. The last three
+tables have many distinct scores (random floats, random ints) or make every search long (``i * j``).
 
 Last, the end to end case of issue 16: ``ToolCallMetric("arg", optimal=True)`` on one group of
 1,000 predicted and 1,000 gold calls of one tool, and the share of it spent in the assignment.
@@ -52,6 +53,9 @@ def cases(n: int) -> dict[str, Table]:
         f"halves 0..5 {n}x{n}": [[rnd.randint(0, 10) / 2 for _ in range(n)] for _ in range(n)],
         f"weights 0.1/0.7/2.3 {n}x{n}": [[rnd.choice([0.1, 0.7, 2.3]) for _ in range(n)] for _ in range(n)],
         f"rectangular {n // 10}x{n}": [[float(rnd.randint(1, 3)) for _ in range(n)] for _ in range(n // 10)],
+        f"random floats {n}x{n}": [[rnd.random() for _ in range(n)] for _ in range(n)],
+        f"random ints 0..10^6 {n}x{n}": [[rnd.randint(0, 10 ** 6) for _ in range(n)] for _ in range(n)],
+        f"i * j {n}x{n} (adversarial)": [[i * j for j in range(n)] for i in range(n)],
     }
 
 

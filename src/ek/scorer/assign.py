@@ -23,8 +23,10 @@ import bisect
 import math
 import numbers
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from itertools import repeat
-from operator import add, sub
+from functools import reduce
+from heapq import heappop, heappush
+from itertools import compress, repeat
+from operator import add, itemgetter, lt, mul, or_, rshift, sub
 from typing import Any
 
 from ek.calls import Precedence
@@ -314,27 +316,72 @@ def _exact_costs(scores: Sequence[Sequence[Any]], flip: bool, times: int = 1) ->
     (transposed if ``flip``).
 
     A table of a few distinct scores (a scorer's) converts each of them once: 1,000 x 1,000 cells of three
-    scores took 1 s one by one, 0.05 s so. A table with something that is not a finite number is read cell by
-    cell, for the error that names its row and column."""
-    try:
-        distinct: set[Any] | None = set().union(*map(set, scores))
-    except TypeError:  # not hashable: not a number either, and the error below names the cell
-        distinct = None
-    ratios = None
-    if distinct is not None and len(distinct) * _DISTINCT_SHARE <= len(scores) * len(scores[0]):
-        try:
-            ratios = {x: _ratio(x, 0, 0) for x in distinct}
-        except (TypeError, ValueError):
-            ratios = None
-    if ratios is None:
-        cells = [[_ratio(x, r, c) for c, x in enumerate(row)] for r, row in enumerate(scores)]
-        scale = math.lcm(*{den for row in cells for _, den in row}) * times
-        costs = [[-(num * (scale // den)) for num, den in row] for row in cells]
-    else:  # equal scores are equal numbers (Python compares ints, floats, Fractions and Decimals exactly)
+    scores took 1 s one by one, 0.05 s so. A table of many distinct floats, or of ints, is converted row by row
+    in C (:func:`_float_costs`; 1.5 s one by one for a million random floats, 0.3 s so). A table with something
+    that is not a finite number is read cell by cell, for the error that names its row and column."""
+    costs = None
+    ratios = _distinct_ratios(scores)
+    if ratios is not None:  # equal scores are equal numbers (Python compares ints, floats, Fractions and Decimals exactly)
         scale = math.lcm(*{den for _, den in ratios.values()}) * times
         cost_of = {x: -(num * (scale // den)) for x, (num, den) in ratios.items()}
         costs = [list(map(cost_of.__getitem__, row)) for row in scores]
+    else:
+        types = set().union(*(map(type, row) for row in scores))
+        if types <= {int, bool}:
+            costs = [list(map(mul, row, repeat(-times))) for row in scores]
+        elif types == {float}:
+            costs = _float_costs(scores, times)
+    if costs is None:
+        cells = [[_ratio(x, r, c) for c, x in enumerate(row)] for r, row in enumerate(scores)]
+        scale = math.lcm(*{den for row in cells for _, den in row}) * times
+        costs = [[-(num * (scale // den)) for num, den in row] for row in cells]
     return [list(col) for col in zip(*costs)] if flip else costs
+
+
+def _distinct_ratios(scores: Sequence[Sequence[Any]]) -> dict[Any, tuple[int, int]] | None:
+    """Each distinct score as an exact fraction, when the table holds few of them (at least
+    :data:`_DISTINCT_SHARE` cells each); else None (also when one is not a finite number: the caller names the cell).
+
+    The distinct scores are gathered row by row and given up on as soon as there are too many: a table of a
+    million distinct floats spent 0.3 s building the whole set for nothing."""
+    limit = len(scores) * len(scores[0]) // _DISTINCT_SHARE
+    distinct: set[Any] = set()
+    try:
+        for row in scores:
+            distinct.update(row)
+            if len(distinct) > limit:
+                return None
+    except TypeError:  # not hashable: not a number either
+        return None
+    try:
+        return {x: _ratio(x, 0, 0) for x in distinct}
+    except (TypeError, ValueError):
+        return None
+
+
+def _float_costs(scores: Sequence[Sequence[float]], times: int) -> list[list[int]] | None:
+    """:func:`_exact_costs` of a table of floats, each row in C, or None when a float is not finite or the
+    table's range is too wide for float scaling (then the caller converts cell by cell).
+
+    A finite float is an integer times its ulp, so every float of the table times ``2**k`` is an integer once
+    ``2**-k`` is at most the ulp of the smallest nonzero magnitude; scaling by a power of two is exact
+    (``math.ldexp``, unless it overflows). The common factors of two left over are then divided out, so that
+    the integers are those of the least common denominator, as for any other table."""
+    if not all(all(map(math.isfinite, row)) for row in scores):
+        return None
+    smallest = min((min(filter(None, map(abs, row)), default=math.inf) for row in scores), default=math.inf)
+    if smallest == math.inf:  # every score is zero
+        return [[0] * len(row) for row in scores]
+    k = max(0, 1 - math.frexp(math.ulp(smallest))[1])
+    try:
+        scaled = [list(map(int, map(math.ldexp, row, repeat(k)))) for row in scores]
+    except OverflowError:
+        return None
+    bits = reduce(or_, (reduce(or_, row) for row in scaled))
+    spare = min(k, (bits & -bits).bit_length() - 1)  # factors of two every integer has: the scale was too large
+    if spare:
+        return [list(map(mul, map(rshift, row, repeat(spare)), repeat(-times))) for row in scaled]
+    return [list(map(mul, row, repeat(-times))) for row in scaled]
 
 
 #: A table converts its distinct scores once when it has at least this many cells per distinct score (else
@@ -347,12 +394,16 @@ def _solve_python(scores: Sequence[Sequence[Any]], flip: bool) -> _Optimum:
     SciPy's ``linear_sum_assignment`` runs it), O(n^2 m) at worst.
 
     Each row starts at its cheapest cost as potential and takes the lowest free column at that cost, if one is
-    free (on a scorer's table of a few distinct scores, most rows do). Each row left is then added by
-    :func:`_add_row`. Invariants (what :func:`_canonical` needs): reduced costs ``cost - u - v`` are never
-    negative, assigned cells have zero, ``v <= 0``, and a free column has ``v == 0``.
+    free (on a scorer's table of a few distinct scores, most rows do). Each row left is then added along a
+    shortest augmenting path: by :func:`_add_row_near` when rows hold mostly distinct costs (random scores: a
+    search there reaches most rows, each again in search after search, and needs only each row's few cheapest
+    columns), else by :func:`_add_row`, which reads whole rows; also once :func:`_add_row_near` has had to read
+    a quarter of its rows whole (``i * j``: every row's cheapest columns are the same few).
+    Invariants (what :func:`_canonical` needs): reduced costs ``cost - u - v`` are never negative, assigned
+    cells have zero, ``v <= 0``, and a free column has ``v == 0``.
 
-    Costs and potentials are held times ``2 * (n + 1)``, so that below that unit a search's distance can
-    carry whether a column is free and which row reached it (:func:`_add_row`).
+    Costs and potentials are held times ``2 * (n + 1)``, so that below that unit a search's
+    distance can carry whether a column is free and which row reached it (:func:`_add_row`).
     """
     n = min(len(scores), len(scores[0]))
     rank_unit = n + 1  # more than any rank of a row in a search
@@ -372,10 +423,22 @@ def _solve_python(scores: Sequence[Sequence[Any]], flip: bool) -> _Optimum:
                 break
         else:
             col_of[r], row_of[c] = c, r
-    col_term = [-rank_unit if row_of[c] >= 0 else 0 for c in range(m)]  # v, less the unit if taken
+    # rows of mostly distinct costs (not a scorer's few scores, where a row's cheapest columns tie by the hundred)
+    untied = m > _NEAR and len(set(cost[0])) * 2 > m
+    near: list[tuple[list[int], list[int], int] | None] | None = [None] * n if untied else None
+    col_term: list[int] | None = None
+    rows_read = rows_whole = 0
     for root in range(n):
-        if col_of[root] < 0:
-            _add_row(root, cost, u, v, col_term, col_of, row_of, rank_unit)
+        if col_of[root] >= 0:
+            continue
+        if near is not None and rows_whole * 4 <= rows_read + 8:  # few rows read whole: the lists pay
+            read, whole = _add_row_near(root, cost, u, v, col_of, row_of, near)
+            rows_read, rows_whole = rows_read + read, rows_whole + whole
+            continue
+        near = None  # from here on, every search reads whole rows (as a row's list would, most of the time)
+        if col_term is None:
+            col_term = [x - rank_unit if row_of[c] >= 0 else x for c, x in enumerate(v)]  # v, less the unit if taken
+        _add_row(root, cost, u, v, col_term, col_of, row_of, rank_unit)
     pot_u, pot_v = u, v
 
     def tight_cols(r: int) -> list[int]:
@@ -399,29 +462,40 @@ def _add_row(root: int, cost: list[list[int]], u: list[int], v: list[int], col_t
     potential at every step). A column's key is its distance (a multiple of ``2 * rank_unit``), plus
     ``rank_unit`` if it is taken, plus the rank of the row that reached it first at that distance: so the
     least key is the nearest column, a free one first (where a taken one would only lead on, on tied tables),
-    and says where the path came from.
+    and says where the path came from. A long search drops the columns it has reached from the lists it reads
+    (an eighth of them reached: about what one step's reading then wastes).
     """
     unit = 2 * rank_unit
-    keys = list(map(sub, cost[root], col_term))
     ur = u[root]
-    keys = [k - ur for k in keys]
+    keys = list(map(sub, map(sub, cost[root], col_term), repeat(ur)))
     done = max(keys) + 1  # above every key still to come: marks the columns reached
-    masked = list(col_term)  # col_term less ``done`` at the columns reached: their keys never come below it
+    cols: list[int] | None = None  # the columns the lists hold (None: all, in order)
+    term = list(col_term)  # col_term less ``done`` at the columns reached: their keys never come below it
+    pick: Callable[[list[int]], Sequence[int]] | None = None  # a row's costs at ``cols``
+    marked = 0  # columns reached still in the lists
     rows_reached = [(root, 0)]  # (row, its distance), by rank
     cols_reached: dict[int, tuple[int, int]] = {}  # col -> (its distance, the rank of the row it came from)
     while True:
         low = min(keys)
-        col = keys.index(low)
+        at = keys.index(low)
+        col = at if cols is None else cols[at]
         dist = low - low % unit
         cols_reached[col] = (dist, low % rank_unit)
         row = row_of[col]
         if row < 0:
             break
-        keys[col] = done
-        masked[col] -= done
+        keys[at] = done
+        term[at] -= done
+        marked += 1
+        if marked * 8 > len(keys) and len(keys) > 64:
+            live = [k != done for k in keys]
+            cols = list(compress(range(len(keys)) if cols is None else cols, live))
+            keys, term = list(compress(keys, live)), list(compress(term, live))
+            pick, marked = itemgetter(*cols), 0
         step = dist - u[row] + len(rows_reached)
         rows_reached.append((row, dist))
-        keys = [k if k < c else c for k, c in zip(keys, map(add, map(sub, cost[row], masked), repeat(step)))]
+        crow = cost[row] if pick is None else pick(cost[row])
+        keys = [k if k < c else c for k, c in zip(keys, map(add, map(sub, crow, term), repeat(step)))]
     while True:  # back along the path, each row taking the column it reached
         row = rows_reached[cols_reached[col][1]][0]
         before = col_of[row]
@@ -434,6 +508,86 @@ def _add_row(root: int, cost: list[list[int]], u: list[int], v: list[int], col_t
     for c, (d, _rank) in cols_reached.items():
         v[c] -= dist - d
         col_term[c] = v[c] - rank_unit  # taken now, the sink too
+
+
+#: Columns a row lists for :func:`_add_row_near`: its cheapest (cost less ``v``) when it is first read.
+_NEAR = 16
+
+
+def _listed(row: int, cost: list[list[int]], v: list[int]) -> tuple[list[int], list[int], int]:
+    """The columns ``row`` lists (its :data:`_NEAR` cheapest, cost less ``v``, or fewer on a tie), their costs,
+    and the least cost less ``v`` of the columns it does not list: a floor that holds from then on, as ``v``
+    only falls."""
+    crow = cost[row]
+    reduced = list(map(sub, crow, v))
+    floor = sorted(reduced)[_NEAR]
+    cols = list(compress(range(len(v)), map(lt, reduced, repeat(floor))))
+    return cols, [crow[c] for c in cols], floor
+
+
+def _add_row_near(root: int, cost: list[list[int]], u: list[int], v: list[int], col_of: list[int],
+                  row_of: list[int], near: list[tuple[list[int], list[int], int] | None]) -> tuple[int, int]:
+    """:func:`_add_row` reading only each row's cheapest columns (``near[row]``, :func:`_listed`), for tables
+    of many distinct scores, where a search reads most rows, each again in search after search.
+
+    The same search, exactly: a row's unlisted columns are all at least its floor away, so a row is read
+    whole (and listed anew) only when that floor comes nearer than the next column the search would reach.
+    Keys sit in a heap, a free column before a taken one at the same distance.
+    """
+    best: dict[int, int] = {}  # col -> its least key so far; -1 once reached
+    heap: list[tuple[int, bool, int, int]] = []  # (key, taken, col, the row that reached it)
+    floors: list[tuple[int, int, int]] = []  # (least key a row's unlisted columns can give, row, its distance)
+    rows_reached = {root: 0}
+    cols_reached: dict[int, tuple[int, int]] = {}  # col -> (its distance, the row it came from)
+
+    def push(row: int, cols: Iterable[int], keys: Iterable[int]) -> None:
+        for c, key in zip(cols, keys):
+            was = best.get(c)
+            if was is None or key < was:
+                best[c] = key
+                heappush(heap, (key, row_of[c] >= 0, c, row))
+
+    def scan(row: int, dist: int) -> None:
+        listed = near[row]
+        if listed is None:
+            listed = near[row] = _listed(row, cost, v)
+        cols, costs, floor = listed
+        base = dist - u[row]
+        push(row, cols, [w - v[c] + base for c, w in zip(cols, costs)])
+        heappush(floors, (floor + base, row, dist))
+
+    scan(root, 0)
+    whole = 0
+    while True:
+        if floors and (not heap or floors[0][0] < heap[0][0]):  # an unlisted column may be nearer: read it whole
+            _, row, dist = heappop(floors)
+            whole += 1
+            push(row, range(len(v)), map(add, map(sub, cost[row], v), repeat(dist - u[row])))
+            near[row] = _listed(row, cost, v)
+            continue
+        key, _taken, col, row = heappop(heap)
+        if best[col] != key:
+            continue  # a stale entry: the col was reached, or got nearer
+        best[col] = -1
+        cols_reached[col] = (key, row)
+        owner = row_of[col]
+        if owner < 0:
+            break
+        rows_reached[owner] = key
+        scan(owner, key)
+    dist = key
+    while True:  # back along the path, each row taking the column it reached
+        row = cols_reached[col][1]
+        before = col_of[row]
+        col_of[row], row_of[col] = col, row
+        if row == root:
+            break
+        col = before
+    for r, d in rows_reached.items():
+        u[r] += dist - d
+    for c, (d, _row) in cols_reached.items():
+        v[c] -= dist - d
+    return len(rows_reached), whole
 
 
 def _solve_scipy(scores: Sequence[Sequence[Any]], flip: bool) -> _Optimum | None:
