@@ -42,6 +42,16 @@ def not_a_file(mode: int, streams: bool) -> str | None:
     return "a device, not a file"
 
 
+def path_not_a_file(path: str | os.PathLike[str], *, streams: bool) -> str | None:
+    """:func:`not_a_file` of what ``path`` names now; None also when it cannot be looked at (gone, unreadable:
+    opening it says why). For a check made before a run starts, on every path given (``ek score``'s inputs, what
+    a glob found)."""
+    try:
+        return not_a_file(os.stat(path).st_mode, streams)
+    except OSError:
+        return None
+
+
 def open_input(path: str | os.PathLike[str], *, streams: bool = False) -> BinaryIO:
     """``path`` opened to read its bytes, or an ``OSError`` naming it (:class:`NotAFileError` for what is refused).
 
@@ -96,4 +106,5 @@ def read_at_most(stream: BinaryIO, limit: int, what: str) -> bytes:
     return data
 
 
-__all__ = ["DESCRIPTOR_PATH", "NotAFileError", "TooLargeError", "open_input", "read_at_most"]
+__all__ = ["DESCRIPTOR_PATH", "NotAFileError", "TooLargeError", "not_a_file", "open_input", "path_not_a_file",
+           "read_at_most"]

@@ -34,6 +34,18 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+def whole_number(text: str, least: int, words: str, most: int | None = None) -> int:
+    """argparse type of a whole number from ``least`` to ``most`` (no bound when None), ``words`` saying which
+    in the message (``"0 or more"``): the one reader of every such option of every command."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number {words}, got {text!r}") from None
+    if value < least or (most is not None and value > most):
+        raise argparse.ArgumentTypeError(f"expected a whole number {words}, got {value}")
+    return value
+
+
 class _Nowhere(io.TextIOBase):
     """The stream behind a closed stdout: takes text and keeps none (not a terminal, no file descriptor)."""
 

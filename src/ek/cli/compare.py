@@ -27,12 +27,12 @@ from ek.cli.score import (
     add_metric_arguments,
     check_inputs,
     fraction,
+    non_negative,
     read_run_inputs,
     replicates,
     resolve_jobs,
     run_options,
     score_file,
-    seed,
     write_report,
 )
 from ek.limits import BOOTSTRAP_MAX_REPLICATES
@@ -53,7 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_metric_arguments(parser)
     parser.add_argument("--bootstrap", type=replicates, default=2000, metavar="N",
                         help="paired bootstrap replicates (default 2000)")
-    parser.add_argument("--seed", type=seed, default=0, help="seed of the bootstrap, 0 or more (default 0)")
+    parser.add_argument("--seed", type=non_negative, default=0, help="seed of the bootstrap, 0 or more (default 0)")
     parser.add_argument("--confidence", type=fraction, default=0.95, help="CI level (default 0.95)")
     parser.add_argument("--alpha", type=fraction, default=0.05,
                         help="significance level of the verdict (default 0.05)")
@@ -194,6 +194,24 @@ def _listing(label: str, ids: list[Any], limit: int = 20) -> str:
     return f"  {label} ({len(ids)}): {shown}{more}"
 
 
+def _replicates_note(replicates: int, alpha: float) -> str | None:
+    """The note for a ``--bootstrap`` too small for any p below ``alpha`` ("p < 0.1000" beside "no significant
+    difference" at ``--alpha 0.1``): what to use instead, or that no allowed count reaches it; else None."""
+    from ek.stats import p_floor, replicates_to_reach
+
+    floor = p_floor(replicates)
+    if floor < alpha:
+        return None
+    needed = replicates_to_reach(alpha)
+    if needed is None:
+        advice = (f"no --bootstrap can reach it (at most {BOOTSTRAP_MAX_REPLICATES:,}: p >= "
+                  f"{p_floor(BOOTSTRAP_MAX_REPLICATES):.1e})")
+    else:
+        advice = f"use --bootstrap {needed}" + (" or more" if needed < BOOTSTRAP_MAX_REPLICATES else "")
+    return (f"note: {replicates} replicates give no p below {floor:.4f}, so nothing can be significant at "
+            f"--alpha {alpha:g}; {advice}")
+
+
 def run(args: argparse.Namespace) -> int:
     if args.a == args.b == "-":
         print("ek compare: error: only one of A and B can be '-' (stdin can be read once)", file=sys.stderr)
@@ -202,7 +220,7 @@ def run(args: argparse.Namespace) -> int:
     if failed is not None:
         return failed
     from ek.report.table import printable
-    from ek.stats import p_floor, paired_bootstrap, replicates_to_reach
+    from ek.stats import paired_bootstrap
 
     # with --gold, that one file is the gold (and grammar) of both runs, whatever their lines hold
     options = run_options(args, keep_worst=0, keep_details=0, keep_ids=True, shared_gold=bool(args.gold))
@@ -291,12 +309,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"{result.episodes} paired {'tasks (samples summed per task)' if by_task else 'episodes'}; paired bootstrap, {d.replicates} replicates, seed {d.seed}, "
           f"{d.confidence:.0%} CI")
     print(result.verdict(args.alpha))
-    if p_floor(args.bootstrap) >= args.alpha:  # "p < 0.1000" beside "no significant difference" at --alpha 0.1
-        needed = replicates_to_reach(args.alpha)
-        print(f"note: {args.bootstrap} replicates give no p below {p_floor(args.bootstrap):.4f}, so nothing can be "
-              f"significant at --alpha {args.alpha:g}; " + (f"use --bootstrap {needed}" + (" or more" if needed < BOOTSTRAP_MAX_REPLICATES else "") if needed else
-              f"no --bootstrap can reach it (at most {BOOTSTRAP_MAX_REPLICATES:,}: p >= "
-              f"{p_floor(BOOTSTRAP_MAX_REPLICATES):.1e})"))
+    note = _replicates_note(args.bootstrap, args.alpha)
+    if note is not None:
+        print(note)
     if result.episodes < FEW_PAIRED:
         print(f"note: only {result.episodes} paired {unit}s; on so few the bootstrap understates the spread, "
               "so treat the p-value as optimistic")

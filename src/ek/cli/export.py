@@ -11,6 +11,7 @@ import argparse
 import json
 import sys
 
+from ek.cli import whole_number
 from ek.grammar.strings import json_shown
 from ek.interop.files import write_output
 from ek.interop.targets import TARGETS
@@ -31,13 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _indent(text: str) -> int:
     """argparse type of ``--indent``: a whole number from 0 to :data:`ek.limits.EXPORT_MAX_INDENT`."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if not 0 <= value <= EXPORT_MAX_INDENT:
-        raise argparse.ArgumentTypeError(f"expected a whole number from 0 to {EXPORT_MAX_INDENT}, got {text!r}")
-    return value
+    return whole_number(text, 0, f"from 0 to {EXPORT_MAX_INDENT}", EXPORT_MAX_INDENT)
 
 
 def run(args: argparse.Namespace) -> int:

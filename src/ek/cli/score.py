@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from ek.atomicfile import writes_over
 from ek.canon import CANONICALIZERS
+from ek.cli import whole_number
 from ek.limits import BOOTSTRAP_MAX_REPLICATES
 from ek.parsing import get_format
 from ek.scorer.metric import LEVELS, ORDERS
@@ -37,19 +38,9 @@ ABORTED = 3
 MIN_BOOTSTRAP_EPISODES = 2
 
 
-def _whole(text: str, least: int, words: str, most: int | None = None) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number {words}, got {text!r}") from None
-    if value < least or (most is not None and value > most):
-        raise argparse.ArgumentTypeError(f"expected a whole number {words}, got {value}")
-    return value
-
-
 def positive(text: str) -> int:
     """argparse type: an integer of at least 1."""
-    return _whole(text, 1, "1 or more")
+    return whole_number(text, 1, "1 or more")
 
 
 #: ``--jobs auto``: a worker per CPU this process may use (:func:`ek.corpus.runner.usable_cpus`); with
@@ -82,24 +73,17 @@ def resolve_jobs(jobs: int | str | None, engine: str = "local") -> int | None:
 
 def non_negative(text: str) -> int:
     """argparse type: an integer of at least 0."""
-    return _whole(text, 0, "0 or more")
+    return whole_number(text, 0, "0 or more")
 
 
 def replicates(text: str) -> int:
     """argparse type of ``ek compare --bootstrap``: 1 to :data:`ek.limits.BOOTSTRAP_MAX_REPLICATES` replicates."""
-    return _whole(text, 1, f"from 1 to {BOOTSTRAP_MAX_REPLICATES}", BOOTSTRAP_MAX_REPLICATES)
-
-
-def seed(text: str) -> int:
-    """argparse type of ``--seed``: a whole number of at least 0. Python's ``random.Random`` seeds with the
-    absolute value of an int, so ``--seed -7`` gave the very numbers of ``--seed 7`` (NumPy refuses a negative
-    seed for the same reason)."""
-    return _whole(text, 0, "0 or more")
+    return whole_number(text, 1, f"from 1 to {BOOTSTRAP_MAX_REPLICATES}", BOOTSTRAP_MAX_REPLICATES)
 
 
 def replicates_or_off(text: str) -> int:
     """argparse type of ``ek score --bootstrap``: :func:`replicates`, or 0 for no bootstrap."""
-    return _whole(text, 0, f"from 0 (off) to {BOOTSTRAP_MAX_REPLICATES}", BOOTSTRAP_MAX_REPLICATES)
+    return whole_number(text, 0, f"from 0 (off) to {BOOTSTRAP_MAX_REPLICATES}", BOOTSTRAP_MAX_REPLICATES)
 
 
 def fraction(text: str) -> float:
@@ -216,7 +200,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bootstrap", type=replicates_or_off, default=0, metavar="N",
                         help="percentile bootstrap CIs of micro F1 and of episode accuracy with N replicates "
                              "(0: off)")
-    parser.add_argument("--seed", type=seed, default=0, help="seed of the bootstrap, 0 or more (default 0)")
+    # 0 or more: Python's random.Random seeds with an int's absolute value, so --seed -7 gave the very numbers of
+    # --seed 7 (NumPy refuses a negative seed for the same reason)
+    parser.add_argument("--seed", type=non_negative, default=0, help="seed of the bootstrap, 0 or more (default 0)")
     parser.add_argument("--confidence", type=fraction, default=0.95, help="CI level (default 0.95)")
     parser.add_argument("--worst", type=non_negative, default=10, metavar="K",
                         help="how many worst episodes to list (default 10)")
@@ -271,19 +257,10 @@ def write_report(command: str, option: str, path: str, write: Any) -> int | None
     return None
 
 
-def _not_readable(path: str) -> str | None:
-    """What an input path is when ek cannot read it at all (a socket: ``ek.boundedread.not_a_file``), else None;
-    a named pipe is read as ``cat`` reads it (docs/guarantees.md, "Inputs that are not files")."""
-    from ek.boundedread import not_a_file
-
-    try:
-        return not_a_file(os.stat(path).st_mode, streams=True)
-    except OSError:
-        return None  # opening it says why
-
-
 def check_inputs(command: str, args: argparse.Namespace, paths: list[str]) -> int | None:
     """Exit status 2 with a message when an input file or the default grammar is unusable, else None."""
+    from ek.boundedread import path_not_a_file
+
     if args.gold and args.bfcl_answers:
         return usage_error(command, "--gold and --bfcl-answers both supply gold calls; give one of them")
     if args.grammar and args.bfcl_questions:
@@ -302,7 +279,8 @@ def check_inputs(command: str, args: argparse.Namespace, paths: list[str]) -> in
             return usage_error(command, f"no such file: {path}")
         if os.path.isdir(path) and path not in bfcl_data:
             return usage_error(command, f"{path}: is a folder, not a file")
-        if path != "-" and (kind := _not_readable(path)):
+        # what ek cannot read at all (a socket); a named pipe is read as cat reads it (guarantees.md)
+        if path != "-" and (kind := path_not_a_file(path, streams=True)):
             return usage_error(command, f"{path}: {kind}")
     for option, path in (("--bfcl-answers", args.bfcl_answers), ("--bfcl-questions", args.bfcl_questions)):
         if path and not (os.path.isfile(path) or os.path.isdir(path)):  # signatures are looked for beside them

@@ -31,7 +31,7 @@ from typing import Any, BinaryIO
 
 import attrs
 
-from ek.boundedread import not_a_file, open_input
+from ek.boundedread import open_input, path_not_a_file
 from ek.corpus.reading import PRED_KEYS, LineCounts, bounded_lines, iter_raw_lines
 from ek.extras import import_failure
 
@@ -85,19 +85,11 @@ def expand(paths: str | Sequence[str]) -> list[str]:
         if not matches:
             raise SourceError(f"no file matches {path}")
         for match in matches:
-            kind = _not_a_file(match)
+            kind = path_not_a_file(match, streams=False)
             if kind is not None:
                 raise SourceError(f"{match} (matched by {path}): {kind}")
         out.extend(matches)
     return out
-
-
-def _not_a_file(path: str) -> str | None:
-    """What ``path`` is when it is neither a file nor a folder (:func:`ek.boundedread.not_a_file`), else None."""
-    try:
-        return not_a_file(os.stat(path).st_mode, streams=False)
-    except OSError:
-        return None  # gone, or unreadable: opening it says why
 
 
 def kind_of(head: bytes) -> str:
