@@ -173,3 +173,82 @@ def test_from_a_lazy_package_import_gives_the_object_never_a_module(package: str
     exec_ns: dict[str, object] = {}
     exec(f"from {package} import {name}", exec_ns)  # noqa: S102 - a fixed, known statement
     assert exec_ns[name] is value
+
+
+#: ``name.py`` in a row of the layers table, and ``ek/x/y.py`` anywhere: a module of that row's units, a path.
+_FILE_IN_ROW = re.compile(r"(?<![\w/.-])(\w+)\.py\b")
+_SOURCE_PATH = re.compile(r"(?<![\w/.-])ek/([\w/]+)\.py\b")
+#: A dotted name, ``ek.scorer.assign`` or ``ek.runtime.resolve`` (a module, or a name in one).
+_DOTTED = re.compile(r"(?<![\w/.-])(ek(?:\.\w+)+)")
+
+
+def all_modules() -> set[str]:
+    """Every module of the package by dotted name, ``ek.runtime.__init__`` for a package's own file."""
+    return {".".join(["ek", *p.relative_to(SRC).with_suffix("").parts]) for p in SRC.rglob("*.py")}
+
+
+def architecture_mentions(text: str, modules: set[str]) -> tuple[set[str], list[str]]:
+    """The modules ARCHITECTURE.md names, and each mention that names nothing that exists.
+
+    A module is named by its dotted name (``ek.scorer.assign``, or a name in it: ``ek.agents.base.Step``), as a
+    unit of the layers table (a package names its ``__init__``), as ``name.py`` in the row of its unit, or by its
+    path under ``src`` (``ek/runtime/__init__.py``).
+    """
+    def as_module(name: str) -> str | None:
+        return name if name in modules else name + ".__init__" if name + ".__init__" in modules else None
+
+    named: set[str] = set()
+    dead: list[str] = []
+    for line in text.splitlines():
+        row = re.match(r"\|\s*\d+\s+\w+\s*\|([^|]*)\|(.*)$", line)
+        if not row:
+            continue
+        units = re.findall(r"`(ek[\w.]*)`", row.group(1))
+        named.update(module for module in map(as_module, units) if module is not None)
+        for stem in _FILE_IN_ROW.findall(row.group(2)):
+            found = [f"{unit}.{stem}" for unit in units if f"{unit}.{stem}" in modules]
+            named.update(found)
+            if not found:
+                dead.append(f"{stem}.py in the row of {', '.join(units)}")
+    for path in _SOURCE_PATH.findall(text):
+        module = "ek." + path.replace("/", ".")
+        named.add(module) if module in modules else dead.append(f"ek/{path}.py")
+    for dotted in set(_DOTTED.findall(text)):
+        parts = dotted.split(".")
+        prefixes = [".".join(parts[:i]) for i in range(len(parts), 0, -1)]
+        module = next((m for m in map(as_module, prefixes) if m is not None), None)
+        if module is None:
+            dead.append(dotted)
+            continue
+        named.add(module)
+        rest = parts[len(module.removesuffix(".__init__").split(".")):]
+        if rest and module != "ek.__main__":
+            obj: object = importlib.import_module(module.removesuffix(".__init__"))
+            for attr in rest:
+                if not hasattr(obj, attr):
+                    dead.append(dotted)
+                    break
+                obj = getattr(obj, attr)
+    return named, dead
+
+
+def test_every_module_is_named_in_architecture() -> None:
+    """Each module has its room: named in ARCHITECTURE.md, so a newcomer finds what it owns."""
+    modules = all_modules()
+    named, _ = architecture_mentions(ARCHITECTURE.read_text(encoding="utf-8"), modules)
+    assert sorted(modules - named) == [], "name these modules in ARCHITECTURE.md, in the row of their unit"
+
+
+def test_every_module_architecture_names_exists() -> None:
+    _, dead = architecture_mentions(ARCHITECTURE.read_text(encoding="utf-8"), all_modules())
+    assert sorted(dead) == [], "ARCHITECTURE.md names modules (or names in them) that do not exist"
+
+
+def test_the_mention_checker_sees_a_missing_and_a_dead_module() -> None:
+    modules = {"ek.__init__", "ek.calls", "ek.scorer.__init__", "ek.scorer.assign", "ek.scorer.metric"}
+    text = ("| 0 base | `ek.calls` | the call |\n"
+            "| 3 score | `ek.scorer` | `assign.py` (assignments), `gone.py` (nothing) |\n"
+            "See `ek.scorer.vanished` and `ek/scorer/also_gone.py`.\n")
+    named, dead = architecture_mentions(text, modules)
+    assert modules - named == {"ek.__init__", "ek.scorer.metric"}
+    assert sorted(dead) == ["ek.scorer.vanished", "ek/scorer/also_gone.py", "gone.py in the row of ek.scorer"]

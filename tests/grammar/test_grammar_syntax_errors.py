@@ -27,6 +27,9 @@ CASES = [
     ("list without item", HEAD + "tool t {\n    x: list\n}\n", 3, 12, "expected '[' after 'list' (write list[TYPE]), got end of line"),
     ("empty enum", HEAD + "tool t {\n    x: enum()\n}\n", 3, 13, "expected an enum member (a name, \"quoted string\" or integer), got ')'"),
     ("enum of lists", HEAD + "tool t {\n    x: enum([1], 2)\n}\n", 3, 13, "expected an enum member (a name, \"quoted string\" or integer), got '['"),
+    # The message is about the keyword, so it points there, not at the word after it (docs/dsl.md).
+    ("unclosed body before a tool", HEAD + "tool t {\n    x: int\n\ntool u {}\n", 5, 1, "expected '}' before 'tool': the body above is not closed"),
+    ("unclosed body before a type", HEAD + "tool t {\n    x: int\n  type A = str\n", 4, 3, "expected '}' before 'type': the body above is not closed"),
     ("unclosed body at eof", HEAD + "tool t {\n    x: int\n", 3, 11, "unexpected end of file: a '{' is not closed with '}'"),
     ("missing grammar name", "grammar\n", 1, 8, "expected the grammar name after 'grammar', got end of line"),
     ("missing version", "grammar g\n", 1, 10, "expected a version number after the grammar name, got end of line"),
@@ -110,3 +113,9 @@ def test_misspelt_keywords_get_a_suggestion(schema, hint):
     diag = info.value.diagnostics[0]
     assert diag.suggestion == hint
     assert diag.message.endswith(f"; did you mean '{hint}'?")
+
+
+def test_an_unclosed_body_underlines_the_keyword_it_names():
+    with pytest.raises(SchemaError) as info:
+        parse(HEAD + "tool t {\n    x: int\n\ntool u {}\n", "s.ek")
+    assert str(info.value).splitlines()[1:3] == ["    tool u {}", "    ^^^^"]

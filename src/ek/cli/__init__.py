@@ -24,7 +24,7 @@ from ek.termination import Terminated, install_sigterm, stop_if_asked
 #: command -> (module, one-line help). The order is the order of ``ek --help``.
 COMMANDS: dict[str, tuple[str, str]] = {
     "score": ("ek.cli.score", "score predicted tool calls against gold calls (JSON lines or BFCL files)"),
-    "compare": ("ek.cli.compare", "paired bootstrap: does model A really beat model B on the same gold?"),
+    "compare": ("ek.cli.compare", "paired bootstrap: is model B really better than model A on the same gold?"),
     "lint": ("ek.cli.lint", "check .ek schema files and report every error"),
     "fmt": ("ek.cli.fmt", "print .ek schema files in canonical layout (--write, --check)"),
     "diff": ("ek.cli.diff", "what changed between two grammar versions, and what breaks gold data"),

@@ -111,6 +111,27 @@ def _accepted(exc: UnexpectedToken) -> set[str]:
     return expected - {"$END"} if exc.token.type != "$END" else expected
 
 
+#: Words that start a top-level statement; one read as an argument name means the body above is not closed.
+_STATEMENT_KEYWORDS = ("tool", "type", "grammar")
+
+
+def _statement_keyword_in_body(exc: UnexpectedToken) -> tuple[int, int, int] | None:
+    """Where a statement keyword was read as an argument name (``tool u {}`` inside an open body): line, column
+    and length of the keyword, or None. The error token is the word after it, but the mistake is before it."""
+    if _accepted(exc) != {"COLON"}:
+        return None
+    prev = _previous(exc)
+    if isinstance(prev, Token) and str(prev.value) in _STATEMENT_KEYWORDS:
+        line, column = prev.line, prev.column
+    elif _is_name(prev) and prev[0] in _STATEMENT_KEYWORDS:
+        line, column = prev[1].line, prev[1].column
+    else:
+        return None
+    if not isinstance(line, int) or not isinstance(column, int):
+        return None
+    return line, column, len(str(prev.value if isinstance(prev, Token) else prev[0]))
+
+
 def _token_message(exc: UnexpectedToken, parser: Lark) -> str:
     """A sentence for an unexpected token, from what the parser expected and what came before."""
     expected = _accepted(exc)
@@ -124,7 +145,7 @@ def _token_message(exc: UnexpectedToken, parser: Lark) -> str:
             return "unexpected end of file: a '{' is not closed with '}'"
         return "unexpected end of file"
     if expected == {"COLON"}:
-        if prev_text in ("tool", "type", "grammar"):
+        if _statement_keyword_in_body(exc) is not None:
             return f"expected '}}' before '{prev_text}': the body above is not closed"
         if prev_kind == "name" or prev_kind in ("NAME", "STRING"):
             return f"expected ':' after argument name {prev_text!r}, got {got}"
@@ -187,6 +208,9 @@ def syntax_diagnostic(exc: UnexpectedInput, filename: str, lines: list[str], par
             message += f"; did you mean '{suggestion}'?"
         if tok.type != "$END" and tok.type != "_NL" and tok.end_line == tok.line and tok.end_column:
             length = tok.end_column - tok.column
+        keyword = _statement_keyword_in_body(exc)
+        if keyword is not None:  # the message is about that keyword, so the caret goes under it
+            line, column, length = keyword
     elif isinstance(exc, UnexpectedCharacters):
         char = exc.char
         text = lines[line - 1] if isinstance(line, int) and 1 <= line <= len(lines) else ""
