@@ -96,6 +96,17 @@ def test_fmt_stdin_and_broken_input(work):
     assert broken.returncode == 1 and "unknown type 'strng'" in broken.stderr and broken.stdout == ""
 
 
+def test_lint_reads_stdin_as_fmt_does(work):
+    """`ek lint -` looked for a file named '-' ("-:1:1: error: cannot read schema") while `ek fmt -` read stdin.
+    Now it reads stdin too, and its diagnostics name <stdin>, as fmt's do."""
+    assert ek("lint", "-", stdin=MESSY).returncode == 0
+    broken = ek("lint", "-", stdin=(work / "bad.ek").read_text())
+    assert broken.returncode == 1 and broken.stderr.startswith("<stdin>:") and "unknown type 'strng'" in broken.stderr
+    assert ek("fmt", "-", stdin=(work / "bad.ek").read_text()).stderr.startswith("<stdin>:")
+    as_json = ek("lint", "--json", "-", stdin=(work / "bad.ek").read_text())
+    assert json.loads(as_json.stdout.splitlines()[0])["file"] == "<stdin>"
+
+
 def test_diff_breaking_exit_and_report(work):
     result = ek("diff", str(work / "travel-v1.ek"), str(work / "travel-v2.ek"))
     assert result.returncode == 1
@@ -276,3 +287,12 @@ def test_fmt_write_with_stdin_is_a_usage_error(work: Path) -> None:
     result = ek("fmt", "--write", work / "messy.ek", "-", stdin=MESSY)
     assert result.returncode == 2 and "--write rewrites files, and '-' (stdin) is none" in result.stderr
     assert result.stdout == "" and (work / "messy.ek").read_text() == MESSY
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_a_closed_stdin_named_as_the_schema_is_a_clear_error() -> None:
+    """`ek fmt - <&-` died of an AttributeError traceback (Python's sys.stdin is None then)."""
+    for command in ("lint", "fmt", "export --to openai"):
+        proc = _bash(f'"$1" -m ek {command} - <&-')
+        assert proc.returncode in (1, 2) and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+        assert "<stdin>:1:1: error: cannot read schema: standard input is closed" in proc.stderr

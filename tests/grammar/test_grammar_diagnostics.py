@@ -265,14 +265,13 @@ def test_each_error_shown_cleans_only_its_window_of_a_long_line(monkeypatch: pyt
     import ek.grammar.diagnostics as diagnostics
 
     cleaned: list[int] = []
-    real = diagnostics._UNSHOWN
+    real = diagnostics.replaced
 
-    class Counting:
-        def sub(self, repl: str, text: str) -> str:
-            cleaned.append(len(text))
-            return real.sub(repl, text)
+    def counting(text: str, **how: str) -> str:
+        cleaned.append(len(text))
+        return real(text, **how)
 
-    monkeypatch.setattr(diagnostics, "_UNSHOWN", Counting())
+    monkeypatch.setattr(diagnostics, "replaced", counting)
     n, doc = 300, "d" * 100_000
     source = "grammar g 1\ntool t {\n    x: list[int] = [" + ", ".join(['"a\x1b"'] * n) + f'] "{doc}"\n}}\n'
     with pytest.raises(SchemaError) as caught:

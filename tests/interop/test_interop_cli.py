@@ -144,6 +144,30 @@ def test_an_output_that_is_the_input_is_refused_and_the_input_kept(tmp_path: Pat
     assert (schema.read_text(), tools.read_text()) == before
 
 
+def test_export_reads_the_schema_from_stdin_for_every_target(tmp_path: Path) -> None:
+    """`ek export - --to openai` looked for a file named '-' ("-:1:1: error: cannot read schema"), exit 2, while
+    `ek fmt -` and `ek import -` read stdin. Now every target reads it, and its diagnostics name <stdin>."""
+    schema = ROOT / "schemas" / "travel-v2.ek"
+    text = schema.read_text()
+    said = {}
+    for target in ("openai", "anthropic", "mcp", "jsonschema"):
+        from_file, from_stdin = ek("export", "--to", target, schema), ek("export", "-", "--to", target, stdin=text)
+        assert from_stdin.returncode == from_file.returncode == 0, from_stdin.stderr
+        assert from_stdin.stdout == from_file.stdout
+        assert from_stdin.stderr == from_file.stderr.replace(str(schema), "<stdin>")  # its issues, named <stdin>
+        said[target] = from_stdin.stderr
+    assert said["anthropic"].startswith("<stdin>: $[5].name: warning:") and "API will refuse" in said["anthropic"]
+    broken = ek("export", "-", "--to", "openai", stdin="grammar g 1\ntool t {\n    a: nope\n}\n")
+    assert broken.returncode == 2 and broken.stdout == "" and broken.stderr.startswith("<stdin>:3:"), broken.stderr
+    assert "Traceback" not in broken.stderr
+    out = tmp_path / "s.ek"
+    out.write_text(text)
+    over = ek("export", "-", "--to", "openai", "-o", out, stdin_file=out)  # stdin's redirect is the input
+    assert over.returncode == 2 and "is also the input (stdin)" in over.stderr and out.read_text() == text
+    written = ek("export", "-", "--to", "openai", "-o", tmp_path / "t.json", stdin=text)
+    assert written.returncode == 0 and json.loads((tmp_path / "t.json").read_text())[0]["type"] == "function"
+
+
 def test_export_indent_is_bounded() -> None:
     """`--indent 1000000` wrote a gigabyte for the travel schema and `--indent 1000000000` died of a MemoryError
     traceback; a negative indent was taken as 'newlines, no indent'. Now 0 to EXPORT_MAX_INDENT, else exit 2."""

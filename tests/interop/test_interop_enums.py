@@ -96,7 +96,8 @@ def test_exported_shapes_and_strict_mode() -> None:
     assert issues == ()
     props = strict[0]["function"]["parameters"]["properties"]
     assert props["angle"] == {"type": ["integer", "null"], "enum": [0, 90, 180, -90, None]}
-    assert props["mode"] == {"enum": ["auto", 0, "1", None], "default": "auto"}
+    # strict mode wants a type in every schema ("schema must have a 'type' key"): a type list for a mixed enum
+    assert props["mode"] == {"type": ["string", "integer", "null"], "enum": ["auto", 0, "1", None], "default": "auto"}
     back = import_tools(strict, "openai", name="e", version=1)
     assert back.grammar == parse(SOURCE)
     assert export_tools(back.grammar, "openai", openai_strict=True)[0] == strict

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
 from ek.batchgc import collect_less
-from ek.termination import Terminated, install_sigterm, stop_if_asked
+from ek.termination import Terminated, install, stop_if_asked
 
 #: command -> (module, one-line help). The order is the order of ``ek --help``.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -166,11 +166,11 @@ def main(argv: Sequence[str] | None = None, *, own_process: bool | None = None) 
         collect_less()
         if not isinstance(sys.stdout, ReaderGoneSafe):
             sys.stdout = ReaderGoneSafe(sys.stdout)
-        install_sigterm()
+        install()  # SIGTERM and Ctrl-C: recorded, deferred while workers start, raised where the run can stop
     try:
         status = int(module.run(args) or 0)
         if own_process:
-            stop_if_asked()  # a SIGTERM swallowed where it landed, after the last place the run asks
+            stop_if_asked()  # a SIGTERM or SIGINT swallowed where it landed, after the last place the run asks
     except BrokenPipeError:  # `ek ... | head` is not an error
         return 0
     except Terminated:

@@ -20,7 +20,7 @@ from ek.limits import EXPORT_MAX_INDENT
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--to", dest="target", required=True, choices=TARGETS, help="format to write")
-    parser.add_argument("schema", metavar="SCHEMA", help=".ek schema file")
+    parser.add_argument("schema", metavar="SCHEMA", help=".ek schema file ('-' reads stdin)")
     parser.add_argument("-o", "--output", metavar="PATH", help="write the JSON here instead of stdout")
     parser.add_argument("--indent", type=_indent, default=2,
                         help=f"JSON indentation, 0 to {EXPORT_MAX_INDENT} (default 2; 0 for one line)")
@@ -36,11 +36,12 @@ def _indent(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ek.grammar import SchemaError, load
+    from ek.grammar import SchemaError
+    from ek.grammar.api import load_argument
     from ek.interop import export_tools
 
     try:
-        grammar = load(args.schema)
+        grammar = load_argument(args.schema)
     except SchemaError as err:
         print(err, file=sys.stderr)
         return 2
@@ -49,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     data, issues = export_tools(grammar, args.target, openai_strict=args.openai_strict)
     for issue in issues:
-        print(f"{args.schema}: {issue}", file=sys.stderr)
+        print(f"{grammar.source_path}: {issue}", file=sys.stderr)
     text = json_shown(json.dumps(data, indent=args.indent or None, ensure_ascii=False)) + "\n"
     if not write_output(text, args.output, "export", args.schema):
         return 2

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from ek.atomicfile import write_text_atomic
 from ek.grammar import SchemaError
-from ek.grammar.api import decode_utf8, read_bytes, read_schema_stream
+from ek.grammar.api import decode_utf8, read_argument
 from ek.grammar.diagnostics import shown
 from ek.grammar.formatter import format_source
 
@@ -41,8 +41,9 @@ def run(args: argparse.Namespace) -> int:
             status = 1
             continue
         try:
-            text = _read_stdin() if path == "-" else decode_utf8(read_bytes(path), path)
-            formatted = format_source(text, "<stdin>" if path == "-" else path)
+            data, name = read_argument(path)
+            text = decode_utf8(data, name)
+            formatted = format_source(text, name)
         except SchemaError as err:
             print(err, file=sys.stderr)
             status = 1
@@ -128,7 +129,3 @@ def _rewrite(path: str, text: str) -> bool:
         return False
     print(f"reformatted {shown(path)}", file=sys.stderr)
     return True
-
-
-def _read_stdin() -> str:
-    return decode_utf8(read_schema_stream(sys.stdin.buffer, "<stdin>"), "<stdin>")

@@ -6,13 +6,14 @@ import argparse
 import json
 import sys
 
-from ek.grammar import SchemaError, load
+from ek.grammar import SchemaError
+from ek.grammar.api import load_argument
 from ek.grammar.strings import json_shown
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = "exit status: 0 when every file is clean, 1 when any has an error (reported on stderr)"
-    parser.add_argument("files", nargs="+", metavar="FILE", help=".ek schema files to check")
+    parser.add_argument("files", nargs="+", metavar="FILE", help=".ek schema files to check ('-' reads stdin)")
     parser.add_argument("--json", action="store_true", help="print diagnostics as JSON lines on stdout")
 
 
@@ -21,7 +22,7 @@ def run(args: argparse.Namespace) -> int:
     bad_files = 0
     for path in args.files:
         try:
-            load(path)
+            load_argument(path)
         except SchemaError as err:
             bad_files += 1
             problems += len(err.diagnostics)

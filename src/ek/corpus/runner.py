@@ -65,7 +65,7 @@ from ek.scorer.accounting import Score
 from ek.scorer.alignment import alignment_dict
 from ek.scorer.metric import ToolCallMetric
 from ek.scorer.turns import EpisodeScore, score_turns
-from ek.termination import asked, deferred, stop_if_asked
+from ek.termination import asked, deferred, restore_in_worker, stop_if_asked
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -591,9 +591,9 @@ def _init_worker(options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] | None
     A worker is a process of ek's own, started for this run: it collects garbage as :mod:`ek.batchgc` says
     (a forked worker inherits its parent's settings; a spawned one, or the fork of a library caller's
     process, would not have them). It ends with its parent (:func:`_die_with_parent`), and SIGTERM ends it at
-    once, as the executor means when it stops its workers (a fork inherits the CLI's own SIGTERM handler)."""
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    if asked():  # SIGTERM came to the parent while it was starting this worker (deferred), or to this worker
+    once, as the executor means when it stops its workers (a fork inherits the CLI's own handlers)."""
+    restore_in_worker()
+    if asked():  # SIGTERM or SIGINT came to the parent while it was starting this worker (deferred), or to it
         os.kill(os.getpid(), signal.SIGTERM)  # before this point: it ends as SIGTERM ends it
     _die_with_parent()
     collect_less()
@@ -775,7 +775,7 @@ def _score_in_workers(options: RunOptions, gold_by_id: Mapping[Any, GoldEntry] |
     kept = KeptRaw()
 
     def next_done() -> None:  # the oldest chunk merged (left in pending until it is: its line names a death)
-        stop_if_asked()  # a SIGTERM swallowed where it landed (a fork's callbacks) ends the run here
+        stop_if_asked()  # a SIGTERM or SIGINT swallowed where it landed (a fork's callbacks) ends the run here
         part = pending[0][1].result()
         _first, _future, chunk = pending.popleft()
         absorb(part)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from typing import BinaryIO
 
 import attrs
@@ -68,7 +69,34 @@ def parse(text: str, filename: str = "<string>") -> GraphGrammar:
 def load(path: str | os.PathLike[str]) -> GraphGrammar:
     """Read, parse and check a ``.ek`` file; ``source_path`` and ``source_sha256`` describe the file."""
     name = os.fspath(path)
-    data = read_bytes(name)
+    return _loaded(read_bytes(name), name)
+
+
+#: The name a schema read from standard input goes by in diagnostics (and as ``source_path``).
+STDIN_NAME = "<stdin>"
+
+
+def read_argument(path: str) -> tuple[bytes, str]:
+    """The bytes of a command's schema argument and the name its diagnostics give it: ``-`` is standard input,
+    named :data:`STDIN_NAME` (``ek lint -``, ``ek fmt -``, ``ek export -``); anything else a file, as
+    :func:`read_bytes` reads it. A library call's :func:`load` reads a file named ``-``."""
+    if path != "-":
+        return read_bytes(path), path
+    stdin = sys.stdin
+    if stdin is None:  # a process started with its stdin closed (``<&-``)
+        raise SchemaError([Diagnostic(STDIN_NAME, 1, 1, "cannot read schema: standard input is closed")])
+    try:
+        return read_schema_stream(stdin.buffer, STDIN_NAME), STDIN_NAME
+    except OSError as err:
+        raise SchemaError([Diagnostic(STDIN_NAME, 1, 1, f"cannot read schema: {err.strerror or err}")]) from err
+
+
+def load_argument(path: str) -> GraphGrammar:
+    """:func:`load` of a command's schema argument, ``-`` reading standard input (:func:`read_argument`)."""
+    return _loaded(*read_argument(path))
+
+
+def _loaded(data: bytes, name: str) -> GraphGrammar:
     grammar = parse(decode_utf8(data, name), name)
     return attrs.evolve(grammar, source_path=name, source_sha256=hashlib.sha256(data).hexdigest())
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 import attrs
 
 from ek.grammar.model import Location
-from ek.grammar.strings import UNSHOWN_BUT_TAB
+from ek.terminaltext import escaped, replaced
 
 
 @attrs.frozen
@@ -76,10 +76,10 @@ class Diagnostic:
         if size > _SHOWN_WIDTH:  # show a window around the error, not a 100k-character line
             start = max(0, column - 1 - _SHOWN_WIDTH // 3)
             end = min(start + _SHOWN_WIDTH, size)
-            text = ("..." if start else "") + _UNSHOWN.sub("\ufffd", line[start:end]) + ("..." if end < size else "")
+            text = ("..." if start else "") + replaced(line[start:end], keep="\t") + ("..." if end < size else "")
             column = column - start + (3 if start else 0)
         else:
-            text = _UNSHOWN.sub("\ufffd", line[:size])  # one cell each: carets stay put
+            text = replaced(line[:size], keep="\t")  # one cell each: carets stay put
         # Keep tabs as tabs so the caret lines up whatever the terminal's tab width; wide
         # characters (CJK, most emoji) take two cells, combining marks none.
         pad = "".join("\t" if ch == "\t" else " " * _cells(ch) for ch in text[: column - 1])
@@ -89,15 +89,11 @@ class Diagnostic:
         return f"{self.header}\n    {text}\n    {pad}{'^' * carets}"
 
 
-#: Characters a terminal would act on instead of showing (ESC starts colour and cursor sequences, bidi
-#: overrides reorder the line): schema text is shown with these replaced, so it cannot rewrite the screen.
-_UNSHOWN = UNSHOWN_BUT_TAB
-
-
 def shown(message: str) -> str:
-    """``message`` (or a file name) with the characters of :data:`_UNSHOWN` written as escapes (``\\x1b``): what
-    the schema commands print of text they did not write, so it cannot drive the terminal."""
-    return _UNSHOWN.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), message)
+    """``message`` (or a file name) with each character that is not printable written as its escape (``\\x1b``,
+    :func:`ek.terminaltext.escaped`): what the schema commands print of text they did not write, so it cannot
+    drive the terminal."""
+    return escaped(message)
 
 
 #: Source lines longer than this are shown as a window of this many characters around the error.

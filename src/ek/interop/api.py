@@ -296,7 +296,8 @@ def export_tools(grammar: GraphGrammar, target: str, *, openai_strict: bool = Fa
     """The grammar's tools as ``target`` (one of :data:`TARGETS`) JSON data, and what could not be kept.
 
     ``openai_strict=True`` (with ``target="openai"``) writes OpenAI's strict mode, which ``import_tools``
-    reads back to the same grammar: every property required, optional ones typed ``["T", "null"]``.
+    reads back to the same grammar: every property required, optional ones typed ``["T", "null"]``. A tool
+    with a value of type ``any`` has no strict shape: it is written without ``"strict"``, with a warning.
     """
     if not isinstance(grammar, GraphGrammar):
         raise TypeError(f"export_tools needs a GraphGrammar (ek.grammar.load or parse gives one), "

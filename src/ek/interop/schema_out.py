@@ -52,16 +52,21 @@ class SchemaWriter:
 
     ``strict`` writes OpenAI's strict-mode shape: every property of every object is in ``required``, and an
     optional argument says so by allowing ``null`` (``["T", "null"]``, or ``anyOf`` with null around a
-    ``$ref``), which ``ek import`` reads back as ``?``. What cannot take that shape is reported in ``issues``.
+    ``$ref``), which ``ek import`` reads back as ``?``. A value of type ``any`` has no strict shape (strict mode
+    wants a ``type`` in every schema, and no object with keys it does not list): :attr:`not_strict` holds the
+    JSON paths where the last :meth:`parameters` wrote one, for the caller to write that tool another way.
     """
 
     def __init__(self, grammar: GraphGrammar, *, strict: bool = False, issues: Issues | None = None) -> None:
         self.grammar = grammar
         self.strict = strict
         self.issues = issues if issues is not None else Issues()
+        #: with ``strict``: where the last :meth:`parameters` wrote a schema strict mode refuses (an ``any``)
+        self.not_strict: list[str] = []
 
     def parameters(self, tool: ToolSpec, path: str = "$") -> dict[str, Any]:
         """The ``parameters``/``input_schema`` object of one tool (at JSON ``path``), with its own ``$defs``."""
+        self.not_strict = []
         used: dict[str, None] = {}
         schema = self._object(tool.fields, used, path)
         defs: dict[str, Any] = {}
@@ -112,8 +117,8 @@ class SchemaWriter:
     def _nullable(self, schema: dict[str, Any], path: str) -> dict[str, Any]:
         """``schema`` also allowing null: how strict mode marks an optional argument."""
         kind = schema.get("type")
-        if isinstance(kind, str):
-            schema["type"] = [kind, "null"]
+        if isinstance(kind, (str, list)):
+            schema["type"] = [kind, "null"] if isinstance(kind, str) else [*kind, "null"]
             if "enum" in schema:
                 schema["enum"] = [*schema["enum"], None]
             return schema
@@ -122,9 +127,7 @@ class SchemaWriter:
             return schema
         if "$ref" in schema:
             return {"anyOf": [schema, {"type": "null"}]}
-        self.issues.warn(path, "an optional argument of type any already allows null, so strict mode cannot mark "
-                               "it optional; left out of 'required' (the API refuses such a tool)")
-        return schema
+        return schema  # ``any`` (``{}``): already in :attr:`not_strict`, its tool is not written in strict shape
 
     def _type(self, node: TypeNode, constraints: Constraints, used: dict[str, None], path: str) -> dict[str, Any]:
         if isinstance(node, NamedType):
@@ -140,6 +143,8 @@ class SchemaWriter:
                 return {"type": "string", "enum": list(node.members)}
             if kinds == {int}:
                 return {"type": "integer", "enum": list(node.members)}
+            if self.strict:  # strict mode wants a type in every schema ("schema must have a 'type' key")
+                return {"type": ["string", "integer"], "enum": list(node.members)}
             return {"enum": list(node.members)}  # text and integers: the members say it all
         if isinstance(node, ListType):
             schema = {"type": "array", "items": self._type(node.item, NO_CONSTRAINTS, used, child(path, "items"))}
@@ -147,6 +152,8 @@ class SchemaWriter:
             schema = self._object(node.fields, used, path)
         else:
             schema = dict(_PRIMITIVES[node.name])
+            if self.strict and node.name == "any":
+                self.not_strict.append(path)
         schema.update(self._constraints(node, constraints))
         return schema
 

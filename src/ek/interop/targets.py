@@ -34,17 +34,45 @@ _SCHEMA_PATHS = {"openai": "$[{i}].function.parameters", "anthropic": "$[{i}].in
                  "mcp": "$.tools[{i}].inputSchema", "jsonschema": "$[{i}]"}
 
 
+#: The warning at each ``any`` of a tool ``--openai-strict`` writes without ``"strict": true``.
+_NOT_STRICT = ("tool {tool!r} is written without \"strict\": true: {part} may hold any value (type any), which "
+               "OpenAI's strict mode cannot express (it refuses a schema without a 'type', and its objects admit "
+               "only the keys they list); give it a type to make the tool strict")
+
+
+def _part(where: str, parameters: str) -> str:
+    """What a JSON path under a tool's ``parameters`` names, for a message: ``argument 'a'``, ``'a.b.items'``
+    below one, or ``named type 'T'`` (a ``$defs`` entry).
+
+    >>> _part("$[0].function.parameters.properties.a", "$[0].function.parameters")
+    "argument 'a'"
+    >>> _part("$[0].p.properties.a.properties.b.items", "$[0].p"), _part("$[0].p.$defs.Blob", "$[0].p")
+    ("'a.b.items' of argument 'a'", "named type 'Blob'")
+    """
+    inner = where.removeprefix(parameters)
+    if inner.startswith(".$defs."):
+        return f"named type {inner.removeprefix('.$defs.')!r}"
+    parts = inner.replace(".properties.", ".").strip(".")
+    argument = parts.split(".", 1)[0]
+    return f"argument {argument!r}" if parts == argument else f"{parts!r} of argument {argument!r}"
+
+
 def export(grammar: GraphGrammar, target: str, issues: Issues, *, openai_strict: bool = False) -> Any:
     """The grammar's tools in ``target`` format; what the target cannot hold is reported.
 
     ``openai_strict`` (``target`` openai only) writes OpenAI's strict mode: ``"strict": true`` on each
-    function and every property required, optional ones allowing null.
+    function and every property required, optional ones allowing null. A tool strict mode cannot describe (an
+    argument, or a part of one, of type ``any``) is written as without ``openai_strict``, no ``"strict"`` key,
+    with a warning at each such value: OpenAI refuses a strict function whose schema has a part without a
+    ``type`` ("schema must have a 'type' key"), and no strict schema admits every JSON value (its objects
+    list every key they may hold), so a narrower one would stop the model from sending what the tool accepts.
     """
     if target not in TARGETS:
         raise ValueError(f"unknown export format {target!r}; choose one of: {', '.join(TARGETS)}")
     if openai_strict and target != "openai":
         raise ValueError(f"OpenAI's strict mode applies to --to openai only, not {target!r}")
     writer = SchemaWriter(grammar, strict=openai_strict, issues=issues)
+    loose = SchemaWriter(grammar, issues=issues) if openai_strict else writer  # the tools strict mode cannot hold
     used: set[str] = set()
     out: list[dict[str, Any]] = []
     for i, tool in enumerate(grammar.tools):
@@ -52,11 +80,17 @@ def export(grammar: GraphGrammar, target: str, issues: Issues, *, openai_strict:
             path = f"$[{i}].function.name" if target == "openai" else f"$[{i}].name"
             issues.warn(path, f"{target} accepts tool names matching ^[a-zA-Z0-9_-]{{1,64}}$; "
                               f"{tool.name!r} is kept but the API will refuse it")
-        params = _parameters(writer, tool, _SCHEMA_PATHS[target].format(i=i))
+        path = _SCHEMA_PATHS[target].format(i=i)
+        params = _parameters(writer, tool, path)
+        strict = openai_strict and not writer.not_strict
+        if openai_strict and not strict:
+            for where in writer.not_strict:
+                issues.warn(where, _NOT_STRICT.format(tool=tool.name, part=_part(where, path)))
+            params = _parameters(loose, tool, path)
         used.update(params.get("$defs", {}))
         if target == "openai":
             function = _described(tool, {"name": tool.name}) | {"parameters": params}
-            out.append({"type": "function", "function": function | {"strict": True} if openai_strict else function})
+            out.append({"type": "function", "function": function | {"strict": True} if strict else function})
         elif target == "anthropic":
             out.append(_described(tool, {"name": tool.name}) | {"input_schema": params})
         elif target == "mcp":

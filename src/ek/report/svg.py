@@ -8,6 +8,8 @@ from html import escape
 
 from markupsafe import Markup
 
+from ek.terminaltext import escaped
+
 #: Colours of the three unit kinds, shared with the report's CSS.
 KIND_COLOURS = {"tp": "#2e7d32", "fp": "#c62828", "fn": "#ef6c00"}
 
@@ -21,9 +23,7 @@ def visible(text: str) -> str:
     >>> visible("evil\u202etxt.exe"), visible("a\tb")
     ('evil\\u202etxt.exe', 'a\tb')
     """
-    if text.isprintable():
-        return text
-    return "".join(ch if ch.isprintable() or ch in "\n\t" else repr(ch)[1:-1] for ch in text)
+    return escaped(text, keep="\n\t")  # the page lays newlines and tabs out; they drive nothing there
 
 
 #: Finds a character HTML escaping replaces (``& < > ' "``: ``html.escape``'s and markupsafe's five); linear time.

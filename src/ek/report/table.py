@@ -6,6 +6,8 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from ek.terminaltext import escaped as printable  # what the table prints of text ek did not write (a tab too)
+
 
 def _clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
@@ -33,18 +35,6 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, align
         return (indent + "  ".join(parts)).rstrip()
 
     return "\n".join([line(head), *(line(r) for r in cells)])
-
-
-def printable(text: str) -> str:
-    """``text`` with every character that is not printable escaped (``\\x1b``, ``\\u202e``): what ek prints of
-    data it did not write (a cell, a file name), so no escape sequence or bidi override reaches a terminal.
-
-    Fast path: a text whose every character is printable (``str.isprintable`` of the whole, what each cell
-    of a report is) is returned as it is, without the walk character by character that would keep each.
-    """
-    if text.isprintable():
-        return text
-    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
 def _num(x: float) -> str:
