@@ -83,9 +83,15 @@ def test_score_bfcl_questions_bring_each_entrys_function_schemas(tmp_path: Path)
                           [json.loads(raw) for raw in ANSWERS.read_text().splitlines()]
                           + [{"id": "simple_999", "ground_truth": [{"f": {}}]}])
     with_q, without_q = tmp_path / "with.json", tmp_path / "without.json"
-    proc = run_ek("score", corpus, "--bfcl-answers", answers, "--bfcl-questions", QUESTIONS, "--json", with_q)
+    page = tmp_path / "with.html"
+    proc = run_ek("score", corpus, "--bfcl-answers", answers, "--bfcl-questions", QUESTIONS, "--json", with_q,
+                  "--html", page)
     assert proc.returncode == 1, proc.stderr
-    run_ek("score", corpus, "--bfcl-answers", answers, "--json", without_q, "--allow-errors")
+    # the header names what the episodes were scored against, not "grammar none"
+    assert "grammar each question's functions (--bfcl-questions)" in proc.stdout
+    assert "grammar <b>each question&#39;s functions (--bfcl-questions)</b>" in page.read_text()
+    bare = run_ek("score", corpus, "--bfcl-answers", answers, "--json", without_q, "--allow-errors")
+    assert "grammar none" in bare.stdout
     rq, rn = json.loads(with_q.read_text()), json.loads(without_q.read_text())
     # with the questions' schemas, the made-up tool is unknown; without, it is merely a tool gold never calls
     assert {r["reason"] for r in rq["per_reason"]} == {"unknown_tool"}

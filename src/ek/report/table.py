@@ -127,11 +127,36 @@ def _place(entry: dict[str, Any], files: int) -> str:
     return f"line {entry['line']}"
 
 
+#: How the report's header names a grammar label that is not a schema (``Summary.grammars``' own labels)
+_GRAMMAR_LABELS = {"bfcl:question": "each question's functions (--bfcl-questions)"}
+
+
+def grammar_text(report: dict[str, Any]) -> str:
+    """What the header of a report (the table's, the HTML page's) says the episodes were scored against: the
+    ``--grammar`` given; else the grammars the episodes used (each BFCL question's own functions, or the
+    grammars lines name), so that a run scored against schemas never says ``none``; else ``none``.
+
+    >>> grammar_text({"options": {"grammar": None}, "grammars": [{"grammar": "bfcl:question", "episodes": 3}]})
+    "each question's functions (--bfcl-questions)"
+    >>> grammar_text({"options": {"grammar": None}, "grammars": [{"grammar": None, "episodes": 3}]})
+    'none'
+    """
+    given = report["options"]["grammar"]
+    if given:
+        return printable(str(given))
+    used = [entry["grammar"] for entry in report.get("grammars", ()) if entry["grammar"]]
+    if not used:
+        return "none"
+    if len(used) == 1:
+        return printable(_GRAMMAR_LABELS.get(used[0], str(used[0])))
+    return f"{len(used)} grammars, named per line or question"
+
+
 def render_report(report: dict[str, Any], *, max_errors: int = 20) -> str:
     """The terminal summary of an ``ek score`` report dict (see :mod:`ek.report.jsonreport`)."""
     c, o, opts = report["corpus"], report["overall"], report["options"]
     out: list[str] = []
-    grammar = opts["grammar"] or "none"
+    grammar = grammar_text(report)
     out.append(f"ek score {printable(c['path'])}")
     out.append(f"  level {opts['level']}, canonicalizer {opts['canonicalizer']}, "
                f"{'optimal' if opts['optimal'] else 'greedy'} matching, order {opts.get('order', 'gold')}, "
