@@ -140,16 +140,23 @@ def grammar_text(report: dict[str, Any]) -> str:
     "each question's functions (--bfcl-questions)"
     >>> grammar_text({"options": {"grammar": None}, "grammars": [{"grammar": None, "episodes": 3}]})
     'none'
+    >>> grammar_text({"options": {"grammar": None},
+    ...               "grammars": [{"grammar": None, "episodes": 3}, {"grammar": "travel@1", "episodes": 2}]})
+    'travel@1 (2 of 5 episodes; none for the rest)'
     """
     given = report["options"]["grammar"]
     if given:
         return printable(str(given))
-    used = [entry["grammar"] for entry in report.get("grammars", ()) if entry["grammar"]]
+    entries = report.get("grammars", ())
+    used = [entry for entry in entries if entry["grammar"]]
     if not used:
         return "none"
-    if len(used) == 1:
-        return printable(_GRAMMAR_LABELS.get(used[0], str(used[0])))
-    return f"{len(used)} grammars, named per line or question"
+    if len(used) > 1:
+        return f"{len(used)} grammars, named per line or question"
+    label = printable(_GRAMMAR_LABELS.get(used[0]["grammar"], str(used[0]["grammar"])))
+    if len(entries) == 1:
+        return label
+    return f"{label} ({used[0]['episodes']} of {sum(entry['episodes'] for entry in entries)} episodes; none for the rest)"
 
 
 def render_report(report: dict[str, Any], *, max_errors: int = 20) -> str:
