@@ -103,6 +103,9 @@ class RunOptions:
     keep_export: bool = False
     #: gold the grammar rejects: "error" (the line is not scored) or "warn" (scored, and counted as a warning)
     invalid_gold: str = "error"
+    #: samples of one task scored against different gold (Summary.mixed_gold): "warn" (reported) or "error"
+    #: (reported, and ``ek score`` exits 1); every line is scored either way
+    task_gold: str = "warn"
 
     def bfcl_functions(self, questions: Sequence[Question] | None = None) -> dict[str, Any] | None:
         """The function schemas of each BFCL question by id (``--bfcl-questions``), or None. ``questions``:
@@ -273,8 +276,11 @@ def _gold_node(value: Any) -> Any:
 #: ensure_ascii=False)``, the same text, in C. Fast path: the calls are not copied into JSON-able dicts and
 #: lists first (:func:`ek.goldjson.gold_to_json`, in Python), the encoder asks :func:`_gold_node` for the few
 #: values JSON has no type for (a call, a marker), and it is built once, not per call of ``json.dumps``: half
-#: the cost of a digest (``ek score`` takes one of every line that names a task).
-_GOLD_TEXT = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=_gold_node).encode
+#: the cost of a digest (``ek score`` takes one of every line that names a task). It keeps no record of the
+#: containers it is in (``check_circular``, a dict update per container): gold read from JSON holds no cycle,
+#: and one built in code ends in a RecursionError, which :func:`gold_digest` takes as it took the circular
+#: reference error: the gold's repr is hashed.
+_GOLD_TEXT = json.JSONEncoder(sort_keys=True, ensure_ascii=False, check_circular=False, default=_gold_node).encode
 
 
 def gold_digest(gold: tuple[Step, ...]) -> str:
@@ -447,20 +453,38 @@ class _GoldMemo:
     """
 
     def __init__(self, limit: int = GOLD_MEMO_ENTRIES) -> None:
-        #: (metric id, gold id) -> [gold, metric, problems, lines seen, prepared gold or None], oldest first
+        #: (metric id, gold id) -> [gold, metric, problems, lines seen, prepared gold or None, gold key or None],
+        #: oldest first
         self._seen: dict[tuple[int, int], list[Any]] = {}
         self._limit = limit
         #: the question of the last line that :func:`_score_line` scored against a prepared gold, when
         #: :func:`_same_question` may reuse it: (gold, id, metric, problems, prepared gold), else None
         self.last: tuple[Any, Any, ToolCallMetric, tuple[str, ...], Any] | None = None
-        #: gold id -> (gold, its gold_digest), oldest first: the digests of the golds of tasked lines
+        #: gold id -> (gold, its gold_digest), oldest first: the turns' golds of multi-turn lines (:meth:`digest`)
         self._digests: dict[int, tuple[Any, str]] = {}
 
+    def gold_key(self, metric: ToolCallMetric, episode: Episode) -> int:
+        """The :func:`gold_key` of an episode's gold (of its turns' golds when multi-turn), which ``metric`` scored
+        (after :meth:`problems` saw the line), found once per gold object: lines answering one question from a
+        gold file (``--gold``, ``--bfcl-answers``) share its entry's very gold, so a task's samples read by id
+        cost a lookup, not a digest (5-10 us). A one-turn line's key is held beside its gold's problems (no
+        entry of its own: a line's own gold, met once, is digested and let go); a multi-turn line's turns' digests
+        in :meth:`digest`. Safe as :meth:`problems` is: a key is a function of the gold, held with it."""
+        if episode.turns is not None:
+            return gold_key(episode_gold_digest(episode, self.digest))
+        gold = episode.gold
+        seen = self._seen.get((id(metric), id(gold)))
+        if seen is None or seen[0] is not gold or seen[1] is not metric:
+            return gold_key(gold_digest(gold))
+        key = seen[5]
+        if key is None:
+            key = seen[5] = gold_key(gold_digest(gold))
+        return key  # type: ignore[no-any-return]
+
     def digest(self, gold: Any) -> str:
-        """:func:`gold_digest` of ``gold``, found once per gold object: lines answering one question from a gold
-        file (``--gold``, ``--bfcl-answers``) share its entry's very gold, so a task's samples read by id cost a
-        lookup, not a digest (~10 us). Safe as :meth:`problems` is: a digest is a function of the gold, and the
-        memo holds the gold it saw, so its id is not another's; at most ``GOLD_MEMO_ENTRIES`` are kept."""
+        """:func:`gold_digest` of ``gold``, found once per gold object while the memo holds it (at most
+        ``GOLD_MEMO_ENTRIES``, the oldest let go first): the turns of a multi-turn question read by id share its
+        gold file entry's golds."""
         seen = self._digests.get(id(gold))
         if seen is not None and seen[0] is gold:
             return seen[1]
@@ -470,10 +494,6 @@ class _GoldMemo:
         if len(digests) > self._limit:
             del digests[next(iter(digests))]
         return digest
-
-    def gold_key(self, episode: Episode) -> int:
-        """The :func:`gold_key` of an episode's gold (of its turns' golds when multi-turn), through :meth:`digest`."""
-        return gold_key(episode_gold_digest(episode, self.digest))
 
     def problems(self, metric: ToolCallMetric, episode: Episode) -> tuple[str, ...]:
         if episode.turns is not None:
@@ -485,7 +505,7 @@ class _GoldMemo:
             return seen[2]  # type: ignore[no-any-return]
         problems = episode_gold_problems(metric, episode)
         seen_all = self._seen
-        seen_all[key] = [episode.gold, metric, problems, 1, None]
+        seen_all[key] = [episode.gold, metric, problems, 1, None, None]
         if len(seen_all) > self._limit:
             del seen_all[next(iter(seen_all))]
         return problems
@@ -538,15 +558,13 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
         # restore_line_order; error lines and gold warnings, kept aside and added in line order.
         positions: list[int] = []  # the chunk position of each episode the summary took, in the order taken
         tasks: list[Any] = []
-        golds: list[int | None] = []  # their gold keys (a memo's lookup: _sum_line has just found each)
+        golds: list[int | None] = []  # their gold keys
         aside: list[tuple[int, bool, LineError]] = []  # (line, is a warning, error or warning)
         for k in order:
             item = parsed[k]
-            if _sum_line(summary, options, cache, item, _score_line(options, cache, memo, item), memo, aside):
+            if _sum_line(summary, options, cache, item, _score_line(options, cache, memo, item), memo, aside, golds):
                 positions.append(k)
-                task = item.task  # type: ignore[union-attr]  # a summed line is an Episode
-                tasks.append(task)
-                golds.append(None if task is None else memo.gold_key(item))  # type: ignore[arg-type]
+                tasks.append(item.task)  # type: ignore[union-attr]  # a summed line is an Episode
         summary.restore_line_order(positions, tasks, golds)
         for _line, warning, error in sorted(aside, key=itemgetter(0)):
             (summary.add_gold_warning if warning else summary.add_error)(error)
@@ -583,11 +601,12 @@ def _by_id(items: Sequence[Episode | LineError]) -> list[int] | None:
 
 def _sum_line(summary: Summary, options: RunOptions, cache: MetricCache, item: Episode | LineError,
               outcome: LineError | tuple[ToolCallMetric, tuple[str, ...], Any], memo: _GoldMemo,
-              aside: list[tuple[int, bool, LineError]] | None = None) -> bool:
+              aside: list[tuple[int, bool, LineError]] | None = None, golds: list[int | None] | None = None) -> bool:
     """Hand one line's outcome (:func:`_score_line`) to the summary: its error, or its score, gold warnings and,
     when it names a task, its gold key (``memo``: :meth:`_GoldMemo.gold_key`; a line without a task pays
     nothing); whether the summary took a scored episode. ``aside``: errors and warnings go there, ``(line, is a
-    warning, error)``, for the caller to add in line order, instead of to the summary."""
+    warning, error)``, for the caller to add in line order, instead of to the summary; ``golds``: the gold key
+    (None without a task) of a scored episode is appended there too."""
     if type(outcome) is LineError:
         if aside is None:
             summary.add_error(outcome)
@@ -603,8 +622,11 @@ def _sum_line(summary: Summary, options: RunOptions, cache: MetricCache, item: E
             aside.append((warning.line, True, warning))
     source = (cache.grammar_identity(item.grammar), episode_gold_digest(item, memo.digest)) if options.keep_ids else None
     task = item.task
+    key = None if task is None else memo.gold_key(metric, item)
     summary.add(item.line, item.id, score, cache.grammar_label(item.grammar), source, task=task,
-                category=item.category, gold=None if task is None else memo.gold_key(item))
+                category=item.category, gold=key)
+    if golds is not None:
+        golds.append(key)
     return True
 
 
