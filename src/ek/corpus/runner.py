@@ -453,7 +453,7 @@ class _GoldMemo:
     """
 
     def __init__(self, limit: int = GOLD_MEMO_ENTRIES) -> None:
-        #: (metric id, gold id) -> [gold, metric, problems, lines seen, prepared gold or None, gold key or None],
+        #: (metric id, gold id) -> [gold, metric, problems, lines seen, prepared gold or None, digest or None],
         #: oldest first
         self._seen: dict[tuple[int, int], list[Any]] = {}
         self._limit = limit
@@ -463,23 +463,23 @@ class _GoldMemo:
         #: gold id -> (gold, its gold_digest), oldest first: the turns' golds of multi-turn lines (:meth:`digest`)
         self._digests: dict[int, tuple[Any, str]] = {}
 
-    def gold_key(self, metric: ToolCallMetric, episode: Episode) -> int:
-        """The :func:`gold_key` of an episode's gold (of its turns' golds when multi-turn), which ``metric`` scored
-        (after :meth:`problems` saw the line), found once per gold object: lines answering one question from a
-        gold file (``--gold``, ``--bfcl-answers``) share its entry's very gold, so a task's samples read by id
-        cost a lookup, not a digest (5-10 us). A one-turn line's key is held beside its gold's problems (no
-        entry of its own: a line's own gold, met once, is digested and let go); a multi-turn line's turns' digests
-        in :meth:`digest`. Safe as :meth:`problems` is: a key is a function of the gold, held with it."""
+    def episode_digest(self, metric: ToolCallMetric, episode: Episode) -> str:
+        """:func:`episode_gold_digest` of an episode ``metric`` scored (after :meth:`problems` saw the line), found
+        once per gold object: lines answering one question from a gold file (``--gold``, ``--bfcl-answers``) share
+        its entry's very gold, so a task's samples read by id (``ek score``) and the lines ``ek compare`` records
+        cost a lookup, not a digest (5-10 us). A one-turn line's digest is held beside its gold's problems (no entry
+        of its own: a line's own gold, met once, is digested and let go); a multi-turn line's turns' digests in
+        :meth:`digest`. Safe as :meth:`problems` is: a digest is a function of the gold, held with it."""
         if episode.turns is not None:
-            return gold_key(episode_gold_digest(episode, self.digest))
+            return episode_gold_digest(episode, self.digest)
         gold = episode.gold
         seen = self._seen.get((id(metric), id(gold)))
         if seen is None or seen[0] is not gold or seen[1] is not metric:
-            return gold_key(gold_digest(gold))
-        key = seen[5]
-        if key is None:
-            key = seen[5] = gold_key(gold_digest(gold))
-        return key  # type: ignore[no-any-return]
+            return gold_digest(gold)
+        digest = seen[5]
+        if digest is None:
+            digest = seen[5] = gold_digest(gold)
+        return digest  # type: ignore[no-any-return]
 
     def digest(self, gold: Any) -> str:
         """:func:`gold_digest` of ``gold``, found once per gold object while the memo holds it (at most
@@ -620,9 +620,10 @@ def _sum_line(summary: Summary, options: RunOptions, cache: MetricCache, item: E
             summary.add_gold_warning(warning)
         else:
             aside.append((warning.line, True, warning))
-    source = (cache.grammar_identity(item.grammar), episode_gold_digest(item, memo.digest)) if options.keep_ids else None
+    digest = memo.episode_digest(metric, item) if options.keep_ids or item.task is not None else None
+    source = (cache.grammar_identity(item.grammar), digest) if options.keep_ids else None
     task = item.task
-    key = None if task is None else memo.gold_key(metric, item)
+    key = None if task is None else gold_key(digest)  # type: ignore[arg-type]  # (a task: digest is set)
     summary.add(item.line, item.id, score, cache.grammar_label(item.grammar), source, task=task,
                 category=item.category, gold=key)
     if golds is not None:
