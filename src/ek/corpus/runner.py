@@ -603,8 +603,8 @@ def _sum_line(summary: Summary, options: RunOptions, cache: MetricCache, item: E
               outcome: LineError | tuple[ToolCallMetric, tuple[str, ...], Any], memo: _GoldMemo,
               aside: list[tuple[int, bool, LineError]] | None = None, golds: list[int | None] | None = None) -> bool:
     """Hand one line's outcome (:func:`_score_line`) to the summary: its error, or its score, gold warnings and,
-    when it names a task, its gold key (``memo``: :meth:`_GoldMemo.gold_key`; a line without a task pays
-    nothing); whether the summary took a scored episode. ``aside``: errors and warnings go there, ``(line, is a
+    when it names a task, its gold key (:func:`gold_key` of :meth:`_GoldMemo.episode_digest`; a line without a
+    task, in a run that keeps no ids, takes no digest); whether the summary took a scored episode. ``aside``: errors and warnings go there, ``(line, is a
     warning, error)``, for the caller to add in line order, instead of to the summary; ``golds``: the gold key
     (None without a task) of a scored episode is appended there too."""
     if type(outcome) is LineError:
