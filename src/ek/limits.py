@@ -144,6 +144,10 @@ ERROR_LINES_KEPT = 10_000
 #: one task of 10,000 samples took 20 s and printed a 10,000-row table.
 PASS_K_EVERY = 16
 
+#: Tasks whose samples have different gold (``ek score``'s ``repeats.different_gold``) a report lists, each with a
+#: line of either gold; all are counted. One is enough to fix a join; the list shows whether it is one task or all.
+MIXED_GOLD_TASKS_LISTED = 10
+
 #: Characters of a value kept in an alignment shown for the worst episodes (a window around the difference).
 ALIGNMENT_VALUE_CHARS = 300
 

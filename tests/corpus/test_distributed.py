@@ -142,17 +142,26 @@ def test_a_dataset_of_episodes_scores_like_its_json_lines(tmp_path: Path, ray_ad
     assert got == want and got["corpus"]["error_lines"] == 1
 
 
-def test_tasks_split_over_blocks_give_the_bootstrap_units_of_one_process(tmp_path: Path, ray_address: str) -> None:
+def test_tasks_split_over_blocks_give_the_bootstrap_units_and_other_gold_of_one_process(tmp_path: Path,
+                                                                                     ray_address: str) -> None:
     corpus = synthetic_corpus(tmp_path / "c.jsonl", 3000, corrupt_every=97)
     rows = corpus.read_text(encoding="utf-8").splitlines()
     for k, row in enumerate(rows):  # samples of a task far apart (other blocks), and every seventh line no task
         if k % 7 and not row.startswith('{"id": "broken'):
             rows[k] = json.dumps({**json.loads(row), "task": f"t{k % 400}"})
+        if k % 13 == 0 and not row.startswith('{"id": "broken'):  # a sample of other gold
+            rows[k] = json.dumps({**json.loads(rows[k]), "gold": [{"name": "get_weather", "arguments": {
+                "location": "Atlantis"}}]})
     corpus.write_text("".join(row + "\n" for row in rows), encoding="utf-8")
     options = RunOptions(grammar=str(SCHEMAS / "travel-v2.ek"))
-    local = run(str(corpus), options).summary.bootstrap_units()
-    distributed = score_files([str(corpus)], options, block_lines=256).summary.bootstrap_units()
-    assert local is not None and distributed == local and len(local[0]) > 400
+    local = run(str(corpus), options).summary
+    distributed = score_files([str(corpus)], options, block_lines=256).summary
+    units = local.bootstrap_units()
+    assert units is not None and distributed.bootstrap_units() == units and len(units[0]) > 400
+    # tasks with a sample of other gold, found in other blocks (each numbering its lines from 1, shifted to its
+    # place) at the lines one process finds
+    mixed = local.mixed_gold_tasks()
+    assert distributed.mixed_gold_tasks() == mixed and len(mixed) > 150 and max(m[2] for m in mixed) > 2000
 
 
 def test_100k_episodes_over_several_files(tmp_path: Path, ray_address: str) -> None:

@@ -595,9 +595,9 @@ def test_a_chunk_summed_in_grouped_order_is_put_back_in_line_order(
     restored: list[int] = []
     restore = Summary.restore_line_order
 
-    def spy(self: Summary, positions: Any, tasks: Any) -> None:
+    def spy(self: Summary, positions: Any, tasks: Any, golds: Any = None) -> None:
         restored.append(len(positions))
-        restore(self, positions, tasks)
+        restore(self, positions, tasks, golds)
 
     monkeypatch.setattr(Summary, "restore_line_order", spy)
 
@@ -609,7 +609,8 @@ def test_a_chunk_summed_in_grouped_order_is_put_back_in_line_order(
                 s.errors, s.error_count, s.gold_warnings, s.gold_warning_count, list(s.tasks.items()), s.worst(),
                 s.total().exact_counts, dict(s.total().tally), s.per_turn, dict(s.first_failing),
                 dict(s.abstention),
-                {c: (score.exact_counts, exact) for c, (score, exact) in s.category_scores().items()})
+                {c: (score.exact_counts, exact) for c, (score, exact) in s.category_scores().items()},
+                s.mixed_gold_tasks())
 
     grouped = outcome()
     assert restored and sum(restored) == 240 - 7  # every scored line went through the grouped path
@@ -620,6 +621,7 @@ def test_a_chunk_summed_in_grouped_order_is_put_back_in_line_order(
     assert grouped == in_order
     assert grouped[3] == 7 and grouped[5] == 9 and len(grouped[6]) == 4  # errors, warnings, tasks were met
     assert len(grouped[10]) == 2 and len(grouped[13]) == 2  # two turns, two categories
+    assert len(grouped[14]) == 4  # each task's samples have several golds (cities): its first and first other
 
 
 _ARGUMENT_TEXTS = st.dictionaries(st.text(max_size=3), st.integers() | st.text(max_size=3) | st.lists(

@@ -85,6 +85,79 @@ def test_no_repeated_task_leaves_the_episodes_as_the_units() -> None:
 def test_a_task_keeps_its_exact_sums_beside_its_samples_and_flags() -> None:
     summary = _one_pass([("t", (Fraction(1, 10), 0, 0)), ("t", (Fraction(2, 10), 0, Fraction(7, 10))),
                          (None, (1, 0, 0)), ("t", (Fraction(7, 10), 0, 0))])
-    assert summary.tasks == {"t": [3, 0b101, 1, 0, Fraction(7, 10)]}
+    assert summary.tasks == {"t": [3, 0b101, 1, 0, Fraction(7, 10), None, 1]}  # no gold key given
     assert summary.task_counts() == {"t": (3, 2)} and summary.tasked.runs() == [(0, 2), (3, 4)]
     assert summary.bootstrap_units() == ([1.0, 1.0], [0.0, 0.0], [0.7, 0.0], [2.0, 1.0], [3.0, 1.0])
+
+
+# --------------------------------------------------------------------------- samples of one task, other gold
+
+Sample = tuple[Any, Any]  # (task or None, gold key or None)
+
+
+def _add_sample(summary: Summary, line: int, sample: Sample) -> None:
+    task, gold = sample
+    summary.add(line, None, Score(tp=1), None, task=task, gold=gold)
+
+
+def _mixed_written_out(samples: list[Sample]) -> dict[Any, tuple[int, int]]:
+    """Per task whose samples' known gold keys differ: the line of its first known key and the first line after
+    it with another key (lines count from 1)."""
+    first: dict[Any, tuple[Any, int]] = {}
+    mixed: dict[Any, tuple[int, int]] = {}
+    for line, (task, gold) in enumerate(samples, 1):
+        if task is None or gold is None:
+            continue
+        if task not in first:
+            first[task] = (gold, line)
+        elif gold != first[task][0] and task not in mixed:
+            mixed[task] = (first[task][1], line)
+    return mixed
+
+
+samples_st = st.lists(st.tuples(st.one_of(st.none(), st.sampled_from(["a", "b", 7])),
+                                st.one_of(st.none(), st.sampled_from([11, 12, 13]))), max_size=30)
+
+
+@settings(max_examples=400, deadline=None)
+@given(samples_st, st.lists(st.integers(0, 30), max_size=4), st.randoms(use_true_random=False), st.booleans())
+def test_a_task_of_other_gold_is_found_the_same_however_the_run_is_split(samples: list[Sample], cuts: list[int],
+                                                                        rng: random.Random, blocks: bool) -> None:
+    """As ``--jobs`` chunks (scored in any order, put back in line order, merged) and Ray blocks (numbered from 1,
+    shifted to their place, merged) find them: the tasks with other gold, each with the line of its first sample
+    and the first line of other gold, are those of one pass, which are those written out."""
+    bounds = sorted({0, len(samples), *(min(c, len(samples)) for c in cuts)})
+    total = Summary()
+    for start, end in zip(bounds, bounds[1:], strict=False):
+        order = list(range(start, end))
+        rng.shuffle(order)
+        chunk = Summary()
+        base = start if blocks else 0  # a block numbers its lines from 1
+        for k in order:
+            _add_sample(chunk, k + 1 - base, samples[k])
+        chunk.restore_line_order(order, [samples[k][0] for k in order], [samples[k][1] for k in order])
+        chunk.shift_lines(base)
+        total.merge(chunk)
+    one = Summary()
+    for line, sample in enumerate(samples, 1):
+        _add_sample(one, line, sample)
+    expected = _mixed_written_out(samples)
+    assert one.mixed_gold == expected
+    assert total.mixed_gold == expected and total.tasks == one.tasks
+    assert total.mixed_gold_tasks() == sorted(((t, a, b) for t, (a, b) in expected.items()), key=lambda m: m[2])
+
+
+def test_a_task_keeps_one_gold_key_and_its_line_not_its_gold() -> None:
+    summary = Summary()
+    for line, sample in enumerate([("t", 5), ("u", 9), ("t", 5), ("t", 6), ("t", 7), ("u", 9)], 1):
+        _add_sample(summary, line, sample)
+    assert summary.tasks["t"][5:] == [5, 1] and summary.tasks["u"][5:] == [9, 2]
+    assert summary.mixed_gold == {"t": (1, 4)}  # the first other gold; a task is listed once
+    assert summary.mixed_gold_tasks() == [("t", 1, 4)]
+
+
+def test_a_task_whose_samples_share_their_gold_is_not_mixed() -> None:
+    summary = Summary()
+    for line, sample in enumerate([("t", 5), (None, 6), ("t", 5), ("t", None), ("u", 6)], 1):
+        _add_sample(summary, line, sample)
+    assert summary.mixed_gold == {} and summary.mixed_gold_tasks() == []

@@ -208,6 +208,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="how many worst episodes to list (default 10)")
     parser.add_argument("--html-episodes", type=non_negative, default=HTML_EPISODES, metavar="N",
                         help=f"how many worst episodes keep their alignment for --html (default {HTML_EPISODES})")
+    parser.add_argument("--task-gold", choices=("warn", "error"), default="warn",
+                        help="samples of one task (lines with one \"task\") scored against different gold, which "
+                             "makes pass@k, pass^k and a bootstrap over tasks mix questions: warn (default: every "
+                             "line is scored, the tasks are named on stderr and in the reports) or error (the same, "
+                             "and exit status 1, even with --allow-errors)")
 
 
 def usage_error(command: str, message: str) -> int:
@@ -465,6 +470,26 @@ def note_underscored_names(report: dict[str, Any], options: Any) -> None:
               f"--underscore-to-dot", file=sys.stderr)
 
 
+#: Tasks of different gold named on stderr (the table lists the report's first ten).
+MIXED_GOLD_NAMED = 3
+
+
+def note_mixed_gold(report: dict[str, Any], options: Any) -> int:
+    """Say on stderr which tasks have samples scored against different gold (the first
+    :data:`MIXED_GOLD_NAMED`, each with a line of either gold, and how many more), as a warning, or an error with
+    ``--task-gold error``; how many such tasks the run has (0: none, nothing said)."""
+    rep = report.get("repeats") or {}
+    count: int = rep.get("tasks_with_different_gold", 0)
+    if count:
+        from ek.report.table import MIXED_GOLD_WARNING, different_gold
+
+        level = "error" if options.task_gold == "error" else "warning"
+        named = "; ".join(different_gold(rep, len(report["corpus"]["files"]), MIXED_GOLD_NAMED))
+        print(f"ek score: {level}: {MIXED_GOLD_WARNING.format(count)}: {named}. Give each task's samples one gold "
+              "(the same \"gold\", or one --gold entry by id), or name each question its own task", file=sys.stderr)
+    return count
+
+
 def ray_errors(engine: str) -> tuple[tuple[type[Exception], ...], tuple[type[Exception], ...]]:
     """The Ray engine's errors a run stops on: (stalls, any other), each a tuple for an ``except`` clause.
 
@@ -517,7 +542,7 @@ def run(args: argparse.Namespace) -> int:
 
     keep_details = args.html_episodes if args.html else 0
     options = run_options(args, keep_worst=args.worst, keep_details=keep_details,
-                          keep_export=bool(args.episodes_out))
+                          keep_export=bool(args.episodes_out), task_gold=args.task_gold)
     inputs = read_run_inputs("score", options)
     if isinstance(inputs, int):
         return inputs
@@ -549,6 +574,7 @@ def run(args: argparse.Namespace) -> int:
     report["options"]["engine"] = args.engine
     print(render_report(report))
     note_underscored_names(report, options)
+    mixed_gold = note_mixed_gold(report, options)
     if args.json:
         failed = write_report("score", "--json", args.json, lambda: write_json(report, args.json))
         if failed is not None:
@@ -573,5 +599,9 @@ def run(args: argparse.Namespace) -> int:
     if failures and not args.allow_errors:
         print(f"\n{failures} line(s) could not be scored; exit status 1 (use --allow-errors to accept that)",
               file=sys.stderr)
+        return 1
+    if mixed_gold and options.task_gold == "error":  # a data error of the tasks, not of lines: not allowed away
+        print(f"\n{mixed_gold} task(s) have samples scored against different gold; exit status 1 (--task-gold "
+              "error)", file=sys.stderr)
         return 1
     return 0

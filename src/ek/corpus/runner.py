@@ -33,7 +33,7 @@ from ek.bfcl.signatures import Signatures
 from ek.bfcl.typemap import source_language
 from ek.bfcl.variation import PREFIX as VARIATION_PREFIX
 from ek.bfcl.variation import decode_variation, prompt_variation
-from ek.calls import Step
+from ek.calls import ANY_CALL, Step
 from ek.corpus.grammars import GrammarError, MetricCache
 from ek.corpus.reading import (
     Episode,
@@ -49,7 +49,7 @@ from ek.corpus.reading import (
 )
 from ek.corpus.sources import FileSpan, open_corpus, run_label
 from ek.corpus.summary import Summary
-from ek.goldjson import gold_to_json
+from ek.goldjson import ANY_CALL_JSON, OMIT, ONE_OF
 from ek.limits import (
     ALIGNMENT_VALUE_CHARS,
     CHUNK_LINES,
@@ -66,6 +66,7 @@ from ek.scorer.alignment import alignment_dict
 from ek.scorer.metric import ToolCallMetric
 from ek.scorer.turns import EpisodeScore, score_turns
 from ek.termination import asked, deferred, restore_in_worker, stop_if_asked
+from ek.values import OMITTABLE, OneOf
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -102,6 +103,9 @@ class RunOptions:
     keep_export: bool = False
     #: gold the grammar rejects: "error" (the line is not scored) or "warn" (scored, and counted as a warning)
     invalid_gold: str = "error"
+    #: samples of one task scored against different gold (Summary.mixed_gold): "warn" (reported) or "error"
+    #: (reported, and ``ek score`` exits 1); every line is scored either way
+    task_gold: str = "warn"
 
     def bfcl_functions(self, questions: Sequence[Question] | None = None) -> dict[str, Any] | None:
         """The function schemas of each BFCL question by id (``--bfcl-questions``), or None. ``questions``:
@@ -249,21 +253,61 @@ def _saved_calls(pred: list[Any]) -> tuple[Step, ...] | None:
     return None if steps is None else tuple(steps)
 
 
+def _gold_node(value: Any) -> Any:
+    """What the canonical gold encoder writes for a value JSON has no type for: a :class:`Step` (a gold call),
+    :class:`OneOf` and :data:`OMITTABLE` as :func:`ek.goldjson.gold_to_json` writes them, a mapping as a dict;
+    anything else is not JSON-able (TypeError)."""
+    if isinstance(value, Step):
+        call = {"name": value.name, "arguments": value.args if type(value.args) is dict else dict(value.args)}
+        after = getattr(value, "after", ())
+        if after:
+            call["after"] = list(after)
+        return call
+    if isinstance(value, OneOf):
+        return {ONE_OF: list(value.alternatives)}
+    if value is OMITTABLE:
+        return {OMIT: True}
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+#: Writes gold calls as the text :func:`gold_digest` hashes: ``json.dumps(gold_to_json(gold), sort_keys=True,
+#: ensure_ascii=False)``, the same text, in C. Fast path: the calls are not copied into JSON-able dicts and
+#: lists first (:func:`ek.goldjson.gold_to_json`, in Python), the encoder asks :func:`_gold_node` for the few
+#: values JSON has no type for (a call, a marker), and it is built once, not per call of ``json.dumps``: half
+#: the cost of a digest (``ek score`` takes one of every line that names a task). It keeps no record of the
+#: containers it is in (``check_circular``, a dict update per container): gold read from JSON holds no cycle,
+#: and one built in code ends in a RecursionError, which :func:`gold_digest` takes as it took the circular
+#: reference error: the gold's repr is hashed.
+_GOLD_TEXT = json.JSONEncoder(sort_keys=True, ensure_ascii=False, check_circular=False, default=_gold_node).encode
+
+
 def gold_digest(gold: tuple[Step, ...]) -> str:
-    """A short fingerprint of gold calls (markers included, key order ignored): equal gold, equal digest."""
+    """A short fingerprint of gold calls (markers included, key order ignored): equal gold, equal digest.
+    What "the same gold" means wherever ek checks it: ``ek compare`` (two runs, or a task's samples in one)
+    and ``ek score`` (a task's samples, :func:`gold_key`)."""
     try:
-        text = json.dumps(gold_to_json(gold), sort_keys=True, ensure_ascii=False)
+        text = _GOLD_TEXT(ANY_CALL_JSON if gold is ANY_CALL else gold)
     except (TypeError, ValueError, RecursionError):  # not JSON-able (gold built in code): its repr, never raising
         text = safe_repr(gold)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
-def episode_gold_digest(episode: Episode) -> str:
-    """:func:`gold_digest` of a single-turn episode's gold; of a multi-turn one, of its turns' digests."""
+def episode_gold_digest(episode: Episode, digest: Callable[[Any], str] = gold_digest) -> str:
+    """:func:`gold_digest` of a single-turn episode's gold; of a multi-turn one, of its turns' digests.
+    ``digest``: :func:`gold_digest`, or a memo of it (:meth:`_GoldMemo.digest`)."""
     if episode.turns is None:
-        return gold_digest(episode.gold)
-    joined = "/".join(gold_digest(t.gold) for t in episode.turns)
+        return digest(episode.gold)
+    joined = "/".join(digest(t.gold) for t in episode.turns)
     return "turns:" + hashlib.sha256(joined.encode("ascii")).hexdigest()[:24]
+
+
+def gold_key(digest: str) -> int:
+    """An episode's gold as a task of ``ek score`` keeps it (:attr:`ek.corpus.summary.Summary.tasks`): the first
+    60 bits of its :func:`episode_gold_digest` (a 32-byte int, where the digest's text takes 73). Two golds of
+    one task with different digests share it with a chance of 2**-60."""
+    return int(digest[-15:], 16)
 
 
 #: How many of a line's gold problems its reason lists (the rest are counted).
@@ -409,12 +453,47 @@ class _GoldMemo:
     """
 
     def __init__(self, limit: int = GOLD_MEMO_ENTRIES) -> None:
-        #: (metric id, gold id) -> [gold, metric, problems, lines seen, prepared gold or None], oldest first
+        #: (metric id, gold id) -> [gold, metric, problems, lines seen, prepared gold or None, digest or None],
+        #: oldest first
         self._seen: dict[tuple[int, int], list[Any]] = {}
         self._limit = limit
         #: the question of the last line that :func:`_score_line` scored against a prepared gold, when
         #: :func:`_same_question` may reuse it: (gold, id, metric, problems, prepared gold), else None
         self.last: tuple[Any, Any, ToolCallMetric, tuple[str, ...], Any] | None = None
+        #: gold id -> (gold, its gold_digest), oldest first: the turns' golds of multi-turn lines (:meth:`digest`)
+        self._digests: dict[int, tuple[Any, str]] = {}
+
+    def episode_digest(self, metric: ToolCallMetric, episode: Episode) -> str:
+        """:func:`episode_gold_digest` of an episode ``metric`` scored (after :meth:`problems` saw the line), found
+        once per gold object: lines answering one question from a gold file (``--gold``, ``--bfcl-answers``) share
+        its entry's very gold, so a task's samples read by id (``ek score``) and the lines ``ek compare`` records
+        cost a lookup, not a digest (5-10 us). A one-turn line's digest is held beside its gold's problems (no entry
+        of its own: a line's own gold, met once, is digested and let go); a multi-turn line's turns' digests in
+        :meth:`digest`. Safe as :meth:`problems` is: a digest is a function of the gold, held with it."""
+        if episode.turns is not None:
+            return episode_gold_digest(episode, self.digest)
+        gold = episode.gold
+        seen = self._seen.get((id(metric), id(gold)))
+        if seen is None or seen[0] is not gold or seen[1] is not metric:
+            return gold_digest(gold)
+        digest = seen[5]
+        if digest is None:
+            digest = seen[5] = gold_digest(gold)
+        return digest  # type: ignore[no-any-return]
+
+    def digest(self, gold: Any) -> str:
+        """:func:`gold_digest` of ``gold``, found once per gold object while the memo holds it (at most
+        ``GOLD_MEMO_ENTRIES``, the oldest let go first): the turns of a multi-turn question read by id share its
+        gold file entry's golds."""
+        seen = self._digests.get(id(gold))
+        if seen is not None and seen[0] is gold:
+            return seen[1]
+        digest = gold_digest(gold)
+        digests = self._digests
+        digests[id(gold)] = (gold, digest)
+        if len(digests) > self._limit:
+            del digests[next(iter(digests))]
+        return digest
 
     def problems(self, metric: ToolCallMetric, episode: Episode) -> tuple[str, ...]:
         if episode.turns is not None:
@@ -426,7 +505,7 @@ class _GoldMemo:
             return seen[2]  # type: ignore[no-any-return]
         problems = episode_gold_problems(metric, episode)
         seen_all = self._seen
-        seen_all[key] = [episode.gold, metric, problems, 1, None]
+        seen_all[key] = [episode.gold, metric, problems, 1, None, None]
         if len(seen_all) > self._limit:
             del seen_all[next(iter(seen_all))]
         return problems
@@ -470,7 +549,7 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
     order = _by_id(parsed)
     if order is None:  # the lines of each id already follow each other: each line scored and summed at once
         for item in parsed:
-            _sum_line(summary, options, cache, item, _score_line(options, cache, memo, item))
+            _sum_line(summary, options, cache, item, _score_line(options, cache, memo, item), memo)
     else:
         # Each line summed as soon as it is scored, in the grouped order: holding a chunk's scores until they
         # could be summed in line order cost the passes layout a fifth of its CPU (the held scores and their
@@ -479,13 +558,14 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
         # restore_line_order; error lines and gold warnings, kept aside and added in line order.
         positions: list[int] = []  # the chunk position of each episode the summary took, in the order taken
         tasks: list[Any] = []
+        golds: list[int | None] = []  # their gold keys
         aside: list[tuple[int, bool, LineError]] = []  # (line, is a warning, error or warning)
         for k in order:
             item = parsed[k]
-            if _sum_line(summary, options, cache, item, _score_line(options, cache, memo, item), aside):
+            if _sum_line(summary, options, cache, item, _score_line(options, cache, memo, item), memo, aside, golds):
                 positions.append(k)
                 tasks.append(item.task)  # type: ignore[union-attr]  # a summed line is an Episode
-        summary.restore_line_order(positions, tasks)
+        summary.restore_line_order(positions, tasks, golds)
         for _line, warning, error in sorted(aside, key=itemgetter(0)):
             (summary.add_gold_warning if warning else summary.add_error)(error)
     if details:
@@ -520,11 +600,13 @@ def _by_id(items: Sequence[Episode | LineError]) -> list[int] | None:
 
 
 def _sum_line(summary: Summary, options: RunOptions, cache: MetricCache, item: Episode | LineError,
-              outcome: LineError | tuple[ToolCallMetric, tuple[str, ...], Any],
-              aside: list[tuple[int, bool, LineError]] | None = None) -> bool:
-    """Hand one line's outcome (:func:`_score_line`) to the summary: its error, or its score and gold warnings;
-    whether the summary took a scored episode. ``aside``: errors and warnings go there, ``(line, is a warning,
-    error)``, for the caller to add in line order, instead of to the summary."""
+              outcome: LineError | tuple[ToolCallMetric, tuple[str, ...], Any], memo: _GoldMemo,
+              aside: list[tuple[int, bool, LineError]] | None = None, golds: list[int | None] | None = None) -> bool:
+    """Hand one line's outcome (:func:`_score_line`) to the summary: its error, or its score, gold warnings and,
+    when it names a task, its gold key (:func:`gold_key` of :meth:`_GoldMemo.episode_digest`; a line without a
+    task, in a run that keeps no ids, takes no digest); whether the summary took a scored episode. ``aside``: errors and warnings go there, ``(line, is a
+    warning, error)``, for the caller to add in line order, instead of to the summary; ``golds``: the gold key
+    (None without a task) of a scored episode is appended there too."""
     if type(outcome) is LineError:
         if aside is None:
             summary.add_error(outcome)
@@ -538,9 +620,14 @@ def _sum_line(summary: Summary, options: RunOptions, cache: MetricCache, item: E
             summary.add_gold_warning(warning)
         else:
             aside.append((warning.line, True, warning))
-    source = (cache.grammar_identity(item.grammar), episode_gold_digest(item)) if options.keep_ids else None
-    summary.add(item.line, item.id, score, cache.grammar_label(item.grammar), source, task=item.task,
-                category=item.category)
+    digest = memo.episode_digest(metric, item) if options.keep_ids or item.task is not None else None
+    source = (cache.grammar_identity(item.grammar), digest) if options.keep_ids else None
+    task = item.task
+    key = None if task is None else gold_key(digest)  # type: ignore[arg-type]  # (a task: digest is set)
+    summary.add(item.line, item.id, score, cache.grammar_label(item.grammar), source, task=task,
+                category=item.category, gold=key)
+    if golds is not None:
+        golds.append(key)
     return True
 
 

@@ -5,9 +5,11 @@ exact flag (for the bootstrap), a byte each while they fit, and its line number
 (as runs of consecutive numbers) are kept, plus a bounded heap of the worst
 episodes. Tallies per turn index, per category and per task
 grow with the number of turn indices, categories and tasks, not episodes: a
-task keeps ``[n, bits, tp, fp, fn]``, its sample count, its samples' exact flags
-as the bits of one integer (so per-sample accuracy needs no per-episode list)
-and its samples' exact sums (the units of a bootstrap over tasks), and which
+task keeps ``[n, bits, tp, fp, fn, gold, line]``, its sample count, its samples' exact flags
+as the bits of one integer (so per-sample accuracy needs no per-episode list),
+its samples' exact sums (the units of a bootstrap over tasks), and its first
+sample's gold key and line (so samples scored against other gold are found
+without keeping any gold: :attr:`Summary.mixed_gold`), and which
 episodes name a task is kept as runs of positions, like line numbers.
 Rows for ``--episodes-out`` are kept only until the runner writes them, one
 chunk at a time. Summaries of consecutive chunks merge (:meth:`Summary.merge`)
@@ -262,9 +264,15 @@ class Summary:
     categories: dict[str, list[Any]] = attrs.Factory(dict)
     #: abstention outcome of each turn (ek.scorer.turns.abstention) -> how many turns had it
     abstention: Counter[str] = attrs.Factory(Counter)
-    #: task -> [samples n, exact flags as bits in line order, tp, fp, fn (exact sums over its samples)] (lines
-    #: without a task are not counted)
+    #: task -> [samples n, exact flags as bits in line order, tp, fp, fn (exact sums over its samples), gold key
+    #: and line of its first sample whose gold key is known (None, and its first line, while none is)] (lines
+    #: without a task are not counted). A gold key is a 60-bit int (ek.corpus.runner.gold_key): the task keeps
+    #: one int, not its gold.
     tasks: dict[Any, list[Any]] = attrs.Factory(dict)
+    #: task -> (line of its first sample, first line after it scored against other gold) for the tasks whose
+    #: samples do not all share one gold (pass@k and a bootstrap over tasks then mix questions): empty unless
+    #: the data is wrong
+    mixed_gold: dict[Any, tuple[int, int]] = attrs.Factory(dict)
     #: the positions (0 for the first episode) of the episodes that name a task, as runs of consecutive numbers:
     #: the others are units of their own in a bootstrap over tasks (:meth:`bootstrap_units`)
     tasked: LineNumbers = attrs.Factory(LineNumbers)
@@ -289,10 +297,12 @@ class Summary:
         return self._heap[0][0] if self.heap_size and len(self._heap) >= self.heap_size else None
 
     def add(self, line: int, episode_id: Any, score: Score | EpisodeScore, grammar: str | None,
-            source: tuple[str, str] | None = None, *, task: Any = None, category: str | None = None) -> None:
+            source: tuple[str, str] | None = None, *, task: Any = None, category: str | None = None,
+            gold: int | None = None) -> None:
         """Count one scored episode (its explanation is kept only while it ranks among the worst);
         ``source``: what it was scored against, kept with its id (see :attr:`sources`); ``score``: an
-        :class:`EpisodeScore` (its turns), or a :class:`Score` for a one-turn episode.
+        :class:`EpisodeScore` (its turns), or a :class:`Score` for a one-turn episode; ``gold``: with a
+        ``task``, the key of its gold (:func:`ek.corpus.runner.gold_key`; None: not known, never compared).
 
         Called once per line, so it is written flat: each column is read once into a local, and nothing is
         called that is not needed (one call is worth several additions here).
@@ -361,7 +371,7 @@ class Summary:
         cat[1] += 1
         cat[2] += exact
         if task is not None:
-            self._count_sample(task, exact, tp, fp, fn)
+            self._count_sample(task, exact, tp, fp, fn, line, gold)
             # fast path of LineNumbers.append, as for the line above: this episode's position
             position = len(self.exact_rows) - 1
             tasked = self.tasked
@@ -392,27 +402,63 @@ class Summary:
             if floor is None or lost >= floor[0]:
                 self._offer(line, episode_id, episode or score, category, total, lost)
 
-    def _count_sample(self, task: Any, exact: bool, tp: Exact, fp: Exact, fn: Exact) -> None:
+    def _count_sample(self, task: Any, exact: bool, tp: Exact, fp: Exact, fn: Exact, line: int,
+                      gold: int | None) -> None:
         """Count one more sample of ``task`` (its exact flag the next bit, in the order samples are counted; its
-        counts added to the task's exact sums)."""
+        counts added to the task's exact sums; its gold key compared with the task's)."""
         entry = self.tasks.get(task)
         if entry is None:
-            entry = self.tasks[task] = [0, 0, 0, 0, 0]
+            entry = self.tasks[task] = [0, 0, 0, 0, 0, gold, line]
+        elif gold != entry[5] and gold is not None:
+            self._other_gold(task, entry, gold, line)
         entry[1] |= int(exact) << entry[0]
         entry[0] += 1
         entry[2] += tp
         entry[3] += fp
         entry[4] += fn
 
-    def restore_line_order(self, positions: Sequence[int], tasks: Sequence[Any]) -> None:
+    def _other_gold(self, task: Any, entry: list[Any], gold: int, line: int) -> None:
+        """A sample of ``task`` at ``line`` whose gold key ``gold`` is not the one its ``entry`` holds: the first
+        known key of the task (with its line), or the first line of other gold (:attr:`mixed_gold`)."""
+        if entry[5] is None:
+            entry[5], entry[6] = gold, line
+        elif task not in self.mixed_gold:
+            self.mixed_gold[task] = (entry[6], line)
+
+    def _merged_gold(self, task: Any, mine: list[Any], gold: int | None, line: int,
+                     mixed: tuple[int, int] | None) -> None:
+        """Merge what a later summary knows of ``task``'s gold (its first known key ``gold`` and that sample's
+        ``line``; its :attr:`mixed_gold` entry ``mixed``) into ``mine``, the task's entry here: what counting the
+        later samples here one by one would have found."""
+        if gold is None or task in self.mixed_gold:  # nothing known there; or other gold already found here
+            return
+        if mine[5] is None:  # the later summary's first known key is the task's: its finding stands
+            mine[5], mine[6] = gold, line
+            if mixed is not None:
+                self.mixed_gold[task] = mixed
+        elif gold != mine[5]:
+            self.mixed_gold[task] = (mine[6], line)
+        elif mixed is not None:  # the same first key: the later summary's other gold is other here too
+            self.mixed_gold[task] = (mine[6], mixed[1])
+
+    def mixed_gold_tasks(self) -> list[tuple[Any, int, int]]:
+        """The tasks whose samples are scored against different gold, each ``(task, line of its first sample, first
+        line of other gold)``, in the order of that other line: the same whatever the split of the run."""
+        return sorted(((task, first, other) for task, (first, other) in self.mixed_gold.items()),
+                      key=itemgetter(2))
+
+    def restore_line_order(self, positions: Sequence[int], tasks: Sequence[Any],
+                           golds: Sequence[int | None] | None = None) -> None:
         """Put the episodes of this summary, added in another order, back in line order: the ``i``-th episode
-        added has position ``positions[i]`` in line order (any increasing numbering: a chunk's positions) and
-        task ``tasks[i]``. After it the summary is what adding them in line order would have made.
+        added has position ``positions[i]`` in line order (any increasing numbering: a chunk's positions), task
+        ``tasks[i]`` and gold key ``golds[i]`` (None: not known; default: none known). After it the summary is what
+        adding them in line order would have made.
 
         For a summary that holds those episodes only (a chunk's, fresh from ``RunOptions.new_summary``), with
         its error lines and gold warnings still to be added, in line order. Only the per-episode columns
-        depend on the order (rows, lines, exact flags, ids, tasks, sources, export rows) and the tasks' sample bits:
-        the columns are permuted, the bits counted again in line order. Everything else is a sum, a count, a
+        depend on the order (rows, lines, exact flags, ids, tasks, sources, export rows), the tasks' sample bits
+        and which of a task's samples is its first and which has other gold: the columns are permuted, the bits
+        and the gold counted again in line order. Everything else is a sum, a count, a
         ranking keyed by line number (the worst episodes) or a mapping the reports read sorted: the same
         whatever the order.
         """
@@ -433,13 +479,18 @@ class Summary:
                     raise ValueError(f"restore_line_order: {name} holds {len(column)} entries for {n} episodes")
                 setattr(self, name, list(pick(column)))
         if self.tasks:
-            # a task's sums are the same in any order; its bits, the tasks' order and the positions are not
-            counted, self.tasks, self.tasked = self.tasks, {}, LineNumbers()
-            for position, (task, exact) in enumerate(zip(pick(tasks), self.exact_rows, strict=True)):
+            # a task's sums are the same in any order; its bits, its first sample, the tasks' order and the
+            # positions are not
+            counted, self.tasks, self.tasked, self.mixed_gold = self.tasks, {}, LineNumbers(), {}
+            keys = pick(golds) if golds is not None else (None,) * n
+            for position, (task, exact, gold, line) in enumerate(zip(pick(tasks), self.exact_rows, keys, self.lines,
+                                                                     strict=True)):
                 if task is not None:
                     entry = self.tasks.get(task)
                     if entry is None:
-                        entry = self.tasks[task] = [0, 0, *counted[task][2:]]
+                        entry = self.tasks[task] = [0, 0, *counted[task][2:5], gold, line]
+                    elif gold != entry[5] and gold is not None:
+                        self._other_gold(task, entry, gold, line)
                     entry[1] |= int(bool(exact)) << entry[0]
                     entry[0] += 1
                     self.tasked.append(position)
@@ -604,8 +655,15 @@ class Summary:
             _add_tally(mine[0], tally.items())
             mine[1] += episodes
             mine[2] += exact
-        for task, (n, bits, tp, fp, fn) in later.tasks.items():  # later samples come after ours: their bits
-            mine = self.tasks.setdefault(task, [0, 0, 0, 0, 0])     # shift past ours
+        for task, (n, bits, tp, fp, fn, gold, line) in later.tasks.items():  # later samples come after ours: their
+            mine = self.tasks.get(task)                                       # bits shift past ours
+            if mine is None:
+                mine = self.tasks[task] = [0, 0, 0, 0, 0, gold, line]
+                mixed = later.mixed_gold.get(task)
+                if mixed is not None:
+                    self.mixed_gold[task] = mixed
+            elif gold is not None and (gold != mine[5] or task in later.mixed_gold):
+                self._merged_gold(task, mine, gold, line, later.mixed_gold.get(task))
             mine[1] |= bits << mine[0]
             mine[0] += n
             mine[2] += tp
@@ -629,7 +687,8 @@ class Summary:
                 self._pending[entry[1].line] = pending
 
     def shift_lines(self, offset: int) -> None:
-        """Add ``offset`` to every line number held (rows, errors, warnings, worst episodes, export rows).
+        """Add ``offset`` to every line number held (rows, errors, warnings, worst episodes, tasks' first samples,
+        export rows).
 
         A block scored where its place in the run is not known yet (a Ray task numbers its lines from 1)
         is shifted once its place is known, then merged: the result is what one pass would have built.
@@ -643,6 +702,9 @@ class Summary:
                       for (lost, f1, rank), d in self._heap]  # rank is -line: order within the block is kept
         heapq.heapify(self._heap)
         self._pending = {line + offset: detail for line, detail in self._pending.items()}
+        for entry in self.tasks.values():
+            entry[6] += offset
+        self.mixed_gold = {task: (first + offset, other + offset) for task, (first, other) in self.mixed_gold.items()}
         for row in self.export or ():
             row["line"] += offset
 
@@ -733,7 +795,7 @@ class Summary:
         fn: list[float] = []
         exact: list[float] = []
         episodes: list[float] = []
-        for samples, bits, task_tp, task_fp, task_fn in self.tasks.values():
+        for samples, bits, task_tp, task_fp, task_fn, _gold, _line in self.tasks.values():
             tp.append(float(task_tp))
             fp.append(float(task_fp))
             fn.append(float(task_fn))

@@ -24,6 +24,7 @@ from ek.corpus.reading import LineError
 from ek.corpus.runner import RunOptions, RunResult
 from ek.corpus.sources import FileSpan, locate
 from ek.corpus.summary import EpisodeDigest, reason_kinds, unit_counts_by_tool
+from ek.limits import MIXED_GOLD_TASKS_LISTED
 from ek.scorer.accounting import FN, FP, REASONS, TP, Score
 from ek.scorer.turns import ABSTENTION_OUTCOMES
 from ek.stats import Interval, mean_pass_rates, pass_k_values
@@ -125,11 +126,14 @@ def _abstention(summary: Any) -> dict[str, int]:
     return {"no_call_expected": counts["abstained"] + counts["spurious_call"] + counts["unparseable"], **counts}
 
 
-def _repeats(summary: Any) -> dict[str, Any] | None:
-    """pass@k, pass^k and the spread of per-sample accuracy over tasks (null when no line names a task)."""
+def _repeats(summary: Any, files: tuple[FileSpan, ...] = ()) -> dict[str, Any] | None:
+    """pass@k, pass^k and the spread of per-sample accuracy over tasks, and the tasks whose samples have
+    different gold (the first :data:`MIXED_GOLD_TASKS_LISTED`, each with its first line and its first line of
+    other gold, located in ``files``; all counted); null when no line names a task."""
     counts = summary.task_counts()
     if not counts:
         return None
+    mixed = summary.mixed_gold_tasks()
     samples_min = min(n for n, _c in counts.values())
     rates = mean_pass_rates(list(counts.values()), pass_k_values(samples_min))
     values = summary.sample_accuracy(samples_min)
@@ -143,6 +147,9 @@ def _repeats(summary: Any) -> dict[str, Any] | None:
         "pass_hat_k": {str(k): every for k, (_some, every) in rates.items()},
         "sample_accuracy": {"values": values, "min": min(values), "max": max(values), "mean": mean,
                             "stdev": (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5},
+        "tasks_with_different_gold": len(mixed),
+        "different_gold": [{"task": task, "lines": [_where(first, files), _where(other, files)]}
+                           for task, first, other in mixed[:MIXED_GOLD_TASKS_LISTED]],
     }
 
 
@@ -197,6 +204,7 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
             "bfcl_questions": options.bfcl_questions,
             "underscore_to_dot": options.underscore_to_dot,
             "invalid_gold": options.invalid_gold,
+            "task_gold": options.task_gold,
         },
         "overall": {**overall,
                     "exact": {"tp": _fraction(tp), "fp": _fraction(fp), "fn": _fraction(fn)}},
@@ -208,7 +216,7 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
         "per_category": categories,
         "format_sensitivity": _format_sensitivity(categories),
         "abstention": _abstention(summary),
-        "repeats": _repeats(summary),
+        "repeats": _repeats(summary, shown_files),
         "per_tool": [{"tool": tool, **_counts(score, by_tool_units.get(tool, {}))}
                      for tool, score in total.by_tool().items()],
         "per_reason": per_reason,

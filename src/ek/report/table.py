@@ -117,7 +117,40 @@ def _episode_sections(report: dict[str, Any]) -> list[str]:
         spread = rep["sample_accuracy"]
         out.append(f"  per-sample accuracy over {len(spread['values'])} samples: mean {_ratio(spread['mean'])}, "
                    f"min {_ratio(spread['min'])}, max {_ratio(spread['max'])}, stdev {_ratio(spread['stdev'])}")
+        mixed = rep.get("tasks_with_different_gold", 0)
+        if mixed:
+            out.append(f"  warning: {MIXED_GOLD_WARNING.format(mixed)}:")
+            out.extend(f"    {entry}" for entry in different_gold(rep, len(report["corpus"].get("files") or ())))
     return out
+
+
+#: What a run's tasks of different gold mean (``{}``: how many), on stderr and in the table.
+MIXED_GOLD_WARNING = ("{} task(s) have samples scored against different gold, so pass@k, pass^k and a bootstrap "
+                      "over tasks mix questions")
+
+
+def different_gold(rep: dict[str, Any], files: int, limit: int | None = None) -> list[str]:
+    """The tasks of a report's ``repeats`` whose samples have different gold, as lines of text: each task with a
+    line of either gold (``files``: how many input files the run read, see :func:`_place`), the first ``limit``
+    (default: all the report lists), then how many more."""
+    listed = rep["different_gold"][:limit]
+    out = [f"task {shown_task(m['task'])}: {_place(m['lines'][0], files)} and {_place(m['lines'][1], files)} "
+           "have different gold" for m in listed]
+    more = rep["tasks_with_different_gold"] - len(listed)
+    if more:
+        out.append(f"... and {more:,} more task(s)")
+    return out
+
+
+def shown_task(task: Any) -> str:
+    """A task (a line's ``task``: a string or an integer) as a report prints it: its repr, printable, long
+    ones cut short."""
+    text = printable(repr(task))
+    return text if len(text) <= TASK_CHARS_SHOWN else f"{text[:TASK_CHARS_SHOWN - 3]}... ({len(text):,} characters)"
+
+
+#: Characters of a task name printed (the JSON report holds it whole).
+TASK_CHARS_SHOWN = 80
 
 
 def _place(entry: dict[str, Any], files: int) -> str:
@@ -249,4 +282,4 @@ def render_report(report: dict[str, Any], *, max_errors: int = 20) -> str:
     return "\n".join(out)
 
 
-__all__ = ["format_table", "render_report"]
+__all__ = ["MIXED_GOLD_WARNING", "different_gold", "format_table", "render_report", "shown_task"]
