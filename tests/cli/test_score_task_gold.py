@@ -121,3 +121,13 @@ def test_task_gold_error_fails_the_run_even_with_allow_errors(tmp_path: Path) ->
     same = write_lines(tmp_path / "same.jsonl", [_line("b1", "B", "f(x=1)", [gold("f", x=1)]),
                                                  _line("b2", "B", "f(x=2)", [gold("f", x=1)])])
     assert run_ek("score", same, "--task-gold", "error").returncode == 0
+
+
+def test_task_gold_ignore_compares_nothing_and_says_so(tmp_path: Path) -> None:
+    corpus = write_lines(tmp_path / "c.jsonl", [_line("b1", "B", "f(x=1)", [gold("f", x=1)]),
+                                                _line("b2", "B", "f(x=1)", [gold("f", x=2)])])
+    done, report, html = _score(tmp_path, corpus, "--task-gold", "ignore")
+    assert done.returncode == 0 and "different gold" not in done.stderr + done.stdout + html
+    assert report["options"]["task_gold"] == "ignore"
+    assert report["repeats"]["tasks_with_different_gold"] is None and report["repeats"]["different_gold"] == []
+    assert report["repeats"]["tasks"] == 1 and report["corpus"]["episodes_scored"] == 2

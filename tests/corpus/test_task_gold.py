@@ -101,3 +101,13 @@ def test_a_multi_turn_task_compares_every_turn(tmp_path: Path) -> None:
         episode("other", [gold("g")]), episode("other", [])])
     summary = run(str(corpus), RunOptions()).summary
     assert summary.episodes == 4 and summary.mixed_gold_tasks() == [("other", 3, 4)]
+
+
+def test_task_gold_ignore_computes_no_gold_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus = write_lines(tmp_path / "c.jsonl", [{"id": f"e{k}", "task": f"t{k % 5}", "pred": "f(x=1)",
+                                                 "gold": [gold("f", x=k % 3)]} for k in range(100)])
+    asked = _counting_digests(monkeypatch)
+    summary = run(str(corpus), RunOptions(task_gold="ignore")).summary
+    assert summary.episodes == 100 and len(summary.tasks) == 5 and not summary.mixed_gold
+    assert asked == []
+    assert run(str(corpus), RunOptions()).summary.mixed_gold  # the same lines, compared: mixed

@@ -604,7 +604,8 @@ def _sum_line(summary: Summary, options: RunOptions, cache: MetricCache, item: E
               aside: list[tuple[int, bool, LineError]] | None = None, golds: list[int | None] | None = None) -> bool:
     """Hand one line's outcome (:func:`_score_line`) to the summary: its error, or its score, gold warnings and,
     when it names a task, its gold key (:func:`gold_key` of :meth:`_GoldMemo.episode_digest`; a line without a
-    task, in a run that keeps no ids, takes no digest); whether the summary took a scored episode. ``aside``: errors and warnings go there, ``(line, is a
+    task, or with ``--task-gold ignore``, in a run that keeps no ids, takes no digest); whether the summary took
+    a scored episode. ``aside``: errors and warnings go there, ``(line, is a
     warning, error)``, for the caller to add in line order, instead of to the summary; ``golds``: the gold key
     (None without a task) of a scored episode is appended there too."""
     if type(outcome) is LineError:
@@ -620,10 +621,11 @@ def _sum_line(summary: Summary, options: RunOptions, cache: MetricCache, item: E
             summary.add_gold_warning(warning)
         else:
             aside.append((warning.line, True, warning))
-    digest = memo.episode_digest(metric, item) if options.keep_ids or item.task is not None else None
-    source = (cache.grammar_identity(item.grammar), digest) if options.keep_ids else None
     task = item.task
-    key = None if task is None else gold_key(digest)  # type: ignore[arg-type]  # (a task: digest is set)
+    keyed = task is not None and options.task_gold != "ignore"  # (ignore: no gold key, no digest for it)
+    digest = memo.episode_digest(metric, item) if options.keep_ids or keyed else None
+    source = (cache.grammar_identity(item.grammar), digest) if options.keep_ids else None
+    key = gold_key(digest) if keyed else None  # type: ignore[arg-type]  # (keyed: digest is set)
     summary.add(item.line, item.id, score, cache.grammar_label(item.grammar), source, task=task,
                 category=item.category, gold=key)
     if golds is not None:

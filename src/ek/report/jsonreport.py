@@ -126,7 +126,7 @@ def _abstention(summary: Any) -> dict[str, int]:
     return {"no_call_expected": counts["abstained"] + counts["spurious_call"] + counts["unparseable"], **counts}
 
 
-def _repeats(summary: Any, files: tuple[FileSpan, ...] = ()) -> dict[str, Any] | None:
+def _repeats(summary: Any, files: tuple[FileSpan, ...] = (), *, gold_checked: bool = True) -> dict[str, Any] | None:
     """pass@k, pass^k and the spread of per-sample accuracy over tasks, and the tasks whose samples have
     different gold (the first :data:`MIXED_GOLD_TASKS_LISTED`, each with its first line and its first line of
     other gold, located in ``files``; all counted); null when no line names a task."""
@@ -147,7 +147,7 @@ def _repeats(summary: Any, files: tuple[FileSpan, ...] = ()) -> dict[str, Any] |
         "pass_hat_k": {str(k): every for k, (_some, every) in rates.items()},
         "sample_accuracy": {"values": values, "min": min(values), "max": max(values), "mean": mean,
                             "stdev": (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5},
-        "tasks_with_different_gold": len(mixed),
+        "tasks_with_different_gold": len(mixed) if gold_checked else None,  # None: --task-gold ignore
         "different_gold": [{"task": task, "lines": [_where(first, files), _where(other, files)]}
                            for task, first, other in mixed[:MIXED_GOLD_TASKS_LISTED]],
     }
@@ -216,7 +216,7 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
         "per_category": categories,
         "format_sensitivity": _format_sensitivity(categories),
         "abstention": _abstention(summary),
-        "repeats": _repeats(summary, shown_files),
+        "repeats": _repeats(summary, shown_files, gold_checked=options.task_gold != "ignore"),
         "per_tool": [{"tool": tool, **_counts(score, by_tool_units.get(tool, {}))}
                      for tool, score in total.by_tool().items()],
         "per_reason": per_reason,
