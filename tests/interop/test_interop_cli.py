@@ -181,3 +181,18 @@ def test_export_indent_is_bounded() -> None:
     widest = ek("export", "--to", "openai", schema, "--indent", str(EXPORT_MAX_INDENT))
     assert widest.returncode == 0 and "\n" + " " * EXPORT_MAX_INDENT + "{" in widest.stdout
     assert "\n" not in ek("export", "--to", "openai", schema, "--indent", "0").stdout.rstrip("\n")
+
+
+def test_a_file_name_in_a_warning_cannot_drive_the_terminal(tmp_path: Path) -> None:
+    schema = tmp_path / "g\x1b[31m\u202e.ek"
+    schema.write_text("grammar g 1\ntool f { a: any }\n", encoding="utf-8")
+    exported = ek("export", "--to", "openai", "--openai-strict", str(schema))
+    assert exported.returncode == 0, exported.stderr
+    assert "strict" in exported.stderr and "g\\x1b[31m\\u202e.ek" in exported.stderr
+    tools = tmp_path / "t\x1b[31m.json"
+    tools.write_text(json.dumps([{"type": "function", "function": {"name": "f", "parameters": {
+        "type": "object", "properties": {"a": {"type": "string", "format": "no-such-format"}}}}}]), encoding="utf-8")
+    imported = ek("import", "--from", "openai", str(tools))
+    assert "t\\x1b[31m.json" in imported.stderr, imported.stderr
+    for stderr in (exported.stderr, imported.stderr):
+        assert "\x1b" not in stderr and "\u202e" not in stderr

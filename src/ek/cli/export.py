@@ -16,6 +16,7 @@ from ek.grammar.strings import json_shown
 from ek.interop.files import write_output
 from ek.interop.targets import TARGETS
 from ek.limits import EXPORT_MAX_INDENT
+from ek.terminaltext import escaped
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     data, issues = export_tools(grammar, args.target, openai_strict=args.openai_strict)
     for issue in issues:
-        print(f"{grammar.source_path}: {issue}", file=sys.stderr)
+        print(escaped(f"{grammar.source_path}: {issue}"), file=sys.stderr)  # a file name ek did not write
     text = json_shown(json.dumps(data, indent=args.indent or None, ensure_ascii=False)) + "\n"
     if not write_output(text, args.output, "export", args.schema):
         return 2

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ek.interop.files import read_json_or_lines, read_text, write_output
 from ek.interop.sources import SOURCES
+from ek.terminaltext import escaped
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -66,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     result = import_tools(data, args.source, name=args.name or _default_name(args.file), version=args.version)
     for issue in result.issues:
-        print(f"{where}: {issue}", file=sys.stderr)
+        print(escaped(f"{where}: {issue}"), file=sys.stderr)  # a file name ek did not write
     if not write_output(format_grammar(result.grammar), args.output, "import", args.file):
         return 2
     if result.errors or (args.strict and result.issues):
