@@ -492,8 +492,10 @@ def _partial_credit(score: Score, weights: tuple[float, float, float]) -> float:
 
 #: Gold JSON strings kept decoded: in GRPO every completion of a prompt (8-64) shares the prompt's gold.
 _GOLD_CACHE_SIZE = 1024
-#: Longer gold strings are decoded every time, so the cache holds at most 1024 x 64 KiB of text.
-_GOLD_CACHE_MAX_CHARS = 65_536
+#: Longer gold strings are decoded every time. Decoded, a character of JSON can take ~26 bytes (``{}`` is a
+#: 64-byte dict): at 64 KiB a string the cache could hold 1.6 GB; at 2,048 characters at most ~55 MB, and
+#: real golds (a few calls) are a few hundred.
+_GOLD_CACHE_MAX_CHARS = 2048
 
 
 class _UnreadableNumber(ValueError):

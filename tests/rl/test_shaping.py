@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import tracemalloc
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from ekcli import SCHEMAS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ek import rewards
 from ek.rewards import RewardOptions, gold_calls, make_tool_call_reward, score_calls, scorer_for, tool_call_reward
 from ek.rl.openrlhf import make_reward_func
 from ek.rl.verl import compute_score, make_compute_score
@@ -268,3 +270,24 @@ def test_partial_credit_of_weights_near_a_floats_limit_is_that_of_small_ones() -
     expected = make_tool_call_reward(level="partial", grammar=small)(completions, gold_calls=golds)
     assert expected == [0.8, pytest.approx(credit), pytest.approx((2 + credit) / 3)]
     assert make_tool_call_reward(level="partial", grammar=big)(completions, gold_calls=golds) == expected
+
+
+def test_the_decoded_gold_cache_is_bounded_in_memory() -> None:
+    """Gold strings up to ``_GOLD_CACHE_MAX_CHARS`` are kept decoded, 1,024 of them; decoded, a character of JSON
+    can take ~26 bytes (``{}`` is a 64-byte dict), so at 64 KiB a string the cache could hold 1.6 GB."""
+    size = rewards._GOLD_CACHE_MAX_CHARS
+
+    def largest(i: int) -> str:  # the gold that decodes largest for its length: empty objects in a list
+        head = '[{"name": "f", "arguments": {"i": %d, "x": [' % i
+        return head + ",".join(["{}"] * ((size - len(head) - 4) // 3)) + "]}}]"
+
+    rewards._cached_gold.cache_clear()
+    tracemalloc.start()
+    try:
+        for i in range(8):
+            assert len(largest(i)) <= size and gold_calls(largest(i))[0].args["i"] == i
+        each = tracemalloc.get_traced_memory()[0] / 8
+    finally:
+        tracemalloc.stop()
+    assert rewards._cached_gold.cache_info().currsize == 8  # all kept
+    assert each * rewards._GOLD_CACHE_SIZE <= 64 * 2 ** 20, f"a full cache of such golds: {each * 1024:,.0f} bytes"
