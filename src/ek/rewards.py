@@ -445,6 +445,18 @@ def _decided_by_calls(counts: tuple[int, int, int] | None, pred: Sequence[Step],
     return None
 
 
+def _near_one(weights: tuple[float, float, float]) -> tuple[float, float, float]:
+    """``partial_weights`` scaled by the power of two that puts the largest in [0.5, 1).
+
+    The credit's sums then stay finite and keep their digits: weights near a float's limit summed to
+    infinity (a NaN credit, clipped to 1.0 for any answer) and subnormal ones rounded ``c * values`` to 0.
+    A power of two scales every sum and quotient exactly, so weights already near 1 (the default) give
+    the same floats as before.
+    """
+    exponent = math.frexp(max(weights))[1]
+    return (math.ldexp(weights[0], -exponent), math.ldexp(weights[1], -exponent), math.ldexp(weights[2], -exponent))
+
+
 #: Check statuses where the predicted call names the argument gold expects (rightly or wrongly valued).
 _NAMED = frozenset({"match", "wrong_value", "invalid_value"})
 
@@ -461,7 +473,7 @@ def _partial_credit(score: Score, weights: tuple[float, float, float]) -> float:
     """
     explanation = score.explanation
     assert explanation is not None  # ToolCallMetric always explains
-    a, b, c = weights
+    a, b, c = _near_one(weights)
     pred_w: dict[int, float] = {}
     gold_w: dict[int, float] = {}
     for unit in explanation.units:  # each call's own unit (arg None) carries its tool's weight

@@ -272,6 +272,19 @@ def test_partial_credit_of_weights_near_a_floats_limit_is_that_of_small_ones() -
     assert make_tool_call_reward(level="partial", grammar=big)(completions, gold_calls=golds) == expected
 
 
+@pytest.mark.parametrize("scale", [2.0 ** 1023, 1e308, 2.0 ** -1074, 5e-320])
+def test_partial_weights_of_any_finite_size_give_the_reward_of_their_ratios(scale: float) -> None:
+    """``partial_weights`` near a float's limit summed to infinity: the credit was NaN, clipped to 1.0 (a half-right
+    call earned full credit) or 0.0; subnormal ones rounded ``c * values`` to 0. Only their ratios count."""
+    gold = json.dumps([{"name": "f", "arguments": {"x": 1, "y": 2}}])
+    completions = ["f(x=1, y=3)", "f(x=2, y=3)", "g()", "f(x=1, y=2)", "[f(x=1, y=3), f(x=1, y=2)]"]
+    for ratios in [(1, 1, 1), (0, 1, 1), (0, 0, 1), (1, 0, 0), (0.5, 1, 0)]:
+        expected = make_tool_call_reward(level="partial", partial_weights=ratios)(completions, gold_calls=[gold] * 5)
+        scaled = tuple(r * scale for r in ratios)
+        got = make_tool_call_reward(level="partial", partial_weights=scaled)(completions, gold_calls=[gold] * 5)
+        assert got == pytest.approx(expected), (ratios, scale)
+
+
 def test_the_decoded_gold_cache_is_bounded_in_memory() -> None:
     """Gold strings up to ``_GOLD_CACHE_MAX_CHARS`` are kept decoded, 1,024 of them; decoded, a character of JSON
     can take ~26 bytes (``{}`` is a 64-byte dict), so at 64 KiB a string the cache could hold 1.6 GB."""
