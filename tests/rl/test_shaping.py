@@ -209,6 +209,30 @@ def test_gold_json_too_deep_for_the_decoder_is_a_value_error_naming_the_row() ->
         compute_score("ek", "f()", deep, {})
 
 
+@pytest.mark.parametrize(("gold", "problem"), [
+    ([{"name": "frobnicate", "arguments": {}}], "gold[0] frobnicate: $: unknown tool 'frobnicate'"),
+    ([{"name": "", "arguments": {}}], "gold[0] : $: unknown tool ''"),
+    ([{"name": "get_weather", "arguments": {"location": 5}}], "gold[0] get_weather: $.location: expected str, got int"),
+])
+def test_a_gold_the_grammar_rejects_is_refused_in_every_trainer(gold: list[Any], problem: str) -> None:
+    """As ``ek score`` refuses the line: scored, such a gold could never be matched by a call the grammar accepts
+    (and an unknown tool's call matched it: 1.0), so the policy was pushed away from right answers silently."""
+    grammar, reason = str(SCHEMAS / "travel-v2.ek"), f"gold does not fit travel@2: {problem}"
+    for label in (json.dumps(gold), gold):
+        for _ in range(2):  # decoded and checked, then both read back
+            with pytest.raises(ValueError) as trl:
+                make_tool_call_reward(grammar=grammar)(["get_weather(location='Paris')", "frobnicate()"],
+                                                       gold_calls=[json.dumps([]), label])
+            assert str(trl.value) == f"gold[1]: {reason}"
+            with pytest.raises(ValueError) as verl:
+                compute_score("travel", "frobnicate()", label, {"ek_grammar": grammar})
+            assert str(verl.value) == f"ground_truth (data_source 'travel'): {reason}"
+            with pytest.raises(ValueError) as openrlhf:
+                make_reward_func(grammar=grammar)(["P frobnicate()"], ["P "], [label])
+            assert str(openrlhf.value) == f"label 0: {reason}"
+    assert make_tool_call_reward()(["frobnicate()"], gold_calls=[json.dumps(gold)]) in ([1.0], [0.0])  # no grammar
+
+
 @pytest.mark.parametrize("optimal", ["yes", 1, None])
 def test_optimal_must_be_a_bool_and_fails_when_the_reward_is_built(optimal: object) -> None:
     with pytest.raises(ValueError, match="optimal must be True or False"):
