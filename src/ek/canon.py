@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
-from functools import lru_cache
+
+from ek.limits import CANON_CACHE_ENTRIES, CANON_CACHE_MAX_CHARS
 
 Canonicalizer = Callable[[str], str]
 
@@ -18,7 +19,22 @@ _WHITESPACE_RUN = re.compile(r"\s+")
 _BFCL_DROPPED = re.compile(r"[ ,./\-_*^]")
 
 
-@lru_cache(maxsize=1 << 16)  # corpora repeat the same strings; folding is pure
+def _keep(forms: dict[str, str], text: str, form: str) -> None:
+    """Keep a short string's canonical form (long ones are not kept: :data:`ek.limits.CANON_CACHE_MAX_CHARS`).
+
+    A full cache is emptied and refilled: the forms of the strings met since are kept, at the cost of
+    one pass over a dict, where a least-recently-used cache would pay on every hit.
+    """
+    if len(text) <= CANON_CACHE_MAX_CHARS and len(form) <= CANON_CACHE_MAX_CHARS:
+        if len(forms) >= CANON_CACHE_ENTRIES:
+            forms.clear()
+        forms[text] = form
+
+
+#: Folded forms of short strings (corpora and RL groups repeat the same strings; folding is pure).
+_FOLDED: dict[str, str] = {}
+
+
 def fold(text: str) -> str:
     """Unicode-normalise (NFKC), case-fold, fold whitespace runs to one space, strip the ends.
 
@@ -37,6 +53,17 @@ def fold(text: str) -> str:
     >>> fold("İstanbul") == fold("i\\u0307stanbul"), fold("İstanbul") == fold("istanbul")
     (True, False)
     """
+    folded = _FOLDED.get(text)
+    if folded is None:
+        folded = _fold(text)
+        _keep(_FOLDED, text, folded)
+    return folded
+
+
+fold.cache_clear = _FOLDED.clear  # type: ignore[attr-defined]  # as lru_cache's: benchmarks start from a cold cache
+
+
+def _fold(text: str) -> str:
     if text.isascii():  # ASCII is already NFKC, and its case folding is lower()
         return _WHITESPACE_RUN.sub(" ", text.lower()).strip()
     folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
@@ -52,14 +79,24 @@ def exact(text: str) -> str:
     return text
 
 
-@lru_cache(maxsize=1 << 16)
+#: BFCL-standardised forms of short strings.
+_STANDARDISED: dict[str, str] = {}
+
+
 def bfcl(text: str) -> str:
     """BFCL's string standardisation: drop spaces and ``,./-_*^``, lower-case, ``'`` -> ``"``.
 
     >>> bfcl("San Francisco, CA") == bfcl("san-francisco ca")
     True
     """
-    return _BFCL_DROPPED.sub("", text).lower().replace("'", '"')
+    form = _STANDARDISED.get(text)
+    if form is None:
+        form = _BFCL_DROPPED.sub("", text).lower().replace("'", '"')
+        _keep(_STANDARDISED, text, form)
+    return form
+
+
+bfcl.cache_clear = _STANDARDISED.clear  # type: ignore[attr-defined]
 
 
 CANONICALIZERS: dict[str, Canonicalizer] = {"fold": fold, "exact": exact, "bfcl": bfcl}

@@ -111,6 +111,16 @@ REGEX_MAX_LENGTH = 10_000
 
 # --- caches and reports ------------------------------------------------------------------------------------------
 
+#: Canonical forms of strings kept (``ek.canon.fold`` and ``bfcl``: corpora and a GRPO group repeat the same
+#: strings), and the longest string, before and after, kept among them. Every string a model writes is
+#: canonicalized, so the bound on length is what bounds memory: with any length kept, an RL run whose policy
+#: writes long strings (code, documents) kept every distinct one up to the megabyte an output may hold, 65,536
+#: times over (200 MB after 500 completions of a 200 kB string). At 128 characters the forms take at most
+#: ~25 MB of ASCII text (~80 MB of 4-byte characters); a longer string is canonicalized again each time, at a
+#: cost in proportion to the work that reads it.
+CANON_CACHE_ENTRIES = 1 << 16
+CANON_CACHE_MAX_CHARS = 128
+
 #: Per-grammar validators kept alive at once (BFCL gives every entry its own grammar: they must not pile up).
 SHARED_VALIDATORS = 256
 

@@ -38,6 +38,7 @@ from ek.parsing.values import long_int_reason
 from ek.scorer.accounting import Score, weights_past_float
 from ek.scorer.agree import arg_keys, is_bfcl_mode, key_of
 from ek.scorer.assign import OrderTooComplex
+from ek.scorer.goldcheck import invalid_gold_reason
 from ek.scorer.metric import ToolCallMetric, TooManyPairs
 from ek.scorer.turns import is_exact
 from ek.strictjson import DuplicateKeyError, unique_keys
@@ -230,6 +231,8 @@ class RewardScorer:
             raise ValueError(f"grammar {grammar.key}: {reason}")
         self._arg: ToolCallMetric | None = None
         self._lock = threading.Lock()
+        #: gold JSON text -> what the grammar rejects in it: a GRPO group's completions share one gold
+        self._checked: dict[str, tuple[str, ...]] = {}
 
     def __reduce__(self) -> tuple[Any, tuple[RewardOptions]]:
         return scorer_for, (self.options,)
@@ -249,6 +252,28 @@ class RewardScorer:
                 if self._arg is None:
                     self._arg = self._metric("arg")
         return self._arg
+
+    def gold(self, value: Any, where: str = "gold") -> tuple[Step, ...]:
+        """A label's gold calls (:func:`gold_calls`), refused like a malformed one when the grammar rejects them.
+
+        ``ek score`` makes such a line an error (``gold does not fit GRAMMAR: ...``); scored, a gold call to a
+        tool the grammar lacks, or with a value its schema refuses, could never be matched by a valid call, and
+        the policy would be pushed away from right answers without a word. Raises ``ValueError`` naming
+        ``where`` (as :func:`gold_calls` does), or :func:`gold_calls`' own errors.
+        """
+        gold = gold_calls(value, where)
+        if self.call.grammar is None or gold is ANY_CALL:
+            return gold
+        problems = self._checked.get(value) if type(value) is str else None
+        if problems is None:
+            problems = self.call.gold_problems(gold)
+            if type(value) is str and len(value) <= _GOLD_CACHE_MAX_CHARS:  # as the decoded gold is kept
+                if len(self._checked) >= _GOLD_CACHE_SIZE:
+                    self._checked.clear()
+                self._checked[value] = problems
+        if problems:
+            raise ValueError(f"{where}: {invalid_gold_reason(self.call.grammar, problems)}")
+        return gold
 
     def read(self, output: Any, fmt: str) -> Sequence[Step]:
         return self.call.read(output, format=fmt)
@@ -354,6 +379,8 @@ def score_calls(completion: Any, gold: Sequence[Step], options: RewardOptions = 
 
     Never raises on model output: what cannot be parsed scores ``options.unparseable``.
     ``details=True`` returns the :class:`RewardScore` with the numbers the trainers log.
+    ``gold`` is scored as it is; the TRL, verl and OpenRLHF rewards read a label with
+    :meth:`RewardScorer.gold`, which also refuses gold the grammar rejects.
 
     >>> gold = gold_calls('[{"name": "f", "arguments": {"x": 1, "y": 2}}]')
     >>> score_calls("f(x=1, y=3)", gold), score_calls("f(x=1, y=3)", gold, RewardOptions(level="partial"))
@@ -445,6 +472,18 @@ def _decided_by_calls(counts: tuple[int, int, int] | None, pred: Sequence[Step],
     return None
 
 
+def _near_one(weights: tuple[float, float, float]) -> tuple[float, float, float]:
+    """``partial_weights`` scaled by the power of two that puts the largest in [0.5, 1).
+
+    The credit's sums then stay finite and keep their digits: weights near a float's limit summed to
+    infinity (a NaN credit, clipped to 1.0 for any answer) and subnormal ones rounded ``c * values`` to 0.
+    A power of two scales every sum and quotient exactly, so weights already near 1 (the default) give
+    the same floats as before.
+    """
+    exponent = math.frexp(max(weights))[1]
+    return (math.ldexp(weights[0], -exponent), math.ldexp(weights[1], -exponent), math.ldexp(weights[2], -exponent))
+
+
 #: Check statuses where the predicted call names the argument gold expects (rightly or wrongly valued).
 _NAMED = frozenset({"match", "wrong_value", "invalid_value"})
 
@@ -461,7 +500,7 @@ def _partial_credit(score: Score, weights: tuple[float, float, float]) -> float:
     """
     explanation = score.explanation
     assert explanation is not None  # ToolCallMetric always explains
-    a, b, c = weights
+    a, b, c = _near_one(weights)
     pred_w: dict[int, float] = {}
     gold_w: dict[int, float] = {}
     for unit in explanation.units:  # each call's own unit (arg None) carries its tool's weight
@@ -492,8 +531,10 @@ def _partial_credit(score: Score, weights: tuple[float, float, float]) -> float:
 
 #: Gold JSON strings kept decoded: in GRPO every completion of a prompt (8-64) shares the prompt's gold.
 _GOLD_CACHE_SIZE = 1024
-#: Longer gold strings are decoded every time, so the cache holds at most 1024 x 64 KiB of text.
-_GOLD_CACHE_MAX_CHARS = 65_536
+#: Longer gold strings are decoded every time. Decoded, a character of JSON can take ~26 bytes (``{}`` is a
+#: 64-byte dict): at 64 KiB a string the cache could hold 1.6 GB; at 2,048 characters at most ~55 MB, and
+#: real golds (a few calls) are a few hundred.
+_GOLD_CACHE_MAX_CHARS = 2048
 
 
 class _UnreadableNumber(ValueError):
@@ -615,14 +656,15 @@ def _without_arrays(value: Any, where: str, depth: int = 0) -> Any:
 # --------------------------------------------------------------------------- TRL
 
 
-def _row_gold(value: Any, index: int) -> tuple[Step, ...] | None:
-    """The row's gold calls, as :func:`gold_calls` reads them (a malformed label raises its ``ValueError``, named
-    ``gold[index]``); None when there are none, or when they hold a number Python cannot read: valid JSON past
-    Python's int/str limit, the one broken label that skips its row (with a warning) instead (docs/rl.md)."""
+def _row_gold(scorer: RewardScorer, value: Any, index: int) -> tuple[Step, ...] | None:
+    """The row's gold calls, as :meth:`RewardScorer.gold` reads them (a malformed label, or one the grammar rejects,
+    raises its ``ValueError``, named ``gold[index]``); None when there are none, or when they hold a number Python
+    cannot read: valid JSON past Python's int/str limit, the one broken label that skips its row (with a warning)
+    instead (docs/rl.md)."""
     if value is None:
         return None
     try:
-        return gold_calls(value, f"gold[{index}]")
+        return scorer.gold(value, f"gold[{index}]")
     except _UnreadableNumber as exc:
         warnings.warn(f"{exc}; its reward is None", RuntimeWarning, stacklevel=3)
         return None
@@ -656,7 +698,7 @@ class ToolCallReward:
         scorer = self.scorer
         rewards: list[float | None] = []
         for i, (completion, gold_value) in enumerate(zip(completions, golds)):
-            gold = _row_gold(gold_value, i)
+            gold = _row_gold(scorer, gold_value, i)
             if gold is None:
                 rewards.append(None)
                 continue

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import tracemalloc
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from ekcli import SCHEMAS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ek import rewards
 from ek.rewards import RewardOptions, gold_calls, make_tool_call_reward, score_calls, scorer_for, tool_call_reward
 from ek.rl.openrlhf import make_reward_func
 from ek.rl.verl import compute_score, make_compute_score
@@ -207,6 +209,30 @@ def test_gold_json_too_deep_for_the_decoder_is_a_value_error_naming_the_row() ->
         compute_score("ek", "f()", deep, {})
 
 
+@pytest.mark.parametrize(("gold", "problem"), [
+    ([{"name": "frobnicate", "arguments": {}}], "gold[0] frobnicate: $: unknown tool 'frobnicate'"),
+    ([{"name": "", "arguments": {}}], "gold[0] : $: unknown tool ''"),
+    ([{"name": "get_weather", "arguments": {"location": 5}}], "gold[0] get_weather: $.location: expected str, got int"),
+])
+def test_a_gold_the_grammar_rejects_is_refused_in_every_trainer(gold: list[Any], problem: str) -> None:
+    """As ``ek score`` refuses the line: scored, such a gold could never be matched by a call the grammar accepts
+    (and an unknown tool's call matched it: 1.0), so the policy was pushed away from right answers silently."""
+    grammar, reason = str(SCHEMAS / "travel-v2.ek"), f"gold does not fit travel@2: {problem}"
+    for label in (json.dumps(gold), gold):
+        for _ in range(2):  # decoded and checked, then both read back
+            with pytest.raises(ValueError) as trl:
+                make_tool_call_reward(grammar=grammar)(["get_weather(location='Paris')", "frobnicate()"],
+                                                       gold_calls=[json.dumps([]), label])
+            assert str(trl.value) == f"gold[1]: {reason}"
+            with pytest.raises(ValueError) as verl:
+                compute_score("travel", "frobnicate()", label, {"ek_grammar": grammar})
+            assert str(verl.value) == f"ground_truth (data_source 'travel'): {reason}"
+            with pytest.raises(ValueError) as openrlhf:
+                make_reward_func(grammar=grammar)(["P frobnicate()"], ["P "], [label])
+            assert str(openrlhf.value) == f"label 0: {reason}"
+    assert make_tool_call_reward()(["frobnicate()"], gold_calls=[json.dumps(gold)]) in ([1.0], [0.0])  # no grammar
+
+
 @pytest.mark.parametrize("optimal", ["yes", 1, None])
 def test_optimal_must_be_a_bool_and_fails_when_the_reward_is_built(optimal: object) -> None:
     with pytest.raises(ValueError, match="optimal must be True or False"):
@@ -268,3 +294,37 @@ def test_partial_credit_of_weights_near_a_floats_limit_is_that_of_small_ones() -
     expected = make_tool_call_reward(level="partial", grammar=small)(completions, gold_calls=golds)
     assert expected == [0.8, pytest.approx(credit), pytest.approx((2 + credit) / 3)]
     assert make_tool_call_reward(level="partial", grammar=big)(completions, gold_calls=golds) == expected
+
+
+@pytest.mark.parametrize("scale", [2.0 ** 1023, 1e308, 2.0 ** -1074, 5e-320])
+def test_partial_weights_of_any_finite_size_give_the_reward_of_their_ratios(scale: float) -> None:
+    """``partial_weights`` near a float's limit summed to infinity: the credit was NaN, clipped to 1.0 (a half-right
+    call earned full credit) or 0.0; subnormal ones rounded ``c * values`` to 0. Only their ratios count."""
+    gold = json.dumps([{"name": "f", "arguments": {"x": 1, "y": 2}}])
+    completions = ["f(x=1, y=3)", "f(x=2, y=3)", "g()", "f(x=1, y=2)", "[f(x=1, y=3), f(x=1, y=2)]"]
+    for ratios in [(1, 1, 1), (0, 1, 1), (0, 0, 1), (1, 0, 0), (0.5, 1, 0)]:
+        expected = make_tool_call_reward(level="partial", partial_weights=ratios)(completions, gold_calls=[gold] * 5)
+        scaled = tuple(r * scale for r in ratios)
+        got = make_tool_call_reward(level="partial", partial_weights=scaled)(completions, gold_calls=[gold] * 5)
+        assert got == pytest.approx(expected), (ratios, scale)
+
+
+def test_the_decoded_gold_cache_is_bounded_in_memory() -> None:
+    """Gold strings up to ``_GOLD_CACHE_MAX_CHARS`` are kept decoded, 1,024 of them; decoded, a character of JSON
+    can take ~26 bytes (``{}`` is a 64-byte dict), so at 64 KiB a string the cache could hold 1.6 GB."""
+    size = rewards._GOLD_CACHE_MAX_CHARS
+
+    def largest(i: int) -> str:  # the gold that decodes largest for its length: empty objects in a list
+        head = '[{"name": "f", "arguments": {"i": %d, "x": [' % i
+        return head + ",".join(["{}"] * ((size - len(head) - 4) // 3)) + "]}}]"
+
+    rewards._cached_gold.cache_clear()
+    tracemalloc.start()
+    try:
+        for i in range(8):
+            assert len(largest(i)) <= size and gold_calls(largest(i))[0].args["i"] == i
+        each = tracemalloc.get_traced_memory()[0] / 8
+    finally:
+        tracemalloc.stop()
+    assert rewards._cached_gold.cache_info().currsize == 8  # all kept
+    assert each * rewards._GOLD_CACHE_SIZE <= 64 * 2 ** 20, f"a full cache of such golds: {each * 1024:,.0f} bytes"

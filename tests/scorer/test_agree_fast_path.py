@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import tracemalloc
 from typing import Any
 from unittest import mock
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ek.calls import Step
 from ek.canon import CANONICALIZERS, bfcl, fold
 from ek.grammar.model import (
     NO_CONSTRAINTS,
@@ -23,6 +25,7 @@ from ek.grammar.model import (
 )
 from ek.scorer import agree
 from ek.scorer.agree import ArgRule, rule_for_field, values_agree
+from ek.scorer.metric import ToolCallMetric
 from ek.values import OMITTABLE, OneOf
 
 POLICIES = st.sampled_from([None, "fold", "exact", "bfcl", "unordered", "ignore"]) | st.builds(
@@ -168,6 +171,23 @@ def test_declared_order_is_the_full_sort(declared: list[tuple[str, int, bool]], 
 def test_an_undeclared_name_keeps_the_fast_order() -> None:
     rules = agree.ToolRules({"b": ArgRule(order=0), "a": ArgRule(order=1)})
     assert agree._declared_order({"b": 1, "zz": 2, "c": 3}, {"a": 1}, rules, False) == ["b", "a", "c", "zz"]
+
+
+
+def test_long_undeclared_names_are_not_remembered(travel_model: GraphGrammar) -> None:
+    """A tool's rules live as long as their metric (an RL reward's: a whole training run), and a policy writing
+    long hallucinated argument names had 256 of them kept per tool (77 MB after 300 names of 300 kB)."""
+    metric = ToolCallMetric("arg", grammar=travel_model)
+    gold = [Step("get_weather", {"location": "Paris"})]
+    metric([Step("get_weather", {"location": "Paris", "x": 1})], gold)  # the rules built, a short order kept
+    tracemalloc.start()
+    try:
+        for i in range(20):
+            assert metric([Step("get_weather", {"location": "Paris", f"{i}" + "x" * 100_000: 1})], gold).f1 < 1
+        kept = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert kept < 200_000, f"{kept:,} bytes kept after 20 calls naming an argument of 100 kB"
 
 
 NUMBERS = st.sampled_from([0.0, -0.0, 0.5, 1.0, 2.25, 1e300, float("inf"), float("nan")]) | st.integers(-1, 2) \

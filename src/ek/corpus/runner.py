@@ -63,6 +63,7 @@ from ek.parsing.limits import DEFAULT_MAX_SIZE
 from ek.runtime.violation import safe_repr
 from ek.scorer.accounting import Score
 from ek.scorer.alignment import alignment_dict
+from ek.scorer.goldcheck import invalid_gold_reason
 from ek.scorer.metric import ToolCallMetric
 from ek.scorer.turns import EpisodeScore, score_turns
 from ek.termination import asked, deferred, restore_in_worker, stop_if_asked
@@ -308,17 +309,6 @@ def gold_key(digest: str) -> int:
     60 bits of its :func:`episode_gold_digest` (a 32-byte int, where the digest's text takes 73). Two golds of
     one task with different digests share it with a chance of 2**-60."""
     return int(digest[-15:], 16)
-
-
-#: How many of a line's gold problems its reason lists (the rest are counted).
-GOLD_PROBLEMS_SHOWN = 5
-
-
-def invalid_gold_reason(metric: ToolCallMetric, problems: tuple[str, ...]) -> str:
-    """Why a line's gold does not fit its grammar: the grammar, then its first problems."""
-    grammar = metric.grammar.key if metric.grammar is not None else "the grammar"
-    more = f"; and {len(problems) - GOLD_PROBLEMS_SHOWN} more" if len(problems) > GOLD_PROBLEMS_SHOWN else ""
-    return f"gold does not fit {grammar}: " + "; ".join(problems[:GOLD_PROBLEMS_SHOWN]) + more
 
 
 def _turn_pred(turn: Turn, index: int) -> Any:
@@ -616,7 +606,7 @@ def _sum_line(summary: Summary, options: RunOptions, cache: MetricCache, item: E
         return False
     metric, problems, score = outcome
     if problems:
-        warning = LineError(item.line, item.id, invalid_gold_reason(metric, problems))
+        warning = LineError(item.line, item.id, invalid_gold_reason(metric.grammar, problems))
         if aside is None:
             summary.add_gold_warning(warning)
         else:
@@ -648,7 +638,7 @@ def _score_line(options: RunOptions, cache: MetricCache, memo: _GoldMemo,
         metric = cache.for_episode(item.grammar, item.id)
         problems = memo.problems(metric, item)
         if problems and options.invalid_gold == "error":
-            return LineError(number, item.id, invalid_gold_reason(metric, problems))
+            return LineError(number, item.id, invalid_gold_reason(metric.grammar, problems))
         if item.turns is None:
             prepared = memo.gold(metric, item)
             score: Score | EpisodeScore = _score_one_turn(metric, item, prepared, _source_pred(cache, metric, item))

@@ -37,7 +37,7 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ek.rewards import EXTRA_KEYS, RewardOptions, RewardScore, RewardScorer, gold_calls, scorer_for
+from ek.rewards import EXTRA_KEYS, RewardOptions, RewardScore, RewardScorer, scorer_for
 
 logger = logging.getLogger(__name__ if __name__.startswith("ek.") else "ek.rl.openrlhf")
 
@@ -131,12 +131,12 @@ def _loud(error: Exception) -> Exception:
     return error
 
 
-def _gold(label: Any, index: int) -> Any:
+def _gold(scorer: RewardScorer, label: Any, index: int) -> Any:
     if isinstance(label, str) and not label.strip():
         raise _loud(LabelError(f"label {index} is empty: pass --data.label_key (before 0.11: --label_key) naming "
                                "the dataset column that holds the gold calls"))
     try:
-        return gold_calls(label, f"label {index}")
+        return scorer.gold(label, f"label {index}")
     except ValueError as exc:
         raise _loud(LabelError(str(exc))) from None
 
@@ -193,7 +193,7 @@ def _rewards(scorer: RewardScorer, tokens: Sequence[str], queries: Sequence[str]
                                "OpenRLHF passes one of each per sample"))
     results = []
     for i, (query, prompt, label) in enumerate(zip(queries, prompts, labels)):
-        gold = _gold(label, i)
+        gold = _gold(scorer, label, i)
         try:
             response = response_of(query, prompt, tokens)
         except LabelError as exc:

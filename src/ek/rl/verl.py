@@ -50,7 +50,7 @@ from typing import Any
 
 import attrs
 
-from ek.rewards import OPTION_NAMES, RewardOptions, RewardScore, RewardScorer, gold_calls, scorer_for
+from ek.rewards import OPTION_NAMES, RewardOptions, RewardScore, RewardScorer, scorer_for
 
 #: The ``extra_info`` key naming a sample's grammar (an ``.ek`` path or a generated module's path).
 GRAMMAR_KEY = "ek_grammar"
@@ -109,7 +109,7 @@ class ComputeScore:
     def _score(self, data_source: Any, solution: Any, ground_truth: Any, extra_info: Mapping[str, Any] | None,
                kwargs: Mapping[str, Any], name: str) -> RewardScore:
         scorer = _scorer(self.scorer, kwargs, extra_info)
-        gold = gold_calls(ground_truth, f"{name} (data_source {data_source!r})")
+        gold = scorer.gold(ground_truth, f"{name} (data_source {data_source!r})")
         return scorer.score(solution, gold, details=True)  # type: ignore[return-value]
 
 

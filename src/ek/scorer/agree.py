@@ -871,7 +871,7 @@ def _declared_order(pred: Mapping[str, Any], gold: Mapping[str, Any], rules: Too
         ordered.extend(sorted(undeclared))
     else:
         ordered = None
-    if len(rules.orders) < _MAX_ORDERS:
+    if len(rules.orders) < _MAX_ORDERS and sum(map(len, names)) <= _MAX_ORDER_CHARS:
         rules.orders[memo] = ordered
     return ordered
 
@@ -880,6 +880,11 @@ _UNSEEN = object()
 #: Orders remembered per tool (the memo stops growing there: a tool with many optional arguments could
 #: otherwise be called with a new combination every time).
 _MAX_ORDERS = 256
+#: Most characters of the names of one remembered order. The names are the model's too (a hallucinated
+#: argument), and the rules live as long as their metric (an RL reward's, a whole training run): a policy
+#: writing megabyte-long names kept 256 of them per tool (77 MB after 300 names of 300 kB). Real argument
+#: names are a few dozen characters; longer ones are sorted again each time.
+_MAX_ORDER_CHARS = 1024
 
 
 # --------------------------------------------------------------------------- canonical keys

@@ -44,6 +44,21 @@ Validate = Callable[[str, Any], Sequence[Any]]
 
 _DROP = object()  # an OMITTABLE inside a list or object: the item or key is left out
 
+#: How many of a gold's problems a reason lists (the rest are counted).
+GOLD_PROBLEMS_SHOWN = 5
+
+
+def invalid_gold_reason(grammar: Any, problems: Sequence[str]) -> str:
+    """Why gold does not fit its grammar, as ``ek score`` and the RL rewards say it: the grammar, then its first
+    problems (:func:`gold_problems`).
+
+    >>> invalid_gold_reason(None, ["gold[0] pong: $: unknown tool 'pong'"])
+    "gold does not fit the grammar: gold[0] pong: $: unknown tool 'pong'"
+    """
+    name = grammar.key if grammar is not None else "the grammar"
+    more = f"; and {len(problems) - GOLD_PROBLEMS_SHOWN} more" if len(problems) > GOLD_PROBLEMS_SHOWN else ""
+    return f"gold does not fit {name}: " + "; ".join(problems[:GOLD_PROBLEMS_SHOWN]) + more
+
 
 def _alternatives(value: Any) -> int:
     """The most present alternatives of any ``OneOf`` in ``value``: 1 with one, 0 without any marker."""
