@@ -305,9 +305,9 @@ def episode_gold_digest(episode: Episode, digest: Callable[[Any], str] = gold_di
 
 
 def gold_key(digest: str) -> int:
-    """An episode's gold as a task of ``ek score`` keeps it (:attr:`ek.corpus.summary.Summary.tasks`): the first
-    60 bits of its :func:`episode_gold_digest` (a 32-byte int, where the digest's text takes 73). Two golds of
-    one task with different digests share it with a chance of 2**-60."""
+    """An episode's gold as a task of ``ek score`` keeps it (:attr:`ek.corpus.summary.Summary.tasks`): 60 bits
+    of its :func:`episode_gold_digest`, its last 15 hex digits (a 32-byte int, where the digest's text takes 73).
+    Two golds of one task with different digests share it with a chance of 2**-60."""
     return int(digest[-15:], 16)
 
 
