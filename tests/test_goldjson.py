@@ -24,6 +24,8 @@ def test_name_and_arguments_pairs_read_as_the_api_takes_them() -> None:
     ([1, {}], r"gold\[0\]: expected .* or \[TOOL, \{...\}\], got \[1, \{\}\]"),
     (["f", {}, {}], r"gold\[0\]: expected .*, got \['f', \{\}, \{\}\]"),
     (["f", [1]], r"gold\[0\] 'f': arguments must be an object, got list"),
+    (["", {}], r"gold\[0\]: a gold call names the tool it expects; got an empty name ''"),
+    ({"name": " \t", "arguments": {}}, r"gold\[0\]: a gold call names the tool it expects; got an empty name ' \\t'"),
 ])
 def test_a_pair_of_another_shape_is_refused_naming_the_call(call: Any, message: str) -> None:
     with pytest.raises(TypeError, match=message):

@@ -113,6 +113,8 @@ def gold_from_json(calls: Any, where: str = "gold") -> list[Step]:
         if not (type(call) is dict or isinstance(call, Mapping)) or not isinstance(call.get("name"), str):
             raise TypeError(f'{here}: expected {{"name": TOOL, "arguments": {{...}}}} or [TOOL, {{...}}], '
                             f'got {call!r:.80}')
+        if not call["name"].strip():  # no output can name it: scored, it would only ever count as missed
+            raise TypeError(f"{here}: a gold call names the tool it expects; got an empty name {call['name']!r}")
         args = call["arguments"] if "arguments" in call else call.get("args", {})
         if not (type(args) is dict or isinstance(args, Mapping)):
             raise TypeError(f"{here} {call['name']!r}: arguments must be an object, got {type(args).__name__}")

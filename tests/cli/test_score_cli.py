@@ -286,3 +286,18 @@ def test_a_local_run_catches_no_ray_error_and_does_not_load_the_ray_engine(tmp_p
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
     assert done.stdout.splitlines()[-1] == "0 False", done.stderr
     assert json.loads((tmp_path / "r.json").read_text())["corpus"]["episodes_scored"] == 30
+
+
+def test_a_gold_call_with_an_empty_tool_name_is_an_error_line(tmp_path: Path) -> None:
+    corpus = write_lines(tmp_path / "c.jsonl", [
+        {"id": "ok", "pred": "get_weather(location='Paris')", "gold": GOOD_GOLD},
+        {"id": "nameless", "pred": "get_weather(location='Paris')", "gold": [{"name": "", "arguments": {}}]},
+    ])
+    out = tmp_path / "r.json"
+    proc = run_ek("score", corpus, "--json", out)
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(out.read_text())
+    assert (report["corpus"]["episodes_scored"], report["corpus"]["error_lines"]) == (1, 1)
+    (error,) = report["errors"]
+    assert error["line"] == 2 and error["id"] == "nameless"
+    assert "gold call names the tool it expects; got an empty name ''" in error["reason"]

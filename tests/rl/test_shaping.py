@@ -209,9 +209,21 @@ def test_gold_json_too_deep_for_the_decoder_is_a_value_error_naming_the_row() ->
         compute_score("ek", "f()", deep, {})
 
 
+
+def test_a_gold_call_with_an_empty_tool_name_is_a_value_error_naming_the_row() -> None:
+    # no output can name it: scored, it could only ever count as missed (with or without a grammar)
+    empty = '[{"name": "", "arguments": {"x": 1}}]'
+    with pytest.raises(ValueError, match=r"^gold\[0\]: a gold call names the tool it expects"):
+        gold_calls(empty)
+    with pytest.raises(ValueError, match="gold call names the tool it expects"):
+        make_tool_call_reward()(["f(x=1)"], gold_calls=[empty])
+    with pytest.raises(ValueError,
+                       match=r"ground_truth \(data_source 'ek'\)\[0\]: a gold call names the tool it expects"):
+        compute_score("ek", "f(x=1)", empty, {})
+
+
 @pytest.mark.parametrize(("gold", "problem"), [
     ([{"name": "frobnicate", "arguments": {}}], "gold[0] frobnicate: $: unknown tool 'frobnicate'"),
-    ([{"name": "", "arguments": {}}], "gold[0] : $: unknown tool ''"),
     ([{"name": "get_weather", "arguments": {"location": 5}}], "gold[0] get_weather: $.location: expected str, got int"),
 ])
 def test_a_gold_the_grammar_rejects_is_refused_in_every_trainer(gold: list[Any], problem: str) -> None:
