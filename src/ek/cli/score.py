@@ -212,8 +212,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="samples of one task (lines with one \"task\") scored against different gold, which "
                              "makes pass@k, pass^k and a bootstrap over tasks mix questions: warn (default: every "
                              "line is scored, the tasks are named on stderr and in the reports) or error (the same, "
-                             "and exit status 1, even with --allow-errors) or ignore (not compared: saves a digest of each tasked line's "
-                             "own gold, a few microseconds a line)")
+                             "and exit status 1, even with --allow-errors) or ignore (not compared: saves a digest "
+                             "of each tasked line's own gold, a few microseconds a line)")
 
 
 def usage_error(command: str, message: str) -> int:

@@ -486,13 +486,9 @@ class Summary:
             for position, (task, exact, gold, line) in enumerate(zip(pick(tasks), self.exact_rows, keys, self.lines,
                                                                      strict=True)):
                 if task is not None:
-                    entry = self.tasks.get(task)
-                    if entry is None:
-                        entry = self.tasks[task] = [0, 0, *counted[task][2:5], gold, line]
-                    elif gold != entry[5] and gold is not None:
-                        self._other_gold(task, entry, gold, line)
-                    entry[1] |= int(bool(exact)) << entry[0]
-                    entry[0] += 1
+                    if task not in self.tasks:  # its sums as they were: its samples are counted again, adding 0
+                        self.tasks[task] = [0, 0, *counted[task][2:5], gold, line]
+                    self._count_sample(task, exact, 0, 0, 0, line, gold)
                     self.tasked.append(position)
 
     def _count_turn(self, index: int, turn: Score, tp: Exact, fp: Exact, fn: Exact, exact: bool) -> None:

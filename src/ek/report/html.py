@@ -29,7 +29,7 @@ from ek.atomicfile import write_text_atomic
 from ek.corpus.summary import EpisodeDigest
 from ek.limits import ALIGNMENT_ROWS_SHOWN
 from ek.report.svg import KIND_COLOURS, find_escaped, grouped_bars, hbar_chart, visible
-from ek.report.table import grammar_text
+from ek.report.table import MIXED_GOLD_WARNING, grammar_text
 from ek.scorer.alignment import show_plain
 from ek.templatecache import CompiledTemplates, cache_folder
 
@@ -367,7 +367,8 @@ def render_html(report: dict[str, Any], episodes: Sequence[EpisodeDigest]) -> st
                            gold_error_rows=[_line_row(e, "gold ") for e in report["gold_file_errors"]],
                            warning_rows=[_line_row(e) for e in report["gold_warnings"]],
                            aligned_lines={d.line for d in episodes if d.detail is not None},
-                           grammar=grammar_text(report), colours=KIND_COLOURS, title=f"ek report: {os.path.basename(report['corpus']['path'])}")
+                           grammar=grammar_text(report), mixed_gold_warning=MIXED_GOLD_WARNING,
+                           colours=KIND_COLOURS, title=f"ek report: {os.path.basename(report['corpus']['path'])}")
 
 
 def write_html(report: dict[str, Any], episodes: Sequence[EpisodeDigest], path: str) -> None:

@@ -282,4 +282,4 @@ def render_report(report: dict[str, Any], *, max_errors: int = 20) -> str:
     return "\n".join(out)
 
 
-__all__ = ["MIXED_GOLD_WARNING", "different_gold", "format_table", "render_report", "shown_task"]
+__all__ = ["MIXED_GOLD_WARNING", "different_gold", "format_table", "grammar_text", "render_report", "shown_task"]
