@@ -7,6 +7,9 @@ returns for the same text, and the general path must accept that text.
 
 from __future__ import annotations
 
+import contextlib
+import tracemalloc
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -14,7 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ek.calls import Step
-from ek.parsing import ParseError, parse_calls
+from ek.parsing import ParseError, parse_calls, python_calls
+from ek.parsing.limits import DEFAULT_MAX_SIZE
 from ek.parsing.python_calls import _from_ast, _plain_calls
 
 # Values the fast path reads, and near misses it must leave to the general path.
@@ -170,10 +174,65 @@ def test_anything_else_takes_the_general_path(text: str) -> None:
     assert _plain_calls(text) is None
 
 
-def test_long_or_hostile_text_goes_straight_to_pythons_parser() -> None:
-    assert _plain_calls("[" + ", ".join(["f(a=1)"] * 4000) + "]") is None  # past 20,000 characters
+def test_long_plain_text_is_read_as_pythons_parser_reads_it() -> None:
+    """Past 20,000 characters the tokens are matched as they are read (``_StreamedTokens``), not listed first."""
+    text = "[" + ", ".join(f"f(a={i}, b=['x', {{'k': -1.5}}])" for i in range(1000)) + "]"
+    assert len(text) > python_calls._PLAIN_MAX_CHARS
+    assert _assert_same(text)
+    assert _plain_calls(text[:-2] + "1)]") is None  # a positional argument at the very end: the general path
     with pytest.raises(ParseError, match="nests too deeply"):
         parse_calls("f(x=" + "-" * 100_000 + "1)")
+
+
+def test_text_past_the_default_size_goes_to_pythons_parser() -> None:
+    text = "[" + ", ".join(["f(a=1)"] * 200_000) + "]"
+    assert len(text) > DEFAULT_MAX_SIZE
+    assert _plain_calls(text) is None
+    with pytest.raises(ParseError, match="more than the limit"):
+        parse_calls(text)
+
+
+def test_a_plain_megabyte_of_calls_parses_in_the_memory_of_its_steps() -> None:
+    """A model repeating one call until its budget ends: a megabyte of ``g(x=1)``. Python's parser peaked at
+    about 590 MB for it (600 bytes a token), the list of its tokens at 75 MB; read token by token, the peak is
+    the steps themselves (about 37 MB for 142,856 calls)."""
+    text = "[" + ",".join(["g(x=1)"] * ((DEFAULT_MAX_SIZE - 2) // 7)) + "]"
+    tracemalloc.start()
+    try:
+        steps = parse_calls(text, format="python")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(steps) == len(text) // 7 and steps[-1] == Step("g", {"x": 1})
+    assert peak < 80 * 1024 * 1024, peak
+
+
+@contextlib.contextmanager
+def _streamed_from(chars: int) -> Iterator[None]:
+    """The fast path with texts longer than ``chars`` tokenized as they are read."""
+    saved = python_calls._PLAIN_MAX_CHARS
+    python_calls._PLAIN_MAX_CHARS = chars
+    try:
+        yield
+    finally:
+        python_calls._PLAIN_MAX_CHARS = saved
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_outputs())
+def test_tokens_read_as_they_are_matched_give_what_the_list_of_them_gives(text: str) -> None:
+    listed = _plain_calls(text)
+    with _streamed_from(0):
+        streamed = _plain_calls(text)
+    assert repr(streamed) == repr(listed), text
+
+
+def test_streamed_tokens_refuse_to_go_back() -> None:
+    tokens = python_calls._StreamedTokens("f(a=1, b=2)")
+    assert tokens[0] == tokens[0] and tokens[1][1] == "b"
+    with pytest.raises(AssertionError, match="token 0 asked for after token 1"):
+        tokens[0]
+    assert tokens[2] is python_calls._END and tokens[3] is python_calls._END
 
 
 def _reader(text: str, fmt: str) -> Any:
@@ -239,9 +298,9 @@ def test_auto_leaves_call_text_to_a_registered_format_that_detects_it() -> None:
 def test_the_fast_path_stays_within_the_default_limits() -> None:
     """What lets parse_calls skip check_text for a text _plain_calls reads (see api._plain_call_text)."""
     from ek.parsing.limits import DEFAULT_MAX_DEPTH, DEFAULT_MAX_SIZE
-    from ek.parsing.python_calls import _PLAIN_MAX_CHARS, _PLAIN_MAX_DEPTH
+    from ek.parsing.python_calls import _PLAIN_MAX_DEPTH, _PLAIN_MAX_SIZE
 
-    assert _PLAIN_MAX_DEPTH == DEFAULT_MAX_DEPTH and _PLAIN_MAX_CHARS <= DEFAULT_MAX_SIZE
+    assert _PLAIN_MAX_DEPTH == DEFAULT_MAX_DEPTH and _PLAIN_MAX_SIZE <= DEFAULT_MAX_SIZE
 
 
 def _nested(depth: int, shape: str) -> str:

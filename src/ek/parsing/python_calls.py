@@ -22,10 +22,10 @@ import math
 import re
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from ek.calls import Step, step_of_plain
-from ek.limits import OUTPUT_MAX_DEPTH
+from ek.limits import OUTPUT_MAX_DEPTH, OUTPUT_MAX_SIZE
 from ek.parsing.errors import ParseError
 from ek.parsing.limits import Limits, check_text
 from ek.parsing.values import int_too_long, long_int_reason
@@ -383,6 +383,13 @@ _PLAIN_TOKENS = re.compile(
 _Token = tuple[str, str, str, str, str, str, str, str, str, str, str]
 #: Past the last token: no group set.
 _END: _Token = ("", "", "", "", "", "", "", "", "", "", "")
+
+
+class _Tokens(Protocol):
+    """What the fast path reads tokens from: a list of them with :data:`_END` last, or :class:`_StreamedTokens`."""
+
+    def __getitem__(self, at: int, /) -> _Token: ...
+
 _CONSTANTS: dict[str, Any] = {"True": True, "False": False, "None": None}
 _INFINITY = math.inf
 #: Names a call or an argument cannot have (Python's keywords, and ``__debug__``, which it refuses to bind).
@@ -394,9 +401,14 @@ _PLAIN_MAX_DEPTH = OUTPUT_MAX_DEPTH
 #: Longer dotted names are left to ``ast`` (a few thousand dots are past its recursion limit): the fast path
 #: never accepts what Python's parser would refuse.
 _PLAIN_MAX_PARTS = 100
-#: Longer texts go to ``ast`` directly: the token list stays small, and a long text that is not plain (a
-#: megabyte of ``-``) costs no tokenizing before ``ast`` refuses it. Far below the default ``max_size``.
+#: Longer texts are tokenized as they are read (:class:`_StreamedTokens`), not into a list first: a list would
+#: hold every token of a plain megabyte (about 75 bytes a character), or of a megabyte of ``-`` before ``ast``
+#: refuses it, where streaming stops at the first token that is not plain and holds one token at a time. Up to
+#: here the list is quicker (``findall`` builds it in C).
 _PLAIN_MAX_CHARS = 20_000
+#: Longer texts go to ``ast``, whose limits they are past: the default ``max_size``, so every text
+#: :func:`_plain_calls` reads passes ``check_text`` with the default limits.
+_PLAIN_MAX_SIZE = OUTPUT_MAX_SIZE
 
 
 class _NotPlain(Exception):
@@ -418,7 +430,7 @@ def _plain_calls(text: str) -> list[Step] | None:
     general path, which reads or rejects it with its position. Recursion
     follows bracket nesting only, bounded by :data:`_PLAIN_MAX_DEPTH`.
     """
-    if not text or text[0] in " \t" or len(text) > _PLAIN_MAX_CHARS:
+    if not text or text[0] in " \t" or len(text) > _PLAIN_MAX_SIZE:
         return None  # an indented first line is an error: the general path words it
     if "\\" in text or "\n" in text:
         return None  # an escape or a second line: never plain, found without tokenizing
@@ -428,17 +440,56 @@ def _plain_calls(text: str) -> list[Step] | None:
         if text[-1] != "]":
             return None  # [f()], g(): a list is no call
         text, depth = text[1:-1], 1
-    tokens = _PLAIN_TOKENS.findall(text.rstrip(" \t"))  # (trailing spaces would be matched again and again)
-    if not tokens:
+    text = text.rstrip(" \t")  # (trailing spaces would be matched again and again)
+    if not text:
         return [] if depth else None
-    tokens.append(_END)
+    tokens: _Tokens
+    if len(text) <= _PLAIN_MAX_CHARS:
+        tokens = _PLAIN_TOKENS.findall(text)
+        tokens.append(_END)
+    else:
+        tokens = _StreamedTokens(text)
     try:
         return _plain_sequence(tokens, depth)
     except _NotPlain:
         return None
 
 
-def _plain_sequence(tokens: list[_Token], depth: int) -> list[Step]:
+class _StreamedTokens:
+    """The tokens of a long text (:data:`_PLAIN_MAX_CHARS`), matched as the fast path asks for them, then
+    :data:`_END`: one token held at a time, where a list would hold them all.
+
+    Safe because the fast path reads tokens in order, each at most a few times in a row and never one before
+    the last it read (:func:`_plain_sequence` and :func:`_plain_nested` only move ``at`` forward), and reads
+    every token up to :data:`_END` before it returns steps. So a token of no group, which raises
+    :class:`_NotPlain` wherever it is read, raises it here as it is matched: a megabyte of ``-`` is refused at
+    its first character. A request for an earlier token is a bug of this class's caller, raised as such.
+    """
+
+    __slots__ = ("_matches", "_at", "_token")
+
+    def __init__(self, text: str) -> None:
+        self._matches = _PLAIN_TOKENS.finditer(text)
+        self._at = -1
+        self._token = _END
+
+    def __getitem__(self, at: int) -> _Token:
+        while self._at < at:
+            self._at += 1
+            match = next(self._matches, None)
+            if match is None:
+                self._token = _END
+                continue
+            token = match.groups("")
+            if not any(token):
+                raise _NotPlain
+            self._token = token
+        if at != self._at:
+            raise AssertionError(f"token {at} asked for after token {self._at}")
+        return self._token
+
+
+def _plain_sequence(tokens: _Tokens, depth: int) -> list[Step]:
     """Calls separated by commas (a trailing one allowed) up to the end, inside ``depth`` brackets: the steps.
 
     One function for all of it (the calls, their arguments and scalar values inline): the calls and
@@ -510,7 +561,7 @@ def _reserved_part(name: str) -> bool:
     return len(parts) > _PLAIN_MAX_PARTS or any(p in _RESERVED for p in parts)
 
 
-def _plain_nested(tokens: list[_Token], at: int, depth: int) -> tuple[Any, int]:
+def _plain_nested(tokens: _Tokens, at: int, depth: int) -> tuple[Any, int]:
     """The list or dict whose bracket is ``tokens[at]``, the ``depth``-th open one: the value and the index
     after its closing bracket."""
     opening = tokens[at][10]
