@@ -47,7 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = ("exit status: 0 with a verdict (significant or not), 1 without one: lines not scored, ids "
                      "that do not pair up one to one (unless --allow-errors), paired ids scored against different "
                      "gold or grammars (pass one shared --gold), or fewer than 2 paired episodes; "
-                     "2 for usage errors; 3 when scoring was cut short (a --jobs worker process died)")
+                     "2 for usage errors; 3 when scoring was cut short (a --jobs worker process died); 4 when "
+                     "the verdict fails --fail-if")
     parser.add_argument("a", metavar="A.jsonl", help="corpus of system A (the baseline)")
     parser.add_argument("b", metavar="B.jsonl", help="corpus of system B (the candidate)")
     add_metric_arguments(parser)
@@ -57,6 +58,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--confidence", type=fraction, default=0.95, help="CI level (default 0.95)")
     parser.add_argument("--alpha", type=fraction, default=0.05,
                         help="significance level of the verdict (default 0.05)")
+    parser.add_argument("--fail-if", choices=("worse", "not-better"),
+                        help="a regression gate for CI: exit status 4 when B is significantly worse than A (worse), "
+                             "or unless B is significantly better (not-better), at --alpha")
     parser.add_argument("--json", metavar="OUT.json", help="write the comparison as JSON")
 
 
@@ -323,15 +327,30 @@ def run(args: argparse.Namespace) -> int:
         print(format_table(["tool", "F1 A", "F1 B", "ΔF1"],
                            [[t["tool"], f"{t['f1_a']:.4f}", f"{t['f1_b']:.4f}", f"{t['delta']:+.4f}"] for t in tools],
                            align="lrrr"))
+    gate_failed = None if args.fail_if is None else _fails(args.fail_if, result, args.alpha)
     if args.json:
         payload = {**_header(args), **result.to_dict(args.alpha), "paired_by": unit,
                    "verdict": result.verdict(args.alpha),
+                   **({} if gate_failed is None else {"fail_if": args.fail_if, "gate_failed": gate_failed}),
                    "per_tool": tools, "only_in_a": only_a, "only_in_b": only_b, "duplicated": dup,
                    "unscored_lines": unscored}
         failed = write_report("compare", "--json", args.json, lambda: write_json_atomic(args.json, payload))
         if failed is not None:
             return failed
+    if gate_failed:
+        what = "significantly worse than A" if args.fail_if == "worse" else "not significantly better than A"
+        print(f"ek compare: --fail-if {args.fail_if}: B is {what}; exit status 4", file=sys.stderr)
+        return 4
     return 0
+
+
+def _fails(condition: str, result: Any, alpha: float) -> bool:
+    """Whether a verdict fails ``--fail-if``: ``worse``, B significantly below A; ``not-better``, B not
+    significantly above A (a difference that is not significant fails it)."""
+    significant = result.significant(alpha)
+    if condition == "worse":
+        return significant and result.delta.estimate < 0
+    return not (significant and result.delta.estimate > 0)
 
 
 def _header(args: argparse.Namespace) -> dict[str, Any]:

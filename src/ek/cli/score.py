@@ -179,7 +179,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      "errors: a missing file, a bad option, a --grammar that does not resolve, a report path that "
                      "cannot be written, a missing extra; 3 when the run was cut short (a --jobs worker process "
                      "was killed, e.g. out of memory; a Ray block failed after its retries; a gzip or Parquet input "
-                     "broke off) and no report was written")
+                     "broke off) and no report was written; 4 when every line was scored (or --allow-errors) but a "
+                     "--fail-under gate failed")
     parser.add_argument("corpus", metavar="CORPUS", nargs="+",
                         help="JSON lines, one episode each: id, pred (or output/prediction/completion), gold, "
                              "optional grammar; gzip-compressed JSON lines; Parquet (one episode per row, needs "
@@ -208,12 +209,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="how many worst episodes to list (default 10)")
     parser.add_argument("--html-episodes", type=non_negative, default=HTML_EPISODES, metavar="N",
                         help=f"how many worst episodes keep their alignment for --html (default {HTML_EPISODES})")
+    parser.add_argument("--fail-under", type=gate, action="append", default=[], metavar="[METRIC=]VALUE",
+                        help="a quality gate for CI: exit status 4 when METRIC (f1, the default; precision, recall, "
+                             "accuracy; pass@K or pass^K of repeated samples) is below VALUE (0 to 1; compared "
+                             "exactly); repeat for more gates; a figure the run does not have fails its gate")
     parser.add_argument("--task-gold", choices=("warn", "error", "ignore"), default="warn",
                         help="samples of one task (lines with one \"task\") scored against different gold, which "
                              "makes pass@k, pass^k and a bootstrap over tasks mix questions: warn (default: every "
                              "line is scored, the tasks are named on stderr and in the reports) or error (the same, "
                              "and exit status 1, even with --allow-errors) or ignore (not compared: saves a digest "
                              "of each tasked line's own gold, a few microseconds a line)")
+
+
+def gate(text: str) -> Any:
+    """A ``--fail-under`` argument (:func:`ek.report.gates.parse_gate`), or argparse's usage error saying why."""
+    from ek.report.gates import parse_gate
+
+    try:
+        return parse_gate(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def usage_error(command: str, message: str) -> int:
@@ -573,7 +588,15 @@ def run(args: argparse.Namespace) -> int:
     report = build_report(result, options, interval=interval, worst=args.worst, accuracy_interval=accuracy_interval,
                           resampled=resampled)
     report["options"]["engine"] = args.engine
+    gates = None
+    if args.fail_under:
+        from ek.report.gates import check_gates, failed_summary, render_gates
+
+        gates = check_gates(report, args.fail_under)
+        report["gates"] = [g.to_dict() for g in gates]
     print(render_report(report))
+    if gates is not None:
+        print("\n" + render_gates(gates))
     note_underscored_names(report, options)
     mixed_gold = note_mixed_gold(report, options)
     if args.json:
@@ -605,4 +628,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"\n{mixed_gold} task(s) have samples scored against different gold; exit status 1 (--task-gold "
               "error)", file=sys.stderr)
         return 1
+    if gates is not None and not all(g.passed for g in gates):
+        print(f"\nek score: below --fail-under: {failed_summary(gates)}; exit status 4", file=sys.stderr)
+        return 4
     return 0
