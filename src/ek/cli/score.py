@@ -281,6 +281,8 @@ def check_inputs(command: str, args: argparse.Namespace, paths: list[str]) -> in
             return usage_error(command, f"{option} -: the gold and BFCL data are read from files; '-' (stdin) is "
                                         "for the corpus")
     for path in paths + [p for p in (args.gold, *bfcl_data) if p]:
+        if path == "-" and (closed := _stdin_problem()):
+            return usage_error(command, f"-: {closed}")
         if path != "-" and not os.path.exists(path):  # pipes (<(zcat ...), /dev/stdin) are fine
             return usage_error(command, f"no such file: {path}")
         if os.path.isdir(path) and path not in bfcl_data:
@@ -396,6 +398,17 @@ def score_with_export(path: str, options: Any, jobs: int, out: str | None, input
     with open_text_atomic(out, errors="backslashreplace") as handle:
         writer = EpisodeWriter(handle, export_format(out))
         return score_file(path, options, jobs, export=writer.write, inputs=inputs)
+
+
+def _stdin_problem() -> str | None:
+    """Why standard input cannot be read as the corpus ``-`` (the process was started with it closed), or None."""
+    from ek.boundedread import stdin_stream
+
+    try:
+        stdin_stream()
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
 
 
 def corpus_paths(args: argparse.Namespace) -> list[str] | int:
