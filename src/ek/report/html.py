@@ -29,7 +29,7 @@ from ek.atomicfile import write_text_atomic
 from ek.corpus.summary import EpisodeDigest
 from ek.limits import ALIGNMENT_ROWS_SHOWN
 from ek.report.svg import KIND_COLOURS, find_escaped, grouped_bars, hbar_chart, visible
-from ek.report.table import MIXED_GOLD_WARNING, grammar_text
+from ek.report.table import MIXED_GOLD_WARNING, MIXED_GRAMMAR_WARNING, grammar_text
 from ek.scorer.alignment import show_plain
 from ek.templatecache import CompiledTemplates, cache_folder
 
@@ -368,6 +368,7 @@ def render_html(report: dict[str, Any], episodes: Sequence[EpisodeDigest]) -> st
                            warning_rows=[_line_row(e) for e in report["gold_warnings"]],
                            aligned_lines={d.line for d in episodes if d.detail is not None},
                            grammar=grammar_text(report), mixed_gold_warning=MIXED_GOLD_WARNING,
+                           mixed_grammar_warning=MIXED_GRAMMAR_WARNING,
                            colours=KIND_COLOURS, title=f"ek report: {os.path.basename(report['corpus']['path'])}")
 
 
