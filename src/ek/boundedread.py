@@ -12,6 +12,7 @@ import errno
 import os
 import re
 import stat
+import sys
 from typing import BinaryIO
 
 
@@ -88,6 +89,29 @@ def open_input(path: str | os.PathLike[str], *, streams: bool = False) -> Binary
         raise
 
 
+#: The name standard input goes by in messages (and a schema's ``source_path``) when a command reads it for the
+#: argument ``-``: ``ek lint -``, ``ek fmt -``, ``ek diff - NEW.ek``, ``ek export -``, ``ek import -``.
+STDIN_NAME = "<stdin>"
+
+
+def argument_name(path: str) -> str:
+    """The name a command's input argument goes by in messages: :data:`STDIN_NAME` for ``-``, else itself.
+
+    >>> argument_name("-"), argument_name("tools.json")
+    ('<stdin>', 'tools.json')
+    """
+    return STDIN_NAME if path == "-" else path
+
+
+def stdin_stream() -> BinaryIO:
+    """Standard input's bytes, for the argument ``-``; an ``OSError`` ("standard input is closed") when the process
+    has none (started with it closed, ``<&-``: Python's ``sys.stdin`` is then None), never an AttributeError."""
+    stdin = sys.stdin
+    if stdin is None:
+        raise OSError(errno.EBADF, "standard input is closed")
+    return stdin.buffer
+
+
 def read_at_most(stream: BinaryIO, limit: int, what: str) -> bytes:
     """All of ``stream``'s bytes when they are at most ``limit``; else :class:`TooLargeError` saying so, after
     reading one byte more than ``limit``, no more. ``what`` names it in the message.
@@ -106,5 +130,5 @@ def read_at_most(stream: BinaryIO, limit: int, what: str) -> bytes:
     return data
 
 
-__all__ = ["DESCRIPTOR_PATH", "NotAFileError", "TooLargeError", "not_a_file", "open_input", "path_not_a_file",
-           "read_at_most"]
+__all__ = ["DESCRIPTOR_PATH", "STDIN_NAME", "NotAFileError", "TooLargeError", "argument_name", "not_a_file",
+           "open_input", "path_not_a_file", "read_at_most", "stdin_stream"]

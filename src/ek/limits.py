@@ -154,7 +154,8 @@ ERROR_LINES_KEPT = 10_000
 #: one task of 10,000 samples took 20 s and printed a 10,000-row table.
 PASS_K_EVERY = 16
 
-#: Tasks whose samples have different gold (``ek score``'s ``repeats.different_gold``) a report lists, each with a
+#: Tasks whose samples have different gold (``ek score``'s ``repeats.different_gold``; and apart from them, of
+#: different grammars: ``repeats.different_grammar``) a report lists, each with a
 #: line of either gold; all are counted. One is enough to fix a join; the list shows whether it is one task or all.
 MIXED_GOLD_TASKS_LISTED = 10
 

@@ -233,6 +233,9 @@ class RewardScorer:
         self._lock = threading.Lock()
         #: gold JSON text -> what the grammar rejects in it: a GRPO group's completions share one gold
         self._checked: dict[str, tuple[str, ...]] = {}
+        #: a label given as a list -> what the grammar rejects in it, keyed by :func:`_list_key` (a list's content,
+        #: never its id(): a list can be changed between calls); apart from the JSON texts' keys, which are text too
+        self._checked_lists: dict[str, tuple[str, ...]] = {}
 
     def __reduce__(self) -> tuple[Any, tuple[RewardOptions]]:
         return scorer_for, (self.options,)
@@ -261,16 +264,20 @@ class RewardScorer:
         the policy would be pushed away from right answers without a word. Raises ``ValueError`` naming
         ``where`` (as :func:`gold_calls` does), or :func:`gold_calls`' own errors.
         """
-        gold = gold_calls(value, where)
+        gold, key = _gold_and_key(value, where)
         if self.call.grammar is None or gold is ANY_CALL:
             return gold
-        problems = self._checked.get(value) if type(value) is str else None
+        if type(value) is str:
+            checked, key = self._checked, value if len(value) <= _GOLD_CACHE_MAX_CHARS else None  # as decoded gold is kept
+        else:
+            checked = self._checked_lists
+        problems = checked.get(key) if key is not None else None
         if problems is None:
             problems = self.call.gold_problems(gold)
-            if type(value) is str and len(value) <= _GOLD_CACHE_MAX_CHARS:  # as the decoded gold is kept
-                if len(self._checked) >= _GOLD_CACHE_SIZE:
-                    self._checked.clear()
-                self._checked[value] = problems
+            if key is not None:
+                if len(checked) >= _GOLD_CACHE_SIZE:
+                    checked.clear()
+                checked[key] = problems
         if problems:
             raise ValueError(f"{where}: {invalid_gold_reason(self.call.grammar, problems)}")
         return gold
@@ -590,18 +597,83 @@ def _label_text(text: str, where: str) -> Any:
         return json.loads(text)  # decodes (it did above); the caller's gold_from_json names the bad call
 
 
+#: Types of the values a list label's key (:func:`_list_key`) takes: exact types, whose ``repr`` is their literal.
+_KEYED_LEAVES = frozenset({str, int, float, bool, type(None)})
+#: Values (in all its lists and objects) a list label's key looks at, at most: a larger label is decoded every time,
+#: as a JSON string longer than :data:`_GOLD_CACHE_MAX_CHARS` is, so walking it is never a cost of its own.
+_KEY_MAX_VALUES = 256
+#: A label given as a list, by :func:`_list_key` -> its gold calls (decoded once, as a JSON string's are).
+_list_golds: dict[str, tuple[Step, ...]] = {}
+
+
+def _list_key(value: list[Any]) -> str | None:
+    """A key of a label given as a list, for the caches of its decoded and its checked gold: its ``repr``, when it
+    holds only lists, objects with string keys and JSON scalars, each of exactly that Python type (``dict``,
+    ``list``, ``str``, ``int``, ``float``, ``bool``, None), at most :data:`_KEY_MAX_VALUES` of them, and the
+    ``repr`` is at most :data:`_GOLD_CACHE_MAX_CHARS` long; else None: not cached.
+
+    Safe because of those types: the ``repr`` of such a value is its literal, which reads back as an equal value of
+    the same types in the same key order (``1``, ``1.0`` and ``True`` differ; so do ``{"1": ...}`` and a key
+    ``1``, refused here), so one key is one label, and decoding and checking it (a function of the label) give
+    what they gave. Any other type may ``repr`` as anything (a subclass, a NumPy array shortened with ``...``):
+    such a label is decoded every time. A list's ``id()`` would be no key: a list can be changed between calls,
+    and a new one can take a freed list's ``id()``. A cycle ends the walk at the count of values."""
+    todo: list[Any] = [value]
+    seen = 0
+    while todo:
+        node = todo.pop()
+        seen += len(node)
+        if seen > _KEY_MAX_VALUES:
+            return None
+        if type(node) is dict:
+            if any(type(k) is not str for k in node):
+                return None
+            node = node.values()
+        for item in node:
+            kind = type(item)
+            if kind is dict or kind is list:
+                todo.append(item)
+            elif kind not in _KEYED_LEAVES:
+                return None
+    try:
+        key = repr(value)
+    except ValueError:  # an int past Python's int/str conversion limit: decoding the label says so, every time
+        return None
+    return key if len(key) <= _GOLD_CACHE_MAX_CHARS else None
+
+
 def gold_calls(value: Any, where: str = "gold") -> tuple[Step, ...]:
     """Gold calls from a label: a JSON string (the safe Parquet/Arrow form) or a list of call objects.
 
     Raises ``ValueError`` (naming ``where``) on anything else: a malformed label is the
     dataset's fault and must be seen, not scored. A JSON string is decoded once and cached
-    (the Steps are shared and never modified).
+    (the Steps are shared and never modified), and so is a small list of plain JSON values
+    (:func:`_list_key`).
 
     >>> gold_calls('[{"name": "f", "arguments": {"x": 1}}]')
     (Step(name='f', args={'x': 1}),)
     >>> gold_calls("any_call")  # some call, whichever, is right
     ANY_CALL
     """
+    return _gold_and_key(value, where)[0]
+
+
+def _gold_and_key(value: Any, where: str) -> tuple[tuple[Step, ...], str | None]:
+    """:func:`gold_calls` of a label, and its :func:`_list_key` when it is a list that has one (else None)."""
+    key = _list_key(value) if type(value) is list else None
+    if key is not None:
+        hit = _list_golds.get(key)
+        if hit is not None:
+            return hit, key
+        gold = _decoded_label(value, where)
+        if len(_list_golds) >= _GOLD_CACHE_SIZE:  # bounded, as the JSON texts' cache is
+            _list_golds.clear()
+        _list_golds[key] = gold  # (errors are raised above, never kept)
+        return gold, key
+    return _decoded_label(value, where), None
+
+
+def _decoded_label(value: Any, where: str) -> tuple[Step, ...]:
     value = _without_arrays(value, where)  # NumPy's strings and numbers as Python's: np.str_("any_call") too
     if any_call_gold(value):
         return ANY_CALL

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from ekcli import run_ek
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -76,6 +77,27 @@ def test_score_reads_stdin(tmp_path: Path) -> None:
     proc = run_ek("score", "-", "--json", tmp_path / "r.json", stdin=data, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert json.loads((tmp_path / "r.json").read_text())["corpus"]["episodes_scored"] == len(GOOD)
+
+
+def test_a_closed_stdin_as_the_corpus_is_a_usage_error_not_a_traceback() -> None:
+    """`ek score - <&-` (and `ek compare - B`) died of an AttributeError traceback, exit 1: Python's sys.stdin is
+    None when the process starts with it closed. It is refused before the run, as a missing file is (exit 2)."""
+    corpus = Path(__file__).resolve().parents[2] / "examples" / "travel" / "corpus.jsonl"
+    for command, args in (("score", "-"), ("compare", f"- {corpus}")):
+        proc = subprocess.run(["bash", "-c", f'"$1" -m ek {command} {args} <&-', "-", sys.executable],
+                              capture_output=True, text=True, check=False, timeout=60, stdin=subprocess.DEVNULL)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+        assert proc.stderr == f"ek {command}: error: -: standard input is closed\n"
+
+
+def test_a_closed_stdin_read_by_the_corpus_engine_is_a_source_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The library's run("-") with no stdin: the input's error (SourceError, which the CLI reports), not an
+    AttributeError."""
+    from ek.corpus.sources import SourceError
+
+    monkeypatch.setattr(sys, "stdin", None)
+    with pytest.raises(SourceError, match="^-: standard input is closed$"):
+        run("-", RunOptions())
 
 
 def test_score_progress_bar_only_on_a_terminal(tmp_path: Path) -> None:

@@ -5,10 +5,11 @@ the HTML reports, the same with ``--jobs``; gold that differs only in how it is 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
-from ekcli import gold, run_ek, write_lines
+from ekcli import EXAMPLE, gold, run_ek, write_lines
 
 
 def _line(episode_id: str, task: Any, pred: str, gold_calls: Any = None) -> dict[str, Any]:
@@ -131,3 +132,76 @@ def test_task_gold_ignore_compares_nothing_and_says_so(tmp_path: Path) -> None:
     assert report["options"]["task_gold"] == "ignore"
     assert report["repeats"]["tasks_with_different_gold"] is None and report["repeats"]["different_gold"] == []
     assert report["repeats"]["tasks"] == 1 and report["corpus"]["episodes_scored"] == 2
+
+
+def _travel(tmp_path: Path) -> Path:
+    """travel@1 and travel@2 side by side; the second is the run's --grammar (travel@1 resolves beside it)."""
+    for version in (1, 2):
+        shutil.copy(EXAMPLE / f"travel-v{version}.ek", tmp_path / f"travel-v{version}.ek")
+    return tmp_path / "travel-v2.ek"
+
+
+def _weather_line(episode_id: str, task: Any, city: str, grammar: str | None = None) -> dict[str, Any]:
+    line = _line(episode_id, task, f'get_weather(location="{city}")', [gold("get_weather", location="Paris")])
+    if city != "Paris":
+        line["gold"] = [gold("get_weather", location=city)]
+    if grammar is not None:
+        line["grammar"] = grammar
+    return line
+
+
+def test_a_task_whose_samples_have_different_grammars_is_named_apart_from_other_gold(tmp_path: Path) -> None:
+    """`ek score` compared a task's gold only: samples of one task scored with travel@1 and with travel@2, the same
+    gold, passed without a word, while `ek compare` refuses to pair such a task. Now such a task is found as a task
+    of other gold is, and named in its own words, with the two grammars; under the same option."""
+    schema = _travel(tmp_path)
+    corpus = write_lines(tmp_path / "c.jsonl", [
+        _weather_line("w1", "W", "Paris"),                    # travel@2: the default
+        _weather_line("w2", "W", "Paris", "travel@2"),        # named: the same grammar
+        _weather_line("w3", "W", "Paris", "travel@1"),        # the same gold, another grammar
+        _weather_line("x1", "X", "Paris", "travel@1"),
+        _weather_line("x2", "X", "Rome"),                     # another grammar and other gold: both found
+        _weather_line("s1", "S", "Oslo", "travel@1"),
+        _weather_line("s2", "S", "Oslo", "travel@1"),         # one grammar, one gold
+    ])
+    done, report, html = _score(tmp_path, corpus, "--grammar", schema)
+    assert done.returncode == 0, done.stderr
+    rep = report["repeats"]
+    assert rep["tasks_with_different_gold"] == 1 and [m["task"] for m in rep["different_gold"]] == ["X"]
+    assert rep["tasks_with_different_grammar"] == 2
+    found = [(m["task"], [w["line"] for w in m["lines"]], [g.split(" ")[0] for g in m["grammars"]])
+             for m in rep["different_grammar"]]
+    assert found == [("W", [1, 3], ["travel@2", "travel@1"]), ("X", [4, 5], ["travel@1", "travel@2"])]
+    assert all(" (sha256 " in g for m in rep["different_grammar"] for g in m["grammars"])  # versions of one file too
+    assert ("ek score: warning: 2 task(s) have samples scored with different grammars, so pass@k, pass^k and a "
+            "bootstrap over tasks mix one question held to different schemas: task 'W': line 1 is scored with "
+            "travel@2 (sha256 ") in done.stderr
+    assert "Score each task's samples with one grammar" in done.stderr
+    assert "  warning: 2 task(s) have samples scored with different grammars" in done.stdout
+    assert 'id="different-grammar"' in html and "<td>W</td>" in html
+    failed = run_ek("score", corpus, "--grammar", schema, "--task-gold", "error", "--allow-errors")
+    assert failed.returncode == 1 and ("1 task(s) have samples scored against different gold and 2 task(s) have "
+                                       "samples scored with different grammars; exit status 1 (--task-gold error)"
+                                       ) in failed.stderr
+    ignored, report, html = _score(tmp_path, corpus, "--grammar", schema, "--task-gold", "ignore")
+    assert ignored.returncode == 0 and "different grammars" not in ignored.stderr + ignored.stdout + html
+    assert report["repeats"]["tasks_with_different_grammar"] is None and report["repeats"]["different_grammar"] == []
+
+
+def test_jobs_find_the_tasks_of_different_grammars_of_one_process(tmp_path: Path) -> None:
+    """Tasks whose samples span the chunks of a ``--jobs 2`` run (512 lines first), some scored with another
+    grammar in a later chunk, some within one: the same tasks, lines and grammars as one process, byte for byte."""
+    schema = _travel(tmp_path)
+    rows = []
+    for k in range(2400):
+        other = (k % 300 in (7, 150) and k >= 1500) or (k % 300 == 42 and k % 600 == 342)
+        rows.append(_weather_line(f"e{k}", f"t{k % 300}", "Paris", "travel@1" if other else None))
+    corpus = write_lines(tmp_path / "c.jsonl", rows)
+    one, one_report, _ = _score(tmp_path, corpus, "--grammar", schema)
+    jobs, jobs_report, _ = _score(tmp_path, corpus, "--grammar", schema, "--jobs", "2")
+    assert one.returncode == jobs.returncode == 0, one.stderr + jobs.stderr
+    assert jobs_report == one_report
+    assert [(m["task"], [w["line"] for w in m["lines"]]) for m in one_report["repeats"]["different_grammar"]] == [
+        ("t42", [43, 343]), ("t7", [8, 1508]), ("t150", [151, 1651])]
+    assert one_report["repeats"]["tasks_with_different_gold"] == 0
+    assert jobs.stderr == one.stderr and "3 task(s) have samples scored with different grammars" in one.stderr

@@ -234,3 +234,19 @@ def test_write_texts_atomic_writes_every_file_or_none(tmp_path: Path) -> None:
     write_texts_atomic({tmp_path / "a.txt": "new", tmp_path / "c" / "d.txt": "y"})
     assert (tmp_path / "a.txt").read_text(encoding="utf-8") == "new"
     assert (tmp_path / "c" / "d.txt").read_text(encoding="utf-8") == "y"
+
+
+def test_gen_refuses_stdin_saying_why(tmp_path: Path) -> None:
+    """`ek gen - -o DIR` looked for a file named '-' ("-:1:1: error: cannot read schema: No such file or
+    directory"). A module's place and name are known without a file (-o DIR, NAME@VERSION), but a module records
+    its schema's path, which freshness checks read: from stdin it would record none and never be found stale.
+    So '-' is refused, up front, saying why and what to do instead; nothing is written."""
+    v1, _v2 = copy_schemas(tmp_path)
+    out = tmp_path / "gen"
+    for args in (("-",), (v1, "-"), ("--check", "-")):
+        result = ek("gen", *args, "-o", out, stdin=v1.read_text())
+        assert result.returncode == 2 and result.stdout == "", result.stderr
+        assert result.stderr.startswith("ek gen: error: '-' (stdin) is no schema file: a generated module records "
+                                        "the path of its schema"), result.stderr
+        assert "No such file" not in result.stderr and "Save the schema to a file" in result.stderr
+    assert not out.exists()

@@ -92,7 +92,7 @@ def test_a_task_keeps_its_exact_sums_beside_its_samples_and_flags() -> None:
 
 # --------------------------------------------------------------------------- samples of one task, other gold
 
-Sample = tuple[Any, Any]  # (task or None, gold key or None)
+Sample = tuple[Any, Any]  # (task or None, answer key or None: (grammar identity, gold key))
 
 
 def _add_sample(summary: Summary, line: int, sample: Sample) -> None:
@@ -100,23 +100,30 @@ def _add_sample(summary: Summary, line: int, sample: Sample) -> None:
     summary.add(line, None, Score(tp=1), None, task=task, gold=gold)
 
 
-def _mixed_written_out(samples: list[Sample]) -> dict[Any, tuple[int, int]]:
-    """Per task whose samples' known gold keys differ: the line of its first known key and the first line after
-    it with another key (lines count from 1)."""
+def _mixed_written_out(samples: list[Sample]) -> tuple[dict[Any, tuple[int, int]], dict[Any, tuple[Any, ...]]]:
+    """Per task whose samples' known gold keys differ: the line of its first known answer key and the first line
+    after it with another gold key (lines count from 1); and, found apart, per task whose samples' grammars differ:
+    that first line, the first line after it with another grammar, and the two grammars."""
     first: dict[Any, tuple[Any, int]] = {}
-    mixed: dict[Any, tuple[int, int]] = {}
-    for line, (task, gold) in enumerate(samples, 1):
-        if task is None or gold is None:
+    gold: dict[Any, tuple[int, int]] = {}
+    grammar: dict[Any, tuple[Any, ...]] = {}
+    for line, (task, key) in enumerate(samples, 1):
+        if task is None or key is None:
             continue
         if task not in first:
-            first[task] = (gold, line)
-        elif gold != first[task][0] and task not in mixed:
-            mixed[task] = (first[task][1], line)
-    return mixed
+            first[task] = (key, line)
+            continue
+        (first_grammar, first_gold), first_line = first[task]
+        if key[1] != first_gold and task not in gold:
+            gold[task] = (first_line, line)
+        if key[0] != first_grammar and task not in grammar:
+            grammar[task] = (first_line, line, first_grammar, key[0])
+    return gold, grammar
 
 
 samples_st = st.lists(st.tuples(st.one_of(st.none(), st.sampled_from(["a", "b", 7])),
-                                st.one_of(st.none(), st.sampled_from([11, 12, 13]))), max_size=30)
+                                st.one_of(st.none(), st.tuples(st.sampled_from(["g@1", "g@2"]),
+                                                               st.sampled_from([11, 12, 13])))), max_size=30)
 
 
 @settings(max_examples=400, deadline=None)
@@ -125,7 +132,8 @@ def test_a_task_of_other_gold_is_found_the_same_however_the_run_is_split(samples
                                                                         rng: random.Random, blocks: bool) -> None:
     """As ``--jobs`` chunks (scored in any order, put back in line order, merged) and Ray blocks (numbered from 1,
     shifted to their place, merged) find them: the tasks with other gold, each with the line of its first sample
-    and the first line of other gold, are those of one pass, which are those written out."""
+    and the first line of other gold, and apart from them the tasks scored with other grammars (the same lines,
+    and the two grammars), are those of one pass, which are those written out."""
     bounds = sorted({0, len(samples), *(min(c, len(samples)) for c in cuts)})
     total = Summary()
     for start, end in zip(bounds, bounds[1:], strict=False):
@@ -141,23 +149,39 @@ def test_a_task_of_other_gold_is_found_the_same_however_the_run_is_split(samples
     one = Summary()
     for line, sample in enumerate(samples, 1):
         _add_sample(one, line, sample)
-    expected = _mixed_written_out(samples)
-    assert one.mixed_gold == expected
-    assert total.mixed_gold == expected and total.tasks == one.tasks
-    assert total.mixed_gold_tasks() == sorted(((t, a, b) for t, (a, b) in expected.items()), key=lambda m: m[2])
+    gold, grammar = _mixed_written_out(samples)
+    assert (one.mixed_gold, one.mixed_grammar) == (gold, grammar)
+    assert (total.mixed_gold, total.mixed_grammar) == (gold, grammar) and total.tasks == one.tasks
+    assert total.mixed_gold_tasks() == sorted(((t, a, b) for t, (a, b) in gold.items()), key=lambda m: m[2])
+    assert total.mixed_grammar_tasks() == sorted(((t, *found) for t, found in grammar.items()), key=lambda m: m[2])
 
 
 def test_a_task_keeps_one_gold_key_and_its_line_not_its_gold() -> None:
     summary = Summary()
-    for line, sample in enumerate([("t", 5), ("u", 9), ("t", 5), ("t", 6), ("t", 7), ("u", 9)], 1):
+    for line, sample in enumerate([("t", ("g", 5)), ("u", ("g", 9)), ("t", ("g", 5)), ("t", ("g", 6)),
+                                   ("t", ("g", 7)), ("u", ("g", 9))], 1):
         _add_sample(summary, line, sample)
-    assert summary.tasks["t"][5:] == [5, 1] and summary.tasks["u"][5:] == [9, 2]
+    assert summary.tasks["t"][5:] == [("g", 5), 1] and summary.tasks["u"][5:] == [("g", 9), 2]
     assert summary.mixed_gold == {"t": (1, 4)}  # the first other gold; a task is listed once
-    assert summary.mixed_gold_tasks() == [("t", 1, 4)]
+    assert summary.mixed_gold_tasks() == [("t", 1, 4)] and summary.mixed_grammar == {}
+
+
+def test_a_task_scored_with_other_grammars_is_found_apart_from_other_gold() -> None:
+    """`ek score` compared a task's gold only: samples of one task scored with travel@1 and travel@2 (or two
+    schemas of one name and version), the same gold or not, were not noticed, while ek compare refuses them."""
+    summary = Summary()
+    for line, sample in enumerate([("t", ("travel@1", 5)), ("u", ("travel@1", 9)), ("t", ("travel@2", 5)),
+                                   ("u", ("travel@1", 8)), ("t", ("travel@1", 6)), ("u", ("travel@2", 7))], 1):
+        _add_sample(summary, line, sample)
+    assert summary.mixed_grammar == {"t": (1, 3, "travel@1", "travel@2"), "u": (2, 6, "travel@1", "travel@2")}
+    assert summary.mixed_gold == {"t": (1, 5), "u": (2, 4)}
+    assert summary.mixed_grammar_tasks() == [("t", 1, 3, "travel@1", "travel@2"), ("u", 2, 6, "travel@1", "travel@2")]
 
 
 def test_a_task_whose_samples_share_their_gold_is_not_mixed() -> None:
     summary = Summary()
-    for line, sample in enumerate([("t", 5), (None, 6), ("t", 5), ("t", None), ("u", 6)], 1):
+    for line, sample in enumerate([("t", ("g", 5)), (None, ("h", 6)), ("t", ("g", 5)), ("t", None),
+                                   ("u", ("h", 6))], 1):
         _add_sample(summary, line, sample)
     assert summary.mixed_gold == {} and summary.mixed_gold_tasks() == []
+    assert summary.mixed_grammar == {} and summary.mixed_grammar_tasks() == []

@@ -296,3 +296,26 @@ def test_a_closed_stdin_named_as_the_schema_is_a_clear_error() -> None:
         proc = _bash(f'"$1" -m ek {command} - <&-')
         assert proc.returncode in (1, 2) and "Traceback" not in proc.stderr, proc.stderr[-2000:]
         assert "<stdin>:1:1: error: cannot read schema: standard input is closed" in proc.stderr
+
+
+def test_diff_reads_either_version_from_stdin_but_not_both(work: Path) -> None:
+    """`ek diff - NEW.ek` looked for a file named '-' ("-:1:1: error: cannot read schema: No such file or
+    directory") while lint, fmt and export read stdin for it. Either side may be '-' now; both is a usage error
+    (stdin can be read once: the second read found it empty)."""
+    old, new = work / "travel-v1.ek", work / "travel-v2.ek"
+    from_files = ek("diff", old, new)
+    for args, stdin in (((old, "-"), new), (("-", new), old)):
+        piped = ek("diff", *args, stdin=stdin.read_text())
+        assert (piped.returncode, piped.stdout) == (from_files.returncode, from_files.stdout), piped.stderr
+    broken = ek("diff", old, "-", stdin=BAD)
+    assert broken.returncode == 2 and broken.stderr.startswith("<stdin>:3:8: error: unknown type 'strng'")
+    both = ek("diff", "-", "-", stdin=old.read_text())
+    assert both.returncode == 2 and both.stdout == ""
+    assert both.stderr == "ek diff: error: only one of OLD.ek and NEW.ek can be '-' (stdin can be read once)\n"
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_diff_with_a_closed_stdin_is_a_clear_error() -> None:
+    proc = _bash(f'"$1" -m ek diff - {SCHEMAS / "travel-v1.ek"} <&-')
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert proc.stderr.startswith("<stdin>:1:1: error: cannot read schema: standard input is closed")

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 from ekcli import run_ek as ek
 
 from ek.grammar import load, parse
@@ -196,3 +200,23 @@ def test_a_file_name_in_a_warning_cannot_drive_the_terminal(tmp_path: Path) -> N
     assert "t\\x1b[31m.json" in imported.stderr, imported.stderr
     for stderr in (exported.stderr, imported.stderr):
         assert "\x1b" not in stderr and "\u202e" not in stderr
+
+
+def test_import_names_stdin_as_the_schema_commands_do() -> None:
+    """`ek import -` named stdin '-' when it could not be read ("-: not UTF-8: ...") and '<stdin>' when it was not
+    JSON; both name it <stdin> now (ek.boundedread.STDIN_NAME, the one spelling)."""
+    not_utf8 = subprocess.run([sys.executable, "-m", "ek", "import", "--from", "openai", "-"], input=b"\xff[]",
+                              capture_output=True, check=False, timeout=60)
+    assert not_utf8.returncode == 2
+    assert not_utf8.stderr.decode() == "ek import: error: <stdin>: not UTF-8: invalid start byte at byte 0\n"
+    not_json = ek("import", "--from", "openai", "-", stdin="{")
+    assert not_json.returncode == 2 and not_json.stderr.startswith("ek import: error: <stdin>:1:2: not JSON")
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_import_with_a_closed_stdin_is_a_clear_error() -> None:
+    """`ek import --from openai - <&-` died of an AttributeError traceback (Python's sys.stdin is None then)."""
+    proc = subprocess.run(["bash", "-c", '"$1" -m ek import --from openai - <&-', "-", sys.executable],
+                          capture_output=True, text=True, check=False, timeout=60, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert proc.stderr == "ek import: error: <stdin>: cannot read: standard input is closed\n"

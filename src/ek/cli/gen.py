@@ -28,7 +28,12 @@ from ek.runtime.stamps import Stamps, generated_modules
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("schemas", nargs="+", metavar="SCHEMA", help=".ek schema files (one module per NAME@VERSION)")
+    parser.epilog = ("exit status: 0 on success (--check: every file up to date); 1 when a schema is invalid, a "
+                     "file cannot be written or (--check) is stale or missing; 2 for '-' (stdin), which is no "
+                     "schema file")
+    parser.add_argument("schemas", nargs="+", metavar="SCHEMA",
+                        help=".ek schema files (one module per NAME@VERSION); not '-': a module records its schema "
+                             "file")
     parser.add_argument("-o", "--out", required=True, metavar="DIR", help="package folder to write the modules into")
     parser.add_argument(
         "--check", action="store_true", help="write nothing; exit 1 naming each stale or missing file (for CI)"
@@ -137,6 +142,15 @@ def notes(out_dir: Path, expected: dict[Path, str]) -> list[str]:
     return found
 
 
+#: Why ``ek gen`` takes no schema from stdin. The module's place and name are known (``-o DIR``, its
+#: ``NAME@VERSION``), but not its schema's: a module records the path of the schema it was generated from, and
+#: loading it (``resolve``, ``load_module``, the index's ``load``) finds it stale when that schema has changed
+#: since. A module from stdin would record none, and be trusted as it is however its schema changed.
+STDIN_REFUSED = ("ek gen: error: '-' (stdin) is no schema file: a generated module records the path of its schema, "
+                 "so that loading it finds it stale once the schema changes, and stdin has none. Save the schema "
+                 "to a file (ek import ... -o tools.ek, ek fmt - > tools.ek) and generate from it")
+
+
 def run(args: argparse.Namespace) -> int:
     """The command, with the garbage collector paused: what ``ek gen`` allocates nearly all lives until it
     ends (the grammars' models, the modules' plans and text), so each collection, one every 10,000
@@ -144,6 +158,9 @@ def run(args: argparse.Namespace) -> int:
     1,000 tools, against 5% of the command's time). The collector's state is restored after."""
     from ek.grammar.parser import gc_paused  # deferred like _load_all's: the DSL parser is loaded there
 
+    if "-" in args.schemas:  # read as a file named "-" it was "-:1:1: error: cannot read schema: No such file"
+        print(STDIN_REFUSED, file=sys.stderr)
+        return 2
     with gc_paused():
         return _generate(args)
 

@@ -12,6 +12,7 @@ import re
 import sys
 from pathlib import Path
 
+from ek.boundedread import argument_name
 from ek.interop.files import read_json_or_lines, read_text, write_output
 from ek.interop.sources import SOURCES
 from ek.terminaltext import escaped
@@ -59,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"ek import: error: --name {args.name!r}: a grammar name must be non-empty, without spaces, '@' "
               f"or control characters", file=sys.stderr)
         return 2
-    where = "<stdin>" if args.file == "-" else args.file
+    where = argument_name(args.file)
     try:
         data = read_json_or_lines(read_text(args.file), where)
     except ValueError as exc:

@@ -214,8 +214,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "accuracy; pass@K or pass^K of repeated samples) is below VALUE (0 to 1; compared "
                              "exactly); repeat for more gates; a figure the run does not have fails its gate")
     parser.add_argument("--task-gold", choices=("warn", "error", "ignore"), default="warn",
-                        help="samples of one task (lines with one \"task\") scored against different gold, which "
-                             "makes pass@k, pass^k and a bootstrap over tasks mix questions: warn (default: every "
+                        help="samples of one task (lines with one \"task\") scored against different gold, or with "
+                             "different grammars, which makes pass@k, pass^k and a bootstrap over tasks mix "
+                             "questions: warn (default: every "
                              "line is scored, the tasks are named on stderr and in the reports) or error (the same, "
                              "and exit status 1, even with --allow-errors) or ignore (not compared: saves a digest "
                              "of each tasked line's own gold, a few microseconds a line)")
@@ -296,6 +297,8 @@ def check_inputs(command: str, args: argparse.Namespace, paths: list[str]) -> in
             return usage_error(command, f"{option} -: the gold and BFCL data are read from files; '-' (stdin) is "
                                         "for the corpus")
     for path in paths + [p for p in (args.gold, *bfcl_data) if p]:
+        if path == "-" and (closed := _stdin_problem()):
+            return usage_error(command, f"-: {closed}")
         if path != "-" and not os.path.exists(path):  # pipes (<(zcat ...), /dev/stdin) are fine
             return usage_error(command, f"no such file: {path}")
         if os.path.isdir(path) and path not in bfcl_data:
@@ -413,6 +416,17 @@ def score_with_export(path: str, options: Any, jobs: int, out: str | None, input
         return score_file(path, options, jobs, export=writer.write, inputs=inputs)
 
 
+def _stdin_problem() -> str | None:
+    """Why standard input cannot be read as the corpus ``-`` (the process was started with it closed), or None."""
+    from ek.boundedread import stdin_stream
+
+    try:
+        stdin_stream()
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
 def corpus_paths(args: argparse.Namespace) -> list[str] | int:
     """The input files (globs expanded), or exit status 2 with a message when they cannot be used."""
     from ek.corpus.sources import SourceError, expand, input_problem
@@ -490,20 +504,28 @@ def note_underscored_names(report: dict[str, Any], options: Any) -> None:
 MIXED_GOLD_NAMED = 3
 
 
-def note_mixed_gold(report: dict[str, Any], options: Any) -> int:
-    """Say on stderr which tasks have samples scored against different gold (the first
-    :data:`MIXED_GOLD_NAMED`, each with a line of either gold, and how many more), as a warning, or an error with
-    ``--task-gold error``; how many such tasks the run has (0: none, nothing said)."""
-    rep = report.get("repeats") or {}
-    count: int = rep.get("tasks_with_different_gold") or 0  # (None: not checked, --task-gold ignore)
-    if count:
-        from ek.report.table import MIXED_GOLD_WARNING, different_gold
+def note_mixed_gold(report: dict[str, Any], options: Any) -> tuple[int, int]:
+    """Say on stderr which tasks have samples scored against different gold, and apart from them which have samples
+    scored with different grammars (the first :data:`MIXED_GOLD_NAMED` of each, with a line of either gold or
+    grammar, and how many more), as a warning, or an error with ``--task-gold error``; how many such tasks the run
+    has, ``(of different gold, of different grammars)`` ((0, 0): none, nothing said)."""
+    from ek.report.table import MIXED_GOLD_WARNING, MIXED_GRAMMAR_WARNING, different_gold, different_grammar
 
-        level = "error" if options.task_gold == "error" else "warning"
-        named = "; ".join(different_gold(rep, len(report["corpus"]["files"]), MIXED_GOLD_NAMED))
-        print(f"ek score: {level}: {MIXED_GOLD_WARNING.format(count)}: {named}. Give each task's samples one gold "
+    rep = report.get("repeats") or {}
+    level = "error" if options.task_gold == "error" else "warning"
+    files = len(report["corpus"]["files"])
+    gold: int = rep.get("tasks_with_different_gold") or 0  # (None: not checked, --task-gold ignore)
+    if gold:
+        named = "; ".join(different_gold(rep, files, MIXED_GOLD_NAMED))
+        print(f"ek score: {level}: {MIXED_GOLD_WARNING.format(gold)}: {named}. Give each task's samples one gold "
               "(the same \"gold\", or one --gold entry by id), or name each question its own task", file=sys.stderr)
-    return count
+    grammar: int = rep.get("tasks_with_different_grammar") or 0
+    if grammar:
+        named = "; ".join(different_grammar(rep, files, MIXED_GOLD_NAMED))
+        print(f"ek score: {level}: {MIXED_GRAMMAR_WARNING.format(grammar)}: {named}. Score each task's samples with "
+              "one grammar (the same \"grammar\" on its lines, or none and one --grammar), or name each question "
+              "its own task", file=sys.stderr)
+    return gold, grammar
 
 
 def ray_errors(engine: str) -> tuple[tuple[type[Exception], ...], tuple[type[Exception], ...]]:
@@ -598,7 +620,7 @@ def run(args: argparse.Namespace) -> int:
     if gates is not None:
         print("\n" + render_gates(gates))
     note_underscored_names(report, options)
-    mixed_gold = note_mixed_gold(report, options)
+    mixed_gold, mixed_grammar = note_mixed_gold(report, options)
     if args.json:
         failed = write_report("score", "--json", args.json, lambda: write_json(report, args.json))
         if failed is not None:
@@ -624,9 +646,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"\n{failures} line(s) could not be scored; exit status 1 (use --allow-errors to accept that)",
               file=sys.stderr)
         return 1
-    if mixed_gold and options.task_gold == "error":  # a data error of the tasks, not of lines: not allowed away
-        print(f"\n{mixed_gold} task(s) have samples scored against different gold; exit status 1 (--task-gold "
-              "error)", file=sys.stderr)
+    if (mixed_gold or mixed_grammar) and options.task_gold == "error":  # a data error of the tasks, not of lines
+        found = [f"{mixed_gold} task(s) have samples scored against different gold" if mixed_gold else "",
+                 f"{mixed_grammar} task(s) have samples scored with different grammars" if mixed_grammar else ""]
+        print(f"\n{' and '.join(f for f in found if f)}; exit status 1 (--task-gold error)", file=sys.stderr)
         return 1
     if gates is not None and not all(g.passed for g in gates):
         print(f"\nek score: below --fail-under: {failed_summary(gates)}; exit status 4", file=sys.stderr)

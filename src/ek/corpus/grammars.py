@@ -75,6 +75,8 @@ class MetricCache:
             # versions beside the default schema resolve without a --search-path
             self.search_path += (os.path.dirname(os.path.abspath(default_grammar)),)
         self._metrics: dict[str | None, ToolCallMetric | GrammarError] = {}
+        #: grammar ref -> :meth:`grammar_identity` (asked for every line that names a task, or keeps its id)
+        self._identities: dict[str | None, str] = {}
         #: how a reference becomes a grammar: :func:`load_grammar`, or (Ray workers, which may not see the
         #: files) a loader that asks the driver's process, so every engine resolves exactly the same way
         self.loader = loader if loader is not None else load_grammar
@@ -130,7 +132,14 @@ class MetricCache:
     def grammar_identity(self, ref: str | None) -> str:
         """Which grammar an episode is scored with, for telling two runs apart: ``NAME@VERSION`` and the
         schema's sha256 when known (a schema and the module generated from it agree), ``none``, or
-        :data:`BFCL_QUESTION_GRAMMAR`. The default grammar counts as what it resolves to."""
+        :data:`BFCL_QUESTION_GRAMMAR`. The default grammar counts as what it resolves to. One string per ref,
+        made once: a task's samples share it (:attr:`ek.corpus.summary.Summary.tasks`)."""
+        found = self._identities.get(ref)
+        if found is None:
+            found = self._identities[ref] = self._identity(ref)
+        return found
+
+    def _identity(self, ref: str | None) -> str:
         if ref is None and self.bfcl_functions is not None:
             return BFCL_QUESTION_GRAMMAR
         grammar = self.metric(ref).grammar

@@ -104,8 +104,9 @@ class RunOptions:
     keep_export: bool = False
     #: gold the grammar rejects: "error" (the line is not scored) or "warn" (scored, and counted as a warning)
     invalid_gold: str = "error"
-    #: samples of one task scored against different gold (Summary.mixed_gold): "warn" (reported) or "error"
-    #: (reported, and ``ek score`` exits 1); every line is scored either way
+    #: samples of one task scored against different gold or with different grammars (Summary.mixed_gold,
+    #: Summary.mixed_grammar): "warn" (reported), "error" (reported, and ``ek score`` exits 1) or "ignore" (not
+    #: compared); every line is scored either way
     task_gold: str = "warn"
 
     def bfcl_functions(self, questions: Sequence[Question] | None = None) -> dict[str, Any] | None:
@@ -548,7 +549,7 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
         # restore_line_order; error lines and gold warnings, kept aside and added in line order.
         positions: list[int] = []  # the chunk position of each episode the summary took, in the order taken
         tasks: list[Any] = []
-        golds: list[int | None] = []  # their gold keys
+        golds: list[tuple[str, int] | None] = []  # their answer keys
         aside: list[tuple[int, bool, LineError]] = []  # (line, is a warning, error or warning)
         for k in order:
             item = parsed[k]
@@ -591,13 +592,15 @@ def _by_id(items: Sequence[Episode | LineError]) -> list[int] | None:
 
 def _sum_line(summary: Summary, options: RunOptions, cache: MetricCache, item: Episode | LineError,
               outcome: LineError | tuple[ToolCallMetric, tuple[str, ...], Any], memo: _GoldMemo,
-              aside: list[tuple[int, bool, LineError]] | None = None, golds: list[int | None] | None = None) -> bool:
+              aside: list[tuple[int, bool, LineError]] | None = None,
+              golds: list[tuple[str, int] | None] | None = None) -> bool:
     """Hand one line's outcome (:func:`_score_line`) to the summary: its error, or its score, gold warnings and,
-    when it names a task, its gold key (:func:`gold_key` of :meth:`_GoldMemo.episode_digest`; a line without a
-    task, or with ``--task-gold ignore``, in a run that keeps no ids, takes no digest); whether the summary took
-    a scored episode. ``aside``: errors and warnings go there, ``(line, is a
-    warning, error)``, for the caller to add in line order, instead of to the summary; ``golds``: the gold key
-    (None without a task) of a scored episode is appended there too."""
+    when it names a task, its answer key: its grammar's identity (:meth:`MetricCache.grammar_identity`) and its
+    gold key (:func:`gold_key` of :meth:`_GoldMemo.episode_digest`; a line without a task, or with
+    ``--task-gold ignore``, in a run that keeps no ids, takes no digest); whether the summary took a scored
+    episode. ``aside``: errors and warnings go there, ``(line, is a warning, error)``, for the caller to add in
+    line order, instead of to the summary; ``golds``: the answer key (None without a task) of a scored episode
+    is appended there too."""
     if type(outcome) is LineError:
         if aside is None:
             summary.add_error(outcome)
@@ -614,8 +617,9 @@ def _sum_line(summary: Summary, options: RunOptions, cache: MetricCache, item: E
     task = item.task
     keyed = task is not None and options.task_gold != "ignore"  # (ignore: no gold key, no digest for it)
     digest = memo.episode_digest(metric, item) if options.keep_ids or keyed else None
-    source = (cache.grammar_identity(item.grammar), digest) if options.keep_ids else None
-    key = gold_key(digest) if keyed else None  # type: ignore[arg-type]  # (keyed: digest is set)
+    grammar = cache.grammar_identity(item.grammar) if options.keep_ids or keyed else ""
+    source = (grammar, digest) if options.keep_ids else None
+    key = (grammar, gold_key(digest)) if keyed else None  # type: ignore[arg-type]  # (keyed: digest is set)
     summary.add(item.line, item.id, score, cache.grammar_label(item.grammar), source, task=task,
                 category=item.category, gold=key)
     if golds is not None:

@@ -23,7 +23,6 @@ import glob
 import gzip
 import json
 import os
-import sys
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager
@@ -31,7 +30,7 @@ from typing import Any, BinaryIO
 
 import attrs
 
-from ek.boundedread import open_input, path_not_a_file
+from ek.boundedread import open_input, path_not_a_file, stdin_stream
 from ek.corpus.reading import PRED_KEYS, LineCounts, bounded_lines, iter_raw_lines
 from ek.extras import import_failure
 
@@ -234,7 +233,11 @@ def physical_lines(stream: BinaryIO, name: str) -> Iterator[bytes]:
 @contextmanager
 def _opened(path: str) -> Iterator[BinaryIO]:
     if path == "-":
-        yield sys.stdin.buffer
+        try:
+            stdin = stdin_stream()
+        except OSError as exc:  # started with stdin closed (``<&-``)
+            raise SourceError(f"{path}: {exc.strerror or exc}") from None
+        yield stdin
         return
     try:
         stream = open_input(path, streams=True)  # closed below; opening apart says which step failed

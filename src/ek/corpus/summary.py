@@ -8,8 +8,9 @@ grow with the number of turn indices, categories and tasks, not episodes: a
 task keeps ``[n, bits, tp, fp, fn, gold, line]``, its sample count, its samples' exact flags
 as the bits of one integer (so per-sample accuracy needs no per-episode list),
 its samples' exact sums (the units of a bootstrap over tasks), and its first
-sample's gold key and line (so samples scored against other gold are found
-without keeping any gold: :attr:`Summary.mixed_gold`), and which
+sample's answer key (its grammar's identity and its gold's key) and line (so
+samples scored against other gold, or with another grammar, are found without
+keeping any gold: :attr:`Summary.mixed_gold`, :attr:`Summary.mixed_grammar`), and which
 episodes name a task is kept as runs of positions, like line numbers.
 Rows for ``--episodes-out`` are kept only until the runner writes them, one
 chunk at a time. Summaries of consecutive chunks merge (:meth:`Summary.merge`)
@@ -264,15 +265,20 @@ class Summary:
     categories: dict[str, list[Any]] = attrs.Factory(dict)
     #: abstention outcome of each turn (ek.scorer.turns.abstention) -> how many turns had it
     abstention: Counter[str] = attrs.Factory(Counter)
-    #: task -> [samples n, exact flags as bits in line order, tp, fp, fn (exact sums over its samples), gold key
-    #: and line of its first sample whose gold key is known (None, and its first line, while none is)] (lines
-    #: without a task are not counted). A gold key is a 60-bit int (ek.corpus.runner.gold_key): the task keeps
-    #: one int, not its gold.
+    #: task -> [samples n, exact flags as bits in line order, tp, fp, fn (exact sums over its samples), answer
+    #: key and line of its first sample whose answer key is known (None, and its first line, while none is)]
+    #: (lines without a task are not counted). An answer key is ``(grammar identity, gold key)``: the
+    #: grammar's ``NAME@VERSION (sha256 ...)`` (ek.corpus.grammars.MetricCache.grammar_identity, one string
+    #: shared by its lines) and a 60-bit int (ek.corpus.runner.gold_key): the task keeps no gold.
     tasks: dict[Any, list[Any]] = attrs.Factory(dict)
     #: task -> (line of its first sample, first line after it scored against other gold) for the tasks whose
     #: samples do not all share one gold (pass@k and a bootstrap over tasks then mix questions): empty unless
     #: the data is wrong
     mixed_gold: dict[Any, tuple[int, int]] = attrs.Factory(dict)
+    #: task -> (line of its first sample, first line after it scored with another grammar, the first sample's
+    #: grammar, that line's) for the tasks whose samples are not all scored with one grammar (the same question
+    #: held to different schemas, or versions of one): found apart from other gold, which may come with it or not
+    mixed_grammar: dict[Any, tuple[int, int, str, str]] = attrs.Factory(dict)
     #: the positions (0 for the first episode) of the episodes that name a task, as runs of consecutive numbers:
     #: the others are units of their own in a bootstrap over tasks (:meth:`bootstrap_units`)
     tasked: LineNumbers = attrs.Factory(LineNumbers)
@@ -302,7 +308,8 @@ class Summary:
         """Count one scored episode (its explanation is kept only while it ranks among the worst);
         ``source``: what it was scored against, kept with its id (see :attr:`sources`); ``score``: an
         :class:`EpisodeScore` (its turns), or a :class:`Score` for a one-turn episode; ``gold``: with a
-        ``task``, the key of its gold (:func:`ek.corpus.runner.gold_key`; None: not known, never compared).
+        ``task``, its answer key, ``(grammar identity, gold key)`` (:attr:`tasks`; None: not known, never
+        compared).
 
         Called once per line, so it is written flat: each column is read once into a local, and nothing is
         called that is not needed (one call is worth several additions here).
@@ -403,9 +410,9 @@ class Summary:
                 self._offer(line, episode_id, episode or score, category, total, lost)
 
     def _count_sample(self, task: Any, exact: bool, tp: Exact, fp: Exact, fn: Exact, line: int,
-                      gold: int | None) -> None:
+                      gold: tuple[str, int] | None) -> None:
         """Count one more sample of ``task`` (its exact flag the next bit, in the order samples are counted; its
-        counts added to the task's exact sums; its gold key compared with the task's)."""
+        counts added to the task's exact sums; its answer key compared with the task's)."""
         entry = self.tasks.get(task)
         if entry is None:
             entry = self.tasks[task] = [0, 0, 0, 0, 0, gold, line]
@@ -417,29 +424,45 @@ class Summary:
         entry[3] += fp
         entry[4] += fn
 
-    def _other_gold(self, task: Any, entry: list[Any], gold: int, line: int) -> None:
-        """A sample of ``task`` at ``line`` whose gold key ``gold`` is not the one its ``entry`` holds: the first
-        known key of the task (with its line), or the first line of other gold (:attr:`mixed_gold`)."""
-        if entry[5] is None:
+    def _other_gold(self, task: Any, entry: list[Any], gold: tuple[str, int], line: int) -> None:
+        """A sample of ``task`` at ``line`` whose answer key ``gold`` is not the one its ``entry`` holds: the first
+        known key of the task (with its line), or the first line of other gold (:attr:`mixed_gold`) or of another
+        grammar (:attr:`mixed_grammar`), each found on its own."""
+        first = entry[5]
+        if first is None:
             entry[5], entry[6] = gold, line
-        elif task not in self.mixed_gold:
+            return
+        if first[0] != gold[0] and task not in self.mixed_grammar:
+            self.mixed_grammar[task] = (entry[6], line, first[0], gold[0])
+        if first[1] != gold[1] and task not in self.mixed_gold:
             self.mixed_gold[task] = (entry[6], line)
 
-    def _merged_gold(self, task: Any, mine: list[Any], gold: int | None, line: int,
-                     mixed: tuple[int, int] | None) -> None:
-        """Merge what a later summary knows of ``task``'s gold (its first known key ``gold`` and that sample's
-        ``line``; its :attr:`mixed_gold` entry ``mixed``) into ``mine``, the task's entry here: what counting the
-        later samples here one by one would have found."""
-        if gold is None or task in self.mixed_gold:  # nothing known there; or other gold already found here
+    def _merged_gold(self, task: Any, mine: list[Any], gold: tuple[str, int] | None, line: int,
+                     later: Summary) -> None:
+        """Merge what a ``later`` summary knows of ``task``'s answer keys (its first known key ``gold`` and that
+        sample's ``line``; its :attr:`mixed_gold` and :attr:`mixed_grammar` entries) into ``mine``, the task's
+        entry here: what counting the later samples here one by one would have found."""
+        if gold is None:  # nothing known there
             return
-        if mine[5] is None:  # the later summary's first known key is the task's: its finding stands
+        first = mine[5]
+        if first is None:  # the later summary's first known key is the task's: its findings stand
             mine[5], mine[6] = gold, line
-            if mixed is not None:
-                self.mixed_gold[task] = mixed
-        elif gold != mine[5]:
-            self.mixed_gold[task] = (mine[6], line)
-        elif mixed is not None:  # the same first key: the later summary's other gold is other here too
-            self.mixed_gold[task] = (mine[6], mixed[1])
+            if task in later.mixed_gold:
+                self.mixed_gold[task] = later.mixed_gold[task]
+            if task in later.mixed_grammar:
+                self.mixed_grammar[task] = later.mixed_grammar[task]
+            return
+        if task not in self.mixed_grammar:
+            if gold[0] != first[0]:
+                self.mixed_grammar[task] = (mine[6], line, first[0], gold[0])
+            elif task in later.mixed_grammar:  # the same first grammar: the later one's other grammar is other here
+                _first, other, _grammar, grammar = later.mixed_grammar[task]
+                self.mixed_grammar[task] = (mine[6], other, first[0], grammar)
+        if task not in self.mixed_gold:
+            if gold[1] != first[1]:
+                self.mixed_gold[task] = (mine[6], line)
+            elif task in later.mixed_gold:  # the same first gold: the later summary's other gold is other here too
+                self.mixed_gold[task] = (mine[6], later.mixed_gold[task][1])
 
     def mixed_gold_tasks(self) -> list[tuple[Any, int, int]]:
         """The tasks whose samples are scored against different gold, each ``(task, line of its first sample, first
@@ -447,11 +470,17 @@ class Summary:
         return sorted(((task, first, other) for task, (first, other) in self.mixed_gold.items()),
                       key=itemgetter(2))
 
+    def mixed_grammar_tasks(self) -> list[tuple[Any, int, int, str, str]]:
+        """The tasks whose samples are scored with different grammars, each ``(task, line of its first sample, first
+        line of another grammar, the first sample's grammar, that line's)``, in the order of that other line: the
+        same whatever the split of the run."""
+        return sorted(((task, *found) for task, found in self.mixed_grammar.items()), key=itemgetter(2))
+
     def restore_line_order(self, positions: Sequence[int], tasks: Sequence[Any],
-                           golds: Sequence[int | None] | None = None) -> None:
+                           golds: Sequence[tuple[str, int] | None] | None = None) -> None:
         """Put the episodes of this summary, added in another order, back in line order: the ``i``-th episode
         added has position ``positions[i]`` in line order (any increasing numbering: a chunk's positions), task
-        ``tasks[i]`` and gold key ``golds[i]`` (None: not known; default: none known). After it the summary is what
+        ``tasks[i]`` and answer key ``golds[i]`` (None: not known; default: none known). After it the summary is what
         adding them in line order would have made.
 
         For a summary that holds those episodes only (a chunk's, fresh from ``RunOptions.new_summary``), with
@@ -481,7 +510,7 @@ class Summary:
         if self.tasks:
             # a task's sums are the same in any order; its bits, its first sample, the tasks' order and the
             # positions are not
-            counted, self.tasks, self.tasked, self.mixed_gold = self.tasks, {}, LineNumbers(), {}
+            counted, self.tasks, self.tasked, self.mixed_gold, self.mixed_grammar = self.tasks, {}, LineNumbers(), {}, {}
             keys = pick(golds) if golds is not None else (None,) * n
             for position, (task, exact, gold, line) in enumerate(zip(pick(tasks), self.exact_rows, keys, self.lines,
                                                                      strict=True)):
@@ -655,11 +684,12 @@ class Summary:
             mine = self.tasks.get(task)                                       # bits shift past ours
             if mine is None:
                 mine = self.tasks[task] = [0, 0, 0, 0, 0, gold, line]
-                mixed = later.mixed_gold.get(task)
-                if mixed is not None:
-                    self.mixed_gold[task] = mixed
-            elif gold is not None and (gold != mine[5] or task in later.mixed_gold):
-                self._merged_gold(task, mine, gold, line, later.mixed_gold.get(task))
+                if task in later.mixed_gold:
+                    self.mixed_gold[task] = later.mixed_gold[task]
+                if task in later.mixed_grammar:
+                    self.mixed_grammar[task] = later.mixed_grammar[task]
+            elif gold is not None and (gold != mine[5] or task in later.mixed_gold or task in later.mixed_grammar):
+                self._merged_gold(task, mine, gold, line, later)
             mine[1] |= bits << mine[0]
             mine[0] += n
             mine[2] += tp
@@ -701,6 +731,8 @@ class Summary:
         for entry in self.tasks.values():
             entry[6] += offset
         self.mixed_gold = {task: (first + offset, other + offset) for task, (first, other) in self.mixed_gold.items()}
+        self.mixed_grammar = {task: (first + offset, other + offset, a, b)
+                              for task, (first, other, a, b) in self.mixed_grammar.items()}
         for row in self.export or ():
             row["line"] += offset
 

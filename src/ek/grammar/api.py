@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sys
 from typing import BinaryIO
 
 import attrs
 
-from ek.boundedread import TooLargeError, open_input, read_at_most
+from ek.boundedread import STDIN_NAME, TooLargeError, open_input, read_at_most, stdin_stream
 from ek.grammar.checker import check
 from ek.grammar.comments import comment_problems
 from ek.grammar.diagnostics import Diagnostic, SchemaError
@@ -72,22 +71,15 @@ def load(path: str | os.PathLike[str]) -> GraphGrammar:
     return _loaded(read_bytes(name), name)
 
 
-#: The name a schema read from standard input goes by in diagnostics (and as ``source_path``).
-STDIN_NAME = "<stdin>"
-
-
 def read_argument(path: str) -> tuple[bytes, str]:
     """The bytes of a command's schema argument and the name its diagnostics give it: ``-`` is standard input,
-    named :data:`STDIN_NAME` (``ek lint -``, ``ek fmt -``, ``ek export -``); anything else a file, as
-    :func:`read_bytes` reads it. A library call's :func:`load` reads a file named ``-``."""
+    named :data:`ek.boundedread.STDIN_NAME` (``ek lint -``, ``ek fmt -``, ``ek diff``, ``ek export -``); anything
+    else a file, as :func:`read_bytes` reads it. A library call's :func:`load` reads a file named ``-``."""
     if path != "-":
         return read_bytes(path), path
-    stdin = sys.stdin
-    if stdin is None:  # a process started with its stdin closed (``<&-``)
-        raise SchemaError([Diagnostic(STDIN_NAME, 1, 1, "cannot read schema: standard input is closed")])
     try:
-        return read_schema_stream(stdin.buffer, STDIN_NAME), STDIN_NAME
-    except OSError as err:
+        return read_schema_stream(stdin_stream(), STDIN_NAME), STDIN_NAME
+    except OSError as err:  # closed (``<&-``), or unreadable
         raise SchemaError([Diagnostic(STDIN_NAME, 1, 1, f"cannot read schema: {err.strerror or err}")]) from err
 
 

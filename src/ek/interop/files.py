@@ -16,7 +16,7 @@ import sys
 from typing import Any
 
 from ek.atomicfile import write_text_atomic, writes_over
-from ek.boundedread import TooLargeError, open_input, read_at_most
+from ek.boundedread import TooLargeError, argument_name, open_input, read_at_most, stdin_stream
 from ek.grammar.diagnostics import shown
 from ek.grammar.strings import lone_surrogate
 from ek.interop.issues import child
@@ -107,22 +107,24 @@ def read_json_or_lines(text: str, where: str) -> Any:
 
 
 def read_text(path: str) -> str:
-    """The UTF-8 text of ``path`` (``-``: stdin); unreadable files, what is not a file (a named pipe, a device:
-    :func:`ek.boundedread.open_input`), and files or streams of more than
-    :data:`ek.limits.SCHEMA_FILE_MAX_BYTES` (read no further), are a ``ValueError`` naming them."""
+    """The UTF-8 text of ``path`` (``-``: stdin); unreadable files (and a closed stdin), what is not a file (a named
+    pipe, a device: :func:`ek.boundedread.open_input`), and files or streams of more than
+    :data:`ek.limits.SCHEMA_FILE_MAX_BYTES` (read no further), are a ``ValueError`` naming them as messages name
+    them (:func:`ek.boundedread.argument_name`: stdin is ``<stdin>``)."""
+    where = argument_name(path)
     try:
         if path == "-":
-            data = read_at_most(sys.stdin.buffer, SCHEMA_FILE_MAX_BYTES, "the input")
+            data = read_at_most(stdin_stream(), SCHEMA_FILE_MAX_BYTES, "the input")
         else:
             with open_input(path) as stream:
                 data = read_at_most(stream, SCHEMA_FILE_MAX_BYTES, "the file")
         return data.decode("utf-8-sig")  # (a byte order mark, as Windows tools write one, is no part of the JSON)
     except OSError as exc:
-        raise ValueError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        raise ValueError(f"{where}: cannot read: {exc.strerror or exc}") from None
     except TooLargeError as exc:
-        raise ValueError(f"{path}: cannot read: {exc}") from None
+        raise ValueError(f"{where}: cannot read: {exc}") from None
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not UTF-8: {exc.reason} at byte {exc.start}") from None
+        raise ValueError(f"{where}: not UTF-8: {exc.reason} at byte {exc.start}") from None
 
 
 def write_output(text: str, path: str | None, command: str, source: str) -> bool:

@@ -129,11 +129,13 @@ def _abstention(summary: Any) -> dict[str, int]:
 def _repeats(summary: Any, files: tuple[FileSpan, ...] = (), *, gold_checked: bool = True) -> dict[str, Any] | None:
     """pass@k, pass^k and the spread of per-sample accuracy over tasks, and the tasks whose samples have
     different gold (the first :data:`MIXED_GOLD_TASKS_LISTED`, each with its first line and its first line of
-    other gold, located in ``files``; all counted); null when no line names a task."""
+    other gold, located in ``files``; all counted), and apart from them those whose samples are scored with
+    different grammars (the same, with the two lines' grammars); null when no line names a task."""
     counts = summary.task_counts()
     if not counts:
         return None
     mixed = summary.mixed_gold_tasks()
+    grammars = summary.mixed_grammar_tasks()
     samples_min = min(n for n, _c in counts.values())
     rates = mean_pass_rates(list(counts.values()), pass_k_values(samples_min))
     values = summary.sample_accuracy(samples_min)
@@ -150,6 +152,10 @@ def _repeats(summary: Any, files: tuple[FileSpan, ...] = (), *, gold_checked: bo
         "tasks_with_different_gold": len(mixed) if gold_checked else None,  # None: --task-gold ignore
         "different_gold": [{"task": task, "lines": [_where(first, files), _where(other, files)]}
                            for task, first, other in mixed[:MIXED_GOLD_TASKS_LISTED]],
+        "tasks_with_different_grammar": len(grammars) if gold_checked else None,
+        "different_grammar": [{"task": task, "lines": [_where(first, files), _where(other, files)],
+                               "grammars": [grammar, other_grammar]}
+                              for task, first, other, grammar, other_grammar in grammars[:MIXED_GOLD_TASKS_LISTED]],
     }
 
 

@@ -117,10 +117,15 @@ def _episode_sections(report: dict[str, Any]) -> list[str]:
         spread = rep["sample_accuracy"]
         out.append(f"  per-sample accuracy over {len(spread['values'])} samples: mean {_ratio(spread['mean'])}, "
                    f"min {_ratio(spread['min'])}, max {_ratio(spread['max'])}, stdev {_ratio(spread['stdev'])}")
+        files = len(report["corpus"].get("files") or ())
         mixed = rep.get("tasks_with_different_gold", 0)
         if mixed:
             out.append(f"  warning: {MIXED_GOLD_WARNING.format(mixed)}:")
-            out.extend(f"    {entry}" for entry in different_gold(rep, len(report["corpus"].get("files") or ())))
+            out.extend(f"    {entry}" for entry in different_gold(rep, files))
+        mixed = rep.get("tasks_with_different_grammar", 0)
+        if mixed:
+            out.append(f"  warning: {MIXED_GRAMMAR_WARNING.format(mixed)}:")
+            out.extend(f"    {entry}" for entry in different_grammar(rep, files))
     return out
 
 
@@ -137,6 +142,25 @@ def different_gold(rep: dict[str, Any], files: int, limit: int | None = None) ->
     out = [f"task {shown_task(m['task'])}: {_place(m['lines'][0], files)} and {_place(m['lines'][1], files)} "
            "have different gold" for m in listed]
     more = rep["tasks_with_different_gold"] - len(listed)
+    if more:
+        out.append(f"... and {more:,} more task(s)")
+    return out
+
+
+#: What a run's tasks scored with different grammars mean (``{}``: how many), on stderr and in the table.
+MIXED_GRAMMAR_WARNING = ("{} task(s) have samples scored with different grammars, so pass@k, pass^k and a bootstrap "
+                         "over tasks mix one question held to different schemas")
+
+
+def different_grammar(rep: dict[str, Any], files: int, limit: int | None = None) -> list[str]:
+    """The tasks of a report's ``repeats`` whose samples are scored with different grammars, as lines of text: each
+    task with a line of either grammar and the two grammars, the first ``limit`` (default: all the report lists),
+    then how many more."""
+    listed = rep["different_grammar"][:limit]
+    out = [f"task {shown_task(m['task'])}: {_place(m['lines'][0], files)} is scored with "
+           f"{printable(m['grammars'][0])} and {_place(m['lines'][1], files)} with {printable(m['grammars'][1])}"
+           for m in listed]
+    more = rep["tasks_with_different_grammar"] - len(listed)
     if more:
         out.append(f"... and {more:,} more task(s)")
     return out
@@ -282,4 +306,4 @@ def render_report(report: dict[str, Any], *, max_errors: int = 20) -> str:
     return "\n".join(out)
 
 
-__all__ = ["MIXED_GOLD_WARNING", "different_gold", "format_table", "grammar_text", "render_report", "shown_task"]
+__all__ = ["MIXED_GOLD_WARNING", "MIXED_GRAMMAR_WARNING", "different_gold", "different_grammar", "format_table", "grammar_text", "render_report", "shown_task"]
