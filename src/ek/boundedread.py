@@ -30,16 +30,19 @@ DESCRIPTOR_PATH = re.compile(r"/dev/stdin|/dev/fd/[0-9]+|/proc/(?:self|thread-se
 
 
 def not_a_file(mode: int, streams: bool) -> str | None:
-    """What a path of this ``st_mode`` is, when :func:`open_input` refuses it (``streams``: named pipes and
-    devices are read); None when it is read (a regular file; a folder, which ``open`` refuses by itself)."""
+    """What a path of this ``st_mode`` is, when :func:`open_input` refuses it (``streams``: named pipes are
+    read); None when it is read (a regular file; a folder, which ``open`` refuses by itself).
+
+    A device is refused either way: ``/dev/zero`` or ``/dev/urandom`` named as a corpus never ends (a run of
+    error lines, forever), a disk is no corpus, and ``/dev/null`` holds nothing. Standard input, whatever it
+    is (a terminal, ``< /dev/zero``), is read through ``-`` or a descriptor path (:data:`DESCRIPTOR_PATH`),
+    which the user's own redirect bounds."""
     if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
         return None
     if stat.S_ISSOCK(mode):
         return "a socket, not a file"
-    if streams:
-        return None
     if stat.S_ISFIFO(mode):
-        return "a named pipe (FIFO), not a file: opening it would wait for a writer"
+        return None if streams else "a named pipe (FIFO), not a file: opening it would wait for a writer"
     return "a device, not a file"
 
 
@@ -47,6 +50,8 @@ def path_not_a_file(path: str | os.PathLike[str], *, streams: bool) -> str | Non
     """:func:`not_a_file` of what ``path`` names now; None also when it cannot be looked at (gone, unreadable:
     opening it says why). For a check made before a run starts, on every path given (``ek score``'s inputs, what
     a glob found)."""
+    if DESCRIPTOR_PATH.fullmatch(os.fspath(path)):
+        return None  # open already (stdin, <(...)): read as open_input reads it, whatever it is
     try:
         return not_a_file(os.stat(path).st_mode, streams)
     except OSError:
@@ -57,8 +62,8 @@ def open_input(path: str | os.PathLike[str], *, streams: bool = False) -> Binary
     """``path`` opened to read its bytes, or an ``OSError`` naming it (:class:`NotAFileError` for what is refused).
 
     Read: a regular file, and a descriptor path (:data:`DESCRIPTOR_PATH`: ``/dev/stdin``, ``/dev/fd/N``), which
-    is open already. Refused before it is opened: a socket, and unless ``streams`` a named pipe (FIFO) or a
-    device (``/dev/zero``, a terminal). ``streams`` is for a corpus or gold file the user names: a named pipe
+    is open already. Refused before it is opened: a socket, a device (``/dev/zero``, a terminal), and unless
+    ``streams`` a named pipe (FIFO). ``streams`` is for a corpus or gold file the user names: a named pipe
     is then opened as ``cat`` opens it, waiting for its writer. A regular file is opened without waiting, then
     checked again, so a pipe put in its place in between is refused too.
 

@@ -210,6 +210,24 @@ def test_a_named_pipe_is_read_when_named_and_refused_when_a_glob_finds_it(tmp_pa
         assert proc.returncode == 2 and f"{tmp_path / 's.jsonl'}: a socket, not a file" in proc.stderr, proc.stderr
 
 
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom", "/dev/null"])
+def test_a_device_named_as_a_corpus_or_gold_is_refused_before_the_run(tmp_path: Path, device: str) -> None:
+    """``ek score /dev/zero`` read 64 MiB error lines for ever; ``ek compare /dev/zero B`` too. A device is no
+    corpus: refused at once (exit 2), naming it, as a schema reader refuses it. Standard input is still read,
+    whatever it is, through ``-`` and ``/dev/stdin``."""
+    if not os.path.exists(device):
+        pytest.skip(f"no {device} here")
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text(json.dumps({"id": "1", "pred": OK, "gold": G}) + "\n", encoding="utf-8")
+    for args in (["score", device], ["score", corpus, "--gold", device], ["compare", device, corpus],
+                 ["compare", corpus, corpus, "--gold", device]):
+        proc = run_ek(*args, timeout=30)
+        assert proc.returncode == 2 and f"{device}: a device, not a file" in proc.stderr, (args, proc.stderr)
+    for path in ("-", "/dev/stdin"):
+        proc = run_ek("score", path, stdin_file=corpus, timeout=60)
+        assert proc.returncode == 0 and "1 episodes scored" in proc.stdout, proc.stderr
+
+
 def test_jobs_read_a_piped_gold_file_once(tmp_path: Path) -> None:
     import subprocess
     import sys
