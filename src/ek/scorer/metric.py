@@ -242,6 +242,8 @@ class _Context:
         #: tool -> (its declared argument names, its compiled check or None): see violations
         self._checks: dict[str, tuple[frozenset[str], Callable[[Mapping[str, Any]], Sequence[Any]] | None]] = {}
         self._validator: Callable[[str, Mapping[str, Any]], Sequence[Any]] | None = None
+        #: no grammar to say an argument is optional, or BFCL mode: a null is a value (without_nulls)
+        self._keeps_nulls = grammar is None or is_bfcl_mode(canon)
         if grammar is not None and validate:
             self._validator = validator_for(source if _generated(source) else grammar)
 
@@ -278,11 +280,16 @@ class _Context:
         Both sides are read so (a gold null, too, is an omission). Not without a grammar (nothing says an
         argument is optional) nor in BFCL mode (BFCL's checker takes a ``None`` as a value of the wrong type).
         """
-        if self.grammar is None or is_bfcl_mode(self.canon):
+        if self._keeps_nulls:
+            return steps
+        for step in steps:  # fast path: most outputs and golds hold no null at all
+            if None in step.args.values():
+                break
+        else:
             return steps
         out: list[Step] | None = None
         for i, step in enumerate(steps):
-            if None not in step.args.values():  # fast path: most calls hold no null at all
+            if None not in step.args.values():
                 continue
             rules = self.rules(step.name)
             if rules is None:
