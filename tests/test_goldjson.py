@@ -30,3 +30,26 @@ def test_name_and_arguments_pairs_read_as_the_api_takes_them() -> None:
 def test_a_pair_of_another_shape_is_refused_naming_the_call(call: Any, message: str) -> None:
     with pytest.raises(TypeError, match=message):
         gold_from_json([call])
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    ({"name": "f", "parameters": {"x": 1}},
+     r"""gold\[0\] 'f': no "arguments" key, but 'parameters' given: a gold call's arguments go under "arguments\""""),
+    ({"name": "f", "input": {"x": 1}}, r"""gold\[0\] 'f': no "arguments" key, but 'input' given"""),
+    ({"name": "f", "argumnets": {"x": 1}}, r"""gold\[0\] 'f': no "arguments" key, but 'argumnets' given"""),
+    ({"name": "f", "arguments": {"x": 1}, "args": {"x": 2}},
+     r"gold\[0\] 'f': ambiguous call, both 'arguments' and 'args' given"),
+])
+def test_arguments_under_another_key_are_refused_not_read_as_none(call: Any, message: str) -> None:
+    # read as a call without arguments, f() would score exact and f(x=1), the meant call, wrong
+    with pytest.raises(TypeError, match=message):
+        gold_from_json([call])
+
+
+@pytest.mark.parametrize("call", [
+    {"name": "f", "arguments": {"x": 1}, "id": "call_0", "type": "function"},  # beside "arguments": in the way of none
+    {"name": "f", "arguments": {"x": 1}, "args": None, "after": None},  # Arrow's None for a field other rows have
+    {"name": "f", "args": {"x": 1}},
+])
+def test_keys_that_lose_no_argument_are_still_taken(call: dict[str, Any]) -> None:
+    assert gold_from_json([call]) == [Step("f", {"x": 1})]

@@ -115,6 +115,8 @@ def gold_from_json(calls: Any, where: str = "gold") -> list[Step]:
                             f'got {call!r:.80}')
         if not call["name"].strip():  # no output can name it: scored, it would only ever count as missed
             raise TypeError(f"{here}: a gold call names the tool it expects; got an empty name {call['name']!r}")
+        if "args" in call or not _CALL_KEYS.issuperset(call):  # fast path: name, arguments and after only
+            _refuse_misnamed_arguments(call, here)
         args = call["arguments"] if "arguments" in call else call.get("args", {})
         if not (type(args) is dict or isinstance(args, Mapping)):
             raise TypeError(f"{here} {call['name']!r}: arguments must be an object, got {type(args).__name__}")
@@ -132,6 +134,30 @@ def gold_from_json(calls: Any, where: str = "gold") -> list[Step]:
     if constrained:  # fast path: calls without "after" have no constraint to check (after_of would pass them)
         after_of(out, where)
     return out
+
+
+#: The keys a gold call object is read by; ``args`` is ``arguments``' other name.
+_CALL_KEYS = frozenset({"name", "arguments", "args", "after"})
+
+
+def _refuse_misnamed_arguments(call: Mapping[str, Any], here: str) -> None:
+    """Refuse a call whose arguments would be lost: under a key this reader does not take
+    (``parameters``, ``input``, a misspelling) with no ``arguments``, or under both ``arguments`` and ``args``.
+
+    Read as it was, the call had no arguments, so a prediction calling the tool bare was scored right and
+    one giving the intended arguments wrong, without a word. Other keys beside ``arguments`` (an ``id``, a
+    ``type``) are kept out of the way as before, and a key holding ``None`` is no key (Arrow fills a
+    dataset's missing struct fields with ``None``).
+    """
+    given = [k for k in ("arguments", "args") if call.get(k) is not None]
+    if len(given) == 2:
+        raise TypeError(f"{here} {call['name']!r}: ambiguous call, both 'arguments' and 'args' given")
+    if given or "arguments" in call or "args" in call:
+        return
+    others = [k for k, v in call.items() if k not in _CALL_KEYS and v is not None]
+    if others:
+        raise TypeError(f'{here} {call["name"]!r}: no "arguments" key, but {str(others[0])!r:.40} given: '
+                        f'a gold call\'s arguments go under "arguments"')
 
 
 def gold_to_json(calls: Sequence[Step]) -> list[dict[str, Any]] | str:

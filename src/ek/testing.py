@@ -15,8 +15,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ek.calls import ANY_CALL
 from ek.scorer.accounting import Score
 from ek.scorer.alignment import alignment_dict, format_alignment
+from ek.scorer.goldcheck import invalid_gold_reason
 from ek.scorer.metric import ToolCallMetric
 
 
@@ -48,8 +50,21 @@ def assert_calls(pred: Any, gold: Any, grammar: Any = None, level: str = "call",
     if score.fp or score.fn or explanation.parse_error:
         head = (f"tool calls differ from gold (TP {_num(score.tp)}, FP {_num(score.fp)}, FN {_num(score.fn)}; "
                 f"F1 {score.f1:.3f}, level {level})")
-        raise AssertionError(head + "\n" + format_alignment(alignment_dict(explanation)))
+        raise AssertionError(_gold_unfit(metric, gold) + head + "\n" + format_alignment(alignment_dict(explanation)))
     return score
+
+
+def _gold_unfit(metric: ToolCallMetric, gold: Any) -> str:
+    """The line that says the gold itself breaks the grammar, when it does ('' otherwise).
+
+    No call the grammar accepts can match such a gold, so the diff alone blames the prediction (``origin:
+    invalid_value expected "sfo", got "sfo"``) for a mistake in the test; ``ek score`` makes such a line an
+    error and the rewards refuse such a label. Asked only once the assertion fails: a passing test pays nothing.
+    """
+    if metric.grammar is None or gold is ANY_CALL:
+        return ""
+    problems = metric.gold_problems(gold)
+    return f"{invalid_gold_reason(metric.grammar, problems)} (fix the test's gold)\n" if problems else ""
 
 
 __all__ = ["assert_calls"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -37,3 +39,19 @@ def test_report_header_names_every_grammar_used() -> None:
     proc = run_ek("score", EXAMPLE / "corpus.jsonl", "--grammar", EXAMPLE / "travel-v2.ek")
     header = proc.stdout.split("\n\n", 1)[0]
     assert "grammars used: " in header and "travel-v2.ek (28 episodes), travel@1 (2 episodes)" in header
+
+
+def test_a_worst_episode_that_lost_no_weight_says_its_output_was_unreadable(tmp_path) -> None:
+    """Gold ``[]`` and an unreadable output: no unit is lost (nothing was expected), but the episode is not
+    exact (an unreadable output is never an abstention), so the worst list shows it; its row says why, in
+    the table and in the HTML report, instead of F1 1.0, lost 0 and nothing more."""
+    from ekcli import run_ek, write_lines
+
+    corpus = write_lines(tmp_path / "c.jsonl", [{"id": "broken", "pred": "<tool_call>\n</tool_call>", "gold": []}])
+    html = tmp_path / "r.html"
+    proc = run_ek("score", corpus, "--html", html)
+    (row,) = [line for line in proc.stdout.splitlines() if " broken " in line]
+    assert row.split()[2:4] == ["1.0000", "0"]
+    assert "unreadable output: hermes: line 1, column 1: an empty" in row  # the reason, clipped to the column
+    assert re.search(r"<code>broken</code>.*?</td></tr>", html.read_text(encoding="utf-8"), re.S).group(0) \
+        .endswith("<td>unreadable output</td></tr>")

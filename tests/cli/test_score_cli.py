@@ -301,3 +301,19 @@ def test_a_gold_call_with_an_empty_tool_name_is_an_error_line(tmp_path: Path) ->
     (error,) = report["errors"]
     assert error["line"] == 2 and error["id"] == "nameless"
     assert "gold call names the tool it expects; got an empty name ''" in error["reason"]
+
+
+def test_a_gold_call_whose_arguments_are_under_another_key_is_an_error_line(tmp_path: Path) -> None:
+    # read as get_weather() with no arguments, a bare call would score exact and the meant call wrong
+    corpus = write_lines(tmp_path / "c.jsonl", [
+        {"id": "ok", "pred": "get_weather(location='Paris')", "gold": GOOD_GOLD},
+        {"id": "params", "pred": "get_weather()", "gold": [{"name": "get_weather", "parameters": {"location": "Paris"}}]},
+    ])
+    out = tmp_path / "r.json"
+    proc = run_ek("score", corpus, "--json", out)
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(out.read_text())
+    assert (report["corpus"]["episodes_scored"], report["corpus"]["error_lines"]) == (1, 1)
+    (error,) = report["errors"]
+    assert error["line"] == 2 and error["id"] == "params"
+    assert """gold[0] 'get_weather': no "arguments" key, but 'parameters' given""" in error["reason"]

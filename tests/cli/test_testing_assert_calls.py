@@ -93,3 +93,19 @@ def test_testing_assert_calls_types_bare_text_values_by_the_grammar() -> None:
     assert_calls(qwen, gold, grammar=SCHEMAS / "travel-v2.ek", format="qwen3-coder")  # flight_id: str
     with pytest.raises(AssertionError, match="flight_id"):
         assert_calls(qwen, gold, format="qwen3-coder")  # no grammar: bare 123 reads as a number
+
+
+def test_testing_assert_calls_says_when_the_gold_itself_breaks_the_grammar() -> None:
+    """A gold no valid call can match: the diff alone blamed the prediction ('expected "sfo", got "sfo"');
+    the failure now says first that the test's gold does not fit the grammar, as ek score says of such a line."""
+    call = {"origin": "sfo", "destination": "JFK", "date": "2025-03-14"}
+    with pytest.raises(AssertionError) as info:
+        assert_calls([Step("search_flights", call)], [Step("search_flights", call)], grammar=SCHEMAS / "travel-v2.ek")
+    first, second = str(info.value).splitlines()[:2]
+    assert first == ("gold does not fit travel@2: gold[0] search_flights: $.origin: must fully match /[A-Z]{3}/, "
+                     "got 'sfo' (fix the test's gold)")
+    assert second.startswith("tool calls differ from gold")
+    with pytest.raises(AssertionError) as info:  # a gold that fits: the diff as before
+        assert_calls([Step("search_flights", {**call, "origin": "SFO"})],
+                     [Step("search_flights", {**call, "origin": "BOS"})], grammar=SCHEMAS / "travel-v2.ek")
+    assert str(info.value).startswith("tool calls differ from gold")

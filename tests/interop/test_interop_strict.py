@@ -37,6 +37,19 @@ def test_a_strict_tool_imports_its_nullable_properties_as_optional_arguments() -
     assert issue.path == "$[0].function.strict" and "--openai-strict" in issue.message
 
 
+def test_a_strict_mode_call_sending_null_for_what_it_leaves_out_scores_exact() -> None:
+    """Strict mode makes the model send ``"units": null`` when it means no units: imported as ``units: ...?``,
+    that null is the omission the grammar reads it as, so the call matches gold that leaves units out."""
+    from ek import ToolCallMetric
+
+    grammar = import_tools(WEATHER, "openai").grammar
+    message = {"role": "assistant", "content": None, "tool_calls": [{"id": "call_0", "type": "function", "function": {
+        "name": "get_weather", "arguments": json.dumps({"location": "Paris, France", "units": None})}}]}
+    gold = [("get_weather", {"location": "Paris, France"})]
+    for level in ("call", "arg"):
+        assert ToolCallMetric(level, grammar=grammar)(message, gold).f1 == 1.0
+
+
 def _props(props: dict[str, Any], required: list[str]) -> Any:
     schema = {"type": "object", "properties": props, "required": required, "$defs": {"D": {"type": "integer"}}}
     return import_tools([{"name": "t", "input_schema": schema}], "anthropic")

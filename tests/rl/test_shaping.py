@@ -222,6 +222,15 @@ def test_a_gold_call_with_an_empty_tool_name_is_a_value_error_naming_the_row() -
         compute_score("ek", "f(x=1)", empty, {})
 
 
+def test_gold_arguments_under_another_key_are_a_value_error_naming_the_row() -> None:
+    # read as f() with no arguments, the policy would be rewarded for calling f bare
+    misnamed = '[{"name": "f", "input": {"x": 1}}]'
+    with pytest.raises(ValueError, match=r"""^gold\[0\]\[0\] 'f': no "arguments" key, but 'input' given"""):
+        make_tool_call_reward()(["f()"], gold_calls=[misnamed])
+    with pytest.raises(ValueError, match=r"ground_truth \(data_source 'ek'\)\[0\] 'f': no \"arguments\" key"):
+        compute_score("ek", "f()", misnamed, {})
+
+
 @pytest.mark.parametrize(("gold", "problem"), [
     ([{"name": "frobnicate", "arguments": {}}], "gold[0] frobnicate: $: unknown tool 'frobnicate'"),
     ([{"name": "get_weather", "arguments": {"location": 5}}], "gold[0] get_weather: $.location: expected str, got int"),

@@ -91,7 +91,8 @@ def episodes(draw):
 def _general(metric, pred, gold):
     """The general path's score of the same episode (the fast path skipped)."""
     ctx = metric._ctx
-    p, g = coerce_calls(pred, "pred"), coerce_calls(gold, "gold")
+    # a null for an optional argument is left out as the calls are read, before any path (without_nulls)
+    p, g = ctx.without_nulls(coerce_calls(pred, "pred")), ctx.without_nulls(coerce_calls(gold, "gold"))
     return metric._score_paired(p, g, ctx, [ctx.violations(s) for s in p], None)
 
 
@@ -218,7 +219,7 @@ def test_an_unreadable_output_scores_and_explains_as_the_general_path(output, go
     if error is None:
         _same(score, _general(metric, metric.read(output), gold))
         return
-    g = coerce_calls(gold, "gold")
+    g = metric._ctx.without_nulls(coerce_calls(gold, "gold"))
     general = metric._score_paired((), g, metric._ctx, [], error, cut_short)
     _same(score, general)
     assert score.explanation.parse_error == error and score.explanation.cut_short == cut_short

@@ -29,7 +29,8 @@ rows = st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.sampled_from(STAT
 def _general(metric, pred, gold):
     """The general path's score of the same episode (every fast path skipped)."""
     ctx = metric._ctx
-    p, g = coerce_calls(pred, "pred"), coerce_calls(gold, "gold")
+    # a null for an optional argument is left out as the calls are read, before any path (without_nulls)
+    p, g = ctx.without_nulls(coerce_calls(pred, "pred")), ctx.without_nulls(coerce_calls(gold, "gold"))
     return metric._score_paired(p, g, ctx, [ctx.violations(s) for s in p], None)
 
 

@@ -55,6 +55,31 @@ def test_omitting_an_argument_whose_default_is_wrong_is_the_same_error_as_giving
 
 
 @pytest.mark.parametrize("level", ["call", "arg"])
+@pytest.mark.parametrize(("pred_args", "gold_args"), [
+    ({"origin": "BER", "note": None}, {"origin": "BER"}),             # OpenAI strict mode's null: left out
+    ({"origin": "BER", "passengers": None}, {"origin": "BER"}),       # left out, so the default applies
+    ({"origin": "BER"}, {"origin": "BER", "note": None}),             # a gold null is an omission too
+    ({"origin": "BER", "note": None}, {"origin": "BER", "note": None}),
+])
+def test_a_null_for_an_optional_argument_is_scored_as_left_out(level, pred_args, gold_args):
+    """The grammar reads null for an optional argument as not given (its validator, its generated classes,
+    ek import of a strict tool): so does the scorer, on both sides; it was a hallucinated or a wrong value."""
+    score = run(level, pred_args, gold_args)
+    assert score.f1 == 1.0 and units(score) == units(run(level, {"origin": "BER"}, {"origin": "BER"}))
+    prepared = ToolCallMetric(level, grammar=SCHEMA)
+    assert units(prepared([("search", pred_args)], prepared.prepare([("search", gold_args)]))) == units(score)
+
+
+@pytest.mark.parametrize("level", ["call", "arg"])
+def test_a_null_stays_a_value_where_nothing_says_the_argument_is_optional(level):
+    """A required argument's null is a wrong value (the validator refuses it); without a grammar, or in BFCL
+    mode (BFCL's checker takes None as a value of the wrong type), a null is a value like any other."""
+    assert run(level, {"origin": None}, {"origin": "BER"}).f1 < 1.0
+    for metric in (ToolCallMetric(level), ToolCallMetric(level, grammar=SCHEMA, canonicalizer="bfcl")):
+        assert metric([("search", {"origin": "BER", "note": None})], [("search", {"origin": "BER"})]).f1 < 1.0
+
+
+@pytest.mark.parametrize("level", ["call", "arg"])
 def test_gold_omitting_an_argument_mirrors_the_prediction_omitting_it(level):
     """Swap the sides: the same units, FP and FN exchanged (wrong_value has both, so equal)."""
     pred_omits = run(level, {"origin": "BER"}, {"origin": "BER", "passengers": 2})

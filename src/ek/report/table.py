@@ -73,6 +73,17 @@ def _abstention_rows(ab: dict[str, int] | None) -> list[str]:
         align="lrl")]
 
 
+def _main_reasons(episode: dict[str, Any]) -> str:
+    """A worst episode's costliest reasons; for one that lost no weight, why it is not exact.
+
+    An unreadable output where gold is ``[]`` costs no unit (nothing was expected) yet is never an
+    abstention: without this the row would read F1 1.0, lost 0 and no reason at all.
+    """
+    if not episode["reasons"] and episode.get("parse_error"):
+        return f"unreadable output: {episode['parse_error']}"
+    return ", ".join(f"{r['reason']} {_num(r['weight'])}" for r in episode["reasons"][:3])
+
+
 def _episode_sections(report: dict[str, Any]) -> list[str]:
     """Episode accuracy, per turn (when some episode has more than one), per category, and repeated runs."""
     out: list[str] = []
@@ -284,7 +295,7 @@ def render_report(report: dict[str, Any], *, max_errors: int = 20) -> str:
             ["line", "id", "F1", "lost", *(["first failing turn"] if multi else []), "main reasons"],
             [[e["line"], "" if e["id"] is None else e["id"], _ratio(e["f1"]), _num(e["lost"]),
               *([f"{e['first_failing_turn']} of {e['turns']}"] if multi else []),
-              ", ".join(f"{r['reason']} {_num(r['weight'])}" for r in e["reasons"][:3])]
+              _main_reasons(e)]
              for e in report["worst_episodes"]],
             align="rlrrrl" if multi else "rlrrl", max_width=60))
     for title, key in (("Error lines (not scored)", "errors"), ("Gold file errors", "gold_file_errors"),

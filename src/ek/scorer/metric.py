@@ -173,6 +173,8 @@ class PreparedGold:
     #: (:class:`~ek.scorer.exact.ExactPlan`; None when the metric's order rules that path out)
     _context: Any = attrs.field(repr=False)
     _exact: Any = attrs.field(repr=False)
+    #: the calls as that context scores them (:meth:`_Context.without_nulls`); None: ``steps``, read again
+    _read: Any = attrs.field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -240,6 +242,8 @@ class _Context:
         #: tool -> (its declared argument names, its compiled check or None): see violations
         self._checks: dict[str, tuple[frozenset[str], Callable[[Mapping[str, Any]], Sequence[Any]] | None]] = {}
         self._validator: Callable[[str, Mapping[str, Any]], Sequence[Any]] | None = None
+        #: no grammar to say an argument is optional, or BFCL mode: a null is a value (without_nulls)
+        self._keeps_nulls = grammar is None or is_bfcl_mode(canon)
         if grammar is not None and validate:
             self._validator = validator_for(source if _generated(source) else grammar)
 
@@ -265,6 +269,37 @@ class _Context:
 
     def known(self, tool: str) -> bool:
         return self.grammar is None or self.grammar.tool(tool) is not None
+
+    def without_nulls(self, steps: tuple[Step, ...]) -> tuple[Step, ...]:
+        """``steps`` with each ``null`` (``None``) given for an optional argument left out, as if not given.
+
+        The grammar's own reading of such a null (its validator, generated classes, ``ek import`` of a
+        strict tool): OpenAI's strict mode has the model send every optional argument, ``null`` where it
+        means to leave it out, and gold rarely writes those nulls. Scored as a value, each was a
+        hallucinated argument, and every strict-mode call with an optional argument left out was wrong.
+        Both sides are read so (a gold null, too, is an omission). Not without a grammar (nothing says an
+        argument is optional) nor in BFCL mode (BFCL's checker takes a ``None`` as a value of the wrong type).
+        """
+        if self._keeps_nulls:
+            return steps
+        for step in steps:  # fast path: most outputs and golds hold no null at all
+            if None in step.args.values():
+                break
+        else:
+            return steps
+        out: list[Step] | None = None
+        for i, step in enumerate(steps):
+            if None not in step.args.values():
+                continue
+            rules = self.rules(step.name)
+            if rules is None:
+                continue
+            kept = {k: v for k, v in step.args.items()
+                    if v is not None or k not in rules or rules[k].required}
+            if len(kept) < len(step.args):
+                out = list(steps) if out is None else out
+                out[i] = attrs.evolve(step, args=kept)
+        return steps if out is None else tuple(out)
 
     def arg_type(self, tool: str, arg: str) -> str | None:
         """The declared kind of ``tool``'s argument (``int``, ``str``, ...), or None: the parser's type hint
@@ -1090,7 +1125,8 @@ class ToolCallMetric:
         """
         ctx = self._ctx if grammar is None else self._context(grammar)
         # a prepared gold's calls read at once (what coerce_calls gives for it, without the call)
-        g_steps = gold.steps if type(gold) is PreparedGold else () if gold is ANY_CALL else coerce_calls(gold, "gold")
+        g_steps = gold._read if type(gold) is PreparedGold and gold._context is ctx else () if gold is ANY_CALL \
+            else ctx.without_nulls(coerce_calls(gold, "gold"))
         parse_error, cut_short = None, False
         # Fast path of _read for a decoded BFCL list (most outputs a BFCL run scores): what parse_calls reads it
         # to, asked of the parser's own fast path directly (an empty list is no call, as coerce_calls has it)
@@ -1113,6 +1149,7 @@ class ToolCallMetric:
             p_steps = coerce_calls(pred, "pred")
         if gold is ANY_CALL:
             return _score_any_call(p_steps, parse_error, cut_short)
+        p_steps = ctx.without_nulls(p_steps)
         if explain_now:
             return self._score_explained(p_steps, g_steps, ctx, parse_error, cut_short)
         if type(gold) is PreparedGold and gold._context is ctx:
@@ -1143,9 +1180,10 @@ class ToolCallMetric:
         if gold is ANY_CALL:
             return gold  # type: ignore[no-any-return]
         ctx = self._ctx if grammar is None else self._context(grammar)
-        steps = coerce_calls(gold, "gold")
+        given = coerce_calls(gold, "gold")
+        steps = ctx.without_nulls(given)  # another metric reads the calls as given, under its own grammar
         plan = plan_exact(steps, ctx.rules, ctx.weight, ctx.canon, self.level) if self._unordered(steps) else None
-        return PreparedGold(steps, ctx, plan)
+        return PreparedGold(given, ctx, plan, steps)
 
     def _score(self, pred: tuple[Step, ...], gold: tuple[Step, ...], ctx: _Context,
                parse_error: str | None, cut_short: bool = False, plan: Any = _UNPREPARED) -> Score:
