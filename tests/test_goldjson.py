@@ -53,3 +53,11 @@ def test_arguments_under_another_key_are_refused_not_read_as_none(call: Any, mes
 ])
 def test_keys_that_lose_no_argument_are_still_taken(call: dict[str, Any]) -> None:
     assert gold_from_json([call]) == [Step("f", {"x": 1})]
+
+
+@pytest.mark.parametrize("call", [
+    {"name": "get_time", "id": "call_0", "type": "function"},  # a tool of no arguments, with ids beside it
+    {"name": "get_time", "call_id": "c1", "parameters": None},
+])
+def test_a_call_of_no_arguments_may_carry_keys_that_hold_no_object(call: dict[str, Any]) -> None:
+    assert gold_from_json([call]) == [Step("get_time", {})]

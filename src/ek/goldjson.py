@@ -141,20 +141,20 @@ _CALL_KEYS = frozenset({"name", "arguments", "args", "after"})
 
 
 def _refuse_misnamed_arguments(call: Mapping[str, Any], here: str) -> None:
-    """Refuse a call whose arguments would be lost: under a key this reader does not take
+    """Refuse a call whose arguments would be lost: an object under a key this reader does not take
     (``parameters``, ``input``, a misspelling) with no ``arguments``, or under both ``arguments`` and ``args``.
 
     Read as it was, the call had no arguments, so a prediction calling the tool bare was scored right and
-    one giving the intended arguments wrong, without a word. Other keys beside ``arguments`` (an ``id``, a
-    ``type``) are kept out of the way as before, and a key holding ``None`` is no key (Arrow fills a
-    dataset's missing struct fields with ``None``).
+    one giving the intended arguments wrong, without a word. Other keys (an ``id``, a ``type``: not objects,
+    so no arguments) are kept out of the way as before, with ``arguments`` or without it (a tool that takes
+    none), and a key holding ``None`` is no key (Arrow fills a dataset's missing struct fields with ``None``).
     """
     given = [k for k in ("arguments", "args") if call.get(k) is not None]
     if len(given) == 2:
         raise TypeError(f"{here} {call['name']!r}: ambiguous call, both 'arguments' and 'args' given")
     if given or "arguments" in call or "args" in call:
         return
-    others = [k for k, v in call.items() if k not in _CALL_KEYS and v is not None]
+    others = [k for k, v in call.items() if k not in _CALL_KEYS and isinstance(v, Mapping)]
     if others:
         raise TypeError(f'{here} {call["name"]!r}: no "arguments" key, but {str(others[0])!r:.40} given: '
                         f'a gold call\'s arguments go under "arguments"')
