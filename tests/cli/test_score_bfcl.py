@@ -451,3 +451,30 @@ def test_a_bfcl_folder_error_names_the_file_and_line(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "a folder without BFCL data files" in proc.stderr, proc.stderr
     proc = run_ek("score", corpus, "--gold", empty)
     assert proc.returncode == 2 and "is a folder, not a file" in proc.stderr, proc.stderr
+
+
+def test_no_validate_scores_values_as_bfcls_checker_does(tmp_path: Path) -> None:
+    """BFCL's checker compares values with its possible answers and never checks a question's enums: 'COMFORT'
+    for an enum of 'comfort' is right there (its strings are compared lowercased). ek validates by default, so
+    the value is invalid_value; --no-validate compares values only and agrees with BFCL."""
+    from ek.bfcl import check
+
+    function = {"name": "book_seat", "description": "Book a seat.", "parameters": {"type": "dict", "properties": {
+        "seat_class": {"type": "string", "enum": ["comfort", "economy"], "description": "The class."},
+        "row": {"type": "integer", "description": "The row."}}, "required": ["seat_class", "row"]}}
+    question = {"id": "simple_python_9000", "question": [[{"role": "user", "content": "A comfort seat, row 3."}]],
+                "function": [function]}
+    answer = {"id": "simple_python_9000", "ground_truth": [{"book_seat": {"seat_class": ["comfort"], "row": [3]}}]}
+    output = "[book_seat(seat_class='COMFORT', row=3)]"
+    assert check([function], [{"book_seat": {"seat_class": "COMFORT", "row": 3}}], answer["ground_truth"], "simple").valid
+    questions = write_lines(tmp_path / "q.json", [question])
+    answers = write_lines(tmp_path / "a.json", [answer])
+    corpus = write_lines(tmp_path / "result.json", [{"id": "simple_python_9000", "result": output}])
+    common = ["score", corpus, "--bfcl-questions", questions, "--bfcl-answers", answers, "--canonicalizer", "bfcl"]
+    checked, values = tmp_path / "checked.json", tmp_path / "values.json"
+    assert run_ek(*common, "--json", checked).returncode == 0
+    assert run_ek(*common, "--no-validate", "--json", values).returncode == 0
+    checked_report, values_report = json.loads(checked.read_text()), json.loads(values.read_text())
+    assert checked_report["accuracy"]["exact"] == 0 and checked_report["options"]["validate"] is True
+    assert [a["status"] for a in checked_report["per_argument"]] == ["invalid_value"]
+    assert values_report["accuracy"]["exact"] == 1 and values_report["options"]["validate"] is False

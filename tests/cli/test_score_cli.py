@@ -317,3 +317,24 @@ def test_a_gold_call_whose_arguments_are_under_another_key_is_an_error_line(tmp_
     (error,) = report["errors"]
     assert error["line"] == 2 and error["id"] == "params"
     assert """gold[0] 'get_weather': no "arguments" key, but 'parameters' given""" in error["reason"]
+
+
+def test_no_validate_compares_values_only_and_checks_no_gold(tmp_path: Path) -> None:
+    """travel@2's Airport is /[A-Z]{3}/: 'sfo' breaks it. Validated (the default), a predicted 'sfo' is an
+    invalid value and gold 'sfo' an error line; with --no-validate both are values, folded to one case."""
+    from ekcli import EXAMPLE
+
+    flight = {"name": "search_flights", "arguments": {"origin": "SFO", "destination": "JFK", "date": "2025-03-14"}}
+    bad_gold = {"name": "search_flights", "arguments": {"origin": "sfo", "destination": "JFK", "date": "2025-03-14"}}
+    corpus = write_lines(tmp_path / "c.jsonl", [
+        {"id": "p", "pred": "search_flights(origin='sfo', destination='JFK', date='2025-03-14')", "gold": [flight]},
+        {"id": "g", "pred": "search_flights(origin='SFO', destination='JFK', date='2025-03-14')", "gold": [bad_gold]},
+    ])
+    grammar = ["--grammar", EXAMPLE / "travel-v2.ek"]
+    validated = run_ek("score", corpus, *grammar, "--json", tmp_path / "v.json")
+    report = json.loads((tmp_path / "v.json").read_text())
+    assert validated.returncode == 1 and [e["id"] for e in report["errors"]] == ["g"]
+    assert report["accuracy"]["exact"] == 0 and report["per_argument"][0]["status"] == "invalid_value"
+    values = run_ek("score", corpus, *grammar, "--no-validate", "--json", tmp_path / "n.json")
+    report = json.loads((tmp_path / "n.json").read_text())
+    assert values.returncode == 0 and report["errors"] == [] and report["accuracy"]["exact"] == 2

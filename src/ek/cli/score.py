@@ -160,6 +160,10 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
                              "the order is out_of_order (FP and FN)")
     parser.add_argument("--canonicalizer", choices=sorted(CANONICALIZERS), default="fold",
                         help="how strings are compared where the grammar says nothing (default: fold)")
+    parser.add_argument("--no-validate", dest="validate", action="store_false",
+                        help="compare values only: a value the schema rejects (an enum, a pattern, a range) is not "
+                             "invalid_value, and gold is not checked against the schema, as BFCL's checker scores "
+                             "(types, weights, defaults and compare policies still apply)")
     parser.add_argument("--invalid-gold", choices=("error", "warn"), default="error",
                         help="gold calls the grammar rejects (unknown tool, missing required argument, a value "
                              "the schema refuses; every $oneOf alternative must fit): error (default: the line is "
@@ -361,7 +365,7 @@ def run_options(args: argparse.Namespace, **keep: Any) -> Any:
 
     return RunOptions(level=args.level, canonicalizer=args.canonicalizer, optimal=args.optimal,
                       order=args.order, format=run_format(args), grammar=args.grammar, search_path=tuple(args.search_path), gold_file=args.gold,
-                      invalid_gold=args.invalid_gold,
+                      invalid_gold=args.invalid_gold, validate=args.validate,
                       bfcl_answers=args.bfcl_answers, bfcl_questions=args.bfcl_questions,
                       bfcl_source=args.bfcl_source, underscore_to_dot=args.underscore_to_dot, **keep)
 

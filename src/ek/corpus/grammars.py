@@ -66,9 +66,9 @@ class MetricCache:
                  search_path: Sequence[str],
                  bfcl_functions: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
                  order: str = "gold", format: str = "auto",
-                 loader: Callable[[str, Sequence[str]], GraphGrammar] | None = None) -> None:
+                 loader: Callable[[str, Sequence[str]], GraphGrammar] | None = None, validate: bool = True) -> None:
         self._options: dict[str, Any] = {"level": level, "canonicalizer": canonicalizer, "optimal": optimal,
-                                         "order": order, "format": format}
+                                         "order": order, "format": format, "validate": validate}
         self.default_grammar = default_grammar
         self.search_path = tuple(search_path)
         if default_grammar is not None and os.path.isfile(default_grammar):
@@ -197,7 +197,8 @@ class MetricCache:
 
     def _bfcl_new(self, key: str | tuple[str, ...], functions: Any, *, validate: bool = True) -> ToolCallMetric:
         """The metric of ``functions``, built and kept in the LRU under ``key``."""
-        metric = ToolCallMetric(grammar=ek.bfcl.to_grammar(list(functions)).grammar, validate=validate, **self._options)
+        metric = ToolCallMetric(grammar=ek.bfcl.to_grammar(list(functions)).grammar,
+                                **{**self._options, "validate": validate and self._options["validate"]})
         self._bfcl[key] = metric
         if len(self._bfcl) > self.BFCL_CACHE:
             dropped, _ = self._bfcl.popitem(last=False)

@@ -104,6 +104,9 @@ class RunOptions:
     keep_export: bool = False
     #: gold the grammar rejects: "error" (the line is not scored) or "warn" (scored, and counted as a warning)
     invalid_gold: str = "error"
+    #: check predicted values (and gold) against the grammar's schemas (``--no-validate``: values compared only,
+    #: as BFCL's checker compares them)
+    validate: bool = True
     #: samples of one task scored against different gold or with different grammars (Summary.mixed_gold,
     #: Summary.mixed_grammar): "warn" (reported), "error" (reported, and ``ek score`` exits 1) or "ignore" (not
     #: compared); every line is scored either way
@@ -132,7 +135,7 @@ class RunOptions:
             functions = self.bfcl_functions()
         return MetricCache(level=self.level, canonicalizer=self.canonicalizer, optimal=self.optimal,
                            order=self.order, format=self.format, default_grammar=self.grammar,
-                           search_path=self.search_path, bfcl_functions=functions)
+                           search_path=self.search_path, bfcl_functions=functions, validate=self.validate)
 
     def load_gold(self, questions: Sequence[Question] | None = None, signatures: Signatures | None = None
                   ) -> tuple[dict[Any, GoldEntry] | None, list[LineError]]:

@@ -210,6 +210,7 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
             "bfcl_questions": options.bfcl_questions,
             "underscore_to_dot": options.underscore_to_dot,
             "invalid_gold": options.invalid_gold,
+            "validate": options.validate,
             "task_gold": options.task_gold,
         },
         "overall": {**overall,
