@@ -346,3 +346,34 @@ def test_a_call_written_with_a_space_is_still_read_and_a_broken_one_still_refuse
     assert parse_calls('get_weather (location="Paris")') == [Step("get_weather", {"location": "Paris"})]
     with pytest.raises(ParseError):
         parse_calls('get_weather (location="Par')
+
+
+def test_qwen3_coder_reads_a_function_whose_tool_call_open_tag_was_lost() -> None:
+    """vLLM's test_extract_tool_calls_streaming_missing_opening_tag: ``<function=...>...</function></tool_call>``
+    with no ``<tool_call>``; vLLM reads the call (auto took the ``</tool_call>`` for a stray Hermes tag, and
+    qwen3-coder refused it). A ``</tool_call>`` anywhere else is still a stray tag."""
+    text = "I'll check.\n\n<function=f>\n<parameter=city>\nDallas\n</parameter>\n</function>\n</tool_call>"
+    for how in ("qwen3-coder", "auto"):
+        assert parse_calls(text, how) == [Step("f", {"city": "Dallas"})]
+        with pytest.raises(ParseError, match="without an opening <tool_call>") as info:
+            parse_calls(text + " then </tool_call>", how)
+        assert info.value.format == "qwen3-coder" and info.value.position == (8, 19)
+
+
+@pytest.mark.parametrize(("text", "position", "fragment"), [
+    # vLLM's test_none_tool_calls_filtered: vLLM drops the first call and reads the second; ek read a tool named
+    # "bad_func_no_gt\n</function". A garbled call is an error, as every malformed call in ek is.
+    ("<tool_call>\n<function=bad_func_no_gt\n</function>\n</tool_call>\n<tool_call>\n<function=get_current_weather>\n"
+     "<parameter=city>Dallas</parameter>\n<parameter=state>TX</parameter>\n</function>\n</tool_call>", (2, 25),
+     "<function=NAME is not closed by '>' before a line break"),
+    ("<tool_call><function=f<x>\n</function></tool_call>", (1, 23), "<function=NAME is not closed by '>' before a <"),
+    ("<function=f>\n<parameter=a\nb>1</parameter>\n</function>", (2, 13),
+     "<parameter=NAME is not closed by '>' before a line break"),
+])
+def test_qwen3_coder_refuses_a_name_that_runs_into_the_next_tag(text: str, position: tuple[int, int],
+                                                                 fragment: str) -> None:
+    for how in ("qwen3-coder", "auto"):
+        with pytest.raises(ParseError) as info:
+            parse_calls(text, how)
+        assert (info.value.format, info.value.position) == ("qwen3-coder", position)
+        assert fragment in info.value.reason

@@ -566,7 +566,13 @@ def _detect_all(text: str, start: int) -> list[tuple[str, int]]:
         else:
             found.append(("hermes", call))
     elif stray != -1:
-        found.append(("hermes", stray))
+        # a Qwen3-Coder function whose <tool_call> was lost, closed by </tool_call> (its reader takes that): not a
+        # Hermes block, whose reader would only say the </tool_call> was never opened
+        function = text.find(native.FUNCTION_OPEN, start, stray)
+        if function != -1 and "llama3" not in names and native.function_form(text, function) == "qwen3-coder":
+            found.append(("qwen3-coder", function))
+        else:
+            found.append(("hermes", stray))
     else:
         function = text.find(native.FUNCTION_OPEN, start)  # <function=NAME> with no <tool_call> around it
         if function != -1 and "llama3" not in names:

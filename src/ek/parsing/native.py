@@ -481,7 +481,7 @@ def read_qwen3_coder(text: str, limits: Limits, types: TypeHint | None = None,
     if len(text) > limits.max_size:
         check_text(text, limits, fmt)
     start = chat_text.after_think(text, fmt)
-    if not chat_text.has_blocks(text, start):
+    if text.find(chat_text.CALL_OPEN, start) == -1:
         return [_xml_function(text, begin, end, limits, types, fmt) for begin, end in _bare_functions(text, start, fmt)]
     steps: list[Step] = []
     for begin, end in chat_text.blocks(text, start, fmt, open_end=True, whole_after=FUNCTION_CLOSE):
@@ -495,10 +495,16 @@ def read_qwen3_coder(text: str, limits: Limits, types: TypeHint | None = None,
 
 
 def _bare_functions(text: str, start: int, fmt: str) -> list[tuple[int, int]]:
-    """``(begin, end)`` of each ``<function=...>...</function>`` written without ``<tool_call>`` around it."""
+    """``(begin, end)`` of each ``<function=...>...</function>`` written without ``<tool_call>`` around it.
+
+    A ``</tool_call>`` right after a function's ``</function>`` closes it: the model's ``<tool_call>`` was lost
+    (vLLM's test_extract_tool_calls_streaming_missing_opening_tag; its non-streaming parser, finding no
+    ``<tool_call>``, reads the functions of the whole text too). Any other ``</tool_call>`` is a stray tag."""
     spans: list[tuple[int, int]] = []
+    prose = start  # where the text between functions begins: no </tool_call> may stand in it
     pos = text.find(FUNCTION_OPEN, start)
     while pos != -1:
+        _no_stray_close(text, prose, pos, fmt)
         close = text.find(FUNCTION_CLOSE, pos)
         following = text.find(FUNCTION_OPEN, pos + len(FUNCTION_OPEN), len(text) if close == -1 else close)
         if following != -1:
@@ -508,8 +514,17 @@ def _bare_functions(text: str, start: int, fmt: str) -> list[tuple[int, int]]:
                              line_col(text, pos), fmt, cut_short=True)
         end = close + len(FUNCTION_CLOSE)
         spans.append((pos, end))
-        pos = text.find(FUNCTION_OPEN, end)
+        after = skip_space(text, end)
+        prose = after + len(chat_text.CALL_CLOSE) if text.startswith(chat_text.CALL_CLOSE, after) else end
+        pos = text.find(FUNCTION_OPEN, prose)
+    _no_stray_close(text, prose, len(text), fmt)
     return spans
+
+
+def _no_stray_close(text: str, begin: int, end: int, fmt: str) -> None:
+    stray = text.find(chat_text.CALL_CLOSE, begin, end)
+    if stray != -1:
+        raise ParseError("</tool_call> without an opening <tool_call>", line_col(text, stray), fmt)
 
 
 def _xml_function(text: str, begin: int, end: int, limits: Limits, types: TypeHint | None, fmt: str) -> Step:
@@ -522,6 +537,7 @@ def _xml_function(text: str, begin: int, end: int, limits: Limits, types: TypeHi
     name = text[pos + len(FUNCTION_OPEN): name_end].strip()
     if not name:
         raise ParseError("the tool name is empty", line_col(text, pos), fmt)
+    _bare_tag_name(text, pos + len(FUNCTION_OPEN), name_end, "<function=", fmt)
     close = _function_close(text, name_end, end)
     if close == -1:
         raise ParseError("<function=...> is not closed by </function> before </tool_call>", line_col(text, pos), fmt,
@@ -542,6 +558,7 @@ def _xml_function(text: str, begin: int, end: int, limits: Limits, types: TypeHi
         key = text[pos + len(PARAMETER_OPEN): key_end].strip()
         if not key:
             raise ParseError("a parameter with an empty name", line_col(text, pos), fmt)
+        _bare_tag_name(text, pos + len(PARAMETER_OPEN), key_end, "<parameter=", fmt)
         value_end, after = _parameter_end(text, key_end, close)
         if key in args:
             raise ParseError(f"parameter {key!r} given twice", line_col(text, pos), fmt)
@@ -552,6 +569,19 @@ def _xml_function(text: str, begin: int, end: int, limits: Limits, types: TypeHi
         args[key] = typed_text(raw, kind, limits, fmt, partial(line_col, text, key_end + 1))
         pos = after
     return Step(name, args)
+
+
+def _bare_tag_name(text: str, begin: int, end: int, tag: str, fmt: str) -> None:
+    """Refuse a name (``text[begin:end]``, up to the ``>`` found; spaces around it are dropped) holding a ``<`` or
+    a line break: its tag was never closed and the ``>`` found belongs to a later tag (vLLM's
+    test_none_tool_calls_filtered writes ``<function=bad_func_no_gt\\n</function>``, read as a tool named
+    ``bad_func_no_gt\\n</function`` before). ``render`` refuses to write such names for the same reason."""
+    name = text[begin:end].strip()
+    at = min((i for i in (name.find("<"), name.find("\n"), name.find("\r")) if i != -1), default=-1)
+    if at != -1:
+        where = text.find(name[at], text.find(name[0], begin))  # the name's first bad character in the text
+        raise ParseError(f"{tag}NAME is not closed by '>' before {'a <' if name[at] == '<' else 'a line break'}",
+                         line_col(text, where), fmt)
 
 
 def _function_close(text: str, name_end: int, end: int) -> int:
