@@ -377,3 +377,22 @@ def test_qwen3_coder_refuses_a_name_that_runs_into_the_next_tag(text: str, posit
             parse_calls(text, how)
         assert (info.value.format, info.value.position) == ("qwen3-coder", position)
         assert fragment in info.value.reason
+
+
+@pytest.mark.parametrize(("kind", "value"), [
+    ("array", [{"content": "Buy a new car", "status": "pending"}, {"content": "Buy a new house", "status": "done"}]),
+    ("list", [{"content": "Buy a new car", "status": "pending"}, {"content": "Buy a new house", "status": "done"}]),
+    ("string", "[\n {\"content\": \"Buy a new car\", \"status\": 'pending'},\n {\"content\": \"Buy a new house\", "
+               "\"status\": \"done\"}\n]"),
+])
+def test_a_declared_container_written_as_a_python_literal_is_read_as_one(kind: str, value: object) -> None:
+    """SGLang's test_qwen3_coder_detector complex_schema: a declared array written with a single-quoted string;
+    vLLM and SGLang fall back to ast.literal_eval and hand the tool the list; ek kept the text."""
+    text = ("Text prefix\n\n<function=TodoWrite>\n<parameter=todos>\n[\n {\"content\": \"Buy a new car\", \"status\": "
+            "'pending'},\n {\"content\": \"Buy a new house\", \"status\": \"done\"}\n]\n</parameter>\n</function>\n\n")
+    assert parse_calls(text, "qwen3-coder", types=lambda tool, arg: kind) == [Step("TodoWrite", {"todos": value})]
+    glm = "<tool_call>f\n<arg_key>d</arg_key>\n<arg_value>{'k': (1, None)}</arg_value>\n</tool_call>"
+    assert parse_calls(glm, "glm45", types=lambda tool, arg: "object") == [Step("f", {"d": {"k": [1, None]}})]
+    for text_value in ("[1, x]", "'a'", "{'a': 1"):  # not a literal container: the text, as the stacks keep it
+        call = f"<function=f>\n<parameter=d>\n{text_value}\n</parameter>\n</function>"
+        assert parse_calls(call, "qwen3-coder", types=lambda tool, arg: "array") == [Step("f", {"d": text_value})]

@@ -22,7 +22,7 @@ from ek.parsing import chat_text, json_text, shapes
 from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import Limits, check_text
 from ek.parsing.prose import call_lists, calls_from_json, object_call, read_prose, tag_outside, where
-from ek.parsing.python_calls import parse_python
+from ek.parsing.python_calls import parse_python, python_literal
 from ek.parsing.registry import TypeHint
 from ek.parsing.scan import rstripped_end, skip_space
 
@@ -617,6 +617,9 @@ _TEXT_KINDS = frozenset({"str", "string", "date", "datetime"})
 _INT_KINDS = frozenset({"int", "integer"})
 _NUMBER_KINDS = frozenset({"float", "number"})
 _BOOL_KINDS = frozenset({"bool", "boolean"})
+#: Declared container types: text that is not JSON is read as a Python literal of one, as vLLM's and SGLang's
+#: readers of these formats fall back to ``ast.literal_eval`` (ek parses it, never evaluates it).
+_CONTAINER_KINDS = frozenset({"array", "list", "tuple", "object", "dict"})
 
 
 def typed_text(raw: str, kind: str | None, limits: Limits, fmt: str,
@@ -661,8 +664,21 @@ def typed_text(raw: str, kind: str | None, limits: Limits, fmt: str,
         return json_text.loads(text, limits, fmt)
     except ParseError as error:
         if json_text.not_json(error):  # a NaN or an infinity too: "-Infinity" is text, as "NaN" is
-            return raw
+            return _python_container(raw, limits) if kind in _CONTAINER_KINDS else raw
         raise error.moved(where() if callable(where) else where, fmt) from None
+
+
+def _python_container(raw: str, limits: Limits) -> Any:
+    """A declared list or object written as a Python literal (``[{"status": 'pending'}]``: SGLang's
+    test_qwen3_coder_detector complex_schema), read as one; any other text is kept, so the scorer reports it."""
+    text = raw.strip()
+    if text[:1] not in ("[", "{", "("):
+        return raw
+    try:
+        value = python_literal(text, limits)
+    except ParseError:
+        return raw
+    return value if isinstance(value, (list, dict)) else raw
 
 
 def render_xml_value(value: Any) -> str:
