@@ -71,6 +71,15 @@ def test_auto_tells_lfm2_from_pangu_by_the_body_and_leaves_kimi_its_sections() -
     assert "two readings" in str(_error(kimi + python))
 
 
+def test_one_json_object_after_lfm2s_start_token_is_lfm2s_to_auto() -> None:
+    """SGLang's test_streaming_json_complete_in_one_chunk: LFM2's JSON mode writes one object; auto took it for
+    openPangu's, whose reader wants a list, and refused it."""
+    text = 'Checking. <|tool_call_start|>{"name": "get_weather", "arguments": {"city": "Rome"}}<|tool_call_end|>'
+    for how in ("lfm2", "auto"):
+        assert parse_calls(text, how) == [Step("get_weather", {"city": "Rome"})]
+    assert _error('<|tool_call_start|>{"name": "f", "arguments": {},}<|tool_call_end|>').format == "lfm2"
+
+
 def test_lfm2_reads_a_json_body_too_as_sglang_does_and_pangu_refuses_python() -> None:
     text = '<|tool_call_start|>[{"name": "get_weather", "arguments": {"location": "Paris"}}]<|tool_call_end|>'
     assert parse_calls(text, "lfm2") == [Step("get_weather", {"location": "Paris"})]
