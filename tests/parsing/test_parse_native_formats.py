@@ -396,3 +396,39 @@ def test_a_declared_container_written_as_a_python_literal_is_read_as_one(kind: s
     for text_value in ("[1, x]", "'a'", "{'a': 1"):  # not a literal container: the text, as the stacks keep it
         call = f"<function=f>\n<parameter=d>\n{text_value}\n</parameter>\n</function>"
         assert parse_calls(call, "qwen3-coder", types=lambda tool, arg: "array") == [Step("f", {"d": text_value})]
+
+
+@pytest.mark.parametrize("fmt", ["qwen3-coder", "glm45"])
+def test_a_typed_null_is_none_whatever_the_declared_type(fmt: str) -> None:
+    """vLLM's test_python_none_value_for_nullable_int and test_string_null_value_preserved: null (or Python's None,
+    as Qwen3.5's template teaches) is None under any declared type but a string; ek gave the text "null" for an
+    integer, where untyped reading gave None."""
+    def call(value: str) -> str:
+        if fmt == "glm45":
+            return f"<tool_call>set_count\n<arg_key>count</arg_key>\n<arg_value>{value}</arg_value>\n</tool_call>"
+        return f"<tool_call>\n<function=set_count>\n<parameter=count>{value}</parameter>\n</function>\n</tool_call>"
+
+    for kind in ("integer", "number", "boolean", "array", "object"):
+        for word in ("null", "None"):
+            assert parse_calls(call(word), fmt, types=lambda tool, arg: kind) == [Step("set_count", {"count": None})]
+    assert parse_calls(call("null"), fmt, types=lambda tool, arg: "string") == [Step("set_count", {"count": "null"})]
+    assert parse_calls(call("None"), fmt) == [Step("set_count", {"count": "None"})]  # untyped: not JSON, the text
+
+
+@pytest.mark.parametrize(("content", "fragment"), [
+    ('char_deltas = [\n    "<tool_call>\\n",\n    "<parameter=query>\\n",\n    "\\n</parameter>\\n",\n    "</function>\\n",\n]\n',
+     "<tool_call> inside an unclosed <tool_call> block"),
+    ('TOOL_CALL_TEMPLATE = """\n</parameter>\n<parameter=new_string>\n#!/usr/bin/env python3\n</parameter>\n"""\n',
+     "expected <parameter=NAME> or </function>"),
+    ('doc = """\n<parameter=path>\nliteral/value\n</parameter>\n"""\n', "parameter 'path' given twice"),
+])
+def test_qwen3_coder_refuses_a_value_holding_its_own_tags(content: str, fragment: str) -> None:
+    """vLLM's test_qwen3_xml_coder_shared.py (test_content_with_xml_structural_tags, _param_like_lines,
+    _real_param_name_literal): a coding agent writes a file holding the format's tags. The format has no escaping;
+    vLLM guesses with the schema's parameter names and what follows each tag, ek refuses rather than guess (a
+    deliberate difference, docs/parsing.md)."""
+    text = ("<tool_call>\n<function=write_file>\n<parameter=path>\ntest.py\n</parameter>\n"
+            f"<parameter=content>\n{content}</parameter>\n</function>\n</tool_call>\n")
+    for how in ("qwen3-coder", "auto"):
+        with pytest.raises(ParseError, match=re.escape(fragment)):
+            parse_calls(text, how)

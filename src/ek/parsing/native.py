@@ -617,6 +617,9 @@ _TEXT_KINDS = frozenset({"str", "string", "date", "datetime"})
 _INT_KINDS = frozenset({"int", "integer"})
 _NUMBER_KINDS = frozenset({"float", "number"})
 _BOOL_KINDS = frozenset({"bool", "boolean"})
+#: A null as a typed value's text: JSON's, and Python's, which Qwen3.5's template teaches (it renders a null argument
+#: with ``| string``); vLLM's qwen3 readers take both for any type but a string (test_python_none_value_for_nullable_int).
+_NULL_WORDS = frozenset({"null", "None"})
 #: Declared container types: text that is not JSON is read as a Python literal of one, as vLLM's and SGLang's
 #: readers of these formats fall back to ``ast.literal_eval`` (ek parses it, never evaluates it).
 _CONTAINER_KINDS = frozenset({"array", "list", "tuple", "object", "dict"})
@@ -641,10 +644,14 @@ def typed_text(raw: str, kind: str | None, limits: Limits, fmt: str,
     ('Paris', True)
     >>> typed_text("-Infinity", None, Limits(), "qwen3-coder"), typed_text("NaN", None, Limits(), "qwen3-coder")
     ('-Infinity', 'NaN')
+    >>> [typed_text(t, k, Limits(), "qwen3-coder") for t, k in (("null", "integer"), ("None", "bool"), ("null", "str"))]
+    [None, None, 'null']
     """
     if kind in _TEXT_KINDS:
         return raw
     text = raw.strip()
+    if kind is not None and text in _NULL_WORDS:
+        return None  # a declared non-string value left empty: read as untyped text reads null, not as the text
     if kind in _BOOL_KINDS:
         lowered = text.lower()
         return True if lowered == "true" else False if lowered == "false" else raw
