@@ -416,7 +416,8 @@ def test_a_typed_null_is_none_whatever_the_declared_type(fmt: str) -> None:
 
 
 @pytest.mark.parametrize(("content", "fragment"), [
-    ('char_deltas = [\n    "<tool_call>\\n",\n    "<parameter=query>\\n",\n    "\\n</parameter>\\n",\n    "</function>\\n",\n]\n',
+    ('char_deltas = [\n    "<tool_call>\\n",\n    "<parameter=query>\\n",\n    "\\n</parameter>\\n",\n'
+     '    "</function>\\n",\n]\n',
      "<tool_call> inside an unclosed <tool_call> block"),
     ('TOOL_CALL_TEMPLATE = """\n</parameter>\n<parameter=new_string>\n#!/usr/bin/env python3\n</parameter>\n"""\n',
      "expected <parameter=NAME> or </function>"),

@@ -438,8 +438,13 @@ def detect_text(text: str, start: int = 0) -> list[tuple[str, int]]:
         # hold a '<': a text without one (Python call text, JSON, prose) can hold only the markers of
         # _MARKERS_WITHOUT_ANGLE and Phi-4's functools[. Skips twenty finds, a sixth of auto's time on a short
         # Python call; tests/parsing/test_parse_formats.py holds it to the full search (_detect_all).
-        return _marker_hits(text, start, _MARKERS_WITHOUT_ANGLE)
-    return _detect_all(text, start)
+        found = _marker_hits(text, start, _MARKERS_WITHOUT_ANGLE)
+    else:
+        found = _detect_all(text, start)
+    if not found and (bare := gemma.bare_call(text, start, len(text))) != -1:
+        # call:NAME{...} and no format's marker: Gemma 4's call whose <|tool_call> was lost (vLLM reads it)
+        found.append(("gemma4", bare))
+    return found
 
 
 #: The markers of :data:`_MARKERS` that hold no ``<`` (Mistral's ``[TOOL_CALLS]``; MiniMax-M3's ``]<]minimax[>[``

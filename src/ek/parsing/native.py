@@ -618,7 +618,8 @@ _INT_KINDS = frozenset({"int", "integer"})
 _NUMBER_KINDS = frozenset({"float", "number"})
 _BOOL_KINDS = frozenset({"bool", "boolean"})
 #: A null as a typed value's text: JSON's, and Python's, which Qwen3.5's template teaches (it renders a null argument
-#: with ``| string``); vLLM's qwen3 readers take both for any type but a string (test_python_none_value_for_nullable_int).
+#: with ``| string``); vLLM's qwen3 readers take both for any type but a string
+#: (test_python_none_value_for_nullable_int).
 _NULL_WORDS = frozenset({"null", "None"})
 #: Declared container types: text that is not JSON is read as a Python literal of one, as vLLM's and SGLang's
 #: readers of these formats fall back to ``ast.literal_eval`` (ek parses it, never evaluates it).
