@@ -433,3 +433,17 @@ def test_qwen3_coder_refuses_a_value_holding_its_own_tags(content: str, fragment
     for how in ("qwen3-coder", "auto"):
         with pytest.raises(ParseError, match=re.escape(fragment)):
             parse_calls(text, how)
+
+
+def test_mistral_prose_after_an_older_templates_json_list_is_skipped_as_vllm_skips_it() -> None:
+    """vLLM's test_extract_tool_calls_pre_v11_tokenizer[trailing_data_after_json]: ek refused the text after the
+    list. A [TOOL_CALLS] or a special token after it still is an error (a call or a token would be lost), and so
+    is junk before the list (vLLM's regex fallback reads past it)."""
+    listed = '[TOOL_CALLS] [{"name": "get_current_weather", "arguments": {"city": "Dallas"}}]'
+    for how in ("mistral", "auto"):
+        assert parse_calls(listed + "\nextra trailing data", how) == [Step("get_current_weather", {"city": "Dallas"})]
+        for tail in ("\nthen [TOOL_CALLS]g{}", "\nok <|im_end|>"):
+            with pytest.raises(ParseError, match="unexpected text after a call"):
+                parse_calls(listed + tail, how)
+        with pytest.raises(ParseError, match="expected a tool name"):
+            parse_calls('[TOOL_CALLS]  junk [{"name": "add", "arguments":{"a": 1, "b": 2}}] trail', how)

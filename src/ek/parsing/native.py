@@ -245,6 +245,7 @@ def read_mistral(text: str, limits: Limits, types: TypeHint | None = None, fmt: 
         if pos >= len(body):
             raise ParseError("[TOOL_CALLS] with nothing after it (cut short?)", line_col(body, pos), fmt,
                              cut_short=True)
+        listed = body[pos] == "["
         if body[pos] in "[{":
             value, end = json_text.decode_at(body, pos, limits, fmt)
             steps.extend(calls_from_json(value, body, pos, limits, fmt))
@@ -255,9 +256,18 @@ def read_mistral(text: str, limits: Limits, types: TypeHint | None = None, fmt: 
         if pos >= len(body):
             return steps
         if not body.startswith(TOOL_CALLS, pos):
+            if listed and _mistral_prose_after(body, pos):
+                return steps
             raise ParseError("unexpected text after a call: expected [TOOL_CALLS] or the end of the output",
                              line_col(body, pos), fmt)
     return steps
+
+
+def _mistral_prose_after(text: str, pos: int) -> bool:
+    """Whether ``text[pos:]``, after an older template's JSON list of calls, is prose to skip, as vLLM's parser
+    skips it (test_extract_tool_calls_pre_v11_tokenizer[trailing_data_after_json]): holding no ``[TOOL_CALLS]``
+    and no tag or special token, which would be a call or a template's token lost without a word."""
+    return text.find(TOOL_CALLS, pos) == -1 and tag_outside(text, [(0, pos)]) == -1
 
 
 def _mistral_compact(text: str, pos: int, limits: Limits, fmt: str) -> tuple[Step, int]:
