@@ -447,3 +447,17 @@ def test_mistral_prose_after_an_older_templates_json_list_is_skipped_as_vllm_ski
                 parse_calls(listed + tail, how)
         with pytest.raises(ParseError, match="expected a tool name"):
             parse_calls('[TOOL_CALLS]  junk [{"name": "add", "arguments":{"a": 1, "b": 2}}] trail', how)
+
+
+def test_llama3_json_calls_in_prose_where_ek_and_vllm_differ() -> None:
+    """vLLM's test_llama3_json_tool_parser.py, where ek answers otherwise on purpose (docs/parsing.md, llama3):
+    a name alone is a call with no arguments (vLLM: no call); a JSON object that is no call in the prose after a
+    call is an error (vLLM skips it); auto, with no Llama marker to go by, refuses a brace in that prose."""
+    call = '{"name": "searchTool", "parameters": {"query": "test"}}'
+    for how in ("llama3", "auto"):
+        assert parse_calls('{"name": "toolWithoutParams"}', how) == [Step("toolWithoutParams", {})]
+        with pytest.raises(ParseError, match="'query'"):
+            parse_calls(call + ' The arguments I passed were {"query": "test"}', how)
+    assert parse_calls(call + " I used {searchTool} for this.", "llama3") == [Step("searchTool", {"query": "test"})]
+    with pytest.raises(ParseError, match="call syntax outside the JSON calls"):
+        parse_calls(call + " I used {searchTool} for this.")
