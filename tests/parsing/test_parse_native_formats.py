@@ -461,3 +461,15 @@ def test_llama3_json_calls_in_prose_where_ek_and_vllm_differ() -> None:
     assert parse_calls(call + " I used {searchTool} for this.", "llama3") == [Step("searchTool", {"query": "test"})]
     with pytest.raises(ParseError, match="call syntax outside the JSON calls"):
         parse_calls(call + " I used {searchTool} for this.")
+
+
+@pytest.mark.parametrize("bad", ["bad(x=b'z')", "calc(x=1e999)"])
+def test_a_pythonic_list_with_one_unreadable_call_is_refused_whole(bad: str) -> None:
+    """vLLM's test_bad_sibling_call_does_not_drop_good_calls and test_non_finite_argument_rejected: vLLM drops the
+    call it cannot convert and keeps its siblings; ek reads all of an output or none of it, so the output is an
+    error at the bad value (a deliberate difference: a scorer would otherwise credit half a garbled answer)."""
+    good = "get_weather(city='San Francisco', metric='celsius')"
+    for how in ("llama3", "auto"):
+        with pytest.raises(ParseError) as info:
+            parse_calls(f"[{bad}, {good}]", how)
+        assert info.value.position[:1] == (1,) and not info.value.cut_short  # type: ignore[index]
