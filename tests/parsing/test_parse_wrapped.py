@@ -245,3 +245,18 @@ def test_anthropic_function_calls_markup_is_not_olmo3_to_auto() -> None:
     assert error.format == "auto" and "markup that no ek format reads" in error.reason
     assert _error(text, "olmo3").format == "olmo3"
     assert _error("<function_calls>", "auto").cut_short  # cut right after the tag: OLMo 3's, cut short
+
+
+@pytest.mark.parametrize(("call", "column", "fragment"), [
+    ("label(tags={'urgent', 'bug'})", 32, "set literals are not accepted"),
+    ("set_date(month=07, day=05)", 36, "leading zeros"),
+    ("bash(command='sed -n '360,450p' /testbed/sympy/matrices/common.py')", 49, "invalid Python"),
+    ("exec(command='cat > f.py << EOF\nimport csv\nprint(1)\nEOF')", 34, "unterminated string"),
+])
+def test_lfm2_python_vllm_mends_is_refused_where_it_breaks(call: str, column: int, fragment: str) -> None:
+    """vLLM's test_lfm2_tool_parser.py mends these (a set as a list, 07 as 7, unescaped quotes, raw line breaks); ek
+    reads LFM2's calls as the python format reads Python, so each is an error at its place, never cut short."""
+    for how in ("lfm2", "auto"):
+        error = _error(f"<|tool_call_start|>[{call}]<|tool_call_end|>", how)
+        assert error.format == "lfm2" and error.position == (1, column) and not error.cut_short
+        assert fragment in error.reason
