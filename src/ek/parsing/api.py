@@ -600,7 +600,7 @@ def _read_auto(output: Any, reading: Reading) -> list[Step]:
         raw = output.removeprefix("\ufeff")
         if len(raw) > limits.max_size:
             check_text(raw, limits, "auto")  # the size message
-        start = chat_text.after_think(raw, "auto")
+        start = _answer_start(raw)
         found = detect_text(raw, start)
         claims = [(f.name, None) for f in users] + found
         if len(claims) > 1:
@@ -615,6 +615,20 @@ def _read_auto(output: Any, reading: Reading) -> list[Step]:
     if users:
         return users[0].read(output, Reading(limits, reading.types, users[0].name))
     return from_object(output, "auto", limits)
+
+
+def _answer_start(raw: str) -> int:
+    """Where ``auto`` reads the answer from: after a leading reasoning block (:func:`chat_text.after_think`), or, when
+    that block is never closed but a Kimi-K2 section opens inside it, at that section: Kimi-K2 starts its calls
+    without closing its thought, and SGLang's Kimi-K2 reasoning parser ends the thought there
+    (test_tool_call_inside_think_without_close_tag); format ``kimi-k2`` reads the section wherever it stands."""
+    try:
+        return chat_text.after_think(raw, "auto")
+    except ParseError:
+        section = first_of(raw, kimi.SECTION_BEGINS, 0, len(raw))
+        if section == -1:
+            raise
+        return section
 
 
 def _ambiguous(text: str, claims: list[tuple[str, int | None]]) -> str:
