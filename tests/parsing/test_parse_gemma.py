@@ -127,6 +127,8 @@ def test_a_gemma4_string_in_prose_outside_any_call_is_an_error_not_prose() -> No
     tail = '<|tool_call>call:f{}<tool_call|><|tool_response>response:f{t:<|"|>15<|"|>}<tool_response|>Done.'
     assert parse_calls(tail, "gemma4") == [Step("f", {})]  # a response after the call quotes freely
     assert parse_calls("recall:f{x:1} is no call", "gemma4") == []  # call: inside a word
+    stray = _error("Done <tool_call|> call:f{x:1}", "gemma4")  # the prose before a bare call is checked too
+    assert stray.position == (1, 6) and "without an opening" in stray.reason
 
 
 def test_a_closing_token_repeated_right_after_a_call_closes_nothing_and_is_dropped() -> None:

@@ -186,17 +186,18 @@ class _Reader:
             thought = -1 if tok.thought_open is None else self._next(tok.thought_open, pos)
             prose_end = limit if thought == -1 or thought > limit else thought
             bare = self._bare_call(pos, prose_end)
-            if bare != -1:
-                return bare
+            prose_stop = prose_end if bare == -1 else bare  # the prose ends at a bare call's start
             stray = self._next(tok.call_close, pos)
-            if stray != -1 and stray < prose_end:
+            if stray != -1 and stray < prose_stop:
                 raise self._error(f"{tok.call_close} without an opening {tok.call_open}", stray)
             quote = self._next(tok.quote, pos) if tok.bare_calls else -1
-            if quote != -1 and quote < prose_end and not 0 <= self._next(_RESPONSE_OPEN, pos) < quote:
+            if quote != -1 and quote < prose_stop and not 0 <= self._next(_RESPONSE_OPEN, pos) < quote:
                 # Gemma 4's string token in prose (a tool's response after <|tool_response> quotes freely): a
                 # call ek cannot make out (<call>f{...}, which vLLM reads), never prose
                 raise self._error(f"a {tok.quote} string outside any call (expected {tok.call_open}{CALL}NAME{{...}})",
                                   quote)
+            if bare != -1:
+                return bare
             if prose_end == limit or tok.thought_open is None or tok.thought_close is None:
                 return opening
             close = self._next(tok.thought_close, thought + len(tok.thought_open))
