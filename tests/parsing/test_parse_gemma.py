@@ -102,6 +102,35 @@ def test_a_call_whose_closing_token_was_left_out_is_read_at_the_end_or_before_th
         assert error.reason.startswith(f"expected {end} after the arguments of 'f'") and not error.cut_short
 
 
+@pytest.mark.parametrize(("text", "calls"), [
+    ('<|tool_call>call:gdb{args:<|"|>-batch -ex run /tmp/poc<|"|>}<turn|>',
+     [Step("gdb", {"args": "-batch -ex run /tmp/poc"})]),
+    ('<|tool_call>:call:bash{command:<|"|>pytest<|"|>}', [Step("bash", {"command": "pytest"})]),
+    ('<|channel>thought\nRead it first.\n<channel|>call:bash{command:<|"|>cat /work/src/entry.c<|"|>}',
+     [Step("bash", {"command": "cat /work/src/entry.c"})]),
+    ('some prose\ncall:bash{command:<|"|>make -j8<|"|>}', [Step("bash", {"command": "make -j8"})]),
+    ('call:fs.read_file{path:<|"|>/work/Makefile<|"|>} and call:web-search{query:<|"|>gemma<|"|>} done',
+     [Step("fs.read_file", {"path": "/work/Makefile"}), Step("web-search", {"query": "gemma"})]),
+])
+def test_gemma4_calls_vllm_reads_without_their_tokens(text: str, calls: list[Step]) -> None:
+    """vLLM's test_gemma4_regex_and_bare_calls.py: a call closed by <turn|>, a stray colon after <|tool_call>, and
+    calls written without <|tool_call> (after a thought, in prose) are read; ek refused the first two and read
+    the others as no call."""
+    for how in ("gemma4", "auto"):
+        assert parse_calls(text, how) == calls
+
+
+def test_a_gemma4_string_in_prose_outside_any_call_is_an_error_not_prose() -> None:
+    # vLLM's test_fragmented_call_tag_from_multimodal reads <call>NAME{...}; ek read it as no call
+    error = _error('<call>get_weather{city:<|"|>Paris<|"|>}', "gemma4")
+    assert error.position == (1, 24) and "string outside any call" in error.reason
+    tail = '<|tool_call>call:f{}<tool_call|><|tool_response>response:f{t:<|"|>15<|"|>}<tool_response|>Done.'
+    assert parse_calls(tail, "gemma4") == [Step("f", {})]  # a response after the call quotes freely
+    assert parse_calls("recall:f{x:1} is no call", "gemma4") == []  # call: inside a word
+    stray = _error("Done <tool_call|> call:f{x:1}", "gemma4")  # the prose before a bare call is checked too
+    assert stray.position == (1, 6) and "without an opening" in stray.reason
+
+
 def test_a_closing_token_repeated_right_after_a_call_closes_nothing_and_is_dropped() -> None:
     """Ollama's Gemma 4 parser drops the extra ``<tool_call|>`` the model writes at times after a call (its
     ``Gemma4IgnoringPostToolCallNoise`` state); anywhere else a closing token with no call open is an error."""

@@ -495,6 +495,9 @@ SHAPES = {
     "llama3, end tokens": ("llama3", lambda n: '{"name": "f", "parameters": {}}' + "<|eot_id|> " * (4 * n)),
     "deepseek, end tokens": ("deepseek", lambda n: "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{}"
                              "<｜tool▁call▁end｜><｜tool▁calls▁end｜>" + "<｜end▁of▁sentence｜>\n" * (4 * n)),
+    "gemma4, bare calls before a far call": ("gemma4", lambda n: "call:f{} " * n + "<|tool_call>call:g{}<tool_call|>"),
+    "gemma4, bare calls and thoughts": ("gemma4",
+                                        lambda n: "call:f{}<|channel>x<channel|>" * n + "<|tool_call>call:g{}"),
 }
 
 def cpu(text, fmt):
@@ -522,7 +525,7 @@ def test_reading_variant_shapes_grows_linearly() -> None:
                           check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     ratios = dict(line.rsplit("|", 1) for line in done.stdout.splitlines())
-    assert len(ratios) == 10, done.stdout
+    assert len(ratios) == 12, done.stdout
     assert {name: ratio for name, ratio in ratios.items() if float(ratio) >= 9} == {}, ratios
 
 

@@ -61,15 +61,6 @@ def test_tokens_inside_a_json_string_do_not_end_the_call() -> None:
     assert parse_calls(text, "kimi-k2") == [Step("f", {"s": value})]
 
 
-def test_a_call_inside_an_unclosed_think_is_read_by_kimi_k2_but_auto_refuses_the_open_think() -> None:
-    """SGLang's test_kimik2_detector.py: K2-Thinking may open the section inside ``<think>``. The kimi-k2 reader
-    takes the thought for prose before the section; ``auto`` skips a leading thought only when it is closed."""
-    text = f"<think>Let me read this file...{SB}{TB}functions.ReadFile:0{AB}{{\"path\": \"/test.py\"}}{TE}{SE}"
-    assert parse_calls(text, "kimi-k2") == [Step("ReadFile", {"path": "/test.py"})]
-    with pytest.raises(ParseError, match="<think> block is not closed"):
-        parse_calls(text)
-
-
 def _error(text: str, fmt: str) -> ParseError:
     with pytest.raises(ParseError) as info:
         parse_calls(text, fmt)
@@ -157,3 +148,16 @@ def test_the_corpus_holds_real_kimi_k2_completions_and_refusals() -> None:
 
     assert len(lines("completions.jsonl")) >= 5 and all(row["source"] for row in lines("completions.jsonl"))
     assert lines("refusals.jsonl")
+
+
+def test_auto_ends_an_unclosed_thought_at_a_kimi_section() -> None:
+    """SGLang's test_kimik2_detector.py test_tool_call_inside_think_without_close_tag: K2-Thinking opens its section
+    inside a <think> it never closes. kimi-k2 read the call (the thought is prose before the section); auto called
+    the output cut short in its thought, where SGLang's Kimi-K2 reasoning parser ends the thought at the section."""
+    text = ("<think>Let me read this file...<|tool_calls_section_begin|><|tool_call_begin|>functions.ReadFile:0"
+            '<|tool_call_argument_begin|>{"path": "/test.py"}<|tool_call_end|><|tool_calls_section_end|>')
+    for how in ("kimi-k2", "auto"):
+        assert parse_calls(text, how) == [Step("ReadFile", {"path": "/test.py"})]
+    with pytest.raises(ParseError, match="not closed by </think>") as info:
+        parse_calls('<think>Let me look. <tool_call>{"name": "f", "arguments": {}}</tool_call>')
+    assert info.value.cut_short  # only Kimi's section ends a thought; a Hermes block there is still thinking

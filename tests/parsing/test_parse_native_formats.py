@@ -346,3 +346,130 @@ def test_a_call_written_with_a_space_is_still_read_and_a_broken_one_still_refuse
     assert parse_calls('get_weather (location="Paris")') == [Step("get_weather", {"location": "Paris"})]
     with pytest.raises(ParseError):
         parse_calls('get_weather (location="Par')
+
+
+def test_qwen3_coder_reads_a_function_whose_tool_call_open_tag_was_lost() -> None:
+    """vLLM's test_extract_tool_calls_streaming_missing_opening_tag: ``<function=...>...</function></tool_call>``
+    with no ``<tool_call>``; vLLM reads the call (auto took the ``</tool_call>`` for a stray Hermes tag, and
+    qwen3-coder refused it). A ``</tool_call>`` anywhere else is still a stray tag."""
+    text = "I'll check.\n\n<function=f>\n<parameter=city>\nDallas\n</parameter>\n</function>\n</tool_call>"
+    for how in ("qwen3-coder", "auto"):
+        assert parse_calls(text, how) == [Step("f", {"city": "Dallas"})]
+        with pytest.raises(ParseError, match="without an opening <tool_call>") as info:
+            parse_calls(text + " then </tool_call>", how)
+        assert info.value.format == "qwen3-coder" and info.value.position == (8, 19)
+
+
+@pytest.mark.parametrize(("text", "position", "fragment"), [
+    # vLLM's test_none_tool_calls_filtered: vLLM drops the first call and reads the second; ek read a tool named
+    # "bad_func_no_gt\n</function". A garbled call is an error, as every malformed call in ek is.
+    ("<tool_call>\n<function=bad_func_no_gt\n</function>\n</tool_call>\n<tool_call>\n<function=get_current_weather>\n"
+     "<parameter=city>Dallas</parameter>\n<parameter=state>TX</parameter>\n</function>\n</tool_call>", (2, 25),
+     "<function=NAME is not closed by '>' before a line break"),
+    ("<tool_call><function=f<x>\n</function></tool_call>", (1, 23), "<function=NAME is not closed by '>' before a <"),
+    ("<function=f>\n<parameter=a\nb>1</parameter>\n</function>", (2, 13),
+     "<parameter=NAME is not closed by '>' before a line break"),
+])
+def test_qwen3_coder_refuses_a_name_that_runs_into_the_next_tag(text: str, position: tuple[int, int],
+                                                                 fragment: str) -> None:
+    for how in ("qwen3-coder", "auto"):
+        with pytest.raises(ParseError) as info:
+            parse_calls(text, how)
+        assert (info.value.format, info.value.position) == ("qwen3-coder", position)
+        assert fragment in info.value.reason
+
+
+@pytest.mark.parametrize(("kind", "value"), [
+    ("array", [{"content": "Buy a new car", "status": "pending"}, {"content": "Buy a new house", "status": "done"}]),
+    ("list", [{"content": "Buy a new car", "status": "pending"}, {"content": "Buy a new house", "status": "done"}]),
+    ("string", "[\n {\"content\": \"Buy a new car\", \"status\": 'pending'},\n {\"content\": \"Buy a new house\", "
+               "\"status\": \"done\"}\n]"),
+])
+def test_a_declared_container_written_as_a_python_literal_is_read_as_one(kind: str, value: object) -> None:
+    """SGLang's test_qwen3_coder_detector complex_schema: a declared array written with a single-quoted string;
+    vLLM and SGLang fall back to ast.literal_eval and hand the tool the list; ek kept the text."""
+    text = ("Text prefix\n\n<function=TodoWrite>\n<parameter=todos>\n[\n {\"content\": \"Buy a new car\", \"status\": "
+            "'pending'},\n {\"content\": \"Buy a new house\", \"status\": \"done\"}\n]\n</parameter>\n</function>\n\n")
+    assert parse_calls(text, "qwen3-coder", types=lambda tool, arg: kind) == [Step("TodoWrite", {"todos": value})]
+    glm = "<tool_call>f\n<arg_key>d</arg_key>\n<arg_value>{'k': (1, None)}</arg_value>\n</tool_call>"
+    assert parse_calls(glm, "glm45", types=lambda tool, arg: "object") == [Step("f", {"d": {"k": [1, None]}})]
+    for text_value in ("[1, x]", "'a'", "{'a': 1"):  # not a literal container: the text, as the stacks keep it
+        call = f"<function=f>\n<parameter=d>\n{text_value}\n</parameter>\n</function>"
+        assert parse_calls(call, "qwen3-coder", types=lambda tool, arg: "array") == [Step("f", {"d": text_value})]
+
+
+@pytest.mark.parametrize("fmt", ["qwen3-coder", "glm45"])
+def test_a_typed_null_is_none_whatever_the_declared_type(fmt: str) -> None:
+    """vLLM's test_python_none_value_for_nullable_int and test_string_null_value_preserved: null (or Python's None,
+    as Qwen3.5's template teaches) is None under any declared type but a string; ek gave the text "null" for an
+    integer, where untyped reading gave None."""
+    def call(value: str) -> str:
+        if fmt == "glm45":
+            return f"<tool_call>set_count\n<arg_key>count</arg_key>\n<arg_value>{value}</arg_value>\n</tool_call>"
+        return f"<tool_call>\n<function=set_count>\n<parameter=count>{value}</parameter>\n</function>\n</tool_call>"
+
+    for kind in ("integer", "number", "boolean", "array", "object"):
+        for word in ("null", "None"):
+            assert parse_calls(call(word), fmt, types=lambda tool, arg: kind) == [Step("set_count", {"count": None})]
+    assert parse_calls(call("null"), fmt, types=lambda tool, arg: "string") == [Step("set_count", {"count": "null"})]
+    assert parse_calls(call("None"), fmt) == [Step("set_count", {"count": "None"})]  # untyped: not JSON, the text
+
+
+@pytest.mark.parametrize(("content", "fragment"), [
+    ('char_deltas = [\n    "<tool_call>\\n",\n    "<parameter=query>\\n",\n    "\\n</parameter>\\n",\n'
+     '    "</function>\\n",\n]\n',
+     "<tool_call> inside an unclosed <tool_call> block"),
+    ('TOOL_CALL_TEMPLATE = """\n</parameter>\n<parameter=new_string>\n#!/usr/bin/env python3\n</parameter>\n"""\n',
+     "expected <parameter=NAME> or </function>"),
+    ('doc = """\n<parameter=path>\nliteral/value\n</parameter>\n"""\n', "parameter 'path' given twice"),
+])
+def test_qwen3_coder_refuses_a_value_holding_its_own_tags(content: str, fragment: str) -> None:
+    """vLLM's test_qwen3_xml_coder_shared.py (test_content_with_xml_structural_tags, _param_like_lines,
+    _real_param_name_literal): a coding agent writes a file holding the format's tags. The format has no escaping;
+    vLLM guesses with the schema's parameter names and what follows each tag, ek refuses rather than guess (a
+    deliberate difference, docs/parsing.md)."""
+    text = ("<tool_call>\n<function=write_file>\n<parameter=path>\ntest.py\n</parameter>\n"
+            f"<parameter=content>\n{content}</parameter>\n</function>\n</tool_call>\n")
+    for how in ("qwen3-coder", "auto"):
+        with pytest.raises(ParseError, match=re.escape(fragment)):
+            parse_calls(text, how)
+
+
+def test_mistral_prose_after_an_older_templates_json_list_is_skipped_as_vllm_skips_it() -> None:
+    """vLLM's test_extract_tool_calls_pre_v11_tokenizer[trailing_data_after_json]: ek refused the text after the
+    list. A [TOOL_CALLS] or a special token after it still is an error (a call or a token would be lost), and so
+    is junk before the list (vLLM's regex fallback reads past it)."""
+    listed = '[TOOL_CALLS] [{"name": "get_current_weather", "arguments": {"city": "Dallas"}}]'
+    for how in ("mistral", "auto"):
+        assert parse_calls(listed + "\nextra trailing data", how) == [Step("get_current_weather", {"city": "Dallas"})]
+        for tail in ("\nthen [TOOL_CALLS]g{}", "\nok <|im_end|>"):
+            with pytest.raises(ParseError, match="unexpected text after a call"):
+                parse_calls(listed + tail, how)
+        with pytest.raises(ParseError, match="expected a tool name"):
+            parse_calls('[TOOL_CALLS]  junk [{"name": "add", "arguments":{"a": 1, "b": 2}}] trail', how)
+
+
+def test_llama3_json_calls_in_prose_where_ek_and_vllm_differ() -> None:
+    """vLLM's test_llama3_json_tool_parser.py, where ek answers otherwise on purpose (docs/parsing.md, llama3):
+    a name alone is a call with no arguments (vLLM: no call); a JSON object that is no call in the prose after a
+    call is an error (vLLM skips it); auto, with no Llama marker to go by, refuses a brace in that prose."""
+    call = '{"name": "searchTool", "parameters": {"query": "test"}}'
+    for how in ("llama3", "auto"):
+        assert parse_calls('{"name": "toolWithoutParams"}', how) == [Step("toolWithoutParams", {})]
+        with pytest.raises(ParseError, match="'query'"):
+            parse_calls(call + ' The arguments I passed were {"query": "test"}', how)
+    assert parse_calls(call + " I used {searchTool} for this.", "llama3") == [Step("searchTool", {"query": "test"})]
+    with pytest.raises(ParseError, match="call syntax outside the JSON calls"):
+        parse_calls(call + " I used {searchTool} for this.")
+
+
+@pytest.mark.parametrize("bad", ["bad(x=b'z')", "calc(x=1e999)"])
+def test_a_pythonic_list_with_one_unreadable_call_is_refused_whole(bad: str) -> None:
+    """vLLM's test_bad_sibling_call_does_not_drop_good_calls and test_non_finite_argument_rejected: vLLM drops the
+    call it cannot convert and keeps its siblings; ek reads all of an output or none of it, so the output is an
+    error at the bad value (a deliberate difference: a scorer would otherwise credit half a garbled answer)."""
+    good = "get_weather(city='San Francisco', metric='celsius')"
+    for how in ("llama3", "auto"):
+        with pytest.raises(ParseError) as info:
+            parse_calls(f"[{bad}, {good}]", how)
+        assert info.value.position[:1] == (1,) and not info.value.cut_short  # type: ignore[index]

@@ -71,6 +71,15 @@ def test_auto_tells_lfm2_from_pangu_by_the_body_and_leaves_kimi_its_sections() -
     assert "two readings" in str(_error(kimi + python))
 
 
+def test_one_json_object_after_lfm2s_start_token_is_lfm2s_to_auto() -> None:
+    """SGLang's test_streaming_json_complete_in_one_chunk: LFM2's JSON mode writes one object; auto took it for
+    openPangu's, whose reader wants a list, and refused it."""
+    text = 'Checking. <|tool_call_start|>{"name": "get_weather", "arguments": {"city": "Rome"}}<|tool_call_end|>'
+    for how in ("lfm2", "auto"):
+        assert parse_calls(text, how) == [Step("get_weather", {"city": "Rome"})]
+    assert _error('<|tool_call_start|>{"name": "f", "arguments": {},}<|tool_call_end|>').format == "lfm2"
+
+
 def test_lfm2_reads_a_json_body_too_as_sglang_does_and_pangu_refuses_python() -> None:
     text = '<|tool_call_start|>[{"name": "get_weather", "arguments": {"location": "Paris"}}]<|tool_call_end|>'
     assert parse_calls(text, "lfm2") == [Step("get_weather", {"location": "Paris"})]
@@ -236,3 +245,18 @@ def test_anthropic_function_calls_markup_is_not_olmo3_to_auto() -> None:
     assert error.format == "auto" and "markup that no ek format reads" in error.reason
     assert _error(text, "olmo3").format == "olmo3"
     assert _error("<function_calls>", "auto").cut_short  # cut right after the tag: OLMo 3's, cut short
+
+
+@pytest.mark.parametrize(("call", "column", "fragment"), [
+    ("label(tags={'urgent', 'bug'})", 32, "set literals are not accepted"),
+    ("set_date(month=07, day=05)", 36, "leading zeros"),
+    ("bash(command='sed -n '360,450p' /testbed/sympy/matrices/common.py')", 49, "invalid Python"),
+    ("exec(command='cat > f.py << EOF\nimport csv\nprint(1)\nEOF')", 34, "unterminated string"),
+])
+def test_lfm2_python_vllm_mends_is_refused_where_it_breaks(call: str, column: int, fragment: str) -> None:
+    """vLLM's test_lfm2_tool_parser.py mends these (a set as a list, 07 as 7, unescaped quotes, raw line breaks); ek
+    reads LFM2's calls as the python format reads Python, so each is an error at its place, never cut short."""
+    for how in ("lfm2", "auto"):
+        error = _error(f"<|tool_call_start|>[{call}]<|tool_call_end|>", how)
+        assert error.format == "lfm2" and error.position == (1, column) and not error.cut_short
+        assert fragment in error.reason

@@ -438,8 +438,13 @@ def detect_text(text: str, start: int = 0) -> list[tuple[str, int]]:
         # hold a '<': a text without one (Python call text, JSON, prose) can hold only the markers of
         # _MARKERS_WITHOUT_ANGLE and Phi-4's functools[. Skips twenty finds, a sixth of auto's time on a short
         # Python call; tests/parsing/test_parse_formats.py holds it to the full search (_detect_all).
-        return _marker_hits(text, start, _MARKERS_WITHOUT_ANGLE)
-    return _detect_all(text, start)
+        found = _marker_hits(text, start, _MARKERS_WITHOUT_ANGLE)
+    else:
+        found = _detect_all(text, start)
+    if not found and (bare := gemma.bare_call(text, start, len(text))) != -1:
+        # call:NAME{...} and no format's marker: Gemma 4's call whose <|tool_call> was lost (vLLM reads it)
+        found.append(("gemma4", bare))
+    return found
 
 
 #: The markers of :data:`_MARKERS` that hold no ``<`` (Mistral's ``[TOOL_CALLS]``; MiniMax-M3's ``]<]minimax[>[``
@@ -566,7 +571,13 @@ def _detect_all(text: str, start: int) -> list[tuple[str, int]]:
         else:
             found.append(("hermes", call))
     elif stray != -1:
-        found.append(("hermes", stray))
+        # a Qwen3-Coder function whose <tool_call> was lost, closed by </tool_call> (its reader takes that): not a
+        # Hermes block, whose reader would only say the </tool_call> was never opened
+        function = text.find(native.FUNCTION_OPEN, start, stray)
+        if function != -1 and "llama3" not in names and native.function_form(text, function) == "qwen3-coder":
+            found.append(("qwen3-coder", function))
+        else:
+            found.append(("hermes", stray))
     else:
         function = text.find(native.FUNCTION_OPEN, start)  # <function=NAME> with no <tool_call> around it
         if function != -1 and "llama3" not in names:
@@ -589,7 +600,7 @@ def _read_auto(output: Any, reading: Reading) -> list[Step]:
         raw = output.removeprefix("\ufeff")
         if len(raw) > limits.max_size:
             check_text(raw, limits, "auto")  # the size message
-        start = chat_text.after_think(raw, "auto")
+        start = _answer_start(raw)
         found = detect_text(raw, start)
         claims = [(f.name, None) for f in users] + found
         if len(claims) > 1:
@@ -604,6 +615,20 @@ def _read_auto(output: Any, reading: Reading) -> list[Step]:
     if users:
         return users[0].read(output, Reading(limits, reading.types, users[0].name))
     return from_object(output, "auto", limits)
+
+
+def _answer_start(raw: str) -> int:
+    """Where ``auto`` reads the answer from: after a leading reasoning block (:func:`chat_text.after_think`), or, when
+    that block is never closed but a Kimi-K2 section opens inside it, at that section: Kimi-K2 starts its calls
+    without closing its thought, and SGLang's Kimi-K2 reasoning parser ends the thought there
+    (test_tool_call_inside_think_without_close_tag); format ``kimi-k2`` reads the section wherever it stands."""
+    try:
+        return chat_text.after_think(raw, "auto")
+    except ParseError:
+        section = first_of(raw, kimi.SECTION_BEGINS, 0, len(raw))
+        if section == -1:
+            raise
+        return section
 
 
 def _ambiguous(text: str, claims: list[tuple[str, int | None]]) -> str:

@@ -11,7 +11,9 @@ Keys are bare (``city``) or delimited like strings (``<|"|>3<|"|>``, what the te
 nested declarations). A value is a delimited string (its text as it is: the format has no escapes), a number,
 ``true``/``false``, ``null`` (or ``None``, what the Jinja template prints for a null), an object ``{k:v,...}``
 or a list ``[v,...]``; ``,`` separates, whitespace between tokens is skipped. Several calls follow one another;
-prose around them is skipped, and so is Gemma 4's thinking, ``<|channel>thought\\n...<channel|>``.
+prose around them is skipped, and so is Gemma 4's thinking, ``<|channel>thought\\n...<channel|>``. Gemma 4 drops
+its tokens at times: a call closed by ``<turn|>``, and ``call:NAME{...}`` with no ``<|tool_call>`` (after a thought,
+in prose), are read as vLLM reads them; a string token left in the prose outside any call is an error.
 
 The reader is a recursive descent over an explicit stack (no recursion, so any ``max_depth`` is safe), tokens
 found with ``str.find`` and bare words matched by a possessive, linear regex: linear in the text.
@@ -46,19 +48,27 @@ class Tokens:
     quote: str
     thought_open: str | None = None
     thought_close: str | None = None
+    #: The end-of-turn token, which may close a call whose closing token was left out (Gemma 4 writes
+    #: ``...}<turn|>`` at times; vLLM's test_turn_end_closure_instead_of_tool_call_end).
+    turn_end: str | None = None
+    #: Whether a call written without its opening token (``call:NAME{...}`` in the prose, or glued to the end
+    #: of a thought) is read, as vLLM's Gemma 4 parsers read it (test_gemma4_regex_and_bare_calls.py).
+    bare_calls: bool = False
 
     @property
     def markers(self) -> tuple[str, ...]:
         """What ``auto`` takes for this family: its call tokens and its thought tokens (no other format writes
-        any of them)."""
+        any of them), and its string delimiter when a call may be written without its opening token."""
         thought = (self.thought_open, self.thought_close) if self.thought_open and self.thought_close else ()
-        return (self.call_open, self.call_close, *thought)
+        return (self.call_open, self.call_close, *thought, *((self.quote,) if self.bare_calls else ()))
 
 
-GEMMA4 = Tokens("<|tool_call>", "<tool_call|>", '<|"|>', "<|channel>", "<channel|>")
+GEMMA4 = Tokens("<|tool_call>", "<tool_call|>", '<|"|>', "<|channel>", "<channel|>", "<turn|>", bare_calls=True)
 FUNCTIONGEMMA = Tokens("<start_function_call>", "<end_function_call>", "<escape>")
 TOKENS = {"gemma4": GEMMA4, "functiongemma": FUNCTIONGEMMA}
 CALL = "call:"
+#: Gemma 4's token before a tool's response (the model stops on it; a transcript holds the response after it).
+_RESPONSE_OPEN = "<|tool_response>"
 
 #: A tool name: everything up to ``{``, but never whitespace, brackets, quotes or a token's ``<``.
 _NAME = re.compile(r"""[^\s{}\[\]()<>"',]*+""")
@@ -90,6 +100,25 @@ def read_functiongemma(text: str, limits: Limits, types: TypeHint | None = None,
     return _Reader(text, limits, FUNCTIONGEMMA, fmt).calls()
 
 
+def bare_call(text: str, begin: int, end: int) -> int:
+    """Where the first ``call:NAME{`` in ``text[begin:end]`` starts, written without Gemma 4's opening token (at
+    the start of the text or of a word: after whitespace or a token's ``>``), or -1; a ``call:NAME`` that runs to
+    the end of the text counts (the output was cut short there). Each ``call:`` is looked at once, and a name
+    ends before the next place one could start: linear.
+
+    >>> bare_call("Sure.<channel|>call:f{x:1}", 0, 26), bare_call("recall:f{x:1}", 0, 13), bare_call("a call:f", 0, 8)
+    (15, -1, 2)
+    """
+    at = text.find(CALL, begin, end)
+    while at != -1:
+        if at == 0 or text[at - 1].isspace() or text[at - 1] == ">":
+            name_end = _NAME.match(text, at + len(CALL)).end()
+            if text.startswith("{", name_end) or name_end == len(text):
+                return at
+        at = text.find(CALL, at + 1, end)
+    return -1
+
+
 class _Reader:
     """One completion's reading: ``pos`` moves forward only, so the text is read once."""
 
@@ -97,6 +126,8 @@ class _Reader:
         if len(text) > limits.max_size:
             check_text(text, limits, fmt)  # the size message; brackets in strings are not nesting here
         self.text, self.limits, self.tokens, self.fmt = text, limits, tokens, fmt
+        self._found: dict[str, int] = {}  # each token's next occurrence found by _next, and where it was asked
+        self._asked: dict[str, int] = {}
 
     # ----------------------------------------------------------------- errors
 
@@ -127,6 +158,11 @@ class _Reader:
             step, pos = self._call(opening)
             steps.append(step)
 
+    def _bare_call(self, begin: int, end: int) -> int:
+        """Where the first call written without its opening token starts in the prose ``text[begin:end]``, or
+        -1 (:func:`bare_call`)."""
+        return bare_call(self.text, begin, end) if self.tokens.bare_calls else -1
+
     def _after_open_thought(self, pos: int) -> int:
         """A thought whose opening token was in the prompt: the answer starts after its closing token."""
         tok = self.tokens
@@ -139,26 +175,46 @@ class _Reader:
         return pos
 
     def _prose(self, pos: int) -> int:
-        """Skip prose and thoughts from ``pos``: where the next call opens, or -1 at the end of the text. A
-        stray closing token, or a thought left open, is an error. Each stretch of text is searched once for
-        each token (a call's opening is looked for again only once a thought has run past it)."""
+        """Skip prose and thoughts from ``pos``: where the next call opens (its opening token, or a bare
+        ``call:`` for Gemma 4), or -1 at the end of the text. A stray closing token, a string token outside any
+        call, or a thought left open, is an error. Every token is looked for through :meth:`_next`, so the text
+        is searched once for each, however many calls and thoughts there are."""
         text, tok = self.text, self.tokens
-        opening = text.find(tok.call_open, pos)
         while True:
-            if opening != -1 and opening < pos:
-                opening = text.find(tok.call_open, pos)
+            opening = self._next(tok.call_open, pos)
             limit = len(text) if opening == -1 else opening
-            thought = -1 if tok.thought_open is None else text.find(tok.thought_open, pos, limit)
-            stray = text.find(tok.call_close, pos, limit if thought == -1 else thought)
-            if stray != -1:
+            thought = -1 if tok.thought_open is None else self._next(tok.thought_open, pos)
+            prose_end = limit if thought == -1 or thought > limit else thought
+            bare = self._bare_call(pos, prose_end)
+            prose_stop = prose_end if bare == -1 else bare  # the prose ends at a bare call's start
+            stray = self._next(tok.call_close, pos)
+            if stray != -1 and stray < prose_stop:
                 raise self._error(f"{tok.call_close} without an opening {tok.call_open}", stray)
-            if thought == -1 or tok.thought_open is None or tok.thought_close is None:
+            quote = self._next(tok.quote, pos) if tok.bare_calls else -1
+            if quote != -1 and quote < prose_stop and not 0 <= self._next(_RESPONSE_OPEN, pos) < quote:
+                # Gemma 4's string token in prose (a tool's response after <|tool_response> quotes freely): a
+                # call ek cannot make out (<call>f{...}, which vLLM reads), never prose
+                raise self._error(f"a {tok.quote} string outside any call (expected {tok.call_open}{CALL}NAME{{...}})",
+                                  quote)
+            if bare != -1:
+                return bare
+            if prose_end == limit or tok.thought_open is None or tok.thought_close is None:
                 return opening
-            close = text.find(tok.thought_close, thought + len(tok.thought_open))
+            close = self._next(tok.thought_close, thought + len(tok.thought_open))
             if close == -1:
                 raise self._error(f"a thought ({tok.thought_open}) is not closed by {tok.thought_close}", thought,
                                   cut=True)
             pos = close + len(tok.thought_close)
+
+    def _next(self, token: str, pos: int) -> int:
+        """Where ``token`` next occurs at or after ``pos`` (-1: nowhere), remembering the answer: reading only
+        moves forward, so each token's occurrences are found once (prose between many bare calls, or many
+        thoughts, is not searched again for a token far ahead)."""
+        found = self._found.get(token)
+        if found is None or (found != -1 and found < pos) or (found == -1 and self._asked[token] > pos):
+            found = self.text.find(token, pos)
+            self._found[token], self._asked[token] = found, pos
+        return found
 
     def _skip(self, pos: int) -> int:
         return skip_space(self.text, pos)
@@ -166,7 +222,10 @@ class _Reader:
     def _call(self, opening: int) -> tuple[Step, int]:
         """The call whose opening token is at ``opening``: its step and where reading goes on."""
         text, tok = self.text, self.tokens
-        pos = self._skip(opening + len(tok.call_open))
+        bare = text.startswith(CALL, opening)  # a call whose opening token was left out (_bare_call)
+        pos = opening if bare else self._skip(opening + len(tok.call_open))
+        if not bare and tok.bare_calls and text.startswith(":" + CALL, pos):
+            pos += 1  # <|tool_call>:call:NAME{...}: a stray colon (vLLM's test_colon_prefixed_tool_call)
         if not text.startswith(CALL, pos):
             raise self._expected(f"{CALL}NAME{{...}} after {tok.call_open}", pos, CALL)
         at = pos + len(CALL)
@@ -188,8 +247,12 @@ class _Reader:
             while text.startswith(tok.call_close, self._skip(end)):  # Gemma 4 repeats it at times: Ollama drops
                 end = self._skip(end) + len(tok.call_close)  # the copies, which close nothing
             return step_of_plain(name, args), end
-        if after >= len(text) or text.startswith(tok.call_open, after):
-            return step_of_plain(name, args), after  # whole arguments, the closing token left out (as Ollama)
+        if tok.turn_end is not None and text.startswith(tok.turn_end, after):
+            return step_of_plain(name, args), after + len(tok.turn_end)  # the turn ended the call
+        if bare or after >= len(text) or text.startswith(tok.call_open, after):
+            # whole arguments, the closing token left out (as Ollama); a bare call has none to expect, and prose
+            # may follow it (as vLLM reads it)
+            return step_of_plain(name, args), after
         raise self._expected(f"{tok.call_close} after the arguments of {name!r}", after, tok.call_close)
 
     # ----------------------------------------------------------------- values

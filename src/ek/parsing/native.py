@@ -22,7 +22,7 @@ from ek.parsing import chat_text, json_text, shapes
 from ek.parsing.errors import ParseError, line_col
 from ek.parsing.limits import Limits, check_text
 from ek.parsing.prose import call_lists, calls_from_json, object_call, read_prose, tag_outside, where
-from ek.parsing.python_calls import parse_python
+from ek.parsing.python_calls import parse_python, python_literal
 from ek.parsing.registry import TypeHint
 from ek.parsing.scan import rstripped_end, skip_space
 
@@ -245,6 +245,7 @@ def read_mistral(text: str, limits: Limits, types: TypeHint | None = None, fmt: 
         if pos >= len(body):
             raise ParseError("[TOOL_CALLS] with nothing after it (cut short?)", line_col(body, pos), fmt,
                              cut_short=True)
+        listed = body[pos] == "["
         if body[pos] in "[{":
             value, end = json_text.decode_at(body, pos, limits, fmt)
             steps.extend(calls_from_json(value, body, pos, limits, fmt))
@@ -255,9 +256,18 @@ def read_mistral(text: str, limits: Limits, types: TypeHint | None = None, fmt: 
         if pos >= len(body):
             return steps
         if not body.startswith(TOOL_CALLS, pos):
+            if listed and _mistral_prose_after(body, pos):
+                return steps
             raise ParseError("unexpected text after a call: expected [TOOL_CALLS] or the end of the output",
                              line_col(body, pos), fmt)
     return steps
+
+
+def _mistral_prose_after(text: str, pos: int) -> bool:
+    """Whether ``text[pos:]``, after an older template's JSON list of calls, is prose to skip, as vLLM's parser
+    skips it (test_extract_tool_calls_pre_v11_tokenizer[trailing_data_after_json]): holding no ``[TOOL_CALLS]``
+    and no tag or special token, which would be a call or a template's token lost without a word."""
+    return text.find(TOOL_CALLS, pos) == -1 and tag_outside(text, [(0, pos)]) == -1
 
 
 def _mistral_compact(text: str, pos: int, limits: Limits, fmt: str) -> tuple[Step, int]:
@@ -481,7 +491,7 @@ def read_qwen3_coder(text: str, limits: Limits, types: TypeHint | None = None,
     if len(text) > limits.max_size:
         check_text(text, limits, fmt)
     start = chat_text.after_think(text, fmt)
-    if not chat_text.has_blocks(text, start):
+    if text.find(chat_text.CALL_OPEN, start) == -1:
         return [_xml_function(text, begin, end, limits, types, fmt) for begin, end in _bare_functions(text, start, fmt)]
     steps: list[Step] = []
     for begin, end in chat_text.blocks(text, start, fmt, open_end=True, whole_after=FUNCTION_CLOSE):
@@ -495,10 +505,16 @@ def read_qwen3_coder(text: str, limits: Limits, types: TypeHint | None = None,
 
 
 def _bare_functions(text: str, start: int, fmt: str) -> list[tuple[int, int]]:
-    """``(begin, end)`` of each ``<function=...>...</function>`` written without ``<tool_call>`` around it."""
+    """``(begin, end)`` of each ``<function=...>...</function>`` written without ``<tool_call>`` around it.
+
+    A ``</tool_call>`` right after a function's ``</function>`` closes it: the model's ``<tool_call>`` was lost
+    (vLLM's test_extract_tool_calls_streaming_missing_opening_tag; its non-streaming parser, finding no
+    ``<tool_call>``, reads the functions of the whole text too). Any other ``</tool_call>`` is a stray tag."""
     spans: list[tuple[int, int]] = []
+    prose = start  # where the text between functions begins: no </tool_call> may stand in it
     pos = text.find(FUNCTION_OPEN, start)
     while pos != -1:
+        _no_stray_close(text, prose, pos, fmt)
         close = text.find(FUNCTION_CLOSE, pos)
         following = text.find(FUNCTION_OPEN, pos + len(FUNCTION_OPEN), len(text) if close == -1 else close)
         if following != -1:
@@ -508,8 +524,17 @@ def _bare_functions(text: str, start: int, fmt: str) -> list[tuple[int, int]]:
                              line_col(text, pos), fmt, cut_short=True)
         end = close + len(FUNCTION_CLOSE)
         spans.append((pos, end))
-        pos = text.find(FUNCTION_OPEN, end)
+        after = skip_space(text, end)
+        prose = after + len(chat_text.CALL_CLOSE) if text.startswith(chat_text.CALL_CLOSE, after) else end
+        pos = text.find(FUNCTION_OPEN, prose)
+    _no_stray_close(text, prose, len(text), fmt)
     return spans
+
+
+def _no_stray_close(text: str, begin: int, end: int, fmt: str) -> None:
+    stray = text.find(chat_text.CALL_CLOSE, begin, end)
+    if stray != -1:
+        raise ParseError("</tool_call> without an opening <tool_call>", line_col(text, stray), fmt)
 
 
 def _xml_function(text: str, begin: int, end: int, limits: Limits, types: TypeHint | None, fmt: str) -> Step:
@@ -522,6 +547,7 @@ def _xml_function(text: str, begin: int, end: int, limits: Limits, types: TypeHi
     name = text[pos + len(FUNCTION_OPEN): name_end].strip()
     if not name:
         raise ParseError("the tool name is empty", line_col(text, pos), fmt)
+    _bare_tag_name(text, pos + len(FUNCTION_OPEN), name_end, "<function=", fmt)
     close = _function_close(text, name_end, end)
     if close == -1:
         raise ParseError("<function=...> is not closed by </function> before </tool_call>", line_col(text, pos), fmt,
@@ -542,6 +568,7 @@ def _xml_function(text: str, begin: int, end: int, limits: Limits, types: TypeHi
         key = text[pos + len(PARAMETER_OPEN): key_end].strip()
         if not key:
             raise ParseError("a parameter with an empty name", line_col(text, pos), fmt)
+        _bare_tag_name(text, pos + len(PARAMETER_OPEN), key_end, "<parameter=", fmt)
         value_end, after = _parameter_end(text, key_end, close)
         if key in args:
             raise ParseError(f"parameter {key!r} given twice", line_col(text, pos), fmt)
@@ -552,6 +579,19 @@ def _xml_function(text: str, begin: int, end: int, limits: Limits, types: TypeHi
         args[key] = typed_text(raw, kind, limits, fmt, partial(line_col, text, key_end + 1))
         pos = after
     return Step(name, args)
+
+
+def _bare_tag_name(text: str, begin: int, end: int, tag: str, fmt: str) -> None:
+    """Refuse a name (``text[begin:end]``, up to the ``>`` found; spaces around it are dropped) holding a ``<`` or
+    a line break: its tag was never closed and the ``>`` found belongs to a later tag (vLLM's
+    test_none_tool_calls_filtered writes ``<function=bad_func_no_gt\\n</function>``, read as a tool named
+    ``bad_func_no_gt\\n</function`` before). ``render`` refuses to write such names for the same reason."""
+    name = text[begin:end].strip()
+    at = min((i for i in (name.find("<"), name.find("\n"), name.find("\r")) if i != -1), default=-1)
+    if at != -1:
+        where = text.find(name[at], text.find(name[0], begin))  # the name's first bad character in the text
+        raise ParseError(f"{tag}NAME is not closed by '>' before {'a <' if name[at] == '<' else 'a line break'}",
+                         line_col(text, where), fmt)
 
 
 def _function_close(text: str, name_end: int, end: int) -> int:
@@ -587,6 +627,13 @@ _TEXT_KINDS = frozenset({"str", "string", "date", "datetime"})
 _INT_KINDS = frozenset({"int", "integer"})
 _NUMBER_KINDS = frozenset({"float", "number"})
 _BOOL_KINDS = frozenset({"bool", "boolean"})
+#: A null as a typed value's text: JSON's, and Python's, which Qwen3.5's template teaches (it renders a null argument
+#: with ``| string``); vLLM's qwen3 readers take both for any type but a string
+#: (test_python_none_value_for_nullable_int).
+_NULL_WORDS = frozenset({"null", "None"})
+#: Declared container types: text that is not JSON is read as a Python literal of one, as vLLM's and SGLang's
+#: readers of these formats fall back to ``ast.literal_eval`` (ek parses it, never evaluates it).
+_CONTAINER_KINDS = frozenset({"array", "list", "tuple", "object", "dict"})
 
 
 def typed_text(raw: str, kind: str | None, limits: Limits, fmt: str,
@@ -608,10 +655,14 @@ def typed_text(raw: str, kind: str | None, limits: Limits, fmt: str,
     ('Paris', True)
     >>> typed_text("-Infinity", None, Limits(), "qwen3-coder"), typed_text("NaN", None, Limits(), "qwen3-coder")
     ('-Infinity', 'NaN')
+    >>> [typed_text(t, k, Limits(), "qwen3-coder") for t, k in (("null", "integer"), ("None", "bool"), ("null", "str"))]
+    [None, None, 'null']
     """
     if kind in _TEXT_KINDS:
         return raw
     text = raw.strip()
+    if kind is not None and text in _NULL_WORDS:
+        return None  # a declared non-string value left empty: read as untyped text reads null, not as the text
     if kind in _BOOL_KINDS:
         lowered = text.lower()
         return True if lowered == "true" else False if lowered == "false" else raw
@@ -631,8 +682,21 @@ def typed_text(raw: str, kind: str | None, limits: Limits, fmt: str,
         return json_text.loads(text, limits, fmt)
     except ParseError as error:
         if json_text.not_json(error):  # a NaN or an infinity too: "-Infinity" is text, as "NaN" is
-            return raw
+            return _python_container(raw, limits) if kind in _CONTAINER_KINDS else raw
         raise error.moved(where() if callable(where) else where, fmt) from None
+
+
+def _python_container(raw: str, limits: Limits) -> Any:
+    """A declared list or object written as a Python literal (``[{"status": 'pending'}]``: SGLang's
+    test_qwen3_coder_detector complex_schema), read as one; any other text is kept, so the scorer reports it."""
+    text = raw.strip()
+    if text[:1] not in ("[", "{", "("):
+        return raw
+    try:
+        value = python_literal(text, limits)
+    except ParseError:
+        return raw
+    return value if isinstance(value, (list, dict)) else raw
 
 
 def render_xml_value(value: Any) -> str:

@@ -324,9 +324,9 @@ def detect(text: str, start: int) -> list[tuple[str, int]]:
     """The wrapped formats whose open token appears in ``text[start:]``, each with where it was first seen.
 
     Families that share a token are told apart by what the first block holds, never guessed: after
-    ``<|tool_call_start|>``, JSON is openPangu's and Python calls LFM2's; after ``<tool_calls>``, a JSON list is
-    Jamba's (Hunyuan-A13B writes the same, and is read the same) and anything else is not (MiniMax-M1 writes
-    one object a line, which ``auto`` reads as JSON in prose); after ``<tools>``, JSON is Qwen2.5-Coder's; after
+    ``<|tool_call_start|>``, a JSON list is openPangu's and Python calls or one JSON object LFM2's; after
+    ``<tool_calls>``, a JSON list is Jamba's (Hunyuan-A13B writes the same, and is read the same) and anything
+    else is not (MiniMax-M1 writes one object a line, which ``auto`` reads as JSON in prose); after ``<tools>``, JSON is Qwen2.5-Coder's; after
     ``<function_calls>``, anything but a tag is OLMo 3's (Anthropic's old ``<function_calls><invoke name=...>``
     is markup no format reads, which ``auto`` refuses). A ``<|tool_call_end|>`` with no ``<|tool_call_start|>``
     is LFM2's reader's to refuse.
@@ -347,7 +347,10 @@ def detect(text: str, start: int) -> list[tuple[str, int]]:
         found.append(("nemotron", at))
     at = text.find(CALL_START, start)
     if at != -1:
-        found.append(("pangu" if is_json_body(text, skip_space(text, at + len(CALL_START))) else "lfm2", at))
+        body = skip_space(text, at + len(CALL_START))
+        # a JSON list is openPangu's (LFM2's JSON mode writes one too, read the same); one object only LFM2's
+        # JSON mode writes (SGLang's test_streaming_json_complete_in_one_chunk), and pangu's reader refuses it
+        found.append(("pangu" if text.startswith("[", body) and is_json_body(text, body) else "lfm2", at))
     at = text.find(TOOLS_PREFIX, start)
     if at != -1:
         found.append(("apertus", at))
