@@ -37,9 +37,11 @@ def _tau_bench_pass_hat_k(entries: list[dict[str, Any]]) -> dict[int, Fraction]:
 
 
 def test_a_real_tau_bench_run_is_one_episode_per_task_and_trial(tmp_path: Path) -> None:
-    done, report, episodes = _score(tmp_path, TAU_BENCH)
+    done, report, episodes = _score(tmp_path, TAU_BENCH, "--bootstrap", "200")
     assert done.returncode == 0, done.stderr
     assert "format tau-bench results" in done.stdout
+    interval = report["confidence_interval"]  # a task's trials are drawn together
+    assert (interval["unit"], interval["units"]) == ("task", 5)
     corpus = report["corpus"]
     assert (corpus["lines_read"], corpus["episodes_scored"], corpus["error_lines"]) == (20, 20, 0)
     assert report["options"]["tau_bench"] is True

@@ -230,7 +230,7 @@ def _tau_lines(stream: BinaryIO, name: str, kind: str) -> Iterator[bytes]:
     try:
         data = source.read(TAU_RESULTS_MAX_BYTES + 1)
     except (OSError, EOFError, zlib.error) as exc:
-        raise SourceError(f"{name}: gzip stream broken: {exc}") from None
+        raise SourceError(f"{name}: {'gzip stream broken' if kind == 'gzip' else 'cannot be read'}: {exc}") from None
     if len(data) > TAU_RESULTS_MAX_BYTES:
         raise SourceError(f"{name}: a results file longer than ek reads whole ({TAU_RESULTS_MAX_BYTES:,} bytes, "
                           "ek.limits.TAU_RESULTS_MAX_BYTES)")
