@@ -31,6 +31,12 @@ MAX_INT_DIGITS = sys.get_int_max_str_digits() or 4300
 #: of it is skipped in pieces, so a file with no line break (``/dev/zero``) costs this much memory, not the file.
 CORPUS_LINE_MAX_BYTES = 64 * 1024 * 1024
 
+#: Largest tau-bench or tau2-bench results file read (``ek score --tau-bench``), in bytes (gzip: decompressed).
+#: Such a file is one JSON document, read whole (its entries are not lines); a run of a few hundred trials is 5
+#: to 50 MB, and the decoded document takes several times its size in memory, so past this the file is refused
+#: before it is decoded, not read until memory runs out.
+TAU_RESULTS_MAX_BYTES = 512 * 1024 * 1024
+
 #: Deepest nesting of a gold value (gold JSON, ``OneOf`` alternatives included): the same as model output,
 #: so every gold value is one a prediction could equal.
 GOLD_MAX_DEPTH = OUTPUT_MAX_DEPTH

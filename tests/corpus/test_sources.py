@@ -213,3 +213,24 @@ def test_bounded_lines_are_the_files_lines_with_the_long_ones_named_by_size(
 
     for stored in (data, gzip.compress(data)):
         assert [bytes(raw) for raw in physical_lines(io.BytesIO(stored), "x")] == list(io.BytesIO(data))
+
+
+def test_a_tau_bench_file_past_the_size_limit_stops_before_it_is_decoded(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import ek.corpus.sources as sources
+
+    entry = {"task_id": 0, "trial": 0, "reward": 1.0, "traj": [],
+             "info": {"task": {"actions": [{"name": "f", "kwargs": {"x": 1}}], "outputs": []}}}
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps([entry, entry]), encoding="utf-8")
+    packed = tmp_path / "run.json.gz"  # the limit is on the document, so a gzip file counts decompressed
+    packed.write_bytes(gzip.compress(path.read_bytes()))
+    size = path.stat().st_size
+    monkeypatch.setattr(sources, "TAU_RESULTS_MAX_BYTES", size)
+    for corpus in (path, packed):
+        result = run(str(corpus), RunOptions(tau_bench=True))
+        assert (result.counts.read, result.summary.episodes) == (2, 2)
+    monkeypatch.setattr(sources, "TAU_RESULTS_MAX_BYTES", size - 1)
+    for corpus in (path, packed):
+        with pytest.raises(SourceError, match=f"{corpus}: a results file longer than ek reads whole"):
+            run(str(corpus), RunOptions(tau_bench=True))

@@ -107,9 +107,12 @@ def output_format(text: str) -> str:
 
 
 def run_format(args: argparse.Namespace) -> str:
-    """The format of lines that name none: ``--format``, else ``bfcl`` for BFCL result files, else ``auto``."""
+    """The format of lines that name none: ``--format``, else ``bfcl`` for BFCL result files, ``json`` for
+    tau-bench ones (each entry's calls are read as ``{"name", "arguments"}`` objects), else ``auto``."""
     if args.format is not None:
         return str(args.format)
+    if args.tau_bench:  # each entry's calls are {"name", "arguments"} objects
+        return "json"
     return "bfcl" if args.bfcl_answers or args.bfcl_questions else "auto"
 
 
@@ -141,6 +144,11 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
                              "with every '.' as '_' (math_hypot for math.hypot), as BFCL shows them to models it "
                              "marks underscore_to_dot (the function-calling APIs of OpenAI and other hosted "
                              "models); its calls are scored against the names so written, as BFCL's checker does")
+    parser.add_argument("--tau-bench", action="store_true",
+                        help="the inputs are tau-bench results files (a JSON list of {task_id, reward, info, traj, "
+                             "trial}) or tau2-bench ones ({tasks, simulations}), told apart by their shape: each "
+                             "(task, trial) is an episode, the agent's tool calls in order against the task's gold "
+                             "actions, its task the task id (pass@k, pass^k); docs/tau-bench.md")
     parser.add_argument("--format", type=output_format, default=None, metavar="FORMAT",
                         help="how model outputs are written: auto (default; bfcl with --bfcl-answers or "
                              "--bfcl-questions), python, openai, anthropic, json, bfcl, hermes, llama3, mistral, "
@@ -291,6 +299,13 @@ def check_inputs(command: str, args: argparse.Namespace, paths: list[str]) -> in
         return usage_error(command, "--gold and --bfcl-answers both supply gold calls; give one of them")
     if args.grammar and args.bfcl_questions:
         return usage_error(command, "--grammar and --bfcl-questions both choose the grammar; give one of them")
+    if args.tau_bench:
+        given = [option for option, value in (("--gold", args.gold), ("--bfcl-answers", args.bfcl_answers),
+                                               ("--bfcl-questions", args.bfcl_questions), ("--format", args.format))
+                 if value]
+        if given:
+            return usage_error(command, f"--tau-bench reads the gold actions and the agent's tool calls from the "
+                                        f"results files themselves: {', '.join(given)} cannot apply")
     if args.underscore_to_dot and not (args.bfcl_questions or args.bfcl_answers):
         return usage_error(command, "--underscore-to-dot renames BFCL's functions: it needs --bfcl-questions or "
                                     "--bfcl-answers")
@@ -367,7 +382,8 @@ def run_options(args: argparse.Namespace, **keep: Any) -> Any:
                       order=args.order, format=run_format(args), grammar=args.grammar, search_path=tuple(args.search_path), gold_file=args.gold,
                       invalid_gold=args.invalid_gold, validate=args.validate,
                       bfcl_answers=args.bfcl_answers, bfcl_questions=args.bfcl_questions,
-                      bfcl_source=args.bfcl_source, underscore_to_dot=args.underscore_to_dot, **keep)
+                      bfcl_source=args.bfcl_source, underscore_to_dot=args.underscore_to_dot,
+                      tau_bench=args.tau_bench, **keep)
 
 
 def aborted(command: str, error: Exception) -> int:
@@ -400,7 +416,8 @@ def score_file(path: str, options: Any, jobs: int, export: Any = None, inputs: A
     from ek.corpus.sources import expand, progress_size
     from ek.report.progress import ProgressBar
 
-    bar = ProgressBar.for_terminal(progress_size(expand(path)))
+    # a tau-bench file's entries are re-written as lines: their bytes do not add up to the file's size
+    bar = ProgressBar.for_terminal(None if options.tau_bench else progress_size(expand(path)))
     try:
         return run(path, options, jobs=jobs or 1, progress=bar, export=export, inputs=inputs)
     finally:
@@ -462,7 +479,7 @@ def score_on_ray(paths: list[str], options: Any, args: argparse.Namespace, expor
     from ek.corpus.sources import progress_size
     from ek.report.progress import ProgressBar
 
-    bar = ProgressBar.for_terminal(progress_size(paths))
+    bar = ProgressBar.for_terminal(None if options.tau_bench else progress_size(paths))
     try:
         with ray_session(args.address):
             return score_files(paths, options, workers=resolve_jobs(args.jobs, "ray"), export=export, inputs=inputs,

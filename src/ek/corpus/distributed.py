@@ -342,13 +342,14 @@ def _score_rows_batch(batch: Any, plan: _Plan) -> dict[str, list[bytes]]:
 # --------------------------------------------------------------------------- reading with Ray Data
 
 
-def _read_file(index: int, path: str) -> Iterator[Any]:
-    """The rows of one input file, ``READ_BLOCK_ROWS`` at a time: every physical line with its number."""
+def _read_file(index: int, path: str, tau_bench: bool = False) -> Iterator[Any]:
+    """The rows of one input file, ``READ_BLOCK_ROWS`` at a time: every physical line with its number
+    (``tau_bench``: every entry of a tau-bench results file, :func:`ek.corpus.sources.physical_lines`)."""
     import pyarrow as pa  # Ray Data's own dependency
 
     numbers: list[int] = []
     raws: list[bytes] = []
-    for number, raw in enumerate(file_lines(path), 1):
+    for number, raw in enumerate(file_lines(path, tau_bench=tau_bench), 1):
         numbers.append(number)
         raws.append(raw)
         if len(raws) >= READ_BLOCK_ROWS:
@@ -373,9 +374,10 @@ def _datasource_class() -> type:
     class CorpusDatasource(Datasource):  # type: ignore[misc]
         """One read task per input file, in the order given (so blocks come back in line order)."""
 
-        def __init__(self, paths: Sequence[str]) -> None:
+        def __init__(self, paths: Sequence[str], tau_bench: bool = False) -> None:
             super().__init__()
             self.paths = list(paths)
+            self.tau_bench = tau_bench
 
         @property
         def supports_distributed_reads(self) -> bool:
@@ -390,7 +392,7 @@ def _datasource_class() -> type:
             tasks = []
             for index, path in enumerate(self.paths):
                 metadata = _metadata(BlockMetadata, size_bytes=_size(path), input_files=[path])
-                tasks.append(ReadTask(lambda i=index, p=path: _read_file(i, p), metadata))
+                tasks.append(ReadTask(lambda i=index, p=path, t=self.tau_bench: _read_file(i, p, t), metadata))
             return tasks
 
     del ray
@@ -620,7 +622,7 @@ def score_files(paths: str | Sequence[str], options: RunOptions, *, workers: int
     started = time.perf_counter()
 
     def dataset_of() -> Any:
-        return ray.data.read_datasource(_datasource_class()(files), num_cpus=READ_CPUS)
+        return ray.data.read_datasource(_datasource_class()(files, options.tau_bench), num_cpus=READ_CPUS)
 
     total, counts, merger, gold_errors = _run(dataset_of, _score_lines_batch, options, workers=workers,
                                                block_lines=block_lines, file_count=len(files),
@@ -647,6 +649,8 @@ def score_dataset(dataset: Any, options: RunOptions | None = None, *, workers: i
         options = RunOptions(**settings)
     elif settings:
         options = attrs.evolve(options, **settings)
+    if options.tau_bench:  # a row is an episode; tau-bench entries are read from their results files
+        raise ValueError("tau_bench reads results files (score_files); a dataset's rows are corpus lines")
     started = time.perf_counter()
     total, counts, _merger, gold_errors = _run(lambda: dataset, _score_rows_batch, options, workers=workers,
                                                 block_lines=block_lines, file_count=1, progress=None, export=None,

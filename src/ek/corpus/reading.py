@@ -390,11 +390,13 @@ def _other_type_hint(episode_id: str | int, gold_by_id: Mapping[Any, GoldEntry])
 
 
 def parse_episode(raw: bytes | str, line: int, gold_by_id: Mapping[Any, GoldEntry] | None = None,
-                  *, shared_gold: bool = False) -> Episode | LineError:
+                  *, shared_gold: bool = False, tau_bench: bool = False) -> Episode | LineError:
     """Decode one non-blank corpus line into an :class:`Episode`, or say why it cannot be scored.
 
     A line's own ``gold`` and ``grammar`` win over ``gold_by_id``; with ``shared_gold`` (``ek compare
     --gold``: two runs scored against one answer key) the gold file's entry wins and theirs are ignored.
+    ``tau_bench``: the line is one entry of a tau-bench or tau2-bench results file, as
+    :func:`tau_entry_lines` wrote it (``ek score --tau-bench``), read by :func:`_tau_episode`.
 
     >>> ep = parse_episode('{"id": 1, "pred": "f(x=1)", "gold": [{"name": "f", "arguments": {"x": 1}}]}', 3)
     >>> ep.line, ep.id, ep.pred, ep.gold, ep.turns
@@ -422,6 +424,8 @@ def parse_episode(raw: bytes | str, line: int, gold_by_id: Mapping[Any, GoldEntr
         return LineError(line, None, str(exc))
     if not isinstance(obj, dict):
         return LineError(line, None, f"expected a JSON object per line, got {type(obj).__name__}: {_short(obj)}")
+    if tau_bench:
+        return _tau_episode(obj, line)
     if len(obj) == 2 and gold_by_id is not None and not shared_gold:
         fast = _bfcl_result_line(obj, line, gold_by_id)
         if fast is not None:
@@ -538,6 +542,246 @@ def _multi_turn_line(obj: Mapping[str, Any], line: int, episode_id: Any, task: A
     if shared_gold and gold_by_id is not None:
         raise ValueError("the shared --gold file holds single-turn gold, but this line has 'turns'")
     return Episode(line, episode_id, None, (), _read_grammar(obj), _read_turns(obj["turns"]), task, category)
+
+
+# --------------------------------------------------------------------------- tau-bench and tau2-bench results
+
+#: tau-bench's action that is a message to the user, not a tool call (``tau_bench.types.RESPOND_ACTION_NAME``):
+#: left out of the gold, as tau-bench's reward leaves it out of the actions it replays.
+TAU_RESPOND = "respond"
+
+#: What a results file must be, for messages.
+_TAU_SHAPES = ("a tau-bench results file (a JSON list of {task_id, reward, info, traj, trial} entries) or a "
+               "tau2-bench one (a JSON object with 'tasks' and 'simulations')")
+
+
+class TauFormatError(ValueError):
+    """A file given to ``ek score --tau-bench`` that is not a tau-bench or tau2-bench results document."""
+
+
+def _entry_line(obj: Mapping[str, Any]) -> bytes:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def tau_entry_lines(data: bytes) -> Iterator[bytes]:
+    """The entries of a tau-bench or tau2-bench results file (its bytes, the whole document), each as one JSON
+    line that :func:`parse_episode` reads with ``tau_bench=True``: the file's shape is told here, once, and each
+    entry's line says which it is. Raises :class:`TauFormatError` when the document is not JSON or has neither
+    shape; what is wrong inside one entry is that entry's error line, not the file's.
+
+    tau-bench (``tau_bench/run.py`` writes ``[EnvRunResult.model_dump(), ...]``): each entry as it is, under
+    ``tau_bench``. tau2-bench (``Results``: ``{"info", "tasks", "simulations", ...}``): each simulation under
+    ``tau2_bench``, beside the ``evaluation_criteria`` of the task it ran (``task``: null when the file has no
+    task of that id) and the run's domain (``info.environment_info.domain_name``).
+
+    >>> [json.loads(x) for x in tau_entry_lines(b'[{"task_id": 3, "trial": 0}]')]
+    [{'tau_bench': {'task_id': 3, 'trial': 0}}]
+    """
+    try:
+        document = _decode_line(data)
+    except UnicodeDecodeError as exc:
+        raise TauFormatError(f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
+    except json.JSONDecodeError as exc:
+        raise TauFormatError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}; expected "
+                             f"{_TAU_SHAPES}") from None
+    except RecursionError:
+        raise TauFormatError("invalid JSON: nested too deeply") from None
+    except LineDataError as exc:  # a key given twice, a lone surrogate, an integer too long to read
+        raise TauFormatError(str(exc)) from None
+    if isinstance(document, list):
+        for entry in document:
+            yield _entry_line({"tau_bench": entry})
+        return
+    if not (isinstance(document, dict) and isinstance(document.get("tasks"), list)
+            and isinstance(document.get("simulations"), list)):
+        raise TauFormatError(f"expected {_TAU_SHAPES}, got {_short(document)}")
+    if not document["simulations"] and document.get("simulation_index"):
+        raise TauFormatError("a tau2-bench results file in the 'dir' format (its simulations are in the "
+                             "simulations/ folder beside it), which ek does not read: save the run as one "
+                             "JSON file (Results.save(path, format='json'))")
+    criteria: dict[Any, Any] = {}
+    for task in document["tasks"]:
+        task_id = task.get("id") if isinstance(task, dict) else None
+        if isinstance(task_id, (str, int)) and not isinstance(task_id, bool):
+            criteria.setdefault(task_id, task.get("evaluation_criteria"))
+    domain = _tau2_domain(document.get("info"))
+    for simulation in document["simulations"]:
+        task_id = simulation.get("task_id") if isinstance(simulation, dict) else None
+        known = isinstance(task_id, (str, int)) and not isinstance(task_id, bool) and task_id in criteria
+        task = {"evaluation_criteria": criteria[task_id]} if known else None
+        yield _entry_line({"tau2_bench": simulation, "task": task, "domain": domain})
+
+
+def _tau2_domain(info: Any) -> str | None:
+    """The domain a tau2-bench run ran in (``airline``, ``retail``, ``telecom``, ...), or None."""
+    environment = info.get("environment_info") if isinstance(info, dict) else None
+    domain = environment.get("domain_name") if isinstance(environment, dict) else None
+    return domain if isinstance(domain, str) else None
+
+
+def _tau_episode(obj: Mapping[str, Any], line: int) -> Episode | LineError:
+    """One (task, trial) of a tau-bench or tau2-bench run as an episode: its id ``TASK#TRIAL``, its ``task``
+    the task id (so trials are samples: pass@k, pass^k), the agent's tool calls in order as the output (read
+    as ``{"name", "arguments"}`` objects, format ``json``), the task's gold actions as the gold; or the
+    entry's error line."""
+    episode_id: str | None = None
+    try:
+        if "tau_bench" in obj:
+            entry = obj["tau_bench"]
+            if not isinstance(entry, dict):
+                raise TypeError(f"a tau-bench entry must be an object, got {type(entry).__name__}: "
+                                f"{_short(entry)}")
+            task_id, trial = _tau_task_id(entry.get("task_id")), _tau_trial(entry.get("trial"))
+            episode_id = f"{task_id}#{trial}"
+            pred = _tau_bench_calls(entry.get("traj"))
+            gold = _tau_bench_gold(entry.get("info"))
+            return Episode(line, episode_id, pred, gold, None, None, task_id, None, "json")
+        if "tau2_bench" in obj:
+            simulation = obj["tau2_bench"]
+            if not isinstance(simulation, dict):
+                raise TypeError(f"a tau2-bench simulation must be an object, got {type(simulation).__name__}: "
+                                f"{_short(simulation)}")
+            task_id, trial = _tau_task_id(simulation.get("task_id")), simulation.get("trial")
+            episode_id = f"{task_id}#{_tau_trial(trial)}" if trial is not None else f"{task_id}#{simulation.get('id')}"
+            pred = _tau2_calls(simulation)
+            gold = _tau2_gold(task_id, obj.get("task"))
+            domain = obj.get("domain")
+            return Episode(line, episode_id, pred, gold, None, None, task_id,
+                           domain if isinstance(domain, str) else None, "json")
+        raise ValueError(f"not an entry of a tau-bench results file: {_short(obj)}")
+    except (KeyError, TypeError, ValueError) as exc:
+        reason = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+        return LineError(line, episode_id, str(reason))
+
+
+def _tau_task_id(value: Any) -> str | int:
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise TypeError(f"'task_id' must be an integer or a string, got {_short(value)}")
+    return value
+
+
+def _tau_trial(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise TypeError(f"'trial' must be a whole number of at least 0, got {_short(value)}")
+    return value
+
+
+def _tau_messages(value: Any, key: str) -> list[dict[str, Any]]:
+    if not isinstance(value, list):
+        raise TypeError(f"{key!r} must be a list of messages, got {_short(value)}")
+    for i, message in enumerate(value):
+        if not isinstance(message, dict):
+            raise TypeError(f"{key}[{i}]: a message must be an object, got {_short(message)}")
+    return value
+
+
+def _tool_call_list(message: Mapping[str, Any], where: str) -> list[Any]:
+    calls = message.get("tool_calls")
+    if calls is None:
+        return []
+    if not isinstance(calls, list):
+        raise TypeError(f"{where}.tool_calls must be a list, got {_short(calls)}")
+    return calls
+
+
+def _tau_bench_calls(traj: Any) -> list[Any]:
+    """The agent's tool calls in a tau-bench trajectory, in order, as ``{"name", "arguments"}`` objects.
+
+    A tool-calling agent's calls are the OpenAI ``tool_calls`` of its assistant messages (``arguments`` the JSON
+    text the model wrote, read by the parser: a call it cannot read makes the output unparseable, scored as
+    such). A ReAct or Act agent writes its action as text, ``Action:`` then ``{"name": ..., "arguments":
+    ...}``, as tau-bench reads it (``ChatReActAgent.generate_next_step``); ``respond`` is a message to the user,
+    not a call. A trajectory is read one way or the other: action text only when no message has ``tool_calls``
+    (a ReAct agent's messages hold ``"tool_calls": null``, so the key alone does not tell). An item that is not
+    a tool call is handed over as it is, for the parser to refuse."""
+    replies = [(i, m) for i, m in enumerate(_tau_messages(traj, "traj")) if m.get("role") == "assistant"]
+    calls: list[Any] = []
+    for i, message in replies:
+        calls.extend(_openai_call(item) for item in _tool_call_list(message, f"traj[{i}]"))
+    if calls:
+        return calls
+    actions = (_react_call(message.get("content")) for _, message in replies)
+    return [action for action in actions if action is not None]
+
+
+def _openai_call(item: Any) -> Any:
+    function = item.get("function") if isinstance(item, dict) else None
+    if not isinstance(function, dict):
+        return item
+    return {"name": function.get("name"), "arguments": function.get("arguments")}
+
+
+def _react_call(content: Any) -> dict[str, Any] | None:
+    """The tool call a ReAct/Act agent's message names after its last ``Action:``, or None (no action, an
+    action tau-bench cannot read, which it takes as a reply to the user, or ``respond``)."""
+    if not isinstance(content, str) or "Action:" not in content:
+        return None
+    text = content.rsplit("Action:", 1)[1].strip()
+    if not text.startswith("{"):
+        return None
+    try:
+        action = _decode_line(text)
+    except (ValueError, RecursionError):  # JSON errors and LineDataError are ValueErrors
+        return None
+    if not isinstance(action, dict) or not isinstance(action.get("name"), str) or action["name"] == TAU_RESPOND:
+        return None
+    return {"name": action["name"], "arguments": action.get("arguments")}
+
+
+def _tau_bench_gold(info: Any) -> tuple[Step, ...]:
+    """The gold calls of a tau-bench entry: its task's ``actions`` (``{"name", "kwargs"}``) but ``respond``."""
+    if not isinstance(info, dict):
+        raise TypeError(f"'info' must be an object holding the task, got {_short(info)}")
+    task = info.get("task")
+    if task is None and "error" in info:
+        raise ValueError(f"the run of this task failed before it could be scored (info.error: "
+                         f"{_short(info['error'])}): tau-bench counts it as reward 0, but the entry holds no task, "
+                         "so no gold actions")
+    if not isinstance(task, dict) or not isinstance(task.get("actions"), list):
+        raise TypeError(f"info.task.actions must be a list of {{\"name\", \"kwargs\"}} actions, got "
+                        f"{_short(task.get('actions') if isinstance(task, dict) else task)}")
+    gold = []
+    for i, action in enumerate(task["actions"]):
+        if not isinstance(action, dict) or not isinstance(action.get("kwargs"), dict):
+            raise TypeError(f"info.task.actions[{i}] must be {{\"name\", \"kwargs\": {{...}}}}, got {_short(action)}")
+        if action.get("name") != TAU_RESPOND:
+            gold.append({"name": action.get("name"), "arguments": action["kwargs"]})
+    return _read_gold(gold)
+
+
+def _tau2_calls(simulation: Mapping[str, Any]) -> list[Any]:
+    """The tool calls of a tau2-bench simulation, in order: those of the agent and of the user (tau2-bench's
+    ``ActionEvaluator.extract_tool_calls`` takes both: the user simulator has tools in some domains, and gold
+    actions name either), each ``{"id", "name", "arguments", "requestor"}``."""
+    messages = simulation.get("messages")
+    if messages is None and simulation.get("ticks") is not None:
+        raise ValueError("a full-duplex (voice) simulation: its calls are in 'ticks', which ek does not read")
+    calls: list[Any] = []
+    for i, message in enumerate(_tau_messages(messages, "messages")):
+        if message.get("role") in ("assistant", "user"):
+            for item in _tool_call_list(message, f"messages[{i}]"):
+                calls.append({"name": item.get("name"), "arguments": item.get("arguments")}
+                             if isinstance(item, dict) else item)
+    return calls
+
+
+def _tau2_gold(task_id: Any, task: Any) -> tuple[Step, ...]:
+    """The gold calls of a tau2-bench simulation: its task's ``evaluation_criteria.actions`` (none: ``[]``)."""
+    if not isinstance(task, dict):
+        raise KeyError(f"task {task_id!r} is not among the file's tasks, so its gold actions are unknown")
+    criteria = task.get("evaluation_criteria")
+    if not isinstance(criteria, dict):
+        raise TypeError(f"task {task_id!r} has no evaluation_criteria: nothing to score the calls against")
+    actions = criteria.get("actions") or []
+    if not isinstance(actions, list):
+        raise TypeError(f"evaluation_criteria.actions of task {task_id!r} must be a list, got {_short(actions)}")
+    gold = []
+    for i, action in enumerate(actions):
+        if not isinstance(action, dict) or not isinstance(action.get("arguments"), dict):
+            raise TypeError(f"evaluation_criteria.actions[{i}] of task {task_id!r} must be {{\"name\", "
+                            f"\"arguments\": {{...}}}}, got {_short(action)}")
+        gold.append({"name": action.get("name"), "arguments": action["arguments"]})
+    return _read_gold(gold)
 
 
 @attrs.define
@@ -714,6 +958,7 @@ def load_gold_file(path: str | Path) -> tuple[dict[Any, GoldEntry], list[LineErr
 __all__ = [
     "GRAMMAR_REF",
     "PRED_KEYS",
+    "TAU_RESPOND",
     "Episode",
     "GoldEntry",
     "LineCounts",
@@ -721,6 +966,7 @@ __all__ = [
     "LineError",
     "NotUnicodeError",
     "OversizedLine",
+    "TauFormatError",
     "Turn",
     "bounded_lines",
     "iter_raw_lines",
@@ -729,4 +975,5 @@ __all__ = [
     "load_bfcl_functions",
     "load_gold_file",
     "parse_episode",
+    "tau_entry_lines",
 ]

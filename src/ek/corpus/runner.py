@@ -111,6 +111,9 @@ class RunOptions:
     #: Summary.mixed_grammar): "warn" (reported), "error" (reported, and ``ek score`` exits 1) or "ignore" (not
     #: compared); every line is scored either way
     task_gold: str = "warn"
+    #: every input file is a tau-bench or tau2-bench results file: its entries are the lines, each (task,
+    #: trial) an episode (ek.corpus.reading.tau_entry_lines)
+    tau_bench: bool = False
 
     def bfcl_functions(self, questions: Sequence[Question] | None = None) -> dict[str, Any] | None:
         """The function schemas of each BFCL question by id (``--bfcl-questions``), or None. ``questions``:
@@ -539,7 +542,8 @@ def score_lines(options: RunOptions, cache: MetricCache, lines: Iterable[tuple[i
     summary = options.new_summary(floor)
     if memo is None:
         memo = _GoldMemo()
-    parsed = [parse_episode(raw, number, gold_by_id, shared_gold=options.shared_gold) for number, raw in lines]
+    parsed = [parse_episode(raw, number, gold_by_id, shared_gold=options.shared_gold, tau_bench=options.tau_bench)
+              for number, raw in lines]
     order = _by_id(parsed)
     if order is None:  # the lines of each id already follow each other: each line scored and summed at once
         for item in parsed:
@@ -753,8 +757,8 @@ def explain_kept(total: Summary, options: RunOptions, gold_by_id: Mapping[Any, G
         raw = raw_of.get(line)
         if raw is None:
             continue
-        outcome = _score_line(options, cache, memo, parse_episode(raw, line, gold_by_id,
-                                                                   shared_gold=options.shared_gold))
+        episode = parse_episode(raw, line, gold_by_id, shared_gold=options.shared_gold, tau_bench=options.tau_bench)
+        outcome = _score_line(options, cache, memo, episode)
         if type(outcome) is not LineError:
             total.explain(line, outcome[2])
 
@@ -990,7 +994,7 @@ def run(path: str | Sequence[str], options: RunOptions, *, jobs: int = 1,
                 export(list(total.export))
             total.export.clear()
 
-    with open_corpus(path, counts) as (lines, spans):
+    with open_corpus(path, counts, tau_bench=options.tau_bench) as (lines, spans):
         metered = _Metered(lines, progress)
         # without a progress callback nothing reads the byte count: the lines are not passed through the meter
         stream = iter(metered) if progress is not None else lines

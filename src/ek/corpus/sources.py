@@ -31,8 +31,9 @@ from typing import Any, BinaryIO
 import attrs
 
 from ek.boundedread import open_input, path_not_a_file, stdin_stream
-from ek.corpus.reading import PRED_KEYS, LineCounts, bounded_lines, iter_raw_lines
+from ek.corpus.reading import PRED_KEYS, LineCounts, TauFormatError, bounded_lines, iter_raw_lines, tau_entry_lines
 from ek.extras import import_failure
+from ek.limits import TAU_RESULTS_MAX_BYTES
 
 #: The columns of a Parquet row that become its line (what :func:`ek.corpus.reading.parse_episode` reads).
 PARQUET_COLUMNS = ("id", *PRED_KEYS, "gold", "grammar", "turns", "task", "category", "format")
@@ -219,10 +220,33 @@ def _gzip_lines(stream: BinaryIO, name: str) -> Iterator[bytes]:
         raise SourceError(f"{name}: gzip stream broken after line {done}: {exc}") from None
 
 
-def physical_lines(stream: BinaryIO, name: str) -> Iterator[bytes]:
+def _tau_lines(stream: BinaryIO, name: str, kind: str) -> Iterator[bytes]:
+    """The entries of a tau-bench or tau2-bench results file, one line each
+    (:func:`ek.corpus.reading.tau_entry_lines`): the file is one JSON document, read whole, up to
+    :data:`ek.limits.TAU_RESULTS_MAX_BYTES`; a file that is not such a document stops the run, naming it."""
+    if kind == "parquet":
+        raise SourceError(f"{name}: a Parquet file, not a tau-bench results file (one JSON document)")
+    source: Any = gzip.GzipFile(fileobj=stream, mode="rb") if kind == "gzip" else stream
+    try:
+        data = source.read(TAU_RESULTS_MAX_BYTES + 1)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise SourceError(f"{name}: {'gzip stream broken' if kind == 'gzip' else 'cannot be read'}: {exc}") from None
+    if len(data) > TAU_RESULTS_MAX_BYTES:
+        raise SourceError(f"{name}: a results file longer than ek reads whole ({TAU_RESULTS_MAX_BYTES:,} bytes, "
+                          "ek.limits.TAU_RESULTS_MAX_BYTES)")
+    try:
+        yield from tau_entry_lines(data)
+    except TauFormatError as exc:
+        raise SourceError(f"{name}: {exc}") from None
+
+
+def physical_lines(stream: BinaryIO, name: str, *, tau_bench: bool = False) -> Iterator[bytes]:
     """Every physical line of one input (blank ones included): a JSON line file as is, a gzip one
-    decompressed, a Parquet file one JSON line per row. ``name`` is for messages."""
+    decompressed, a Parquet file one JSON line per row; with ``tau_bench``, a tau-bench or tau2-bench results
+    file (plain or gzip) one line per entry. ``name`` is for messages."""
     kind = kind_of(_head(stream))
+    if tau_bench:
+        return _tau_lines(stream, name, kind)
     if kind == "gzip":
         return _gzip_lines(stream, name)
     if kind == "parquet":
@@ -247,10 +271,11 @@ def _opened(path: str) -> Iterator[BinaryIO]:
         yield stream
 
 
-def file_lines(path: str) -> Iterator[bytes]:
-    """The physical lines of the file at ``path`` (``-``: stdin), opened and closed here."""
+def file_lines(path: str, *, tau_bench: bool = False) -> Iterator[bytes]:
+    """The physical lines of the file at ``path`` (``-``: stdin), opened and closed here (``tau_bench``: as
+    :func:`physical_lines`)."""
     with _opened(path) as stream:
-        yield from physical_lines(stream, path)
+        yield from physical_lines(stream, path, tau_bench=tau_bench)
 
 
 def numbered(raws: Iterable[bytes], counts: LineCounts, first: int = 1) -> Iterator[tuple[int, bytes]]:
@@ -266,10 +291,11 @@ def numbered(raws: Iterable[bytes], counts: LineCounts, first: int = 1) -> Itera
 
 
 @contextmanager
-def open_corpus(paths: str | Sequence[str], counts: LineCounts
+def open_corpus(paths: str | Sequence[str], counts: LineCounts, *, tau_bench: bool = False
                 ) -> Iterator[tuple[Iterator[tuple[int, bytes]], list[FileSpan]]]:
     """The non-blank lines of every input file, numbered through the run, and the files' spans (filled as
-    each file ends). ``counts`` gets every line read and the blank ones."""
+    each file ends). ``counts`` gets every line read and the blank ones. ``tau_bench``: each file is a tau-bench
+    or tau2-bench results file, whose entries are its lines (:func:`physical_lines`)."""
     files = expand(paths)
     spans: list[FileSpan] = []
 
@@ -277,7 +303,7 @@ def open_corpus(paths: str | Sequence[str], counts: LineCounts
         for path in files:
             first = counts.read + 1
             before = counts.read
-            with closing(file_lines(path)) as raws:
+            with closing(file_lines(path, tau_bench=tau_bench)) as raws:
                 yield from numbered(raws, counts, first)
             spans.append(FileSpan(path, first, counts.read - before))
 

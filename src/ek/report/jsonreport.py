@@ -209,6 +209,7 @@ def build_report(result: RunResult, options: RunOptions, *, interval: Interval |
             "bfcl_answers": options.bfcl_answers,
             "bfcl_questions": options.bfcl_questions,
             "underscore_to_dot": options.underscore_to_dot,
+            "tau_bench": options.tau_bench,
             "invalid_gold": options.invalid_gold,
             "validate": options.validate,
             "task_gold": options.task_gold,

@@ -235,7 +235,8 @@ def render_report(report: dict[str, Any], *, max_errors: int = 20) -> str:
     out.append(f"ek score {printable(c['path'])}")
     out.append(f"  level {opts['level']}, canonicalizer {opts['canonicalizer']}, "
                f"{'optimal' if opts['optimal'] else 'greedy'} matching, order {opts.get('order', 'gold')}, "
-               f"format {opts.get('format', 'auto')}, grammar {grammar}")
+               f"format {'tau-bench results' if opts.get('tau_bench') else opts.get('format', 'auto')}, "
+               f"grammar {grammar}")
     out.append(f"  {c['lines_read']} lines read: {c['episodes_scored']} episodes scored, "
                f"{c['error_lines']} error lines, {c['blank_lines']} blank lines skipped"
                + ("" if c["accounted"] else "  (ACCOUNTING MISMATCH: please report this)"))
