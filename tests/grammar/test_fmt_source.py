@@ -162,3 +162,15 @@ def test_long_docs_with_trailing_whitespace_format_stably(doc):
     assert format_source(once) == once
     assert parse(once) == parse(text)
     assert not any(line != line.rstrip() for line in once.split("\n"))
+
+
+_REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("schema", sorted([*_REPO.glob("examples/**/*.ek"), *_REPO.glob("schemas/*.ek")]),
+                         ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_the_bundled_schemas_are_in_the_formatters_layout(schema: Path) -> None:
+    """The schemas ek ships (examples/, schemas/) are what `ek fmt --check` accepts: a user who runs it on
+    them in CI, as docs/dsl.md suggests, sees no change asked of ek's own files."""
+    text = schema.read_text(encoding="utf-8")
+    assert format_source(text) == text
