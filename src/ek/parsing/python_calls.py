@@ -390,6 +390,7 @@ class _Tokens(Protocol):
 
     def __getitem__(self, at: int, /) -> _Token: ...
 
+
 _CONSTANTS: dict[str, Any] = {"True": True, "False": False, "None": None}
 _INFINITY = math.inf
 #: Names a call or an argument cannot have (Python's keywords, and ``__debug__``, which it refuses to bind).
