@@ -478,3 +478,25 @@ def test_no_validate_scores_values_as_bfcls_checker_does(tmp_path: Path) -> None
     assert checked_report["accuracy"]["exact"] == 0 and checked_report["options"]["validate"] is True
     assert [a["status"] for a in checked_report["per_argument"]] == ["invalid_value"]
     assert values_report["accuracy"]["exact"] == 1 and values_report["options"]["validate"] is False
+
+
+def test_a_multi_turn_step_bfcl_reads_as_calls_but_ek_cannot_is_the_turns_parse_error(tmp_path: Path) -> None:
+    """``[sort('a.pdf')]``: BFCL's decoder reads it as calls (it drops the positional argument and calls
+    ``sort()``, so the turn fails there); ek's reader refuses the positional argument. The step was passed over
+    as a text reply, so turn 2 read 'the model made no call at all' and turn 3, whose gold is no call, was an
+    abstention and exact. Now each is its step's parse error (unparseable_output), with the reader's reason. A
+    step BFCL's decoder reads no call in ('Done.', a garbled '[f(') is still the model's reply to the user."""
+    answers = write_lines(tmp_path / "answers.json", [{"id": "multi_turn_base_0", "ground_truth": [
+        ["cd(folder='tmp')"], ["sort(file_name='a.pdf')"], [], ["ls(a=True)"]]}])
+    result = write_lines(tmp_path / "result.json", [{"id": "multi_turn_base_0", "result": [
+        ["[cd(folder='tmp')]", "Done."], ["[sort('a.pdf')]", "Done."], ["[sort('b.pdf')]"], ["[ls(a=True)]", "[f("]]}])
+    out = tmp_path / "r.json"
+    done = run_ek("score", result, "--bfcl-answers", answers, "--json", out, "--episodes-out", tmp_path / "e.jsonl")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(out.read_text())
+    assert [(t["turn"], t["exact"]) for t in report["per_turn"]] == [(0, 1), (1, 0), (2, 0), (3, 1)]
+    assert report["abstention"]["unparseable"] == 1 and report["abstention"]["abstained"] == 0
+    reasons = {r["reason"] for r in report["per_reason"]}
+    assert "unparseable_output" in reasons and "missing_call" not in reasons
+    row = json.loads((tmp_path / "e.jsonl").read_text().splitlines()[0])
+    assert "positional argument" in row["parse_error"] and row["first_failing_turn"] == 1

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ek.bfcl.decoding import decodes_to_calls
 from ek.bfcl.signatures import Signatures
 from ek.calls import Step
 from ek.parsing import ParseError, parse_calls
@@ -79,14 +80,21 @@ def is_steps(turn_output: Any) -> bool:
     return isinstance(turn_output, list) and not any(isinstance(step, Mapping) for step in turn_output)
 
 
-def turn_calls(steps: Sequence[Any]) -> tuple[Step, ...]:
-    """Every call the model made in one turn, step after step.
+def turn_calls(steps: Sequence[Any]) -> tuple[Step, ...] | str:
+    """Every call the model made in one turn, step after step; or the text of a step ek cannot read although
+    BFCL's decoder reads calls in it, which the metric then scores as the turn's unreadable output.
 
     A step that holds no readable call (the model's text reply, which ends a turn in BFCL) adds none, as in
-    BFCL, where a reply that does not decode is the model talking to the user.
+    BFCL, where a reply that does not decode is the model talking to the user. A step BFCL's decoder does read
+    as calls (:func:`ek.bfcl.decoding.decodes_to_calls`) but ek's reader refuses, such as ``[sort('a.pdf')]``,
+    whose positional argument BFCL's decoder drops (it calls ``sort()``, and the turn fails there), is no text
+    reply: the turn is unparseable_output with the reader's reason, where it was read as a turn without a call
+    (``missed_call``, or an abstention right on a turn whose gold is no call).
 
     >>> turn_calls(["[cd(folder='a')]", [{"ls": "{}"}], "All done."])
     (Step(name='cd', args={'folder': 'a'}), Step(name='ls', args={}))
+    >>> turn_calls(["[cd(folder='a')]", "[sort('a.pdf')]", "Done."])
+    "[sort('a.pdf')]"
     """
     calls: list[Step] = []
     for step in steps:
@@ -95,6 +103,8 @@ def turn_calls(steps: Sequence[Any]) -> tuple[Step, ...]:
         try:
             calls.extend(parse_calls(step, "bfcl"))  # BFCL output: Python calls or its one-key JSON objects
         except ParseError:
+            if isinstance(step, str) and decodes_to_calls(step):
+                return step
             continue
     return tuple(calls)
 
