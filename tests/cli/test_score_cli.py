@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
+import pytest
 from ekcli import (
     EXAMPLE,
     SCHEMAS,
@@ -288,26 +290,17 @@ def test_a_local_run_catches_no_ray_error_and_does_not_load_the_ray_engine(tmp_p
     assert json.loads((tmp_path / "r.json").read_text())["corpus"]["episodes_scored"] == 30
 
 
-def test_a_gold_call_with_an_empty_tool_name_is_an_error_line(tmp_path: Path) -> None:
-    corpus = write_lines(tmp_path / "c.jsonl", [
-        {"id": "ok", "pred": "get_weather(location='Paris')", "gold": GOOD_GOLD},
-        {"id": "nameless", "pred": "get_weather(location='Paris')", "gold": [{"name": "", "arguments": {}}]},
-    ])
-    out = tmp_path / "r.json"
-    proc = run_ek("score", corpus, "--json", out)
-    assert proc.returncode == 1, proc.stderr
-    report = json.loads(out.read_text())
-    assert (report["corpus"]["episodes_scored"], report["corpus"]["error_lines"]) == (1, 1)
-    (error,) = report["errors"]
-    assert error["line"] == 2 and error["id"] == "nameless"
-    assert "gold call names the tool it expects; got an empty name ''" in error["reason"]
-
-
-def test_a_gold_call_whose_arguments_are_under_another_key_is_an_error_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("bad_gold", "reason"), [
+    ([{"name": "", "arguments": {}}], "gold call names the tool it expects; got an empty name ''"),
     # read as get_weather() with no arguments, a bare call would score exact and the meant call wrong
+    ([{"name": "get_weather", "parameters": {"location": "Paris"}}],
+     """gold[0] 'get_weather': no "arguments" key, but 'parameters' given"""),
+], ids=["empty tool name", "arguments under another key"])
+def test_a_gold_call_that_cannot_be_scored_as_meant_is_an_error_line(tmp_path: Path, bad_gold: Any,
+                                                                    reason: str) -> None:
     corpus = write_lines(tmp_path / "c.jsonl", [
         {"id": "ok", "pred": "get_weather(location='Paris')", "gold": GOOD_GOLD},
-        {"id": "params", "pred": "get_weather()", "gold": [{"name": "get_weather", "parameters": {"location": "Paris"}}]},
+        {"id": "bad", "pred": "get_weather()", "gold": bad_gold},
     ])
     out = tmp_path / "r.json"
     proc = run_ek("score", corpus, "--json", out)
@@ -315,8 +308,7 @@ def test_a_gold_call_whose_arguments_are_under_another_key_is_an_error_line(tmp_
     report = json.loads(out.read_text())
     assert (report["corpus"]["episodes_scored"], report["corpus"]["error_lines"]) == (1, 1)
     (error,) = report["errors"]
-    assert error["line"] == 2 and error["id"] == "params"
-    assert """gold[0] 'get_weather': no "arguments" key, but 'parameters' given""" in error["reason"]
+    assert error["line"] == 2 and error["id"] == "bad" and reason in error["reason"]
 
 
 def test_no_validate_compares_values_only_and_checks_no_gold(tmp_path: Path) -> None:
