@@ -314,8 +314,6 @@ def test_a_gold_call_that_cannot_be_scored_as_meant_is_an_error_line(tmp_path: P
 def test_no_validate_compares_values_only_and_checks_no_gold(tmp_path: Path) -> None:
     """travel@2's Airport is /[A-Z]{3}/: 'sfo' breaks it. Validated (the default), a predicted 'sfo' is an
     invalid value and gold 'sfo' an error line; with --no-validate both are values, folded to one case."""
-    from ekcli import EXAMPLE
-
     flight = {"name": "search_flights", "arguments": {"origin": "SFO", "destination": "JFK", "date": "2025-03-14"}}
     bad_gold = {"name": "search_flights", "arguments": {"origin": "sfo", "destination": "JFK", "date": "2025-03-14"}}
     corpus = write_lines(tmp_path / "c.jsonl", [
