@@ -7,7 +7,10 @@ import statistics
 from pathlib import Path
 from typing import Any
 
+import pytest
 from ekcli import REPO, run_ek, write_lines
+
+from ek.bfcl.signatures import find_source
 
 ANSWERS = REPO / "tests" / "data" / "bfcl" / "possible_answer" / "BFCL_v4_multiple.json"
 
@@ -408,6 +411,8 @@ def test_format_sensitivity_entries_are_scored_per_configuration_against_their_o
     assert "Format sensitivity (BFCL v4): 3 configurations, accuracy 0.5000" in html.read_text(encoding="utf-8")
 
 
+# the folder holds multi-turn answers, whose positional calls are read in the parameter order of BFCL's API source
+@pytest.mark.skipif(find_source() is None, reason="bfcl-eval is not installed (the test command installs it)")
 def test_bfcl_folders_read_every_category_at_once(tmp_path: Path) -> None:
     """--bfcl-questions and --bfcl-answers take BFCL's data folders: a result file of several categories is
     scored in one run, its lines finding their questions and answers in whichever file holds them."""

@@ -114,6 +114,25 @@ def test_parse_cut_short_garbled_completion_is_not_cut_short(fmt: str) -> None:
         assert "cut short" not in str(info.value)
 
 
+@pytest.mark.parametrize("text", ['[search(q=f"ca', "[search(q=f'''ca", '[search(q=F"{n}', '[search(q=rf"ca',
+                                  '[search(q="ca', "[search(q='''ca\nts"])
+def test_parse_cut_short_python_cut_inside_a_string_or_an_f_string(text: str) -> None:
+    """From 3.12 (PEP 701) Python names an open f-string in words of its own (``unterminated f-string literal``):
+    a Python call cut inside one is cut short on every Python, as one cut inside a plain string."""
+    for name in ("python", "auto"):
+        with pytest.raises(ParseError) as info:
+            parse_calls(text, name)
+        assert info.value.cut_short, f"{name}: {info.value}"
+
+
+@pytest.mark.parametrize("text", ['[search(q=f"ca\n, n=1)]', '[search(q="ca\n, n=1)]'])
+def test_parse_cut_short_python_string_left_open_on_an_earlier_line_is_garbled(text: str) -> None:
+    for name in ("python", "auto"):
+        with pytest.raises(ParseError) as info:
+            parse_calls(text, name)
+        assert not info.value.cut_short, f"{name}: {info.value}"
+
+
 def test_parse_cut_short_survives_pickling_and_moving() -> None:
     import pickle
 

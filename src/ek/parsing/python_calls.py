@@ -227,17 +227,25 @@ def _at_end(text: str, node: ast.expr) -> bool:
     return node.end_lineno == len(lines) and node.end_col_offset == len(lines[-1].encode("utf-8"))
 
 
-#: Python's words for a text that stops inside a bracket or a string (3.11-3.13).
-_UNFINISHED = ("was never closed", "unexpected EOF", "unterminated triple-quoted string")
+#: Python's words for a text that stops inside a bracket (3.11-3.13).
+_UNFINISHED = ("was never closed", "unexpected EOF")
+
+#: Python's words for a string left open: from 3.12 (PEP 701) an f-string has words of its own
+#: (``unterminated f-string literal``, ``unterminated triple-quoted f-string literal``), and 3.14 adds t-strings.
+_UNTERMINATED = re.compile(r"unterminated (triple-quoted )?(?:[ft]-)?string literal")
 
 
 def _ends_inside(text: str, error: SyntaxError) -> bool:
     """Whether ``ast.parse`` failed because ``text`` ended inside a call, a bracket or a string: an open
-    bracket never closed, or an unterminated string on the last line (one on an earlier line is garbled)."""
+    bracket never closed, an unterminated triple-quoted string (it runs to the end of the text), or an
+    unterminated one-line string on the last line (one on an earlier line is garbled)."""
     if any(words in error.msg for words in _UNFINISHED):
         return True
+    unterminated = _UNTERMINATED.match(error.msg)  # (Python's own message, not the model's text)
+    if unterminated is None:
+        return False
     last_line = text.rstrip().count("\n") + 1
-    return error.msg.startswith("unterminated string literal") and (error.lineno or 0) >= last_line
+    return unterminated.group(1) is not None or (error.lineno or 0) >= last_line
 
 
 def _call(node: ast.Call, params: ParamOrder | None = None) -> Step:
