@@ -268,7 +268,8 @@ class RewardScorer:
         if self.call.grammar is None or gold is ANY_CALL:
             return gold
         if type(value) is str:
-            checked, key = self._checked, value if len(value) <= _GOLD_CACHE_MAX_CHARS else None  # as decoded gold is kept
+            # a text is kept as its decoded gold is: up to _GOLD_CACHE_MAX_CHARS
+            checked, key = self._checked, value if len(value) <= _GOLD_CACHE_MAX_CHARS else None
         else:
             checked = self._checked_lists
         problems = checked.get(key) if key is not None else None

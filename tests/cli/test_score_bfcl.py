@@ -471,7 +471,8 @@ def test_no_validate_scores_values_as_bfcls_checker_does(tmp_path: Path) -> None
                 "function": [function]}
     answer = {"id": "simple_python_9000", "ground_truth": [{"book_seat": {"seat_class": ["comfort"], "row": [3]}}]}
     output = "[book_seat(seat_class='COMFORT', row=3)]"
-    assert check([function], [{"book_seat": {"seat_class": "COMFORT", "row": 3}}], answer["ground_truth"], "simple").valid
+    decoded = [{"book_seat": {"seat_class": "COMFORT", "row": 3}}]
+    assert check([function], decoded, answer["ground_truth"], "simple").valid
     questions = write_lines(tmp_path / "q.json", [question])
     answers = write_lines(tmp_path / "a.json", [answer])
     corpus = write_lines(tmp_path / "result.json", [{"id": "simple_python_9000", "result": output}])

@@ -510,7 +510,8 @@ class Summary:
         if self.tasks:
             # a task's sums are the same in any order; its bits, its first sample, the tasks' order and the
             # positions are not
-            counted, self.tasks, self.tasked, self.mixed_gold, self.mixed_grammar = self.tasks, {}, LineNumbers(), {}, {}
+            counted, self.tasks, self.tasked = self.tasks, {}, LineNumbers()
+            self.mixed_gold, self.mixed_grammar = {}, {}
             keys = pick(golds) if golds is not None else (None,) * n
             for position, (task, exact, gold, line) in enumerate(zip(pick(tasks), self.exact_rows, keys, self.lines,
                                                                      strict=True)):

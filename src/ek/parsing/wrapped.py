@@ -326,10 +326,10 @@ def detect(text: str, start: int) -> list[tuple[str, int]]:
     Families that share a token are told apart by what the first block holds, never guessed: after
     ``<|tool_call_start|>``, a JSON list is openPangu's and Python calls or one JSON object LFM2's; after
     ``<tool_calls>``, a JSON list is Jamba's (Hunyuan-A13B writes the same, and is read the same) and anything
-    else is not (MiniMax-M1 writes one object a line, which ``auto`` reads as JSON in prose); after ``<tools>``, JSON is Qwen2.5-Coder's; after
-    ``<function_calls>``, anything but a tag is OLMo 3's (Anthropic's old ``<function_calls><invoke name=...>``
-    is markup no format reads, which ``auto`` refuses). A ``<|tool_call_end|>`` with no ``<|tool_call_start|>``
-    is LFM2's reader's to refuse.
+    else is not (MiniMax-M1 writes one object a line, which ``auto`` reads as JSON in prose); after
+    ``<tools>``, JSON is Qwen2.5-Coder's; after ``<function_calls>``, anything but a tag is OLMo 3's
+    (Anthropic's old ``<function_calls><invoke name=...>`` is markup no format reads, which ``auto`` refuses). A
+    ``<|tool_call_end|>`` with no ``<|tool_call_start|>`` is LFM2's reader's to refuse.
 
     >>> detect('<|tool_call_start|>[{"name": "f", "arguments": {}}]<|tool_call_end|>', 0)
     [('pangu', 0)]

@@ -318,4 +318,5 @@ def render_report(report: dict[str, Any], *, max_errors: int = 20) -> str:
     return "\n".join(out)
 
 
-__all__ = ["MIXED_GOLD_WARNING", "MIXED_GRAMMAR_WARNING", "different_gold", "different_grammar", "format_table", "grammar_text", "render_report", "shown_task"]
+__all__ = ["MIXED_GOLD_WARNING", "MIXED_GRAMMAR_WARNING", "different_gold", "different_grammar", "format_table",
+           "grammar_text", "render_report", "shown_task"]
