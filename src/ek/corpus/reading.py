@@ -602,12 +602,12 @@ def tau_entry_lines(data: bytes) -> Iterator[bytes]:
     criteria: dict[Any, Any] = {}
     for task in document["tasks"]:
         task_id = task.get("id") if isinstance(task, dict) else None
-        if isinstance(task_id, (str, int)) and not isinstance(task_id, bool):
+        if _is_task_id(task_id):
             criteria.setdefault(task_id, task.get("evaluation_criteria"))
     domain = _tau2_domain(document.get("info"))
     for simulation in document["simulations"]:
         task_id = simulation.get("task_id") if isinstance(simulation, dict) else None
-        known = isinstance(task_id, (str, int)) and not isinstance(task_id, bool) and task_id in criteria
+        known = _is_task_id(task_id) and task_id in criteria
         task = {"evaluation_criteria": criteria[task_id]} if known else None
         yield _entry_line({"tau2_bench": simulation, "task": task, "domain": domain})
 
@@ -654,8 +654,13 @@ def _tau_episode(obj: Mapping[str, Any], line: int) -> Episode | LineError:
         return LineError(line, episode_id, str(reason))
 
 
+def _is_task_id(value: Any) -> bool:
+    """Whether ``value`` can be a tau-bench task id: an integer (not a bool) or a string."""
+    return isinstance(value, (str, int)) and not isinstance(value, bool)
+
+
 def _tau_task_id(value: Any) -> str | int:
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
+    if not _is_task_id(value):
         raise TypeError(f"'task_id' must be an integer or a string, got {_short(value)}")
     return value
 

@@ -447,10 +447,7 @@ class Summary:
         first = mine[5]
         if first is None:  # the later summary's first known key is the task's: its findings stand
             mine[5], mine[6] = gold, line
-            if task in later.mixed_gold:
-                self.mixed_gold[task] = later.mixed_gold[task]
-            if task in later.mixed_grammar:
-                self.mixed_grammar[task] = later.mixed_grammar[task]
+            self._take_findings(task, later)
             return
         if task not in self.mixed_grammar:
             if gold[0] != first[0]:
@@ -463,6 +460,14 @@ class Summary:
                 self.mixed_gold[task] = (mine[6], line)
             elif task in later.mixed_gold:  # the same first gold: the later summary's other gold is other here too
                 self.mixed_gold[task] = (mine[6], later.mixed_gold[task][1])
+
+    def _take_findings(self, task: Any, later: Summary) -> None:
+        """``later``'s :attr:`mixed_gold` and :attr:`mixed_grammar` entries of ``task`` taken as they are: for a
+        task whose first known answer key is the later summary's (none was known here)."""
+        if task in later.mixed_gold:
+            self.mixed_gold[task] = later.mixed_gold[task]
+        if task in later.mixed_grammar:
+            self.mixed_grammar[task] = later.mixed_grammar[task]
 
     def mixed_gold_tasks(self) -> list[tuple[Any, int, int]]:
         """The tasks whose samples are scored against different gold, each ``(task, line of its first sample, first
@@ -685,10 +690,7 @@ class Summary:
             mine = self.tasks.get(task)                                       # bits shift past ours
             if mine is None:
                 mine = self.tasks[task] = [0, 0, 0, 0, 0, gold, line]
-                if task in later.mixed_gold:
-                    self.mixed_gold[task] = later.mixed_gold[task]
-                if task in later.mixed_grammar:
-                    self.mixed_grammar[task] = later.mixed_grammar[task]
+                self._take_findings(task, later)
             elif gold is not None and (gold != mine[5] or task in later.mixed_gold or task in later.mixed_grammar):
                 self._merged_gold(task, mine, gold, line, later)
             mine[1] |= bits << mine[0]
