@@ -36,6 +36,7 @@ from ek.bfcl.variation import prompt_variation
 from ek.boundedread import open_input
 from ek.calls import ANY_CALL, Step
 from ek.goldjson import any_call_gold, gold_from_json
+from ek.grammar.diagnostics import did_you_mean, one_edit_apart
 from ek.limits import CORPUS_LINE_MAX_BYTES
 from ek.parsing import ParseError, get_format
 from ek.parsing.values import long_int_reason
@@ -259,6 +260,49 @@ def _pred_key(obj: Mapping[str, Any]) -> str | None:
     return found
 
 
+#: The keys of a corpus line ek reads, in the order a misspelling is matched against them.
+LINE_READ_KEYS = ("id", "task", "category", "format", "grammar", "gold", "turns", *PRED_KEYS)
+_LINE_READ_SET = frozenset(LINE_READ_KEYS)
+#: The keys of a turn of a multi-turn line, and of a gold file's line.
+_TURN_READ_KEYS = ("gold", *PRED_KEYS)
+_TURN_READ_SET = frozenset(_TURN_READ_KEYS)
+_GOLD_FILE_READ_KEYS = ("id", "gold", "grammar")
+_GOLD_FILE_READ_SET = frozenset(_GOLD_FILE_READ_KEYS)
+
+
+def _refuse_misspelt_key(obj: Mapping[str, Any], read_keys: tuple[str, ...], read_set: frozenset[str]) -> None:
+    """A KeyError when the object has a key one edit away from one it lacks of those ek reads
+    (:func:`ek.grammar.diagnostics.one_edit_apart`: ``taks``, ``grammer``, ``Gold``).
+
+    Most of the keys are optional, so a misspelt one would be ignored without a word: ``taks`` leaves the
+    samples of a task counted as separate tasks, ``grammer`` scores against the default grammar, ``fromat``
+    reads the output in another format. Other keys (a result file's ``latency``, a dataset's own fields) are
+    left alone, and so is a misspelt output key beside a correct one (only one output is read).
+    """
+    if read_set.issuperset(obj):
+        return
+    has_output = any(key in obj for key in PRED_KEYS)
+    for key in obj:
+        if key in read_set or not isinstance(key, str):
+            continue
+        for known in read_keys:
+            if known in obj or (has_output and known in PRED_KEYS):
+                continue
+            if one_edit_apart(key, known):
+                raise KeyError(f"key {key!r} is not one ek reads: did you mean {known!r}? (a misspelt key would "
+                               "be ignored; rename or drop it)")
+
+
+def _output_key_hint(obj: Mapping[str, Any]) -> str:
+    """For a line without an output: the key of it that looks like one of :data:`PRED_KEYS`, if any."""
+    for key in obj:
+        if isinstance(key, str) and key not in _LINE_READ_SET:
+            close = did_you_mean(key, PRED_KEYS)
+            if close is not None:
+                return f"; the line has {key!r}: did you mean {close!r}?"
+    return ""
+
+
 def _read_id(obj: Mapping[str, Any]) -> str | int | None:
     if "id" not in obj or obj["id"] is None:
         return None
@@ -343,12 +387,13 @@ def _read_turns(value: Any) -> tuple[Turn, ...]:
                 raise ValueError(f"turn {i}: {key!r} applies to the whole line: put it beside 'turns', not in a "
                                  "turn")
         try:
+            _refuse_misspelt_key(turn, _TURN_READ_KEYS, _TURN_READ_SET)
             pred_key = _pred_key(turn)
-        except ValueError as exc:
-            raise ValueError(f"turn {i}: {exc}") from None
+        except (KeyError, ValueError) as exc:
+            raise type(exc)(f"turn {i}: {exc.args[0]}") from None
         if pred_key is None:
             keys = ", ".join(repr(k) for k in PRED_KEYS)
-            raise KeyError(f"turn {i}: no predicted output: expected one of the keys {keys}")
+            raise KeyError(f"turn {i}: no predicted output: expected one of the keys {keys}{_output_key_hint(turn)}")
         if "gold" not in turn:
             raise KeyError(f"turn {i}: no 'gold' calls: every turn needs its own 'gold' (a list, [] for a turn "
                            "where no call is expected)")
@@ -433,6 +478,7 @@ def parse_episode(raw: bytes | str, line: int, gold_by_id: Mapping[Any, GoldEntr
     episode_id: str | int | None = None
     try:
         episode_id = _read_id(obj)
+        _refuse_misspelt_key(obj, LINE_READ_KEYS, _LINE_READ_SET)
         task = _read_label(obj, "task", (str, int))
         category = _read_label(obj, "category", (str,))
         output_format = _read_format(obj)
@@ -442,7 +488,7 @@ def parse_episode(raw: bytes | str, line: int, gold_by_id: Mapping[Any, GoldEntr
         pred_key = _pred_key(obj)
         if pred_key is None:
             keys = ", ".join(repr(k) for k in PRED_KEYS)
-            raise KeyError(f"no predicted output: expected one of the keys {keys}")
+            raise KeyError(f"no predicted output: expected one of the keys {keys}{_output_key_hint(obj)}")
         shared = shared_gold and gold_by_id is not None
         grammar = None if shared else _read_grammar(obj)
         if "gold" in obj and not shared:
@@ -943,6 +989,7 @@ def load_gold_file(path: str | Path) -> tuple[dict[Any, GoldEntry], list[LineErr
                 if not isinstance(obj, dict):
                     raise TypeError(f"expected a JSON object per line, got {type(obj).__name__}")
                 episode_id = _read_id(obj)
+                _refuse_misspelt_key(obj, _GOLD_FILE_READ_KEYS, _GOLD_FILE_READ_SET)
                 if episode_id is None:
                     raise KeyError("a gold file line needs an 'id'")
                 if "gold" not in obj:
@@ -962,6 +1009,7 @@ def load_gold_file(path: str | Path) -> tuple[dict[Any, GoldEntry], list[LineErr
 
 __all__ = [
     "GRAMMAR_REF",
+    "LINE_READ_KEYS",
     "PRED_KEYS",
     "TAU_RESPOND",
     "Episode",

@@ -130,6 +130,38 @@ def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
     return matches[0] if matches else None
 
 
+def one_edit_apart(word: str, known: str) -> bool:
+    """True when ``word`` is ``known`` misspelt by one edit: a character added, dropped or replaced, two
+    neighbours swapped, or letters in another case; never a plural (``known`` + "s" names something else:
+    ``tasks`` beside ``task``). A name shorter than four characters is misspelt only by case (one edit turns
+    ``id`` into ``ip``, another name). Strict enough to refuse an input on: ``did_you_mean`` is for hints.
+
+    >>> [one_edit_apart(w, "task") for w in ("taks", "tsk", "tasj", "Task", "tassk", "tasks", "task", "golds")]
+    [True, True, True, True, True, False, False, False]
+    >>> one_edit_apart("grammer", "grammar"), one_edit_apart("golden", "gold"), one_edit_apart("ID", "id")
+    (True, False, True)
+    >>> one_edit_apart("ip", "id"), one_edit_apart("Id", "id")
+    (False, True)
+    """
+    if word == known or word == known + "s":
+        return False
+    if word.lower() == known.lower():
+        return True
+    if len(known) < 4 or abs(len(word) - len(known)) > 1:
+        return False
+    head = 0
+    limit = min(len(word), len(known))
+    while head < limit and word[head] == known[head]:
+        head += 1
+    if len(word) == len(known):
+        rest, other = word[head + 1:], known[head + 1:]
+        swapped = head + 1 < len(word) and word[head] == known[head + 1] and word[head + 1] == known[head]
+        return rest == other or (swapped and word[head + 2:] == known[head + 2:])
+    if len(word) > len(known):
+        return word[head + 1:] == known[head:]
+    return word[head:] == known[head + 1:]
+
+
 class Suggester:
     """:func:`did_you_mean` on a budget, so a file of thousands of misspellings among thousands of names
     checks in linear time: each lookup spends one unit per candidate, and once ``budget`` is spent the
