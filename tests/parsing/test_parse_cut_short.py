@@ -182,3 +182,22 @@ def test_telling_a_token_cut_short_copies_no_more_than_a_token() -> None:
     end = _CountedSlices("ab<|tool_call_b")
     end.taken = []
     assert cut_inside(end, 2, tokens) and end.taken and max(end.taken) < len(tokens[0])
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ("I can't book that flight.", "a quote outside any call: an apostrophe of prose?"),
+    ("[get_weather(city='Paris')] I can't say more", "a quote outside any call: an apostrophe of prose?"),
+    ("[send(text='it's done')]", "a quote inside a string left unescaped?"),
+    ("f(x=\"a\", y='don't')  ", "a quote inside a string left unescaped?"),
+])
+def test_an_unclosed_quote_of_a_complete_output_is_not_cut_short(text: str, words: str) -> None:
+    with pytest.raises(ParseError) as info:
+        parse_calls(text, format="python")
+    assert not info.value.cut_short and words in str(info.value) and "cut short" not in str(info.value)
+
+
+@pytest.mark.parametrize("text", ["f(x='abc", "[f(x='a', y='price of (AAPL)", "[f(x=\"it's", "f(x=1)\ng(y=rb'ab"])
+def test_a_quote_opened_inside_a_call_the_text_never_closes_is_cut_short(text: str) -> None:
+    with pytest.raises(ParseError) as info:
+        parse_calls(text, format="python")
+    assert info.value.cut_short and "cut short?" in str(info.value)

@@ -9,6 +9,7 @@ at the first bracket past the limit with its line and column.
 from __future__ import annotations
 
 import re
+import sys
 
 import attrs
 
@@ -94,6 +95,21 @@ def first_past_depth(text: str, limit: int) -> int | None:
     >>> first_past_depth("f(x=[[1]])", 2), first_past_depth("f(x='[[[[')", 2), first_past_depth('f("\\\\"[[[[', 3)
     (5, None, 7)
     """
+    return _bracket_scan(text, limit)[0]
+
+
+def open_brackets(text: str) -> int:
+    """How many brackets are open at the end of ``text``, read as :func:`first_past_depth` reads it.
+
+    >>> open_brackets("[f(x='a)'"), open_brackets("f(x=1) and g(")
+    (2, 1)
+    """
+    return _bracket_scan(text, sys.maxsize)[1]
+
+
+def _bracket_scan(text: str, limit: int) -> tuple[int | None, int]:
+    """:func:`first_past_depth`'s scan: where the nesting first goes past ``limit`` (None if nowhere, and then
+    the scan reads the whole text) and the depth where the scan stopped."""
     depth = 0
     pos = 0
     #: per quoting, where its strings may open again: one that opens before this index runs unclosed
@@ -102,13 +118,13 @@ def first_past_depth(text: str, limit: int) -> int | None:
     while True:
         found = search(text, pos)
         if found is None:
-            return None
+            return None, depth
         i = found.start()
         char = text[i]
         if char in _OPEN:
             depth += 1
             if depth > limit:
-                return i
+                return i, depth
             pos = i + 1
         elif char in _CLOSE:
             if depth:

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 from ek.calls import Step, step_of_plain
 from ek.limits import OUTPUT_MAX_DEPTH, OUTPUT_MAX_SIZE
 from ek.parsing.errors import ParseError
-from ek.parsing.limits import Limits, check_text
+from ek.parsing.limits import Limits, check_text, open_brackets
 from ek.parsing.values import int_too_long, long_int_reason
 
 FORMAT = "python"
@@ -209,10 +209,8 @@ def _parse(text: str) -> ast.Module:
             return ast.parse(text, filename="<model output>", mode="exec")
     except SyntaxError as exc:
         position = (exc.lineno or 1, exc.offset or 1)
-        if _ends_inside(text, exc):
-            raise ParseError(f"invalid Python: {exc.msg} (the output ends inside this call: cut short?)", position,
-                             FORMAT, cut_short=True) from None
-        raise ParseError(f"invalid Python: {exc.msg}", position, FORMAT) from None
+        cut, hint = _where_it_stopped(text, exc)
+        raise ParseError(f"invalid Python: {exc.msg}{hint}", position, FORMAT, cut_short=cut) from None
     except (RecursionError, MemoryError):
         # Chained operators (1+1+...+1, ------1, a.b.c...) nest without brackets;
         # Python's own parser refuses them with these errors, which must not escape.
@@ -235,17 +233,53 @@ _UNFINISHED = ("was never closed", "unexpected EOF")
 _UNTERMINATED = re.compile(r"unterminated (triple-quoted )?(?:[ft]-)?string literal")
 
 
-def _ends_inside(text: str, error: SyntaxError) -> bool:
-    """Whether ``ast.parse`` failed because ``text`` ended inside a call, a bracket or a string: an open
-    bracket never closed, an unterminated triple-quoted string (it runs to the end of the text), or an
-    unterminated one-line string on the last line (one on an earlier line is garbled)."""
+def _where_it_stopped(text: str, error: SyntaxError) -> tuple[bool, str]:
+    """Whether ``ast.parse`` failed because ``text`` ended inside a call, a bracket or a string, and the words
+    that say so: an open bracket never closed, an unterminated triple-quoted string (it runs to the end of the
+    text), or an unterminated one-line string on the last line (one on an earlier line is garbled) opened
+    inside a bracket that the text after it does not close. A quote opened outside every bracket is an
+    apostrophe of prose (``I can't``), and one whose line goes on to close every bracket, ending with the last,
+    is a quote left unescaped inside a string (``'it's'``): neither is an output cut short.
+
+    >>> _where_it_stopped("f(x='abc", SyntaxError("unterminated string literal", ("", 1, 5, "")))
+    (True, ' (the output ends inside this call: cut short?)')
+    >>> _where_it_stopped("I can't", SyntaxError("unterminated string literal", ("", 1, 6, "")))[1]
+    ' (a quote outside any call: an apostrophe of prose?)'
+    """
     if any(words in error.msg for words in _UNFINISHED):
-        return True
+        return True, _CUT_SHORT
     unterminated = _UNTERMINATED.match(error.msg)  # (Python's own message, not the model's text)
     if unterminated is None:
-        return False
+        return False, ""
+    if unterminated.group(1) is not None:
+        return True, _CUT_SHORT
+    lines = text.split("\n")
     last_line = text.rstrip().count("\n") + 1
-    return unterminated.group(1) is not None or (error.lineno or 0) >= last_line
+    if (error.lineno or 0) < last_line:
+        return False, ""
+    start = sum(len(line) + 1 for line in lines[: (error.lineno or 1) - 1])
+    quote = _quote_at(text, start + (error.offset or 1) - 1)
+    if quote is None:
+        return True, _CUT_SHORT
+    open_before = open_brackets(text[:quote])
+    if not open_before:
+        return False, " (a quote outside any call: an apostrophe of prose?)"
+    rest = text[quote + 1:]
+    closed_after = sum(map(rest.count, ")]}")) - sum(map(rest.count, "([{"))
+    if closed_after >= open_before and rest.rstrip()[-1:] in (")", "]", "}"):
+        return False, " (a quote inside a string left unescaped?)"
+    return True, _CUT_SHORT
+
+
+_CUT_SHORT = " (the output ends inside this call: cut short?)"
+
+
+def _quote_at(text: str, index: int) -> int | None:
+    """The index of the quote of a string that Python says opens at ``index`` (past a prefix such as ``rb``)."""
+    for i in range(index, min(index + 3, len(text))):
+        if text[i] in "'\"":
+            return i
+    return None
 
 
 def _call(node: ast.Call, params: ParamOrder | None = None) -> Step:
