@@ -205,3 +205,30 @@ def test_jobs_find_the_tasks_of_different_grammars_of_one_process(tmp_path: Path
         ("t42", [43, 343]), ("t7", [8, 1508]), ("t150", [151, 1651])]
     assert one_report["repeats"]["tasks_with_different_gold"] == 0
     assert jobs.stderr == one.stderr and "3 task(s) have samples scored with different grammars" in one.stderr
+
+
+def test_a_task_named_both_as_an_integer_and_as_a_string_is_warned_of_everywhere(tmp_path: Path) -> None:
+    g = [gold("f", x=1)]
+    corpus = write_lines(tmp_path / "c.jsonl", [
+        _line("a", 1, "f(x=1)", g), _line("b", "1", "f(x=2)", g),      # task 1, written two ways
+        _line("c", 7, "f(x=1)", g), _line("d", "7", "f(x=1)", g),
+        _line("e", 2, "f(x=1)", g), _line("f", "02", "f(x=1)", g),     # "02" is not 2's string: not warned of
+        _line("g", "x", "f(x=1)", g),
+    ])
+    done, report, html = _score(tmp_path, corpus, "--task-gold", "ignore")
+    assert done.returncode == 0, done.stderr
+    rep = report["repeats"]
+    assert rep["tasks"] == 7  # still two tasks each: the warning changes no figure
+    assert (rep["tasks_split_by_type"], rep["split_by_type"]) == (2, [1, 7])
+    words = "2 task(s) are named both as an integer and as a string"
+    assert f"ek score: warning: {words}" in done.stderr and "1 and '1', 7 and '7'" in done.stderr
+    assert words in done.stdout and 'id="split-tasks-warning"' in html
+
+
+def test_tasks_of_one_type_are_not_warned_of(tmp_path: Path) -> None:
+    g = [gold("f", x=1)]
+    corpus = write_lines(tmp_path / "c.jsonl", [_line("a", 1, "f(x=1)", g), _line("b", 1, "f(x=2)", g),
+                                               _line("c", "2", "f(x=1)", g)])
+    done, report, html = _score(tmp_path, corpus)
+    assert (report["repeats"]["tasks_split_by_type"], report["repeats"]["split_by_type"]) == (0, [])
+    assert "named both as an integer" not in done.stderr + done.stdout and "split-tasks-warning" not in html

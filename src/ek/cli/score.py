@@ -529,8 +529,16 @@ def note_mixed_gold(report: dict[str, Any], options: Any) -> tuple[int, int]:
     """Say on stderr which tasks have samples scored against different gold, and apart from them which have samples
     scored with different grammars (the first :data:`MIXED_GOLD_NAMED` of each, with a line of either gold or
     grammar, and how many more), as a warning, or an error with ``--task-gold error``; how many such tasks the run
-    has, ``(of different gold, of different grammars)`` ((0, 0): none, nothing said)."""
-    from ek.report.table import MIXED_GOLD_WARNING, MIXED_GRAMMAR_WARNING, different_gold, different_grammar
+    has, ``(of different gold, of different grammars)`` ((0, 0): none, nothing said). Tasks named both as an
+    integer and as a string are a warning whatever ``--task-gold`` says (:data:`SPLIT_TASKS_WARNING`)."""
+    from ek.report.table import (
+        MIXED_GOLD_WARNING,
+        MIXED_GRAMMAR_WARNING,
+        SPLIT_TASKS_WARNING,
+        different_gold,
+        different_grammar,
+        split_tasks,
+    )
 
     rep = report.get("repeats") or {}
     level = "error" if options.task_gold == "error" else "warning"
@@ -540,6 +548,9 @@ def note_mixed_gold(report: dict[str, Any], options: Any) -> tuple[int, int]:
         named = "; ".join(different_gold(rep, files, MIXED_GOLD_NAMED))
         print(f"ek score: {level}: {MIXED_GOLD_WARNING.format(gold)}: {named}. Give each task's samples one gold "
               "(the same \"gold\", or one --gold entry by id), or name each question its own task", file=sys.stderr)
+    if rep.get("tasks_split_by_type"):
+        print(f"ek score: warning: {SPLIT_TASKS_WARNING.format(rep['tasks_split_by_type'])}: "
+              f"{split_tasks(rep, MIXED_GOLD_NAMED)}", file=sys.stderr)
     grammar: int = rep.get("tasks_with_different_grammar") or 0
     if grammar:
         named = "; ".join(different_grammar(rep, files, MIXED_GOLD_NAMED))

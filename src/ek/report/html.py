@@ -31,7 +31,7 @@ from ek.limits import ALIGNMENT_ROWS_SHOWN
 from ek.report.gates import GATE_COLUMNS, gate_row
 from ek.report.gates import from_report as gates_of
 from ek.report.svg import KIND_COLOURS, find_escaped, grouped_bars, hbar_chart, visible
-from ek.report.table import MIXED_GOLD_WARNING, MIXED_GRAMMAR_WARNING, grammar_text
+from ek.report.table import MIXED_GOLD_WARNING, MIXED_GRAMMAR_WARNING, SPLIT_TASKS_WARNING, grammar_text, split_tasks
 from ek.scorer.alignment import show_plain
 from ek.templatecache import CompiledTemplates, cache_folder
 
@@ -371,7 +371,9 @@ def render_html(report: dict[str, Any], episodes: Sequence[EpisodeDigest]) -> st
                            aligned_lines={d.line for d in episodes if d.detail is not None},
                            grammar=grammar_text(report), mixed_gold_warning=MIXED_GOLD_WARNING,
                            gate_rows=[(gate_row(g), g.passed) for g in gates_of(report)], gate_columns=GATE_COLUMNS,
-                           mixed_grammar_warning=MIXED_GRAMMAR_WARNING,
+                           mixed_grammar_warning=MIXED_GRAMMAR_WARNING, split_tasks_warning=SPLIT_TASKS_WARNING,
+                           split_tasks=split_tasks(report["repeats"]) if (report.get("repeats") or {}).get(
+                               "tasks_split_by_type") else "",
                            colours=KIND_COLOURS, title=f"ek report: {os.path.basename(report['corpus']['path'])}")
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import statistics
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -130,12 +130,14 @@ def _repeats(summary: Any, files: tuple[FileSpan, ...] = (), *, gold_checked: bo
     """pass@k, pass^k and the spread of per-sample accuracy over tasks, and the tasks whose samples have
     different gold (the first :data:`MIXED_GOLD_TASKS_LISTED`, each with its first line and its first line of
     other gold, located in ``files``; all counted), and apart from them those whose samples are scored with
-    different grammars (the same, with the two lines' grammars); null when no line names a task."""
+    different grammars (the same, with the two lines' grammars), and the integer tasks also named as strings
+    (:func:`tasks_split_by_type`); null when no line names a task."""
     counts = summary.task_counts()
     if not counts:
         return None
     mixed = summary.mixed_gold_tasks()
     grammars = summary.mixed_grammar_tasks()
+    split = tasks_split_by_type(counts)
     samples_min = min(n for n, _c in counts.values())
     rates = mean_pass_rates(list(counts.values()), pass_k_values(samples_min))
     values = summary.sample_accuracy(samples_min)
@@ -156,7 +158,21 @@ def _repeats(summary: Any, files: tuple[FileSpan, ...] = (), *, gold_checked: bo
         "different_grammar": [{"task": task, "lines": [_where(first, files), _where(other, files)],
                                "grammars": [grammar, other_grammar]}
                               for task, first, other, grammar, other_grammar in grammars[:MIXED_GOLD_TASKS_LISTED]],
+        "tasks_split_by_type": len(split),
+        "split_by_type": split[:MIXED_GOLD_TASKS_LISTED],
     }
+
+
+def tasks_split_by_type(tasks: Iterable[Any]) -> list[int]:
+    """The integer tasks also named as their decimal string (``1`` and ``"1"``), in order: two tasks to ek, as
+    two ids are (JSON keeps the type), but almost surely one task written by two scripts, whose samples pass@k
+    then counts apart.
+
+    >>> tasks_split_by_type([3, "3", "a", 1, "01", "1", 2])
+    [1, 3]
+    """
+    named = set(tasks)
+    return sorted(t for t in named if type(t) is int and str(t) in named)
 
 
 def build_report(result: RunResult, options: RunOptions, *, interval: Interval | None = None,

@@ -137,7 +137,23 @@ def _episode_sections(report: dict[str, Any]) -> list[str]:
         if mixed:
             out.append(f"  warning: {MIXED_GRAMMAR_WARNING.format(mixed)}:")
             out.extend(f"    {entry}" for entry in different_grammar(rep, files))
+        if rep.get("tasks_split_by_type"):
+            out.append(f"  warning: {SPLIT_TASKS_WARNING.format(rep['tasks_split_by_type'])}: {split_tasks(rep)}")
     return out
+
+
+#: What a run's integer tasks also named as strings mean (``{}``: how many), on stderr and in the table.
+SPLIT_TASKS_WARNING = ("{} task(s) are named both as an integer and as a string (1 and \"1\"): each is counted as two "
+                       "tasks, so pass@k and pass^k see its samples apart; write every task one way")
+
+
+def split_tasks(rep: dict[str, Any], limit: int | None = None) -> str:
+    """The tasks of a report's ``repeats`` named both ways, as text: the first ``limit`` (default: all the
+    report lists), then how many more."""
+    listed = rep["split_by_type"][:limit]
+    text = ", ".join(f"{t} and {shown_task(str(t))}" for t in listed)
+    more = rep["tasks_split_by_type"] - len(listed)
+    return text + (f", ... and {more:,} more" if more else "")
 
 
 #: What a run's tasks of different gold mean (``{}``: how many), on stderr and in the table.
