@@ -31,6 +31,12 @@ MAX_INT_DIGITS = sys.get_int_max_str_digits() or 4300
 #: of it is skipped in pieces, so a file with no line break (``/dev/zero``) costs this much memory, not the file.
 CORPUS_LINE_MAX_BYTES = 64 * 1024 * 1024
 
+#: Deepest bracket nesting of a corpus or gold-file line's JSON, ignored keys included. Python's JSON decoder
+#: recurses, and how deep it gets before a RecursionError depends on the version (3.11 and 3.12 stop near 1,000
+#: levels, 3.13 goes on past 3,000), so a line's fate would too; past this fixed depth the line is an error line
+#: on every version. Far above any real line: outputs and gold nest at most :data:`OUTPUT_MAX_DEPTH`.
+CORPUS_LINE_MAX_DEPTH = 512
+
 #: Largest tau-bench or tau2-bench results file read (``ek score --tau-bench``), in bytes (gzip: decompressed).
 #: Such a file is one JSON document, read whole (its entries are not lines); a run of a few hundred trials is 5
 #: to 50 MB, and the decoded document takes several times its size in memory, so past this the file is refused

@@ -37,8 +37,9 @@ from ek.boundedread import open_input
 from ek.calls import ANY_CALL, Step
 from ek.goldjson import any_call_gold, gold_from_json
 from ek.grammar.diagnostics import did_you_mean, one_edit_apart
-from ek.limits import CORPUS_LINE_MAX_BYTES
+from ek.limits import CORPUS_LINE_MAX_BYTES, CORPUS_LINE_MAX_DEPTH
 from ek.parsing import ParseError, get_format
+from ek.parsing.limits import first_past_depth
 from ek.parsing.values import long_int_reason
 from ek.scorer.accounting import slot_setters
 from ek.strictjson import DuplicateKeyError, unique_keys
@@ -222,6 +223,8 @@ def _decode_line(raw: bytes | str) -> Any:
     text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
     # a byte order mark (Windows editors, concatenated files) is not part of the JSON text
     text = text.strip().removeprefix("\ufeff")
+    if len(text) > 2 * CORPUS_LINE_MAX_DEPTH:  # a shorter line cannot nest past it: one length check
+        _refuse_deep_line(text)
     try:
         obj = _scan_line(text) if not text.startswith("\ufeff") else \
             json.loads(text, object_pairs_hook=unique_keys)
@@ -234,6 +237,17 @@ def _decode_line(raw: bytes | str) -> Any:
     if "\\u" in text:  # only a \u escape can smuggle in a lone surrogate: a line without one is not scanned
         _check_unicode(text, obj)
     return obj
+
+
+def _refuse_deep_line(text: str) -> None:
+    """A :class:`LineDataError` when the line's JSON nests deeper than :data:`ek.limits.CORPUS_LINE_MAX_DEPTH`
+    (brackets inside strings not counted), so that no version of Python's decoder decides by recursing out.
+    The brackets are counted first (C speed): a line with fewer cannot nest past it."""
+    if text.count("[") + text.count("{") <= CORPUS_LINE_MAX_DEPTH:
+        return
+    if first_past_depth(text, CORPUS_LINE_MAX_DEPTH) is not None:
+        raise LineDataError(f"invalid JSON: nested too deeply (deeper than {CORPUS_LINE_MAX_DEPTH} levels, "
+                            "ek.limits.CORPUS_LINE_MAX_DEPTH)")
 
 
 def _json_error(exc: json.JSONDecodeError) -> str:
