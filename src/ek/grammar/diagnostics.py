@@ -143,11 +143,11 @@ def one_edit_apart(word: str, known: str) -> bool:
     >>> one_edit_apart("ip", "id"), one_edit_apart("Id", "id")
     (False, True)
     """
-    if word == known or word == known + "s":
-        return False
+    if abs(len(word) - len(known)) > 1 or word == known or word == known + "s":  # lengths first: a long key is
+        return False                                                          # never copied or lowered
     if word.lower() == known.lower():
         return True
-    if len(known) < 4 or abs(len(word) - len(known)) > 1:
+    if len(known) < 4:
         return False
     head = 0
     limit = min(len(word), len(known))
