@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from ek import GoldCall, Omittable, Step, ToolCallMetric
+from ek.rewards import make_tool_call_reward
 
 DATA = Path(__file__).resolve().parent / "data" / "peers"
 CASES = {case["id"]: case for case in json.loads((DATA / "trajectories.json").read_text())["cases"]}
@@ -25,6 +26,11 @@ ANSWERS = json.loads((DATA / "answers.json").read_text())["answers"]
 
 def calls(case: dict[str, Any], side: str) -> list[Step]:
     return [Step(name, args) for name, args in case[side]]
+
+
+def as_json(pairs: list[list[Any]]) -> str:
+    """Calls as a model writes them in JSON (and as a reward's gold column holds them)."""
+    return json.dumps([{"name": name, "arguments": args} for name, args in pairs])
 
 
 def names_only(steps: list[Step]) -> list[Step]:
@@ -68,6 +74,19 @@ def agentevals(mode: str, args_mode: str) -> Callable[[dict[str, Any]], bool]:
     return verdict
 
 
+def agentevals_superset_args(mode: str) -> Callable[[dict[str, Any]], bool]:
+    """tool_args_match_mode="superset" (extra predicted arguments are fine) under the ``superset`` and
+    ``strict`` trajectory modes: every gold unit right at level "arg" (an extra argument is an FP, not an FN)."""
+    metric = ToolCallMetric("arg", canonicalizer="exact", order="gold")
+
+    def verdict(case: dict[str, Any]) -> bool:
+        pred, gold = calls(case, "pred"), calls(case, "gold")
+        if mode == "superset":
+            return ARG_ANY(pred, gold).recall == 1.0
+        return len(pred) == len(gold) and metric(pred, after_earlier_messages(case, gold)).recall == 1.0
+    return verdict
+
+
 def deepeval_names(order: str) -> Callable[[dict[str, Any]], float]:
     """ToolCorrectnessMetric() (names only): recall over tool names; F1 when nothing was expected."""
     metric = ToolCallMetric(order=order)
@@ -87,12 +106,18 @@ def deepeval_exact(names: bool) -> Callable[[dict[str, Any]], float]:
     return score
 
 
-def deepeval_params_verdict(metric: ToolCallMetric) -> Callable[[dict[str, Any]], bool]:
-    """ToolCorrectnessMetric(evaluation_params=[INPUT_PARAMETERS]) scores 1 exactly when this holds."""
-    def verdict(case: dict[str, Any]) -> bool:
-        s = metric(calls(case, "pred"), calls(case, "gold"))
-        return (s.recall if case["gold"] else s.f1) == 1.0
-    return verdict
+def deepeval_params(order: str) -> Callable[[dict[str, Any]], float]:
+    """ToolCorrectnessMetric(evaluation_params=[INPUT_PARAMETERS]): each gold call earns the share of the
+    pair's arguments (both sides') whose values match, summed over the gold calls. ek's ``partial`` reward
+    with all its weight on values gives that sum as a soft F1 (over (P + G) / 2); times (P + G) / 2G it is
+    the peer's soft recall."""
+    reward = make_tool_call_reward(level="partial", partial_weights=(0, 0, 1), canonicalizer="exact", order=order)
+
+    def score(case: dict[str, Any]) -> float:
+        p, g = len(case["pred"]), len(case["gold"])
+        f1 = reward([as_json(case["pred"])], gold_calls=[as_json(case["gold"])])[0]
+        return f1 * (p + g) / (2 * g) if g else f1
+    return score
 
 
 def ragas_f1(case: dict[str, Any]) -> float:
@@ -114,12 +139,14 @@ MAPPINGS: dict[tuple[str, str], tuple[Callable[[dict[str, Any]], Any], Callable[
     ("agentevals", "strict/subset"): (agentevals("strict", "subset"), bool),
     ("agentevals", "superset/subset"): (agentevals("superset", "subset"), bool),
     ("agentevals", "subset/superset"): (agentevals("subset", "superset"), bool),  # its roles swap: see the page
+    ("agentevals", "superset/superset"): (agentevals_superset_args("superset"), bool),
+    ("agentevals", "strict/superset"): (agentevals_superset_args("strict"), bool),
     ("deepeval", "default/names"): (deepeval_names("any"), float),
     ("deepeval", "ordering/names"): (deepeval_names("strict"), float),
     ("deepeval", "exact_match/names"): (deepeval_exact(names=True), float),
     ("deepeval", "exact_match/input_parameters"): (deepeval_exact(names=False), float),
-    ("deepeval", "default/input_parameters"): (deepeval_params_verdict(EXACT), lambda x: x == 1.0),
-    ("deepeval", "ordering/input_parameters"): (deepeval_params_verdict(EXACT_STRICT), lambda x: x == 1.0),
+    ("deepeval", "default/input_parameters"): (deepeval_params("any"), float),
+    ("deepeval", "ordering/input_parameters"): (deepeval_params("strict"), float),
     ("ragas", "ToolCallF1"): (ragas_f1, float),
     ("ragas", "ToolCallAccuracy"): (ragas_accuracy_verdict(ARG_STRICT), lambda x: x == 1.0),
     ("ragas", "ToolCallAccuracy/strict_order=False"): (ragas_accuracy_verdict(ARG_ANY), lambda x: x == 1.0),
@@ -127,16 +154,20 @@ MAPPINGS: dict[tuple[str, str], tuple[Callable[[dict[str, Any]], Any], Callable[
 
 _FIRST_FIT = "the peer pairs calls first-fit and misses the assignment that exists; ek finds it"
 _BOOL_IS_INT = "Python's True == 1: the peer takes 1 for true; ek never does"
+_NESTED = "DeepEval credits each key of a nested dict; to ek an argument is one unit, right or wrong"
 _DUPLICATE = "DeepEval marks a called tool used by equality, so a second identical call is never used"
 
 #: (peer, mode, case) -> why ek answers otherwise (docs/peers.md, "Where the answers differ")
 DIFFERENCES: dict[tuple[str, str, str], str] = {
     **{("agentevals", f"{m}/exact", "bool_vs_int"): _BOOL_IS_INT for m in ("strict", "unordered", "subset", "superset")},
-    **{("agentevals", f"{m}/subset", "bool_vs_int"): _BOOL_IS_INT for m in ("strict", "superset")},
+    **{("agentevals", f"{m}/{a}", "bool_vs_int"): _BOOL_IS_INT for m in ("strict", "superset")
+       for a in ("subset", "superset")},
     ("agentevals", "subset/superset", "bool_vs_int"): _BOOL_IS_INT,
     ("deepeval", "exact_match/input_parameters", "bool_vs_int"): _BOOL_IS_INT,
     ("deepeval", "default/input_parameters", "bool_vs_int"): _BOOL_IS_INT,
     ("deepeval", "ordering/input_parameters", "bool_vs_int"): _BOOL_IS_INT,
+    ("deepeval", "default/input_parameters", "nested_value"): _NESTED,
+    ("deepeval", "ordering/input_parameters", "nested_value"): _NESTED,
     ("ragas", "ToolCallF1", "bool_vs_int"): _BOOL_IS_INT,
     ("agentevals", "subset/superset", "subset_args_first_fit"): _FIRST_FIT,
     ("agentevals", "superset/subset", "subset_args_first_fit"): _FIRST_FIT,
@@ -151,12 +182,17 @@ DIFFERENCES: dict[tuple[str, str, str], str] = {
 }
 
 
+def _same(ours: Any, theirs: Any) -> bool:
+    """Verdicts are equal; numbers equal up to the rounding of a float sum (the peers sum floats too)."""
+    return ours == theirs if isinstance(ours, bool) else abs(ours - theirs) < 1e-9
+
+
 def agreement() -> dict[tuple[str, str], list[str]]:
     """(peer, mode) -> the cases where ek's mapped answer is not the peer's."""
     out: dict[tuple[str, str], list[str]] = {}
     for (peer, mode), (ek_answer, read_peer) in MAPPINGS.items():
         out[peer, mode] = [cid for cid, case in CASES.items()
-                           if ek_answer(case) != read_peer(ANSWERS[cid][peer][mode])]
+                           if not _same(ek_answer(case), read_peer(ANSWERS[cid][peer][mode]))]
     return out
 
 
