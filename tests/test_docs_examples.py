@@ -11,6 +11,13 @@ def test_scoring_reference_examples():
     assert result.attempted > 0 and result.failed == 0
 
 
+def test_peers_examples():
+    """docs/peers.md's ek calls for agentevals', DeepEval's and Ragas' modes (tests/test_peers_agreement.py runs
+    them against the peers' recorded answers)."""
+    result = doctest.testfile(str(DOCS / "peers.md"), module_relative=False, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
+
+
 def test_readme_examples():
     readme = DOCS.parent / "README.md"
     result = doctest.testfile(str(readme), module_relative=False, optionflags=doctest.ELLIPSIS)
