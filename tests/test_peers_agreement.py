@@ -33,11 +33,6 @@ def as_json(pairs: list[list[Any]]) -> str:
     return json.dumps([{"name": name, "arguments": args} for name, args in pairs])
 
 
-def names_only(steps: list[Step]) -> list[Step]:
-    """Arguments dropped on both sides: what a peer that compares tool names only scores."""
-    return [Step(s.name, {}) for s in steps]
-
-
 def omittable(steps: list[Step]) -> list[Step]:
     """Every gold value may be left out, and a value given must be right: agentevals' ``subset`` args mode."""
     return [Step(s.name, {k: Omittable(v) for k, v in s.args.items()}) for s in steps]
@@ -54,6 +49,8 @@ def after_earlier_messages(case: dict[str, Any], gold: list[Step]) -> list[Step]
 EXACT = ToolCallMetric(canonicalizer="exact", order="any")
 EXACT_GOLD_ORDER = ToolCallMetric(canonicalizer="exact", order="gold")
 EXACT_STRICT = ToolCallMetric(canonicalizer="exact", order="strict")
+#: tool names only (agentevals' args ``ignore``, DeepEval's default): level "name"
+NAMES = {order: ToolCallMetric("name", canonicalizer="exact", order=order) for order in ("any", "strict", "gold")}
 ARG_STRICT = ToolCallMetric("arg", canonicalizer="exact", order="strict")
 ARG_ANY = ToolCallMetric("arg", canonicalizer="exact", order="any")
 
@@ -62,14 +59,13 @@ def agentevals(mode: str, args_mode: str) -> Callable[[dict[str, Any]], bool]:
     """create_trajectory_match_evaluator(trajectory_match_mode=mode, tool_args_match_mode=args_mode)."""
     def verdict(case: dict[str, Any]) -> bool:
         pred, gold = calls(case, "pred"), calls(case, "gold")
-        if args_mode == "ignore":
-            pred, gold = names_only(pred), names_only(gold)
-        elif args_mode in ("subset", "superset"):
+        if args_mode in ("subset", "superset"):
             gold = omittable(gold)
+        ignore = args_mode == "ignore"
         if mode == "strict":
-            s = EXACT_GOLD_ORDER(pred, after_earlier_messages(case, gold))
+            s = (NAMES["gold"] if ignore else EXACT_GOLD_ORDER)(pred, after_earlier_messages(case, gold))
             return s.fp == 0 and s.fn == 0
-        s = EXACT(pred, gold)
+        s = (NAMES["any"] if ignore else EXACT)(pred, gold)
         return {"unordered": s.fp == 0 and s.fn == 0, "subset": s.fp == 0, "superset": s.fn == 0}[mode]
     return verdict
 
@@ -89,10 +85,10 @@ def agentevals_superset_args(mode: str) -> Callable[[dict[str, Any]], bool]:
 
 def deepeval_names(order: str) -> Callable[[dict[str, Any]], float]:
     """ToolCorrectnessMetric() (names only): recall over tool names; F1 when nothing was expected."""
-    metric = ToolCallMetric(order=order)
+    metric = ToolCallMetric("name", order=order)
 
     def score(case: dict[str, Any]) -> float:
-        s = metric(names_only(calls(case, "pred")), names_only(calls(case, "gold")))
+        s = metric(calls(case, "pred"), calls(case, "gold"))
         return s.recall if case["gold"] else s.f1
     return score
 
@@ -101,7 +97,7 @@ def deepeval_exact(names: bool) -> Callable[[dict[str, Any]], float]:
     """ToolCorrectnessMetric(should_exact_match=True): 1 for the gold sequence call for call, else 0."""
     def score(case: dict[str, Any]) -> float:
         pred, gold = calls(case, "pred"), calls(case, "gold")
-        s = EXACT_STRICT(names_only(pred), names_only(gold)) if names else EXACT_STRICT(pred, gold)
+        s = NAMES["strict"](pred, gold) if names else EXACT_STRICT(pred, gold)
         return 1.0 if s.f1 == 1.0 else 0.0
     return score
 

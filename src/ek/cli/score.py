@@ -159,7 +159,9 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
                              "gemini, bedrock, langchain, ollama, mcp, or a registered format; a line's own "
                              "\"format\" field overrides it")
     parser.add_argument("--level", choices=LEVELS, default="call",
-                        help="call: one unit per call, TP only on an exact match; arg: partial credit per argument")
+                        help="call: one unit per call, TP only on an exact match; arg: partial credit per argument; "
+                             "name: tool selection, a unit per call, TP when it calls a gold call's tool whatever its "
+                             "arguments (not compared, not validated)")
     parser.add_argument("--optimal", action="store_true",
                         help="exact optimal assignment of predicted to gold calls (default: deterministic greedy)")
     parser.add_argument("--order", choices=ORDERS, default="gold",

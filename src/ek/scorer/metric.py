@@ -82,7 +82,9 @@ from ek.scorer.goldcheck import gold_problems
 from ek.scorer.turns import EpisodeScore, score_turns
 from ek.values import OMITTABLE
 
-LEVELS = ("call", "arg")
+#: What one unit is: ``call`` (a call, TP only on an exact match), ``arg`` (a call and each of its arguments) or
+#: ``name`` (a call, TP when it calls a gold call's tool: tool selection, arguments not read).
+LEVELS = ("call", "arg", "name")
 
 #: How the order of calls counts: ``any`` (a multiset), ``strict`` (gold list order), ``gold`` (each gold call's
 #: ``after`` constraints, free elsewhere; with no ``after`` anywhere it is ``any``).
@@ -1045,11 +1047,19 @@ def _score_any_call(pred: tuple[Step, ...], parse_error: str | None, cut_short: 
     return Score.from_unit_rows([row], explanation=explanation)
 
 
+def _names_only(steps: tuple[Step, ...]) -> tuple[Step, ...]:
+    """The calls without their arguments (a gold call keeps its ``after``): what level ``name`` compares."""
+    return tuple(step if not step.args else attrs.evolve(step, args={}) for step in steps)
+
+
 class ToolCallMetric:
     """Cost-weighted tool-call correctness (BFCL AST match over a multiset of calls).
 
     ``level="call"`` counts one unit per call (TP only on an exact match);
-    ``level="arg"`` gives partial credit per argument. ``canonicalizer`` is a
+    ``level="arg"`` gives partial credit per argument; ``level="name"`` scores
+    tool selection: a unit per call, TP when it calls the tool of a gold call,
+    whatever its arguments (neither compared nor validated; order constraints
+    and tool weights still hold). ``canonicalizer`` is a
     name (``"fold"``, ``"exact"``, ``"bfcl"``) or a ``str -> str`` callable.
     ``grammar`` (a :class:`~ek.grammar.GraphGrammar`, a generated module, or a
     schema path) supplies tool weights, argument importance, compare policies,
@@ -1082,12 +1092,20 @@ class ToolCallMetric:
         get_format(format)  # an unknown name fails here, not on the first output
         self.format = format
         self.level = level
+        #: ``name`` counts a call as ``call`` does, on calls read without their arguments (:func:`_names_only`)
+        self._names_only = level == "name"
+        self._units = "call" if self._names_only else level
         self.order = order
         self.canonicalizer = get_canonicalizer(canonicalizer)
         self.optimal = optimal
         self.validate = validate
         self.grammar = _resolve_grammar(grammar)
-        self._ctx = _Context(self.canonicalizer, self.grammar, validate, source=grammar)
+        self._ctx = _Context(self.canonicalizer, self.grammar, self._validates, source=grammar)
+
+    @property
+    def _validates(self) -> bool:
+        """Whether calls are checked against the grammar: not at level ``name``, which reads no argument."""
+        return self.validate and not self._names_only
 
     def _context(self, grammar: Any) -> _Context:
         if grammar is None:
@@ -1095,7 +1113,7 @@ class ToolCallMetric:
         resolved = _resolve_grammar(grammar)
         if resolved is self.grammar:
             return self._ctx
-        return _Context(self.canonicalizer, resolved, self.validate, source=grammar)
+        return _Context(self.canonicalizer, resolved, self._validates, source=grammar)
 
     def read(self, output: Any, *, grammar: Any = None, format: str | None = None) -> tuple[Step, ...]:
         """The calls in raw ``output``, read as this metric scores it: in ``format`` (default the metric's),
@@ -1150,6 +1168,10 @@ class ToolCallMetric:
         if gold is ANY_CALL:
             return _score_any_call(p_steps, parse_error, cut_short)
         p_steps = ctx.without_nulls(p_steps)
+        if self._names_only:
+            p_steps = _names_only(p_steps)
+            if type(gold) is not PreparedGold or gold._context is not ctx:
+                g_steps = _names_only(g_steps)
         if explain_now:
             return self._score_explained(p_steps, g_steps, ctx, parse_error, cut_short)
         if type(gold) is PreparedGold and gold._context is ctx:
@@ -1182,7 +1204,9 @@ class ToolCallMetric:
         ctx = self._ctx if grammar is None else self._context(grammar)
         given = coerce_calls(gold, "gold")
         steps = ctx.without_nulls(given)  # another metric reads the calls as given, under its own grammar
-        plan = plan_exact(steps, ctx.rules, ctx.weight, ctx.canon, self.level) if self._unordered(steps) else None
+        if self._names_only:
+            steps = _names_only(steps)
+        plan = plan_exact(steps, ctx.rules, ctx.weight, ctx.canon, self._units) if self._unordered(steps) else None
         return PreparedGold(given, ctx, plan, steps)
 
     def _score(self, pred: tuple[Step, ...], gold: tuple[Step, ...], ctx: _Context,
@@ -1197,7 +1221,7 @@ class ToolCallMetric:
                 prepared = None if plan is _UNPREPARED else plan
                 cover = exact_cover(pred, gold, ctx.rules, ctx.canon, invalid, prepared)  # ek.scorer.exact says why
                 if cover is ALL_EXACT and parse_error is None:  # every call pairs exactly
-                    tp, tally = exact_parts(gold, ctx.rules, ctx.weight, self.level) if prepared is None \
+                    tp, tally = exact_parts(gold, ctx.rules, ctx.weight, self._units) if prepared is None \
                         else prepared.parts
                     return Score.of_exact_parts(tp, 0, 0, tally, DeferredExplanation(
                         pred, gold, partial(self._explain_paired, pred, gold, ctx, invalid, None)))
@@ -1228,7 +1252,7 @@ class ToolCallMetric:
         inexact pairs are compared, each once, as :func:`_finish` compares them. The explanation is the
         general path's, built when read; its failing checks are known from those pairs."""
         exact, pairs, extra, missing = cover
-        level = self.level
+        level = self._units
         rules_of, weight_of = ctx.rules, ctx.weight
         known = PLAIN_FIELDS if parse_error is None else {
             "parse_error": parse_error, "cut_short": cut_short, "out_of_order": (), "any_call": False}
@@ -1354,7 +1378,7 @@ class ToolCallMetric:
     def _pair_units(self, units: list[UnitRow], tool: str, i: int, j: int, ev: _PairEval, ctx: _Context) -> None:
         """A matched pair's units, appended to ``units``."""
         w = ctx.weight(tool)
-        if self.level == "call":
+        if self._units == "call":
             if ev.exact:
                 units.append((TP, "match", w, tool, None, ABSENT, ABSENT, i, j, ""))
                 return
@@ -1369,7 +1393,7 @@ class ToolCallMetric:
         """An unmatched call's units (the call's, then each argument's at level ``arg``), appended to ``units``."""
         w = ctx.weight(step.name)
         units.append((kind, reason, w, step.name, None, ABSENT, ABSENT, i, j, detail))
-        if self.level == "arg":
+        if self._units == "arg":
             rules = ctx.rules(step.name) or {}
             for arg in declared_order(step.args, rules):
                 value = step.args[arg]
