@@ -305,6 +305,7 @@ MARKERS = {
     "olmo3": ["<function_calls>", "</function_calls>", "<function_calls>f(", "<function_calls>\nf(x=null)\n", "f(",
               "\nf(x=1)"],
     "internlm2": ["<|action_start|><|plugin|>", "<|action_end|>", "<|action_start|><|interpreter|>",
+                  "<|action_start|> <|plugin|>",
                   '<|action_start|><|plugin|>{"name": "f", "parameters": '],
     "longcat": ["<longcat_tool_call>", "</longcat_tool_call>", '<longcat_tool_call>{"name": "f", "arguments": '],
     "gigachat3": ["function call<|role_sep|>", "<|function_call|>", "</s>", "<|message_sep|>",

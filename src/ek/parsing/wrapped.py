@@ -97,9 +97,12 @@ COHERE_SKIPPED = (("<|START_THINKING|>", "<|END_THINKING|>"), ("<|START_RESPONSE
 TOOLS_OPEN, TOOLS_CLOSE = "<tools>", "</tools>"
 FUNCTION_CALLS_OPEN, FUNCTION_CALLS_CLOSE = "<function_calls>", "</function_calls>"
 #: InternLM2/2.5's plugin call, and its code interpreter block: code to run, no function call (vLLM keeps it as
-#: content), skipped whole.
+#: content), skipped whole. A detokenizer that puts a space between special tokens writes ``<|action_start|>
+#: <|plugin|>``, which SGLang's (and lmdeploy's) InternLM reader looks for; vLLM's looks for the two tokens
+#: together: ek reads both.
 ACTION_PLUGIN, ACTION_END = "<|action_start|><|plugin|>", "<|action_end|>"
 ACTION_INTERPRETER = "<|action_start|><|interpreter|>"
+SPACED_PLUGIN, SPACED_INTERPRETER = "<|action_start|> <|plugin|>", "<|action_start|> <|interpreter|>"
 LONGCAT_OPEN, LONGCAT_CLOSE = "<longcat_tool_call>", "</longcat_tool_call>"
 #: GigaChat 3 writes ``<|message_sep|>\n\nfunction call<|role_sep|>\n`` before its call (the header of a message
 #: of role "function call"), GigaChat 3.1 one ``<|function_call|>`` token; either ends the turn with ``</s>``.
@@ -121,7 +124,7 @@ WRAPPERS: dict[str, Wrapper] = {w.format: w for w in (
     Wrapper("olmo3", "OLMo 3", FUNCTION_CALLS_OPEN, FUNCTION_CALLS_CLOSE, "python-lines", "name", "cut"),
     # vLLM's internlm2 parser reads the JSON after <|plugin|> up to <|action_end|> or the end of the output
     Wrapper("internlm2", "InternLM2", ACTION_PLUGIN, ACTION_END, "json-object", "name", "to-end",
-            ((ACTION_INTERPRETER, ACTION_END),)),
+            ((ACTION_INTERPRETER, ACTION_END), (SPACED_INTERPRETER, ACTION_END)), also_open=(SPACED_PLUGIN,)),
     # vLLM's longcat parser is its Hermes parser with these tags: the last block may run to the end
     Wrapper("longcat", "LongCat-Flash", LONGCAT_OPEN, LONGCAT_CLOSE, "json-object", "name", "to-end"),
     # vLLM's gigachat3 parser decodes all that follows the header (one call), a final </s> dropped
@@ -412,8 +415,8 @@ def detect(text: str, start: int) -> list[tuple[str, int]]:
     return found
 
 
-_OWN_TOKENS = (("internlm2", (ACTION_PLUGIN, ACTION_INTERPRETER)), ("longcat", (LONGCAT_OPEN, LONGCAT_CLOSE)),
-               ("gigachat3", (GIGACHAT3_OPEN, GIGACHAT31_OPEN)))
+_OWN_TOKENS = (("internlm2", (ACTION_PLUGIN, ACTION_INTERPRETER, SPACED_PLUGIN, SPACED_INTERPRETER)),
+               ("longcat", (LONGCAT_OPEN, LONGCAT_CLOSE)), ("gigachat3", (GIGACHAT3_OPEN, GIGACHAT31_OPEN)))
 
 
 # --------------------------------------------------------------------------- render
