@@ -659,11 +659,14 @@ def test_tool_call_markup_of_every_family_is_seen(text: str) -> None:
     "</acme:tool_call>",
     'Checking now. <acme_function_call name="get_weather" city="Paris"/>',
     '<|acme_tool_call|>get_weather\ncity: Paris<|acme_tool_call_end|>',
+    # Meta CWM, as vLLM's cwm parser (vllm/tool_parsers/cwm_tool_parser.py) reads it: auto took it for no call
+    '<think>...</think>\n<tool: function>\nterminal find . -name "*.py" | xargs grep -n "def bulk_create"\n</tool>',
 ])
 def test_auto_never_reads_markup_it_has_no_reader_for_as_no_call(text: str) -> None:
     with pytest.raises(ParseError, match="tool-call markup that no ek format reads") as info:
         parse_calls(text)
-    assert info.value.position == line_col(text, text.index("<")) and not info.value.cut_short
+    markup = text.index("<", text.find("</think>") + 1)  # after CWM's reasoning
+    assert info.value.position == line_col(text, markup) and not info.value.cut_short
 
 
 def test_a_json_call_beside_markup_no_format_reads_is_not_half_the_output() -> None:

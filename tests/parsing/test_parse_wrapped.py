@@ -1,8 +1,8 @@
 """Families that wrap JSON or Python calls in tokens of their own (``ek.parsing.wrapped``): Jamba, Hunyuan-A13B,
-Nemotron, LFM2, openPangu, Apertus, Cohere Command, Qwen2.5-Coder and OLMo 3. Real completions are in
-tests/data/formats/completions.jsonl (test_parse_native_formats.py and test_parse_cut_short.py read them); this
-file holds what those cannot show: auto's choice where families share a token, errors at their positions, and
-what a missing close token means in each family."""
+Nemotron, LFM2, openPangu, Apertus, Cohere Command, Qwen2.5-Coder, OLMo 3, InternLM2, LongCat-Flash and GigaChat 3.
+Real completions are in tests/data/formats/completions.jsonl (test_parse_native_formats.py and
+test_parse_cut_short.py read them); this file holds what those cannot show: auto's choice where families share a
+token, errors at their positions, and what a missing close token means in each family."""
 
 from __future__ import annotations
 
@@ -30,7 +30,8 @@ def _error(text: str, fmt: str = "auto") -> ParseError:
 
 def test_every_wrapped_format_is_registered_and_rendered() -> None:
     # Hunyuan-A13B writes Jamba's block; the hunyuan format reads it with Hy3's and Hy4's tags (test_parse_kv_dialects)
-    assert set(WRAPPED) == {"jamba", "nemotron", "lfm2", "pangu", "apertus", "cohere", "qwen25-coder", "olmo3"}
+    assert set(WRAPPED) == {"jamba", "nemotron", "lfm2", "pangu", "apertus", "cohere", "qwen25-coder", "olmo3",
+                            "internlm2", "longcat", "gigachat3"}
     assert set(WRAPPED) <= set(format_names()) and set(WRAPPED) <= set(RENDERERS)
 
 
@@ -170,7 +171,7 @@ def test_whole_calls_without_their_close_token_are_cut_short_where_the_stacks_re
     assert _error(partial, fmt).cut_short
 
 
-@pytest.mark.parametrize("fmt", ["lfm2", "apertus", "cohere", "qwen25-coder"])
+@pytest.mark.parametrize("fmt", ["lfm2", "apertus", "cohere", "qwen25-coder", "internlm2", "longcat", "gigachat3"])
 def test_whole_calls_without_their_close_token_are_read_where_vllm_reads_them(fmt: str) -> None:
     text = render(CALLS, fmt).removesuffix(WRAPPERS[fmt].close)
     assert parse_calls(text, fmt) == parse_calls(text) == CALLS
@@ -260,3 +261,55 @@ def test_lfm2_python_vllm_mends_is_refused_where_it_breaks(call: str, column: in
         error = _error(f"<|tool_call_start|>[{call}]<|tool_call_end|>", how)
         assert error.format == "lfm2" and error.position == (1, column) and not error.cut_short
         assert fragment in error.reason
+
+
+# --------------------------------------------------------------------------- InternLM2, LongCat-Flash, GigaChat 3
+
+
+INTERNLM2 = '<|action_start|><|plugin|>\n{"name": "get_weather", "parameters": {"city": "Tokyo"}}<|action_end|>'
+LONGCAT = '<longcat_tool_call>{"name": "get_weather", "arguments": {"city": "Tokyo"}}</longcat_tool_call>'
+GIGACHAT3 = '<|message_sep|>\n\nfunction call<|role_sep|>\n{"name": "get_weather", "arguments": {"city": "Tokyo"}}'
+GIGACHAT31 = '<|function_call|>{"name": "get_weather", "arguments": {"city": "Tokyo"}}</s>'
+TOKYO = [Step("get_weather", {"city": "Tokyo"})]
+
+
+@pytest.mark.parametrize(("text", "fmt"), [(INTERNLM2, "internlm2"), (LONGCAT, "longcat"), (GIGACHAT3, "gigachat3"),
+                                           (GIGACHAT31, "gigachat3")])
+def test_internlm2_longcat_and_gigachat_calls_are_read_by_their_format_and_by_auto(text: str, fmt: str) -> None:
+    """vLLM's internlm2, longcat and gigachat3 parsers; ek had no format for them (auto read some as JSON in prose,
+    and took InternLM2's <|action_start|><|plugin|>not json for no call)."""
+    assert parse_calls(text, fmt) == parse_calls(text) == TOKYO
+    # GigaChat's call is all of its message (vLLM decodes all that follows the header): prose after it is an error
+    closed = text if text.endswith(("</s>", ">")) else text + "</s>"
+    assert parse_calls("Sure. " + closed + "\nDone.", fmt) == TOKYO
+
+
+def test_gigachats_end_of_turn_token_ends_a_reply_without_a_call_and_both_headers_are_one_format() -> None:
+    assert parse_calls("How can I help you today?</s>", "gigachat3") == []
+    assert parse_calls(GIGACHAT3 + "</s>" + "\n" + GIGACHAT31, "gigachat3") == TOKYO + TOKYO
+    error = _error(GIGACHAT3 + " and more")
+    assert (error.format, error.position) == ("gigachat3", (4, 57)) and "expected </s> after the calls" in error.reason
+
+
+@pytest.mark.parametrize(("text", "fmt", "where"), [
+    ('<|action_start|><|plugin|>[{"name": "f", "parameters": {}}]<|action_end|>', "internlm2", (1, 27)),
+    ("<|action_start|><|plugin|>not json<|action_end|>", "internlm2", (1, 27)),
+    ('Some text with <longcat_tool_call>invalid json', "longcat", (1, 35)),
+    ('<|function_call|>[{"name": "f", "arguments": {}}]', "gigachat3", (1, 18)),
+])
+def test_a_block_that_is_not_one_call_object_is_an_error_where_vllm_reads_no_call(text: str, fmt: str,
+                                                                                  where: tuple[int, int]) -> None:
+    for how in (fmt, "auto"):
+        error = _error(text, how)
+        assert (error.format, error.position) == (fmt, where) and "expected a JSON call object" in error.reason
+
+
+@pytest.mark.parametrize("space", ["", " "])
+def test_internlm2s_code_interpreter_action_is_prose_as_vllm_keeps_it_as_content(space: str) -> None:
+    """A detokenizer may put a space between the special tokens (SGLang's InternLM reader looks for that)."""
+    code = f"<|action_start|>{space}<|interpreter|>\nprint(1 + 1)\n<|action_end|>"
+    call = INTERNLM2.replace("><", f">{space}<", 1)
+    for how in ("internlm2", "auto"):
+        assert parse_calls(code, how) == []
+        assert parse_calls(code + "\n" + call, how) == TOKYO
+        assert _error(code[:-len("<|action_end|>")], how).cut_short

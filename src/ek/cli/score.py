@@ -155,7 +155,7 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
                              "qwen3-coder, deepseek, granite, phi4, harmony, kimi-k2, glm45, hunyuan, k2-horizon, "
                              "solar-open2, kimi-k3, minimax-m2, minimax-m3, step3, dots, minicpm, gemma4, "
                              "functiongemma, plamo3, jamba, nemotron, lfm2, pangu, apertus, cohere, qwen25-coder, "
-                             "olmo3, "
+                             "olmo3, internlm2, longcat, gigachat3, "
                              "gemini, bedrock, langchain, ollama, mcp, or a registered format; a line's own "
                              "\"format\" field overrides it")
     parser.add_argument("--level", choices=LEVELS, default="call",

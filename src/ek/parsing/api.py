@@ -1011,6 +1011,9 @@ _SUMMARIES = {
     "cohere": "Cohere Command <|START_ACTION|>[{tool_call_id, tool_name, parameters}]<|END_ACTION|>",
     "qwen25-coder": "Qwen2.5-Coder <tools>{name, arguments} or [...]</tools>",
     "olmo3": "AI2 OLMo 3 <function_calls>f(a=1)\\ng(b=null)</function_calls>, one Python call a line",
+    "internlm2": "InternLM2/2.5 <|action_start|><|plugin|>{name, parameters}<|action_end|>",
+    "longcat": "Meituan LongCat-Flash <longcat_tool_call>{name, arguments}</longcat_tool_call>",
+    "gigachat3": "GigaChat 3 function call<|role_sep|>{name, arguments}, 3.1 <|function_call|>{name, arguments}",
     "hunyuan": "Tencent Hy4 <tool_calls:SUFFIX><tool_call:SUFFIX>name<arg_key:SUFFIX>k..., Hy3 name<tool_sep>, "
                "and Hunyuan-A13B <tool_calls>[{name, arguments}]</tool_calls>",
     "k2-horizon": "K2 Horizon / K2-V3 <ifm|tool_call>name<ifm|arg_key>k</ifm|arg_key><ifm|arg_value>v..., or JSON",

@@ -42,10 +42,12 @@ _CALL_MARKUP = (r"<[/|｜]?[\w:|｜.\-]{0,32}?(?:invoke|arg_key|arg_value|tool_a
                 r"|<[/|｜]?[\w:|｜.\-]{0,32}?(?:function|param|parameter)\s*+name="
                 r"|<\|open\|>(?:call|tools)\b")
 #: That, or a tag or token named for tool calls as a whole (``<acme:tool_call>``, ``<|tool_calls_begin|>`` with ASCII
-#: bars, ``<function_call name=...>``, ``<tool_use>``): around JSON calls such a tag is their wrapper (MiniMax-M1's
-#: ``<tool_calls>``, LongCat's ``<longcat_tool_call>``), but in prose with no call it wraps one ek cannot read.
+#: bars, ``<function_call name=...>``, ``<tool_use>``, Meta CWM's ``<tool: bash>``, which vLLM's ``cwm`` parser reads):
+#: around JSON calls such a tag is their wrapper (MiniMax-M1's ``<tool_calls>``), but in prose with no call it wraps
+#: one ek cannot read.
 _TOOL_MARKUP = re.compile(_CALL_MARKUP + r"|<[/|｜]?[\w:|｜.\-]{0,32}?(?:tool[_▁]?calls?|function[_▁]?calls?|tool_use"
-                                         r"|start_action|tools_prefix)(?![a-z])", re.IGNORECASE)
+                                         r"|start_action|tools_prefix)(?![a-z])|<tool:[ \t]{0,8}[\w.\-]",
+                          re.IGNORECASE)
 _CALL_MARKUP_RE = re.compile(_CALL_MARKUP, re.IGNORECASE)
 #: A one-line Python string (its closing quote captured: None when unclosed), or a bracket or parenthesis.
 _PY_TOKENS = re.compile(r"""'(?:[^'\\\n]++|\\.)*+(')?|"(?:[^"\\\n]++|\\.)*+(")?|[\[\](){}]""")

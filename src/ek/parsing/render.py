@@ -610,7 +610,7 @@ RENDERERS: dict[str, Callable[[Iterable[Step]], Any]] = {
     "functiongemma": to_functiongemma,
     "plamo3": to_plamo3,
     **{fmt: _wrapped(fmt) for fmt in ("jamba", "nemotron", "lfm2", "pangu", "apertus", "cohere",
-                                      "qwen25-coder", "olmo3")},
+                                      "qwen25-coder", "olmo3", "internlm2", "longcat", "gigachat3")},
     "hunyuan": to_hunyuan,
     "k2-horizon": to_k2_horizon,
     "solar-open2": to_solar_open2,

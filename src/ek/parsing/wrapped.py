@@ -11,6 +11,9 @@ Python calls) and only wrap it in a token pair of their own::
     cohere          <|START_ACTION|>[{"tool_call_id": "0", "tool_name": "f", "parameters": {...}}]<|END_ACTION|>
     qwen25-coder    <tools>{"name": "f", "arguments": {...}}</tools>
     olmo3           <function_calls>f(a=1)\ng(b=null)</function_calls>
+    internlm2       <|action_start|><|plugin|>{"name": "f", "parameters": {...}}<|action_end|>
+    longcat         <longcat_tool_call>{"name": "f", "arguments": {...}}</longcat_tool_call>
+    gigachat3       function call<|role_sep|>{"name": "f", "arguments": {...}}</s>   (3.1: <|function_call|>{...}</s>)
 
 One table (:data:`WRAPPERS`, a :class:`Wrapper` per family) says what differs; one reader (:func:`read_wrapped`)
 reads them all. Tokens are found with ``str.find``; a JSON body is decoded in place
@@ -52,6 +55,7 @@ class Wrapper:
     open: str
     close: str
     #: What a block holds: ``"json-list"`` a JSON list of calls; ``"json"`` one call object or a list;
+    #: ``"json-object"`` one call object (the stacks take a list for no call: InternLM2, LongCat, GigaChat);
     #: ``"python"`` a list of Python calls (or a JSON list, which SGLang's LFM2 reader also takes);
     #: ``"python-lines"`` Python calls one a line, ``true``/``false``/``null`` read as JSON's words (OLMo 3), and an
     #: output that is nothing but such calls, with no block, read as them (as vLLM's OLMo 3 reader reads it).
@@ -65,11 +69,22 @@ class Wrapper:
     unclosed: str
     #: Blocks (open, close) skipped whole wherever they stand: reasoning and answer text, never calls.
     skipped: tuple[tuple[str, str], ...] = ()
+    #: Other tokens that open a block of calls, as ``open`` does (GigaChat 3.1's ``<|function_call|>`` where
+    #: GigaChat 3 wrote ``function call<|role_sep|>``): one family, one format, whichever version wrote the output.
+    also_open: tuple[str, ...] = ()
+    #: The close token is the end-of-turn token (GigaChat's ``</s>``): it ends a reply with no call too, so one in
+    #: prose is no stray close.
+    close_ends_turn: bool = False
+
+    @property
+    def call_opens(self) -> tuple[str, ...]:
+        """The tokens that open a block of calls: ``open`` first."""
+        return (self.open, *self.also_open)
 
     @property
     def openings(self) -> tuple[str, ...]:
         """The tokens that open a block: the calls' first, then the skipped blocks' in order."""
-        return (self.open, *(opening for opening, _ in self.skipped))
+        return (*self.call_opens, *(opening for opening, _ in self.skipped))
 
 
 TOOL_CALLS_OPEN, TOOL_CALLS_CLOSE = "<tool_calls>", "</tool_calls>"
@@ -81,6 +96,17 @@ COHERE_SKIPPED = (("<|START_THINKING|>", "<|END_THINKING|>"), ("<|START_RESPONSE
                   ("<|START_TEXT|>", "<|END_TEXT|>"))
 TOOLS_OPEN, TOOLS_CLOSE = "<tools>", "</tools>"
 FUNCTION_CALLS_OPEN, FUNCTION_CALLS_CLOSE = "<function_calls>", "</function_calls>"
+#: InternLM2/2.5's plugin call, and its code interpreter block: code to run, no function call (vLLM keeps it as
+#: content), skipped whole. A detokenizer that puts a space between special tokens writes ``<|action_start|>
+#: <|plugin|>``, which SGLang's (and lmdeploy's) InternLM reader looks for; vLLM's looks for the two tokens
+#: together: ek reads both.
+ACTION_PLUGIN, ACTION_END = "<|action_start|><|plugin|>", "<|action_end|>"
+ACTION_INTERPRETER = "<|action_start|><|interpreter|>"
+SPACED_PLUGIN, SPACED_INTERPRETER = "<|action_start|> <|plugin|>", "<|action_start|> <|interpreter|>"
+LONGCAT_OPEN, LONGCAT_CLOSE = "<longcat_tool_call>", "</longcat_tool_call>"
+#: GigaChat 3 writes ``<|message_sep|>\n\nfunction call<|role_sep|>\n`` before its call (the header of a message
+#: of role "function call"), GigaChat 3.1 one ``<|function_call|>`` token; either ends the turn with ``</s>``.
+GIGACHAT3_OPEN, GIGACHAT31_OPEN, GIGACHAT_END = "function call<|role_sep|>", "<|function_call|>", "</s>"
 
 #: Hunyuan-A13B writes Jamba's block. It is no format of its own: ``hunyuan`` reads every encoding of Tencent's
 #: Hunyuan line, A13B's through this wrapper and Hy3's and Hy4's key/value tags (:func:`ek.parsing.glm.read_hunyuan`).
@@ -96,6 +122,14 @@ WRAPPERS: dict[str, Wrapper] = {w.format: w for w in (
     Wrapper("cohere", "Cohere Command", ACTION_OPEN, ACTION_CLOSE, "json-list", "cohere", "to-end", COHERE_SKIPPED),
     Wrapper("qwen25-coder", "Qwen2.5-Coder", TOOLS_OPEN, TOOLS_CLOSE, "json", "name", "to-end"),
     Wrapper("olmo3", "OLMo 3", FUNCTION_CALLS_OPEN, FUNCTION_CALLS_CLOSE, "python-lines", "name", "cut"),
+    # vLLM's internlm2 parser reads the JSON after <|plugin|> up to <|action_end|> or the end of the output
+    Wrapper("internlm2", "InternLM2", ACTION_PLUGIN, ACTION_END, "json-object", "name", "to-end",
+            ((ACTION_INTERPRETER, ACTION_END), (SPACED_INTERPRETER, ACTION_END)), also_open=(SPACED_PLUGIN,)),
+    # vLLM's longcat parser is its Hermes parser with these tags: the last block may run to the end
+    Wrapper("longcat", "LongCat-Flash", LONGCAT_OPEN, LONGCAT_CLOSE, "json-object", "name", "to-end"),
+    # vLLM's gigachat3 parser decodes all that follows the header (one call), a final </s> dropped
+    Wrapper("gigachat3", "GigaChat 3", GIGACHAT3_OPEN, GIGACHAT_END, "json-object", "name", "to-end",
+            also_open=(GIGACHAT31_OPEN,), close_ends_turn=True),
 )}
 
 
@@ -135,10 +169,10 @@ def read_wrapped(text: str, wrapper: Wrapper, limits: Limits, fmt: str | None = 
         _prose(text, pos, len(text) if at == -1 else at, wrapper, fmt)
         if at == -1:
             return steps
-        if opened != wrapper.open:
+        if opened not in wrapper.call_opens:
             pos = _skip_block(text, at, opened, dict(wrapper.skipped)[opened], fmt)
             continue
-        found, pos = _block(text, at, wrapper, limits, fmt)
+        found, pos = _block(text, at, opened, wrapper, limits, fmt)
         steps.extend(found)
 
 
@@ -174,7 +208,7 @@ def _prose(text: str, begin: int, end: int, wrapper: Wrapper, fmt: str) -> None:
     starts with a call too (its calls are lines)."""
     if begin >= end:
         return
-    stray = text.find(wrapper.close, begin, end)
+    stray = -1 if wrapper.close_ends_turn else text.find(wrapper.close, begin, end)
     found = json_objects(text, fmt, begin, end) or call_lists(text, fmt, begin, end)
     calls = found[0][0] if found else -1
     line = _LINE_CALL.search(text, begin, end) if wrapper.body == "python-lines" else None
@@ -187,15 +221,16 @@ def _prose(text: str, begin: int, end: int, wrapper: Wrapper, fmt: str) -> None:
                          line_col(text, calls), fmt)
 
 
-def _block(text: str, at: int, wrapper: Wrapper, limits: Limits, fmt: str) -> tuple[list[Step], int]:
-    """The calls of the block whose open token is at ``at``, and where reading goes on."""
-    body = skip_space(text, at + len(wrapper.open))
+def _block(text: str, at: int, opened: str, wrapper: Wrapper, limits: Limits,
+           fmt: str) -> tuple[list[Step], int]:
+    """The calls of the block whose open token ``opened`` is at ``at``, and where reading goes on."""
+    body = skip_space(text, at + len(opened))
     if body >= len(text):
-        raise ParseError(f"a {wrapper.open} block with nothing after it (output cut short?)", line_col(text, at), fmt,
+        raise ParseError(f"a {opened} block with nothing after it (output cut short?)", line_col(text, at), fmt,
                          cut_short=True)
     if wrapper.body == "python-lines" or (wrapper.body == "python" and not is_json_body(text, body)):
         return _python_block(text, at, wrapper, limits, fmt)
-    return _json_block(text, at, body, wrapper, limits, fmt)
+    return _json_block(text, at, body, opened, wrapper, limits, fmt)
 
 
 def is_json_body(text: str, pos: int) -> bool:
@@ -212,10 +247,10 @@ def is_json_body(text: str, pos: int) -> bool:
     return text.startswith(("{", "]"), after)
 
 
-def _json_block(text: str, at: int, body: int, wrapper: Wrapper, limits: Limits, fmt: str) -> tuple[list[Step], int]:
-    if not is_json_body(text, body) or (wrapper.body == "json-list" and text[body] != "["):
-        what = "a JSON call object or list of calls" if wrapper.body == "json" else "a JSON list of calls"
-        raise ParseError(f"expected {what} after {wrapper.open}", line_col(text, body), fmt)
+def _json_block(text: str, at: int, body: int, opened: str, wrapper: Wrapper, limits: Limits,
+                fmt: str) -> tuple[list[Step], int]:
+    if not is_json_body(text, body) or text[body] != _FIRST.get(wrapper.body, text[body]):
+        raise ParseError(f"expected {_WHAT[wrapper.body]} after {opened}", line_col(text, body), fmt)
     value, end = json_text.decode_at(text, body, limits, fmt)
     steps = _calls(value, text, body, wrapper, limits, fmt)
     after = skip_space(text, end)
@@ -226,16 +261,22 @@ def _json_block(text: str, at: int, body: int, wrapper: Wrapper, limits: Limits,
     if after >= len(text):
         if wrapper.unclosed == "to-end":
             return steps, after  # whole calls, only the close token missing (as vLLM reads it)
-        raise unclosed(text, at, wrapper, fmt)
+        raise unclosed(text, at, wrapper, fmt, opened)
     cut = wrapper.close.startswith(text[after:].rstrip())
     raise ParseError(f"expected {wrapper.close} after the calls" + (" (output cut short?)" if cut else ""),
                      line_col(text, after), fmt, cut_short=cut)
 
 
-def unclosed(text: str, at: int, wrapper: Wrapper, fmt: str) -> ParseError:
-    """The error for a block opened at ``at`` and never closed."""
-    return ParseError(f"a {wrapper.open} block is not closed by {wrapper.close} (output cut short?)",
+def unclosed(text: str, at: int, wrapper: Wrapper, fmt: str, opened: str | None = None) -> ParseError:
+    """The error for a block opened (by ``opened``, else the wrapper's ``open``) at ``at`` and never closed."""
+    return ParseError(f"a {opened or wrapper.open} block is not closed by {wrapper.close} (output cut short?)",
                       line_col(text, at), fmt, cut_short=True)
+
+
+#: The character a JSON body of each kind must start with (``"json"``: an object or a list), and its name in errors.
+_FIRST = {"json-list": "[", "json-object": "{"}
+_WHAT = {"json": "a JSON call object or list of calls", "json-list": "a JSON list of calls",
+         "json-object": "a JSON call object"}
 
 
 def _python_block(text: str, at: int, wrapper: Wrapper, limits: Limits, fmt: str) -> tuple[list[Step], int]:
@@ -366,7 +407,16 @@ def detect(text: str, start: int) -> list[tuple[str, int]]:
         body = skip_space(text, at + len(FUNCTION_CALLS_OPEN))
         if not text.startswith("<", body) or text.startswith(FUNCTION_CALLS_CLOSE, body):
             found.append(("olmo3", at))
+    # tokens no other family writes: InternLM2's plugin call, LongCat's tags, GigaChat's two call headers
+    for fmt, tokens in _OWN_TOKENS:
+        hits = [p for p in (text.find(token, start) for token in tokens) if p != -1]
+        if hits:
+            found.append((fmt, min(hits)))
     return found
+
+
+_OWN_TOKENS = (("internlm2", (ACTION_PLUGIN, ACTION_INTERPRETER, SPACED_PLUGIN, SPACED_INTERPRETER)),
+               ("longcat", (LONGCAT_OPEN, LONGCAT_CLOSE)), ("gigachat3", (GIGACHAT3_OPEN, GIGACHAT31_OPEN)))
 
 
 # --------------------------------------------------------------------------- render
@@ -396,6 +446,8 @@ def render_wrapped(calls: Sequence[Step], fmt: str, dumps: Callable[[Any], str],
                                for i, c in enumerate(calls))
         return f"{wrapper.open}[\n    {items}\n]{wrapper.close}"
     objects = [{"name": c.name, "arguments": dict(c.args)} for c in calls]
+    if wrapper.body == "json-object":  # one call a block, its JSON on the line after the open token
+        return "\n".join(f"{wrapper.open}\n{dumps(o)}{wrapper.close}" for o in objects)
     if fmt == "qwen25-coder":  # one object for one call, a list for several (vLLM's parser docstring)
         return f"{wrapper.open}\n{dumps(objects[0] if len(objects) == 1 else objects)}\n{wrapper.close}"
     return wrapper.open + dumps(objects) + wrapper.close
