@@ -281,6 +281,8 @@ def test_bfcl_reads_call_objects_of_other_shapes_by_their_shape(text: str) -> No
     assert parse_calls(json.loads(text.strip("`\n")), "bfcl") == calls  # decoded, as a result line can hold it
     assert parse_calls('{"name": "f", "arguments": {"x": 1}}', "bfcl") == calls[:1]
     assert parse_calls('[{"name": {"x": 1}}]', "bfcl") == [Step("name", {"x": 1})]  # one key: BFCL's call
+    # the fast reader of decoded lists gives the same: a "name" that is JSON object text is no call's arguments
+    assert parse_calls([{"name": '{"x": 1}', "arguments": {}}], "bfcl") == [Step('{"x": 1}', {})]
 
 
 @pytest.mark.parametrize(

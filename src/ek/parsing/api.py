@@ -864,18 +864,12 @@ _SHAPES = ("OpenAI message/response/tool call", "Responses API output", "Anthrop
            "Ollama chat response", "MCP tools/call request", "{\"name\", \"arguments\"}")
 
 
-#: Call objects the ``bfcl`` format reads by their own shape: one call each, never a one-key object (BFCL's form).
-_BFCL_OTHER_CALLS = frozenset({"generic", "openai_call", "openai_item", "anthropic_block", "mcp_message"})
-
-
 def _expected_kind(obj: Mapping[str, Any], fmt: str, path: str) -> str:
     if fmt == "bfcl":
         # BFCL's {"func": {...}} has one key. An object of several that is another call's shape is that call
         # (a local FC model's [{"name": "f", "arguments": {...}}], which BFCL's handler reads, or OpenAI tool
         # calls), not one call per key; anything else is read as BFCL's calls, whose errors name the place.
-        if len(obj) != 1 and (kind := shapes.classify(obj)) in _BFCL_OTHER_CALLS:
-            return kind
-        return "bfcl"
+        return shapes.bfcl_other_call(obj) or "bfcl"
     if fmt == "json":
         return "generic"
     kind = shapes.classify(obj)
