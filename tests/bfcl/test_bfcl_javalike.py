@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ek.bfcl import check
-from ek.bfcl.javalike import convert_java, convert_js, enclosed, source_value, typed_calls
+from ek.bfcl.javalike import convert_java, convert_js, decode_calls, enclosed, source_value, typed_calls
 from ek.calls import Step
 
 
@@ -118,3 +118,30 @@ def test_an_empty_java_hashmap_is_an_empty_dict_as_in_bfcl(text: str) -> None:
     if oracle is not None:
         assert oracle(funcs, [{"f": {"m": text}}], answer, "simple_java")["valid"]
     assert convert_java("new HashMap<>() {{ put(\"a\", 1); }", "HashMap") == 'new HashMap<>() {{ put("a", 1); }'
+
+
+_JAVA_FUNCTIONS = [{"name": "Geo.create", "description": "", "parameters": {"type": "dict", "properties": {
+    "controller": {"type": "any"}, "ids": {"type": "Array", "items": {"type": "integer"}},
+    "strict": {"type": "boolean"}}, "required": ["controller", "ids"]}}]
+_JAVA_ANSWER = [{"Geo.create": {"controller": ["mapController"], "ids": [[1, 2]], "strict": [True, ""]}}]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Salesforce xLAM-2's answer as BFCL saves it (BFCL's xLAM handler json.loads it, then name and arguments)
+        '[{"name": "Geo.create", "arguments": {"controller": "mapController", "ids": "new int[]{1, 2}"}}]',
+        '{"name": "Geo.create", "arguments": {"controller": "mapController", "ids": "new int[]{1, 2}"}}',
+        '```json\n[{"name": "Geo.create", "parameters": {"controller": "mapController", "ids": "new int[]{1, 2}"}}]\n```',
+        ' [ {"Geo.create": {"controller": "mapController", "ids": "new int[]{1, 2}"}}]',
+    ],
+)
+def test_java_text_that_is_json_calls_is_read_as_json_as_in_python_categories(text: str) -> None:
+    # No Java or JavaScript call starts with "{": such a text is a local function-calling model's JSON calls,
+    # whose values are the source text BFCL's handler hands its checker, not one unreadable Java expression.
+    assert decode_calls(text, "java") == [Step("Geo.create", {"controller": "mapController", "ids": "new int[]{1, 2}"})]
+    verdict = check(_JAVA_FUNCTIONS, text, _JAVA_ANSWER, "simple_java")
+    assert (verdict.valid, verdict.error_type) == (True, "")
+    typed = '[{"name": "Geo.create", "arguments": {"controller": "mapController", "ids": "new int[]{1, 2}", "strict": true}}]'
+    verdict = check(_JAVA_FUNCTIONS, typed, _JAVA_ANSWER, "simple_java")
+    assert (verdict.valid, verdict.error_type) == (False, "type_error:java")  # a JSON true is no Java source, as in BFCL

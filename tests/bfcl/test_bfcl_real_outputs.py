@@ -28,6 +28,7 @@ DOCUMENTED = {
     "fence_with_a_language",        # 6
     "one_list_per_line",            # 6
     "quoted_function_name",         # 6
+    "json_text",                    # 6 (a JSON list of {"name", "parameters"} objects, read as calls)
     "javascript_object_text",       # 6 (Java and JavaScript partings)
     "javascript_object_over_lines",  # 6
 }

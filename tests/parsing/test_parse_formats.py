@@ -259,6 +259,32 @@ def test_an_object_of_several_calls_gets_a_hint_in_auto_and_is_read_as_bfcl() ->
     assert parse_calls(several, "bfcl") == [Step("f", {"x": 1}), Step("g", {})]
 
 
+_OPENAI_TOOL_CALLS = json.dumps([{"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"x": 1}'}},
+                                  {"id": "c2", "type": "function", "function": {"name": "g", "arguments": "{}"}}])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Hammer2.1's answers as BFCL saves them (HuanzhiMao/BFCL-Result, 2025-12-16, BFCL_v4_parallel_result.json)
+        '```\n[{"name": "f", "arguments": {"x": 1}}, {"name": "g", "arguments": {}}]\n```',
+        '[{"name": "f", "parameters": {"x": 1}}, {"name": "g", "parameters": {}}]',
+        '[{"name": "f", "arguments": "{\\"x\\": 1}"}, {"name": "g", "arguments": "{}"}]',
+        _OPENAI_TOOL_CALLS,
+    ],
+)
+def test_bfcl_reads_call_objects_of_other_shapes_by_their_shape(text: str) -> None:
+    # Only a one-key object is BFCL's {"func": {...}}; {"name": "f", "arguments": {...}} is no pair of calls named
+    # "name" and "arguments" (the second's arguments the text "f"), but the one call it is, as in format auto.
+    calls = [Step("f", {"x": 1}), Step("g", {})]
+    assert parse_calls(text, "bfcl") == calls
+    assert parse_calls(json.loads(text.strip("`\n")), "bfcl") == calls  # decoded, as a result line can hold it
+    assert parse_calls('{"name": "f", "arguments": {"x": 1}}', "bfcl") == calls[:1]
+    assert parse_calls('[{"name": {"x": 1}}]', "bfcl") == [Step("name", {"x": 1})]  # one key: BFCL's call
+    # the fast reader of decoded lists gives the same: a "name" that is JSON object text is no call's arguments
+    assert parse_calls([{"name": '{"x": 1}', "arguments": {}}], "bfcl") == [Step('{"x": 1}', {})]
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -16,7 +16,7 @@ from typing import Any
 
 from ek.bfcl.typemap import JAVA, NESTED_JAVALIKE
 from ek.calls import Step
-from ek.parsing import ParseError
+from ek.parsing import ParseError, parse_calls
 from ek.parsing.limits import DEFAULT_LIMITS, Limits, check_text
 
 _INT = re.compile(r"-?\d+")
@@ -326,6 +326,8 @@ def typed_calls(steps: Sequence[Step], functions: Sequence[Mapping[str, Any]], l
     return typed
 
 
+#: Text whose first token is ``{``, or ``[`` then ``{`` (a Markdown fence before it allowed): JSON calls.
+_JSON_CALLS = re.compile(r"\s*(?:```[A-Za-z]*\s*)?(?:\[\s*)?\{")
 _CALL = re.compile(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*\((.*)\)", re.S)
 _KEYWORD = re.compile(r"([A-Za-z_$][\w$]*)\s*=(?!=)(.*)", re.S)
 
@@ -343,6 +345,11 @@ def decode_calls(text: str, language: str, limits: Limits = DEFAULT_LIMITS) -> l
     """
     fmt = language
     check_text(text, limits, fmt)
+    if _JSON_CALLS.match(text):
+        # No Java or JavaScript call starts with "{": JSON calls, as locally served function-calling models answer
+        # ([{"name": "f", "arguments": {...}}], which BFCL's handlers for them read) and as Python categories read
+        # them; each value as given (a string is source text, converted by its type when checked).
+        return parse_calls(text, "bfcl", max_size=limits.max_size, max_depth=limits.max_depth)
     body = text.strip()
     if body.startswith("[") and body.endswith("]"):
         body = body[1:-1]

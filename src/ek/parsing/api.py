@@ -866,7 +866,10 @@ _SHAPES = ("OpenAI message/response/tool call", "Responses API output", "Anthrop
 
 def _expected_kind(obj: Mapping[str, Any], fmt: str, path: str) -> str:
     if fmt == "bfcl":
-        return "bfcl"
+        # BFCL's {"func": {...}} has one key. An object of several that is another call's shape is that call
+        # (a local FC model's [{"name": "f", "arguments": {...}}], which BFCL's handler reads, or OpenAI tool
+        # calls), not one call per key; anything else is read as BFCL's calls, whose errors name the place.
+        return shapes.bfcl_other_call(obj) or "bfcl"
     if fmt == "json":
         return "generic"
     kind = shapes.classify(obj)

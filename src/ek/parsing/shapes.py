@@ -224,7 +224,7 @@ def bfcl_call(obj: Mapping[str, Any], path: str, limits: Limits, fmt: str = "bfc
 
 def bfcl_plain_calls(items: list[Any], limits: Limits) -> list[Step] | None:
     """Fast path of reading a decoded BFCL list (``[{"f": {...}}, ...]``): its steps when every item is a
-    non-empty ``dict`` of non-empty string tool names to arguments that are a ``dict`` of plain JSON within
+    non-empty ``dict`` (not another call's shape, :func:`bfcl_other_call`) of non-empty string tool names to arguments that are a ``dict`` of plain JSON within
     ``limits`` (:func:`ek.parsing.values.already_plain`) or, as BFCL saves a function-calling model's
     calls, the JSON text of an object (:func:`ek.parsing.json_text.plain_object`); ``None`` for anything
     else, which the general reader (:func:`bfcl_call` per item) reads or refuses with the error at its path.
@@ -235,8 +235,8 @@ def bfcl_plain_calls(items: list[Any], limits: Limits) -> list[Step] | None:
     """
     steps: list[Step] = []
     for item in items:
-        if type(item) is not dict or not item:
-            return None
+        if type(item) is not dict or not item or (len(item) > 1 and bfcl_other_call(item) is not None):
+            return None  # several keys that are another call's shape ({"name", "arguments"}): the reader's
         for name, args in item.items():
             if type(name) is not str or not name or (args := _plain_arguments(args, limits)) is None:
                 return None
@@ -291,6 +291,25 @@ def _mapping(value: object, path: str, fmt: str) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
         raise ParseError(f"expected an object, got {type(value).__name__}", path, fmt)
     return value
+
+
+#: Call objects the ``bfcl`` format reads by their own shape: one call each, never a one-key object (BFCL's form).
+_BFCL_OTHER_CALLS = frozenset({"generic", "openai_call", "openai_item", "anthropic_block", "mcp_message"})
+
+
+def bfcl_other_call(obj: Mapping[str, Any]) -> str | None:
+    """The kind (:func:`classify`) of an object of several keys that the ``bfcl`` format reads as the one call
+    it is, not as one call per key: ``{"name": "f", "arguments": {...}}`` (a locally served function-calling
+    model's call, which BFCL's handlers for it read), an OpenAI or Responses tool call, an Anthropic
+    ``tool_use``, an MCP ``tools/call``; None for any other object (a one-key one is BFCL's ``{"f": {...}}``).
+
+    >>> bfcl_other_call({"name": "f", "arguments": {}}), bfcl_other_call({"f": {}, "g": {}})
+    ('generic', None)
+    """
+    if len(obj) < 2:
+        return None
+    kind = classify(obj)
+    return kind if kind in _BFCL_OTHER_CALLS else None
 
 
 def is_bfcl_call(obj: Mapping[str, Any]) -> bool:
