@@ -1,4 +1,5 @@
-"""Running the real ``ek`` CLI as a subprocess (the one runner every CLI test uses), and corpus files for it."""
+"""Running the real ``ek`` CLI as a subprocess (the one runner every CLI test uses), corpus files for it, and the
+BFCL sample data's entries."""
 
 from __future__ import annotations
 
@@ -13,6 +14,21 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "travel"
 SCHEMAS = REPO / "schemas"
+#: BFCL's sample questions and answers bundled for the tests (tests/data/bfcl)
+BFCL_SAMPLE = REPO / "tests" / "data" / "bfcl"
+
+
+def bfcl_entry(entry_id: str) -> tuple[Any, Any, str]:
+    """The question of ``entry_id`` in the bundled BFCL sample, its possible answer (None where the category
+    has none) and its category."""
+    from ek.bfcl import read_possible_answers, read_questions
+    from ek.bfcl.multiturn import category_of_id
+
+    category = category_of_id(entry_id)
+    questions = {q.id: q for q in read_questions(BFCL_SAMPLE / f"BFCL_v4_{category}.json")}
+    path = BFCL_SAMPLE / "possible_answer" / f"BFCL_v4_{category}.json"
+    answers = {a.id: a for a in read_possible_answers(path)} if path.exists() else {}
+    return questions[entry_id], answers.get(entry_id), category
 
 
 def run_ek(*args: str | Path, stdin: str | None = None, cwd: Path | None = None,

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from ekcli import bfcl_entry
 
-from ek.bfcl import check, read_possible_answers, read_questions, underscored_answer, underscored_question
-from ek.bfcl.multiturn import category_of_id
+from ek.bfcl import check, underscored_answer, underscored_question
 from ek.corpus.runner import RunOptions, run
 
 DATA = Path(__file__).parent.parent / "data" / "bfcl"
@@ -34,14 +34,6 @@ DOCUMENTED = {
 }
 
 
-def _entry(entry_id: str) -> tuple[Any, Any, str]:
-    category = category_of_id(entry_id)
-    questions = {q.id: q for q in read_questions(DATA / f"BFCL_v4_{category}.json")}
-    answers_path = DATA / "possible_answer" / f"BFCL_v4_{category}.json"
-    answers = {a.id: a for a in read_possible_answers(answers_path)} if answers_path.exists() else {}
-    return questions[entry_id], answers.get(entry_id), category
-
-
 def _same(ours: dict[str, Any], bfcl: dict[str, Any]) -> bool:
     theirs = bfcl["error_type"].replace("decoder_wrong_output_format", "decoder_failed")
     return ours["valid"] == bfcl["valid"] and (ours["valid"] or ours["error_type"] == theirs)
@@ -55,7 +47,7 @@ def test_the_file_holds_real_lines_each_with_its_source() -> None:
 
 @pytest.mark.parametrize("line", LINES, ids=[f"{n}-{line['id']}" for n, line in enumerate(LINES)])
 def test_check_gives_bfcls_verdict_but_for_a_documented_difference(line: dict[str, Any]) -> None:
-    question, answer, category = _entry(line["id"])
+    question, answer, category = bfcl_entry(line["id"])
     verdict = check(question.functions, line["result"], answer.ground_truth if answer else [], category,
                     underscore_to_dot=line["underscore_to_dot"])
     assert {"valid": verdict.valid, "error_type": verdict.error_type} == line["ek"]
@@ -81,7 +73,7 @@ def test_the_recorded_bfcl_verdicts_are_bfcls_own() -> None:
     if checker is None or decode is None:
         pytest.skip("bfcl-eval is not installed (pip install --no-deps bfcl-eval)")
     for line in LINES:
-        question, answer, category = _entry(line["id"])
+        question, answer, category = bfcl_entry(line["id"])
         if line["underscore_to_dot"]:  # BFCL's checker renames for such models; here the entry is renamed
             question, answer = underscored_question(question), answer and underscored_answer(answer)
         try:

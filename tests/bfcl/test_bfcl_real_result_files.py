@@ -16,9 +16,10 @@ from typing import Any
 
 import attrs
 import pytest
+from ekcli import bfcl_entry
 
 from ek import ParseError, parse_calls
-from ek.bfcl import check, read_possible_answers, read_questions
+from ek.bfcl import check
 from ek.bfcl.multiturn import category_of_id
 
 DATA = Path(__file__).parent.parent / "data" / "bfcl"
@@ -50,14 +51,6 @@ def _line(run: Run, row: dict[str, Any]) -> dict[str, Any]:
     return line
 
 
-def _entry(entry_id: str) -> tuple[Any, Any, str]:
-    category = category_of_id(entry_id)
-    questions = {q.id: q for q in read_questions(DATA / f"BFCL_v4_{category}.json")}
-    path = DATA / "possible_answer" / f"BFCL_v4_{category}.json"
-    answers = {a.id: a for a in read_possible_answers(path)} if path.exists() else {}
-    return questions[entry_id], answers.get(entry_id), category
-
-
 def test_the_real_runs_hold_every_single_turn_category_and_their_differences_are_documented() -> None:
     for run in RUNS:
         rows = [row for r, row in ROWS if r == run]
@@ -71,7 +64,7 @@ def test_the_real_runs_hold_every_single_turn_category_and_their_differences_are
 
 @pytest.mark.parametrize(("run", "row"), ROWS, ids=[f"{run.folder}-{row['id']}" for run, row in ROWS])
 def test_check_gives_bfcls_verdict_on_real_lines_but_for_a_documented_difference(run: Run, row: dict[str, Any]) -> None:
-    question, answer, category = _entry(row["id"])
+    question, answer, category = bfcl_entry(row["id"])
     output = _line(run, row)["result"]
     if run.format is not None:  # the calls in the model's own template; text that does not read, as it is
         try:
@@ -113,7 +106,7 @@ def test_the_recorded_verdicts_are_bfcls_own() -> None:
     from bfcl_eval.utils import is_empty_output, is_function_calling_format_output
 
     for run, row in ROWS:
-        question, answer, category = _entry(row["id"])
+        question, answer, category = bfcl_entry(row["id"])
         try:  # bfcl_eval/eval_checker/eval_runner.py: a handler that raises is a decoder failure
             decoded = _handler_decode(run.handler, _line(run, row)["result"])
         except Exception:  # noqa: BLE001 - the handlers raise anything on output they cannot read
