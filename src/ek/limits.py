@@ -17,6 +17,14 @@ import sys
 #: A megabyte is far beyond any real tool-call reply and keeps one line's work bounded.
 OUTPUT_MAX_SIZE = 1_000_000
 
+#: Most tokens (Python's tokenizer's: names, numbers, strings, operators, line breaks) of model output that
+#: Python's parser reads (Python call text that is not plain call text, see docs/parsing.md: on several lines,
+#: with escapes, or cut short). ``ast.parse`` takes about 500 to 700 bytes a token: a megabyte of ``f(x=1)``
+#: lines peaked at 700 MB, one ``--jobs`` worker each. A string is one token however long, so a real reply of
+#: a few kilobytes is a few hundred tokens, and one writing a file's content in an argument is few more; past
+#: this the output is a parse error naming the limit, at about 35 MB of parser memory.
+OUTPUT_AST_MAX_TOKENS = 50_000
+
 #: Deepest bracket nesting read in model output (calls, lists and objects all count). ``ast.parse`` and
 #: ``json.loads`` recurse, so the limit is checked by an iterative scan first; real calls nest a few levels.
 OUTPUT_MAX_DEPTH = 64
