@@ -36,7 +36,8 @@ MAX_INT_DIGITS = sys.get_int_max_str_digits() or 4300
 
 #: Longest corpus or gold-file line read, in bytes (a JSON line, a gzip one decompressed). A line holds a few
 #: outputs of at most :data:`OUTPUT_MAX_SIZE` each and their gold; past this it is one error line, and the rest
-#: of it is skipped in pieces, so a file with no line break (``/dev/zero``) costs this much memory, not the file.
+#: of it is skipped a megabyte at a time, so a file with no line break (``/dev/zero``, a gzip of zeros) costs about
+#: twice this much memory (the first read, joined from the stream's buffers), not the file.
 CORPUS_LINE_MAX_BYTES = 64 * 1024 * 1024
 
 #: Largest tau-bench or tau2-bench results file read (``ek score --tau-bench``), in bytes (gzip: decompressed).

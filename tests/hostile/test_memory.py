@@ -120,3 +120,22 @@ def test_scoring_a_megabyte_of_python_calls_on_separate_lines_stays_small(tmp_pa
     report = json.loads((tmp_path / "out.json").read_text())
     assert status == 0 and peak < 120, peak
     assert (report["corpus"]["episodes_scored"], report["corpus"]["unparseable_outputs"]) == (4, 2), report["corpus"]
+
+
+@pytest.mark.slow
+def test_a_line_past_the_corpus_limit_costs_about_twice_the_limit(tmp_path: Path) -> None:
+    """A file with no line break (NULs, a gzip of zeros) is one error line read no further than
+    CORPUS_LINE_MAX_BYTES at once: 221 MiB while the line's first 64 MiB were held as its rest was read 64 MiB
+    at a time, 155 MiB now (the first read itself, joined from the stream's buffers, takes twice the limit)."""
+    from ek.limits import CORPUS_LINE_MAX_BYTES
+
+    good = json.dumps({"id": "ok", "pred": "f(x=1)", "gold": [{"name": "f", "arguments": {"x": 1}}]}).encode()
+    corpus = tmp_path / "nul.jsonl"
+    with corpus.open("wb") as out:
+        for _ in range(2 * CORPUS_LINE_MAX_BYTES // MIB):
+            out.write(b"\0" * MIB)
+        out.write(b"\n" + good + b"\n")
+    peak, status = peak_mib("score", corpus, "--json", tmp_path / "out.json", cwd=tmp_path)
+    report = json.loads((tmp_path / "out.json").read_text())
+    assert status == 1 and (report["corpus"]["episodes_scored"], report["corpus"]["error_lines"]) == (1, 1)
+    assert peak < 2 * CORPUS_LINE_MAX_BYTES / MIB + 60, peak
