@@ -17,6 +17,14 @@ import sys
 #: A megabyte is far beyond any real tool-call reply and keeps one line's work bounded.
 OUTPUT_MAX_SIZE = 1_000_000
 
+#: Most tokens (Python's tokenizer's: names, numbers, strings, operators, line breaks) of model output that
+#: Python's parser reads (Python call text that is not plain call text, see docs/parsing.md: on several lines,
+#: with escapes, or cut short). ``ast.parse`` takes about 500 to 700 bytes a token: a megabyte of ``f(x=1)``
+#: lines peaked at 700 MB, one ``--jobs`` worker each. A string is one token however long, so a real reply of
+#: a few kilobytes is a few hundred tokens, and one writing a file's content in an argument is few more; past
+#: this the output is a parse error naming the limit, at about 35 MB of parser memory.
+OUTPUT_AST_MAX_TOKENS = 50_000
+
 #: Deepest bracket nesting read in model output (calls, lists and objects all count). ``ast.parse`` and
 #: ``json.loads`` recurse, so the limit is checked by an iterative scan first; real calls nest a few levels.
 OUTPUT_MAX_DEPTH = 64
@@ -28,7 +36,8 @@ MAX_INT_DIGITS = sys.get_int_max_str_digits() or 4300
 
 #: Longest corpus or gold-file line read, in bytes (a JSON line, a gzip one decompressed). A line holds a few
 #: outputs of at most :data:`OUTPUT_MAX_SIZE` each and their gold; past this it is one error line, and the rest
-#: of it is skipped in pieces, so a file with no line break (``/dev/zero``) costs this much memory, not the file.
+#: of it is skipped a megabyte at a time, so a file with no line break (``/dev/zero``, a gzip of zeros) costs about
+#: twice this much memory (the first read, joined from the stream's buffers), not the file.
 CORPUS_LINE_MAX_BYTES = 64 * 1024 * 1024
 
 #: Deepest bracket nesting of a corpus or gold-file line's JSON, ignored keys included. Python's JSON decoder

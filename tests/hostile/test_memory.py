@@ -103,3 +103,39 @@ def test_the_compile_check_in_pieces_still_catches_a_broken_module(monkeypatch: 
     table_item = next(line for line in source.splitlines() if line.startswith("    't17': "))
     with pytest.raises(GenerationError, match="does not compile"):
         emitter._parsed(source.replace(table_item, table_item.replace("'t17':", "'t17'")), "broken")
+
+
+@pytest.mark.slow
+def test_scoring_a_megabyte_of_python_calls_on_separate_lines_stays_small(tmp_path: Path) -> None:
+    """Calls one a line, a call's list across lines and a list of calls cut short: 730, 480 and 350 MB in
+    ``ast.parse`` (in each --jobs worker at once) before plain lines were read by the fast path and other
+    text past OUTPUT_AST_MAX_TOKENS tokens was refused."""
+    gold = [{"name": "f", "arguments": {"x": 1}}]
+    corpus = _write(tmp_path, "c.jsonl", "".join(json.dumps({"id": name, "pred": pred, "gold": gold}) + "\n" for
+                                                 name, pred in (("lines", "\n".join(["f(x=1)"] * 140_000)),
+                                                                ("list", "f(x=[\n" + "1,\n" * 330_000 + "])"),
+                                                                ("cut", "[" + "f(x=1),\n" * 110_000),
+                                                                ("small", "f(x=1)"))))
+    peak, status = peak_mib("score", corpus, "--json", tmp_path / "out.json", cwd=tmp_path)
+    report = json.loads((tmp_path / "out.json").read_text())
+    assert status == 0 and peak < 120, peak
+    assert (report["corpus"]["episodes_scored"], report["corpus"]["unparseable_outputs"]) == (4, 2), report["corpus"]
+
+
+@pytest.mark.slow
+def test_a_line_past_the_corpus_limit_costs_about_twice_the_limit(tmp_path: Path) -> None:
+    """A file with no line break (NULs, a gzip of zeros) is one error line read no further than
+    CORPUS_LINE_MAX_BYTES at once: 221 MiB while the line's first 64 MiB were held as its rest was read 64 MiB
+    at a time, 155 MiB now (the first read itself, joined from the stream's buffers, takes twice the limit)."""
+    from ek.limits import CORPUS_LINE_MAX_BYTES
+
+    good = json.dumps({"id": "ok", "pred": "f(x=1)", "gold": [{"name": "f", "arguments": {"x": 1}}]}).encode()
+    corpus = tmp_path / "nul.jsonl"
+    with corpus.open("wb") as out:
+        for _ in range(2 * CORPUS_LINE_MAX_BYTES // MIB):
+            out.write(b"\0" * MIB)
+        out.write(b"\n" + good + b"\n")
+    peak, status = peak_mib("score", corpus, "--json", tmp_path / "out.json", cwd=tmp_path)
+    report = json.loads((tmp_path / "out.json").read_text())
+    assert status == 1 and (report["corpus"]["episodes_scored"], report["corpus"]["error_lines"]) == (1, 1)
+    assert peak < 2 * CORPUS_LINE_MAX_BYTES / MIB + 60, peak

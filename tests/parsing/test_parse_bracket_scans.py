@@ -7,11 +7,13 @@ escaped quotes made the reference read to the end from every quote (17 s for 80 
 
 from __future__ import annotations
 
+import io
 import re
 import resource
 import subprocess
 import sys
 import textwrap
+import tokenize
 from typing import Any
 
 import pytest
@@ -19,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ek.parsing import limits, prose
-from ek.parsing.limits import first_past_depth
+from ek.parsing.limits import first_past_depth, python_tokens_past
 
 #: The reference of check_text's scan: one regex of strings, comments and brackets, run by finditer.
 _PYTHON_TOKENS = re.compile(
@@ -128,3 +130,42 @@ def test_a_megabyte_of_unclosed_escaped_quotes_is_refused_in_linear_time() -> No
                 print(fmt, "read")
     """, 30)
     assert len(out.splitlines()) == 7, out
+
+
+# --------------------------------------------------------------------------- the token count before ast.parse
+
+#: Python's token types that are no part of an expression (line breaks, indentation, comments, the end).
+_LAYOUT = {tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
+_PYTHON_PIECES = st.sampled_from(
+    list("[](){}\"'#\\\n ,=:.+-*_01eEjxfrbt") + ['"""', "'''", '\\"', "f'", 'rb"', "1.5e-3", "0x1f", "1if", "if",
+                                                  "name", "é", "1_0", "...", "**"])
+
+
+def _python_tokens(text: str) -> int:
+    """Tokens of ``text`` Python's own tokenizer reads before it ends or fails, layout tokens aside (an error
+    token, which 3.11's pure-Python tokenizer reads on from, is where the compiler's tokenizer stops)."""
+    count = 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.ERRORTOKEN:
+                break
+            count += token.type not in _LAYOUT
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return count
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(_PYTHON_PIECES, max_size=40).map("".join))
+def test_the_token_count_is_never_below_pythons(text: str) -> None:
+    """Under its limit by python_tokens_past, a text is under it by Python's tokenizer (and so by ``ast.parse``,
+    which reads the same tokens): the count may be generous, never short."""
+    tokens = _python_tokens(text)
+    assert not tokens or python_tokens_past(text, tokens - 1)
+
+
+def test_the_token_count_reads_strings_as_one_token_and_f_strings_as_code() -> None:
+    assert not python_tokens_past("f(x='" + "a, " * 1000 + "', y=\"\"\"" + "b\n" * 1000 + '""")', 12)
+    # an f-string's fields are code (and from 3.12 may hold its own quotes): ", 1, 1, ..." is not one string
+    assert python_tokens_past('[f"", ' + "1, " * 100 + '""]', 100)
+    assert python_tokens_past('[f"{"x", ' + "1, " * 100 + '"y"}"]', 100)

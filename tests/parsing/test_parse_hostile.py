@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from ek.calls import Step
+from ek.limits import OUTPUT_AST_MAX_TOKENS
 from ek.parsing import ParseError, parse_calls
 
 
@@ -74,6 +75,8 @@ def test_exec_with_positional_argument_is_rejected_not_run(tmp_path: Path) -> No
 
 
 DEEP = 100_000
+#: Operators chained past Python's parser's nesting (a few thousand), within OUTPUT_AST_MAX_TOKENS tokens.
+CHAIN = 20_000
 
 
 @pytest.mark.parametrize(
@@ -83,11 +86,12 @@ DEEP = 100_000
         ("[" * DEEP, "nesting deeper than 64"),
         ('{"a":' * DEEP + "1" + "}" * DEEP, "nesting deeper than 64"),
         ("f(x=" + "(" * DEEP + "1" + ")" * DEEP + ")", "nesting deeper than 64"),
-        ("f(x=" + "-" * DEEP + "1)", "nests too deeply"),
-        ("f(x=" + "not " * DEEP + "1)", "nests too deeply"),
-        ("f(x=" + "1+" * DEEP + "1)", "nests too deeply"),
-        ("a" + ".b" * DEEP + "(x=1)", "nests too deeply"),
-        ("f" + "()" * DEEP, "nests too deeply"),
+        ("f(x=" + "-" * CHAIN + "1)", "nests too deeply"),
+        ("f(x=" + "not " * CHAIN + "1)", "nests too deeply"),
+        ("f(x=" + "1+" * CHAIN + "1)", "nests too deeply"),
+        ("a" + ".b" * CHAIN + "(x=1)", "nests too deeply"),
+        ("f" + "()" * CHAIN, "nests too deeply"),
+        ("f(x=" + "-" * DEEP + "1)", "more than 50,000 Python tokens"),  # refused before Python's parser
         ("f(x='" + "a" * 2_000_000 + "')", "more than the limit of 1,000,000"),
         (b"f(x='" + b"a" * 2_000_000 + b"')", "bytes, more than the limit"),
         ("f(x='" + "a" * 2_000_000, "more than the limit"),
@@ -556,3 +560,21 @@ def test_a_long_dotted_name_cut_short_is_a_parse_error_however_deep_the_caller(f
             assert "nests too deeply" in str(exc) or "ends after the tool name 'a.b.b" in str(exc)
         else:
             assert fmt in ("auto", "bfcl") and steps == []  # prose to auto and BFCL: no call
+
+
+def test_python_text_past_the_token_limit_is_refused_before_pythons_parser() -> None:
+    """Text that is not plain call text goes to ``ast.parse``, at hundreds of bytes a token: a megabyte of
+    ``1,`` lines in a list peaked at 480 MB, of calls cut short at 350 MB. Past OUTPUT_AST_MAX_TOKENS it is
+    refused, naming the limit."""
+    items = OUTPUT_AST_MAX_TOKENS // 2 + 100  # "1," two tokens each
+    numbers = "f(x=[\n" + "1,\n" * items + "])"
+    for text, fmt in ((numbers, "python"), ("[" + "f(x=1),\n" * (items // 3), "python"),
+                      (f"<function_calls>\n{numbers}\n</function_calls>", "olmo3"), (numbers, "auto")):
+        with pytest.raises(ParseError, match="OUTPUT_AST_MAX_TOKENS"):
+            parse_calls(text, fmt)
+    fewer = numbers.replace("1,\n" * 200, "", 1)
+    assert len(fewer) > OUTPUT_AST_MAX_TOKENS and parse_calls(fewer, "python") == [Step("f", {"x": [1] * (items - 200)})]
+    # one long string is one token, however long, and a NUL keeps Python's own words
+    assert parse_calls('f(x="""' + "a\\n" * 300_000 + '""")', "python") == [Step("f", {"x": "a\n" * 300_000})]
+    with pytest.raises(ParseError, match="null bytes"):
+        parse_calls(numbers + "\0", "python")

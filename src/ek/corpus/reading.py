@@ -197,9 +197,14 @@ class OversizedLine(bytes):
                 "ek.limits.CORPUS_LINE_MAX_BYTES)")
 
 
+#: Bytes of the rest of a line past the limit read at a time to skip it: each piece is a ``bytes`` of its own (and
+#: a join of the stream's buffers), so pieces as long as the limit tripled the memory a line past it took.
+_SKIPPED_PIECE = 1 << 20
+
+
 def bounded_lines(stream: BinaryIO, limit: int = CORPUS_LINE_MAX_BYTES) -> Iterator[bytes]:
     """The physical lines of ``stream``, each with its line break, as iterating it gives them, except that a
-    line longer than ``limit`` bytes is an :class:`OversizedLine` and is skipped ``limit`` bytes at a time: a
+    line longer than ``limit`` bytes is an :class:`OversizedLine` and its rest is skipped a megabyte at a time: a
     file with no line break (``/dev/zero``) holds at most that much in memory, and its next lines are read.
 
     >>> import io
@@ -207,12 +212,14 @@ def bounded_lines(stream: BinaryIO, limit: int = CORPUS_LINE_MAX_BYTES) -> Itera
     [b'ab\\n', 10, b'c']
     """
     readline = stream.readline
+    skip = min(limit, _SKIPPED_PIECE)
     for raw in iter(partial(readline, limit + 1), b""):  # C-level iteration: the usual line costs one check
         if len(raw) <= limit or raw[-1] == 10:  # 10: b"\n"
             yield raw
             continue
         size = len(raw)
-        while (piece := readline(limit)) and piece[-1] != 10:
+        del raw  # held while the rest is skipped, it was a second line's worth of memory at the peak
+        while (piece := readline(skip)) and piece[-1] != 10:
             size += len(piece)
         yield OversizedLine(size + len(piece))
 

@@ -3,7 +3,9 @@
 ``ast.parse`` and ``json.loads`` recurse on nested brackets; a 100k-deep
 ``[[[[...`` would raise ``RecursionError`` or ``MemoryError`` inside them. The
 bracket scan here is iterative, skips string literals and comments, and stops
-at the first bracket past the limit with its line and column.
+at the first bracket past the limit with its line and column. The token count
+of Python text (:func:`python_tokens_past`) bounds what ``ast.parse`` holds: it
+skips strings the same way and stops at the first token past its limit.
 """
 
 from __future__ import annotations
@@ -134,17 +136,77 @@ def _bracket_scan(text: str, limit: int) -> tuple[int | None, int]:
             line_end = text.find("\n", i)
             pos = len(text) if line_end < 0 else line_end
         else:
-            triple = char * 3
-            if i >= unclosed[triple] and text.startswith(triple, i):
-                stop = _BODIES[triple].match(text, i + 3).end()
-                if text.startswith(triple, stop):
-                    pos = stop + 3
-                    continue
-                unclosed[triple] = stop
-            if i >= unclosed[char]:
-                stop = _BODIES[char].match(text, i + 1).end()
-                if text.startswith(char, stop):
-                    pos = stop + 1
-                    continue
-                unclosed[char] = stop
-            pos = i + 1
+            pos = _string_end(text, i, char, unclosed)
+
+
+# One token of Python text as :func:`python_tokens_past` counts them, after any whitespace: a comment (not
+# counted), a number, a word (a name, or a string's prefix), a quote (a string follows) or any other
+# character (an operator: ``**`` counts as two). A number is never longer than Python's tokenizer reads it
+# (its alternatives are tokenize's ``Number``, tried in its order): what Python reads as two tokens (``0123``,
+# ``1if``, ``1_a``) may not count as one. Every quantifier is possessive: no backtracking, linear on any text.
+_DIGITS = r"[0-9](?:_?+[0-9])*+"
+_EXPONENT = r"[eE][-+]?+" + _DIGITS
+_PY_TOKEN = re.compile(
+    r"\s*+(?:(\#[^\n]*+)"
+    r"|(0[xX](?:_?+[0-9a-fA-F])++|0[bB](?:_?+[01])++|0[oO](?:_?+[0-7])++"
+    rf"|(?:{_DIGITS}\.(?:{_DIGITS})?+(?:{_EXPONENT})?+|{_DIGITS}{_EXPONENT}|{_DIGITS}(?=[jJ])"
+    r"|[1-9](?:_?+[0-9])*+|0(?:_?+0)*+)[jJ]?+)"
+    r"""|(\w++)|(['"])|([^\s\w'"\#]))""")
+#: String prefixes that make a string Python parses the inside of (an f-string's, from 3.14 a t-string's fields).
+_FIELD_PREFIX = re.compile(r"[rRbBuU]?[fFtT][rRbBuU]?")
+
+
+def python_tokens_past(text: str, limit: int) -> bool:
+    """Whether ``text`` has more than ``limit`` tokens as Python's parser reads them, each string one token
+    however long, counted generously (``**`` or ``1.5e-3 + 2`` may count a token or two more) and never
+    fewer: a text under the limit costs ``ast.parse`` at most the memory of that many tokens. An f-string's
+    fields are Python, and from 3.12 may hold strings in the f-string's own quotes, so from the first one on
+    every character counts as a token (ek refuses f-strings anyway). Strings are delimited as
+    :func:`first_past_depth` finds them (a quote not closed on its line, or a triple quote not closed at all,
+    is one character). Stops at the first token past ``limit``: time in proportion to it, not to ``text``.
+
+    >>> python_tokens_past("f(x='a, b', y=[1.5e-3, 2])  # 15 tokens", 15), python_tokens_past("f(x='a, b', y=[1])", 10)
+    (False, True)
+    >>> python_tokens_past('f"" ' + ", 1" * 6 + ' ""', 20), python_tokens_past('"" ' + ", 1" * 6 + ' ""', 20)
+    (True, False)
+    """
+    count = 0
+    pos = 0
+    unclosed = dict.fromkeys(_BODIES, 0)
+    prefix, word_end = "", -1  # the last word and where it ended: a quote there makes it the string's prefix
+    match = _PY_TOKEN.match
+    while count <= limit:
+        found = match(text, pos)
+        if found is None:
+            return False  # only whitespace to the end
+        pos = found.end()
+        comment, _, word, quote, _ = found.groups()
+        if comment is not None:
+            continue
+        count += 1
+        if word is not None:
+            prefix, word_end = word, pos
+        elif quote is not None:
+            start = pos - 1
+            if start == word_end and _FIELD_PREFIX.fullmatch(prefix):
+                return count + len(text) - pos > limit
+            pos = _string_end(text, start, quote, unclosed)
+    return True
+
+
+def _string_end(text: str, i: int, char: str, unclosed: dict[str, int]) -> int:
+    """Where the string whose quote ``char`` is at ``i`` ends (past its closing quotes), a triple quote tried
+    first as Python does; ``i + 1`` if no string opens there. ``unclosed``: per quoting, where its strings may
+    open again (see :func:`first_past_depth`), updated."""
+    triple = char * 3
+    if i >= unclosed[triple] and text.startswith(triple, i):
+        stop = _BODIES[triple].match(text, i + 3).end()
+        if text.startswith(triple, stop):
+            return stop + 3
+        unclosed[triple] = stop
+    if i >= unclosed[char]:
+        stop = _BODIES[char].match(text, i + 1).end()
+        if text.startswith(char, stop):
+            return stop + 1
+        unclosed[char] = stop
+    return i + 1

@@ -25,9 +25,9 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from ek.calls import Step, step_of_plain
-from ek.limits import OUTPUT_MAX_DEPTH, OUTPUT_MAX_SIZE
+from ek.limits import OUTPUT_AST_MAX_TOKENS, OUTPUT_MAX_DEPTH, OUTPUT_MAX_SIZE
 from ek.parsing.errors import ParseError
-from ek.parsing.limits import Limits, check_text, open_brackets
+from ek.parsing.limits import Limits, check_text, open_brackets, python_tokens_past
 from ek.parsing.values import int_too_long, long_int_reason
 
 FORMAT = "python"
@@ -89,7 +89,7 @@ def parse_python(text: str, limits: Limits, params: ParamOrder | None = None, *,
     [Step(name='f', args={'a': None, 'b': [True, False]})]
     """
     check_text(text, limits, FORMAT)
-    simple = _plain_calls(text)
+    simple = _plain_calls(text) if "\n" not in text else _plain_lines(text)
     if simple is not None:
         return simple
     return _from_ast(text, params, json_words)
@@ -202,6 +202,11 @@ def python_literal(text: str, limits: Limits) -> Any:
 
 
 def _parse(text: str) -> ast.Module:
+    # (a NUL is refused by ast.parse before it reads a token, in words of its own)
+    if len(text) > OUTPUT_AST_MAX_TOKENS and "\0" not in text and python_tokens_past(text, OUTPUT_AST_MAX_TOKENS):
+        raise ParseError(f"more than {OUTPUT_AST_MAX_TOKENS:,} Python tokens outside plain call text (one line, "
+                         "strings without escapes), the most ek reads with Python's parser: it takes hundreds of "
+                         "bytes a token (limit OUTPUT_AST_MAX_TOKENS)", None, FORMAT)
     try:
         with warnings.catch_warnings():
             # "invalid escape sequence" and similar compiler warnings are about the model's text, not ek's code
@@ -496,6 +501,24 @@ def _plain_calls(text: str) -> list[Step] | None:
         return _plain_sequence(tokens, depth)
     except _NotPlain:
         return None
+
+
+def _plain_lines(text: str) -> list[Step] | None:
+    """Plain call text on several lines (OLMo 3 writes a call a line): each line that is not blank read by
+    :func:`_plain_calls`, as Python reads each a statement of its own, so the steps are the ones
+    :func:`_from_ast` builds; None if a line is not plain on its own (a call or a string across lines, an
+    indented line, a comment ...). Such text takes the fast path rather than ``ast.parse``, which holds
+    hundreds of bytes a token and refuses text past :data:`~ek.limits.OUTPUT_AST_MAX_TOKENS` tokens."""
+    if len(text) > _PLAIN_MAX_SIZE or "\\" in text:
+        return None
+    steps: list[Step] = []
+    for line in text.split("\n"):
+        if line.strip(" \t"):
+            found = _plain_calls(line)
+            if found is None:
+                return None
+            steps += found
+    return steps
 
 
 class _StreamedTokens:
