@@ -188,6 +188,13 @@ ALIGNMENT_VALUE_CHARS = 300
 #: report and ``--episodes-out`` keep the counts of everything.
 ALIGNMENT_ROWS_SHOWN = 500
 
+#: Tools the console table lists, worst F1 first, and the tools the HTML page's table and F1 chart show: a BFCL
+#: run has a thousand or more (each question's own functions), and a model making up tool names one per episode
+#: gave a corpus of 70,000 distinct names a 100,000-row console table and a 40 MB page. The JSON report keeps
+#: every tool; the reports say how many more there are.
+TOOL_ROWS_PRINTED = 50
+TOOL_ROWS_SHOWN = 1_000
+
 #: Corpus lines of a run's first chunks (each scored into a summary, in-process or by a ``--jobs`` worker):
 #: large enough to amortise the hand-off, small enough that a small corpus keeps every worker busy.
 CHUNK_LINES = 512

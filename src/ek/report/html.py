@@ -27,7 +27,7 @@ from markupsafe import Markup, escape
 
 from ek.atomicfile import write_text_atomic
 from ek.corpus.summary import EpisodeDigest
-from ek.limits import ALIGNMENT_ROWS_SHOWN
+from ek.limits import ALIGNMENT_ROWS_SHOWN, TOOL_ROWS_SHOWN
 from ek.report.gates import GATE_COLUMNS, gate_row
 from ek.report.gates import from_report as gates_of
 from ek.report.svg import KIND_COLOURS, find_escaped, grouped_bars, hbar_chart, visible
@@ -324,8 +324,9 @@ def _line_row(e: dict[str, Any], prefix: str = "") -> Markup:
 
 
 def _tool_rows(report: dict[str, Any]) -> list[Markup]:
-    """The per-tool table's rows, worst F1 first (ties in the report's order: a stable sort, as jinja2's)."""
-    return [_tool_row(t) for t in sorted(report["per_tool"], key=_f1_of)]
+    """The per-tool table's rows, worst F1 first (ties in the report's order: a stable sort, as jinja2's), the
+    first :data:`~ek.limits.TOOL_ROWS_SHOWN`."""
+    return [_tool_row(t) for t in sorted(report["per_tool"], key=_f1_of)[:TOOL_ROWS_SHOWN]]
 
 
 def _f1_of(t: dict[str, Any]) -> Any:
@@ -343,9 +344,11 @@ def _shares(counts: dict[str, float]) -> list[tuple[str, float, str]]:
 
 def _plots(report: dict[str, Any]) -> dict[str, Any]:
     tools = sorted(report["per_tool"], key=lambda t: (t["f1"], t["tool"]))
+    title = "F1 per tool (worst first)" if len(tools) <= TOOL_ROWS_SHOWN else \
+        f"F1 of the {TOOL_ROWS_SHOWN:,} worst of {len(tools):,} tools"
     o = report["overall"]
     return {
-        "tool_f1": hbar_chart([(t["tool"], t["f1"]) for t in tools], title="F1 per tool (worst first)",
+        "tool_f1": hbar_chart([(t["tool"], t["f1"]) for t in tools[:TOOL_ROWS_SHOWN]], title=title,
                               max_value=1.0, css_class="chart chart-tools"),
         "reasons": hbar_chart([(r["reason"], r["weight"]) for r in report["per_reason"]],
                               title="Weight lost per error type", fmt="{:g}", colour=KIND_COLOURS["fp"],
@@ -364,6 +367,7 @@ def render_html(report: dict[str, Any], episodes: Sequence[EpisodeDigest]) -> st
     template = _environment().get_template("report.html.jinja2")
     return template.render(report=report, plots=_plots(report), episodes=kept, filters=_filters(report, episodes),
                            tool_rows=_tool_rows(report),
+                           tools_not_shown=max(0, len(report["per_tool"]) - TOOL_ROWS_SHOWN),
                            argument_rows=[_argument_row(a) for a in report["per_argument"]],
                            error_rows=[_line_row(e) for e in report["errors"]],
                            gold_error_rows=[_line_row(e, "gold ") for e in report["gold_file_errors"]],

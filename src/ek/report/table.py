@@ -6,6 +6,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from ek.limits import TOOL_ROWS_PRINTED
 from ek.terminaltext import escaped as printable  # what the table prints of text ek did not write (a tab too)
 
 
@@ -286,8 +287,10 @@ def render_report(report: dict[str, Any], *, max_errors: int = 20) -> str:
             ["tool", "precision", "recall", "F1", "TP", "FP", "FN", "units TP/FP/FN"],
             [[t["tool"], _ratio(t["precision"]), _ratio(t["recall"]), _ratio(t["f1"]), _num(t["tp"]),
               _num(t["fp"]), _num(t["fn"]), f"{t['units']['tp']}/{t['units']['fp']}/{t['units']['fn']}"]
-             for t in tools],
+             for t in tools[:TOOL_ROWS_PRINTED]],
             align="lrrrrrrr"))
+        if len(tools) > TOOL_ROWS_PRINTED:
+            out.append(f"  ... and {len(tools) - TOOL_ROWS_PRINTED:,} more tools (all of them are in --json)")
     if report["per_reason"]:
         out.append("")
         out.append("Per error type (most costly first)")
