@@ -112,10 +112,11 @@ def _completion_calls(completion: Any, format: str, read: Reader) -> list[Step]:
 # --------------------------------------------------------------------------- options
 
 
-#: How a response's calls become one number (docs/rl.md, "Reward shaping"): ``call`` and ``arg`` are the
-#: metric's F1 at that level; ``partial`` gives each matched call credit for its name, its argument names
-#: and its values; ``exact`` is 1 for an exactly right response, else 0.
-REWARD_LEVELS = ("call", "arg", "partial", "exact")
+#: How a response's calls become one number (docs/rl.md, "Reward shaping"): ``call``, ``arg`` and ``name``
+#: are the metric's F1 at that level (``name``: tool selection, arguments not read); ``partial`` gives each
+#: matched call credit for its name, its argument names and its values; ``exact`` is 1 for an exactly right
+#: response, else 0.
+REWARD_LEVELS = ("call", "arg", "partial", "exact", "name")
 
 #: The default weights of ``partial`` credit: (tool name right, argument names right, values right).
 PARTIAL_WEIGHTS = (0.2, 0.3, 0.5)
@@ -230,6 +231,7 @@ class RewardScorer:
         if reason is not None:  # every sample would raise: the options are bad, and fail when built
             raise ValueError(f"grammar {grammar.key}: {reason}")
         self._arg: ToolCallMetric | None = None
+        self._name: ToolCallMetric | None = None
         self._lock = threading.Lock()
         #: gold JSON text -> what the grammar rejects in it: a GRPO group's completions share one gold
         self._checked: dict[str, tuple[str, ...]] = {}
@@ -255,6 +257,15 @@ class RewardScorer:
                 if self._arg is None:
                     self._arg = self._metric("arg")
         return self._arg
+
+    @property
+    def name(self) -> ToolCallMetric:
+        """The ``name`` level's metric (tool selection), built when first asked for."""
+        if self._name is None:
+            with self._lock:
+                if self._name is None:
+                    self._name = self._metric("name")
+        return self._name
 
     def gold(self, value: Any, where: str = "gold") -> tuple[Step, ...]:
         """A label's gold calls (:func:`gold_calls`), refused like a malformed one when the grammar rejects them.
@@ -296,6 +307,8 @@ class RewardScorer:
             if gold is ANY_CALL:
                 return _any_call_score(calls).score
             level = self.options.level
+            if level == "name":
+                return self.name(calls, gold).f1
             counts = _plain_call_counts(self.call, calls, gold)
             if level == "call":
                 return _counts_f1(counts) if counts is not None else self.call(calls, gold).f1
@@ -329,6 +342,8 @@ class RewardScorer:
             assert arg_f1 is not None
             if level == "partial":
                 score = _partial_credit(arg_score, self.options.partial_weights) if arg_score is not None else arg_f1
+            elif level == "name":
+                score = self.name(calls, gold).f1
             else:
                 score = {"call": call_f1, "arg": arg_f1, "exact": 1.0 if exact else 0.0}[level]
             return RewardScore(score, call_f1, arg_f1, True, exact)
@@ -757,7 +772,7 @@ class ToolCallReward:
     @property
     def __name__(self) -> str:  # TRL names a reward function by its __name__
         level = self.scorer.options.level
-        return f"tool_call_{level}_f1" if level in ("call", "arg") else f"tool_call_{level}"
+        return f"tool_call_{level}_f1" if level in ("call", "arg", "name") else f"tool_call_{level}"
 
     def __call__(self, completions: Sequence[Any], **kwargs: Any) -> list[float | None]:
         gold_column = self.gold_column

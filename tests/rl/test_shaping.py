@@ -15,7 +15,7 @@ from ekcli import SCHEMAS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ek import rewards
+from ek import ToolCallMetric, rewards
 from ek.rewards import RewardOptions, gold_calls, make_tool_call_reward, score_calls, scorer_for, tool_call_reward
 from ek.rl.openrlhf import make_reward_func
 from ek.rl.verl import compute_score, make_compute_score
@@ -107,7 +107,7 @@ call_text = st.builds(lambda n, a: f"{n}({', '.join(f'{k}={v!r}' for k, v in a.i
 
 
 @settings(max_examples=150, deadline=None)
-@given(calls=st.lists(call_text, max_size=4), garbage=st.booleans(), level=st.sampled_from(["call", "arg", "partial", "exact"]),
+@given(calls=st.lists(call_text, max_size=4), garbage=st.booleans(), level=st.sampled_from(rewards.REWARD_LEVELS),
        unparseable=st.sampled_from([0.0, -1.0]))
 def test_every_reward_is_in_its_documented_range(calls: list[str], garbage: bool, level: str,
                                                  unparseable: float) -> None:
@@ -360,3 +360,23 @@ def test_the_decoded_gold_cache_is_bounded_in_memory() -> None:
         tracemalloc.stop()
     assert rewards._cached_gold.cache_info().currsize == 8  # all kept
     assert each * rewards._GOLD_CACHE_SIZE <= 64 * 2 ** 20, f"a full cache of such golds: {each * 1024:,.0f} bytes"
+
+
+@settings(max_examples=150, deadline=None)
+@given(calls=st.lists(call_text, max_size=4))
+def test_the_name_reward_is_the_name_level_f1_and_partial_credit_for_names_alone(calls: list[str]) -> None:
+    """``level="name"``: tool selection, the metric's F1 at level ``name``; the same number as ``partial``
+    weighing only the names (each pair of one tool earns its name)."""
+    text = "[" + ", ".join(calls) + "]"
+    name = score_calls(text, gold_calls(GOLD), RewardOptions(level="name"), details=True)
+    assert name.score == score_calls(text, gold_calls(GOLD), RewardOptions(level="partial", partial_weights=(1, 0, 0)))
+    assert name.score == ToolCallMetric("name")(text, gold_calls(GOLD)).f1
+
+
+def test_the_name_reward_ignores_arguments_and_is_logged_as_a_name_f1() -> None:
+    reward = make_tool_call_reward(level="name")
+    gold = '[{"name": "search", "arguments": {"q": "cats"}}, {"name": "book", "arguments": {"id": 3}}]'
+    assert reward(["[search(q=1), book()]", "search(q=1)", "No call.", "[x()]"], gold_calls=[gold] * 4) == \
+        [1.0, 2 / 3, 0.0, 0.0]
+    assert reward.__name__ == "tool_call_name_f1"
+    assert compute_score("tools", "[search(q=1), book()]", gold, {}, level="name")["score"] == 1.0
