@@ -230,8 +230,8 @@ class RewardScorer:
         reason = weights_past_float(grammar) if grammar is not None else None
         if reason is not None:  # every sample would raise: the options are bad, and fail when built
             raise ValueError(f"grammar {grammar.key}: {reason}")
-        self._arg: ToolCallMetric | None = None
-        self._name: ToolCallMetric | None = None
+        #: the metrics of the levels only some options use (``arg``, ``name``), built when first asked for
+        self._built: dict[str, ToolCallMetric] = {}
         self._lock = threading.Lock()
         #: gold JSON text -> what the grammar rejects in it: a GRPO group's completions share one gold
         self._checked: dict[str, tuple[str, ...]] = {}
@@ -250,22 +250,24 @@ class RewardScorer:
         return ToolCallMetric(level, grammar=o.grammar, canonicalizer=o.canonicalizer, optimal=o.optimal,
                               order=o.order, format=o.format)
 
+    def _built_once(self, level: str) -> ToolCallMetric:
+        """The metric of ``level``, built by the first thread that asks for it and shared by every other."""
+        metric = self._built.get(level)
+        if metric is None:
+            with self._lock:
+                metric = self._built.get(level)
+                if metric is None:
+                    metric = self._built[level] = self._metric(level)
+        return metric
+
     @property
     def arg(self) -> ToolCallMetric:
-        if self._arg is None:
-            with self._lock:
-                if self._arg is None:
-                    self._arg = self._metric("arg")
-        return self._arg
+        return self._built_once("arg")
 
     @property
     def name(self) -> ToolCallMetric:
-        """The ``name`` level's metric (tool selection), built when first asked for."""
-        if self._name is None:
-            with self._lock:
-                if self._name is None:
-                    self._name = self._metric("name")
-        return self._name
+        """The ``name`` level's metric (tool selection)."""
+        return self._built_once("name")
 
     def gold(self, value: Any, where: str = "gold") -> tuple[Step, ...]:
         """A label's gold calls (:func:`gold_calls`), refused like a malformed one when the grammar rejects them.
