@@ -258,11 +258,10 @@ def _where_it_stopped(text: str, error: SyntaxError) -> tuple[bool, str]:
         return False, ""
     if unterminated.group(1) is not None:
         return True, _CUT_SHORT
-    lines = text.split("\n")
-    last_line = text.rstrip().count("\n") + 1
-    if (error.lineno or 0) < last_line:
+    body = text.rstrip()
+    if (error.lineno or 0) < body.count("\n") + 1:
         return False, ""
-    start = sum(len(line) + 1 for line in lines[: (error.lineno or 1) - 1])
+    start = body.rfind("\n") + 1  # the last line's (a string left open is on a line that is not blank)
     quote = _quote_at(text, start + (error.offset or 1) - 1)
     if quote is None:
         return True, _CUT_SHORT
